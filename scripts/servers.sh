@@ -1,0 +1,551 @@
+#!/usr/bin/env bash
+# Throwaway MariaDB and PostgreSQL servers for fairbench's tests.
+#
+#   bash scripts/servers.sh start        install missing packages, start both servers in a new
+#                                        temp dir, print `export FAIRBENCH_TEST_...` lines
+#   bash scripts/servers.sh stop [DIR]   stop the servers living in DIR (default:
+#                                        $FAIRBENCH_TEST_TMP) and remove DIR
+#   bash scripts/servers.sh env [DIR]    print the export lines of DIR again
+#   bash scripts/servers.sh install      only install the missing packages
+#
+# For a development loop:
+#   eval "$(bash scripts/servers.sh start)"
+#   cargo test ...
+#   bash scripts/servers.sh stop
+#
+# scripts/test.sh sources this file, so the start/stop logic lives only here.
+#
+# The servers never touch the system services, their data directories, ports or sockets:
+# everything lives in one `mktemp -d` directory (under ${TMPDIR:-/tmp}), on loopback ports
+# of their own (MariaDB 13306, PostgreSQL 15432, or the next free ones).
+#
+# Tunables (environment):
+#   FAIRBENCH_TEST_MYSQL_BASE_PORT  first port tried for MariaDB     (default 13306)
+#   FAIRBENCH_TEST_PG_BASE_PORT     first port tried for PostgreSQL  (default 15432)
+#   FAIRBENCH_TEST_START_TIMEOUT    seconds each server may take to come up (default 120)
+
+set -euo pipefail
+
+FB_DB=fbtest
+FB_USER=fb
+FB_PASS=fbpass
+# Marks a directory as one of ours, so `stop` never removes anything else.
+FB_MARKER=.fairbench-test-servers
+
+FB_DIR=""             # the temp dir of the servers being started (set by fb_start)
+FB_POLICY_CREATED=""  # policy-rc.d we created for the duration of an install, if any
+FB_APTLOG=""          # apt-get's output during an install
+
+fb_log() { printf 'fairbench-test: %s\n' "$*" >&2; }
+fb_die() { printf 'fairbench-test: error: %s\n' "$*" >&2; exit 1; }
+
+# Prints the last lines of a log file, indented, to stderr.
+fb_tail() {
+    local file=$1 n=${2:-30}
+    if [[ -s $file ]]; then
+        printf -- '----- last %s lines of %s -----\n' "$n" "$file" >&2
+        tail -n "$n" "$file" | sed 's/^/  /' >&2
+        printf -- '-----\n' >&2
+    fi
+}
+
+fb_is_root() { [[ $(id -u) -eq 0 ]]; }
+
+# ---------------------------------------------------------------------------------------
+# Packages
+# ---------------------------------------------------------------------------------------
+
+fb_pkg_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+fb_pg_bindir() {
+    # The newest PostgreSQL major installed the Debian way; else whatever initdb is on PATH.
+    local d
+    d=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+    if [[ -n $d && -x $d/initdb ]]; then
+        echo "$d"
+    elif command -v initdb >/dev/null 2>&1; then
+        dirname "$(command -v initdb)"
+    fi
+}
+
+# Undoes what an install left behind: our policy-rc.d and apt's log (also run by exit traps).
+fb_remove_policy() {
+    if [[ -n $FB_POLICY_CREATED ]]; then
+        "${FB_SUDO[@]+"${FB_SUDO[@]}"}" rm -f /usr/sbin/policy-rc.d || true
+        FB_POLICY_CREATED=""
+    fi
+    if [[ -n $FB_APTLOG ]]; then
+        rm -f "$FB_APTLOG"
+        FB_APTLOG=""
+    fi
+}
+
+FB_SUDO=()
+
+fb_install_missing() {
+    local missing=() p
+    if command -v dpkg-query >/dev/null 2>&1; then
+        # Servers and clients, the load generator the benchmarks are compared against, and
+        # what the crate's native dependencies (openssl-sys, bundled SQLite) need to build.
+        for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev gcc libc6-dev make; do
+            fb_pkg_installed "$p" || missing+=("$p")
+        done
+        [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)
+    else
+        for p in mariadbd mariadb-install-db mariadb sysbench pkg-config gcc make; do
+            command -v "$p" >/dev/null 2>&1 || [[ -x /usr/sbin/$p ]] || missing+=("$p")
+        done
+        [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)
+    fi
+    [[ ${#missing[@]} -eq 0 ]] && return 0
+
+    command -v apt-get >/dev/null 2>&1 ||
+        fb_die "missing: ${missing[*]}, and there is no apt-get to install them"
+    if ! fb_is_root; then
+        command -v sudo >/dev/null 2>&1 ||
+            fb_die "missing packages (${missing[*]}); not root and no sudo to install them"
+        FB_SUDO=(sudo)
+    fi
+
+    fb_log "installing missing packages: ${missing[*]}"
+    FB_APTLOG=$(mktemp "${TMPDIR:-/tmp}/fairbench-apt.XXXXXX")
+    local aptlog=$FB_APTLOG
+    # Installing mariadb-server/postgresql would otherwise start the system services (with
+    # sysvinit scripts or systemd alike); policy-rc.d exit 101 = "do not start services".
+    if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+        printf '#!/bin/sh\n# temporary, from fairbench scripts/servers.sh\nexit 101\n' |
+            "${FB_SUDO[@]+"${FB_SUDO[@]}"}" tee /usr/sbin/policy-rc.d >/dev/null
+        FB_POLICY_CREATED=1
+        "${FB_SUDO[@]+"${FB_SUDO[@]}"}" chmod 755 /usr/sbin/policy-rc.d
+    fi
+    local apt=("${FB_SUDO[@]+"${FB_SUDO[@]}"}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y
+        -o DPkg::Lock::Timeout=300)
+    if ! "${apt[@]}" update >"$aptlog" 2>&1; then
+        fb_tail "$aptlog" 40
+        fb_remove_policy
+        fb_die "apt-get update failed (log above)"
+    fi
+    if ! "${apt[@]}" install --no-install-recommends "${missing[@]}" >>"$aptlog" 2>&1 </dev/null; then
+        fb_tail "$aptlog" 40
+        fb_remove_policy
+        fb_die "apt-get install ${missing[*]} failed (log above)"
+    fi
+    fb_remove_policy
+    fb_log "installed: ${missing[*]}"
+}
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------
+
+fb_find_cmd() {
+    # /usr/sbin is often not on a non-root user's PATH.
+    local c
+    for c in "$@"; do
+        if command -v "$c" >/dev/null 2>&1; then command -v "$c"; return 0; fi
+        if [[ -x /usr/sbin/$c ]]; then echo "/usr/sbin/$c"; return 0; fi
+    done
+    return 1
+}
+
+fb_port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+fb_free_port() {
+    local p=$1 i
+    for ((i = 0; i < 200; i++)); do
+        if ! fb_port_in_use "$p"; then echo "$p"; return 0; fi
+        p=$((p + 1))
+    done
+    fb_die "no free TCP port in $1..$p on 127.0.0.1"
+}
+
+# Runs a command as the given service user when we are root (the servers refuse to run as
+# root, or should not), as ourselves otherwise. Runs from / so that a cwd the service user
+# cannot read (e.g. /root/...) causes no warnings.
+fb_as() {
+    local user=$1
+    shift
+    if fb_is_root && [[ $user != root ]]; then
+        (cd / && runuser -u "$user" -- "$@")
+    else
+        (cd / && "$@")
+    fi
+}
+
+# Is the process alive and does its command line mention our directory? (guards against
+# acting on a recycled pid)
+fb_pid_is_ours() {
+    local pid=$1 dir=$2
+    [[ $pid =~ ^[0-9]+$ ]] && [[ -r /proc/$pid/cmdline ]] &&
+        tr '\0' ' ' </proc/"$pid"/cmdline | grep -qF -- "$dir"
+}
+
+fb_chown() {
+    local user=$1
+    shift
+    if fb_is_root && [[ $user != root ]]; then chown "$user:" "$@"; fi
+}
+
+fb_env_lines() {
+    local dir=$1
+    [[ -r $dir/env ]] || fb_die "$dir/env not found: is $dir a running fairbench test server dir?"
+    cat "$dir/env"
+}
+
+# ---------------------------------------------------------------------------------------
+# MariaDB
+# ---------------------------------------------------------------------------------------
+
+fb_start_mysql() {
+    local dir=$FB_DIR/mysql timeout=$1
+    local mysqld install_db client user port pid deadline
+    mysqld=$(fb_find_cmd mariadbd mysqld) || fb_die "mariadbd not found"
+    install_db=$(fb_find_cmd mariadb-install-db mysql_install_db) || fb_die "mariadb-install-db not found"
+    client=$(fb_find_cmd mariadb mysql) || fb_die "mariadb client not found"
+
+    # mariadbd refuses to run as root unless told to; run it as the packaged `mysql` user.
+    user=$(id -un)
+    if fb_is_root; then
+        if id mysql >/dev/null 2>&1; then user=mysql; else user=root; fi
+    fi
+
+    port=$(fb_free_port "${FAIRBENCH_TEST_MYSQL_BASE_PORT:-13306}")
+    mkdir -p "$dir" "$dir/tmp"
+    fb_chown "$user" "$dir" "$dir/tmp"
+
+    # Only this file is read (--defaults-file), so neither /etc/mysql nor ~/.my.cnf leak in.
+    # Debian 12's own server config differs from the compiled-in defaults only in
+    # character set/collation (and paths), so those two are repeated here.
+    cat >"$dir/my.cnf" <<EOF
+[mysqld]
+user                    = $user
+datadir                 = $dir/data
+socket                  = $dir/mysqld.sock
+pid-file                = $dir/mysqld.pid
+log-error               = $dir/error.log
+# Not \$TMPDIR, which the server would inherit but may not be allowed to write to.
+tmpdir                  = $dir/tmp
+port                    = $port
+bind-address            = 127.0.0.1
+skip-name-resolve
+# Debian's default too (log_bin is off there); stated so nobody wonders.
+skip-log-bin
+character-set-server    = utf8mb4
+collation-server        = utf8mb4_general_ci
+# Tests load data with LOAD DATA LOCAL and open many connections.
+local-infile            = ON
+max-connections         = 2000
+innodb-buffer-pool-size = 256M
+innodb-log-file-size    = 256M
+EOF
+
+    # Run by mariadb-install-db at the end of bootstrap: the test account and database.
+    # FLUSH PRIVILEGES loads the grant tables, which bootstrap mode starts without.
+    cat >"$dir/init.sql" <<EOF
+FLUSH PRIVILEGES;
+CREATE DATABASE IF NOT EXISTS \`$FB_DB\`;
+CREATE USER '$FB_USER'@'%' IDENTIFIED BY '$FB_PASS';
+CREATE USER '$FB_USER'@'localhost' IDENTIFIED BY '$FB_PASS';
+GRANT ALL PRIVILEGES ON *.* TO '$FB_USER'@'%' WITH GRANT OPTION;
+GRANT ALL PRIVILEGES ON *.* TO '$FB_USER'@'localhost' WITH GRANT OPTION;
+EOF
+    fb_chown "$user" "$dir/my.cnf" "$dir/init.sql"
+
+    local user_opt=()
+    fb_is_root && user_opt=(--user="$user")
+    if ! (cd / && "$install_db" --defaults-file="$dir/my.cnf" "${user_opt[@]}" \
+        --skip-test-db --skip-name-resolve --extra-file="$dir/init.sql") \
+        >"$dir/install.log" 2>&1 </dev/null; then
+        fb_tail "$dir/install.log" 40
+        fb_tail "$dir/error.log" 20
+        fb_die "mariadb-install-db failed (log above)"
+    fi
+
+    # setsid: its own session, so a Ctrl-C in the terminal reaches only the test run and the
+    # exit trap stops the server cleanly. Started from a subshell so that it is not a job of
+    # this shell (whose "Killed" notices would clutter the output of a crash test).
+    (
+        cd /
+        setsid "$mysqld" --defaults-file="$dir/my.cnf" "${user_opt[@]}" \
+            >>"$dir/stdout.log" 2>&1 </dev/null &
+        echo $! >"$FB_DIR/mysql.launch.pid"
+    )
+    pid=$(<"$FB_DIR/mysql.launch.pid")
+
+    deadline=$((SECONDS + timeout))
+    until MYSQL_PWD=$FB_PASS "$client" --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" \
+        -u"$FB_USER" --connect-timeout=2 -N -B -e 'SELECT 1' "$FB_DB" >/dev/null 2>&1; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            fb_tail "$dir/error.log" 30
+            fb_tail "$dir/stdout.log" 10
+            fb_die "MariaDB exited during start-up (log above)"
+        fi
+        if ((SECONDS >= deadline)); then
+            fb_tail "$dir/error.log" 30
+            fb_die "MariaDB did not accept connections on 127.0.0.1:$port within ${timeout}s (log above)"
+        fi
+        sleep 0.2
+    done
+    MYSQL_PWD=$FB_PASS "$client" --no-defaults --protocol=SOCKET -S "$dir/mysqld.sock" \
+        -u"$FB_USER" -N -B -e 'SELECT 1' "$FB_DB" >/dev/null 2>&1 ||
+        fb_die "MariaDB accepts TCP but not its socket $dir/mysqld.sock"
+
+    # mariadbd silently lowers max_connections when the open-files limit is too low.
+    local maxconn
+    maxconn=$(MYSQL_PWD=$FB_PASS "$client" --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" \
+        -u"$FB_USER" -N -B -e 'SELECT @@max_connections')
+    if [[ $maxconn != 2000 ]]; then
+        fb_log "warning: MariaDB runs with max_connections=$maxconn, not 2000 (open-files limit $(ulimit -n)?)"
+    fi
+
+    FB_MYSQL_PORT=$port
+    FB_MYSQL_SOCKET=$dir/mysqld.sock
+}
+
+fb_stop_mysql() {
+    local dir=$1 pid="" f i
+    for f in "$dir/mysql/mysqld.pid" "$dir/mysql.launch.pid"; do
+        [[ -r $f ]] || continue
+        pid=$(<"$f")
+        fb_pid_is_ours "$pid" "$dir" && break
+        pid=""
+    done
+    [[ -n $pid ]] || return 0
+    # SIGTERM = normal shutdown (InnoDB flushes and exits).
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 600; i++)); do
+        fb_pid_is_ours "$pid" "$dir" || return 0
+        sleep 0.1
+    done
+    fb_log "MariaDB (pid $pid) did not stop within 60s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+        fb_pid_is_ours "$pid" "$dir" || return 0
+        sleep 0.1
+    done
+}
+
+# ---------------------------------------------------------------------------------------
+# PostgreSQL
+# ---------------------------------------------------------------------------------------
+
+fb_start_pg() {
+    local dir=$FB_DIR/pg timeout=$1
+    local bindir user port
+    bindir=$(fb_pg_bindir)
+    [[ -n $bindir ]] || fb_die "PostgreSQL binaries (initdb) not found"
+
+    # PostgreSQL refuses to run as root: use the packaged `postgres` user.
+    user=$(id -un)
+    if fb_is_root; then
+        id postgres >/dev/null 2>&1 || fb_die "running as root but there is no 'postgres' user to run PostgreSQL as"
+        user=postgres
+    fi
+
+    port=$(fb_free_port "${FAIRBENCH_TEST_PG_BASE_PORT:-15432}")
+    mkdir -p "$dir"
+    fb_chown "$user" "$dir"
+    printf '%s\n' "$FB_PASS" >"$dir/pwfile"
+    fb_chown "$user" "$dir/pwfile"
+
+    # The bootstrap superuser is `fb` itself; scram-sha-256 everywhere (initdb's default is
+    # trust). UTF8/C.UTF-8 explicitly: with an unset or C locale initdb would pick SQL_ASCII.
+    if ! fb_as "$user" "$bindir/initdb" -D "$dir/data" -U "$FB_USER" --pwfile="$dir/pwfile" \
+        --auth-local=scram-sha-256 --auth-host=scram-sha-256 \
+        --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 </dev/null; then
+        fb_tail "$dir/initdb.log" 40
+        fb_die "initdb failed (log above)"
+    fi
+    rm -f "$dir/pwfile"
+
+    cat >>"$dir/data/postgresql.conf" <<EOF
+
+# --- fairbench test server ---
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+max_connections = 1200
+shared_buffers = 256MB
+fsync = on
+EOF
+
+    # pg_ctl -w waits until the server accepts connections (or the timeout); pg_ctl also
+    # puts the server in its own session, out of reach of a terminal Ctrl-C.
+    if ! fb_as "$user" "$bindir/pg_ctl" start -D "$dir/data" -l "$dir/postgres.log" \
+        -w -t "$timeout" -s >"$dir/pg_ctl.log" 2>&1 </dev/null; then
+        fb_tail "$dir/postgres.log" 30
+        fb_tail "$dir/pg_ctl.log" 10
+        fb_die "PostgreSQL did not start on 127.0.0.1:$port within ${timeout}s (log above)"
+    fi
+
+    local psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -U "$FB_USER")
+    if ! PGPASSWORD=$FB_PASS "${psql[@]}" -h "$dir" -p "$port" -d postgres \
+        -c "CREATE DATABASE $FB_DB" >"$dir/createdb.log" 2>&1 </dev/null; then
+        fb_tail "$dir/createdb.log" 10
+        fb_tail "$dir/postgres.log" 20
+        fb_die "could not create database $FB_DB in PostgreSQL (log above)"
+    fi
+    PGPASSWORD=$FB_PASS "${psql[@]}" -h 127.0.0.1 -p "$port" -d "$FB_DB" -c 'SELECT 1' \
+        >/dev/null 2>&1 </dev/null ||
+        fb_die "PostgreSQL accepts its socket but not TCP on 127.0.0.1:$port"
+
+    FB_PG_PORT=$port
+    FB_PG_SOCKET_DIR=$dir
+}
+
+fb_stop_pg() {
+    local dir=$1 data=$1/pg/data bindir user pid i
+    [[ -r $data/postmaster.pid ]] || return 0
+    bindir=/usr/lib/postgresql/$(cat "$data/PG_VERSION" 2>/dev/null)/bin
+    [[ -x $bindir/pg_ctl ]] || bindir=$(fb_pg_bindir)
+    user=$(stat -c %U "$data")
+    # fast = roll back open transactions, disconnect clients, then a clean shutdown.
+    if [[ -n $bindir ]] &&
+        fb_as "$user" "$bindir/pg_ctl" stop -D "$data" -m fast -w -t 60 -s >/dev/null 2>&1; then
+        return 0
+    fi
+    [[ -r $data/postmaster.pid ]] || return 0
+    fb_log "PostgreSQL did not stop cleanly; stopping it immediately"
+    [[ -n $bindir ]] &&
+        fb_as "$user" "$bindir/pg_ctl" stop -D "$data" -m immediate -w -t 30 -s >/dev/null 2>&1 && return 0
+    pid=$(head -n 1 "$data/postmaster.pid" 2>/dev/null || true)
+    if fb_pid_is_ours "$pid" "$dir"; then
+        kill -KILL "$pid" 2>/dev/null || true
+        for ((i = 0; i < 100; i++)); do
+            fb_pid_is_ours "$pid" "$dir" || break
+            sleep 0.1
+        done
+    fi
+}
+
+# ---------------------------------------------------------------------------------------
+# Start / stop
+# ---------------------------------------------------------------------------------------
+
+# Picks the parent of the temp dir: ${TMPDIR:-/tmp}, unless the service users could not
+# reach it or the unix socket paths would get too long (108 bytes on Linux).
+fb_tmp_base() {
+    local base=${TMPDIR:-/tmp}
+    base=${base%/}
+    [[ -n $base ]] || base=/tmp
+    if ((${#base} > 60)); then
+        fb_log "note: \$TMPDIR is too long for unix socket paths; using /tmp"
+        base=/tmp
+    fi
+    echo "$base"
+}
+
+fb_make_dir() {
+    local base
+    base=$(fb_tmp_base)
+    FB_DIR=$(mktemp -d "$base/fairbench-test.XXXXXX")
+    touch "$FB_DIR/$FB_MARKER"
+    chmod 755 "$FB_DIR"
+    if fb_is_root && [[ $base != /tmp ]]; then
+        local u
+        for u in postgres mysql; do
+            id "$u" >/dev/null 2>&1 || continue
+            if ! runuser -u "$u" -- test -x "$FB_DIR" 2>/dev/null; then
+                fb_log "note: user $u cannot reach $base; using /tmp"
+                rm -rf "$FB_DIR"
+                FB_DIR=$(mktemp -d /tmp/fairbench-test.XXXXXX)
+                touch "$FB_DIR/$FB_MARKER"
+                chmod 755 "$FB_DIR"
+                break
+            fi
+        done
+    fi
+}
+
+# Starts both servers; on success FB_DIR/env holds the export lines. Callers must have a
+# trap that runs `fb_stop "$FB_DIR"` so that a failure half-way leaves nothing behind.
+fb_start() {
+    local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS
+    fb_install_missing
+    fb_make_dir
+    fb_start_mysql "$timeout"
+    fb_start_pg "$timeout"
+    {
+        printf 'export FAIRBENCH_TEST_TMP=%q\n' "$FB_DIR"
+        printf 'export FAIRBENCH_TEST_MYSQL_URL=%q\n' \
+            "mysql://$FB_USER:$FB_PASS@127.0.0.1:$FB_MYSQL_PORT/$FB_DB"
+        printf 'export FAIRBENCH_TEST_MYSQL_SOCKET=%q\n' "$FB_MYSQL_SOCKET"
+        printf 'export FAIRBENCH_TEST_MYSQL_PORT=%q\n' "$FB_MYSQL_PORT"
+        printf 'export FAIRBENCH_TEST_PG_URL=%q\n' \
+            "postgres://$FB_USER:$FB_PASS@127.0.0.1:$FB_PG_PORT/$FB_DB"
+        printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
+        printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
+    } >"$FB_DIR/env"
+    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT (up in $((SECONDS - t0))s, dir $FB_DIR)"
+}
+
+# Stops the servers living in DIR and removes DIR. Safe to call on a half-started DIR, an
+# already stopped one, or an empty argument.
+fb_stop() {
+    local dir=${1:-}
+    [[ -n $dir && -d $dir ]] || return 0
+    if [[ ! -e $dir/$FB_MARKER ]]; then
+        fb_log "warning: $dir is not a fairbench test server dir; not touching it"
+        return 0
+    fi
+    fb_stop_pg "$dir" || true
+    fb_stop_mysql "$dir" || true
+    rm -rf "$dir"
+}
+
+# Which of the servers in DIR have died (for a post-mortem after failed tests).
+fb_report_dead() {
+    local dir=$1 pid
+    [[ -d $dir ]] || return 0
+    pid=$(cat "$dir/mysql/mysqld.pid" 2>/dev/null || true)
+    if ! fb_pid_is_ours "$pid" "$dir"; then
+        fb_log "MariaDB is no longer running"
+        fb_tail "$dir/mysql/error.log" 30
+    fi
+    pid=$(head -n 1 "$dir/pg/data/postmaster.pid" 2>/dev/null || true)
+    if ! fb_pid_is_ours "$pid" "$dir"; then
+        fb_log "PostgreSQL is no longer running"
+        fb_tail "$dir/pg/postgres.log" 30
+    fi
+}
+
+fb_main() {
+    local cmd=${1:-}
+    case $cmd in
+    start)
+        trap 'fb_remove_policy; fb_stop "$FB_DIR"' EXIT
+        trap 'exit 130' INT
+        trap 'exit 143' TERM
+        fb_start
+        trap - EXIT INT TERM
+        cat "$FB_DIR/env"
+        fb_log "stop them with: bash scripts/servers.sh stop $FB_DIR"
+        ;;
+    stop)
+        local dir=${2:-${FAIRBENCH_TEST_TMP:-}}
+        [[ -n $dir ]] || fb_die "usage: servers.sh stop DIR (or set FAIRBENCH_TEST_TMP)"
+        [[ -d $dir ]] || fb_die "$dir does not exist"
+        [[ -e $dir/$FB_MARKER ]] || fb_die "$dir is not a fairbench test server dir"
+        fb_stop "$dir"
+        ;;
+    env)
+        local dir=${2:-${FAIRBENCH_TEST_TMP:-}}
+        [[ -n $dir ]] || fb_die "usage: servers.sh env DIR (or set FAIRBENCH_TEST_TMP)"
+        fb_env_lines "$dir"
+        ;;
+    install)
+        trap 'fb_remove_policy' EXIT
+        fb_install_missing
+        ;;
+    *)
+        sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+        exit 2
+        ;;
+    esac
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    fb_main "$@"
+fi

@@ -1,0 +1,267 @@
+//! Command line: raw clap options, then a validated plan. Accepts sysbench's
+//! spellings (`--table_size` as well as `--table-size`, and the
+//! `sysbench TEST [options] COMMAND` order) and BMK-kit labels in place of a
+//! workload name.
+
+pub mod label;
+pub mod target_args;
+pub mod values;
+
+use crate::error::{Error, Result};
+use crate::rand::{DistConfig, RandType};
+use crate::usage;
+use crate::workload::oltp::OltpArgs;
+use clap::parser::ValueSource;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::path::PathBuf;
+pub use target_args::TargetArgs;
+use values::parse_levels;
+
+#[derive(Parser, Debug)]
+#[command(name = "fairbench", version, about = "Fair, exact OLTP benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Run a workload (prepares the tables first when they are missing)
+    Run(BenchArgs),
+    /// Create and load the tables
+    Prepare(BenchArgs),
+    /// Drop the tables
+    Cleanup(BenchArgs),
+    /// Read the tables into the server's cache
+    Prewarm(BenchArgs),
+    /// Decode a BMK-kit label into options
+    Explain {
+        /// e.g. OLTP_RW-10Mx8tab-uniform-ps-trx or sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh
+        label: String,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Workload (oltp_read_write, oltp_point_select, ...) or a BMK-kit label
+    #[arg(default_value = "oltp_read_write")]
+    pub workload: String,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub oltp: OltpArgs,
+    #[command(flatten)]
+    pub rand: RandArgs,
+    #[command(flatten)]
+    pub control: ControlArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Random numbers (sysbench names and defaults)")]
+pub struct RandArgs {
+    /// uniform, gaussian, special, pareto, zipfian
+    #[arg(long, default_value = "uniform")]
+    pub rand_type: String,
+    /// Seed (0: from the clock, so runs differ)
+    #[arg(long, default_value_t = 0)]
+    pub rand_seed: u64,
+    #[arg(long, default_value_t = 12)]
+    pub rand_spec_iter: u32,
+    #[arg(long, default_value_t = 1.0)]
+    pub rand_spec_pct: f64,
+    #[arg(long, default_value_t = 75.0)]
+    pub rand_spec_res: f64,
+    #[arg(long, default_value_t = 0.2)]
+    pub rand_pareto_h: f64,
+    #[arg(long, default_value_t = 0.8)]
+    pub rand_zipfian_exp: f64,
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Run control")]
+pub struct ControlArgs {
+    /// Clients; a list (1,2,4,8 or 1..64) runs a sweep, one level after another
+    #[arg(long, default_value = "1", value_parser = parse_levels)]
+    pub threads: values::Levels,
+    /// Seconds to run each level (after warmup); 0 with --events: no limit
+    #[arg(long, default_value_t = 10.0)]
+    pub time: f64,
+    /// Stop after this many events in total (0: no limit)
+    #[arg(long, default_value_t = 0)]
+    pub events: u64,
+    /// Seconds run before measuring
+    #[arg(long, default_value_t = 0.0)]
+    pub warmup_time: f64,
+    /// Open loop: events per second over all clients (0: closed loop)
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
+    /// Seconds between intermediate reports (0: none)
+    #[arg(long, default_value_t = 1.0)]
+    pub report_interval: f64,
+    /// Latency percentile of the sysbench lines
+    #[arg(long, default_value_t = 95)]
+    pub percentile: u32,
+    /// Start barrier: once all clients are connected, wait until this file is removed
+    #[arg(long)]
+    pub sync_file: Option<PathBuf>,
+    /// Seconds to pause between the levels of a sweep
+    #[arg(long, default_value_t = 0.0)]
+    pub pause: f64,
+    /// text (sysbench format) or json (JSON lines)
+    #[arg(long, default_value = "text")]
+    pub output: String,
+    /// OS threads for network clients (default: CPU count)
+    #[arg(long)]
+    pub client_threads: Option<usize>,
+    /// Rate mode: events that may wait for a free client before arrivals are dropped
+    #[arg(long, default_value_t = 131072)]
+    pub queue_max: usize,
+    /// Do not prepare missing tables before run
+    #[arg(long)]
+    pub no_prepare: bool,
+}
+
+/// The validated plan of one command.
+#[derive(Debug)]
+pub struct Plan {
+    pub command: String,
+    pub workload: String,
+    pub args: BenchArgs,
+    pub dist: DistConfig,
+    pub label_used: Option<String>,
+}
+
+/// sysbench writes options with '_' and puts the command last; accept both.
+pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
+    let mut v: Vec<String> = argv
+        .into_iter()
+        .map(|a| {
+            if let Some(rest) = a.strip_prefix("--") {
+                let (name, val) = match rest.split_once('=') {
+                    Some((n, v)) => (n.replace('_', "-"), Some(v.to_string())),
+                    None => (rest.replace('_', "-"), None),
+                };
+                match val {
+                    Some(v) => format!("--{name}={v}"),
+                    None => format!("--{name}"),
+                }
+            } else {
+                a
+            }
+        })
+        .collect();
+    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "explain", "help"];
+    if v.len() > 2 && !CMDS.contains(&v[1].as_str()) && !v[1].starts_with('-') {
+        if let Some(pos) = v.iter().skip(2).position(|a| CMDS.contains(&a.as_str())) {
+            let cmd = v.remove(pos + 2);
+            v.insert(1, cmd);
+        }
+    }
+    v
+}
+
+/// Parse argv into a command. Labels are decoded here: their settings are
+/// added as options unless the user gave the same option explicitly with a
+/// different value, which is an error naming both.
+pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
+    let argv = normalize_argv(argv);
+    let matches = Cli::command().try_get_matches_from(&argv)?;
+    let (sub, sm) = match matches.subcommand() {
+        Some((s, m)) => (s.to_string(), m.clone()),
+        None => return Cli::from_arg_matches(&matches),
+    };
+    if sub == "explain" {
+        return Cli::from_arg_matches(&matches);
+    }
+    let wl: String = sm.get_one::<String>("workload").cloned().unwrap_or_default();
+    if !label::looks_like_label(&wl) {
+        return Cli::from_arg_matches(&matches);
+    }
+    let decoded = label::parse(&wl).map_err(|e| Cli::command().error(clap::error::ErrorKind::ValueValidation, e.to_string()))?;
+    let mut extra = Vec::new();
+    for (name, value) in &decoded.options {
+        let id = name.replace('-', "_");
+        let explicit = sm.try_get_raw(&id).ok().flatten().is_some() && sm.value_source(&id) == Some(ValueSource::CommandLine);
+        if explicit {
+            let given: Vec<String> = sm.get_raw(&id).map(|v| v.map(|s| s.to_string_lossy().into_owned()).collect()).unwrap_or_default();
+            let given = given.join(",");
+            if !same_value(&given, value) {
+                return Err(Cli::command().error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("label '{wl}' sets --{name}={value} but the command line says --{name}={given}: drop one of them"),
+                ));
+            }
+        } else if Cli::command().find_subcommand(&sub).map(|c| c.get_arguments().any(|a| a.get_id() == id.as_str())).unwrap_or(false) {
+            extra.push(format!("--{name}={value}"));
+        } else {
+            return Err(Cli::command().error(
+                clap::error::ErrorKind::ValueValidation,
+                format!("label '{wl}' needs --{name}, which the {} workload does not support yet", decoded.workload),
+            ));
+        }
+    }
+    // Replace the label by the workload name it stands for.
+    let mut v = argv.clone();
+    if let Some(p) = v.iter().position(|a| *a == wl) {
+        v[p] = decoded.workload.clone();
+    }
+    if decoded.command != "run" && sub == "run" {
+        v[1] = decoded.command.clone();
+    }
+    v.extend(extra);
+    let mut cli = Cli::from_arg_matches(&Cli::command().try_get_matches_from(&v)?)?;
+    if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) = &mut cli.cmd {
+        a.target.label = Some(wl);
+    }
+    Ok(cli)
+}
+
+fn same_value(a: &str, b: &str) -> bool {
+    if a.eq_ignore_ascii_case(b) {
+        return true;
+    }
+    if let (Ok(x), Ok(y)) = (values::parse_bool(a), values::parse_bool(b)) {
+        return x == y;
+    }
+    if let (Ok(x), Ok(y)) = (values::parse_count(a), values::parse_count(b)) {
+        return x == y;
+    }
+    false
+}
+
+impl Plan {
+    pub fn new(command: &str, args: BenchArgs) -> Result<Plan> {
+        let r = &args.rand;
+        let kind: RandType = r.rand_type.parse().map_err(|e: String| Error::Usage(format!("--rand-type: {e}")))?;
+        if !(r.rand_pareto_h > 0.0 && r.rand_pareto_h < 1.0) {
+            return Err(usage!("--rand-pareto-h must be between 0 and 1 (exclusive), got {}", r.rand_pareto_h));
+        }
+        if !(0.0..=100.0).contains(&r.rand_spec_res) || !(0.0..=100.0).contains(&r.rand_spec_pct) || r.rand_spec_iter == 0 {
+            return Err(usage!("--rand-spec-res and --rand-spec-pct are percentages (0..100) and --rand-spec-iter at least 1"));
+        }
+        let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
+        dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
+        let c = &args.control;
+        if c.time < 0.0 || c.warmup_time < 0.0 || c.rate < 0.0 || c.report_interval < 0.0 || c.pause < 0.0 {
+            return Err(usage!("--time, --warmup-time, --rate, --report-interval and --pause must not be negative"));
+        }
+        if c.time == 0.0 && c.events == 0 && command == "run" {
+            return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
+        }
+        if !["text", "json"].contains(&c.output.as_str()) {
+            return Err(usage!("--output={}: use text or json", c.output));
+        }
+        if !(1..=100).contains(&c.percentile) {
+            return Err(usage!("--percentile must be between 1 and 100"));
+        }
+        let workload = args.workload.clone();
+        if !crate::workload::oltp::TESTS.contains(&workload.as_str()) {
+            return Err(usage!(
+                "unknown workload or label '{workload}': use one of {} or a label such as OLTP_RW-10Mx8tab-uniform-ps-trx (see `fairbench explain`)",
+                crate::workload::oltp::TESTS.join(", ")
+            ));
+        }
+        let label_used = args.target.label.clone();
+        Ok(Plan { command: command.to_string(), workload, args, dist, label_used })
+    }
+}

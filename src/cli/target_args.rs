@@ -1,0 +1,164 @@
+//! Connection options: `--target URL`, or sysbench's `--db-driver`,
+//! `--mysql-*` and `--pgsql-*` options so existing command lines carry over.
+
+use crate::error::Result;
+use crate::target::{ConnConfig, Engine, IgnoreList, SslMode, Target};
+use crate::usage;
+use clap::Args;
+
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Target")]
+pub struct TargetArgs {
+    /// mysql://user:pass@host:port/db[?socket=PATH&ssl-mode=..], postgres://user:pass@host:port/db, sqlite:PATH
+    /// (default: sqlite:fairbench.sqlite in the working directory)
+    #[arg(long)]
+    pub target: Option<String>,
+    /// mysql, pgsql or sqlite (sysbench's --db-driver)
+    #[arg(long)]
+    pub db_driver: Option<String>,
+    /// Comma-separated host list (clients spread round-robin)
+    #[arg(long)]
+    pub mysql_host: Option<String>,
+    #[arg(long)]
+    pub mysql_port: Option<u16>,
+    #[arg(long)]
+    pub mysql_socket: Option<String>,
+    #[arg(long)]
+    pub mysql_user: Option<String>,
+    #[arg(long)]
+    pub mysql_password: Option<String>,
+    #[arg(long)]
+    pub mysql_db: Option<String>,
+    /// DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY
+    #[arg(long)]
+    pub mysql_ssl: Option<String>,
+    #[arg(long)]
+    pub mysql_ssl_ca: Option<String>,
+    #[arg(long)]
+    pub pgsql_host: Option<String>,
+    #[arg(long)]
+    pub pgsql_port: Option<u16>,
+    #[arg(long)]
+    pub pgsql_user: Option<String>,
+    #[arg(long)]
+    pub pgsql_password: Option<String>,
+    #[arg(long)]
+    pub pgsql_db: Option<String>,
+    #[arg(long)]
+    pub pgsql_sslmode: Option<String>,
+    /// socket or tcp (BMK labels' "socket"); socket needs a socket path in the target or the default one
+    #[arg(long)]
+    pub transport: Option<String>,
+    /// auto: server-side prepared statements; disable: text queries
+    #[arg(long, default_value = "auto")]
+    pub db_ps_mode: String,
+    /// MySQL errors that restart an event (comma list, or all)
+    #[arg(long, default_value = "1213,1020,1205")]
+    pub mysql_ignore_errors: String,
+    /// PostgreSQL SQLSTATEs that restart an event (comma list, or all)
+    #[arg(long, default_value = "40001,40P01")]
+    pub pgsql_ignore_errors: String,
+    /// SQL run on every new connection (';'-separated), e.g. "SET SESSION sql_log_bin=0"
+    #[arg(long, default_value = "", alias = "mysql-session-options")]
+    pub session_options: String,
+    /// The label this command was given (set by the parser, not an option).
+    #[arg(skip)]
+    pub label: Option<String>,
+}
+
+impl TargetArgs {
+    pub fn resolve(&self) -> Result<ConnConfig> {
+        let driver = self.db_driver.as_deref().map(str::to_ascii_lowercase);
+        let mut t = match (&self.target, driver.as_deref()) {
+            (Some(u), _) => Target::parse(u)?,
+            (None, Some("mysql") | Some("mariadb")) => Target::empty(Engine::Mysql),
+            (None, Some("pgsql") | Some("postgres") | Some("postgresql")) => Target::empty(Engine::Postgres),
+            (None, Some("sqlite") | Some("sqlite3")) | (None, None) => {
+                if self.mysql_host.is_some() || self.mysql_socket.is_some() {
+                    Target::empty(Engine::Mysql)
+                } else if self.pgsql_host.is_some() {
+                    Target::empty(Engine::Postgres)
+                } else {
+                    Target::default_sqlite()
+                }
+            }
+            (None, Some(d)) => return Err(usage!("unknown --db-driver '{d}': use mysql, pgsql or sqlite")),
+        };
+        match t.engine {
+            Engine::Mysql => {
+                if let Some(h) = &self.mysql_host {
+                    let port = self.mysql_port.unwrap_or(3306);
+                    t.hosts = h.split(',').filter(|s| !s.is_empty()).map(|h| (h.to_string(), port)).collect();
+                } else if let Some(p) = self.mysql_port {
+                    t.hosts.iter_mut().for_each(|h| h.1 = p);
+                }
+                set(&mut t.socket, &self.mysql_socket);
+                set_s(&mut t.user, &self.mysql_user);
+                set(&mut t.password, &self.mysql_password);
+                set_s(&mut t.database, &self.mysql_db);
+                if let Some(m) = &self.mysql_ssl {
+                    t.ssl_mode = SslMode::parse(m)?;
+                }
+                set(&mut t.ssl_ca, &self.mysql_ssl_ca);
+            }
+            Engine::Postgres => {
+                if let Some(h) = &self.pgsql_host {
+                    let port = self.pgsql_port.unwrap_or(5432);
+                    if h.starts_with('/') {
+                        t.socket = Some(h.clone());
+                    } else {
+                        t.hosts = h.split(',').map(|h| (h.to_string(), port)).collect();
+                    }
+                } else if let Some(p) = self.pgsql_port {
+                    t.hosts.iter_mut().for_each(|h| h.1 = p);
+                }
+                set_s(&mut t.user, &self.pgsql_user);
+                set(&mut t.password, &self.pgsql_password);
+                set_s(&mut t.database, &self.pgsql_db);
+                if let Some(m) = &self.pgsql_sslmode {
+                    t.ssl_mode = SslMode::parse(m)?;
+                }
+            }
+            Engine::Sqlite => {}
+        }
+        match self.transport.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            None => {}
+            Some("tcp") => t.socket = None,
+            Some("socket") => {
+                if t.socket.is_none() {
+                    t.socket = match t.engine {
+                        Engine::Mysql => Some("/run/mysqld/mysqld.sock".into()),
+                        Engine::Postgres => Some("/var/run/postgresql".into()),
+                        Engine::Sqlite => None,
+                    };
+                }
+            }
+            Some(o) => return Err(usage!("--transport={o}: use socket or tcp")),
+        }
+        if t.password.is_none() && t.engine != Engine::Sqlite {
+            t.password = crate::target::password::lookup(&t);
+        }
+        let mut cfg = ConnConfig::new(t);
+        cfg.prepared = match self.db_ps_mode.to_ascii_lowercase().as_str() {
+            "auto" => true,
+            "disable" => false,
+            o => return Err(usage!("--db-ps-mode={o}: use auto or disable")),
+        };
+        cfg.mysql_ignore = IgnoreList::parse(&self.mysql_ignore_errors);
+        cfg.pgsql_ignore = IgnoreList::parse(&self.pgsql_ignore_errors);
+        cfg.session_sql = self.session_options.split(';').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+        Ok(cfg)
+    }
+}
+
+fn set(dst: &mut Option<String>, v: &Option<String>) {
+    if v.is_some() {
+        dst.clone_from(v);
+    }
+}
+
+fn set_s(dst: &mut String, v: &Option<String>) {
+    if let Some(v) = v {
+        dst.clone_from(v);
+    }
+}

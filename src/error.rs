@@ -1,0 +1,68 @@
+//! Errors that end a command, each with its documented exit code.
+//!
+//! Failures inside a run that the run survives (retryable SQL errors, lost
+//! connections) are counted, not raised; only what stops the command lands
+//! here. The codes are part of the interface: scripts branch on them.
+
+use std::fmt;
+
+/// Exit codes, documented in the README.
+pub mod exit {
+    pub const OK: i32 = 0;
+    /// Bad option, bad label, bad URL: nothing was run.
+    pub const USAGE: i32 = 2;
+    /// Server unreachable, or authentication refused.
+    pub const CONNECT: i32 = 3;
+    /// A non-retryable SQL error stopped the run (results so far were reported).
+    pub const SQL: i32 = 4;
+    /// A consistency check failed.
+    pub const CHECK: i32 = 5;
+    /// Local I/O failed (output file, sync file, results store).
+    pub const IO: i32 = 6;
+    /// Stopped by Ctrl-C / SIGTERM (the summary of what ran was printed).
+    pub const INTERRUPTED: i32 = 130;
+}
+
+#[derive(Debug)]
+pub enum Error {
+    Usage(String),
+    Connect(String),
+    Sql(String),
+    Check(String),
+    Io(String),
+    Interrupted,
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => exit::USAGE,
+            Error::Connect(_) => exit::CONNECT,
+            Error::Sql(_) => exit::SQL,
+            Error::Check(_) => exit::CHECK,
+            Error::Io(_) => exit::IO,
+            Error::Interrupted => exit::INTERRUPTED,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) => {
+                f.write_str(m)
+            }
+            Error::Interrupted => f.write_str("interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Shorthand for a usage error with a formatted message.
+#[macro_export]
+macro_rules! usage {
+    ($($t:tt)*) => { $crate::error::Error::Usage(format!($($t)*)) };
+}

@@ -1,0 +1,205 @@
+//! fairbench: prepare, run, check and compare OLTP benchmarks on
+//! MySQL-family servers, PostgreSQL and embedded SQLite, with one client.
+
+pub mod cli;
+pub mod error;
+pub mod rand;
+pub mod report;
+pub mod runner;
+pub mod stats;
+pub mod target;
+pub mod workload;
+
+use cli::{BenchArgs, Cmd, Plan};
+use error::{exit, Error, Result};
+use report::{Console, Format, RunInfo};
+use runner::{RunControl, Stop};
+use std::sync::Arc;
+use std::time::Duration;
+use target::Engine;
+use workload::oltp::Oltp;
+
+/// Parse the command line, run, and turn the outcome into an exit code.
+pub fn main_entry() -> i32 {
+    let argv: Vec<String> = std::env::args().collect();
+    let cli = match cli::parse(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    runner::install_signal_handlers();
+    match run(cli) {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            if !matches!(e, Error::Interrupted) {
+                eprintln!("fairbench: {e}");
+            }
+            e.exit_code()
+        }
+    }
+}
+
+pub fn run(cli: cli::Cli) -> Result<()> {
+    match cli.cmd {
+        Cmd::Explain { label } => explain(&label),
+        Cmd::Run(a) => bench("run", a),
+        Cmd::Prepare(a) => bench("prepare", a),
+        Cmd::Cleanup(a) => bench("cleanup", a),
+        Cmd::Prewarm(a) => bench("prewarm", a),
+    }
+}
+
+fn explain(label: &str) -> Result<()> {
+    let d = cli::label::parse(label).map_err(|e| Error::Usage(e.to_string()))?;
+    println!("{label}");
+    for (tok, what) in &d.explanation {
+        println!("  {tok:<20} {what}");
+    }
+    println!("command: {}", d.command);
+    println!("workload: {}", d.workload);
+    let opts: Vec<String> = d.options.iter().map(|(k, v)| format!("--{k}={v}")).collect();
+    println!("options: {}", opts.join(" "));
+    let get = |n: &str| d.options.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    println!("canonical: {}", cli::label::canonical(&d.workload, &get));
+    Ok(())
+}
+
+/// Effective value of a label option, for the canonical label.
+fn label_value(p: &Plan, o: &Oltp, cfg: &target::ConnConfig, name: &str) -> Option<String> {
+    let m = &o.mix;
+    let b = |v: bool| cli::values::bool_str(v).to_string();
+    Some(match name {
+        "table-size" => o.args.table_size.to_string(),
+        "tables" => o.args.tables.to_string(),
+        "rand-type" => p.dist.kind.name().to_string(),
+        "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
+        "skip-trx" => b(!m.trx),
+        "point-selects" => m.point_selects.to_string(),
+        "range-selects" => b(m.simple_ranges + m.sum_ranges + m.order_ranges + m.distinct_ranges > 0),
+        "simple-ranges" => m.simple_ranges.to_string(),
+        "sum-ranges" => m.sum_ranges.to_string(),
+        "order-ranges" => m.order_ranges.to_string(),
+        "distinct-ranges" => m.distinct_ranges.to_string(),
+        "index-updates" => m.index_updates.to_string(),
+        "non-index-updates" => m.non_index_updates.to_string(),
+        "delete-inserts" => m.delete_inserts.to_string(),
+        "reconnect" => o.args.reconnect.to_string(),
+        "transport" => cfg.target.transport().to_string(),
+        "mysql-storage-engine" if cfg.target.engine == Engine::Mysql => o.args.mysql_storage_engine.clone(),
+        _ => return None,
+    })
+}
+
+fn bench(command: &str, args: BenchArgs) -> Result<()> {
+    let plan = Plan::new(command, args)?;
+    let cfg = Arc::new(plan.args.target.resolve()?);
+    let c = &plan.args.control;
+    let levels = c.threads.0.clone();
+    let max_threads = *levels.iter().max().unwrap_or(&1);
+    let oltp = Oltp::new(&plan.workload, plan.args.oltp.clone(), plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
+    let json = c.output == "json";
+    let quiet = json;
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    match command {
+        "prepare" => return rt.block_on(oltp.prepare(cfg.clone(), max_threads, quiet)),
+        "cleanup" => return rt.block_on(oltp.cleanup(cfg.clone(), max_threads, quiet)),
+        "prewarm" => return rt.block_on(oltp.prewarm(cfg.clone(), quiet)),
+        _ => {}
+    }
+    if !c.no_prepare && oltp.mix.kind != workload::oltp::Kind::BulkInsert && !rt.block_on(oltp.is_prepared(&cfg))? {
+        if !quiet {
+            println!("Tables are missing or smaller than --table-size: preparing them first.");
+        }
+        rt.block_on(oltp.cleanup(cfg.clone(), max_threads, true))?;
+        rt.block_on(oltp.prepare(cfg.clone(), max_threads.max(2), quiet))?;
+    }
+    drop(rt);
+    let get = |n: &str| label_value(&plan, &oltp, &cfg, n);
+    let label = cli::label::canonical(&plan.workload, &get);
+    let mut options: Vec<(String, String)> = ["table-size", "tables", "rand-type", "db-ps-mode", "skip-trx", "point-selects", "range-selects", "index-updates", "non-index-updates", "delete-inserts", "reconnect", "transport"]
+        .iter()
+        .filter_map(|n| get(n).map(|v| (n.to_string(), v)))
+        .collect();
+    options.push(("threads".into(), levels.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
+    options.push(("time".into(), c.time.to_string()));
+    options.push(("rate".into(), c.rate.to_string()));
+    options.push(("warmup-time".into(), c.warmup_time.to_string()));
+    options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
+    let info = RunInfo {
+        label: label.clone(),
+        workload: plan.workload.clone(),
+        engine: cfg.target.engine.name().to_string(),
+        target: cfg.target.to_string(),
+        transport: cfg.target.transport().to_string(),
+        percentile: c.percentile,
+        options,
+    };
+    let w = Arc::new(oltp);
+    let mut sink = Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 };
+    let mut outcome = Ok(());
+    for (i, &threads) in levels.iter().enumerate() {
+        if i > 0 && c.pause > 0.0 {
+            std::thread::sleep(Duration::from_secs_f64(c.pause));
+        }
+        if runner::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        if !json {
+            print_header(&info, threads, c);
+        }
+        let rc = RunControl {
+            threads,
+            time: Duration::from_secs_f64(c.time),
+            events: c.events,
+            warmup: Duration::from_secs_f64(c.warmup_time),
+            rate: c.rate,
+            report_interval: Duration::from_secs_f64(c.report_interval),
+            sync_file: c.sync_file.clone(),
+            worker_threads: c.client_threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)),
+            queue_max: c.queue_max,
+            seed: plan.args.rand.rand_seed,
+        };
+        let r = runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)?;
+        if json {
+            println!("{}", report::summary_json(&r, &info));
+        } else {
+            println!();
+            print!("{}", report::summary_text(&r, &info));
+        }
+        match r.stop {
+            Stop::Completed => {}
+            Stop::Interrupted => {
+                outcome = Err(Error::Interrupted);
+                break;
+            }
+            Stop::Failed(m) => {
+                outcome = Err(Error::Sql(m));
+                break;
+            }
+        }
+    }
+    outcome
+}
+
+fn print_header(info: &RunInfo, threads: usize, c: &cli::ControlArgs) {
+    println!("fairbench {} ({} on {}, {})", env!("CARGO_PKG_VERSION"), info.workload, info.target, info.transport);
+    println!("Label: {}", info.label);
+    println!();
+    println!("Running the test with following options:");
+    println!("Number of threads: {threads}");
+    if c.rate > 0.0 {
+        println!("Target transaction rate: {}/sec", c.rate);
+    }
+    if c.report_interval > 0.0 {
+        println!("Report intermediate results every {} second(s)", c.report_interval);
+    }
+    if c.warmup_time > 0.0 {
+        println!("Warmup time: {}s", c.warmup_time);
+    }
+    println!();
+    println!("Initializing worker threads...");
+    println!();
+}

@@ -1,0 +1,174 @@
+//! Column values from templates, as sysbench's `sysbench.rand.string()`, and
+//! BMK-kit's partly fixed variant that makes the data compressible.
+
+use super::Rng;
+
+/// sysbench's `c` value: 10 groups of 11 '#' joined by '-' (119 bytes).
+pub const C_TEMPLATE: &str = concat!(
+    "###########-###########-###########-###########-###########-",
+    "###########-###########-###########-###########-###########"
+);
+
+/// sysbench's `pad` value: 5 groups of 11 '#' joined by '-' (59 bytes).
+pub const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
+
+/// What BMK-kit writes in place of each group of '#'.
+const FIXED_GROUP: &[u8; 11] = b"1234567890X";
+
+/// Append the template to `out`: '#' -> random digit, '@' -> random letter
+/// a-z, any other byte copied. One uniform draw per placeholder, exactly as
+/// sysbench's `sb_rand_str`, so a seeded run produces sysbench's strings.
+#[inline]
+pub fn fill_template(rng: &mut Rng, template: &[u8], out: &mut Vec<u8>) {
+    // Work on a local copy: the compiler cannot rule out that bytes written
+    // to `out` alias `*rng`, and would store the state after every byte.
+    let mut r = rng.clone();
+    out.extend(template.iter().map(|&c| match c {
+        b'#' => r.uniform(u64::from(b'0'), u64::from(b'9')) as u8,
+        b'@' => r.uniform(u64::from(b'a'), u64::from(b'z')) as u8,
+        _ => c,
+    }));
+    *rng = r;
+}
+
+/// BMK-kit's `--rand-data=PCT`: only the first `PCT`% of the template (by
+/// length, rounded down) is random; the remainder is the *start* of the
+/// template with every run of placeholders spelled "1234567890X..". For the
+/// sysbench templates that is the beginning of
+/// "1234567890X-1234567890X-..", exactly what BMK-kit's oltp_common.lua
+/// appends, so the fixed part restarts its pattern at the split point instead
+/// of continuing the template's own grouping. `pct` above 100 counts as 100,
+/// which is identical to [`fill_template`].
+#[inline]
+pub fn fill_template_rnd_data(rng: &mut Rng, template: &[u8], pct: u8, out: &mut Vec<u8>) {
+    let random_len = template.len() * usize::from(pct.min(100)) / 100;
+    fill_template(rng, &template[..random_len], out);
+    let mut run = 0;
+    out.extend(template[..template.len() - random_len].iter().map(|&c| {
+        if c == b'#' || c == b'@' {
+            let v = FIXED_GROUP[run % FIXED_GROUP.len()];
+            run += 1;
+            v
+        } else {
+            run = 0;
+            c
+        }
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXED_C: &str = concat!(
+        "1234567890X-1234567890X-1234567890X-1234567890X-1234567890X-",
+        "1234567890X-1234567890X-1234567890X-1234567890X-1234567890X"
+    );
+
+    fn is_group_layout(s: &[u8], groups: usize, is_body: impl Fn(u8) -> bool) -> bool {
+        s.len() == groups * 12 - 1
+            && s.iter()
+                .enumerate()
+                .all(|(i, &c)| if i % 12 == 11 { c == b'-' } else { is_body(c) })
+    }
+
+    #[test]
+    fn templates_layout() {
+        assert!(is_group_layout(C_TEMPLATE.as_bytes(), 10, |c| c == b'#'));
+        assert!(is_group_layout(PAD_TEMPLATE.as_bytes(), 5, |c| c == b'#'));
+        assert_eq!((C_TEMPLATE.len(), PAD_TEMPLATE.len()), (119, 59));
+    }
+
+    #[test]
+    fn fill_classes_and_appends() {
+        let mut r = Rng::from_seed(31, 0);
+        let mut out = b"x".to_vec();
+        fill_template(&mut r, C_TEMPLATE.as_bytes(), &mut out);
+        assert_eq!(out[0], b'x');
+        assert!(is_group_layout(&out[1..], 10, |c| c.is_ascii_digit()));
+        out.clear();
+        fill_template(&mut r, b"@@@@-#-ab", &mut out);
+        assert!(out[..4].iter().all(u8::is_ascii_lowercase));
+        assert_eq!(&out[4..5], b"-");
+        assert!(out[5].is_ascii_digit());
+        assert_eq!(&out[6..], b"-ab");
+    }
+
+    #[test]
+    fn every_digit_and_letter_appears_evenly() {
+        let mut r = Rng::from_seed(32, 0);
+        let mut out = Vec::new();
+        for _ in 0..2000 {
+            fill_template(&mut r, b"##########@@@@@@@@@@@@@", &mut out);
+        }
+        let count = |c: u8| out.iter().filter(|&&x| x == c).count() as f64;
+        for c in b'0'..=b'9' {
+            assert!((count(c) / 2000.0 - 1.0).abs() < 0.1, "digit {}", c as char);
+        }
+        for c in b'a'..=b'z' {
+            assert!(
+                (count(c) / (2000.0 * 13.0 / 26.0) - 1.0).abs() < 0.15,
+                "letter {}",
+                c as char
+            );
+        }
+    }
+
+    #[test]
+    fn matches_sysbench_digit_formula() {
+        let mut r = Rng::from_seed(1, 0);
+        let mut c = r.clone();
+        let mut out = Vec::new();
+        fill_template(&mut r, PAD_TEMPLATE.as_bytes(), &mut out);
+        for (i, &b) in out.iter().enumerate() {
+            if i % 12 != 11 {
+                assert_eq!(b, (48.0 + c.uniform_double() * 10.0) as u8);
+            }
+        }
+    }
+
+    #[test]
+    fn rnd_data_zero_is_fixed_and_draws_nothing() {
+        let mut r = Rng::from_seed(33, 0);
+        let before = r.clone().next_u64();
+        let mut out = Vec::new();
+        fill_template_rnd_data(&mut r, C_TEMPLATE.as_bytes(), 0, &mut out);
+        assert_eq!(out, FIXED_C.as_bytes());
+        out.clear();
+        fill_template_rnd_data(&mut r, PAD_TEMPLATE.as_bytes(), 0, &mut out);
+        assert_eq!(out, &FIXED_C.as_bytes()[..59]);
+        assert_eq!(r.next_u64(), before);
+    }
+
+    #[test]
+    fn rnd_data_half() {
+        let mut r = Rng::from_seed(34, 0);
+        let mut outs = Vec::new();
+        for _ in 0..50 {
+            let mut out = Vec::new();
+            fill_template_rnd_data(&mut r, C_TEMPLATE.as_bytes(), 50, &mut out);
+            assert_eq!(out.len(), 119);
+            // floor(50 * 119 / 100) = 59 random bytes, then the fixed pattern from its start.
+            assert!(is_group_layout(&out[..59], 5, |c| c.is_ascii_digit()));
+            assert_eq!(&out[59..], &FIXED_C.as_bytes()[..60]);
+            outs.push(out);
+        }
+        // Positions that change between rows: 55 of the 110 digits.
+        let varying = (0..119)
+            .filter(|&i| outs.iter().any(|o| o[i] != outs[0][i]))
+            .count();
+        assert_eq!(varying, 55);
+    }
+
+    #[test]
+    fn rnd_data_full_equals_fill_template() {
+        let mut r1 = Rng::from_seed(35, 0);
+        let mut r2 = r1.clone();
+        for pct in [100u8, 200] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            fill_template_rnd_data(&mut r1, C_TEMPLATE.as_bytes(), pct, &mut a);
+            fill_template(&mut r2, C_TEMPLATE.as_bytes(), &mut b);
+            assert_eq!(a, b);
+        }
+    }
+}

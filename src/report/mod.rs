@@ -1,0 +1,265 @@
+//! Outputs. Console text in sysbench 1.1's format (line for line, so
+//! existing parsers keep working) followed by fairbench's extra figures;
+//! JSON lines with a checked-in schema (`schema/run.schema.json`).
+
+pub mod progress;
+
+use crate::runner::{Interval, LevelResult, Sink, Stop};
+use crate::stats::{mean_stddev, pct_ms};
+use serde_json::{json, Value};
+use std::io::Write;
+
+/// What describes a run besides its measurements.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    pub label: String,
+    pub workload: String,
+    pub engine: String,
+    pub target: String,
+    pub transport: String,
+    pub percentile: u32,
+    pub options: Vec<(String, String)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub struct Console {
+    pub format: Format,
+    pub percentile: u32,
+    pub level_threads: usize,
+}
+
+fn out() -> std::io::StdoutLock<'static> {
+    std::io::stdout().lock()
+}
+
+impl Sink for Console {
+    fn start(&mut self, threads: usize) {
+        self.level_threads = threads;
+        if self.format == Format::Text {
+            let mut o = out();
+            let _ = writeln!(o, "Threads started!\n");
+            let _ = o.flush();
+        }
+    }
+
+    fn interval(&mut self, iv: &Interval, rate_mode: bool) {
+        let mut o = out();
+        match self.format {
+            Format::Text => {
+                let _ = writeln!(o, "{}", interval_line(iv, self.percentile));
+                if rate_mode {
+                    let _ = writeln!(o, "[ {:.0}s ] queue length: {}, concurrency: {}", iv.t, iv.w.queue_len, iv.w.busy);
+                }
+            }
+            Format::Json => {
+                let _ = writeln!(o, "{}", interval_json(iv, self.percentile, rate_mode));
+            }
+        }
+        let _ = o.flush();
+    }
+}
+
+/// sysbench 1.1's intermediate report line.
+pub fn interval_line(iv: &Interval, percentile: u32) -> String {
+    let s = iv.secs.max(1e-9);
+    let w = &iv.w;
+    format!(
+        "[ {:.0}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+        iv.t,
+        iv.threads,
+        w.events as f64 / s,
+        w.queries() as f64 / s,
+        w.reads as f64 / s,
+        w.writes as f64 / s,
+        w.other as f64 / s,
+        percentile,
+        w.pct_ms(percentile as f64),
+        w.errors as f64 / s,
+        w.reconnects as f64 / s
+    )
+}
+
+pub fn interval_json(iv: &Interval, percentile: u32, rate_mode: bool) -> Value {
+    let s = iv.secs.max(1e-9);
+    let w = &iv.w;
+    json!({
+        "type": "interval",
+        "time_s": iv.t,
+        "interval_s": iv.secs,
+        "threads": iv.threads,
+        "warmup": iv.warmup,
+        "events": w.events,
+        "tps": w.events as f64 / s,
+        "qps": w.queries() as f64 / s,
+        "reads_per_s": w.reads as f64 / s,
+        "writes_per_s": w.writes as f64 / s,
+        "other_per_s": w.other as f64 / s,
+        "percentile": percentile,
+        "latency_pct_ms": w.pct_ms(percentile as f64),
+        "latency_ms": lat_obj(&w.lat),
+        "errors_per_s": w.errors as f64 / s,
+        "reconnects_per_s": w.reconnects as f64 / s,
+        "queue_length": if rate_mode { json!(w.queue_len) } else { Value::Null },
+        "concurrency": if rate_mode { json!(w.busy) } else { Value::Null },
+        "dropped": w.dropped,
+    })
+}
+
+fn lat_obj(h: &hdrhistogram::Histogram<u64>) -> Value {
+    json!({
+        "min": if h.is_empty() { 0.0 } else { h.min() as f64 / 1000.0 },
+        "avg": if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
+        "p50": pct_ms(h, 50.0),
+        "p90": pct_ms(h, 90.0),
+        "p95": pct_ms(h, 95.0),
+        "p99": pct_ms(h, 99.0),
+        "p999": pct_ms(h, 99.9),
+        "max": if h.is_empty() { 0.0 } else { h.max() as f64 / 1000.0 },
+    })
+}
+
+fn stop_name(s: &Stop) -> &'static str {
+    match s {
+        Stop::Completed => "completed",
+        Stop::Interrupted => "interrupted",
+        Stop::Failed(_) => "failed",
+    }
+}
+
+/// sysbench 1.1's final report, then fairbench's extra lines.
+pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
+    let t = &r.total;
+    let secs = r.elapsed_s.max(1e-9);
+    let h = &t.lat;
+    let mut s = String::new();
+    let mut p = |line: String| {
+        s.push_str(&line);
+        s.push('\n');
+    };
+    p("SQL statistics:".into());
+    p("    queries performed:".into());
+    p(format!("        read:                            {}", t.reads));
+    p(format!("        write:                           {}", t.writes));
+    p(format!("        other:                           {}", t.other));
+    p(format!("        total:                           {}", t.queries()));
+    p(format!("    transactions:                        {:<6} ({:.2} per sec.)", t.events, t.events as f64 / secs));
+    p(format!("    queries:                             {:<6} ({:.2} per sec.)", t.queries(), t.queries() as f64 / secs));
+    p(format!("    ignored errors:                      {:<6} ({:.2} per sec.)", t.errors, t.errors as f64 / secs));
+    p(format!("    reconnects:                          {:<6} ({:.2} per sec.)", t.reconnects, t.reconnects as f64 / secs));
+    p(String::new());
+    p("Throughput:".into());
+    p(format!("    events/s (eps):                      {:.4}", t.events as f64 / secs));
+    p(format!("    time elapsed:                        {:.4}s", r.elapsed_s));
+    p(format!("    total number of events:              {}", t.events));
+    p(String::new());
+    let (min, max) = if h.is_empty() { (0.0, 0.0) } else { (h.min() as f64 / 1000.0, h.max() as f64 / 1000.0) };
+    let avg = if h.is_empty() { 0.0 } else { h.mean() / 1000.0 };
+    p("Latency (ms):".into());
+    p(format!("         min: {min:39.2}"));
+    p(format!("         avg: {avg:39.2}"));
+    p(format!("         max: {max:39.2}"));
+    p(format!("        {:3}th percentile: {:27.2}", info.percentile, t.pct_ms(info.percentile as f64)));
+    p(format!("         sum: {:39.2}", avg * t.events as f64));
+    p(String::new());
+    let ev: Vec<f64> = r.clients.iter().map(|c| c.events as f64).collect();
+    let ex: Vec<f64> = r.clients.iter().map(|c| c.busy_s).collect();
+    let (em, es) = mean_stddev(&ev);
+    let (xm, xs) = mean_stddev(&ex);
+    p("Threads fairness:".into());
+    p(format!("    events (avg/stddev):           {em:.4}/{es:3.2}"));
+    p(format!("    execution time (avg/stddev):   {xm:.4}/{xs:3.2}"));
+    p(String::new());
+    // fairbench's additions.
+    p("Latency percentiles (ms, HDR histogram, 3 significant digits):".into());
+    for (name, q) in [("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p99.9", 99.9)] {
+        p(format!("    {name:<6} {:>12.3}", pct_ms(h, q)));
+    }
+    p(format!("    {:<6} {max:>12.3}", "max"));
+    if r.rate > 0.0 {
+        let u = &t.lat_raw;
+        p(format!(
+            "Open loop at {:.2} events/s: latency above is from each event's intended start; from its actual start (uncorrected): p50 {:.3} p95 {:.3} p99 {:.3} max {:.3} ms; arrivals dropped (queue full): {}",
+            r.rate,
+            pct_ms(u, 50.0),
+            pct_ms(u, 95.0),
+            pct_ms(u, 99.0),
+            if u.is_empty() { 0.0 } else { u.max() as f64 / 1000.0 },
+            t.dropped
+        ));
+    }
+    if !t.errors_by_code.is_empty() {
+        let parts: Vec<String> = t.errors_by_code.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        p(format!("Errors by code: {}", parts.join(", ")));
+    }
+    if t.trx_stmts > 0 {
+        let q = t.queries().saturating_sub(t.trx_stmts);
+        p(format!("Queries without BEGIN/COMMIT: {q} ({:.2} per sec.)", q as f64 / secs));
+    }
+    let cpu = r.cpu_user_s + r.cpu_sys_s;
+    let per_q = if t.queries() > 0 { cpu * 1e6 / t.queries() as f64 } else { 0.0 };
+    p(format!(
+        "Client CPU: {:.2}s user + {:.2}s sys = {:.1}% of one core, {:.1} us per query",
+        r.cpu_user_s,
+        r.cpu_sys_s,
+        cpu * 100.0 / secs,
+        per_q
+    ));
+    match &r.stop {
+        Stop::Completed => {}
+        Stop::Interrupted => p("Stopped: interrupted; figures cover what ran until then.".into()),
+        Stop::Failed(m) => p(format!("Stopped: {m}")),
+    }
+    p(format!("Label: {}", info.label));
+    s
+}
+
+pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
+    let t = &r.total;
+    let secs = r.elapsed_s.max(1e-9);
+    let ev: Vec<f64> = r.clients.iter().map(|c| c.events as f64).collect();
+    let ex: Vec<f64> = r.clients.iter().map(|c| c.busy_s).collect();
+    let (em, es) = mean_stddev(&ev);
+    let (xm, xs) = mean_stddev(&ex);
+    let cpu = r.cpu_user_s + r.cpu_sys_s;
+    let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    json!({
+        "type": "summary",
+        "tool": "fairbench",
+        "version": env!("CARGO_PKG_VERSION"),
+        "label": info.label,
+        "workload": info.workload,
+        "engine": info.engine,
+        "target": info.target,
+        "transport": info.transport,
+        "threads": r.threads,
+        "time_s": r.elapsed_s,
+        "status": stop_name(&r.stop),
+        "error": match &r.stop { Stop::Failed(m) => Value::String(m.clone()), _ => Value::Null },
+        "queries": { "read": t.reads, "write": t.writes, "other": t.other, "total": t.queries() },
+        "transactions": t.events,
+        "tps": t.events as f64 / secs,
+        "qps": t.queries() as f64 / secs,
+        "qps_without_trx": t.queries().saturating_sub(t.trx_stmts) as f64 / secs,
+        "ignored_errors": t.errors,
+        "reconnects": t.reconnects,
+        "errors_by_code": t.errors_by_code,
+        "percentile": info.percentile,
+        "latency_ms": lat_obj(&t.lat),
+        "rate": r.rate,
+        "latency_uncorrected_ms": if r.rate > 0.0 { lat_obj(&t.lat_raw) } else { Value::Null },
+        "dropped": t.dropped,
+        "fairness": { "events_avg": em, "events_stddev": es, "time_avg_s": xm, "time_stddev_s": xs },
+        "client_cpu": {
+            "user_s": r.cpu_user_s,
+            "sys_s": r.cpu_sys_s,
+            "cores_used": cpu / secs,
+            "us_per_query": if t.queries() > 0 { cpu * 1e6 / t.queries() as f64 } else { 0.0 },
+        },
+        "options": opts,
+    })
+}

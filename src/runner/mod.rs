@@ -1,0 +1,528 @@
+//! The runner: N clients, each with its own connection, RNG and state.
+//!
+//! Clients are spread over worker threads, each a single-threaded tokio
+//! runtime (one per client for SQLite, whose calls block). A worker's
+//! clients record into the worker's window; a ticker task on the same
+//! thread swaps that window at every report boundary and sends it to the
+//! reporter (this thread), which merges all workers' windows. So the hot
+//! path touches no lock, channel or shared atomic per query.
+//!
+//! Open loop (`--rate`): each worker draws Poisson arrivals for its share of
+//! the rate into a bounded local queue; latency is measured from each
+//! event's intended start (coordinated omission corrected) and also from
+//! its actual start.
+
+use crate::error::{Error, Result};
+use crate::rand::Rng;
+use crate::stats::{process_cpu, ClientTotals, Window};
+use crate::target::{Conn, ConnConfig, DbError, Engine, ErrKind, Target};
+use crate::workload::{Counters, Workload};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Set by SIGINT/SIGTERM.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // Second signal: the user means it.
+        unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
+    }
+}
+
+pub fn install_signal_handlers() {
+    // SAFETY: the handler only touches an atomic (async-signal-safe).
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+}
+
+pub fn connect_error(t: &Target, e: &DbError) -> Error {
+    Error::Connect(format!("cannot connect to {t}: {}", e.message))
+}
+
+/// How one load level runs.
+#[derive(Clone, Debug)]
+pub struct RunControl {
+    pub threads: usize,
+    /// Measured time (after warmup); zero with `events` > 0 means no limit.
+    pub time: Duration,
+    pub events: u64,
+    pub warmup: Duration,
+    /// Target events per second over all clients (0: closed loop).
+    pub rate: f64,
+    pub report_interval: Duration,
+    pub sync_file: Option<PathBuf>,
+    /// OS threads running network clients.
+    pub worker_threads: usize,
+    /// Bound of the rate-mode queue (over all workers).
+    pub queue_max: usize,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    Completed,
+    Interrupted,
+    Failed(String),
+}
+
+/// One interval as merged over all workers.
+#[derive(Clone, Debug)]
+pub struct Interval {
+    /// Seconds since the start, at the end of this interval.
+    pub t: f64,
+    pub secs: f64,
+    pub threads: usize,
+    pub warmup: bool,
+    pub w: Window,
+}
+
+/// The result of one load level.
+#[derive(Debug)]
+pub struct LevelResult {
+    pub threads: usize,
+    pub total: Window,
+    pub elapsed_s: f64,
+    pub clients: Vec<ClientTotals>,
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    pub intervals: Vec<Interval>,
+    pub stop: Stop,
+    pub rate: f64,
+}
+
+/// Receives what the runner measures (console, JSON, store...).
+pub trait Sink {
+    fn start(&mut self, _threads: usize) {}
+    fn interval(&mut self, _iv: &Interval, _rate_mode: bool) {}
+}
+
+enum Msg {
+    Ready,
+    ConnectFailed(DbError),
+    Window { seq: usize, w: Box<Window> },
+    Done { w: Box<Window>, clients: Vec<ClientTotals> },
+}
+
+struct Shared {
+    stop: AtomicBool,
+    fatal: Mutex<Option<String>>,
+    go: Mutex<Option<Instant>>,
+    go_cv: Condvar,
+    started: AtomicUsize,
+}
+
+impl Shared {
+    fn fail(&self, msg: String) {
+        let mut f = self.fatal.lock().unwrap();
+        if f.is_none() {
+            *f = Some(msg);
+        }
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Report boundaries (seconds from start): every interval, plus the end of
+/// warmup so warmup never leaks into measured figures.
+fn boundary(seq: usize, rc: &RunControl) -> Duration {
+    let iv = if rc.report_interval.is_zero() { Duration::from_secs(1) } else { rc.report_interval };
+    let warm = rc.warmup;
+    let before = (warm.as_nanos() / iv.as_nanos()) as usize;
+    let aligned = warm.as_nanos() % iv.as_nanos() == 0;
+    if warm.is_zero() || aligned || seq < before {
+        iv * (seq as u32 + 1)
+    } else if seq == before {
+        warm
+    } else {
+        iv * seq as u32
+    }
+}
+
+pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, sink: &mut dyn Sink) -> Result<LevelResult> {
+    let threads = rc.threads.max(1);
+    let nworkers = if cfg.target.engine == Engine::Sqlite { threads } else { threads.min(rc.worker_threads.max(1)) };
+    let shared = Arc::new(Shared { stop: AtomicBool::new(false), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let mut joins = Vec::new();
+    for wi in 0..nworkers {
+        let ids: Vec<usize> = (wi..threads).step_by(nworkers).collect();
+        let (w, cfg, rc, shared, tx) = (w.clone(), cfg.clone(), rc.clone(), shared.clone(), tx.clone());
+        let rate_share = rc.rate / nworkers as f64;
+        let qcap = (rc.queue_max / nworkers).max(1);
+        joins.push(std::thread::Builder::new().name(format!("fb-worker-{wi}")).spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
+            let local = tokio::task::LocalSet::new();
+            local.block_on(&rt, worker(wi, ids, threads, w, cfg, rc, rate_share, qcap, shared, tx));
+        }).map_err(|e| Error::Io(format!("cannot start worker thread: {e}")))?);
+    }
+    drop(tx);
+
+    // Barrier: every client connected before anyone starts.
+    let mut ready = 0;
+    while ready < threads {
+        match rx.recv() {
+            Ok(Msg::Ready) => ready += 1,
+            Ok(Msg::ConnectFailed(e)) => {
+                shared.stop.store(true, Ordering::SeqCst);
+                release(&shared, Instant::now());
+                for j in joins {
+                    let _ = j.join();
+                }
+                return Err(match e.kind {
+                    ErrKind::Connect => connect_error(&cfg.target, &e),
+                    _ => Error::Sql(format!("client setup failed: {e}")),
+                });
+            }
+            Ok(_) => {}
+            Err(_) => return Err(Error::Io("worker threads ended before starting".into())),
+        }
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            shared.stop.store(true, Ordering::SeqCst);
+            break;
+        }
+    }
+    if let Some(f) = &rc.sync_file {
+        wait_sync_file(f)?;
+    }
+    let cpu0 = process_cpu();
+    let start = Instant::now();
+    release(&shared, start);
+    sink.start(threads);
+
+    let rate_mode = rc.rate > 0.0;
+    let mut pending: BTreeMap<usize, (usize, Window)> = BTreeMap::new();
+    let mut total = Window::default();
+    let mut intervals = Vec::new();
+    let mut clients = Vec::new();
+    let mut done = 0;
+    let mut next_seq = 0usize;
+    let mut prev_t = 0.0;
+    while done < nworkers {
+        let msg = match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(m) => m,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if INTERRUPTED.load(Ordering::SeqCst) {
+                    shared.stop.store(true, Ordering::SeqCst);
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        match msg {
+            Msg::Window { seq, w } => {
+                let e = pending.entry(seq).or_insert_with(|| (0, Window::default()));
+                e.0 += 1;
+                e.1.merge(&w);
+                while pending.get(&next_seq).map(|e| e.0 == nworkers).unwrap_or(false) {
+                    let (_, win) = pending.remove(&next_seq).unwrap();
+                    let t = boundary(next_seq, rc).as_secs_f64();
+                    let warm = t <= rc.warmup.as_secs_f64() + 1e-9 && !rc.warmup.is_zero();
+                    if !warm {
+                        total.merge(&win);
+                    }
+                    let iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win };
+                    prev_t = t;
+                    if !rc.report_interval.is_zero() {
+                        sink.interval(&iv, rate_mode);
+                    }
+                    intervals.push(iv);
+                    next_seq += 1;
+                }
+            }
+            Msg::Done { w, clients: c } => {
+                done += 1;
+                total.merge(&w);
+                clients.extend(c);
+            }
+            _ => {}
+        }
+    }
+    // Windows of boundaries that not every worker reached (early stop).
+    for (_, (_, win)) in pending {
+        total.merge(&win);
+    }
+    let elapsed = start.elapsed().as_secs_f64() - rc.warmup.as_secs_f64().min(start.elapsed().as_secs_f64());
+    let cpu1 = process_cpu();
+    for j in joins {
+        let _ = j.join();
+    }
+    let fatal = shared.fatal.lock().unwrap().take();
+    let stop = match fatal {
+        Some(m) => Stop::Failed(m),
+        None if INTERRUPTED.load(Ordering::SeqCst) => Stop::Interrupted,
+        None => Stop::Completed,
+    };
+    Ok(LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate })
+}
+
+fn release(shared: &Shared, at: Instant) {
+    *shared.go.lock().unwrap() = Some(at);
+    shared.go_cv.notify_all();
+}
+
+/// BMK-kit's start barrier: everyone is connected; start when the file is gone.
+fn wait_sync_file(f: &PathBuf) -> Result<()> {
+    if !f.exists() {
+        return Ok(());
+    }
+    eprintln!("All clients connected; waiting for {} to be removed...", f.display());
+    while f.exists() {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
+}
+
+/// Local state of one worker thread, shared by its clients (same thread).
+struct Local {
+    window: RefCell<Window>,
+    stop: Cell<bool>,
+    finished: Cell<usize>,
+    queue: RefCell<VecDeque<Instant>>,
+    notify: tokio::sync::Notify,
+    busy: Cell<u64>,
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<W>, cfg: Arc<ConnConfig>, rc: RunControl, rate: f64, qcap: usize, shared: Arc<Shared>, tx: mpsc::Sender<Msg>) {
+    let set = w.statements();
+    let mut conns = Vec::new();
+    for &id in &ids {
+        match Conn::connect(cfg.clone(), set.clone(), id).await {
+            Ok(c) => {
+                conns.push(c);
+                let _ = tx.send(Msg::Ready);
+            }
+            Err(e) => {
+                let _ = tx.send(Msg::ConnectFailed(e));
+                return;
+            }
+        }
+    }
+    let start = {
+        let mut g = shared.go.lock().unwrap();
+        while g.is_none() {
+            g = shared.go_cv.wait(g).unwrap();
+        }
+        g.unwrap()
+    };
+    shared.started.fetch_add(1, Ordering::SeqCst);
+    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0) });
+    let warm_end = start + rc.warmup;
+    let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
+    let n_local = ids.len();
+    let mut handles = Vec::new();
+    for (li, (id, conn)) in ids.iter().copied().zip(conns).enumerate() {
+        let quota = if rc.events > 0 { rc.events / threads as u64 + u64::from((id as u64) < rc.events % threads as u64) } else { u64::MAX };
+        let (w, local, shared, totals) = (w.clone(), local.clone(), shared.clone(), totals.clone());
+        let rate_mode = rate > 0.0;
+        handles.push(tokio::task::spawn_local(async move {
+            client(id, li, conn, w, local.clone(), shared, totals, quota, warm_end, rate_mode, threads).await;
+            local.finished.set(local.finished.get() + 1);
+        }));
+    }
+    if rate > 0.0 {
+        let local = local.clone();
+        let seed = rc.seed ^ 0x5eed_0000 ^ wi as u64;
+        tokio::task::spawn_local(async move { arrivals(local, start, rate, qcap, seed).await });
+    }
+    // Ticker: window swaps at boundaries, stop on deadline/signal/fatal/done.
+    let deadline = if rc.time.is_zero() { None } else { Some(start + rc.warmup + rc.time) };
+    let mut seq = 0;
+    loop {
+        let next = start + boundary(seq, &rc);
+        let now = Instant::now();
+        let wake = next.min(now + Duration::from_millis(20));
+        tokio::time::sleep_until(tokio::time::Instant::from_std(wake)).await;
+        let now = Instant::now();
+        let time_up = deadline.map(|d| now >= d).unwrap_or(false);
+        if shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) || time_up || local.finished.get() == n_local {
+            shared.stop.store(shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed), Ordering::Relaxed);
+            local.stop.set(true);
+            local.notify.notify_waiters();
+            // The last full boundary may coincide with the deadline.
+            if now >= next && deadline.map(|d| next <= d).unwrap_or(true) {
+                send_window(&local, &tx, seq);
+            }
+            break;
+        }
+        if now >= next {
+            send_window(&local, &tx, seq);
+            seq += 1;
+        }
+    }
+    for h in handles {
+        let _ = h.await;
+    }
+    let w = std::mem::take(&mut *local.window.borrow_mut());
+    let clients = totals.borrow().clone();
+    let _ = tx.send(Msg::Done { w: Box::new(w), clients });
+}
+
+fn send_window(local: &Local, tx: &mpsc::Sender<Msg>, seq: usize) {
+    let mut w = std::mem::take(&mut *local.window.borrow_mut());
+    w.queue_len = local.queue.borrow().len() as u64;
+    w.busy = local.busy.get();
+    let _ = tx.send(Msg::Window { seq, w: Box::new(w) });
+}
+
+/// Poisson arrivals for this worker's share of `--rate`, at their intended
+/// times (computed from the schedule, not from when the timer fired).
+async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed: u64) {
+    let mut rng = Rng::from_seed(seed, u32::MAX as u64 - 7);
+    let mut next = start;
+    loop {
+        let u = rng.uniform_double();
+        let gap = -(1.0 - u).ln() / rate;
+        next += Duration::from_secs_f64(gap);
+        if next > Instant::now() {
+            tokio::time::sleep_until(tokio::time::Instant::from_std(next)).await;
+        }
+        if local.stop.get() {
+            break;
+        }
+        let mut q = local.queue.borrow_mut();
+        if q.len() >= cap {
+            local.window.borrow_mut().dropped += 1;
+        } else {
+            q.push_back(next);
+            drop(q);
+            local.notify.notify_one();
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, local: Rc<Local>, shared: Arc<Shared>, totals: Rc<RefCell<Vec<ClientTotals>>>, quota: u64, warm_end: Instant, rate_mode: bool, clients: usize) {
+    let mut st = w.new_client(id, clients);
+    let reconnect_every = w.reconnect_every();
+    // SQLite calls complete without ever suspending: give the worker's
+    // ticker (and arrival generator) a turn after every event.
+    let must_yield = conn.engine() == Engine::Sqlite;
+    let mut done = 0u64;
+    while done < quota && !local.stop.get() {
+        let intended = if rate_mode {
+            loop {
+                if local.stop.get() {
+                    break None;
+                }
+                let t = local.queue.borrow_mut().pop_front();
+                if let Some(t) = t {
+                    break Some(t);
+                }
+                local.notify.notified().await;
+            }
+        } else {
+            None
+        };
+        if rate_mode && intended.is_none() {
+            break;
+        }
+        local.busy.set(local.busy.get() + 1);
+        let began = Instant::now();
+        let mut q = Counters::default();
+        let mut retry = false;
+        let ok = loop {
+            match w.event(&mut conn, &mut st, &mut q, retry).await {
+                Ok(()) => break true,
+                Err(e) => match e.kind {
+                    ErrKind::Retryable => {
+                        local.window.borrow_mut().count_error(&e.code);
+                        w.after_error(&mut conn, &mut st).await;
+                        retry = true;
+                        if local.stop.get() {
+                            break false;
+                        }
+                    }
+                    ErrKind::ConnectionLost => {
+                        local.window.borrow_mut().count_error(if e.code.is_empty() { "connection-lost" } else { &e.code });
+                        if !reconnect(&mut conn, &local).await {
+                            break false;
+                        }
+                        retry = true;
+                    }
+                    ErrKind::Fatal | ErrKind::Connect => {
+                        shared.fail(format!("fatal error in client {id}: {e}"));
+                        local.stop.set(true);
+                        break false;
+                    }
+                },
+            }
+        };
+        local.busy.set(local.busy.get() - 1);
+        let end = Instant::now();
+        let mut win = local.window.borrow_mut();
+        win.reads += q.reads;
+        win.writes += q.writes;
+        win.other += q.other;
+        win.trx_stmts += q.trx;
+        if !ok {
+            break;
+        }
+        let raw = end.duration_since(began).as_micros() as u64;
+        let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
+        win.record(corrected, raw, rate_mode);
+        drop(win);
+        done += 1;
+        if end >= warm_end {
+            let mut t = totals.borrow_mut();
+            t[li].events += 1;
+            t[li].busy_s += end.duration_since(intended.unwrap_or(began)).as_secs_f64();
+        }
+        if must_yield {
+            tokio::task::yield_now().await;
+        }
+        if reconnect_every > 0 && done % reconnect_every == 0 {
+            if conn.reconnect().await.is_ok() {
+                local.window.borrow_mut().reconnects += 1;
+            } else if !reconnect(&mut conn, &local).await {
+                break;
+            }
+        }
+    }
+    conn.close().await;
+}
+
+/// Reconnect until it works or the run stops; counts the reconnect.
+async fn reconnect(conn: &mut Conn, local: &Local) -> bool {
+    loop {
+        if local.stop.get() {
+            return false;
+        }
+        if conn.reconnect().await.is_ok() {
+            local.window.borrow_mut().reconnects += 1;
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rc(iv: u64, warm: u64) -> RunControl {
+        RunControl { threads: 1, time: Duration::from_secs(10), events: 0, warmup: Duration::from_millis(warm), rate: 0.0, report_interval: Duration::from_millis(iv), sync_file: None, worker_threads: 1, queue_max: 1000, seed: 1 }
+    }
+
+    #[test]
+    fn boundaries_include_warmup_end() {
+        let r = rc(1000, 2500);
+        let b: Vec<u128> = (0..5).map(|i| boundary(i, &r).as_millis()).collect();
+        assert_eq!(b, vec![1000, 2000, 2500, 3000, 4000]);
+        let r = rc(1000, 2000);
+        let b: Vec<u128> = (0..3).map(|i| boundary(i, &r).as_millis()).collect();
+        assert_eq!(b, vec![1000, 2000, 3000]);
+        let r = rc(1000, 0);
+        assert_eq!(boundary(0, &r).as_millis(), 1000);
+    }
+}

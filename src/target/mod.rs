@@ -1,0 +1,394 @@
+//! Targets: one connection type over three engines.
+//!
+//! Workloads write SQL once, with `?` placeholders, into a [`StatementSet`];
+//! each engine module turns that into its own prepared statements (or text
+//! queries when prepared statements are off). The engines differ here and
+//! nowhere else.
+
+pub mod mysql;
+pub mod password;
+pub mod postgres;
+pub mod sqlite;
+pub mod url;
+
+use std::sync::Arc;
+
+pub use url::{Engine, SslMode, Target};
+
+/// A bound parameter. Integers bind as BIGINT everywhere (as sysbench does).
+#[derive(Clone, Copy, Debug)]
+pub enum Param<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
+/// sysbench's classification: a result set is a read, a statement that
+/// changed rows is a write, anything else (BEGIN, COMMIT, an UPDATE that
+/// matched nothing) is "other".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Read,
+    Write,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StmtId(pub u32);
+
+/// One statement as the workload wrote it.
+#[derive(Clone, Debug)]
+pub struct Statement {
+    /// SQL with `?` placeholders.
+    pub sql: String,
+    /// Whether the statement returns rows (decides read vs write/other).
+    pub returns_rows: bool,
+}
+
+/// All statements of a workload, shared read-only by every client; each
+/// connection prepares an entry the first time it runs it.
+#[derive(Clone, Debug, Default)]
+pub struct StatementSet {
+    stmts: Vec<Statement>,
+}
+
+impl StatementSet {
+    pub fn add(&mut self, sql: impl Into<String>, returns_rows: bool) -> StmtId {
+        let sql = sql.into();
+        if let Some(i) = self.stmts.iter().position(|s| s.sql == sql) {
+            return StmtId(i as u32);
+        }
+        self.stmts.push(Statement { sql, returns_rows });
+        StmtId(self.stmts.len() as u32 - 1)
+    }
+    pub fn get(&self, id: StmtId) -> &Statement {
+        &self.stmts[id.0 as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.stmts.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.stmts.is_empty()
+    }
+}
+
+/// What went wrong with one database call, and what the runner should do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrKind {
+    /// In the ignore list (deadlock, lock wait timeout, serialization
+    /// failure, SQLITE_BUSY): restart the event, count it.
+    Retryable,
+    /// The connection is gone: reconnect, count it, restart the event.
+    ConnectionLost,
+    /// Could not connect or authenticate.
+    Connect,
+    /// Anything else: stop the run.
+    Fatal,
+}
+
+#[derive(Clone, Debug)]
+pub struct DbError {
+    pub kind: ErrKind,
+    /// Engine code: MySQL error number, SQLSTATE, SQLite result code name.
+    pub code: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.code.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{} ({})", self.message, self.code)
+        }
+    }
+}
+
+pub type DbResult<T> = std::result::Result<T, DbError>;
+
+/// Error codes that restart an event instead of stopping the run.
+#[derive(Clone, Debug, Default)]
+pub struct IgnoreList {
+    pub all: bool,
+    pub codes: Vec<String>,
+}
+
+impl IgnoreList {
+    pub fn parse(s: &str) -> IgnoreList {
+        let mut l = IgnoreList::default();
+        for c in s.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            if c.eq_ignore_ascii_case("all") {
+                l.all = true;
+            } else if !c.eq_ignore_ascii_case("none") {
+                l.codes.push(c.to_ascii_uppercase());
+            }
+        }
+        l
+    }
+    pub fn contains(&self, code: &str) -> bool {
+        self.all || self.codes.iter().any(|c| c.eq_ignore_ascii_case(code))
+    }
+}
+
+/// Everything a client needs to open (and reopen) its connection.
+#[derive(Clone, Debug)]
+pub struct ConnConfig {
+    pub target: Target,
+    /// Server-side prepared statements (`--db-ps-mode=auto`) or text.
+    pub prepared: bool,
+    pub mysql_ignore: IgnoreList,
+    pub pgsql_ignore: IgnoreList,
+    /// SQL run on every new connection (BMK's session options).
+    pub session_sql: Vec<String>,
+    /// SQLite `PRAGMA busy_timeout` in ms.
+    pub sqlite_busy_ms: u32,
+}
+
+impl ConnConfig {
+    pub fn new(target: Target) -> ConnConfig {
+        ConnConfig {
+            target,
+            prepared: true,
+            mysql_ignore: IgnoreList::parse("1213,1020,1205"),
+            pgsql_ignore: IgnoreList::parse("40001,40P01"),
+            session_sql: vec![],
+            sqlite_busy_ms: 5000,
+        }
+    }
+}
+
+enum Inner {
+    My(mysql::MyConn),
+    Pg(postgres::PgConn),
+    Lite(sqlite::LiteConn),
+}
+
+/// One client's connection. Owned by the client task: no pool, so prepared
+/// statements survive between events.
+pub struct Conn {
+    inner: Inner,
+    pub set: Arc<StatementSet>,
+    cfg: Arc<ConnConfig>,
+    /// Which host of a host list this connection uses (round-robin).
+    host_index: usize,
+}
+
+impl Conn {
+    pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, host_index: usize) -> DbResult<Conn> {
+        let inner = Self::open(&cfg, host_index).await?;
+        let mut c = Conn { inner, set, cfg, host_index };
+        let session: Vec<String> = c.cfg.session_sql.clone();
+        for s in &session {
+            c.query(s).await?;
+        }
+        Ok(c)
+    }
+
+    async fn open(cfg: &ConnConfig, host_index: usize) -> DbResult<Inner> {
+        Ok(match cfg.target.engine {
+            Engine::Mysql => Inner::My(mysql::MyConn::connect(cfg, host_index).await?),
+            Engine::Postgres => Inner::Pg(postgres::PgConn::connect(cfg, host_index).await?),
+            Engine::Sqlite => Inner::Lite(sqlite::LiteConn::connect(cfg)?),
+        })
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.cfg.target.engine
+    }
+
+    /// Drop the connection and open a new one (statements are prepared again
+    /// on first use).
+    pub async fn reconnect(&mut self) -> DbResult<()> {
+        let inner = Self::open(&self.cfg, self.host_index).await?;
+        let old = std::mem::replace(&mut self.inner, inner);
+        drop_inner(old).await;
+        let session: Vec<String> = self.cfg.session_sql.clone();
+        for s in &session {
+            self.query(s).await?;
+        }
+        Ok(())
+    }
+
+    /// Run statement `id` of the set with `params`.
+    pub async fn exec(&mut self, id: StmtId, params: &[Param<'_>]) -> DbResult<Class> {
+        let st = self.set.get(id);
+        let changed = match &mut self.inner {
+            Inner::My(c) => c.exec(id, st, params, self.cfg.prepared).await,
+            Inner::Pg(c) => c.exec(id, st, params, self.cfg.prepared).await,
+            Inner::Lite(c) => c.exec(id, st, params, self.cfg.prepared),
+        }
+        .map_err(|e| self.classify(e))?;
+        Ok(classify_result(st.returns_rows, changed))
+    }
+
+    /// Run one text statement (BEGIN, COMMIT, session settings, DDL).
+    pub async fn query(&mut self, sql: &str) -> DbResult<Class> {
+        let r = match &mut self.inner {
+            Inner::My(c) => c.query(sql).await,
+            Inner::Pg(c) => c.query(sql).await,
+            Inner::Lite(c) => c.query(sql),
+        };
+        let (rows, changed) = r.map_err(|e| self.classify(e))?;
+        Ok(classify_result(rows, changed))
+    }
+
+    /// Run a query and return the first column of every row as text.
+    pub async fn query_strings(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
+        let r = match &mut self.inner {
+            Inner::My(c) => c.query_rows(sql).await,
+            Inner::Pg(c) => c.query_rows(sql).await,
+            Inner::Lite(c) => c.query_rows(sql),
+        };
+        r.map_err(|e| self.classify(e))
+    }
+
+    /// Fast bulk load of generated rows: binary COPY, LOAD DATA LOCAL or
+    /// multi-row INSERT, batched SQLite transactions.
+    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
+        let r = match &mut self.inner {
+            Inner::My(c) => c.bulk_load(table, cols, rows, bulk_rows).await,
+            Inner::Pg(c) => c.bulk_load(table, cols, rows).await,
+            Inner::Lite(c) => c.bulk_load(table, cols, rows, bulk_rows),
+        };
+        r.map_err(|e| self.classify(e))
+    }
+
+    pub async fn close(self) {
+        drop_inner(self.inner).await;
+    }
+
+    fn classify(&self, mut e: DbError) -> DbError {
+        if e.kind == ErrKind::Fatal {
+            let retry = match self.cfg.target.engine {
+                Engine::Mysql => self.cfg.mysql_ignore.contains(&e.code),
+                Engine::Postgres => self.cfg.pgsql_ignore.contains(&e.code),
+                Engine::Sqlite => false,
+            };
+            if retry {
+                e.kind = ErrKind::Retryable;
+            }
+        }
+        e
+    }
+}
+
+async fn drop_inner(inner: Inner) {
+    match inner {
+        Inner::My(c) => c.close().await,
+        Inner::Pg(c) => c.close(),
+        Inner::Lite(_) => {}
+    }
+}
+
+fn classify_result(returns_rows: bool, changed: u64) -> Class {
+    if returns_rows {
+        Class::Read
+    } else if changed > 0 {
+        Class::Write
+    } else {
+        Class::Other
+    }
+}
+
+/// Column of a bulk-loaded table, so each engine can encode values natively.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColType,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColType {
+    /// 32-bit INTEGER
+    Int,
+    BigInt,
+    /// CHAR/VARCHAR/TEXT
+    Text,
+}
+
+/// One generated row; values are reused between rows to avoid allocation.
+#[derive(Debug, Default)]
+pub struct Row {
+    pub ints: Vec<i64>,
+    pub texts: Vec<Vec<u8>>,
+}
+
+/// Produces rows for a bulk load. Values come in column order: every Int or
+/// BigInt column takes the next entry of `ints`, every Text column the next
+/// of `texts`.
+pub trait RowSource: Send {
+    /// Fill `row` with the next row; false when done.
+    fn next_row(&mut self, row: &mut Row) -> bool;
+}
+
+/// Render `?` placeholders with literal values (text protocol, `--db-ps-mode=disable`).
+pub fn interpolate(sql: &str, params: &[Param<'_>], out: &mut String, quote_backslash: bool) {
+    use std::fmt::Write;
+    out.clear();
+    let mut it = params.iter();
+    for ch in sql.chars() {
+        if ch == '?' {
+            match it.next() {
+                Some(Param::Int(v)) => {
+                    let _ = write!(out, "{v}");
+                }
+                Some(Param::Text(s)) => {
+                    out.push('\'');
+                    for c in s.chars() {
+                        match c {
+                            '\'' => out.push_str("''"),
+                            '\\' if quote_backslash => out.push_str("\\\\"),
+                            c => out.push(c),
+                        }
+                    }
+                    out.push('\'');
+                }
+                None => out.push('?'),
+            }
+        } else {
+            out.push(ch);
+        }
+    }
+}
+
+/// Rewrite `?` to `$1, $2, ...` for PostgreSQL.
+pub fn dollar_params(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut n = 0;
+    for ch in sql.chars() {
+        if ch == '?' {
+            n += 1;
+            out.push('$');
+            out.push_str(&n.to_string());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolation_quotes_text() {
+        let mut s = String::new();
+        interpolate("UPDATE t SET c=? WHERE id=?", &[Param::Text("a'b\\"), Param::Int(-5)], &mut s, true);
+        assert_eq!(s, "UPDATE t SET c='a''b\\\\' WHERE id=-5");
+        interpolate("x=?", &[Param::Text("a\\")], &mut s, false);
+        assert_eq!(s, "x='a\\'");
+    }
+
+    #[test]
+    fn dollar_rewrite() {
+        assert_eq!(dollar_params("SELECT c FROM t WHERE id BETWEEN ? AND ?"), "SELECT c FROM t WHERE id BETWEEN $1 AND $2");
+    }
+
+    #[test]
+    fn ignore_list() {
+        let l = IgnoreList::parse("1213, 1205");
+        assert!(l.contains("1213") && !l.contains("1062"));
+        assert!(IgnoreList::parse("all").contains("anything"));
+        assert!(!IgnoreList::parse("none").contains("1213"));
+    }
+}

@@ -1,0 +1,258 @@
+//! MySQL-family engine (MySQL, MariaDB, Percona Server, GreatSQL) over
+//! mysql_async: binary protocol with server-side prepared statements, or the
+//! text protocol when prepared statements are off.
+
+use super::{interpolate, Column, ColType, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId, SslMode};
+use mysql_async::prelude::*;
+use mysql_async::{Opts, OptsBuilder, Params, SslOpts, Value};
+
+pub struct MyConn {
+    conn: mysql_async::Conn,
+    stmts: Vec<Option<mysql_async::Statement>>,
+    text: String,
+}
+
+/// Client error numbers that mean the connection is gone.
+const LOST: &[u16] = &[2006, 2013, 2011, 2055, 1047, 1053, 1927];
+
+pub fn to_db_error(e: mysql_async::Error) -> DbError {
+    use mysql_async::Error as E;
+    match e {
+        E::Server(s) => {
+            let kind = if LOST.contains(&s.code) { ErrKind::ConnectionLost } else { ErrKind::Fatal };
+            DbError { kind, code: s.code.to_string(), message: s.message }
+        }
+        E::Io(io) => DbError { kind: ErrKind::ConnectionLost, code: "2013".into(), message: format!("connection lost: {io}") },
+        E::Driver(d) => {
+            let s = d.to_string();
+            let kind = if s.contains("onnection") { ErrKind::ConnectionLost } else { ErrKind::Fatal };
+            DbError { kind, code: String::new(), message: s }
+        }
+        other => DbError { kind: ErrKind::Fatal, code: String::new(), message: other.to_string() },
+    }
+}
+
+fn connect_error(e: mysql_async::Error) -> DbError {
+    let mut d = to_db_error(e);
+    d.kind = ErrKind::Connect;
+    d
+}
+
+impl MyConn {
+    pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<MyConn> {
+        let t = &cfg.target;
+        let (host, port) = t.host_for(host_index).clone();
+        let mut b = OptsBuilder::default()
+            .ip_or_hostname(host)
+            .tcp_port(port)
+            .user(Some(t.user.clone()))
+            .pass(t.password.clone())
+            .db_name(Some(t.database.clone()).filter(|d| !d.is_empty()))
+            // TCP must stay TCP: the driver otherwise switches to the socket
+            // it learns from @@socket, silently changing what is measured.
+            .prefer_socket(false)
+            // We own our statements (one set per connection, never evicted).
+            .stmt_cache_size(0)
+            .tcp_nodelay(true);
+        if let Some(s) = &t.socket {
+            b = b.socket(Some(s.clone()));
+        }
+        let ssl = match t.ssl_mode {
+            SslMode::Disabled => None,
+            SslMode::Preferred | SslMode::Required => {
+                Some(SslOpts::default().with_danger_accept_invalid_certs(true).with_danger_skip_domain_validation(true))
+            }
+            SslMode::VerifyCa => Some(ssl_with_ca(t.ssl_ca.as_deref()).with_danger_skip_domain_validation(true)),
+            SslMode::VerifyIdentity => Some(ssl_with_ca(t.ssl_ca.as_deref())),
+        };
+        let plain = b.clone();
+        if let Some(s) = ssl {
+            b = b.ssl_opts(Some(s));
+        }
+        let conn = match mysql_async::Conn::new(Opts::from(b)).await {
+            Ok(c) => c,
+            // PREFERRED: fall back to a plain connection when TLS fails.
+            Err(_) if t.ssl_mode == SslMode::Preferred => mysql_async::Conn::new(Opts::from(plain)).await.map_err(connect_error)?,
+            Err(e) => return Err(connect_error(e)),
+        };
+        Ok(MyConn { conn, stmts: Vec::new(), text: String::new() })
+    }
+
+    pub async fn exec(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, true);
+            self.conn.query_drop(self.text.as_str()).await.map_err(to_db_error)?;
+            return Ok(self.conn.affected_rows());
+        }
+        let i = id.0 as usize;
+        if self.stmts.len() <= i {
+            self.stmts.resize(i + 1, None);
+        }
+        if self.stmts[i].is_none() {
+            let s = self.conn.prep(st.sql.as_str()).await.map_err(to_db_error)?;
+            self.stmts[i] = Some(s);
+        }
+        let stmt = self.stmts[i].as_ref().unwrap();
+        let values: Vec<Value> = params
+            .iter()
+            .map(|p| match p {
+                Param::Int(v) => Value::Int(*v),
+                Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
+            })
+            .collect();
+        let params = if values.is_empty() { Params::Empty } else { Params::Positional(values) };
+        self.conn.exec_drop(stmt, params).await.map_err(to_db_error)?;
+        Ok(self.conn.affected_rows())
+    }
+
+    pub async fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
+        let r = self.conn.query_iter(sql).await.map_err(to_db_error)?;
+        let has_rows = r.columns().map(|c| !c.is_empty()).unwrap_or(false);
+        r.drop_result().await.map_err(to_db_error)?;
+        Ok((has_rows, self.conn.affected_rows()))
+    }
+
+    pub async fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
+        let rows: Vec<mysql_async::Row> = self.conn.query(sql).await.map_err(to_db_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                r.unwrap()
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::NULL => None,
+                        Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                        other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// LOAD DATA LOCAL INFILE fed from memory when the server allows it
+    /// (local_infile=ON), multi-row INSERTs of `bulk_rows` rows otherwise.
+    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
+        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        let names = names.join(",");
+        let use_infile = self.infile_allowed().await;
+        let mut row = Row::default();
+        let mut total = 0u64;
+        let chunk = bulk_rows.max(1);
+        let mut buf: Vec<u8> = Vec::new();
+        let mut sql = String::new();
+        loop {
+            buf.clear();
+            sql.clear();
+            let mut n = 0usize;
+            while n < chunk && rows.next_row(&mut row) {
+                if use_infile {
+                    encode_tsv(cols, &row, &mut buf);
+                } else {
+                    encode_values(cols, &row, &mut sql, n == 0);
+                }
+                n += 1;
+            }
+            if n == 0 {
+                break;
+            }
+            if use_infile {
+                let data = bytes::Bytes::copy_from_slice(&buf);
+                self.conn.set_infile_handler(async move {
+                    let s = futures_util::stream::iter(vec![Ok::<_, std::io::Error>(data)]);
+                    Ok(Box::pin(s) as mysql_async::InfileData)
+                });
+                let q = format!(
+                    "LOAD DATA LOCAL INFILE 'fairbench' INTO TABLE {table} CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({names})"
+                );
+                self.conn.query_drop(q).await.map_err(to_db_error)?;
+            } else {
+                let q = format!("INSERT INTO {table} ({names}) VALUES {sql}");
+                self.conn.query_drop(q).await.map_err(to_db_error)?;
+            }
+            total += n as u64;
+        }
+        Ok(total)
+    }
+
+    async fn infile_allowed(&mut self) -> bool {
+        if std::env::var_os("FAIRBENCH_NO_INFILE").is_some() {
+            return false;
+        }
+        matches!(self.conn.query_first::<String, _>("SELECT @@GLOBAL.local_infile").await, Ok(Some(v)) if v == "1" || v.eq_ignore_ascii_case("ON"))
+    }
+
+    pub async fn close(self) {
+        let _ = self.conn.disconnect().await;
+    }
+}
+
+fn ssl_with_ca(ca: Option<&str>) -> SslOpts {
+    let mut s = SslOpts::default();
+    if let Some(ca) = ca {
+        s = s.with_root_certs(vec![std::path::PathBuf::from(ca).into()]);
+    }
+    s
+}
+
+fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
+    let (mut ii, mut ti) = (0, 0);
+    for (k, c) in cols.iter().enumerate() {
+        if k > 0 {
+            buf.push(b'\t');
+        }
+        match c.ty {
+            ColType::Int | ColType::BigInt => {
+                buf.extend_from_slice(itoa(row.ints[ii]).as_bytes());
+                ii += 1;
+            }
+            ColType::Text => {
+                for &b in &row.texts[ti] {
+                    match b {
+                        b'\t' => buf.extend_from_slice(b"\\t"),
+                        b'\n' => buf.extend_from_slice(b"\\n"),
+                        b'\\' => buf.extend_from_slice(b"\\\\"),
+                        _ => buf.push(b),
+                    }
+                }
+                ti += 1;
+            }
+        }
+    }
+    buf.push(b'\n');
+}
+
+pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first: bool) {
+    if !first {
+        sql.push(',');
+    }
+    sql.push('(');
+    let (mut ii, mut ti) = (0, 0);
+    for (k, c) in cols.iter().enumerate() {
+        if k > 0 {
+            sql.push(',');
+        }
+        match c.ty {
+            ColType::Int | ColType::BigInt => {
+                sql.push_str(&itoa(row.ints[ii]));
+                ii += 1;
+            }
+            ColType::Text => {
+                sql.push('\'');
+                for ch in String::from_utf8_lossy(&row.texts[ti]).chars() {
+                    match ch {
+                        '\'' => sql.push_str("''"),
+                        '\\' => sql.push_str("\\\\"),
+                        c => sql.push(c),
+                    }
+                }
+                sql.push('\'');
+                ti += 1;
+            }
+        }
+    }
+    sql.push(')');
+}
+
+fn itoa(v: i64) -> String {
+    v.to_string()
+}

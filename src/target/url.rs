@@ -1,0 +1,353 @@
+//! Target URLs: `mysql://`, `postgres://`, `sqlite:`.
+//!
+//! Parsed by hand because the forms users type are not all valid URLs
+//! (comma-separated host lists, `sqlite:relative/path`), and because the
+//! password must never reach a `Display` impl.
+
+use crate::error::{Error, Result};
+use crate::usage;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Mysql,
+    Postgres,
+    Sqlite,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Mysql => "mysql",
+            Engine::Postgres => "postgres",
+            Engine::Sqlite => "sqlite",
+        }
+    }
+}
+
+/// TLS wish, normalised across engines (MySQL `ssl-mode`, PostgreSQL `sslmode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SslMode {
+    Disabled,
+    Preferred,
+    Required,
+    VerifyCa,
+    VerifyIdentity,
+}
+
+impl SslMode {
+    pub fn parse(s: &str) -> Result<SslMode> {
+        Ok(match s.to_ascii_lowercase().replace('-', "_").as_str() {
+            "disabled" | "disable" | "off" | "0" => SslMode::Disabled,
+            "preferred" | "prefer" | "allow" => SslMode::Preferred,
+            "required" | "require" | "on" | "1" => SslMode::Required,
+            "verify_ca" => SslMode::VerifyCa,
+            "verify_identity" | "verify_full" => SslMode::VerifyIdentity,
+            _ => {
+                return Err(usage!(
+                    "unknown ssl mode '{s}': use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY"
+                ))
+            }
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            SslMode::Disabled => "DISABLED",
+            SslMode::Preferred => "PREFERRED",
+            SslMode::Required => "REQUIRED",
+            SslMode::VerifyCa => "VERIFY_CA",
+            SslMode::VerifyIdentity => "VERIFY_IDENTITY",
+        }
+    }
+}
+
+/// Where and how to connect. `Display` masks the password.
+#[derive(Clone, PartialEq)]
+pub struct Target {
+    pub engine: Engine,
+    /// One or more `host:port`; clients are spread over them round-robin.
+    pub hosts: Vec<(String, u16)>,
+    /// MySQL: unix socket path. PostgreSQL: socket directory.
+    pub socket: Option<String>,
+    pub user: String,
+    pub password: Option<String>,
+    pub database: String,
+    pub ssl_mode: SslMode,
+    pub ssl_ca: Option<String>,
+    /// SQLite database file.
+    pub path: Option<String>,
+}
+
+impl fmt::Debug for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Target({self})")
+    }
+}
+
+pub const DEFAULT_SQLITE_PATH: &str = "fairbench.sqlite";
+
+impl Target {
+    pub fn default_sqlite() -> Target {
+        Target::sqlite(DEFAULT_SQLITE_PATH)
+    }
+
+    pub fn sqlite(path: &str) -> Target {
+        Target {
+            engine: Engine::Sqlite,
+            hosts: vec![],
+            socket: None,
+            user: String::new(),
+            password: None,
+            database: String::new(),
+            ssl_mode: SslMode::Disabled,
+            ssl_ca: None,
+            path: Some(path.to_string()),
+        }
+    }
+
+    pub fn empty(engine: Engine) -> Target {
+        let (host, port, user, db) = match engine {
+            Engine::Mysql => ("localhost", 3306, "sbtest", "sbtest"),
+            Engine::Postgres => ("localhost", 5432, "sbtest", "sbtest"),
+            Engine::Sqlite => return Target::default_sqlite(),
+        };
+        Target {
+            engine,
+            hosts: vec![(host.to_string(), port)],
+            socket: None,
+            user: user.to_string(),
+            password: None,
+            database: db.to_string(),
+            ssl_mode: match engine {
+                Engine::Postgres => SslMode::Preferred,
+                _ => SslMode::Disabled,
+            },
+            ssl_ca: None,
+            path: None,
+        }
+    }
+
+    /// "socket" or "tcp" (or "embedded"): recorded with every run, since the
+    /// two differ by 30% and more on the same server.
+    pub fn transport(&self) -> &'static str {
+        match (self.engine, &self.socket) {
+            (Engine::Sqlite, _) => "embedded",
+            (_, Some(_)) => "socket",
+            _ => "tcp",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Target> {
+        let bad = |why: &str| {
+            usage!("bad target URL '{}': {why}; expected mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or sqlite:PATH", mask_url(s))
+        };
+        let (scheme, rest) = s.split_once(':').ok_or_else(|| bad("no scheme"))?;
+        let engine = match scheme.to_ascii_lowercase().as_str() {
+            "mysql" | "mariadb" => Engine::Mysql,
+            "postgres" | "postgresql" | "pgsql" => Engine::Postgres,
+            "sqlite" | "sqlite3" => Engine::Sqlite,
+            _ => return Err(bad(&format!("unknown scheme '{scheme}'"))),
+        };
+        if engine == Engine::Sqlite {
+            let path = rest.strip_prefix("//").unwrap_or(rest);
+            let path = path.split('?').next().unwrap_or("");
+            if path.is_empty() {
+                return Err(bad("no file path"));
+            }
+            return Ok(Target::sqlite(&pct_decode(path)));
+        }
+        let rest = rest.strip_prefix("//").ok_or_else(|| bad("missing '//' after the scheme"))?;
+        let (main, query) = match rest.split_once('?') {
+            Some((m, q)) => (m, Some(q)),
+            None => (rest, None),
+        };
+        let (authority, db) = match main.split_once('/') {
+            Some((a, d)) => (a, d),
+            None => (main, ""),
+        };
+        let mut t = Target::empty(engine);
+        let hostpart = match authority.rsplit_once('@') {
+            Some((userinfo, h)) => {
+                match userinfo.split_once(':') {
+                    Some((u, p)) => {
+                        t.user = pct_decode(u);
+                        t.password = Some(pct_decode(p));
+                    }
+                    None => t.user = pct_decode(userinfo),
+                }
+                h
+            }
+            None => authority,
+        };
+        if !db.is_empty() {
+            t.database = pct_decode(db);
+        }
+        let default_port = t.hosts[0].1;
+        t.hosts.clear();
+        for h in hostpart.split(',').filter(|h| !h.is_empty()) {
+            let h = pct_decode(h);
+            if engine == Engine::Postgres && h.starts_with('/') {
+                t.socket = Some(h);
+                continue;
+            }
+            let (host, port) = split_host_port(&h, default_port).map_err(|e| bad(&e))?;
+            t.hosts.push((host, port));
+        }
+        for kv in query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            let v = pct_decode(v);
+            match k.to_ascii_lowercase().replace('_', "-").as_str() {
+                "socket" | "host" if v.starts_with('/') => t.socket = Some(v),
+                "ssl-mode" | "sslmode" => t.ssl_mode = SslMode::parse(&v)?,
+                "ssl-ca" | "sslrootcert" => t.ssl_ca = Some(v),
+                "password" => t.password = Some(v),
+                "user" => t.user = v,
+                "port" => {
+                    let p: u16 = v.parse().map_err(|_| bad("port is not a number"))?;
+                    for h in &mut t.hosts {
+                        h.1 = p;
+                    }
+                }
+                other => return Err(bad(&format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca)"))),
+            }
+        }
+        if t.hosts.is_empty() && t.socket.is_none() {
+            t.hosts.push(("localhost".into(), default_port));
+        }
+        if t.hosts.is_empty() {
+            t.hosts.push(("localhost".into(), default_port));
+        }
+        Ok(t)
+    }
+
+    /// The host clients number `i` connects to (round-robin like sysbench).
+    pub fn host_for(&self, i: usize) -> &(String, u16) {
+        &self.hosts[i % self.hosts.len()]
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.engine {
+            Engine::Sqlite => write!(f, "sqlite:{}", self.path.as_deref().unwrap_or("")),
+            _ => {
+                write!(f, "{}://{}", self.engine.name(), self.user)?;
+                if self.password.is_some() {
+                    f.write_str(":****")?;
+                }
+                f.write_str("@")?;
+                if self.engine == Engine::Postgres && self.socket.is_some() && self.hosts.is_empty() {
+                    write!(f, "{}", self.socket.as_deref().unwrap_or(""))?;
+                } else {
+                    let hs: Vec<String> = self.hosts.iter().map(|(h, p)| format!("{h}:{p}")).collect();
+                    f.write_str(&hs.join(","))?;
+                }
+                write!(f, "/{}", self.database)?;
+                if let Some(s) = &self.socket {
+                    write!(f, "?socket={s}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn split_host_port(h: &str, default_port: u16) -> std::result::Result<(String, u16), String> {
+    if let Some(rest) = h.strip_prefix('[') {
+        // [::1]:3306
+        let (host, tail) = rest.split_once(']').ok_or("unclosed '[' in host")?;
+        let port = match tail.strip_prefix(':') {
+            Some(p) => p.parse().map_err(|_| format!("bad port '{p}'"))?,
+            None => default_port,
+        };
+        return Ok((host.to_string(), port));
+    }
+    match h.rsplit_once(':') {
+        Some((host, p)) => Ok((host.to_string(), p.parse().map_err(|_| format!("bad port '{p}'"))?)),
+        None => Ok((h.to_string(), default_port)),
+    }
+}
+
+fn pct_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A URL with its password replaced, for error messages.
+pub fn mask_url(s: &str) -> String {
+    if let Some((scheme, rest)) = s.split_once("://") {
+        if let Some((userinfo, tail)) = rest.split_once('@') {
+            if let Some((u, _)) = userinfo.split_once(':') {
+                return format!("{scheme}://{u}:****@{tail}");
+            }
+        }
+    }
+    s.to_string()
+}
+
+/// Keep `Error` in scope for callers that build targets from options.
+pub fn connect_error(t: &Target, msg: impl fmt::Display) -> Error {
+    Error::Connect(format!("cannot connect to {t}: {msg}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mysql_url_with_socket_and_ssl() {
+        let t = Target::parse("mysql://u:p%40ss@db1:3307,db2/bench?socket=/tmp/m.sock&ssl-mode=REQUIRED").unwrap();
+        assert_eq!(t.engine, Engine::Mysql);
+        assert_eq!(t.hosts, vec![("db1".to_string(), 3307), ("db2".to_string(), 3306)]);
+        assert_eq!(t.password.as_deref(), Some("p@ss"));
+        assert_eq!(t.database, "bench");
+        assert_eq!(t.socket.as_deref(), Some("/tmp/m.sock"));
+        assert_eq!(t.ssl_mode, SslMode::Required);
+        assert_eq!(t.transport(), "socket");
+        assert!(!t.to_string().contains("p@ss"));
+    }
+
+    #[test]
+    fn tcp_stays_tcp() {
+        let t = Target::parse("mysql://u@127.0.0.1:3306/db").unwrap();
+        assert_eq!(t.transport(), "tcp");
+        assert_eq!(t.socket, None);
+    }
+
+    #[test]
+    fn postgres_socket_dir_as_host() {
+        let t = Target::parse("postgres://u:secret@%2Fvar%2Frun%2Fpostgresql/db?sslmode=disable").unwrap();
+        assert_eq!(t.socket.as_deref(), Some("/var/run/postgresql"));
+        assert_eq!(t.ssl_mode, SslMode::Disabled);
+        assert!(!format!("{t}").contains("secret"));
+        assert!(!format!("{t:?}").contains("secret"));
+    }
+
+    #[test]
+    fn sqlite_forms() {
+        assert_eq!(Target::parse("sqlite:a/b.db").unwrap().path.as_deref(), Some("a/b.db"));
+        assert_eq!(Target::parse("sqlite:///tmp/x.db").unwrap().path.as_deref(), Some("/tmp/x.db"));
+    }
+
+    #[test]
+    fn bad_urls_are_usage_errors_without_password() {
+        for u in ["redis://x", "mysql:/x", "nourl", "mysql://u:hunter2@h:notaport/db", "sqlite:"] {
+            let e = Target::parse(u).unwrap_err();
+            assert!(matches!(e, Error::Usage(_)), "{u}");
+            assert!(!e.to_string().contains("hunter2"));
+        }
+    }
+}

@@ -1,0 +1,459 @@
+//! The sysbench OLTP family (oltp_read_write and friends) with BMK-kit's
+//! variants: same schema, statements, per-event query counts and
+//! read/write/other classification as sysbench's Lua scripts.
+
+pub mod options;
+pub mod prepare;
+
+use super::dialect::Dialect;
+use super::{Counters, Workload};
+use crate::error::Result;
+use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
+use crate::target::{Conn, DbResult, Engine, Param, StatementSet, StmtId};
+use crate::usage;
+pub use options::OltpArgs;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The tests of the family, by sysbench script name.
+pub const TESTS: &[&str] = &[
+    "oltp_read_write",
+    "oltp_read_only",
+    "oltp_write_only",
+    "oltp_point_select",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_insert",
+    "oltp_delete",
+    "select_random_points",
+    "select_random_ranges",
+    "bulk_insert",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Point selects, ranges, updates, delete+insert in the configured numbers.
+    Standard,
+    Insert,
+    Delete,
+    RandomPoints,
+    RandomRanges,
+    BulkInsert,
+}
+
+/// Resolved per-event query mix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mix {
+    pub kind: Kind,
+    pub point_selects: u32,
+    pub simple_ranges: u32,
+    pub sum_ranges: u32,
+    pub order_ranges: u32,
+    pub distinct_ranges: u32,
+    pub index_updates: u32,
+    pub non_index_updates: u32,
+    pub delete_inserts: u32,
+    pub trx: bool,
+}
+
+impl Mix {
+    /// sysbench's per-script defaults, then explicit options on top.
+    pub fn resolve(test: &str, a: &OltpArgs) -> Result<Mix> {
+        let z = Mix { kind: Kind::Standard, point_selects: 0, simple_ranges: 0, sum_ranges: 0, order_ranges: 0, distinct_ranges: 0, index_updates: 0, non_index_updates: 0, delete_inserts: 0, trx: false };
+        let reads = |m: Mix| Mix { point_selects: 10, simple_ranges: 1, sum_ranges: 1, order_ranges: 1, distinct_ranges: 1, ..m };
+        let writes = |m: Mix| Mix { index_updates: 1, non_index_updates: 1, delete_inserts: 1, ..m };
+        let mut m = match test {
+            "oltp_read_write" => writes(reads(Mix { trx: true, ..z })),
+            "oltp_read_only" => reads(Mix { trx: true, ..z }),
+            "oltp_write_only" => writes(Mix { trx: true, ..z }),
+            "oltp_point_select" => Mix { point_selects: 1, ..z },
+            "oltp_update_index" => Mix { index_updates: 1, ..z },
+            "oltp_update_non_index" => Mix { non_index_updates: 1, ..z },
+            "oltp_insert" => Mix { kind: Kind::Insert, ..z },
+            "oltp_delete" => Mix { kind: Kind::Delete, ..z },
+            "select_random_points" => Mix { kind: Kind::RandomPoints, ..z },
+            "select_random_ranges" => Mix { kind: Kind::RandomRanges, ..z },
+            "bulk_insert" => Mix { kind: Kind::BulkInsert, ..z },
+            other => return Err(usage!("unknown workload '{other}': use one of {}", TESTS.join(", "))),
+        };
+        if m.kind == Kind::Standard {
+            let set = |v: &mut u32, o: Option<u32>| {
+                if let Some(o) = o {
+                    *v = o;
+                }
+            };
+            set(&mut m.point_selects, a.point_selects);
+            set(&mut m.simple_ranges, a.simple_ranges);
+            set(&mut m.sum_ranges, a.sum_ranges);
+            set(&mut m.order_ranges, a.order_ranges);
+            set(&mut m.distinct_ranges, a.distinct_ranges);
+            if m.index_updates + m.non_index_updates + m.delete_inserts > 0 || test == "oltp_read_write" || test == "oltp_write_only" {
+                set(&mut m.index_updates, a.index_updates);
+                set(&mut m.non_index_updates, a.non_index_updates);
+                set(&mut m.delete_inserts, a.delete_inserts);
+            }
+            if a.range_selects == Some(false) {
+                m.simple_ranges = 0;
+                m.sum_ranges = 0;
+                m.order_ranges = 0;
+                m.distinct_ranges = 0;
+            }
+            if m.trx {
+                m.trx = !a.skip_trx.unwrap_or(false);
+            }
+        }
+        Ok(m)
+    }
+
+    pub fn writes(&self) -> bool {
+        self.index_updates + self.non_index_updates + self.delete_inserts > 0 || matches!(self.kind, Kind::Insert | Kind::Delete | Kind::BulkInsert)
+    }
+}
+
+/// Prepared-statement ids of one table.
+#[derive(Clone, Debug)]
+struct TableStmts {
+    point: StmtId,
+    simple: StmtId,
+    sum: StmtId,
+    order: StmtId,
+    distinct: StmtId,
+    idx_upd: StmtId,
+    nonidx_upd: StmtId,
+    delete: StmtId,
+    insert: StmtId,
+    insert_auto: StmtId,
+}
+
+pub struct Oltp {
+    pub test: String,
+    pub args: OltpArgs,
+    pub mix: Mix,
+    pub dist: DistConfig,
+    pub seed: u64,
+    pub engine: Engine,
+    set: Arc<StatementSet>,
+    tables: Vec<TableStmts>,
+    begin: StmtId,
+    commit: StmtId,
+    random_points: StmtId,
+    random_ranges: StmtId,
+    /// Pin clients to tables (BMK) instead of drawing a table per query group.
+    pinned: bool,
+    clients: usize,
+}
+
+pub struct OltpClient {
+    id: usize,
+    rng: Rng,
+    /// RNG state at the start of the current event (replayed by --trx-retry).
+    saved: Rng,
+    ids: Dist,
+    table: usize,
+    c_buf: Vec<u8>,
+    pad_buf: Vec<u8>,
+    in_trx: bool,
+    unique: UniquePermutation,
+    unique_next: u64,
+    bulk: Vec<(i64, i64)>,
+    bulk_next: i64,
+    slice: (u64, u64),
+}
+
+impl Oltp {
+    pub fn new(test: &str, args: OltpArgs, dist: DistConfig, seed: u64, engine: Engine, clients: usize) -> Result<Oltp> {
+        let mix = Mix::resolve(test, &args)?;
+        if matches!(mix.kind, Kind::RandomPoints | Kind::RandomRanges) && args.tables != 1 {
+            return Err(usage!("{test} works on one table only: use --tables=1"));
+        }
+        if args.tables == 0 || args.table_size == 0 {
+            return Err(usage!("--tables and --table-size must be at least 1"));
+        }
+        if args.rand_data > 100 {
+            return Err(usage!("--rand-data is a percentage: 0..100"));
+        }
+        let d = Dialect(engine);
+        let mut set = StatementSet::default();
+        let hint = if args.query_hint.is_empty() { String::new() } else { format!("{} ", args.query_hint) };
+        let cols = &args.select_cols;
+        let upd_where = if args.update_range_size > 1 { "id BETWEEN ? AND ?" } else { "id=?" };
+        let mut tables = Vec::new();
+        for t in 1..=args.tables {
+            let name = format!("{}{t}", args.table_name);
+            tables.push(TableStmts {
+                point: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id=?"), true),
+                simple: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id BETWEEN ? AND ?"), true),
+                sum: set.add(format!("SELECT {hint}SUM(k) FROM {name} WHERE id BETWEEN ? AND ?"), true),
+                order: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id BETWEEN ? AND ? ORDER BY c"), true),
+                distinct: set.add(format!("SELECT {hint}DISTINCT {cols} FROM {name} WHERE id BETWEEN ? AND ? ORDER BY c"), true),
+                idx_upd: set.add(format!("UPDATE {name} SET k=k+1 WHERE {upd_where}"), false),
+                nonidx_upd: set.add(format!("UPDATE {name} SET c=? WHERE {upd_where}"), false),
+                delete: set.add(format!("DELETE FROM {name} WHERE id=?"), false),
+                insert: set.add(format!("INSERT INTO {name} (id, k, c, pad) VALUES (?, ?, ?, ?)"), false),
+                insert_auto: set.add(format!("INSERT INTO {name} (k, c, pad) VALUES (?, ?, ?)"), false),
+            });
+        }
+        let begin = set.add(if mix.writes() { d.begin_rw() } else { d.begin_ro() }, false);
+        let commit = set.add("COMMIT", false);
+        let first = format!("{}1", args.table_name);
+        let marks = vec!["?"; args.random_points.max(1) as usize].join(", ");
+        let random_points = set.add(format!("SELECT id, k, c, pad FROM {first} WHERE k IN ({marks})"), true);
+        let ors = vec!["k BETWEEN ? AND ?"; args.number_of_ranges.max(1) as usize].join(" OR ");
+        let random_ranges = set.add(format!("SELECT count(k) FROM {first} WHERE {ors}"), true);
+        let pinned = match args.table_pick.as_str() {
+            "pinned" => true,
+            "random" => false,
+            "auto" => clients >= args.tables as usize,
+            other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
+        };
+        Ok(Oltp { test: test.to_string(), args, mix, dist, seed, engine, set: Arc::new(set), tables, begin, commit, random_points, random_ranges, pinned, clients })
+    }
+
+    pub fn table_names(&self) -> Vec<String> {
+        (1..=self.args.tables).map(|t| format!("{}{t}", self.args.table_name)).collect()
+    }
+
+    fn pick_table(&self, c: &mut OltpClient) -> usize {
+        if self.pinned || self.tables.len() == 1 {
+            c.table
+        } else {
+            c.rng.uniform(0, self.tables.len() as u64 - 1) as usize
+        }
+    }
+
+    fn new_c(&self, c: &mut OltpClient) {
+        c.c_buf.clear();
+        fill_data(&mut c.rng, C_TEMPLATE.as_bytes(), self.args.rand_data, &mut c.c_buf);
+    }
+
+    async fn pause(&self) {
+        if self.args.sleep_after_query > 0 {
+            tokio::time::sleep(Duration::from_micros(self.args.sleep_after_query)).await;
+        }
+    }
+
+    async fn x(&self, conn: &mut Conn, q: &mut Counters, id: StmtId, p: &[Param<'_>]) -> DbResult<()> {
+        let class = conn.exec(id, p).await?;
+        q.add(class);
+        self.pause().await;
+        Ok(())
+    }
+
+    async fn standard(&self, conn: &mut Conn, c: &mut OltpClient, q: &mut Counters) -> DbResult<()> {
+        let m = &self.mix;
+        let size = self.args.table_size as i64;
+        let range = self.args.range_size as i64;
+        if m.trx {
+            c.in_trx = true;
+            conn.exec(self.begin, &[]).await.map(|cl| q.add(cl))?;
+            q.trx += 1;
+        }
+        if m.point_selects > 0 {
+            let t = &self.tables[self.pick_table(c)];
+            for _ in 0..m.point_selects {
+                let id = c.ids.sample(&mut c.rng) as i64;
+                self.x(conn, q, t.point, &[Param::Int(id)]).await?;
+            }
+        }
+        for (n, pick) in [(m.simple_ranges, 0), (m.sum_ranges, 1), (m.order_ranges, 2), (m.distinct_ranges, 3)] {
+            if n == 0 {
+                continue;
+            }
+            let t = &self.tables[self.pick_table(c)];
+            let stmt = [t.simple, t.sum, t.order, t.distinct][pick];
+            for _ in 0..n {
+                let lo = c.ids.sample(&mut c.rng) as i64;
+                self.x(conn, q, stmt, &[Param::Int(lo), Param::Int(lo + range - 1)]).await?;
+            }
+        }
+        let urs = self.args.update_range_size as i64;
+        if m.index_updates > 0 {
+            let t = &self.tables[self.pick_table(c)];
+            for _ in 0..m.index_updates {
+                let id = c.ids.sample(&mut c.rng) as i64;
+                if urs > 1 {
+                    self.x(conn, q, t.idx_upd, &[Param::Int(id), Param::Int(id + urs - 1)]).await?;
+                } else {
+                    self.x(conn, q, t.idx_upd, &[Param::Int(id)]).await?;
+                }
+            }
+        }
+        if m.non_index_updates > 0 {
+            let ti = self.pick_table(c);
+            for _ in 0..m.non_index_updates {
+                self.new_c(c);
+                let id = c.ids.sample(&mut c.rng) as i64;
+                let cval = std::str::from_utf8(&c.c_buf).unwrap_or("");
+                let t = &self.tables[ti];
+                if urs > 1 {
+                    self.x(conn, q, t.nonidx_upd, &[Param::Text(cval), Param::Int(id), Param::Int(id + urs - 1)]).await?;
+                } else {
+                    self.x(conn, q, t.nonidx_upd, &[Param::Text(cval), Param::Int(id)]).await?;
+                }
+            }
+        }
+        if m.delete_inserts > 0 {
+            let ti = self.pick_table(c);
+            for _ in 0..m.delete_inserts {
+                let id = c.ids.sample(&mut c.rng) as i64;
+                let k = c.ids.sample(&mut c.rng) as i64;
+                self.new_c(c);
+                c.pad_buf.clear();
+                fill_data(&mut c.rng, PAD_TEMPLATE.as_bytes(), self.args.rand_data, &mut c.pad_buf);
+                let t = &self.tables[ti];
+                self.x(conn, q, t.delete, &[Param::Int(id)]).await?;
+                let (cv, pv) = (std::str::from_utf8(&c.c_buf).unwrap_or(""), std::str::from_utf8(&c.pad_buf).unwrap_or(""));
+                self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await?;
+            }
+        }
+        let _ = size;
+        if m.trx {
+            if self.args.sleep_before_commit > 0 {
+                tokio::time::sleep(Duration::from_micros(self.args.sleep_before_commit)).await;
+            }
+            conn.exec(self.commit, &[]).await.map(|cl| q.add(cl))?;
+            q.trx += 1;
+            c.in_trx = false;
+        }
+        Ok(())
+    }
+
+    async fn insert(&self, conn: &mut Conn, c: &mut OltpClient, q: &mut Counters) -> DbResult<()> {
+        let ti = self.pick_table(c);
+        let k = c.ids.sample(&mut c.rng) as i64;
+        self.new_c(c);
+        c.pad_buf.clear();
+        fill_data(&mut c.rng, PAD_TEMPLATE.as_bytes(), self.args.rand_data, &mut c.pad_buf);
+        let (cv, pv) = (std::str::from_utf8(&c.c_buf).unwrap_or(""), std::str::from_utf8(&c.pad_buf).unwrap_or(""));
+        let t = &self.tables[ti];
+        if self.args.auto_inc {
+            self.x(conn, q, t.insert_auto, &[Param::Int(k), Param::Text(cv), Param::Text(pv)]).await
+        } else {
+            // Disjoint index sets per client over one permutation: unique
+            // ids without a shared counter (sysbench shares an atomic one).
+            let idx = c.unique_next * self.clients as u64 + c.id as u64;
+            c.unique_next += 1;
+            let id = c.unique.at(idx as u32) as i64 - 2_147_483_648;
+            self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await
+        }
+    }
+}
+
+/// c/pad value: fully random like sysbench, or BMK's partly fixed pattern.
+fn fill_data(rng: &mut Rng, template: &[u8], rand_pct: u8, out: &mut Vec<u8>) {
+    if rand_pct >= 100 {
+        fill_template(rng, template, out);
+    } else {
+        fill_template_rnd_data(rng, template, rand_pct, out);
+    }
+}
+
+impl Workload for Oltp {
+    type Client = OltpClient;
+
+    fn statements(&self) -> Arc<StatementSet> {
+        self.set.clone()
+    }
+
+    fn new_client(&self, id: usize, clients: usize) -> OltpClient {
+        let rng = if self.seed == 0 { Rng::from_entropy(id as u64) } else { Rng::from_seed(self.seed, id as u64) };
+        let size = self.args.table_size;
+        let per = (size / clients.max(1) as u64).max(1);
+        let lo = (id as u64 * per).min(size - 1) + 1;
+        OltpClient {
+            id,
+            saved: rng.clone(),
+            rng,
+            ids: Dist::new(&self.dist, 1, size),
+            table: id % self.tables.len(),
+            c_buf: Vec::with_capacity(128),
+            pad_buf: Vec::with_capacity(64),
+            in_trx: false,
+            unique: UniquePermutation::new(self.seed),
+            unique_next: 0,
+            bulk: Vec::new(),
+            bulk_next: id as i64 * 1_000_000_000 + 1,
+            slice: (lo, (lo + per - 1).min(size)),
+        }
+    }
+
+    async fn event(&self, conn: &mut Conn, c: &mut OltpClient, q: &mut Counters, retry: bool) -> DbResult<()> {
+        if retry && self.args.trx_retry {
+            c.rng = c.saved.clone();
+        } else {
+            c.saved = c.rng.clone();
+        }
+        if !self.args.extra_query_before.is_empty() {
+            q.add(conn.query(&self.args.extra_query_before).await?);
+        }
+        match self.mix.kind {
+            Kind::Standard => self.standard(conn, c, q).await?,
+            Kind::Insert => self.insert(conn, c, q).await?,
+            Kind::Delete => {
+                let t = self.tables[self.pick_table(c)].delete;
+                let id = c.ids.sample(&mut c.rng) as i64;
+                self.x(conn, q, t, &[Param::Int(id)]).await?;
+            }
+            Kind::RandomPoints => {
+                let (lo, hi) = c.slice;
+                let d = Dist::new(&self.dist, lo, hi);
+                let vals: Vec<i64> = (0..self.args.random_points.max(1)).map(|_| d.sample(&mut c.rng) as i64).collect();
+                let p: Vec<Param> = vals.iter().map(|v| Param::Int(*v)).collect();
+                self.x(conn, q, self.random_points, &p).await?;
+            }
+            Kind::RandomRanges => {
+                let (lo, hi) = c.slice;
+                let d = Dist::new(&self.dist, lo, hi);
+                let mut vals = Vec::new();
+                for _ in 0..self.args.number_of_ranges.max(1) {
+                    let v = d.sample(&mut c.rng) as i64;
+                    vals.push(v);
+                    vals.push(v + self.args.delta as i64);
+                }
+                let p: Vec<Param> = vals.iter().map(|v| Param::Int(*v)).collect();
+                self.x(conn, q, self.random_ranges, &p).await?;
+            }
+            Kind::BulkInsert => {
+                // One row per event, flushed as one multi-row INSERT per
+                // 1000 rows like sysbench's buffered bulk insert.
+                let id = c.bulk_next;
+                c.bulk_next += 1;
+                let k = c.rng.uniform(1, self.args.table_size) as i64;
+                c.bulk.push((id, k));
+                if c.bulk.len() >= 1000 {
+                    let mut sql = format!("INSERT INTO {}{} (id, k) VALUES ", self.args.table_name, c.id + 1);
+                    for (i, (id, k)) in c.bulk.drain(..).enumerate() {
+                        if i > 0 {
+                            sql.push(',');
+                        }
+                        sql.push_str(&format!("({id},{k})"));
+                    }
+                    q.add(conn.query(&sql).await?);
+                }
+            }
+        }
+        if !self.args.extra_query_after.is_empty() {
+            q.add(conn.query(&self.args.extra_query_after).await?);
+        }
+        Ok(())
+    }
+
+    async fn after_error(&self, conn: &mut Conn, c: &mut OltpClient) {
+        if c.in_trx {
+            let _ = conn.query("ROLLBACK").await;
+            c.in_trx = false;
+        }
+    }
+
+    fn reconnect_every(&self) -> u64 {
+        self.args.reconnect
+    }
+}
+
+/// Per-event query counts a test should show (for checks and docs).
+pub fn expected_counts(m: &Mix) -> (u64, u64, u64) {
+    let reads = (m.point_selects + m.simple_ranges + m.sum_ranges + m.order_ranges + m.distinct_ranges) as u64;
+    let writes = (m.index_updates + m.non_index_updates + 2 * m.delete_inserts) as u64;
+    let other = if m.trx { 2 } else { 0 };
+    (reads, writes, other)
+}

@@ -1,0 +1,127 @@
+//! Options of the sysbench OLTP family, with sysbench's names and defaults,
+//! plus BMK-kit's extensions.
+
+use crate::cli::values::{parse_bool, parse_count};
+use clap::Args;
+
+#[derive(Args, Clone, Debug)]
+#[command(next_help_heading = "OLTP workload (sysbench names and defaults)")]
+pub struct OltpArgs {
+    /// Number of tables
+    #[arg(long, default_value_t = 1)]
+    pub tables: u32,
+    /// Rows per table (10K, 1M, 10M accepted)
+    #[arg(long, default_value = "10000", value_parser = parse_count)]
+    pub table_size: u64,
+    /// Rows per range query
+    #[arg(long, default_value_t = 100)]
+    pub range_size: u64,
+    /// Point SELECTs per event
+    #[arg(long)]
+    pub point_selects: Option<u32>,
+    #[arg(long)]
+    pub simple_ranges: Option<u32>,
+    #[arg(long)]
+    pub sum_ranges: Option<u32>,
+    #[arg(long)]
+    pub order_ranges: Option<u32>,
+    #[arg(long)]
+    pub distinct_ranges: Option<u32>,
+    #[arg(long)]
+    pub index_updates: Option<u32>,
+    #[arg(long)]
+    pub non_index_updates: Option<u32>,
+    #[arg(long)]
+    pub delete_inserts: Option<u32>,
+    /// Run the range SELECTs (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool)]
+    pub range_selects: Option<bool>,
+    /// No BEGIN/COMMIT around events (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool)]
+    pub skip_trx: Option<bool>,
+    /// Auto-increment id column (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub auto_inc: bool,
+    /// Secondary (non-primary) index on id instead of a primary key
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub secondary: bool,
+    /// Create the secondary index on k after loading
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub create_secondary: bool,
+    /// Reconnect every N events (0: never)
+    #[arg(long, default_value_t = 0)]
+    pub reconnect: u64,
+    /// MySQL storage engine
+    #[arg(long, default_value = "innodb")]
+    pub mysql_storage_engine: String,
+    /// Extra options appended to CREATE TABLE
+    #[arg(long, default_value = "", alias = "mysql-table-options")]
+    pub create_table_options: String,
+
+    // --- BMK-kit extensions ---
+    /// Table name base (tables are NAME1..NAMEn)
+    #[arg(long, default_value = "sbtest")]
+    pub table_name: String,
+    /// Partitions per table (hash on id); MySQL and PostgreSQL
+    #[arg(long, default_value_t = 0, alias = "mysql-table-partitions")]
+    pub table_partitions: u32,
+    /// Table compression: MySQL COMPRESSION value, or "compressed" (ROW_FORMAT), or "page" (MariaDB)
+    #[arg(long, default_value = "", alias = "mysql-table-compression")]
+    pub table_compression: String,
+    /// Percent of random characters in c/pad (the rest is a fixed pattern, so data compresses)
+    #[arg(long, default_value_t = 100)]
+    pub rand_data: u8,
+    /// Extra columns per table
+    #[arg(long, default_value_t = 0)]
+    pub extra_cols: u32,
+    #[arg(long, default_value = "VARCHAR(32)")]
+    pub extra_cols_type: String,
+    /// Default value of extra columns; '#' becomes a random digit and '@' a random letter per row
+    #[arg(long, default_value = "")]
+    pub extra_cols_default: String,
+    /// Column options of extra columns (e.g. NOT NULL)
+    #[arg(long, default_value = "")]
+    pub extra_cols_options: String,
+    /// Columns returned by point and range SELECTs
+    #[arg(long, default_value = "c")]
+    pub select_cols: String,
+    /// Rows changed per UPDATE (0/1: one row by id, N: id BETWEEN ? AND ?+N-1)
+    #[arg(long, default_value_t = 0)]
+    pub update_range_size: u64,
+    /// How prepare loads rows: auto, infile (LOAD DATA LOCAL), insert (multi-row INSERT), copy
+    #[arg(long, default_value = "auto")]
+    pub load_mode: String,
+    /// Rows per bulk INSERT / LOAD DATA chunk / SQLite transaction
+    #[arg(long, default_value_t = 10000)]
+    pub load_bulk_size: usize,
+    /// After a deadlock/rollback, replay the event with the same ids (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub trx_retry: bool,
+    /// Optimizer hint placed after SELECT, e.g. '/*+ NO_ICP(t) */'
+    #[arg(long, default_value = "", alias = "mysql-query-hint")]
+    pub query_hint: String,
+    /// Microseconds to sleep before COMMIT
+    #[arg(long, default_value_t = 0)]
+    pub sleep_before_commit: u64,
+    /// Microseconds to sleep after each query
+    #[arg(long, default_value_t = 0)]
+    pub sleep_after_query: u64,
+    /// SQL run before each event
+    #[arg(long, default_value = "")]
+    pub extra_query_before: String,
+    /// SQL run after each event
+    #[arg(long, default_value = "")]
+    pub extra_query_after: String,
+    /// How clients choose tables: pinned (BMK: client i uses table i mod N) or random (sysbench)
+    #[arg(long, default_value = "auto")]
+    pub table_pick: String,
+    /// select_random_points: ids per query
+    #[arg(long, default_value_t = 10)]
+    pub random_points: u32,
+    /// select_random_ranges: ranges per query
+    #[arg(long, default_value_t = 10)]
+    pub number_of_ranges: u32,
+    /// select_random_ranges: width of each range
+    #[arg(long, default_value_t = 5)]
+    pub delta: u64,
+}

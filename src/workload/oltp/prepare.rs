@@ -1,0 +1,289 @@
+//! prepare / cleanup / prewarm for the OLTP family: create tables, load in
+//! parallel (across tables and by row range within a table) through each
+//! engine's fastest path, then build the secondary index.
+
+use super::{fill_data, Kind, Oltp};
+use crate::error::{Error, Result};
+use crate::rand::{Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
+use crate::report::progress::Progress;
+use crate::target::{ColType, Column, Conn, ConnConfig, Engine, Row, RowSource, StatementSet};
+use crate::workload::dialect::Dialect;
+use crate::usage;
+use std::sync::Arc;
+
+/// Rows of one table in [first, last], generated as sysbench does: k from
+/// the configured distribution, c and pad from their templates.
+struct SbRows {
+    next: u64,
+    last: u64,
+    rng: Rng,
+    k: Dist,
+    rand_data: u8,
+    extra: Vec<Vec<u8>>,
+    progress: Arc<Progress>,
+    pending: u64,
+}
+
+impl RowSource for SbRows {
+    fn next_row(&mut self, row: &mut Row) -> bool {
+        if self.next > self.last {
+            self.progress.add(self.pending);
+            self.pending = 0;
+            return false;
+        }
+        let ncols = 2 + self.extra.len();
+        row.ints.clear();
+        row.ints.push(self.next as i64);
+        row.ints.push(self.k.sample(&mut self.rng) as i64);
+        row.texts.resize(ncols, Vec::new());
+        row.texts[0].clear();
+        fill_data(&mut self.rng, C_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[0]);
+        row.texts[1].clear();
+        fill_data(&mut self.rng, PAD_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[1]);
+        for (i, tpl) in self.extra.iter().enumerate() {
+            row.texts[2 + i].clear();
+            crate::rand::fill_template(&mut self.rng, tpl, &mut row.texts[2 + i]);
+        }
+        self.next += 1;
+        self.pending += 1;
+        if self.pending >= 4096 {
+            self.progress.add(self.pending);
+            self.pending = 0;
+        }
+        true
+    }
+}
+
+impl Oltp {
+    fn create_sql(&self, table: &str) -> Result<Vec<String>> {
+        let a = &self.args;
+        let d = Dialect(self.engine);
+        let id = if a.auto_inc { d.auto_inc_int() } else { "INTEGER NOT NULL" };
+        let mut cols = vec![
+            format!("id {id}"),
+            "k INTEGER DEFAULT '0' NOT NULL".to_string(),
+            "c CHAR(120) DEFAULT '' NOT NULL".to_string(),
+            "pad CHAR(60) DEFAULT '' NOT NULL".to_string(),
+        ];
+        for i in 1..=a.extra_cols {
+            let def = if a.extra_cols_default.is_empty() || a.extra_cols_default.contains(['#', '@']) {
+                String::new()
+            } else {
+                format!(" DEFAULT '{}'", a.extra_cols_default.replace('\'', "''"))
+            };
+            cols.push(format!("e{i} {}{def} {}", a.extra_cols_type, a.extra_cols_options).trim_end().to_string());
+        }
+        let mut post = Vec::new();
+        if a.secondary {
+            match self.engine {
+                Engine::Mysql => cols.push("KEY xid (id)".into()),
+                _ => post.push(format!("CREATE INDEX xid_{table} ON {table}(id)")),
+            }
+        } else {
+            cols.push("PRIMARY KEY (id)".into());
+        }
+        let mut tail = d.engine_clause(&a.mysql_storage_engine);
+        if !a.table_compression.is_empty() {
+            if self.engine != Engine::Mysql {
+                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", self.engine.name()));
+            }
+            let c = &a.table_compression;
+            tail.push_str(&match c.to_ascii_lowercase().as_str() {
+                "compressed" => " ROW_FORMAT=COMPRESSED".to_string(),
+                "page" => " PAGE_COMPRESSED=1".to_string(),
+                _ => format!(" COMPRESSION='{c}'"),
+            });
+        }
+        if !a.create_table_options.is_empty() {
+            tail.push(' ');
+            tail.push_str(&a.create_table_options);
+        }
+        if a.table_partitions > 0 {
+            match self.engine {
+                Engine::Mysql => tail.push_str(&format!(" PARTITION BY HASH(id) PARTITIONS {}", a.table_partitions)),
+                Engine::Postgres => {
+                    tail.push_str(" PARTITION BY HASH (id)");
+                    for p in 0..a.table_partitions {
+                        post.insert(p as usize, format!("CREATE TABLE {table}_p{p} PARTITION OF {table} FOR VALUES WITH (MODULUS {}, REMAINDER {p})", a.table_partitions));
+                    }
+                }
+                Engine::Sqlite => return Err(usage!("--table-partitions: SQLite has no partitioned tables")),
+            }
+        }
+        let mut v = vec![format!("CREATE TABLE {table} (\n  {}\n) {}", cols.join(",\n  "), tail.trim())];
+        v.extend(post);
+        Ok(v)
+    }
+
+    fn load_columns(&self) -> Vec<Column> {
+        let mut cols = vec![
+            Column { name: "id".into(), ty: ColType::Int },
+            Column { name: "k".into(), ty: ColType::Int },
+            Column { name: "c".into(), ty: ColType::Text },
+            Column { name: "pad".into(), ty: ColType::Text },
+        ];
+        if self.args.extra_cols_default.contains(['#', '@']) {
+            for i in 1..=self.args.extra_cols {
+                cols.push(Column { name: format!("e{i}"), ty: ColType::Text });
+            }
+        }
+        cols
+    }
+
+    /// True when every table exists with at least `table_size` rows' ids.
+    pub async fn is_prepared(&self, cfg: &Arc<ConnConfig>) -> Result<bool> {
+        let mut conn = connect(cfg).await?;
+        let mut ok = true;
+        for t in self.table_names() {
+            match conn.query_strings(&format!("SELECT MAX(id) FROM {t}")).await {
+                Ok(rows) => {
+                    let max: u64 = rows.first().and_then(|r| r[0].as_deref()).and_then(|s| s.parse().ok()).unwrap_or(0);
+                    if max < self.args.table_size {
+                        ok = false;
+                    }
+                }
+                Err(_) => ok = false,
+            }
+        }
+        conn.close().await;
+        Ok(ok)
+    }
+
+    pub async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        if self.mix.kind == Kind::BulkInsert {
+            let mut conn = connect(&cfg).await?;
+            for i in 1..=threads {
+                let t = format!("{}{i}", self.args.table_name);
+                ddl(&mut conn, &format!("CREATE TABLE {t} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))")).await?;
+            }
+            conn.close().await;
+            return Ok(());
+        }
+        let names = self.table_names();
+        let mut conn = connect(&cfg).await?;
+        for t in &names {
+            if !quiet {
+                println!("Creating table '{t}'...");
+            }
+            for sql in self.create_sql(t)? {
+                ddl(&mut conn, &sql).await?;
+            }
+        }
+        // oltp_insert without auto-inc starts from empty tables, as in sysbench.
+        let rows = if self.mix.kind == Kind::Insert && !self.args.auto_inc { 0 } else { self.args.table_size };
+        let total = rows * names.len() as u64;
+        let started = std::time::Instant::now();
+        let progress = Arc::new(Progress::new("Loading", total, quiet));
+        // SQLite has one writer: parallel loaders would only queue on its lock.
+        let loaders = if self.engine == Engine::Sqlite { 1 } else { threads.max(1) };
+        let mut work: Vec<(String, u64, u64)> = Vec::new();
+        let per_table_chunks = loaders.div_ceil(names.len()).max(1) as u64;
+        let chunk = (rows / per_table_chunks).max(1);
+        for t in &names {
+            let mut first = 1;
+            while first <= rows {
+                let last = (first + chunk - 1).min(rows);
+                let last = if rows - last < chunk / 2 { rows } else { last };
+                work.push((t.clone(), first, last));
+                first = last + 1;
+            }
+        }
+        let queue = Arc::new(std::sync::Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>()));
+        let mut handles = Vec::new();
+        for _ in 0..loaders {
+            let queue = queue.clone();
+            let cfg = cfg.clone();
+            let cols = self.load_columns();
+            let dist = self.dist.clone();
+            let seed = self.seed;
+            let rand_data = self.args.rand_data;
+            let bulk = self.args.load_bulk_size;
+            let size = self.args.table_size;
+            let progress = progress.clone();
+            let extra: Vec<Vec<u8>> = if self.args.extra_cols_default.contains(['#', '@']) {
+                (0..self.args.extra_cols).map(|_| self.args.extra_cols_default.as_bytes().to_vec()).collect()
+            } else {
+                vec![]
+            };
+            handles.push(tokio::spawn(async move {
+                let mut conn = connect(&cfg).await?;
+                loop {
+                    let item = queue.lock().unwrap().pop();
+                    let Some((n, (table, first, last))) = item else { break };
+                    let rng = if seed == 0 { Rng::from_entropy(1000 + n as u64) } else { Rng::from_seed(seed, 1_000_000 + n as u64) };
+                    let mut src = SbRows { next: first, last, rng, k: Dist::new(&dist, 1, size), rand_data, extra: extra.clone(), progress: progress.clone(), pending: 0 };
+                    conn.bulk_load(&table, &cols, &mut src, bulk).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
+                }
+                conn.close().await;
+                Ok::<(), Error>(())
+            }));
+        }
+        for h in handles {
+            h.await.map_err(|e| Error::Sql(format!("loader failed: {e}")))??;
+        }
+        progress.finish();
+        let secs = started.elapsed().as_secs_f64();
+        for t in &names {
+            if self.engine == Engine::Postgres && self.args.auto_inc {
+                // Rows were loaded with explicit ids: move the sequence past them.
+                ddl(&mut conn, &format!("SELECT setval(pg_get_serial_sequence('{t}', 'id'), GREATEST((SELECT MAX(id) FROM {t}), 1))")).await?;
+            }
+            if self.args.create_secondary {
+                if !quiet {
+                    println!("Creating a secondary index on '{t}'...");
+                }
+                let idx = format!("k_{}", t.trim_start_matches(&self.args.table_name));
+                let idx = if self.engine == Engine::Mysql { idx } else { format!("{t}_{idx}") };
+                ddl(&mut conn, &format!("CREATE INDEX {idx} ON {t}(k)")).await?;
+            }
+        }
+        if self.engine == Engine::Sqlite {
+            ddl(&mut conn, "PRAGMA wal_checkpoint(TRUNCATE)").await?;
+        }
+        conn.close().await;
+        if !quiet {
+            let rate = if secs > 0.0 { total as f64 / secs } else { 0.0 };
+            println!("Loaded {total} rows into {} table(s) in {secs:.2}s ({rate:.0} rows/s)", names.len());
+        }
+        Ok(())
+    }
+
+    pub async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let n = if self.mix.kind == Kind::BulkInsert { threads as u32 } else { self.args.tables };
+        let d = Dialect(self.engine);
+        for i in 1..=n {
+            let t = format!("{}{i}", self.args.table_name);
+            if !quiet {
+                println!("Dropping table '{t}'...");
+            }
+            ddl(&mut conn, &d.drop_table(&t)).await?;
+        }
+        conn.close().await;
+        Ok(())
+    }
+
+    pub async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let d = Dialect(self.engine);
+        for t in self.table_names() {
+            if !quiet {
+                println!("Prewarming table '{t}'...");
+            }
+            for sql in d.prewarm_queries(&t) {
+                ddl(&mut conn, &sql).await?;
+            }
+        }
+        conn.close().await;
+        Ok(())
+    }
+}
+
+/// One connection for admin work; failures map to exit codes.
+pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
+    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))
+}
+
+pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
+    conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql))))
+}

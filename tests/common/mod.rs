@@ -1,0 +1,270 @@
+//! Helpers shared by the integration tests (`mod common;` in each test file).
+//!
+//! The MariaDB and PostgreSQL test servers are started by `bash scripts/test.sh` (or
+//! `eval "$(bash scripts/servers.sh start)"`), which exports the `FAIRBENCH_TEST_*`
+//! variables read here. A test that needs a server panics when they are missing: it fails,
+//! it never silently skips.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn required_env(name: &str) -> String {
+    match std::env::var(name) {
+        Ok(v) if !v.is_empty() => v,
+        _ => panic!(
+            "{name} is not set: run the tests through `bash scripts/test.sh`, which starts the servers"
+        ),
+    }
+}
+
+/// `mysql://fb:fbpass@127.0.0.1:PORT/fbtest`
+pub fn mysql_url() -> String {
+    required_env("FAIRBENCH_TEST_MYSQL_URL")
+}
+
+/// Path of the MariaDB server's unix socket.
+pub fn mysql_socket() -> String {
+    required_env("FAIRBENCH_TEST_MYSQL_SOCKET")
+}
+
+/// `postgres://fb:fbpass@127.0.0.1:PORT/fbtest`
+pub fn pg_url() -> String {
+    required_env("FAIRBENCH_TEST_PG_URL")
+}
+
+/// Directory holding PostgreSQL's unix socket (`.s.PGSQL.<port>`).
+pub fn pg_socket_dir() -> String {
+    required_env("FAIRBENCH_TEST_PG_SOCKET_DIR")
+}
+
+pub fn mysql_port() -> u16 {
+    parse_port("FAIRBENCH_TEST_MYSQL_PORT")
+}
+
+pub fn pg_port() -> u16 {
+    parse_port("FAIRBENCH_TEST_PG_PORT")
+}
+
+fn parse_port(name: &str) -> u16 {
+    let v = required_env(name);
+    v.parse()
+        .unwrap_or_else(|_| panic!("{name}={v:?} is not a port number"))
+}
+
+/// The test run's temp dir (removed when the run ends). Prefer a subdirectory of your own
+/// (e.g. via `scratch_dir`) so that parallel tests do not collide.
+pub fn tmp_dir() -> PathBuf {
+    PathBuf::from(required_env("FAIRBENCH_TEST_TMP"))
+}
+
+/// A fresh, empty directory `FAIRBENCH_TEST_TMP/scratch/<name>`.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = tmp_dir().join("scratch").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// A `Command` for the fairbench binary built by this `cargo test`.
+pub fn fairbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fairbench"))
+}
+
+fn describe(cmd: &Command, out: &Output) -> String {
+    format!(
+        "command: {cmd:?}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+/// Runs `cmd` to completion; panics (showing its stdout and stderr) unless it exits 0.
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = run(cmd);
+    if !out.status.success() {
+        panic!("expected success\n{}", describe(cmd, &out));
+    }
+    out
+}
+
+/// Runs `cmd` to completion; panics (showing its stdout and stderr) unless it exits non-zero.
+/// Being killed by a signal counts as unexpected too.
+pub fn run_fail(cmd: &mut Command) -> Output {
+    let out = run(cmd);
+    if out.status.success() || out.status.code().is_none() {
+        panic!("expected a non-zero exit status\n{}", describe(cmd, &out));
+    }
+    out
+}
+
+/// stdout of an `Output` as a `String`.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// stderr of an `Output` as a `String`.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The parts of a `scheme://user:password@host:port/database` URL.
+#[derive(Debug, Clone)]
+pub struct UrlParts {
+    pub user: String,
+    pub password: String,
+    pub host: String,
+    pub port: Option<u16>,
+    pub database: String,
+}
+
+/// Minimal URL parser for the test URLs (percent-decodes user, password and database).
+pub fn parse_url(url: &str) -> UrlParts {
+    fn bad(url: &str) -> ! {
+        panic!("cannot parse database URL {url:?}")
+    }
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or_else(|| bad(url));
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
+    let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));
+    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+        // [::1]:5432
+        let (h, after) = v6.split_once(']').unwrap_or_else(|| bad(url));
+        (h, after.strip_prefix(':'))
+    } else {
+        match hostport.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (hostport, None),
+        }
+    };
+    let port = port.map(|p| p.parse::<u16>().unwrap_or_else(|_| bad(url)));
+    UrlParts {
+        user: percent_decode(user),
+        password: percent_decode(password),
+        host: host.to_string(),
+        port,
+        database: percent_decode(database),
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    fn hex(c: u8) -> Option<u8> {
+        (c as char).to_digit(16).map(|d| d as u8)
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn run_sql(mut cmd: Command, sql: &str) -> String {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    {
+        let mut stdin = child.stdin.take().expect("stdin was piped");
+        stdin
+            .write_all(sql.as_bytes())
+            .unwrap_or_else(|e| panic!("cannot write SQL to {cmd:?}: {e}"));
+    }
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("waiting for {cmd:?}: {e}"));
+    if !out.status.success() {
+        panic!("SQL failed: {sql}\n{}", describe(&cmd, &out));
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn mysql_client(database: Option<&str>) -> Command {
+    let u = parse_url(&mysql_url());
+    let mut cmd = Command::new("mariadb");
+    // --no-defaults: no option files (e.g. /etc/mysql's socket path) can interfere.
+    cmd.arg("--no-defaults")
+        .arg("--protocol=TCP")
+        .arg(format!("--host={}", u.host))
+        .arg(format!("--port={}", u.port.unwrap_or(3306)))
+        .arg(format!("--user={}", u.user))
+        .arg("--batch")
+        .arg("--skip-column-names")
+        .arg("--connect-timeout=10")
+        .env("MYSQL_PWD", &u.password);
+    if let Some(db) = database {
+        cmd.arg(format!("--database={db}"));
+    }
+    cmd
+}
+
+/// Runs SQL (one or more `;`-separated statements) on the MariaDB test server with the
+/// `mariadb` client as the test superuser, connected without a default database (qualify
+/// names or `USE`), and returns its stdout: tab-separated rows, no column names.
+/// Panics with the client's stderr if any statement fails.
+pub fn mysql_admin(sql: &str) -> String {
+    run_sql(mysql_client(None), sql)
+}
+
+/// Like `mysql_admin`, with `database` as the default database.
+pub fn mysql_admin_db(database: &str, sql: &str) -> String {
+    run_sql(mysql_client(Some(database)), sql)
+}
+
+fn pg_client(database: &str) -> Command {
+    let u = parse_url(&pg_url());
+    let mut cmd = Command::new("psql");
+    // -X: no ~/.psqlrc; -At: bare rows, `|`-separated; statements run one by one from stdin,
+    // so DROP/CREATE DATABASE work (they cannot run inside a multi-statement string).
+    cmd.arg("-X")
+        .arg("-q")
+        .arg("-A")
+        .arg("-t")
+        .arg("-v")
+        .arg("ON_ERROR_STOP=1")
+        .arg("-h")
+        .arg(&u.host)
+        .arg("-p")
+        .arg(u.port.unwrap_or(5432).to_string())
+        .arg("-U")
+        .arg(&u.user)
+        .arg("-d")
+        .arg(database)
+        .env("PGPASSWORD", &u.password)
+        .env("PGCONNECT_TIMEOUT", "10");
+    cmd
+}
+
+/// Runs SQL on the PostgreSQL test server with `psql` as the test superuser, connected to the
+/// `postgres` maintenance database (so that the test database itself can be dropped and
+/// re-created), and returns its stdout: `|`-separated rows, no headers.
+/// Panics with psql's stderr if any statement fails.
+pub fn pg_admin(sql: &str) -> String {
+    run_sql(pg_client("postgres"), sql)
+}
+
+/// Like `pg_admin`, connected to `database` instead.
+pub fn pg_admin_db(database: &str, sql: &str) -> String {
+    run_sql(pg_client(database), sql)
+}
