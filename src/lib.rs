@@ -17,6 +17,7 @@ use runner::{RunControl, Stop};
 use std::sync::Arc;
 use std::time::Duration;
 use target::Engine;
+use workload::oltp::prepare::TableState;
 use workload::oltp::Oltp;
 
 /// Parse the command line, run, and turn the outcome into an exit code.
@@ -62,7 +63,7 @@ fn explain(label: &str) -> Result<()> {
     println!("workload: {}", d.workload);
     let opts: Vec<String> = d.options.iter().map(|(k, v)| format!("--{k}={v}")).collect();
     println!("options: {}", opts.join(" "));
-    let get = |n: &str| d.options.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    let get = |n: &str| if n == "command" { Some(d.command.clone()) } else { d.options.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()) };
     println!("canonical: {}", cli::label::canonical(&d.workload, &get));
     Ok(())
 }
@@ -109,12 +110,20 @@ fn bench(command: &str, args: BenchArgs) -> Result<()> {
         "prewarm" => return rt.block_on(oltp.prewarm(cfg.clone(), quiet)),
         _ => {}
     }
-    if !c.no_prepare && oltp.mix.kind != workload::oltp::Kind::BulkInsert && !rt.block_on(oltp.is_prepared(&cfg))? {
-        if !quiet {
-            println!("Tables are missing or smaller than --table-size: preparing them first.");
+    if oltp.mix.kind != workload::oltp::Kind::BulkInsert {
+        match rt.block_on(oltp.table_state(&cfg))? {
+            TableState::Ready => {}
+            TableState::Missing if !c.no_prepare => {
+                if !quiet {
+                    println!("Tables are missing: preparing them first.");
+                }
+                rt.block_on(oltp.prepare(cfg.clone(), max_threads.max(2), quiet))?;
+            }
+            TableState::Missing => return Err(Error::Usage(format!("table {}1 does not exist: run `fairbench prepare` with the same options first", oltp.args.table_name))),
+            TableState::Mismatch(why) => {
+                return Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the --tables/--table-size the data was prepared with")))
+            }
         }
-        rt.block_on(oltp.cleanup(cfg.clone(), max_threads, true))?;
-        rt.block_on(oltp.prepare(cfg.clone(), max_threads.max(2), quiet))?;
     }
     drop(rt);
     let get = |n: &str| label_value(&plan, &oltp, &cfg, n);

@@ -243,9 +243,10 @@ impl Conn {
 
     /// Fast bulk load of generated rows: binary COPY, LOAD DATA LOCAL or
     /// multi-row INSERT, batched SQLite transactions.
-    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
+    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
         let r = match &mut self.inner {
-            Inner::My(c) => c.bulk_load(table, cols, rows, bulk_rows).await,
+            Inner::My(c) => c.bulk_load(table, cols, rows, bulk_rows, mode).await,
+            Inner::Pg(c) if mode == LoadMode::Insert => c.bulk_insert(table, cols, rows, bulk_rows).await,
             Inner::Pg(c) => c.bulk_load(table, cols, rows).await,
             Inner::Lite(c) => c.bulk_load(table, cols, rows, bulk_rows),
         };
@@ -286,6 +287,29 @@ fn classify_result(returns_rows: bool, changed: u64) -> Class {
         Class::Write
     } else {
         Class::Other
+    }
+}
+
+/// How prepare loads rows (`--load-mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadMode {
+    /// The fastest path the engine allows: binary COPY, LOAD DATA LOCAL
+    /// when the server permits it, else multi-row INSERT.
+    Auto,
+    /// MySQL-family: LOAD DATA LOCAL INFILE, an error if the server refuses.
+    Infile,
+    /// Multi-row INSERT statements (what sysbench does).
+    Insert,
+}
+
+impl LoadMode {
+    pub fn parse(s: &str) -> Option<LoadMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" | "copy" | "parallel" | "parallel_ordered" | "original" => Some(LoadMode::Auto),
+            "infile" | "load-data" => Some(LoadMode::Infile),
+            "insert" => Some(LoadMode::Insert),
+            _ => None,
+        }
     }
 }
 

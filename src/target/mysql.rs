@@ -2,7 +2,7 @@
 //! mysql_async: binary protocol with server-side prepared statements, or the
 //! text protocol when prepared statements are off.
 
-use super::{interpolate, Column, ColType, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId, SslMode};
+use super::{interpolate, Column, ColType, LoadMode, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId, SslMode};
 use mysql_async::prelude::*;
 use mysql_async::{Opts, OptsBuilder, Params, SslOpts, Value};
 
@@ -131,10 +131,19 @@ impl MyConn {
 
     /// LOAD DATA LOCAL INFILE fed from memory when the server allows it
     /// (local_infile=ON), multi-row INSERTs of `bulk_rows` rows otherwise.
-    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
+    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
         let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
         let names = names.join(",");
-        let use_infile = self.infile_allowed().await;
+        let use_infile = match mode {
+            LoadMode::Insert => false,
+            LoadMode::Auto => self.infile_allowed().await,
+            LoadMode::Infile => {
+                if !self.infile_allowed().await {
+                    return Err(DbError { kind: ErrKind::Fatal, code: "local_infile".into(), message: "--load-mode=infile but the server has local_infile=OFF (SET GLOBAL local_infile=ON, or use --load-mode=insert)".into() });
+                }
+                true
+            }
+        };
         let mut row = Row::default();
         let mut total = 0u64;
         let chunk = bulk_rows.max(1);
@@ -148,7 +157,7 @@ impl MyConn {
                 if use_infile {
                     encode_tsv(cols, &row, &mut buf);
                 } else {
-                    encode_values(cols, &row, &mut sql, n == 0);
+                    encode_values(cols, &row, &mut sql, n == 0, true);
                 }
                 n += 1;
             }
@@ -175,9 +184,6 @@ impl MyConn {
     }
 
     async fn infile_allowed(&mut self) -> bool {
-        if std::env::var_os("FAIRBENCH_NO_INFILE").is_some() {
-            return false;
-        }
         matches!(self.conn.query_first::<String, _>("SELECT @@GLOBAL.local_infile").await, Ok(Some(v)) if v == "1" || v.eq_ignore_ascii_case("ON"))
     }
 
@@ -221,7 +227,7 @@ fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
     buf.push(b'\n');
 }
 
-pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first: bool) {
+pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first: bool, backslash_escapes: bool) {
     if !first {
         sql.push(',');
     }
@@ -241,7 +247,7 @@ pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first:
                 for ch in String::from_utf8_lossy(&row.texts[ti]).chars() {
                     match ch {
                         '\'' => sql.push_str("''"),
-                        '\\' => sql.push_str("\\\\"),
+                        '\\' if backslash_escapes => sql.push_str("\\\\"),
                         c => sql.push(c),
                     }
                 }

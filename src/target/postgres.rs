@@ -200,6 +200,26 @@ impl PgConn {
         Ok(total)
     }
 
+    /// Multi-row INSERTs (`--load-mode=insert`), as sysbench loads.
+    pub async fn bulk_insert(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
+        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        let mut row = Row::default();
+        let mut total = 0u64;
+        loop {
+            let mut sql = String::new();
+            let mut n = 0;
+            while n < bulk_rows.max(1) && rows.next_row(&mut row) {
+                super::mysql::encode_values(cols, &row, &mut sql, n == 0, false);
+                n += 1;
+            }
+            if n == 0 {
+                return Ok(total);
+            }
+            self.client.batch_execute(&format!("INSERT INTO {table} ({}) VALUES {sql}", names.join(","))).await.map_err(to_db_error)?;
+            total += n as u64;
+        }
+    }
+
     pub fn close(self) {
         drop(self.client);
     }

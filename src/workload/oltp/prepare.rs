@@ -6,7 +6,7 @@ use super::{fill_data, Kind, Oltp};
 use crate::error::{Error, Result};
 use crate::rand::{Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::report::progress::Progress;
-use crate::target::{ColType, Column, Conn, ConnConfig, Engine, Row, RowSource, StatementSet};
+use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
 use crate::workload::dialect::Dialect;
 use crate::usage;
 use std::sync::Arc;
@@ -130,23 +130,33 @@ impl Oltp {
         cols
     }
 
-    /// True when every table exists with at least `table_size` rows' ids.
-    pub async fn is_prepared(&self, cfg: &Arc<ConnConfig>) -> Result<bool> {
+    /// Whether the tables are there: all present and big enough, all
+    /// missing, or present but different from what the options describe
+    /// (then the user decides; fairbench never drops tables on its own).
+    pub async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         let mut conn = connect(cfg).await?;
-        let mut ok = true;
+        let (mut present, mut missing) = (0, 0);
+        let mut short = None;
+        let needs_rows = !(self.mix.kind == Kind::Insert && !self.args.auto_inc);
         for t in self.table_names() {
             match conn.query_strings(&format!("SELECT MAX(id) FROM {t}")).await {
                 Ok(rows) => {
+                    present += 1;
                     let max: u64 = rows.first().and_then(|r| r[0].as_deref()).and_then(|s| s.parse().ok()).unwrap_or(0);
-                    if max < self.args.table_size {
-                        ok = false;
+                    if needs_rows && max < self.args.table_size && short.is_none() {
+                        short = Some((t.clone(), max));
                     }
                 }
-                Err(_) => ok = false,
+                Err(_) => missing += 1,
             }
         }
         conn.close().await;
-        Ok(ok)
+        Ok(match (present, missing, short) {
+            (0, _, _) => TableState::Missing,
+            (_, 0, None) => TableState::Ready,
+            (_, _, Some((t, max))) => TableState::Mismatch(format!("table {t} holds ids up to {max} but --table-size is {}", self.args.table_size)),
+            (_, m, None) => TableState::Mismatch(format!("{m} of the {} tables are missing", self.args.tables)),
+        })
     }
 
     pub async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
@@ -188,6 +198,7 @@ impl Oltp {
                 first = last + 1;
             }
         }
+        let load_mode = LoadMode::parse(&self.args.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.args.load_mode))?;
         let queue = Arc::new(std::sync::Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>()));
         let mut handles = Vec::new();
         for _ in 0..loaders {
@@ -198,6 +209,7 @@ impl Oltp {
             let seed = self.seed;
             let rand_data = self.args.rand_data;
             let bulk = self.args.load_bulk_size;
+            let mode = load_mode;
             let size = self.args.table_size;
             let progress = progress.clone();
             let extra: Vec<Vec<u8>> = if self.args.extra_cols_default.contains(['#', '@']) {
@@ -212,7 +224,7 @@ impl Oltp {
                     let Some((n, (table, first, last))) = item else { break };
                     let rng = if seed == 0 { Rng::from_entropy(1000 + n as u64) } else { Rng::from_seed(seed, 1_000_000 + n as u64) };
                     let mut src = SbRows { next: first, last, rng, k: Dist::new(&dist, 1, size), rand_data, extra: extra.clone(), progress: progress.clone(), pending: 0 };
-                    conn.bulk_load(&table, &cols, &mut src, bulk).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
+                    conn.bulk_load(&table, &cols, &mut src, bulk, mode).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
                 }
                 conn.close().await;
                 Ok::<(), Error>(())
@@ -277,6 +289,13 @@ impl Oltp {
         conn.close().await;
         Ok(())
     }
+}
+
+#[derive(Debug, PartialEq)]
+pub enum TableState {
+    Ready,
+    Missing,
+    Mismatch(String),
 }
 
 /// One connection for admin work; failures map to exit codes.
