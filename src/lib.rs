@@ -13,12 +13,11 @@ pub mod workload;
 use cli::{BenchArgs, Cmd, Plan};
 use error::{exit, Error, Result};
 use report::{Console, Format, RunInfo};
-use runner::{RunControl, Stop};
+use runner::{RunControl, Sink, Stop};
 use std::sync::Arc;
 use std::time::Duration;
-use target::Engine;
-use workload::oltp::prepare::TableState;
 use workload::oltp::Oltp;
+use workload::{TableState, Workload};
 
 /// Parse the command line, run, and turn the outcome into an exit code.
 pub fn main_entry() -> i32 {
@@ -68,72 +67,49 @@ fn explain(label: &str) -> Result<()> {
     Ok(())
 }
 
-/// Effective value of a label option, for the canonical label.
-fn label_value(p: &Plan, o: &Oltp, cfg: &target::ConnConfig, name: &str) -> Option<String> {
-    let m = &o.mix;
-    let b = |v: bool| cli::values::bool_str(v).to_string();
-    Some(match name {
-        "table-size" => o.args.table_size.to_string(),
-        "tables" => o.args.tables.to_string(),
-        "rand-type" => p.dist.kind.name().to_string(),
-        "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
-        "skip-trx" => b(!m.trx),
-        "point-selects" => m.point_selects.to_string(),
-        "range-selects" => b(m.simple_ranges + m.sum_ranges + m.order_ranges + m.distinct_ranges > 0),
-        "simple-ranges" => m.simple_ranges.to_string(),
-        "sum-ranges" => m.sum_ranges.to_string(),
-        "order-ranges" => m.order_ranges.to_string(),
-        "distinct-ranges" => m.distinct_ranges.to_string(),
-        "index-updates" => m.index_updates.to_string(),
-        "non-index-updates" => m.non_index_updates.to_string(),
-        "delete-inserts" => m.delete_inserts.to_string(),
-        "reconnect" => o.args.reconnect.to_string(),
-        "transport" => cfg.target.transport().to_string(),
-        "mysql-storage-engine" if cfg.target.engine == Engine::Mysql => o.args.mysql_storage_engine.clone(),
-        _ => return None,
-    })
-}
-
 fn bench(command: &str, args: BenchArgs) -> Result<()> {
     let plan = Plan::new(command, args)?;
     let cfg = Arc::new(plan.args.target.resolve()?);
+    let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
+    // The one place that names workload families.
+    let w = Oltp::new(&plan.workload, plan.args.oltp.clone(), plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
+    drive(Arc::new(w), &plan, cfg)
+}
+
+/// prepare / cleanup / prewarm / check / run for any workload.
+fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> Result<()> {
     let c = &plan.args.control;
     let levels = c.threads.0.clone();
     let max_threads = *levels.iter().max().unwrap_or(&1);
-    let oltp = Oltp::new(&plan.workload, plan.args.oltp.clone(), plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
     let json = c.output == "json";
     let quiet = json;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
-    match command {
-        "prepare" => return rt.block_on(oltp.prepare(cfg.clone(), max_threads, quiet)),
-        "cleanup" => return rt.block_on(oltp.cleanup(cfg.clone(), max_threads, quiet)),
-        "prewarm" => return rt.block_on(oltp.prewarm(cfg.clone(), quiet)),
+    match plan.command.as_str() {
+        "prepare" => return rt.block_on(w.prepare(cfg.clone(), max_threads, quiet)),
+        "cleanup" => return rt.block_on(w.cleanup(cfg.clone(), max_threads, quiet)),
+        "prewarm" => return rt.block_on(w.prewarm(cfg.clone(), quiet)),
+        "check" => return rt.block_on(w.check(cfg.clone(), quiet)),
         _ => {}
     }
-    if oltp.mix.kind != workload::oltp::Kind::BulkInsert {
-        match rt.block_on(oltp.table_state(&cfg))? {
-            TableState::Ready => {}
-            TableState::Missing if !c.no_prepare => {
-                if !quiet {
-                    println!("Tables are missing: preparing them first.");
-                }
-                rt.block_on(oltp.prepare(cfg.clone(), max_threads.max(2), quiet))?;
+    match rt.block_on(w.table_state(&cfg))? {
+        TableState::Ready => {}
+        TableState::Missing if !c.no_prepare => {
+            if !quiet {
+                println!("Tables are missing: preparing them first.");
             }
-            TableState::Missing => return Err(Error::Usage(format!("table {}1 does not exist: run `fairbench prepare` with the same options first", oltp.args.table_name))),
-            TableState::Mismatch(why) => {
-                return Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the --tables/--table-size the data was prepared with")))
-            }
+            rt.block_on(w.prepare(cfg.clone(), max_threads.max(2), quiet))?;
+        }
+        TableState::Missing => return Err(Error::Usage("the workload's tables do not exist: run `fairbench prepare` with the same options first".into())),
+        TableState::Mismatch(why) => {
+            return Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the options the data was prepared with")))
         }
     }
     drop(rt);
-    let get = |n: &str| label_value(&plan, &oltp, &cfg, n);
-    let label = cli::label::canonical(&plan.workload, &get);
-    let mut options: Vec<(String, String)> = ["table-size", "tables", "rand-type", "db-ps-mode", "skip-trx", "point-selects", "range-selects", "index-updates", "non-index-updates", "delete-inserts", "reconnect", "transport"]
-        .iter()
-        .filter_map(|n| get(n).map(|v| (n.to_string(), v)))
-        .collect();
+    let label = w.label(&cfg);
+    let mut options = w.options(&cfg);
     options.push(("threads".into(), levels.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
     options.push(("time".into(), c.time.to_string()));
+    options.push(("events".into(), c.events.to_string()));
     options.push(("rate".into(), c.rate.to_string()));
     options.push(("warmup-time".into(), c.warmup_time.to_string()));
     options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
@@ -145,8 +121,8 @@ fn bench(command: &str, args: BenchArgs) -> Result<()> {
         transport: cfg.target.transport().to_string(),
         percentile: c.percentile,
         options,
+        kinds: w.kinds().iter().map(|k| k.to_string()).collect(),
     };
-    let w = Arc::new(oltp);
     let mut sink = Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 };
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {
@@ -172,12 +148,7 @@ fn bench(command: &str, args: BenchArgs) -> Result<()> {
             seed: plan.args.rand.rand_seed,
         };
         let r = runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)?;
-        if json {
-            println!("{}", report::summary_json(&r, &info));
-        } else {
-            println!();
-            print!("{}", report::summary_text(&r, &info));
-        }
+        sink.summary(&r, &info);
         match r.stop {
             Stop::Completed => {}
             Stop::Interrupted => {

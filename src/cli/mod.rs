@@ -177,7 +177,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
     if !label::looks_like_label(&wl) {
         return Cli::from_arg_matches(&matches);
     }
-    let decoded = label::parse(&wl).map_err(|e| Cli::command().error(clap::error::ErrorKind::ValueValidation, e.to_string()))?;
+    let decoded = label::parse(&wl).map_err(|e| label_error(clap::error::ErrorKind::ValueValidation, e.to_string()))?;
     let mut extra = Vec::new();
     for (name, value) in &decoded.options {
         let id = name.replace('-', "_");
@@ -186,7 +186,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
             let given: Vec<String> = sm.get_raw(&id).map(|v| v.map(|s| s.to_string_lossy().into_owned()).collect()).unwrap_or_default();
             let given = given.join(",");
             if !same_value(&given, value) {
-                return Err(Cli::command().error(
+                return Err(label_error(
                     clap::error::ErrorKind::ArgumentConflict,
                     format!("label '{wl}' sets --{name}={value} but the command line says --{name}={given}: drop one of them"),
                 ));
@@ -194,7 +194,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         } else if Cli::command().find_subcommand(&sub).map(|c| c.get_arguments().any(|a| a.get_id() == id.as_str())).unwrap_or(false) {
             extra.push(format!("--{name}={value}"));
         } else {
-            return Err(Cli::command().error(
+            return Err(label_error(
                 clap::error::ErrorKind::ValueValidation,
                 format!("label '{wl}' needs --{name}, which the {} workload does not support yet", decoded.workload),
             ));
@@ -214,6 +214,12 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         a.target.label = Some(wl);
     }
     Ok(cli)
+}
+
+/// A label error, printed as one line like the other usage errors
+/// (`Command::error` would append the usage and a help hint).
+fn label_error(kind: clap::error::ErrorKind, msg: impl std::fmt::Display) -> clap::Error {
+    clap::Error::raw(kind, format!("{msg}\n"))
 }
 
 fn same_value(a: &str, b: &str) -> bool {

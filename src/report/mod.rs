@@ -19,6 +19,8 @@ pub struct RunInfo {
     pub transport: String,
     pub percentile: u32,
     pub options: Vec<(String, String)>,
+    /// Names of the workload's event kinds (empty: one kind).
+    pub kinds: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +47,20 @@ impl Sink for Console {
             let _ = writeln!(o, "Threads started!\n");
             let _ = o.flush();
         }
+    }
+
+    fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
+        let mut o = out();
+        match self.format {
+            Format::Json => {
+                let _ = writeln!(o, "{}", summary_json(r, info));
+            }
+            Format::Text => {
+                let _ = writeln!(o);
+                let _ = write!(o, "{}", summary_text(r, info));
+            }
+        }
+        let _ = o.flush();
     }
 
     fn interval(&mut self, iv: &Interval, rate_mode: bool) {
@@ -192,6 +208,22 @@ pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
             t.dropped
         ));
     }
+    if !t.kinds.is_empty() {
+        p("Events by kind:".into());
+    }
+    for (i, k) in t.kinds.iter().enumerate() {
+        let name = info.kinds.get(i).map(String::as_str).unwrap_or("?");
+        p(format!(
+            "    {name:<14} {:>9} events ({:.2}/s), {} rolled back, latency ms p50 {:.3} p95 {:.3} p99 {:.3} max {:.3}",
+            k.events,
+            k.events as f64 / secs,
+            k.rollbacks,
+            pct_ms(&k.lat, 50.0),
+            pct_ms(&k.lat, 95.0),
+            pct_ms(&k.lat, 99.0),
+            if k.lat.is_empty() { 0.0 } else { k.lat.max() as f64 / 1000.0 }
+        ));
+    }
     if !t.errors_by_code.is_empty() {
         let parts: Vec<String> = t.errors_by_code.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         p(format!("Errors by code: {}", parts.join(", ")));
@@ -260,6 +292,12 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
             "cores_used": cpu / secs,
             "us_per_query": if t.queries() > 0 { cpu * 1e6 / t.queries() as f64 } else { 0.0 },
         },
+        "kinds": t.kinds.iter().enumerate().map(|(i, k)| json!({
+            "name": info.kinds.get(i).cloned().unwrap_or_default(),
+            "events": k.events,
+            "rollbacks": k.rollbacks,
+            "latency_ms": lat_obj(&k.lat),
+        })).collect::<Vec<_>>(),
         "options": opts,
     })
 }

@@ -102,6 +102,22 @@ pub struct LevelResult {
 pub trait Sink {
     fn start(&mut self, _threads: usize) {}
     fn interval(&mut self, _iv: &Interval, _rate_mode: bool) {}
+    fn summary(&mut self, _r: &LevelResult, _info: &crate::report::RunInfo) {}
+}
+
+/// Several sinks fed the same samples.
+pub struct Sinks(pub Vec<Box<dyn Sink>>);
+
+impl Sink for Sinks {
+    fn start(&mut self, threads: usize) {
+        self.0.iter_mut().for_each(|s| s.start(threads));
+    }
+    fn interval(&mut self, iv: &Interval, rate_mode: bool) {
+        self.0.iter_mut().for_each(|s| s.interval(iv, rate_mode));
+    }
+    fn summary(&mut self, r: &LevelResult, info: &crate::report::RunInfo) {
+        self.0.iter_mut().for_each(|s| s.summary(r, info));
+    }
 }
 
 enum Msg {
@@ -405,6 +421,7 @@ async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed:
 async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, local: Rc<Local>, shared: Arc<Shared>, totals: Rc<RefCell<Vec<ClientTotals>>>, quota: u64, warm_end: Instant, rate_mode: bool, clients: usize) {
     let mut st = w.new_client(id, clients);
     let reconnect_every = w.reconnect_every();
+    let kinds = !w.kinds().is_empty();
     // SQLite calls complete without ever suspending: give the worker's
     // ticker (and arrival generator) a turn after every event.
     let must_yield = conn.engine() == Engine::Sqlite;
@@ -471,6 +488,9 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
         let raw = end.duration_since(began).as_micros() as u64;
         let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
         win.record(corrected, raw, rate_mode);
+        if kinds {
+            win.record_kind(q.kind, corrected, q.rolled_back);
+        }
         drop(win);
         done += 1;
         if end >= warm_end {

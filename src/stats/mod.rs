@@ -40,6 +40,23 @@ pub struct Window {
     pub busy: u64,
     /// BEGIN/COMMIT/ROLLBACK issued (to report QPS without them).
     pub trx_stmts: u64,
+    /// Per event kind (TPC-C transactions); empty for uniform workloads.
+    pub kinds: Vec<KindWindow>,
+}
+
+/// Counts of one kind of event.
+#[derive(Clone, Debug)]
+pub struct KindWindow {
+    pub events: u64,
+    /// Events that ended in a rollback the workload intended.
+    pub rollbacks: u64,
+    pub lat: Histogram<u64>,
+}
+
+impl Default for KindWindow {
+    fn default() -> Self {
+        KindWindow { events: 0, rollbacks: 0, lat: new_hist() }
+    }
 }
 
 impl Default for Window {
@@ -58,6 +75,7 @@ impl Default for Window {
             queue_len: 0,
             busy: 0,
             trx_stmts: 0,
+            kinds: Vec::new(),
         }
     }
 }
@@ -73,6 +91,17 @@ impl Window {
         if rate_mode {
             self.lat_raw.saturating_record(raw_us.max(1));
         }
+    }
+
+    /// Per-kind accounting for workloads with several event kinds.
+    pub fn record_kind(&mut self, kind: usize, us: u64, rolled_back: bool) {
+        if self.kinds.len() <= kind {
+            self.kinds.resize_with(kind + 1, KindWindow::default);
+        }
+        let k = &mut self.kinds[kind];
+        k.events += 1;
+        k.rollbacks += u64::from(rolled_back);
+        k.lat.saturating_record(us.max(1));
     }
 
     pub fn count_error(&mut self, code: &str) {
@@ -97,6 +126,14 @@ impl Window {
         self.queue_len += o.queue_len;
         self.busy += o.busy;
         self.trx_stmts += o.trx_stmts;
+        if self.kinds.len() < o.kinds.len() {
+            self.kinds.resize_with(o.kinds.len(), KindWindow::default);
+        }
+        for (a, b) in self.kinds.iter_mut().zip(&o.kinds) {
+            a.events += b.events;
+            a.rollbacks += b.rollbacks;
+            let _ = a.lat.add(&b.lat);
+        }
     }
 
     /// Latency percentile in milliseconds (0 when nothing was recorded).

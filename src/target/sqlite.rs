@@ -45,16 +45,16 @@ impl LiteConn {
         if !prepared {
             interpolate(&st.sql, params, &mut self.text, false);
             let mut s = self.conn.prepare(&self.text).map_err(to_db_error)?;
-            return run(&mut s, &[], st.returns_rows);
+            return run(&self.conn, &mut s, &[], st.returns_rows);
         }
         let mut s = self.conn.prepare_cached(&st.sql).map_err(to_db_error)?;
-        run(&mut s, params, st.returns_rows)
+        run(&self.conn, &mut s, params, st.returns_rows)
     }
 
     pub fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
         let mut s = self.conn.prepare(sql).map_err(to_db_error)?;
         let rows = s.column_count() > 0;
-        Ok((rows, run(&mut s, &[], rows)?))
+        Ok((rows, run(&self.conn, &mut s, &[], rows)?))
     }
 
     pub fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
@@ -114,7 +114,7 @@ impl LiteConn {
     }
 }
 
-fn run(s: &mut rusqlite::Statement<'_>, params: &[Param<'_>], returns_rows: bool) -> DbResult<u64> {
+fn run(conn: &Connection, s: &mut rusqlite::Statement<'_>, params: &[Param<'_>], returns_rows: bool) -> DbResult<u64> {
     for (i, p) in params.iter().enumerate() {
         match p {
             Param::Int(v) => s.raw_bind_parameter(i + 1, *v),
@@ -127,9 +127,11 @@ fn run(s: &mut rusqlite::Statement<'_>, params: &[Param<'_>], returns_rows: bool
         while rows.next().map_err(to_db_error)?.is_some() {}
         Ok(0)
     } else {
-        let n = s.raw_execute().map_err(to_db_error)?;
-        // SQLite reports the last row-changing statement's count even for
-        // BEGIN and COMMIT; those are read-only statements and change nothing.
-        Ok(if s.readonly() { 0 } else { n as u64 })
+        // sqlite3_changes() still reports the last INSERT/UPDATE/DELETE
+        // after a statement that changes nothing (BEGIN IMMEDIATE, COMMIT),
+        // so count the rows this statement itself changed.
+        let before = conn.total_changes();
+        s.raw_execute().map_err(to_db_error)?;
+        Ok(conn.total_changes() - before)
     }
 }

@@ -5,9 +5,20 @@
 pub mod dialect;
 pub mod oltp;
 
-use crate::target::{Class, Conn, DbResult, StatementSet};
+use crate::error::Result;
+use crate::target::{Class, Conn, ConnConfig, DbResult, StatementSet};
 use std::future::Future;
 use std::sync::Arc;
+
+/// State of a workload's tables before a run.
+#[derive(Debug, PartialEq)]
+pub enum TableState {
+    Ready,
+    Missing,
+    /// Present but not what the options describe (the user decides;
+    /// fairbench never drops tables on its own).
+    Mismatch(String),
+}
 
 /// Query counts of one event, classified like sysbench.
 #[derive(Clone, Copy, Debug, Default)]
@@ -17,6 +28,11 @@ pub struct Counters {
     pub other: u64,
     /// BEGIN/COMMIT/ROLLBACK among `other`.
     pub trx: u64,
+    /// Which kind of event ran (index into [`Workload::kinds`]).
+    pub kind: usize,
+    /// The event ended in a rollback the workload asked for (TPC-C's 1%
+    /// New-Order rollbacks): it counts, but separately.
+    pub rolled_back: bool,
 }
 
 impl Counters {
@@ -51,5 +67,26 @@ pub trait Workload: Send + Sync + 'static {
     /// Events between reconnects (0: never), per client.
     fn reconnect_every(&self) -> u64 {
         0
+    }
+
+    /// Names of the event kinds a workload reports separately (TPC-C's
+    /// transactions); empty when every event is alike.
+    fn kinds(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Canonical label of this configuration.
+    fn label(&self, cfg: &ConnConfig) -> String;
+
+    /// Effective workload options, for records and reports.
+    fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)>;
+
+    fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;
+    fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
+    fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
+    fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> impl Future<Output = Result<()>>;
+    /// Consistency checks; Err(Check) when one fails.
+    fn check(&self, _cfg: Arc<ConnConfig>, _quiet: bool) -> impl Future<Output = Result<()>> {
+        async { Ok(()) }
     }
 }

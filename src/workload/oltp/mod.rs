@@ -6,10 +6,10 @@ pub mod options;
 pub mod prepare;
 
 use super::dialect::Dialect;
-use super::{Counters, Workload};
+use super::{Counters, TableState, Workload};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
-use crate::target::{Conn, DbResult, Engine, Param, StatementSet, StmtId};
+use crate::target::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::usage;
 pub use options::OltpArgs;
 use std::sync::Arc;
@@ -447,6 +447,63 @@ impl Workload for Oltp {
 
     fn reconnect_every(&self) -> u64 {
         self.args.reconnect
+    }
+
+    fn label(&self, cfg: &ConnConfig) -> String {
+        let get = |n: &str| self.label_value(cfg, n);
+        crate::cli::label::canonical(&self.test, &get)
+    }
+
+    fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
+        LABEL_OPTIONS.iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect()
+    }
+
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        self.do_table_state(cfg).await
+    }
+    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        self.do_prepare(cfg, threads, quiet).await
+    }
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        self.do_cleanup(cfg, threads, quiet).await
+    }
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        self.do_prewarm(cfg, quiet).await
+    }
+}
+
+const LABEL_OPTIONS: &[&str] = &[
+    "table-size", "tables", "rand-type", "db-ps-mode", "skip-trx", "point-selects", "range-selects", "simple-ranges", "sum-ranges",
+    "order-ranges", "distinct-ranges", "index-updates", "non-index-updates", "delete-inserts", "range-size", "reconnect", "transport",
+    "mysql-storage-engine",
+];
+
+impl Oltp {
+    /// Effective value of a label option, for the canonical label.
+    fn label_value(&self, cfg: &ConnConfig, name: &str) -> Option<String> {
+        let m = &self.mix;
+        let b = |v: bool| crate::cli::values::bool_str(v).to_string();
+        Some(match name {
+            "table-size" => self.args.table_size.to_string(),
+            "tables" => self.args.tables.to_string(),
+            "rand-type" => self.dist.kind.name().to_string(),
+            "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
+            "skip-trx" => b(!m.trx),
+            "point-selects" => m.point_selects.to_string(),
+            "range-selects" => b(m.simple_ranges + m.sum_ranges + m.order_ranges + m.distinct_ranges > 0),
+            "simple-ranges" => m.simple_ranges.to_string(),
+            "sum-ranges" => m.sum_ranges.to_string(),
+            "order-ranges" => m.order_ranges.to_string(),
+            "distinct-ranges" => m.distinct_ranges.to_string(),
+            "index-updates" => m.index_updates.to_string(),
+            "non-index-updates" => m.non_index_updates.to_string(),
+            "delete-inserts" => m.delete_inserts.to_string(),
+            "range-size" => self.args.range_size.to_string(),
+            "reconnect" => self.args.reconnect.to_string(),
+            "transport" => cfg.target.transport().to_string(),
+            "mysql-storage-engine" if cfg.target.engine == Engine::Mysql => self.args.mysql_storage_engine.clone(),
+            _ => return None,
+        })
     }
 }
 

@@ -8,6 +8,7 @@ use crate::rand::{Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::report::progress::Progress;
 use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
 use crate::workload::dialect::Dialect;
+use crate::workload::TableState;
 use crate::usage;
 use std::sync::Arc;
 
@@ -133,7 +134,7 @@ impl Oltp {
     /// Whether the tables are there: all present and big enough, all
     /// missing, or present but different from what the options describe
     /// (then the user decides; fairbench never drops tables on its own).
-    pub async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+    pub async fn do_table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         let mut conn = connect(cfg).await?;
         let (mut present, mut missing) = (0, 0);
         let mut short = None;
@@ -159,7 +160,7 @@ impl Oltp {
         })
     }
 
-    pub async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+    pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
         if self.mix.kind == Kind::BulkInsert {
             let mut conn = connect(&cfg).await?;
             for i in 1..=threads {
@@ -260,7 +261,7 @@ impl Oltp {
         Ok(())
     }
 
-    pub async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+    pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         let n = if self.mix.kind == Kind::BulkInsert { threads as u32 } else { self.args.tables };
         let d = Dialect(self.engine);
@@ -275,7 +276,7 @@ impl Oltp {
         Ok(())
     }
 
-    pub async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         let d = Dialect(self.engine);
         for t in self.table_names() {
@@ -289,13 +290,6 @@ impl Oltp {
         conn.close().await;
         Ok(())
     }
-}
-
-#[derive(Debug, PartialEq)]
-pub enum TableState {
-    Ready,
-    Missing,
-    Mismatch(String),
 }
 
 /// One connection for admin work; failures map to exit codes.
