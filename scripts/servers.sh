@@ -29,6 +29,8 @@ set -euo pipefail
 FB_DB=fbtest
 FB_USER=fb
 FB_PASS=fbpass
+# An account that may only connect over TLS (same password).
+FB_SSL_USER=fbssl
 # Marks a directory as one of ours, so `stop` never removes anything else.
 FB_MARKER=.fairbench-test-servers
 
@@ -88,13 +90,14 @@ fb_install_missing() {
     local missing=() p
     if command -v dpkg-query >/dev/null 2>&1; then
         # Servers and clients, the load generator the benchmarks are compared against, and
-        # what the crate's native dependencies (openssl-sys, bundled SQLite) need to build.
-        for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev gcc libc6-dev make; do
+        # what the crate's native dependencies (openssl-sys, bundled SQLite) need to build;
+        # the openssl CLI makes the servers' throwaway TLS certificates.
+        for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make; do
             fb_pkg_installed "$p" || missing+=("$p")
         done
         [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)
     else
-        for p in mariadbd mariadb-install-db mariadb sysbench pkg-config gcc make; do
+        for p in mariadbd mariadb-install-db mariadb sysbench pkg-config openssl gcc make; do
             command -v "$p" >/dev/null 2>&1 || [[ -x /usr/sbin/$p ]] || missing+=("$p")
         done
         [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)
@@ -195,6 +198,55 @@ fb_env_lines() {
 }
 
 # ---------------------------------------------------------------------------------------
+# TLS
+# ---------------------------------------------------------------------------------------
+
+# Makes FB_DIR/tls: a throwaway CA (ca.pem), a server certificate it signs for 127.0.0.1
+# and localhost (server.pem, server.key), and a second, unrelated CA (wrong-ca.pem) for
+# tests that must see verification fail. Each server gets its own copy of the key.
+fb_make_certs() {
+    local dir=$FB_DIR/tls openssl
+    openssl=$(fb_find_cmd openssl) || fb_die "openssl not found"
+    mkdir -p "$dir"
+    # Our own config, so that neither /etc/ssl/openssl.cnf nor $OPENSSL_CONF add extensions.
+    cat >"$dir/openssl.cnf" <<'EOF'
+[req]
+distinguished_name = dn
+prompt             = no
+[dn]
+CN = fairbench test
+[ca]
+basicConstraints       = critical, CA:TRUE
+keyUsage               = critical, keyCertSign, cRLSign
+subjectKeyIdentifier   = hash
+[server]
+basicConstraints       = critical, CA:FALSE
+keyUsage               = critical, digitalSignature, keyEncipherment
+extendedKeyUsage       = serverAuth
+subjectAltName         = IP:127.0.0.1, DNS:localhost
+subjectKeyIdentifier   = hash
+authorityKeyIdentifier = keyid
+EOF
+    local req=("$openssl" req -config "$dir/openssl.cnf" -newkey rsa:2048 -nodes)
+    if ! (
+        umask 077
+        "${req[@]}" -x509 -days 30 -extensions ca -subj "/CN=fairbench test CA" \
+            -keyout "$dir/ca.key" -out "$dir/ca.pem" &&
+            "${req[@]}" -x509 -days 30 -extensions ca -subj "/CN=fairbench unrelated CA" \
+                -keyout "$dir/wrong-ca.key" -out "$dir/wrong-ca.pem" &&
+            "${req[@]}" -subj "/CN=127.0.0.1" -keyout "$dir/server.key" -out "$dir/server.csr" &&
+            "$openssl" x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
+                -CAcreateserial -days 30 -extfile "$dir/openssl.cnf" -extensions server \
+                -out "$dir/server.pem"
+    ) >"$dir/openssl.log" 2>&1 </dev/null; then
+        fb_tail "$dir/openssl.log" 20
+        fb_die "could not make the test TLS certificates (log above)"
+    fi
+    chmod 755 "$dir"
+    chmod 644 "$dir/ca.pem" "$dir/wrong-ca.pem" "$dir/server.pem"
+}
+
+# ---------------------------------------------------------------------------------------
 # MariaDB
 # ---------------------------------------------------------------------------------------
 
@@ -214,6 +266,9 @@ fb_start_mysql() {
     port=$(fb_free_port "${FAIRBENCH_TEST_MYSQL_BASE_PORT:-13306}")
     mkdir -p "$dir" "$dir/tmp"
     fb_chown "$user" "$dir" "$dir/tmp"
+    cp "$FB_DIR/tls/server.key" "$dir/server-key.pem"
+    chmod 600 "$dir/server-key.pem"
+    fb_chown "$user" "$dir/server-key.pem"
 
     # Only this file is read (--defaults-file), so neither /etc/mysql nor ~/.my.cnf leak in.
     # Debian 12's own server config differs from the compiled-in defaults only in
@@ -239,6 +294,10 @@ local-infile            = ON
 max-connections         = 2000
 innodb-buffer-pool-size = 256M
 innodb-log-file-size    = 256M
+# TLS is offered to every account and required only by $FB_SSL_USER.
+ssl-ca                  = $FB_DIR/tls/ca.pem
+ssl-cert                = $FB_DIR/tls/server.pem
+ssl-key                 = $dir/server-key.pem
 EOF
 
     # Run by mariadb-install-db at the end of bootstrap: the test account and database.
@@ -250,6 +309,8 @@ CREATE USER '$FB_USER'@'%' IDENTIFIED BY '$FB_PASS';
 CREATE USER '$FB_USER'@'localhost' IDENTIFIED BY '$FB_PASS';
 GRANT ALL PRIVILEGES ON *.* TO '$FB_USER'@'%' WITH GRANT OPTION;
 GRANT ALL PRIVILEGES ON *.* TO '$FB_USER'@'localhost' WITH GRANT OPTION;
+CREATE USER '$FB_SSL_USER'@'%' IDENTIFIED BY '$FB_PASS' REQUIRE SSL;
+GRANT ALL PRIVILEGES ON \`$FB_DB\`.* TO '$FB_SSL_USER'@'%';
 EOF
     fb_chown "$user" "$dir/my.cnf" "$dir/init.sql"
 
@@ -299,6 +360,9 @@ EOF
     if [[ $maxconn != 2000 ]]; then
         fb_log "warning: MariaDB runs with max_connections=$maxconn, not 2000 (open-files limit $(ulimit -n)?)"
     fi
+    MYSQL_PWD=$FB_PASS "$client" --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" --ssl \
+        -u"$FB_SSL_USER" -N -B -e 'SELECT 1' "$FB_DB" >/dev/null 2>&1 </dev/null ||
+        fb_die "MariaDB does not accept $FB_SSL_USER over TLS on 127.0.0.1:$port (see $dir/error.log)"
 
     FB_MYSQL_PORT=$port
     FB_MYSQL_SOCKET=$dir/mysqld.sock
@@ -369,7 +433,27 @@ unix_socket_directories = '$dir'
 max_connections = 1200
 shared_buffers = 256MB
 fsync = on
+ssl = on
+ssl_cert_file = '$FB_DIR/tls/server.pem'
+ssl_key_file = '$dir/server.key'
 EOF
+    cp "$FB_DIR/tls/server.key" "$dir/server.key"
+    chmod 600 "$dir/server.key"
+    fb_chown "$user" "$dir/server.key"
+
+    # First match wins: $FB_SSL_USER may connect over TCP with TLS only, never without it
+    # nor through the socket. Everyone else keeps initdb's lines (TLS optional).
+    local hba
+    hba=$(<"$dir/data/pg_hba.conf")
+    {
+        printf '# --- fairbench test server ---\n'
+        printf 'local     all %s              reject\n' "$FB_SSL_USER"
+        printf 'hostnossl all %s 0.0.0.0/0    reject\n' "$FB_SSL_USER"
+        printf 'hostnossl all %s ::/0         reject\n' "$FB_SSL_USER"
+        printf 'hostssl   all %s 127.0.0.1/32 scram-sha-256\n' "$FB_SSL_USER"
+        printf 'hostssl   all %s ::1/128      scram-sha-256\n\n' "$FB_SSL_USER"
+        printf '%s\n' "$hba"
+    } >"$dir/data/pg_hba.conf"
 
     # pg_ctl -w waits until the server accepts connections (or the timeout); pg_ctl also
     # puts the server in its own session, out of reach of a terminal Ctrl-C.
@@ -390,6 +474,16 @@ EOF
     PGPASSWORD=$FB_PASS "${psql[@]}" -h 127.0.0.1 -p "$port" -d "$FB_DB" -c 'SELECT 1' \
         >/dev/null 2>&1 </dev/null ||
         fb_die "PostgreSQL accepts its socket but not TCP on 127.0.0.1:$port"
+    if ! PGPASSWORD=$FB_PASS "${psql[@]}" -h "$dir" -p "$port" -d "$FB_DB" \
+        -c "CREATE ROLE $FB_SSL_USER LOGIN PASSWORD '$FB_PASS'" \
+        -c "GRANT ALL ON DATABASE $FB_DB TO $FB_SSL_USER" \
+        -c "GRANT ALL ON SCHEMA public TO $FB_SSL_USER" >"$dir/createrole.log" 2>&1 </dev/null; then
+        fb_tail "$dir/createrole.log" 10
+        fb_die "could not create role $FB_SSL_USER in PostgreSQL (log above)"
+    fi
+    PGPASSWORD=$FB_PASS PGSSLMODE=require "$bindir/psql" -X -q -U "$FB_SSL_USER" -h 127.0.0.1 \
+        -p "$port" -d "$FB_DB" -c 'SELECT 1' >/dev/null 2>&1 </dev/null ||
+        fb_die "PostgreSQL does not accept $FB_SSL_USER over TLS on 127.0.0.1:$port (see $dir/postgres.log)"
 
     FB_PG_PORT=$port
     FB_PG_SOCKET_DIR=$dir
@@ -465,6 +559,7 @@ fb_start() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS
     fb_install_missing
     fb_make_dir
+    fb_make_certs
     fb_start_mysql "$timeout"
     fb_start_pg "$timeout"
     {
@@ -477,6 +572,8 @@ fb_start() {
             "postgres://$FB_USER:$FB_PASS@127.0.0.1:$FB_PG_PORT/$FB_DB"
         printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
         printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
+        printf 'export FAIRBENCH_TEST_CA=%q\n' "$FB_DIR/tls/ca.pem"
+        printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
     } >"$FB_DIR/env"
     fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT (up in $((SECONDS - t0))s, dir $FB_DIR)"
 }

@@ -8,7 +8,9 @@
 #    never the system services, and exports FAIRBENCH_TEST_* for the tests:
 #      FAIRBENCH_TEST_MYSQL_URL, FAIRBENCH_TEST_MYSQL_SOCKET, FAIRBENCH_TEST_MYSQL_PORT,
 #      FAIRBENCH_TEST_PG_URL, FAIRBENCH_TEST_PG_SOCKET_DIR, FAIRBENCH_TEST_PG_PORT,
-#      FAIRBENCH_TEST_TMP
+#      FAIRBENCH_TEST_TMP, FAIRBENCH_TEST_CA, FAIRBENCH_TEST_WRONG_CA
+#    Both servers offer TLS (certificates of a throwaway CA); the `fbssl` account may only
+#    connect with it.
 # 3. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
 # 4. stops both servers and removes the temp dir, whatever happened, and exits with
 #    cargo's exit code.

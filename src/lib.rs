@@ -1,12 +1,17 @@
 //! fairbench: prepare, run, check and compare OLTP benchmarks on
 //! MySQL-family servers, PostgreSQL and embedded SQLite, with one client.
 
+pub mod audit;
 pub mod cli;
+mod commands;
+pub mod compare;
+pub mod env;
 pub mod error;
 pub mod rand;
 pub mod report;
 pub mod runner;
 pub mod stats;
+pub mod store;
 pub mod target;
 pub mod workload;
 
@@ -17,6 +22,7 @@ use runner::{RunControl, Sink, Stop};
 use std::sync::Arc;
 use std::time::Duration;
 use workload::oltp::Oltp;
+use workload::tpcc::Tpcc;
 use workload::{TableState, Workload};
 
 /// Parse the command line, run, and turn the outcome into an exit code.
@@ -49,6 +55,11 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Prepare(a) => bench("prepare", a),
         Cmd::Cleanup(a) => bench("cleanup", a),
         Cmd::Prewarm(a) => bench("prewarm", a),
+        Cmd::Check(a) => bench("check", a),
+        Cmd::Results(a) => commands::results(a),
+        Cmd::Env(a) => commands::env(a),
+        Cmd::Audit(a) => commands::audit(a),
+        Cmd::Compare(a) => commands::compare(a),
     }
 }
 
@@ -68,10 +79,25 @@ fn explain(label: &str) -> Result<()> {
 }
 
 fn bench(command: &str, args: BenchArgs) -> Result<()> {
-    let plan = Plan::new(command, args)?;
-    let cfg = Arc::new(plan.args.target.resolve()?);
-    let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
+    let mut plan = Plan::new(command, args)?;
+    let mut cfg = plan.args.target.resolve()?;
     // The one place that names workload families.
+    if plan.workload == "tpcc" {
+        let w = Tpcc::new(plan.args.tpcc.clone(), plan.args.oltp.clone(), plan.args.rand.rand_seed, cfg.target.engine)?;
+        cfg.session_sql.extend(workload::tpcc::session_sql(cfg.target.engine, &plan.args.tpcc.isolation)?);
+        if w.spec && command == "run" {
+            // Spec mode: the terminals are the clients, 10 per warehouse.
+            let n = w.spec_terminals();
+            let levels = &plan.args.control.threads.0;
+            if levels.len() > 1 || (levels[0] != 1 && levels[0] != n) {
+                return Err(Error::Usage(format!("--terminals=spec runs 10 terminals per warehouse ({n} here): leave --threads out or set it to {n}")));
+            }
+            plan.args.control.threads.0 = vec![n];
+        }
+        return drive(Arc::new(w), &plan, Arc::new(cfg));
+    }
+    let cfg = Arc::new(cfg);
+    let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
     let w = Oltp::new(&plan.workload, plan.args.oltp.clone(), plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
     drive(Arc::new(w), &plan, cfg)
 }
@@ -123,7 +149,17 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
         options,
         kinds: w.kinds().iter().map(|k| k.to_string()).collect(),
     };
-    let mut sink = Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 };
+    // A workload may bring its own output (TPC-C's figures and formats).
+    let console: Box<dyn Sink> = match w.sink(json, c.percentile) {
+        Some(s) => s,
+        None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
+    };
+    let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    // Every run is recorded (store::Recorder) unless --no-save.
+    let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &plan.args.oltp)?) };
+    let mut sinks: Vec<Box<dyn Sink>> = vec![console];
+    sinks.extend(recorder.as_ref().map(|r| r.sink()));
+    let mut sink = runner::Sinks(sinks);
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {
         if i > 0 && c.pause > 0.0 {
@@ -147,7 +183,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
             queue_max: c.queue_max,
             seed: plan.args.rand.rand_seed,
         };
+        hooks.block_on(w.run_started(&cfg, &rc))?;
         let r = runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)?;
+        hooks.block_on(w.run_finished(&cfg, &r))?;
         sink.summary(&r, &info);
         match r.stop {
             Stop::Completed => {}
@@ -160,6 +198,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
                 break;
             }
         }
+    }
+    if let Some(r) = recorder {
+        commands::finish_recording(&r, &outcome, levels.len() > 1, json);
     }
     outcome
 }

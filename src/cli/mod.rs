@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::rand::{DistConfig, RandType};
 use crate::usage;
 use crate::workload::oltp::OltpArgs;
+use crate::workload::tpcc::TpccArgs;
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,11 +35,98 @@ pub enum Cmd {
     Cleanup(BenchArgs),
     /// Read the tables into the server's cache
     Prewarm(BenchArgs),
+    /// Check the data's consistency (TPC-C conditions); exit 5 when one fails
+    Check(BenchArgs),
     /// Decode a BMK-kit label into options
     Explain {
         /// e.g. OLTP_RW-10Mx8tab-uniform-ps-trx or sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh
         label: String,
     },
+    /// List, show, export or delete stored runs
+    Results(ResultsArgs),
+    /// Print the environment snapshot of a target now (server settings, client host)
+    Env(EnvArgs),
+    /// Audit stored runs for unfair settings and suspicious measurements
+    Audit(AuditArgs),
+    /// Compare stored runs or sweeps side by side (also across engines)
+    Compare(CompareArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// Results store (SQLite file)
+    #[arg(long, global = true, default_value = crate::store::DEFAULT_PATH)]
+    pub results: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ResultsArgs {
+    #[command(subcommand)]
+    pub action: ResultsAction,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum ResultsAction {
+    /// One line per stored run
+    List,
+    /// A run in full: options, environment, levels, intervals, findings
+    Show {
+        /// Run id, last or last-N
+        run: String,
+    },
+    /// Runs as JSON (all runs when none is named)
+    Export {
+        runs: Vec<String>,
+        /// JSON (the only export format)
+        #[arg(long, default_value_t = true)]
+        json: bool,
+    },
+    /// Delete runs
+    Delete {
+        #[arg(required = true)]
+        runs: Vec<String>,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct EnvArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Table name prefix whose size counts as the dataset
+    #[arg(long, default_value = "sbtest")]
+    pub table_name: String,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AuditArgs {
+    /// Run ids (or last, last-N); several are also checked against each other
+    #[arg(required = true)]
+    pub runs: Vec<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Exit with code 5 when a finding of this severity or worse is found: critical, warning, never
+    #[arg(long, default_value = "never")]
+    pub fail_on: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Run ids (or last, last-N); the first is the baseline
+    #[arg(required = true, num_args = 2..)]
+    pub runs: Vec<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -50,6 +138,8 @@ pub struct BenchArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub oltp: OltpArgs,
+    #[command(flatten)]
+    pub tpcc: TpccArgs,
     #[command(flatten)]
     pub rand: RandArgs,
     #[command(flatten)]
@@ -119,6 +209,15 @@ pub struct ControlArgs {
     /// Do not prepare missing tables before run
     #[arg(long)]
     pub no_prepare: bool,
+    /// Results store every run is recorded in (SQLite file)
+    #[arg(long, default_value = crate::store::DEFAULT_PATH)]
+    pub results: PathBuf,
+    /// Do not record the run in the results store
+    #[arg(long)]
+    pub no_save: bool,
+    /// Free text stored with the run (e.g. "io-bound baseline"), shown by results and compare
+    #[arg(long, default_value = "")]
+    pub tag: String,
 }
 
 /// The validated plan of one command.
@@ -150,7 +249,7 @@ pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
             }
         })
         .collect();
-    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "explain", "help"];
+    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare"];
     if v.len() > 2 && !CMDS.contains(&v[1].as_str()) && !v[1].starts_with('-') {
         if let Some(pos) = v.iter().skip(2).position(|a| CMDS.contains(&a.as_str())) {
             let cmd = v.remove(pos + 2);
@@ -170,7 +269,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         Some((s, m)) => (s.to_string(), m.clone()),
         None => return Cli::from_arg_matches(&matches),
     };
-    if sub == "explain" {
+    if !matches!(sub.as_str(), "run" | "prepare" | "cleanup" | "prewarm" | "check") {
         return Cli::from_arg_matches(&matches);
     }
     let wl: String = sm.get_one::<String>("workload").cloned().unwrap_or_default();
@@ -210,7 +309,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
     }
     v.extend(extra);
     let mut cli = Cli::from_arg_matches(&Cli::command().try_get_matches_from(&v)?)?;
-    if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) = &mut cli.cmd {
+    if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) | Cmd::Check(a) = &mut cli.cmd {
         a.target.label = Some(wl);
     }
     Ok(cli)
@@ -261,11 +360,14 @@ impl Plan {
             return Err(usage!("--percentile must be between 1 and 100"));
         }
         let workload = args.workload.clone();
-        if !crate::workload::oltp::TESTS.contains(&workload.as_str()) {
+        if !crate::workload::oltp::TESTS.contains(&workload.as_str()) && workload != "tpcc" {
             return Err(usage!(
-                "unknown workload or label '{workload}': use one of {} or a label such as OLTP_RW-10Mx8tab-uniform-ps-trx (see `fairbench explain`)",
+                "unknown workload or label '{workload}': use one of {}, tpcc or a label such as OLTP_RW-10Mx8tab-uniform-ps-trx or TPCC_100W (see `fairbench explain`)",
                 crate::workload::oltp::TESTS.join(", ")
             ));
+        }
+        if command == "check" && workload != "tpcc" {
+            return Err(usage!("`check` verifies TPC-C data: use `fairbench check tpcc` (the {workload} workload has no consistency conditions)"));
         }
         let label_used = args.target.label.clone();
         Ok(Plan { command: command.to_string(), workload, args, dist, label_used })

@@ -55,8 +55,9 @@ pub struct TargetArgs {
     /// MySQL errors that restart an event (comma list, or all)
     #[arg(long, default_value = "1213,1020,1205")]
     pub mysql_ignore_errors: String,
-    /// PostgreSQL SQLSTATEs that restart an event (comma list, or all)
-    #[arg(long, default_value = "40001,40P01")]
+    /// PostgreSQL SQLSTATEs that restart an event (comma list, or all); 23505 as sysbench's
+    /// driver does: a concurrent delete+insert of the same id
+    #[arg(long, default_value = "40001,40P01,23505")]
     pub pgsql_ignore_errors: String,
     /// SQL run on every new connection (';'-separated), e.g. "SET SESSION sql_log_bin=0"
     #[arg(long, default_value = "", alias = "mysql-session-options")]

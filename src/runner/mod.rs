@@ -365,9 +365,15 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
             shared.stop.store(shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed), Ordering::Relaxed);
             local.stop.set(true);
             local.notify.notify_waiters();
-            // The last full boundary may coincide with the deadline.
-            if now >= next && deadline.map(|d| next <= d).unwrap_or(true) {
+            // The last full boundary may coincide with the deadline. A
+            // client blocked inside a call (SQLite waiting for a lock) can
+            // keep this ticker past several boundaries: send each of them,
+            // or the reporter never completes those intervals.
+            let mut next = next;
+            while now >= next && deadline.map(|d| next <= d).unwrap_or(true) {
                 send_window(&local, &tx, seq);
+                seq += 1;
+                next = start + boundary(seq, &rc);
             }
             break;
         }
@@ -482,10 +488,10 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
         win.writes += q.writes;
         win.other += q.other;
         win.trx_stmts += q.trx;
-        if !ok {
+        if !ok || q.ended {
             break;
         }
-        let raw = end.duration_since(began).as_micros() as u64;
+        let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
         let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
         win.record(corrected, raw, rate_mode);
         if kinds {
@@ -496,7 +502,7 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
         if end >= warm_end {
             let mut t = totals.borrow_mut();
             t[li].events += 1;
-            t[li].busy_s += end.duration_since(intended.unwrap_or(began)).as_secs_f64();
+            t[li].busy_s += end.duration_since(intended.unwrap_or(began)).as_secs_f64() - q.waited_us as f64 / 1e6;
         }
         if must_yield {
             tokio::task::yield_now().await;

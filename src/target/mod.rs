@@ -5,6 +5,7 @@
 //! queries when prepared statements are off). The engines differ here and
 //! nowhere else.
 
+pub mod fast;
 pub mod mysql;
 pub mod password;
 pub mod postgres;
@@ -149,7 +150,7 @@ impl ConnConfig {
             target,
             prepared: true,
             mysql_ignore: IgnoreList::parse("1213,1020,1205"),
-            pgsql_ignore: IgnoreList::parse("40001,40P01"),
+            pgsql_ignore: IgnoreList::parse("40001,40P01,23505"),
             session_sql: vec![],
             sqlite_busy_ms: 5000,
         }
@@ -159,6 +160,8 @@ impl ConnConfig {
 enum Inner {
     My(mysql::MyConn),
     Pg(postgres::PgConn),
+    MyFast(fast::my::MyFast),
+    PgFast(fast::pg::PgFast),
     Lite(sqlite::LiteConn),
 }
 
@@ -185,6 +188,18 @@ impl Conn {
 
     async fn open(cfg: &ConnConfig, host_index: usize) -> DbResult<Inner> {
         Ok(match cfg.target.engine {
+            // The lean clients where they can serve this target exactly as
+            // the drivers would; the drivers for everything else.
+            Engine::Mysql if fast::enabled() => match fast::my::MyFast::connect(cfg, host_index).await? {
+                fast::Choice::Fast(c) => Inner::MyFast(c),
+                fast::Choice::Fallback if fast::wire() == fast::Wire::Fast => return Err(fast::refused()),
+                fast::Choice::Fallback => Inner::My(mysql::MyConn::connect(cfg, host_index).await?),
+            },
+            Engine::Postgres if fast::enabled() => match fast::pg::PgFast::connect(cfg, host_index).await? {
+                fast::Choice::Fast(c) => Inner::PgFast(c),
+                fast::Choice::Fallback if fast::wire() == fast::Wire::Fast => return Err(fast::refused()),
+                fast::Choice::Fallback => Inner::Pg(postgres::PgConn::connect(cfg, host_index).await?),
+            },
             Engine::Mysql => Inner::My(mysql::MyConn::connect(cfg, host_index).await?),
             Engine::Postgres => Inner::Pg(postgres::PgConn::connect(cfg, host_index).await?),
             Engine::Sqlite => Inner::Lite(sqlite::LiteConn::connect(cfg)?),
@@ -214,6 +229,8 @@ impl Conn {
         let changed = match &mut self.inner {
             Inner::My(c) => c.exec(id, st, params, self.cfg.prepared).await,
             Inner::Pg(c) => c.exec(id, st, params, self.cfg.prepared).await,
+            Inner::MyFast(c) => c.exec(id, st, params, self.cfg.prepared).await,
+            Inner::PgFast(c) => c.exec(id, st, params, self.cfg.prepared).await,
             Inner::Lite(c) => c.exec(id, st, params, self.cfg.prepared),
         }
         .map_err(|e| self.classify(e))?;
@@ -225,10 +242,26 @@ impl Conn {
         let r = match &mut self.inner {
             Inner::My(c) => c.query(sql).await,
             Inner::Pg(c) => c.query(sql).await,
+            Inner::MyFast(c) => c.query(sql).await,
+            Inner::PgFast(c) => c.query(sql).await,
             Inner::Lite(c) => c.query(sql),
         };
         let (rows, changed) = r.map_err(|e| self.classify(e))?;
         Ok(classify_result(rows, changed))
+    }
+
+    /// Run statement `id` and return its rows, every value as text (NULL as
+    /// None): for workloads that act on what they read (TPC-C).
+    pub async fn exec_rows(&mut self, id: StmtId, params: &[Param<'_>]) -> DbResult<Vec<Vec<Option<String>>>> {
+        let st = self.set.get(id);
+        let r = match &mut self.inner {
+            Inner::My(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
+            Inner::Pg(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
+            Inner::MyFast(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
+            Inner::PgFast(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
+            Inner::Lite(c) => c.exec_rows(st, params, self.cfg.prepared),
+        };
+        r.map_err(|e| self.classify(e))
     }
 
     /// Run a query and return the first column of every row as text.
@@ -236,6 +269,8 @@ impl Conn {
         let r = match &mut self.inner {
             Inner::My(c) => c.query_rows(sql).await,
             Inner::Pg(c) => c.query_rows(sql).await,
+            Inner::MyFast(c) => c.query_rows(sql).await,
+            Inner::PgFast(c) => c.query_rows(sql).await,
             Inner::Lite(c) => c.query_rows(sql),
         };
         r.map_err(|e| self.classify(e))
@@ -248,6 +283,9 @@ impl Conn {
             Inner::My(c) => c.bulk_load(table, cols, rows, bulk_rows, mode).await,
             Inner::Pg(c) if mode == LoadMode::Insert => c.bulk_insert(table, cols, rows, bulk_rows).await,
             Inner::Pg(c) => c.bulk_load(table, cols, rows).await,
+            Inner::MyFast(c) => c.bulk_load(table, cols, rows, bulk_rows, mode).await,
+            Inner::PgFast(c) if mode == LoadMode::Insert => c.bulk_insert(table, cols, rows, bulk_rows).await,
+            Inner::PgFast(c) => c.bulk_load(table, cols, rows).await,
             Inner::Lite(c) => c.bulk_load(table, cols, rows, bulk_rows),
         };
         r.map_err(|e| self.classify(e))
@@ -276,6 +314,8 @@ async fn drop_inner(inner: Inner) {
     match inner {
         Inner::My(c) => c.close().await,
         Inner::Pg(c) => c.close(),
+        Inner::MyFast(c) => c.close().await,
+        Inner::PgFast(c) => c.close().await,
         Inner::Lite(_) => {}
     }
 }
@@ -327,6 +367,48 @@ pub enum ColType {
     BigInt,
     /// CHAR/VARCHAR/TEXT
     Text,
+    /// 16-bit SMALLINT (PostgreSQL's binary COPY needs the exact width).
+    SmallInt,
+    /// DECIMAL with this many fraction digits; the value comes from `ints`,
+    /// scaled (12.34 with scale 2 is 1234), so loaders never format decimals.
+    Numeric(u8),
+    /// DATETIME/TIMESTAMP; the value comes from `ints` as Unix seconds (UTC).
+    Timestamp,
+}
+
+impl ColType {
+    /// Whether the value comes from `Row::ints` (else from `Row::texts`).
+    pub fn is_int(self) -> bool {
+        !matches!(self, ColType::Text)
+    }
+}
+
+/// `v / 10^scale` as decimal text (1234, 2 -> "12.34").
+pub fn decimal_text(v: i64, scale: u8) -> String {
+    if scale == 0 {
+        return v.to_string();
+    }
+    let p = 10i64.pow(scale as u32);
+    let sign = if v < 0 { "-" } else { "" };
+    let a = v.unsigned_abs();
+    format!("{sign}{}.{:0w$}", a / p as u64, a % p as u64, w = scale as usize)
+}
+
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC).
+pub fn timestamp_text(secs: i64) -> String {
+    let days = secs.div_euclid(86400);
+    let rem = secs.rem_euclid(86400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, rem / 60 % 60, rem % 60)
 }
 
 /// One generated row; values are reused between rows to avoid allocation.
@@ -334,6 +416,8 @@ pub enum ColType {
 pub struct Row {
     pub ints: Vec<i64>,
     pub texts: Vec<Vec<u8>>,
+    /// Bit k set: column k is NULL (its value slot is still consumed).
+    pub nulls: u64,
 }
 
 /// Produces rows for a bulk load. Values come in column order: every Int or

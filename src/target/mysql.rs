@@ -13,7 +13,7 @@ pub struct MyConn {
 }
 
 /// Client error numbers that mean the connection is gone.
-const LOST: &[u16] = &[2006, 2013, 2011, 2055, 1047, 1053, 1927];
+pub(crate) const LOST: &[u16] = &[2006, 2013, 2011, 2055, 1047, 1053, 1927];
 
 pub fn to_db_error(e: mysql_async::Error) -> DbError {
     use mysql_async::Error as E;
@@ -34,6 +34,10 @@ pub fn to_db_error(e: mysql_async::Error) -> DbError {
 
 fn connect_error(e: mysql_async::Error) -> DbError {
     let mut d = to_db_error(e);
+    // Nothing was connected yet (e.g. a failed TLS handshake): not a lost connection.
+    if let Some(m) = d.message.strip_prefix("connection lost: ") {
+        d.message = m.to_string();
+    }
     d.kind = ErrKind::Connect;
     d
 }
@@ -114,19 +118,37 @@ impl MyConn {
 
     pub async fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
         let rows: Vec<mysql_async::Row> = self.conn.query(sql).await.map_err(to_db_error)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| {
-                r.unwrap()
-                    .into_iter()
-                    .map(|v| match v {
-                        Value::NULL => None,
-                        Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-                        other => Some(other.as_sql(true).trim_matches('\'').to_string()),
-                    })
-                    .collect()
+        Ok(rows_as_text(rows))
+    }
+
+    /// A prepared (or interpolated) statement's rows as text.
+    pub async fn exec_rows(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, true);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query_rows(&sql).await;
+            self.text = sql;
+            return r;
+        }
+        let i = id.0 as usize;
+        if self.stmts.len() <= i {
+            self.stmts.resize(i + 1, None);
+        }
+        if self.stmts[i].is_none() {
+            let s = self.conn.prep(st.sql.as_str()).await.map_err(to_db_error)?;
+            self.stmts[i] = Some(s);
+        }
+        let stmt = self.stmts[i].as_ref().unwrap();
+        let values: Vec<Value> = params
+            .iter()
+            .map(|p| match p {
+                Param::Int(v) => Value::Int(*v),
+                Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
             })
-            .collect())
+            .collect();
+        let params = if values.is_empty() { Params::Empty } else { Params::Positional(values) };
+        let rows: Vec<mysql_async::Row> = self.conn.exec(stmt, params).await.map_err(to_db_error)?;
+        Ok(rows_as_text(rows))
     }
 
     /// LOAD DATA LOCAL INFILE fed from memory when the server allows it
@@ -192,6 +214,24 @@ impl MyConn {
     }
 }
 
+fn rows_as_text(rows: Vec<mysql_async::Row>) -> Vec<Vec<Option<String>>> {
+    rows.into_iter()
+        .map(|r| {
+            r.unwrap()
+                .into_iter()
+                .map(|v| match v {
+                    Value::NULL => None,
+                    Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                    Value::Int(i) => Some(i.to_string()),
+                    Value::UInt(u) => Some(u.to_string()),
+                    Value::Date(y, mo, d, h, mi, s, _) => Some(format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")),
+                    other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+                })
+                .collect()
+        })
+        .collect()
+}
+
 fn ssl_with_ca(ca: Option<&str>) -> SslOpts {
     let mut s = SslOpts::default();
     if let Some(ca) = ca {
@@ -200,15 +240,28 @@ fn ssl_with_ca(ca: Option<&str>) -> SslOpts {
     s
 }
 
-fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
+pub(crate) fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
     let (mut ii, mut ti) = (0, 0);
     for (k, c) in cols.iter().enumerate() {
         if k > 0 {
             buf.push(b'\t');
         }
+        if row.nulls & (1 << k) != 0 {
+            buf.extend_from_slice(b"\\N");
+            if c.ty.is_int() { ii += 1 } else { ti += 1 }
+            continue;
+        }
         match c.ty {
-            ColType::Int | ColType::BigInt => {
+            ColType::Int | ColType::BigInt | ColType::SmallInt => {
                 buf.extend_from_slice(itoa(row.ints[ii]).as_bytes());
+                ii += 1;
+            }
+            ColType::Numeric(scale) => {
+                buf.extend_from_slice(super::decimal_text(row.ints[ii], scale).as_bytes());
+                ii += 1;
+            }
+            ColType::Timestamp => {
+                buf.extend_from_slice(super::timestamp_text(row.ints[ii]).as_bytes());
                 ii += 1;
             }
             ColType::Text => {
@@ -237,9 +290,24 @@ pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first:
         if k > 0 {
             sql.push(',');
         }
+        if row.nulls & (1 << k) != 0 {
+            sql.push_str("NULL");
+            if c.ty.is_int() { ii += 1 } else { ti += 1 }
+            continue;
+        }
         match c.ty {
-            ColType::Int | ColType::BigInt => {
+            ColType::Int | ColType::BigInt | ColType::SmallInt => {
                 sql.push_str(&itoa(row.ints[ii]));
+                ii += 1;
+            }
+            ColType::Numeric(scale) => {
+                sql.push_str(&super::decimal_text(row.ints[ii], scale));
+                ii += 1;
+            }
+            ColType::Timestamp => {
+                sql.push('\'');
+                sql.push_str(&super::timestamp_text(row.ints[ii]));
+                sql.push('\'');
                 ii += 1;
             }
             ColType::Text => {

@@ -17,12 +17,24 @@ pub fn to_db_error(e: tokio_postgres::Error) -> DbError {
     match e.code() {
         // Terminated by an administrator or a server shutdown: the
         // connection is gone, not the statement wrong.
-        Some(c) if ["57P01", "57P02", "57P03", "08006", "08003", "08000"].contains(&c.code()) => {
+        Some(c) if lost_sqlstate(c.code()) => {
             DbError { kind: ErrKind::ConnectionLost, code: c.code().to_string(), message: db_message(&e) }
         }
         Some(c) => DbError { kind: ErrKind::Fatal, code: c.code().to_string(), message: db_message(&e) },
         None => DbError { kind: ErrKind::ConnectionLost, code: String::new(), message: format!("connection lost: {e}") },
     }
+}
+
+/// SQLSTATEs that mean the connection is gone (terminated by an
+/// administrator, a server shutdown, a broken link), not the statement wrong.
+pub(crate) fn lost_sqlstate(code: &str) -> bool {
+    ["57P01", "57P02", "57P03", "08006", "08003", "08000"].contains(&code)
+}
+
+/// A binary result value as text, by type OID, as `exec_rows` shows it.
+pub(crate) fn value_text(oid: u32, raw: &[u8]) -> Result<String, Box<dyn std::error::Error + Sync + Send>> {
+    let ty = Type::from_oid(oid).unwrap_or(Type::TEXT);
+    <AnyText as tokio_postgres::types::FromSql>::from_sql(&ty, raw).map(|t| t.0)
 }
 
 fn db_message(e: &tokio_postgres::Error) -> String {
@@ -56,9 +68,17 @@ impl PgConn {
             _ => tokio_postgres::config::SslMode::Require,
         });
         let fail = |e: tokio_postgres::Error| {
+            // "error performing TLS handshake" alone does not say why: add the cause.
+            let cause = match e.as_db_error() {
+                None => std::error::Error::source(&e).map(|c| c.to_string()),
+                Some(_) => None,
+            };
             let mut d = to_db_error(e);
             if d.message.starts_with("connection lost: ") {
                 d.message = d.message["connection lost: ".len()..].to_string();
+            }
+            if let Some(c) = cause.filter(|c| !c.is_empty() && !d.message.contains(c.as_str())) {
+                d.message = format!("{}: {c}", d.message);
             }
             d.kind = ErrKind::Connect;
             d
@@ -154,6 +174,51 @@ impl PgConn {
             .collect())
     }
 
+    /// A statement's rows with every value as text (NULL as None).
+    pub async fn exec_rows(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, false);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query_rows(&sql).await;
+            self.text = sql;
+            return r;
+        }
+        let i = id.0 as usize;
+        if self.stmts.len() <= i {
+            self.stmts.resize(i + 1, None);
+        }
+        if self.stmts[i].is_none() {
+            let types: Vec<Type> = params
+                .iter()
+                .map(|p| match p {
+                    Param::Int(_) => Type::INT8,
+                    Param::Text(_) => Type::TEXT,
+                })
+                .collect();
+            let s = self.client.prepare_typed(&dollar_params(&st.sql), &types).await.map_err(to_db_error)?;
+            self.stmts[i] = Some(s);
+        }
+        let stmt = self.stmts[i].as_ref().unwrap();
+        let refs: Vec<&(dyn ToSql + Sync)> = params
+            .iter()
+            .map(|p| match p {
+                Param::Int(v) => v as &(dyn ToSql + Sync),
+                Param::Text(s) => s as &(dyn ToSql + Sync),
+            })
+            .collect();
+        let rows = self.client.query(stmt, &refs).await.map_err(to_db_error)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let mut v = Vec::with_capacity(r.len());
+            for c in 0..r.len() {
+                let t: Option<AnyText> = r.try_get(c).map_err(|e| DbError { kind: ErrKind::Fatal, code: String::new(), message: format!("reading column {c}: {e}") })?;
+                v.push(t.map(|t| t.0));
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+
     /// Binary COPY: the cheapest path for the server (no text parsing).
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource) -> DbResult<u64> {
         let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
@@ -167,28 +232,7 @@ impl PgConn {
         let mut row = Row::default();
         let mut total = 0u64;
         while rows.next_row(&mut row) {
-            buf.extend_from_slice(&(cols.len() as i16).to_be_bytes());
-            let (mut ii, mut ti) = (0, 0);
-            for c in cols {
-                match c.ty {
-                    ColType::Int => {
-                        buf.extend_from_slice(&4i32.to_be_bytes());
-                        buf.extend_from_slice(&(row.ints[ii] as i32).to_be_bytes());
-                        ii += 1;
-                    }
-                    ColType::BigInt => {
-                        buf.extend_from_slice(&8i32.to_be_bytes());
-                        buf.extend_from_slice(&row.ints[ii].to_be_bytes());
-                        ii += 1;
-                    }
-                    ColType::Text => {
-                        let t = &row.texts[ti];
-                        buf.extend_from_slice(&(t.len() as i32).to_be_bytes());
-                        buf.extend_from_slice(t);
-                        ti += 1;
-                    }
-                }
-            }
+            encode_copy_row(cols, &row, &mut buf);
             total += 1;
             if buf.len() >= 1 << 20 {
                 sink.send(buf.split().freeze()).await.map_err(to_db_error)?;
@@ -223,4 +267,154 @@ impl PgConn {
     pub fn close(self) {
         drop(self.client);
     }
+}
+
+/// One row of binary COPY data (the tuple header and every field).
+pub(crate) fn encode_copy_row(cols: &[Column], row: &Row, buf: &mut bytes::BytesMut) {
+    buf.extend_from_slice(&(cols.len() as i16).to_be_bytes());
+    let (mut ii, mut ti) = (0, 0);
+    for (k, c) in cols.iter().enumerate() {
+        if row.nulls & (1 << k) != 0 {
+            buf.extend_from_slice(&(-1i32).to_be_bytes());
+            if c.ty.is_int() { ii += 1 } else { ti += 1 }
+            continue;
+        }
+        match c.ty {
+            ColType::SmallInt => {
+                buf.extend_from_slice(&2i32.to_be_bytes());
+                buf.extend_from_slice(&(row.ints[ii] as i16).to_be_bytes());
+                ii += 1;
+            }
+            ColType::Numeric(scale) => {
+                numeric_binary(row.ints[ii], scale, buf);
+                ii += 1;
+            }
+            ColType::Timestamp => {
+                // Microseconds since 2000-01-01 00:00:00.
+                buf.extend_from_slice(&8i32.to_be_bytes());
+                buf.extend_from_slice(&((row.ints[ii] - 946_684_800) * 1_000_000).to_be_bytes());
+                ii += 1;
+            }
+            ColType::Int => {
+                buf.extend_from_slice(&4i32.to_be_bytes());
+                buf.extend_from_slice(&(row.ints[ii] as i32).to_be_bytes());
+                ii += 1;
+            }
+            ColType::BigInt => {
+                buf.extend_from_slice(&8i32.to_be_bytes());
+                buf.extend_from_slice(&row.ints[ii].to_be_bytes());
+                ii += 1;
+            }
+            ColType::Text => {
+                let t = &row.texts[ti];
+                buf.extend_from_slice(&(t.len() as i32).to_be_bytes());
+                buf.extend_from_slice(t);
+                ti += 1;
+            }
+        }
+    }
+}
+
+/// Binary NUMERIC of `v / 10^scale`: base-10000 digits, weight, sign, dscale.
+fn numeric_binary(v: i64, scale: u8, buf: &mut bytes::BytesMut) {
+    // Align the fraction to whole base-10000 digits.
+    let fgroups = (scale as u32).div_ceil(4);
+    let mut a = v.unsigned_abs() as u128 * 10u128.pow(fgroups * 4 - scale as u32);
+    let mut digits: Vec<i16> = Vec::new();
+    while a > 0 {
+        digits.push((a % 10000) as i16);
+        a /= 10000;
+    }
+    // digits is least significant first; the last fgroups are the fraction.
+    let mut weight = digits.len() as i32 - fgroups as i32 - 1;
+    let mut lo = 0;
+    while lo < digits.len() && digits[lo] == 0 {
+        lo += 1;
+    }
+    let mut hi = digits.len();
+    while hi > lo && digits[hi - 1] == 0 {
+        hi -= 1;
+        weight -= 1;
+    }
+    let used = &digits[lo..hi];
+    if used.is_empty() {
+        weight = 0;
+    }
+    let len = 8 + 2 * used.len();
+    buf.extend_from_slice(&(len as i32).to_be_bytes());
+    buf.extend_from_slice(&(used.len() as i16).to_be_bytes());
+    buf.extend_from_slice(&(weight as i16).to_be_bytes());
+    buf.extend_from_slice(&(if v < 0 { 0x4000u16 } else { 0 }).to_be_bytes());
+    buf.extend_from_slice(&(scale as i16).to_be_bytes());
+    for d in used.iter().rev() {
+        buf.extend_from_slice(&d.to_be_bytes());
+    }
+}
+
+/// Any column value as text, decoded from the binary result format.
+struct AnyText(String);
+
+impl<'a> tokio_postgres::types::FromSql<'a> for AnyText {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let be = |n: usize| -> Result<i64, Box<dyn std::error::Error + Sync + Send>> {
+            if raw.len() < n {
+                return Err("short value".into());
+            }
+            Ok(match n {
+                2 => i16::from_be_bytes([raw[0], raw[1]]) as i64,
+                4 => i32::from_be_bytes([raw[0], raw[1], raw[2], raw[3]]) as i64,
+                _ => i64::from_be_bytes(raw[..8].try_into()?),
+            })
+        };
+        Ok(AnyText(match *ty {
+            Type::INT2 => be(2)?.to_string(),
+            Type::INT4 => be(4)?.to_string(),
+            Type::INT8 => be(8)?.to_string(),
+            Type::FLOAT4 => f32::from_be_bytes(raw[..4].try_into()?).to_string(),
+            Type::FLOAT8 => f64::from_be_bytes(raw[..8].try_into()?).to_string(),
+            Type::BOOL => (raw.first() == Some(&1)).to_string(),
+            Type::TIMESTAMP | Type::TIMESTAMPTZ => super::timestamp_text(be(8)?.div_euclid(1_000_000) + 946_684_800),
+            Type::NUMERIC => numeric_text(raw)?,
+            _ => String::from_utf8_lossy(raw).into_owned(),
+        }))
+    }
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+fn numeric_text(raw: &[u8]) -> Result<String, Box<dyn std::error::Error + Sync + Send>> {
+    if raw.len() < 8 {
+        return Err("short numeric".into());
+    }
+    let g = |i: usize| i16::from_be_bytes([raw[i], raw[i + 1]]);
+    let (n, weight, sign, dscale) = (g(0) as usize, g(2) as i32, g(4) as u16, g(6) as usize);
+    if sign == 0xC000 {
+        return Ok("NaN".into());
+    }
+    let digits: Vec<i16> = (0..n).map(|i| g(8 + 2 * i)).collect();
+    let mut int = String::new();
+    for w in 0..=weight.max(-1) {
+        let d = digits.get(w as usize).copied().unwrap_or(0);
+        if int.is_empty() {
+            if d != 0 {
+                int = d.to_string();
+            }
+        } else {
+            int.push_str(&format!("{d:04}"));
+        }
+    }
+    if int.is_empty() {
+        int.push('0');
+    }
+    let mut frac = String::new();
+    let mut k = weight + 1;
+    while frac.len() < dscale {
+        let d = if k >= 0 { digits.get(k as usize).copied().unwrap_or(0) } else { 0 };
+        frac.push_str(&format!("{d:04}"));
+        k += 1;
+    }
+    frac.truncate(dscale);
+    let sign = if sign == 0x4000 { "-" } else { "" };
+    Ok(if dscale > 0 { format!("{sign}{int}.{frac}") } else { format!("{sign}{int}") })
 }

@@ -77,6 +77,41 @@ impl LiteConn {
         Ok(out)
     }
 
+    /// A statement's rows with every value as text (NULL as None).
+    pub fn exec_rows(&mut self, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, false);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query_rows(&sql);
+            self.text = sql;
+            return r;
+        }
+        let mut s = self.conn.prepare_cached(&st.sql).map_err(to_db_error)?;
+        for (i, p) in params.iter().enumerate() {
+            match p {
+                Param::Int(v) => s.raw_bind_parameter(i + 1, *v),
+                Param::Text(t) => s.raw_bind_parameter(i + 1, *t),
+            }
+            .map_err(to_db_error)?;
+        }
+        let n = s.column_count();
+        let mut rows = s.raw_query();
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(to_db_error)? {
+            let mut v = Vec::with_capacity(n);
+            for i in 0..n {
+                v.push(match r.get_ref(i).map_err(to_db_error)? {
+                    ValueRef::Null => None,
+                    ValueRef::Integer(i) => Some(i.to_string()),
+                    ValueRef::Real(f) => Some(f.to_string()),
+                    ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                });
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+
     /// Batched transactions of `bulk_rows` rows through one prepared INSERT.
     pub fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
         let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
@@ -91,7 +126,20 @@ impl LiteConn {
             while rows.next_row(&mut row) {
                 let (mut ii, mut ti) = (0, 0);
                 for (k, c) in cols.iter().enumerate() {
+                    if row.nulls & (1 << k) != 0 {
+                        s.raw_bind_parameter(k + 1, rusqlite::types::Null).map_err(to_db_error)?;
+                        if c.ty.is_int() { ii += 1 } else { ti += 1 }
+                        continue;
+                    }
                     match c.ty {
+                        super::ColType::Numeric(scale) => {
+                            s.raw_bind_parameter(k + 1, row.ints[ii] as f64 / 10f64.powi(scale as i32)).map_err(to_db_error)?;
+                            ii += 1;
+                        }
+                        super::ColType::Timestamp => {
+                            s.raw_bind_parameter(k + 1, super::timestamp_text(row.ints[ii])).map_err(to_db_error)?;
+                            ii += 1;
+                        }
                         super::ColType::Text => {
                             s.raw_bind_parameter(k + 1, std::str::from_utf8(&row.texts[ti]).unwrap_or("")).map_err(to_db_error)?;
                             ti += 1;

@@ -187,12 +187,21 @@ impl Target {
         for h in hostpart.split(',').filter(|h| !h.is_empty()) {
             let h = pct_decode(h);
             if engine == Engine::Postgres && h.starts_with('/') {
-                t.socket = Some(h);
+                // libpq's `%2Fdir:5433`: the socket directory, then the server's port.
+                match h.rsplit_once(':') {
+                    Some((dir, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+                        let port = p.parse().map_err(|_| bad(&format!("bad port '{p}'")))?;
+                        t.socket = Some(dir.to_string());
+                        t.hosts.push(("localhost".into(), port));
+                    }
+                    _ => t.socket = Some(h),
+                }
                 continue;
             }
             let (host, port) = split_host_port(&h, default_port).map_err(|e| bad(&e))?;
             t.hosts.push((host, port));
         }
+        let mut port_param = None;
         for kv in query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
             let v = pct_decode(v);
@@ -204,9 +213,7 @@ impl Target {
                 "user" => t.user = v,
                 "port" => {
                     let p: u16 = v.parse().map_err(|_| bad("port is not a number"))?;
-                    for h in &mut t.hosts {
-                        h.1 = p;
-                    }
+                    port_param = Some(p);
                 }
                 other => return Err(bad(&format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca)"))),
             }
@@ -216,6 +223,12 @@ impl Target {
         }
         if t.hosts.is_empty() {
             t.hosts.push(("localhost".into(), default_port));
+        }
+        // After the default host, so that `?port=` also reaches a socket directory's server.
+        if let Some(p) = port_param {
+            for h in &mut t.hosts {
+                h.1 = p;
+            }
         }
         Ok(t)
     }

@@ -4,6 +4,7 @@
 
 pub mod dialect;
 pub mod oltp;
+pub mod tpcc;
 
 use crate::error::Result;
 use crate::target::{Class, Conn, ConnConfig, DbResult, StatementSet};
@@ -33,6 +34,12 @@ pub struct Counters {
     /// The event ended in a rollback the workload asked for (TPC-C's 1%
     /// New-Order rollbacks): it counts, but separately.
     pub rolled_back: bool,
+    /// Microseconds the event spent in deliberate waits (TPC-C keying and
+    /// think times): left out of its latency.
+    pub waited_us: u64,
+    /// The event found the run over while waiting and did nothing: it is
+    /// not recorded and the client stops.
+    pub ended: bool,
 }
 
 impl Counters {
@@ -85,6 +92,23 @@ pub trait Workload: Send + Sync + 'static {
     fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
     fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
     fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> impl Future<Output = Result<()>>;
+    /// Called before each load level starts (e.g. to read database
+    /// counters the summary compares against).
+    fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::runner::RunControl) -> impl Future<Output = Result<()>> {
+        async { Ok(()) }
+    }
+
+    /// Called when a load level has ended, before its summary is printed.
+    fn run_finished(&self, _cfg: &Arc<ConnConfig>, _r: &crate::runner::LevelResult) -> impl Future<Output = Result<()>> {
+        async { Ok(()) }
+    }
+
+    /// The workload's own output (extra figures, another tool's format);
+    /// None: the standard console output.
+    fn sink(&self, _json: bool, _percentile: u32) -> Option<Box<dyn crate::runner::Sink>> {
+        None
+    }
+
     /// Consistency checks; Err(Check) when one fails.
     fn check(&self, _cfg: Arc<ConnConfig>, _quiet: bool) -> impl Future<Output = Result<()>> {
         async { Ok(()) }

@@ -39,6 +39,22 @@ pub fn pg_socket_dir() -> String {
     required_env("FAIRBENCH_TEST_PG_SOCKET_DIR")
 }
 
+/// The account that may only connect over TLS, on both servers: MariaDB `REQUIRE SSL` (all
+/// privileges on the test database), PostgreSQL `hostssl` only.
+pub const SSL_USER: &str = "fbssl";
+/// [`SSL_USER`]'s password.
+pub const SSL_PASSWORD: &str = "fbpass";
+
+/// The PEM file of the CA that signed both servers' certificates (for 127.0.0.1, localhost).
+pub fn test_ca() -> String {
+    required_env("FAIRBENCH_TEST_CA")
+}
+
+/// The PEM file of another CA, which signed neither server's certificate.
+pub fn test_wrong_ca() -> String {
+    required_env("FAIRBENCH_TEST_WRONG_CA")
+}
+
 pub fn mysql_port() -> u16 {
     parse_port("FAIRBENCH_TEST_MYSQL_PORT")
 }
@@ -132,7 +148,10 @@ pub fn parse_url(url: &str) -> UrlParts {
     fn bad(url: &str) -> ! {
         panic!("cannot parse database URL {url:?}")
     }
-    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or_else(|| bad(url));
+    let rest = url
+        .split_once("://")
+        .map(|(_, r)| r)
+        .unwrap_or_else(|| bad(url));
     let rest = rest.split(['?', '#']).next().unwrap_or("");
     let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
     let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));

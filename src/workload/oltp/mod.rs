@@ -9,7 +9,7 @@ use super::dialect::Dialect;
 use super::{Counters, TableState, Workload};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
-use crate::target::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
+use crate::target::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::usage;
 pub use options::OltpArgs;
 use std::sync::Arc;
@@ -233,7 +233,7 @@ impl Oltp {
     }
 
     async fn x(&self, conn: &mut Conn, q: &mut Counters, id: StmtId, p: &[Param<'_>]) -> DbResult<()> {
-        let class = conn.exec(id, p).await?;
+        let class = conn.exec(id, p).await.map_err(|e| named(e, &conn.set.get(id).sql))?;
         q.add(class);
         self.pause().await;
         Ok(())
@@ -245,7 +245,7 @@ impl Oltp {
         let range = self.args.range_size as i64;
         if m.trx {
             c.in_trx = true;
-            conn.exec(self.begin, &[]).await.map(|cl| q.add(cl))?;
+            conn.exec(self.begin, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.begin).sql))?;
             q.trx += 1;
         }
         if m.point_selects > 0 {
@@ -311,7 +311,7 @@ impl Oltp {
             if self.args.sleep_before_commit > 0 {
                 tokio::time::sleep(Duration::from_micros(self.args.sleep_before_commit)).await;
             }
-            conn.exec(self.commit, &[]).await.map(|cl| q.add(cl))?;
+            conn.exec(self.commit, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.commit).sql))?;
             q.trx += 1;
             c.in_trx = false;
         }
@@ -337,6 +337,25 @@ impl Oltp {
             self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await
         }
     }
+}
+
+/// A fatal error names the statement it came from, as the README promises
+/// (the run stops with this one line); retryable ones stay as they are.
+fn named(mut e: DbError, sql: &str) -> DbError {
+    if e.kind == ErrKind::Fatal {
+        let mut stmt = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        if stmt.len() > 200 {
+            let mut cut = 200;
+            while !stmt.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            stmt.truncate(cut);
+            stmt.push_str("...");
+        }
+        let code = std::mem::take(&mut e.code);
+        e.message = if code.is_empty() { format!("{} in statement: {stmt}", e.message) } else { format!("{} ({code}) in statement: {stmt}", e.message) };
+    }
+    e
 }
 
 /// c/pad value: fully random like sysbench, or BMK's partly fixed pattern.
@@ -384,7 +403,7 @@ impl Workload for Oltp {
             c.saved = c.rng.clone();
         }
         if !self.args.extra_query_before.is_empty() {
-            q.add(conn.query(&self.args.extra_query_before).await?);
+            q.add(conn.query(&self.args.extra_query_before).await.map_err(|e| named(e, &self.args.extra_query_before))?);
         }
         match self.mix.kind {
             Kind::Standard => self.standard(conn, c, q).await?,
@@ -428,12 +447,12 @@ impl Workload for Oltp {
                         }
                         sql.push_str(&format!("({id},{k})"));
                     }
-                    q.add(conn.query(&sql).await?);
+                    q.add(conn.query(&sql).await.map_err(|e| named(e, &sql))?);
                 }
             }
         }
         if !self.args.extra_query_after.is_empty() {
-            q.add(conn.query(&self.args.extra_query_after).await?);
+            q.add(conn.query(&self.args.extra_query_after).await.map_err(|e| named(e, &self.args.extra_query_after))?);
         }
         Ok(())
     }

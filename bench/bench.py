@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""fairbench against the reference load generators, side by side.
+
+Run through bench/run.sh. Every figure comes from the same session against
+the same servers, tools alternating within each repetition, so drift on a
+shared machine hits both sides alike; each row reports the median of the
+repetitions and the spread (min..max) of the ratio.
+
+Measured per run:
+  qps               the tool's own report
+  client CPU/query  utime+stime of the tool's process (wait4 rusage) / queries
+  server CPU/query  utime+stime of the server processes over the run / queries
+                    (PostgreSQL: the postmaster, its live backends, and the
+                    backends that exited, via the postmaster's cutime/cstime)
+  ceiling share     qps / (cores / server CPU per query): how close the run
+                    came to what the server alone could do on this machine
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TCK = os.sysconf("SC_CLK_TCK")
+CORES = os.cpu_count() or 1
+
+
+def log(*a):
+    print("bench:", *a, file=sys.stderr, flush=True)
+
+
+def run_child(cmd, env=None, timeout=None):
+    """Run cmd; returns (stdout+stderr, wall s, user s, sys s, maxrss KB)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
+    out = []
+
+    import threading
+
+    th = threading.Thread(target=lambda: out.append(p.stdout.read()))
+    th.start()
+    deadline = None if timeout is None else t0 + timeout
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if deadline and time.monotonic() > deadline:
+            p.kill()
+        time.sleep(0.02)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    th.join()
+    wall = time.monotonic() - t0
+    text = out[0] if out else ""
+    if p.returncode != 0:
+        log(f"warning: {' '.join(cmd[:3])}... exited {p.returncode}: {text.strip().splitlines()[-1:] }")
+    return text, wall, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, p.returncode
+
+
+def proc_cpu(pid, children=False):
+    try:
+        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # fields after the comm: state=0 ... utime=11 stime=12 cutime=13 cstime=14
+    v = int(f[11]) + int(f[12])
+    if children:
+        v += int(f[13]) + int(f[14])
+    return v / TCK
+
+
+def pg_children(ppid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                f = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(f[1]) == ppid:
+                out.append(int(d))
+    return out
+
+
+class Server:
+    def __init__(self, engine, pid):
+        self.engine, self.pid = engine, pid
+
+    def cpu(self):
+        if self.engine == "mysql":
+            return proc_cpu(self.pid)
+        return proc_cpu(self.pid, children=True) + sum(proc_cpu(c) for c in pg_children(self.pid))
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+# ---------------------------------------------------------------- tools
+
+
+def parse_sysbench(text):
+    m = re.search(r"queries:\s+(\d+)\s+\(([\d.]+) per sec", text)
+    return (int(m.group(1)), float(m.group(2))) if m else (None, None)
+
+
+def parse_pgbench(text):
+    tx = re.search(r"number of transactions actually processed: (\d+)", text)
+    tps = re.search(r"tps = ([\d.]+) \(without initial", text)
+    return (int(tx.group(1)), float(tps.group(1))) if tx and tps else (None, None)
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.fb = a.fairbench
+        self.env = dict(os.environ, PGSSLMODE="disable")
+        self.my_sock = os.environ["FAIRBENCH_TEST_MYSQL_SOCKET"]
+        self.my_port = os.environ["FAIRBENCH_TEST_MYSQL_PORT"]
+        self.pg_port = os.environ["FAIRBENCH_TEST_PG_PORT"]
+        self.db = re.search(r"/([^/?]+)(\?|$)", os.environ["FAIRBENCH_TEST_MYSQL_URL"]).group(1)
+        tmp = os.environ["FAIRBENCH_TEST_TMP"]
+        self.my = Server("mysql", int(open(f"{tmp}/mysql/mysqld.pid").read().split()[0]))
+        self.pg = Server("pg", int(open(f"{tmp}/pg/data/postmaster.pid").read().split()[0]))
+        self.rows = []  # (section, label, metric, fb values, ref values, ref name)
+
+    # targets
+    def fb_target(self, kind):
+        return {
+            "maria-socket": f"mysql://fb:fbpass@localhost/{self.db}?socket={self.my_sock}",
+            "maria-tcp": f"mysql://fb:fbpass@127.0.0.1:{self.my_port}/{self.db}",
+            "pg-tcp": f"postgres://fb:fbpass@127.0.0.1:{self.pg_port}/{self.db}?sslmode=disable",
+        }[kind]
+
+    def sb_args(self, kind):
+        if kind == "maria-socket":
+            return ["--db-driver=mysql", f"--mysql-socket={self.my_sock}", "--mysql-user=fb", "--mysql-password=fbpass", f"--mysql-db={self.db}"]
+        if kind == "maria-tcp":
+            return ["--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={self.my_port}", "--mysql-user=fb", "--mysql-password=fbpass", f"--mysql-db={self.db}"]
+        return ["--db-driver=pgsql", "--pgsql-host=127.0.0.1", f"--pgsql-port={self.pg_port}", "--pgsql-user=fb", "--pgsql-password=fbpass", f"--pgsql-db={self.db}"]
+
+    def server(self, kind):
+        return self.pg if kind.startswith("pg") else self.my
+
+    def measured(self, kind, cmd, parse, env=None, timeout=None):
+        srv = self.server(kind)
+        c0 = srv.cpu()
+        text, wall, u, s, rss, rc = run_child(cmd, env=env, timeout=timeout)
+        time.sleep(0.3)  # let exited backends be reaped into the postmaster's totals
+        c1 = srv.cpu()
+        q, qps = parse(text)
+        if not q:
+            return None
+        scpu = (c1 - c0) / q
+        return {"qps": qps, "client_us": (u + s) / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES, "rss_mb": rss / 1024, "cpu_s": u + s, "wall": wall}
+
+    # sections
+    def prepare_data(self):
+        a = self.a
+        sizes = f"--tables=4 --table-size={a.table_size}"
+        for kind in ("maria-socket", "pg-tcp"):
+            eng = "MariaDB" if kind.startswith("maria") else "PostgreSQL"
+            fb, ref = [], []
+            for rep in range(a.prep_reps):
+                for tool in ("sysbench", "fairbench"):
+                    self.cleanup(kind)
+                    if tool == "sysbench":
+                        cmd = ["sysbench", "oltp_read_write", *self.sb_args(kind), *sizes.split(), "--threads=4", "prepare"]
+                    else:
+                        cmd = [self.fb, "prepare", "--target", self.fb_target(kind), *sizes.split(), "--threads=4"]
+                    text, wall, u, s, rss, rc = run_child(cmd)
+                    rows = 4 * a.table_size
+                    (ref if tool == "sysbench" else fb).append({"wall": wall, "rows_s": rows / wall, "client_s": u + s})
+                    log(f"prepare {eng} {tool}: {wall:.1f}s")
+            self.rows.append(("prepare", f"{eng} 4 x {a.table_size:,} rows", "wall time", [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench prepare"))
+            self.rows.append(("prepare", f"{eng} 4 x {a.table_size:,} rows", "rows/s", [x["rows_s"] for x in fb], [x["rows_s"] for x in ref], "sysbench prepare"))
+        if not self.pgbench_ready:
+            text, *_ = run_child(["pgbench", "-i", "-q", "-s", str(max(1, a.table_size // 100000)), "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", self.db], env={**self.env, "PGPASSWORD": "fbpass"})
+            self.pgbench_ready = True
+
+    def cleanup(self, kind):
+        run_child([self.fb, "cleanup", "--target", self.fb_target(kind), "--tables=4"])
+
+    def oltp(self):
+        a = self.a
+        combos = []
+        for test in ("oltp_point_select", "oltp_read_write"):
+            for clients in a.clients:
+                for kind in ("maria-socket", "maria-tcp", "pg-tcp"):
+                    combos.append((test, clients, kind))
+        for test, clients, kind in combos:
+            res = {"fairbench": [], "sysbench": [], "pgbench": []}
+            tools = ["fairbench", "sysbench"] + (["pgbench"] if kind == "pg-tcp" and test == "oltp_point_select" else [])
+            for rep in range(a.reps):
+                order = tools if rep % 2 == 0 else tools[::-1]
+                for tool in order:
+                    if tool == "fairbench":
+                        cmd = [self.fb, "run", test, "--target", self.fb_target(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--no-prepare"]
+                        r = self.measured(kind, cmd, parse_sysbench)
+                    elif tool == "sysbench":
+                        cmd = ["sysbench", test, *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--db-ps-mode=auto", "run"]
+                        r = self.measured(kind, cmd, parse_sysbench)
+                    else:
+                        cmd = ["pgbench", "-S", "-M", "prepared", "-n", "-c", str(clients), "-j", str(min(clients, CORES)), "-T", str(a.time), "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", self.db]
+                        r = self.measured(kind, cmd, parse_pgbench, env={**self.env, "PGPASSWORD": "fbpass"})
+                    if r:
+                        res[tool].append(r)
+                        log(f"{test} {clients} {kind} {tool}: {r['qps']:.0f} qps, client {r['client_us']:.1f} us/q, server {r['server_us']:.1f} us/q, share {r['share']:.0%}")
+            label = f"{test} {clients}cl {kind}"
+            for ref in tools[1:]:
+                for metric in ("qps", "client_us", "server_us", "share"):
+                    self.rows.append(("oltp", label, metric, [x[metric] for x in res["fairbench"]], [x[metric] for x in res[ref]], ref))
+
+    def many(self):
+        a = self.a
+        self.sql_mysql("SET GLOBAL max_connections=12000")
+        for kind, counts in (("maria-socket", a.many_maria), ("pg-tcp", a.many_pg)):
+            for n in counts:
+                rate = max(100, n // 10)
+                res = {"fairbench": [], "sysbench": []}
+                for tool in ("fairbench", "sysbench"):
+                    if tool == "fairbench":
+                        cmd = [self.fb, "run", "oltp_point_select", "--target", self.fb_target(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={n}", f"--rate={rate}", f"--time={a.time}", "--no-prepare"]
+                    else:
+                        cmd = ["sysbench", "oltp_point_select", *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={n}", f"--rate={rate}", f"--time={a.time}", "run"]
+                    text, wall, u, s, rss, rc = run_child(cmd, timeout=a.time * 10 + 300)
+                    q, qps = parse_sysbench(text)
+                    ok = rc == 0 and q
+                    res[tool].append({"rss_mb": rss / 1024 if ok else None, "cpu_s": (u + s) if ok else None})
+                    log(f"many {kind} {n} {tool}: rc={rc} rss {rss/1024:.0f} MB cpu {u+s:.1f}s qps {qps}")
+                label = f"{n} clients, rate {rate}/s, {kind}"
+                self.rows.append(("many", label, "client RSS MB", [x["rss_mb"] for x in res["fairbench"]], [x["rss_mb"] for x in res["sysbench"]], "sysbench"))
+                self.rows.append(("many", label, "client CPU s", [x["cpu_s"] for x in res["fairbench"]], [x["cpu_s"] for x in res["sysbench"]], "sysbench"))
+
+    def tpcc(self):
+        gotpc = shutil.which("go-tpc") or (os.path.join(HERE, "tools", "go-tpc") if os.path.exists(os.path.join(HERE, "tools", "go-tpc")) else None)
+        if not gotpc:
+            self.notes.append("TPC-C load: skipped, go-tpc not found (put it on PATH or at bench/tools/go-tpc; see /work/shared/reference/tools-here.md for how it was built).")
+            return
+        w = self.a.warehouses
+        for kind, eng in (("maria-tcp", "mysql"), ("pg-tcp", "postgres")):
+            fb, ref = [], []
+            for rep in range(self.a.prep_reps):
+                run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
+                _, wall, *_ = run_child([self.fb, "prepare", "tpcc", "--target", self.fb_target(kind), f"--warehouses={w}", "--threads=4"])
+                fb.append(wall)
+                run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
+                port = self.my_port if eng == "mysql" else self.pg_port
+                args = [gotpc, "tpcc", "-H", "127.0.0.1", "-P", port, "-U", "fb", "-p", "fbpass", "-D", self.db, "--warehouses", str(w), "-T", "4"]
+                if eng == "postgres":
+                    args += ["-d", "postgres", "--conn-params", "sslmode=disable"]
+                _, wall, *_ = run_child(args + ["prepare", "--no-check"])
+                ref.append(wall)
+                run_child(args + ["cleanup"])
+            self.rows.append(("tpcc", f"TPC-C load {w} warehouses, {kind}", "wall time", fb, ref, "go-tpc"))
+
+    def sql_mysql(self, sql):
+        run_child(["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", "-e", sql])
+
+    # report
+    def versions(self):
+        def first(cmd):
+            try:
+                return subprocess.run(cmd, capture_output=True, text=True, env={**self.env, "PGPASSWORD": "fbpass"}).stdout.strip().splitlines()[0]
+            except Exception:
+                return "?"
+
+        cpu = "?"
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        return {
+            "machine": f"{platform.node()}, {CORES} cores ({cpu}), {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // 2**30} GB, Linux {platform.release()}",
+            "fairbench": first([self.fb, "--version"]),
+            "sysbench": first(["sysbench", "--version"]),
+            "pgbench": first(["pgbench", "--version"]),
+            "MariaDB": first(["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", "-N", "-B", "-e", "SELECT VERSION()"]),
+            "PostgreSQL": first(["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-Atc", "SHOW server_version"]),
+        }
+
+    def report(self):
+        def fmt(v, metric):
+            if v is None:
+                return "-"
+            if metric == "share":
+                return f"{v:.0%}"
+            if metric in ("client_us", "server_us"):
+                return f"{v:.1f}"
+            if metric in ("qps", "rows/s"):
+                return f"{v:,.0f}"
+            return f"{v:.1f}"
+
+        names = {"qps": "QPS", "client_us": "client CPU µs/query", "server_us": "server CPU µs/query", "share": "share of server-only ceiling"}
+        lines = []
+        v = self.versions()
+        mode = "quick" if self.a.quick else "full"
+        lines.append(f"# fairbench vs reference tools ({mode} run)\n")
+        lines.append(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}")
+        for k in ("machine", "fairbench", "sysbench", "pgbench", "MariaDB", "PostgreSQL"):
+            lines.append(f"- {k}: {v[k]}")
+        lines.append(f"- repetitions: {self.a.reps} per OLTP row ({self.a.time} s each, tools alternating), {self.a.prep_reps} per load row; median, spread = min..max of the per-repetition ratio")
+        lines.append(f"- tables: 4 x {self.a.table_size:,} rows; fairbench talks to the servers with its built-in wire clients (FAIRBENCH_WIRE=auto)\n")
+        lines.append("| what | metric | reference | fairbench | reference value | ratio fb/ref | spread |")
+        lines.append("|---|---|---|---:|---:|---:|---|")
+        for sec, label, metric, fb, ref, refname in self.rows:
+            mf, mr = median(fb), median(ref)
+            ratio = mf / mr if mf is not None and mr else None
+            pairs = [f / r for f, r in zip(fb, ref) if f is not None and r]
+            spread = f"{min(pairs):.2f}..{max(pairs):.2f}" if len(pairs) > 1 else ""
+            lines.append(f"| {label} | {names.get(metric, metric)} | {refname} | {fmt(mf, metric)} | {fmt(mr, metric)} | {'-' if ratio is None else f'{ratio:.2f}'} | {spread} |")
+        if self.notes:
+            lines.append("")
+            lines.extend(f"- {n}" for n in self.notes)
+        text = "\n".join(lines) + "\n"
+        print(text)
+        out = self.a.out or os.path.join(HERE, "RESULTS.md" if not self.a.quick else "RESULTS-quick.md")
+        open(out, "w").write(text)
+        json.dump(self.rows, open(out.replace(".md", ".json"), "w"))
+        log(f"wrote {out}")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--fairbench", required=True)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default="prepare,oltp,many,tpcc")
+    p.add_argument("--out")
+    a = p.parse_args()
+    if a.quick:
+        a.table_size, a.reps, a.prep_reps, a.time, a.clients = 100_000, 2, 1, 5, [4]
+        a.many_maria, a.many_pg, a.warehouses = [2000], [1000], 2
+    else:
+        a.table_size, a.reps, a.prep_reps, a.time, a.clients = 1_000_000, 3, 3, 20, [4, 16]
+        a.many_maria, a.many_pg, a.warehouses = [2000, 10000], [1000], 10
+    b = Bench(a)
+    b.notes = []
+    b.pgbench_ready = False
+    only = a.only.split(",")
+    if "prepare" in only or "oltp" in only:
+        b.prepare_data()
+    if "oltp" in only:
+        b.oltp()
+    if "many" in only:
+        b.many()
+    if "tpcc" in only:
+        b.tpcc()
+    b.report()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# fairbench side by side with sysbench, pgbench (and go-tpc when present),
+# on this machine, against the same throwaway servers:
+#
+#   bash bench/run.sh            full run (4 x 1M rows, 3 repetitions; an hour or more)
+#   bash bench/run.sh --quick    smoke-sized run (4 x 100k rows, 2 repetitions; minutes)
+#   bash bench/run.sh --only oltp[,prepare,many,tpcc]
+#
+# Servers: reuses the ones described by FAIRBENCH_TEST_* in the environment
+# (eval "$(bash scripts/servers.sh start)"), else starts its own with
+# scripts/servers.sh and stops them at the end. Results: bench/RESULTS.md
+# (bench/RESULTS-quick.md for --quick), plus a .json of the raw values.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+cd "$root"
+target=${CARGO_TARGET_DIR:-$root/target}
+cargo build --release --quiet
+fb=$target/release/fairbench
+
+own=""
+if [[ -z ${FAIRBENCH_TEST_TMP:-} ]]; then
+    env_lines=$(bash scripts/servers.sh start)
+    eval "$env_lines"
+    own=1
+    trap 'bash scripts/servers.sh stop "$FAIRBENCH_TEST_TMP"' EXIT
+fi
+python3 "$here/bench.py" --fairbench "$fb" "$@"

@@ -1,0 +1,551 @@
+//! The fairness audit: rules over stored runs that say what makes a result
+//! or a comparison misleading, with the evidence and what to do about it.
+//!
+//! Rules on one run look at its own intervals, levels and environment;
+//! rules on several runs look for differences between them that change the
+//! outcome more than the thing being compared (durability, memory fit,
+//! transport, prepared statements...). Engines name their settings
+//! differently, so settings are first normalised into classes.
+
+use crate::env::{reads_of, Server};
+use crate::store::{LevelRec, RunRecord};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Finding {
+    pub rule: String,
+    pub severity: Severity,
+    /// Run ids the finding is about.
+    pub runs: Vec<i64>,
+    pub message: String,
+    pub evidence: Vec<String>,
+    pub advice: String,
+}
+
+fn finding(rule: &str, severity: Severity, runs: Vec<i64>, message: String, evidence: Vec<String>, advice: &str) -> Finding {
+    Finding { rule: rule.into(), severity, runs, message, evidence, advice: advice.into() }
+}
+
+// ---------------------------------------------------------------------------
+// Durability, normalised across engines
+// ---------------------------------------------------------------------------
+
+/// What a commit guarantees, in the same terms on every engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DurClass {
+    /// Every commit is flushed and synced before it returns.
+    Synced,
+    /// Commits are written or synced about once per second (or per group):
+    /// a crash loses the last moments.
+    PerSecond,
+    /// Nothing forces data to stable storage.
+    NotSynced,
+    Unknown,
+}
+
+impl DurClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            DurClass::Synced => "every commit flushed and synced",
+            DurClass::PerSecond => "flushed about once per second",
+            DurClass::NotSynced => "not synced",
+            DurClass::Unknown => "unknown",
+        }
+    }
+}
+
+pub struct Durability {
+    pub class: DurClass,
+    /// The settings that decided it.
+    pub evidence: Vec<String>,
+    /// Protection against torn pages (doublewrite, full_page_writes); None when not applicable.
+    pub torn_pages: Option<bool>,
+}
+
+fn on(v: Option<&str>) -> Option<bool> {
+    v.map(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "1" | "true" | "yes"))
+}
+
+pub fn durability(s: &Server) -> Durability {
+    let mut ev = Vec::new();
+    let mut show = |n: &str| {
+        if let Some(v) = s.var(n) {
+            ev.push(format!("{n}={v}"));
+        }
+        s.var(n)
+    };
+    match s.engine.as_str() {
+        "mysql" => {
+            let trx = show("innodb_flush_log_at_trx_commit");
+            let log_bin = on(show("log_bin"));
+            let sql_log_bin = on(show("sql_log_bin"));
+            let sync_binlog = show("sync_binlog").and_then(|v| v.parse::<u64>().ok());
+            let method = show("innodb_flush_method").map(str::to_ascii_lowercase);
+            let dw = show("innodb_doublewrite").map(|v| !matches!(v.to_ascii_lowercase().as_str(), "off" | "0"));
+            let class = match trx {
+                None => DurClass::Unknown,
+                Some(_) if method.as_deref().map(|m| m.contains("nosync")).unwrap_or(false) => DurClass::NotSynced,
+                Some("1") | Some("3") => {
+                    // The binary log is part of the commit when it is on for the session.
+                    if log_bin == Some(true) && sql_log_bin != Some(false) && sync_binlog != Some(1) {
+                        DurClass::PerSecond
+                    } else {
+                        DurClass::Synced
+                    }
+                }
+                Some(_) => DurClass::PerSecond,
+            };
+            Durability { class, evidence: ev, torn_pages: dw }
+        }
+        "postgres" => {
+            let fsync = on(show("fsync"));
+            let sc = show("synchronous_commit").map(str::to_ascii_lowercase);
+            let fpw = on(show("full_page_writes"));
+            show("wal_sync_method");
+            let class = match (fsync, sc.as_deref()) {
+                (None, _) | (_, None) => DurClass::Unknown,
+                (Some(false), _) => DurClass::NotSynced,
+                (Some(true), Some("off")) => DurClass::PerSecond,
+                _ => DurClass::Synced,
+            };
+            Durability { class, evidence: ev, torn_pages: fpw }
+        }
+        "sqlite" => {
+            let sync = show("synchronous").map(str::to_ascii_lowercase);
+            let jm = show("journal_mode").map(str::to_ascii_lowercase);
+            let class = match (sync.as_deref(), jm.as_deref()) {
+                (None, _) | (_, None) => DurClass::Unknown,
+                (_, Some("off")) | (_, Some("memory")) => DurClass::NotSynced,
+                (Some("0") | Some("off"), _) => DurClass::NotSynced,
+                // WAL + NORMAL syncs at checkpoints only: recent commits can roll back after power loss.
+                (Some("1") | Some("normal"), Some("wal")) => DurClass::PerSecond,
+                _ => DurClass::Synced,
+            };
+            Durability { class, evidence: ev, torn_pages: None }
+        }
+        _ => Durability { class: DurClass::Unknown, evidence: ev, torn_pages: None },
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Memory fit
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    InMemory,
+    PartlyIoBound,
+    IoBound,
+    Unknown,
+}
+
+impl Fit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fit::InMemory => "in-memory",
+            Fit::PartlyIoBound => "partly IO-bound",
+            Fit::IoBound => "IO-bound",
+            Fit::Unknown => "unknown",
+        }
+    }
+}
+
+/// Dataset against the engine's cache: fits with room to spare (≤ 90%),
+/// up to twice the cache, or more.
+pub fn memory_fit(s: &Server) -> (Fit, String) {
+    match (s.dataset_bytes, s.cache_bytes) {
+        (Some(d), Some(c)) if c > 0 => {
+            let r = d as f64 / c as f64;
+            let fit = if r <= 0.9 {
+                Fit::InMemory
+            } else if r <= 2.0 {
+                Fit::PartlyIoBound
+            } else {
+                Fit::IoBound
+            };
+            (fit, format!("dataset {} vs cache {} ({:.0}%)", crate::env::human_bytes(d as f64), crate::env::human_bytes(c as f64), r * 100.0))
+        }
+        _ => (Fit::Unknown, "dataset or cache size unknown".into()),
+    }
+}
+
+/// Physical reads per transaction and share of page requests that missed the cache, over a level.
+pub fn level_reads(l: &LevelRec) -> Option<(f64, f64)> {
+    let mut sum = std::collections::BTreeMap::new();
+    for s in l.samples.iter().filter(|s| s.t > 0.0) {
+        for (k, v) in &s.sample.deltas {
+            *sum.entry(k.clone()).or_insert(0.0) += v;
+        }
+    }
+    let (phys, logical) = reads_of(&sum)?;
+    let per_trx = if l.events > 0 { phys / l.events as f64 } else { 0.0 };
+    let miss = if logical > 0.0 { phys / logical } else { 0.0 };
+    Some((per_trx, miss))
+}
+
+fn server_of(r: &RunRecord) -> Option<&Server> {
+    r.env_start.as_ref().map(|e| &e.server)
+}
+
+fn says_io_bound(r: &RunRecord) -> bool {
+    let t = format!("{} {}", r.label, r.tag).to_ascii_lowercase().replace(['_', ' '], "-");
+    t.contains("io-bound") || t.contains("iobound")
+}
+
+// ---------------------------------------------------------------------------
+// Rules on one run
+// ---------------------------------------------------------------------------
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Intervals with throughput below 10% of the level's median for 2 s or more.
+pub fn rule_stalls(r: &RunRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for l in &r.levels {
+        let ivs: Vec<_> = l.intervals.iter().filter(|i| !i.warmup && i.secs > 0.0).collect();
+        if ivs.len() < 3 {
+            continue;
+        }
+        let mut rates: Vec<f64> = ivs.iter().map(|i| i.events as f64 / i.secs).collect();
+        let med = median(&mut rates);
+        if med <= 0.0 {
+            continue;
+        }
+        let mut spans: Vec<(f64, f64, f64)> = Vec::new(); // from, to, events/s
+        let mut cur: Option<(f64, f64, u64, f64)> = None; // from, to, events, secs
+        for i in &ivs {
+            let low = (i.events as f64 / i.secs) < 0.1 * med;
+            if low {
+                let from = i.t - i.secs;
+                cur = Some(match cur {
+                    Some((f, _, e, s)) => (f, i.t, e + i.events, s + i.secs),
+                    None => (from, i.t, i.events, i.secs),
+                });
+            } else if let Some((f, t, e, s)) = cur.take() {
+                if s >= 2.0 - 1e-6 {
+                    spans.push((f, t, e as f64 / s));
+                }
+            }
+        }
+        if let Some((f, t, e, s)) = cur {
+            if s >= 2.0 - 1e-6 {
+                spans.push((f, t, e as f64 / s));
+            }
+        }
+        if spans.is_empty() {
+            continue;
+        }
+        let ev: Vec<String> = spans.iter().map(|(f, t, rate)| format!("{} threads: stall from {f:.0}s to {t:.0}s ({:.0} s) at {rate:.1} tps; median {med:.1} tps", l.threads, t - f)).collect();
+        let total: f64 = spans.iter().map(|(f, t, _)| t - f).sum();
+        out.push(finding(
+            "stall",
+            Severity::Warning,
+            vec![r.id],
+            format!("run {} at {} threads: throughput fell below 10% of its median for {total:.0} s ({} stall{})", r.id, l.threads, spans.len(), if spans.len() > 1 { "s" } else { "" }),
+            ev,
+            "averages hide stalls: look at checkpoints, locks (LOCK TABLES, DDL), purge lag or the disk at those times and rerun; compare per-interval figures, not only the summary",
+        ));
+    }
+    out
+}
+
+/// The client used nearly all the CPUs it has.
+pub fn rule_client_saturation(r: &RunRecord) -> Vec<Finding> {
+    let Some(cores) = r.env_start.as_ref().map(|e| e.host.cpus_available).filter(|c| *c > 0) else { return vec![] };
+    let mut out = Vec::new();
+    for l in &r.levels {
+        let used = l.cpu_cores;
+        if used >= 0.85 * cores as f64 {
+            let mut ev = vec![format!("client CPU {used:.2} cores of {cores} available at {} threads", l.threads)];
+            if r.env_start.as_ref().map(|e| e.server.local).unwrap_or(false) {
+                ev.push("the server runs on the same machine and competes for the same CPUs".into());
+            }
+            out.push(finding(
+                "client-saturation",
+                Severity::Warning,
+                vec![r.id],
+                format!("run {} at {} threads: the load generator may be the bottleneck", r.id, l.threads),
+                ev,
+                "run the client on another machine or give it more cores (--client-threads), then check that throughput stays the same",
+            ));
+        }
+    }
+    out
+}
+
+/// No warmup and the first intervals far below the steady state.
+pub fn rule_cold_start(r: &RunRecord) -> Vec<Finding> {
+    let warm: f64 = r.opt("warmup-time").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    if warm > 0.0 {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    for l in &r.levels {
+        let ivs: Vec<_> = l.intervals.iter().filter(|i| i.secs > 0.0).collect();
+        if ivs.len() < 5 {
+            continue;
+        }
+        let head = 2.max(ivs.len() / 10);
+        let first: f64 = ivs[..head].iter().map(|i| i.events as f64).sum::<f64>() / ivs[..head].iter().map(|i| i.secs).sum::<f64>();
+        let mut rest: Vec<f64> = ivs[head..].iter().map(|i| i.events as f64 / i.secs).collect();
+        let steady = median(&mut rest);
+        if steady > 0.0 && first < 0.5 * steady {
+            out.push(finding(
+                "cold-start",
+                Severity::Warning,
+                vec![r.id],
+                format!("run {} at {} threads started cold: the first {head} s ran at {:.0}% of the steady state", r.id, l.threads, first * 100.0 / steady),
+                vec![format!("first {head} intervals {first:.1} tps, median afterwards {steady:.1} tps, no --warmup-time")],
+                "use --warmup-time (or `fairbench prewarm`) so caches are warm before measuring",
+            ));
+        }
+    }
+    out
+}
+
+/// A sweep whose TPS rises from one level to the next while physical reads
+/// per transaction fall: the cache warmed during the sweep, the gain is not
+/// the concurrency's.
+pub fn rule_fake_io_gain(r: &RunRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for w in r.levels.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let (Some((ra, miss_a)), Some((rb, _))) = (level_reads(a), level_reads(b)) else { continue };
+        // Below a percent of misses the cache is warm already: a change is noise.
+        if a.tps > 0.0 && b.tps > a.tps * 1.05 && ra >= 0.1 && miss_a >= 0.01 && rb < ra * 0.8 {
+            out.push(finding(
+                "fake-io-bound-gain",
+                Severity::Warning,
+                vec![r.id],
+                format!("run {}: TPS rose from {} to {} threads while physical reads per transaction fell: the cache was warming", r.id, a.threads, b.threads),
+                vec![format!("{} threads: {:.1} tps, {ra:.2} reads/trx; {} threads: {:.1} tps, {rb:.2} reads/trx", a.threads, a.tps, b.threads, b.tps)],
+                "prewarm (or run a warmup level first) until physical reads per transaction are stable, then sweep",
+            ));
+        }
+    }
+    out
+}
+
+/// Memory fit of one run, and a run called IO-bound whose data fits or that read nothing from disk.
+pub fn rule_memory(r: &RunRecord) -> Vec<Finding> {
+    let Some(s) = server_of(r) else { return vec![] };
+    let (fit, why) = memory_fit(s);
+    let mut out = vec![];
+    let miss: Vec<(usize, f64, f64)> = r.levels.iter().filter_map(|l| level_reads(l).map(|(p, m)| (l.threads, p, m))).collect();
+    let mut ev = vec![why.clone()];
+    ev.extend(miss.iter().map(|(t, p, m)| format!("{t} threads: {p:.2} physical reads/trx, {:.2}% of page requests missed the cache", m * 100.0)));
+    out.push(finding("memory-fit", Severity::Info, vec![r.id], format!("run {}: {}", r.id, fit.name()), ev.clone(), "compare runs only with the same memory fit"));
+    if says_io_bound(r) {
+        let observed_hits = !miss.is_empty() && miss.iter().all(|(_, _, m)| *m < 0.01);
+        if fit == Fit::InMemory || observed_hits {
+            out.push(finding(
+                "not-io-bound",
+                Severity::Critical,
+                vec![r.id],
+                format!("run {} is labelled IO-bound but is not: {}", r.id, if fit == Fit::InMemory { "the dataset fits in the cache".to_string() } else { "almost every page came from the cache".into() }),
+                ev,
+                "make the dataset several times larger than the buffer pool / shared_buffers (or shrink the cache), and check physical reads per transaction",
+            ));
+        }
+    }
+    out
+}
+
+const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_random_points", "select_random_ranges"];
+
+/// Read-only runs whose QPS counts BEGIN/COMMIT.
+pub fn rule_qps_trx(r: &RunRecord) -> Vec<Finding> {
+    if !READ_ONLY.contains(&r.workload.as_str()) {
+        return vec![];
+    }
+    let mut out = vec![];
+    for l in &r.levels {
+        if l.trx_stmts > 0 && l.elapsed_s > 0.0 {
+            out.push(finding(
+                "qps-includes-trx",
+                Severity::Info,
+                vec![r.id],
+                format!("run {} at {} threads: QPS {:.1} counts BEGIN/COMMIT; without them {:.1}", r.id, l.threads, l.qps, l.qps_no_trx),
+                vec![format!("{} BEGIN/COMMIT statements in {:.1} s", l.trx_stmts, l.elapsed_s)],
+                "compare read-only QPS without BEGIN/COMMIT, or run with --skip-trx on every side",
+            ));
+        }
+    }
+    out
+}
+
+pub fn rule_unfinished(r: &RunRecord) -> Vec<Finding> {
+    if r.status == "completed" {
+        return vec![];
+    }
+    vec![finding(
+        "unfinished",
+        Severity::Warning,
+        vec![r.id],
+        format!("run {} did not finish ({})", r.id, r.status_text()),
+        vec![format!("{} level(s) stored, {} interval(s)", r.levels.len(), r.levels.iter().map(|l| l.intervals.len()).sum::<usize>())],
+        "figures cover only what ran; rerun before comparing",
+    )]
+}
+
+/// Every rule about one run.
+pub fn single(r: &RunRecord) -> Vec<Finding> {
+    let mut v = Vec::new();
+    v.extend(rule_unfinished(r));
+    v.extend(rule_stalls(r));
+    v.extend(rule_client_saturation(r));
+    v.extend(rule_cold_start(r));
+    v.extend(rule_fake_io_gain(r));
+    v.extend(rule_memory(r));
+    v.extend(rule_qps_trx(r));
+    v
+}
+
+// ---------------------------------------------------------------------------
+// Rules across runs
+// ---------------------------------------------------------------------------
+
+fn ids(rs: &[&RunRecord]) -> Vec<i64> {
+    rs.iter().map(|r| r.id).collect()
+}
+
+fn per_run(rs: &[&RunRecord], f: impl Fn(&RunRecord) -> String) -> Vec<String> {
+    rs.iter().map(|r| format!("run {} ({}): {}", r.id, r.engine, f(r))).collect()
+}
+
+pub fn rule_durability_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let ds: Vec<(DurClass, Option<bool>)> = rs.iter().map(|r| server_of(r).map(|s| { let d = durability(s); (d.class, d.torn_pages) }).unwrap_or((DurClass::Unknown, None))).collect();
+    let mut out = vec![];
+    let known: Vec<DurClass> = ds.iter().map(|d| d.0).filter(|c| *c != DurClass::Unknown).collect();
+    if known.windows(2).any(|w| w[0] != w[1]) {
+        out.push(finding(
+            "durability-mismatch",
+            Severity::Critical,
+            ids(rs),
+            "the runs do not make commits equally durable: the faster one may simply be syncing less".into(),
+            per_run(rs, |r| server_of(r).map(|s| { let d = durability(s); format!("{} [{}]", d.class.name(), d.evidence.join(", ")) }).unwrap_or_else(|| "no snapshot".into())),
+            "set the same durability on every side (MySQL: innodb_flush_log_at_trx_commit=1 and sync_binlog=1 with log_bin; PostgreSQL: synchronous_commit=on, fsync=on; SQLite: synchronous=FULL) or state the difference with the result",
+        ));
+    }
+    let torn: Vec<bool> = ds.iter().filter_map(|d| d.1).collect();
+    if torn.windows(2).any(|w| w[0] != w[1]) {
+        out.push(finding(
+            "torn-page-protection-mismatch",
+            Severity::Warning,
+            ids(rs),
+            "torn-page protection differs (doublewrite / full_page_writes): it costs write bandwidth".into(),
+            per_run(rs, |r| server_of(r).map(|s| durability(s).evidence.iter().filter(|e| e.contains("doublewrite") || e.contains("full_page")).cloned().collect::<Vec<_>>().join(", ")).unwrap_or_default()),
+            "turn innodb_doublewrite / full_page_writes on (or off) on every side",
+        ));
+    }
+    out
+}
+
+pub fn rule_memory_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let fits: Vec<Fit> = rs.iter().map(|r| server_of(r).map(|s| memory_fit(s).0).unwrap_or(Fit::Unknown)).collect();
+    let known: Vec<Fit> = fits.iter().copied().filter(|f| *f != Fit::Unknown).collect();
+    if known.windows(2).any(|w| w[0] != w[1]) {
+        return vec![finding(
+            "memory-fit-mismatch",
+            Severity::Critical,
+            ids(rs),
+            "the runs do not fit memory the same way: one reads from disk, the other from its cache".into(),
+            per_run(rs, |r| server_of(r).map(|s| { let (f, why) = memory_fit(s); format!("{} ({why})", f.name()) }).unwrap_or_default()),
+            "size the buffer pool / shared_buffers / cache so the dataset fits (or does not) on every side",
+        )];
+    }
+    vec![]
+}
+
+/// Options that must match for a comparison to be fair, and what differs if they do not.
+pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let mut out = vec![];
+    let check = |out: &mut Vec<Finding>, rule: &str, sev: Severity, what: &str, get: &dyn Fn(&RunRecord) -> String, advice: &str| {
+        let vals: Vec<String> = rs.iter().map(|r| get(r)).collect();
+        if vals.windows(2).any(|w| w[0] != w[1]) {
+            out.push(finding(rule, sev, ids(rs), format!("{what} differs between the runs"), per_run(rs, |r| get(r)), advice));
+        }
+    };
+    check(&mut out, "transport-mismatch", Severity::Warning, "transport (unix socket vs TCP)", &|r| r.transport.clone(), "connect every side the same way: a socket is often 30% faster than TCP on the same server");
+    check(&mut out, "prepared-mismatch", Severity::Warning, "prepared statements", &|r| r.opt("db-ps-mode").unwrap_or("?").to_string(), "use the same --db-ps-mode on every side");
+    check(&mut out, "distribution-mismatch", Severity::Warning, "key distribution", &|r| r.opt("rand-type").unwrap_or("?").to_string(), "use the same --rand-type on every side: skewed keys hit the cache far more");
+    check(&mut out, "table-count-mismatch", Severity::Warning, "table count or size", &|r| format!("{} x {}", r.opt("tables").unwrap_or("?"), r.opt("table-size").unwrap_or("?")), "use the same --tables and --table-size on every side");
+    check(&mut out, "transactions-mismatch", Severity::Warning, "transactions vs autocommit", &|r| if r.opt("skip-trx").map(|v| v == "on" || v == "1" || v == "true").unwrap_or(false) { "autocommit (--skip-trx)".into() } else { "BEGIN/COMMIT".into() }, "use the same --skip-trx on every side");
+    check(&mut out, "workload-mismatch", Severity::Warning, "workload", &|r| r.workload.clone(), "compare the same workload");
+    let same_engine = rs.windows(2).all(|w| w[0].engine == w[1].engine);
+    check(
+        &mut out,
+        "server-version-mismatch",
+        if same_engine { Severity::Warning } else { Severity::Info },
+        "server version",
+        &|r| server_of(r).map(|s| s.version.clone()).unwrap_or_else(|| "?".into()),
+        "say which versions were compared; defaults change between versions",
+    );
+    let hosts: Vec<String> = rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::env::human_bytes(e.host.mem_total_bytes as f64)))).collect();
+    if hosts.windows(2).any(|w| w[0] != w[1]) {
+        out.push(finding("client-host-mismatch", Severity::Warning, ids(rs), "the client ran on different hardware".into(), per_run(rs, |r| r.env_start.as_ref().map(|e| format!("{} {}", e.host.hostname, e.host.cpu_model)).unwrap_or_default()), "run every side from the same client machine"));
+    }
+    out
+}
+
+/// Everything: each run's own findings, then the comparison's.
+pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
+    let mut v = Vec::new();
+    if rs.len() > 1 {
+        v.extend(rule_durability_mismatch(rs));
+        v.extend(rule_memory_mismatch(rs));
+        v.extend(rule_config_mismatch(rs));
+    }
+    for r in rs {
+        v.extend(single(r));
+    }
+    v.sort_by(|a, b| b.severity.cmp(&a.severity));
+    v
+}
+
+pub fn findings_text(fs: &[Finding]) -> String {
+    let mut o = String::new();
+    if fs.is_empty() {
+        o.push_str("Audit: no findings.\n");
+        return o;
+    }
+    let count = |s: Severity| fs.iter().filter(|f| f.severity == s).count();
+    o.push_str(&format!("Audit: {} critical, {} warning, {} info\n", count(Severity::Critical), count(Severity::Warning), count(Severity::Info)));
+    for f in fs {
+        o.push_str(&format!("[{}] {}: {}\n", f.severity.name().to_uppercase(), f.rule, f.message));
+        for e in &f.evidence {
+            o.push_str(&format!("    evidence: {e}\n"));
+        }
+        o.push_str(&format!("    what to do: {}\n", f.advice));
+    }
+    o
+}

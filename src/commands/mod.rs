@@ -1,0 +1,127 @@
+//! The commands around the results store: recording runs, `results`,
+//! `env`, `audit` and `compare`.
+
+use crate::audit::{self, Severity};
+use crate::cli::{AuditArgs, CompareArgs, ControlArgs, EnvArgs, ResultsAction, ResultsArgs};
+use crate::error::{Error, Result};
+use crate::report::RunInfo;
+use crate::store::{self, Begin, Recorder};
+use crate::target::ConnConfig;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Opens the record of a run before its first level; the start snapshot is taken here.
+pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, oltp: &crate::workload::oltp::OltpArgs) -> Result<Recorder> {
+    // Server counters are sampled once per report interval, never more
+    // often than every 0.5 s (SHOW GLOBAL STATUS is not free).
+    let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
+    // Every effective option: the label's, then run control and the rest of the workload's.
+    let mut info = info.clone();
+    let mut add = |k: &str, v: String| {
+        if !info.options.iter().any(|(n, _)| n == k) {
+            info.options.push((k.to_string(), v));
+        }
+    };
+    add("report-interval", c.report_interval.to_string());
+    add("pause", c.pause.to_string());
+    add("percentile", c.percentile.to_string());
+    add("client-threads", c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
+    add("queue-max", c.queue_max.to_string());
+    add("table-name", oltp.table_name.clone());
+    add("session-options", cfg.session_sql.join("; "));
+    add("ssl-mode", cfg.target.ssl_mode.name().to_string());
+    add("workload-args", format!("{oltp:?}"));
+    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, table_prefix: &oltp.table_name, sample_period: period })
+}
+
+/// Closes the record; prints where it went and, for sweeps, the audit.
+pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: bool) {
+    let findings = r.finish(outcome);
+    if json {
+        // JSON lines end with the summary object: nothing more on stdout.
+        return;
+    }
+    println!();
+    println!("Stored as run {} in {}", r.run_id(), r.path().display());
+    let shown: Vec<_> = findings.into_iter().filter(|f| sweep || f.severity >= Severity::Warning).collect();
+    if sweep || !shown.is_empty() {
+        print!("{}", audit::findings_text(&shown));
+    }
+}
+
+pub fn results(a: ResultsArgs) -> Result<()> {
+    let path = &a.store.results;
+    match a.action {
+        ResultsAction::List => print!("{}", store::list_text(path)?),
+        ResultsAction::Show { run } => {
+            let rs = store::load_many(path, &[run])?;
+            for r in &rs {
+                print!("{}", store::show_text(r));
+            }
+        }
+        ResultsAction::Export { runs, .. } => {
+            let v = store::export_json(path, &runs)?;
+            println!("{}", serde_json::to_string_pretty(&v).map_err(|e| Error::Io(e.to_string()))?);
+        }
+        ResultsAction::Delete { runs } => {
+            let ids = store::delete(path, &runs)?;
+            println!("Deleted run{} {}", if ids.len() > 1 { "s" } else { "" }, ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
+        }
+    }
+    Ok(())
+}
+
+pub fn env(a: EnvArgs) -> Result<()> {
+    let cfg = Arc::new(a.target.resolve()?);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    let snap = rt.block_on(async {
+        let mut conn = match crate::env::connect(&cfg).await {
+            Ok(c) => c,
+            Err(e) => return Err(Error::Connect(e)),
+        };
+        let s = crate::env::snapshot(Some(&mut conn), &cfg, &a.table_name, None).await;
+        conn.close().await;
+        Ok(s)
+    })?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&snap).map_err(|e| Error::Io(e.to_string()))?);
+    } else {
+        print!("{}", crate::env::snapshot_text(&snap));
+    }
+    Ok(())
+}
+
+pub fn audit(a: AuditArgs) -> Result<()> {
+    let limit = match a.fail_on.to_ascii_lowercase().as_str() {
+        "critical" => Some(Severity::Critical),
+        "warning" => Some(Severity::Warning),
+        "never" => None,
+        o => return Err(Error::Usage(format!("--fail-on={o}: use critical, warning or never"))),
+    };
+    let rs = store::load_many(&a.store.results, &a.runs)?;
+    let refs: Vec<&store::RunRecord> = rs.iter().collect();
+    let fs = audit::audit(&refs);
+    if a.json {
+        println!("{}", serde_json::json!({ "type": "audit", "runs": rs.iter().map(|r| r.id).collect::<Vec<_>>(), "findings": fs }));
+    } else {
+        print!("{}", audit::findings_text(&fs));
+    }
+    if let Some(l) = limit {
+        if let Some(f) = fs.iter().find(|f| f.severity >= l) {
+            return Err(Error::Check(format!("audit: {} finding: {}", f.severity.name(), f.rule)));
+        }
+    }
+    Ok(())
+}
+
+pub fn compare(a: CompareArgs) -> Result<()> {
+    let rs = store::load_many(&a.store.results, &a.runs)?;
+    let refs: Vec<&store::RunRecord> = rs.iter().collect();
+    if a.json {
+        println!("{}", crate::compare::json(&refs));
+    } else {
+        print!("{}", crate::compare::text(&refs));
+    }
+    Ok(())
+}

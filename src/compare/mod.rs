@@ -1,0 +1,230 @@
+//! `fairbench compare`: runs or sweeps side by side per load level, the
+//! configuration differences that matter grouped by what they affect, and
+//! the audit's findings first, since they decide whether the numbers below
+//! them mean anything.
+
+use crate::audit::{self, durability, memory_fit, Finding};
+use crate::env::{human_bytes, Server};
+use crate::store::RunRecord;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Group of a setting, by name: what it changes.
+pub fn group_of(name: &str) -> &'static str {
+    let n = name.to_ascii_lowercase();
+    const DUR: &[&str] = &["flush_log_at_trx_commit", "sync_binlog", "log_bin", "doublewrite", "flush_method", "fsync", "synchronous", "full_page_writes", "wal_sync_method", "journal_mode", "commit_delay", "wal_level", "binlog_format", "durability"];
+    const MEM: &[&str] = &["buffer_pool", "shared_buffers", "cache_size", "work_mem", "effective_cache_size", "mmap_size", "memory fit", "dataset", "cache", "temp_buffers", "maintenance_work_mem", "huge_pages"];
+    const IO: &[&str] = &["io_capacity", "io_threads", "log_file_size", "max_wal_size", "min_wal_size", "checkpoint", "wal_buffers", "log_buffer", "bgwriter", "flush_neighbors", "random_page_cost", "effective_io", "page_size", "wal_autocheckpoint", "adaptive_flushing", "max_dirty_pages", "lru_scan_depth", "read_ahead", "io_scheduler", "dirty"];
+    const CONC: &[&str] = &["threads", "thread_concurrency", "max_connections", "thread_pool", "thread_handling", "worker", "parallel", "client", "spin", "concurrency"];
+    if DUR.iter().any(|k| n.contains(k)) {
+        "durability"
+    } else if MEM.iter().any(|k| n.contains(k)) {
+        "memory"
+    } else if IO.iter().any(|k| n.contains(k)) {
+        "IO"
+    } else if CONC.iter().any(|k| n.contains(k)) {
+        "concurrency"
+    } else {
+        "other"
+    }
+}
+
+/// Normalised settings of a run, comparable across engines.
+fn normalised(r: &RunRecord) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    m.insert("engine".into(), r.engine.clone());
+    m.insert("workload".into(), r.workload.clone());
+    m.insert("transport".into(), r.transport.clone());
+    for (k, v) in &r.options {
+        if k != "threads" && k != "rand-seed" {
+            m.insert(format!("option {k}"), v.as_str().unwrap_or("").to_string());
+        }
+    }
+    m.insert("client threads (levels)".into(), r.levels.iter().map(|l| l.threads.to_string()).collect::<Vec<_>>().join(","));
+    if let Some(e) = &r.env_start {
+        let s = &e.server;
+        m.insert("server version".into(), s.version.clone());
+        let d = durability(s);
+        m.insert("durability class".into(), d.class.name().into());
+        if let Some(t) = d.torn_pages {
+            m.insert("durability: torn-page protection".into(), if t { "on" } else { "off" }.into());
+        }
+        let (fit, _) = memory_fit(s);
+        m.insert("memory fit".into(), fit.name().into());
+        if let Some(c) = s.cache_bytes {
+            m.insert("memory: engine cache".into(), human_bytes(c as f64));
+        }
+        if let Some(d) = s.dataset_bytes {
+            m.insert("memory: dataset on disk".into(), human_bytes(d as f64));
+        }
+        m.insert("client CPUs available".into(), e.host.cpus_available.to_string());
+        m.insert("client host".into(), format!("{} ({})", e.host.hostname, e.host.cpu_model));
+        for (k, v) in &e.host.settings {
+            m.insert(format!("host {k}"), v.clone());
+        }
+    }
+    m
+}
+
+/// Raw server settings, compared only between runs of the same engine.
+fn raw_vars(s: &Server) -> BTreeMap<String, String> {
+    let mut m: BTreeMap<String, String> = s.variables.clone();
+    for (k, v) in &s.session {
+        m.insert(k.clone(), v.clone());
+    }
+    // Identity and bookkeeping that always differ and say nothing about the result.
+    const NOISE: &[&str] = &["port", "socket", "pid_file", "datadir", "hostname", "server_id", "server_uuid", "gtid", "timestamp", "data_directory", "config_file", "hba_file", "ident_file", "log_error", "general_log_file", "slow_query_log_file", "tmpdir", "unix_socket", "external_pid_file", "insert_id", "last_insert_id", "rand_seed", "pseudo_thread_id", "warning_count", "error_count", "identity", "application_name", "krb_server", "cluster_name", "wsrep", "page_count", "innodb_buffer_pool_load_at_startup", "log_bin_basename", "log_bin_index", "relay_log", "lc_messages_dir", "plugin_dir", "character_sets_dir", "basedir", "secure_file_priv"];
+    m.retain(|k, _| !NOISE.iter().any(|n| k.contains(n)));
+    m
+}
+
+pub struct Diff {
+    pub group: &'static str,
+    pub name: String,
+    pub values: Vec<String>,
+}
+
+pub fn config_diff(rs: &[&RunRecord]) -> Vec<Diff> {
+    let mut out = Vec::new();
+    let norms: Vec<BTreeMap<String, String>> = rs.iter().map(|r| normalised(r)).collect();
+    let keys: BTreeSet<&String> = norms.iter().flat_map(|m| m.keys()).collect();
+    for k in keys {
+        let vals: Vec<String> = norms.iter().map(|m| m.get(k).cloned().unwrap_or_else(|| "-".into())).collect();
+        if vals.windows(2).any(|w| w[0] != w[1]) {
+            let group = match k.as_str() {
+                "durability class" => "durability",
+                "memory fit" => "memory",
+                _ => group_of(k),
+            };
+            out.push(Diff { group, name: k.clone(), values: vals });
+        }
+    }
+    let servers: Vec<Option<&Server>> = rs.iter().map(|r| r.env_start.as_ref().map(|e| &e.server)).collect();
+    let same_engine = rs.windows(2).all(|w| w[0].engine == w[1].engine);
+    if same_engine && servers.iter().all(|s| s.is_some()) {
+        let raws: Vec<BTreeMap<String, String>> = servers.iter().map(|s| raw_vars(s.unwrap())).collect();
+        let keys: BTreeSet<&String> = raws.iter().flat_map(|m| m.keys()).collect();
+        for k in keys {
+            let vals: Vec<String> = raws.iter().map(|m| m.get(k).cloned().unwrap_or_else(|| "-".into())).collect();
+            if vals.windows(2).any(|w| w[0] != w[1]) {
+                out.push(Diff { group: group_of(k), name: format!("server {k}"), values: vals });
+            }
+        }
+    }
+    let order = |g: &str| ["durability", "memory", "IO", "concurrency", "other"].iter().position(|x| *x == g).unwrap_or(9);
+    out.sort_by(|a, b| order(a.group).cmp(&order(b.group)).then(a.name.cmp(&b.name)));
+    out
+}
+
+fn pct(a: f64, b: f64) -> Option<f64> {
+    if a > 0.0 {
+        Some((b - a) * 100.0 / a)
+    } else {
+        None
+    }
+}
+
+pub struct Compared {
+    pub findings: Vec<Finding>,
+    pub diffs: Vec<Diff>,
+}
+
+pub fn compare(rs: &[&RunRecord]) -> Compared {
+    Compared { findings: audit::audit(rs), diffs: config_diff(rs) }
+}
+
+fn thread_levels(rs: &[&RunRecord]) -> Vec<usize> {
+    let s: BTreeSet<usize> = rs.iter().flat_map(|r| r.levels.iter().map(|l| l.threads)).collect();
+    s.into_iter().collect()
+}
+
+pub fn text(rs: &[&RunRecord]) -> String {
+    let c = compare(rs);
+    let mut o = audit::findings_text(&c.findings);
+    o.push('\n');
+    o.push_str("Runs:\n");
+    for r in rs {
+        o.push_str(&format!("  {:>4}: {} on {} ({}, {}), {}{}\n", r.id, r.label, r.target, r.engine, r.transport, r.status_text(), if r.tag.is_empty() { String::new() } else { format!(" [{}]", r.tag) }));
+    }
+    o.push('\n');
+    let base = rs[0];
+    o.push_str(&format!("Per load level (difference against run {}):\n", base.id));
+    o.push_str(&format!("  {:>7}  {:>5}  {:>12} {:>8}  {:>12} {:>8}  {:>9} {:>8}  {:>9} {:>8}\n", "threads", "run", "tps", "diff", "qps", "diff", "p95 ms", "diff", "p99 ms", "diff"));
+    let d = |x: Option<f64>| x.map(|v| format!("{v:+.1}%")).unwrap_or_else(|| "".into());
+    for t in thread_levels(rs) {
+        let b = base.levels.iter().find(|l| l.threads == t);
+        for r in rs {
+            let Some(l) = r.levels.iter().find(|l| l.threads == t) else {
+                o.push_str(&format!("  {t:>7}  {:>5}  {:>12}\n", r.id, "not run"));
+                continue;
+            };
+            let (dt, dq, d95, d99) = match (b, r.id == base.id) {
+                (Some(b), false) => (pct(b.tps, l.tps), pct(b.qps, l.qps), pct(b.p95_ms, l.p95_ms), pct(b.p99_ms, l.p99_ms)),
+                _ => (None, None, None, None),
+            };
+            o.push_str(&format!(
+                "  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}\n",
+                r.id,
+                l.tps,
+                d(dt),
+                l.qps,
+                d(dq),
+                l.p95_ms,
+                d(d95),
+                l.p99_ms,
+                d(d99)
+            ));
+        }
+    }
+    o.push('\n');
+    if c.diffs.is_empty() {
+        o.push_str("Configuration: no differences recorded.\n");
+    } else {
+        o.push_str("Configuration differences (only what differs):\n");
+        let mut group = "";
+        for df in &c.diffs {
+            if df.group != group {
+                group = df.group;
+                o.push_str(&format!("  {group}:\n"));
+            }
+            let vals: Vec<String> = rs.iter().zip(&df.values).map(|(r, v)| format!("[{}] {v}", r.id)).collect();
+            o.push_str(&format!("    {}: {}\n", df.name, vals.join("  ")));
+        }
+    }
+    o
+}
+
+pub fn json(rs: &[&RunRecord]) -> Value {
+    let c = compare(rs);
+    let base = rs[0];
+    let levels: Vec<Value> = thread_levels(rs)
+        .into_iter()
+        .map(|t| {
+            let b = base.levels.iter().find(|l| l.threads == t);
+            let runs: Vec<Value> = rs
+                .iter()
+                .filter_map(|r| {
+                    let l = r.levels.iter().find(|l| l.threads == t)?;
+                    let diff = |f: fn(&crate::store::LevelRec) -> f64| b.filter(|_| r.id != base.id).and_then(|b| pct(f(b), f(l)));
+                    Some(json!({
+                        "run": r.id, "tps": l.tps, "qps": l.qps, "qps_without_trx": l.qps_no_trx, "p95_ms": l.p95_ms, "p99_ms": l.p99_ms,
+                        "tps_diff_pct": diff(|l| l.tps), "qps_diff_pct": diff(|l| l.qps), "p95_diff_pct": diff(|l| l.p95_ms), "p99_diff_pct": diff(|l| l.p99_ms),
+                    }))
+                })
+                .collect();
+            json!({ "threads": t, "runs": runs })
+        })
+        .collect();
+    let mut groups: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    for d in &c.diffs {
+        groups.entry(d.group).or_default().push(json!({ "name": d.name, "values": d.values }));
+    }
+    json!({
+        "type": "compare",
+        "baseline": base.id,
+        "runs": rs.iter().map(|r| json!({ "id": r.id, "label": r.label, "tag": r.tag, "engine": r.engine, "target": r.target, "transport": r.transport, "status": r.status, "status_text": r.status_text() })).collect::<Vec<_>>(),
+        "findings": c.findings,
+        "levels": levels,
+        "config_diff": groups,
+    })
+}

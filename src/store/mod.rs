@@ -1,0 +1,792 @@
+//! The results store: every run and sweep as one record in an SQLite file.
+//!
+//! The run row is written when the run starts (status `running`), each
+//! interval in its own committed transaction as soon as the reporter has it,
+//! and the summary, end snapshot, audit findings and final status at the
+//! end. So a run killed with SIGKILL keeps everything up to its last
+//! interval, and still says `running`: `results show` tells such a run by its
+//! missing end and its process being gone.
+//!
+//! WAL with `synchronous=NORMAL`: a committed interval survives the death of
+//! the process (it is in the OS's cache); only a power loss can take the
+//! latest ones. Syncing every interval would add disk writes to the machine
+//! being measured.
+//!
+//! Passwords never reach the store: targets are written through `Target`'s
+//! `Display`, which masks them, and options never include the URL.
+
+use crate::audit::Finding;
+use crate::env::{now_rfc3339, Sample, Sampler, SampleRow, Snapshot};
+use crate::error::{Error, Result};
+use crate::report::RunInfo;
+use crate::runner::{Interval, LevelResult, Sink, Stop};
+use crate::stats::process_cpu;
+use crate::target::ConnConfig;
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub const DEFAULT_PATH: &str = "fairbench-results.sqlite";
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,              -- run (one level) or sweep (several)
+    label TEXT NOT NULL,             -- canonical label
+    tag TEXT NOT NULL DEFAULT '',    -- --tag
+    workload TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    target TEXT NOT NULL,            -- password masked
+    transport TEXT NOT NULL,
+    tool_version TEXT NOT NULL,
+    levels TEXT NOT NULL,            -- thread counts, comma-separated
+    options TEXT NOT NULL,           -- JSON object of every effective option
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    status TEXT NOT NULL,            -- running, completed, interrupted, failed
+    error TEXT,
+    hostname TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    env_start TEXT,                  -- JSON snapshot
+    env_end TEXT,
+    findings TEXT                    -- JSON array of audit findings
+);
+CREATE TABLE IF NOT EXISTS levels(
+    run_id INTEGER NOT NULL,
+    level_no INTEGER NOT NULL,
+    threads INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    status TEXT NOT NULL,
+    events INTEGER, queries INTEGER, trx_stmts INTEGER, elapsed_s REAL,
+    tps REAL, qps REAL, qps_without_trx REAL, p95_ms REAL, p99_ms REAL,
+    cpu_user_s REAL, cpu_sys_s REAL,
+    summary TEXT,                    -- the JSON summary printed by --output json
+    histogram BLOB,                  -- HDR histogram, V2 + deflate (microseconds)
+    histogram_uncorrected BLOB,      -- rate mode: from the actual start
+    PRIMARY KEY(run_id, level_no)
+);
+CREATE TABLE IF NOT EXISTS intervals(
+    run_id INTEGER NOT NULL,
+    level_no INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    t REAL NOT NULL, secs REAL NOT NULL, threads INTEGER NOT NULL, warmup INTEGER NOT NULL,
+    events INTEGER NOT NULL, reads INTEGER NOT NULL, writes INTEGER NOT NULL, other INTEGER NOT NULL,
+    trx_stmts INTEGER NOT NULL, errors INTEGER NOT NULL, reconnects INTEGER NOT NULL, dropped INTEGER NOT NULL,
+    p50_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,
+    cpu_user_s REAL, cpu_sys_s REAL,  -- the client's own CPU in this interval
+    histogram BLOB,
+    PRIMARY KEY(run_id, level_no, seq)
+);
+CREATE TABLE IF NOT EXISTS env_samples(
+    run_id INTEGER NOT NULL,
+    level_no INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    t REAL NOT NULL,                 -- seconds since the level started (0: baseline)
+    dt REAL NOT NULL,
+    data TEXT NOT NULL,              -- JSON: counter deltas, gauges, diskstats deltas
+    PRIMARY KEY(run_id, level_no, seq)
+);
+";
+
+fn io(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Io(format!("results store {}: {e}", path.display()))
+}
+
+pub fn open(path: &Path, create: bool) -> Result<Connection> {
+    if !create && !path.exists() {
+        return Err(Error::Io(format!("no results store at {} (runs write one unless --no-save; choose another with --results PATH)", path.display())));
+    }
+    let c = Connection::open(path).map_err(|e| io(path, e))?;
+    c.busy_timeout(Duration::from_secs(15)).map_err(|e| io(path, e))?;
+    c.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(|e| io(path, e))?;
+    c.execute_batch("PRAGMA synchronous=NORMAL;").map_err(|e| io(path, e))?;
+    c.execute_batch(SCHEMA).map_err(|e| io(path, format!("{e} (is it a fairbench results store?)")))?;
+    let v: Option<String> = c.query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0)).optional().map_err(|e| io(path, e))?;
+    match v {
+        None => {
+            c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?1)", params![SCHEMA_VERSION.to_string()]).map_err(|e| io(path, e))?;
+        }
+        Some(v) if v.parse::<i64>().unwrap_or(0) > SCHEMA_VERSION => {
+            return Err(io(path, format!("written by a newer fairbench (schema {v}, this one reads {SCHEMA_VERSION})")));
+        }
+        _ => {}
+    }
+    Ok(c)
+}
+
+/// HDR histogram in the V2 + deflate format other HDR tools read.
+pub fn hist_bytes(h: &hdrhistogram::Histogram<u64>) -> Vec<u8> {
+    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+    let mut v = Vec::new();
+    let _ = V2DeflateSerializer::new().serialize(h, &mut v);
+    v
+}
+
+pub fn hist_from_bytes(b: &[u8]) -> Option<hdrhistogram::Histogram<u64>> {
+    hdrhistogram::serialization::Deserializer::new().deserialize(&mut std::io::Cursor::new(b)).ok()
+}
+
+// ---------------------------------------------------------------------------
+// Records as read back
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IntervalRec {
+    pub seq: usize,
+    pub t: f64,
+    pub secs: f64,
+    pub warmup: bool,
+    pub events: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub other: u64,
+    pub trx_stmts: u64,
+    pub errors: u64,
+    pub reconnects: u64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub cpu_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StoredSample {
+    pub seq: usize,
+    pub t: f64,
+    pub dt: f64,
+    #[serde(flatten)]
+    pub sample: Sample,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LevelRec {
+    pub level_no: usize,
+    pub threads: usize,
+    pub status: String,
+    pub started_at: String,
+    pub ended_at: Option<String>,
+    pub events: u64,
+    pub queries: u64,
+    pub trx_stmts: u64,
+    pub elapsed_s: f64,
+    pub tps: f64,
+    pub qps: f64,
+    pub qps_no_trx: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    /// Client CPU in cores (user + system seconds per second).
+    pub cpu_cores: f64,
+    pub summary: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+    pub intervals: Vec<IntervalRec>,
+    pub samples: Vec<StoredSample>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunRecord {
+    pub id: i64,
+    pub kind: String,
+    pub label: String,
+    pub tag: String,
+    pub workload: String,
+    pub engine: String,
+    pub target: String,
+    pub transport: String,
+    pub tool_version: String,
+    pub options: serde_json::Map<String, Value>,
+    pub started_at: String,
+    pub ended_at: Option<String>,
+    pub status: String,
+    pub error: Option<String>,
+    pub hostname: String,
+    pub pid: i64,
+    pub env_start: Option<Snapshot>,
+    pub env_end: Option<Snapshot>,
+    pub findings: Vec<Finding>,
+    pub levels: Vec<LevelRec>,
+}
+
+impl RunRecord {
+    pub fn opt(&self, k: &str) -> Option<&str> {
+        self.options.get(k).and_then(Value::as_str)
+    }
+
+    /// Whether a `running` record's process is still alive on this host.
+    pub fn still_running(&self) -> bool {
+        if self.status != "running" {
+            return false;
+        }
+        let here = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        here == self.hostname && self.pid > 0 && unsafe { libc::kill(self.pid as libc::pid_t, 0) } == 0
+    }
+
+    pub fn status_text(&self) -> String {
+        match self.status.as_str() {
+            "running" if self.still_running() => "still running".into(),
+            "running" => "did not finish: the process ended without recording an end (killed?)".into(),
+            "completed" => "completed".into(),
+            s => match &self.error {
+                Some(e) => format!("{s}: {e}"),
+                None => s.to_string(),
+            },
+        }
+    }
+}
+
+fn b64(b: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+/// Loads one run with its levels, intervals and samples. `histograms`: include them (base64) for export.
+pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Option<RunRecord>> {
+    let r = c
+        .query_row(
+            "SELECT id, kind, label, tag, workload, engine, target, transport, tool_version, options, started_at, ended_at, status, error, hostname, pid, env_start, env_end, findings FROM runs WHERE id = ?1",
+            params![id],
+            |r| {
+                let json = |i: usize| -> rusqlite::Result<Option<String>> { r.get(i) };
+                Ok(RunRecord {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    label: r.get(2)?,
+                    tag: r.get(3)?,
+                    workload: r.get(4)?,
+                    engine: r.get(5)?,
+                    target: r.get(6)?,
+                    transport: r.get(7)?,
+                    tool_version: r.get(8)?,
+                    options: serde_json::from_str(&r.get::<_, String>(9)?).unwrap_or_default(),
+                    started_at: r.get(10)?,
+                    ended_at: r.get(11)?,
+                    status: r.get(12)?,
+                    error: r.get(13)?,
+                    hostname: r.get(14)?,
+                    pid: r.get(15)?,
+                    env_start: json(16)?.and_then(|s| serde_json::from_str(&s).ok()),
+                    env_end: json(17)?.and_then(|s| serde_json::from_str(&s).ok()),
+                    findings: json(18)?.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+                    levels: vec![],
+                })
+            },
+        )
+        .optional()?;
+    let Some(mut rec) = r else { return Ok(None) };
+    let mut st = c.prepare(
+        "SELECT level_no, threads, status, started_at, ended_at, events, queries, trx_stmts, elapsed_s, tps, qps, qps_without_trx, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, summary, histogram FROM levels WHERE run_id = ?1 ORDER BY level_no",
+    )?;
+    let levels = st.query_map(params![id], |r| {
+        let cpu = r.get::<_, Option<f64>>(14)?.unwrap_or(0.0) + r.get::<_, Option<f64>>(15)?.unwrap_or(0.0);
+        let elapsed: Option<f64> = r.get(8)?;
+        Ok(LevelRec {
+            level_no: r.get::<_, i64>(0)? as usize,
+            threads: r.get::<_, i64>(1)? as usize,
+            status: r.get(2)?,
+            started_at: r.get(3)?,
+            ended_at: r.get(4)?,
+            events: r.get::<_, Option<i64>>(5)?.unwrap_or(0) as u64,
+            queries: r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
+            trx_stmts: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
+            elapsed_s: elapsed.unwrap_or(0.0),
+            tps: r.get::<_, Option<f64>>(9)?.unwrap_or(0.0),
+            qps: r.get::<_, Option<f64>>(10)?.unwrap_or(0.0),
+            qps_no_trx: r.get::<_, Option<f64>>(11)?.unwrap_or(0.0),
+            p95_ms: r.get::<_, Option<f64>>(12)?.unwrap_or(0.0),
+            p99_ms: r.get::<_, Option<f64>>(13)?.unwrap_or(0.0),
+            cpu_cores: elapsed.filter(|e| *e > 0.0).map(|e| cpu / e).unwrap_or(0.0),
+            summary: r.get::<_, Option<String>>(16)?.and_then(|s| serde_json::from_str(&s).ok()),
+            histogram: if histograms { r.get::<_, Option<Vec<u8>>>(17)?.map(|b| b64(&b)) } else { None },
+            intervals: vec![],
+            samples: vec![],
+        })
+    })?;
+    for l in levels {
+        rec.levels.push(l?);
+    }
+    for l in &mut rec.levels {
+        let mut st = c.prepare_cached(
+            "SELECT seq, t, secs, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram FROM intervals WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq",
+        )?;
+        let ivs = st.query_map(params![id, l.level_no as i64], |r| {
+            Ok(IntervalRec {
+                seq: r.get::<_, i64>(0)? as usize,
+                t: r.get(1)?,
+                secs: r.get(2)?,
+                warmup: r.get::<_, i64>(3)? != 0,
+                events: r.get::<_, i64>(4)? as u64,
+                reads: r.get::<_, i64>(5)? as u64,
+                writes: r.get::<_, i64>(6)? as u64,
+                other: r.get::<_, i64>(7)? as u64,
+                trx_stmts: r.get::<_, i64>(8)? as u64,
+                errors: r.get::<_, i64>(9)? as u64,
+                reconnects: r.get::<_, i64>(10)? as u64,
+                p95_ms: r.get::<_, Option<f64>>(11)?.unwrap_or(0.0),
+                p99_ms: r.get::<_, Option<f64>>(12)?.unwrap_or(0.0),
+                cpu_s: r.get::<_, Option<f64>>(13)?.unwrap_or(0.0) + r.get::<_, Option<f64>>(14)?.unwrap_or(0.0),
+                histogram: if histograms { r.get::<_, Option<Vec<u8>>>(15)?.map(|b| b64(&b)) } else { None },
+            })
+        })?;
+        for i in ivs {
+            l.intervals.push(i?);
+        }
+        let mut st = c.prepare_cached("SELECT seq, t, dt, data FROM env_samples WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq")?;
+        let ss = st.query_map(params![id, l.level_no as i64], |r| {
+            Ok(StoredSample { seq: r.get::<_, i64>(0)? as usize, t: r.get(1)?, dt: r.get(2)?, sample: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default() })
+        })?;
+        for s in ss {
+            l.samples.push(s?);
+        }
+        if l.ended_at.is_none() {
+            // Never summarised (the process died): figures from the stored intervals.
+            let m: Vec<&IntervalRec> = l.intervals.iter().filter(|i| !i.warmup).collect();
+            let secs: f64 = m.iter().map(|i| i.secs).sum();
+            l.events = m.iter().map(|i| i.events).sum();
+            l.queries = m.iter().map(|i| i.reads + i.writes + i.other).sum();
+            l.trx_stmts = m.iter().map(|i| i.trx_stmts).sum();
+            l.elapsed_s = secs;
+            if secs > 0.0 {
+                l.tps = l.events as f64 / secs;
+                l.qps = l.queries as f64 / secs;
+                l.qps_no_trx = l.queries.saturating_sub(l.trx_stmts) as f64 / secs;
+                l.cpu_cores = m.iter().map(|i| i.cpu_s).sum::<f64>() / secs;
+            }
+            l.p95_ms = m.iter().map(|i| i.p95_ms).fold(0.0, f64::max);
+            l.p99_ms = m.iter().map(|i| i.p99_ms).fold(0.0, f64::max);
+        }
+    }
+    Ok(Some(rec))
+}
+
+// ---------------------------------------------------------------------------
+// Recording a run
+// ---------------------------------------------------------------------------
+
+struct Live {
+    conn: Connection,
+    path: PathBuf,
+    run_id: i64,
+    level_no: usize,
+    in_level: bool,
+    written: usize,
+    cpu_prev: (f64, f64),
+    sampler: Option<Sampler>,
+    finished: bool,
+    last_error: Option<String>,
+}
+
+impl Live {
+    fn warn(&mut self, e: impl std::fmt::Display) {
+        // A store that stops working must not stop the benchmark; say it once.
+        if self.last_error.is_none() {
+            eprintln!("fairbench: results store {}: {e}; the run goes on without storing", self.path.display());
+        }
+        self.last_error = Some(e.to_string());
+    }
+
+    fn write_interval(&mut self, iv: &Interval, seq: usize, cpu: (f64, f64)) {
+        let w = &iv.w;
+        let h = hist_bytes(&w.lat);
+        let max = if w.lat.is_empty() { 0.0 } else { w.lat.max() as f64 / 1000.0 };
+        let r = self.conn.execute(
+            "INSERT OR REPLACE INTO intervals(run_id, level_no, seq, t, secs, threads, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, dropped, p50_ms, p95_ms, p99_ms, max_ms, cpu_user_s, cpu_sys_s, histogram)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+            params![
+                self.run_id,
+                self.level_no as i64,
+                seq as i64,
+                iv.t,
+                iv.secs,
+                iv.threads as i64,
+                iv.warmup as i64,
+                w.events as i64,
+                w.reads as i64,
+                w.writes as i64,
+                w.other as i64,
+                w.trx_stmts as i64,
+                w.errors as i64,
+                w.reconnects as i64,
+                w.dropped as i64,
+                w.pct_ms(50.0),
+                w.pct_ms(95.0),
+                w.pct_ms(99.0),
+                max,
+                cpu.0,
+                cpu.1,
+                h
+            ],
+        );
+        if let Err(e) = r {
+            self.warn(e);
+        }
+    }
+}
+
+/// Records one run or sweep; `sink()` feeds it, `finish()` closes it.
+#[derive(Clone)]
+pub struct Recorder {
+    live: Arc<Mutex<Live>>,
+}
+
+/// What the recorder needs besides the RunInfo.
+pub struct Begin<'a> {
+    pub path: &'a Path,
+    pub info: &'a RunInfo,
+    pub cfg: &'a Arc<ConnConfig>,
+    pub levels: &'a [usize],
+    pub tag: &'a str,
+    pub table_prefix: &'a str,
+    pub sample_period: Duration,
+}
+
+impl Recorder {
+    pub fn begin(b: Begin<'_>) -> Result<Recorder> {
+        if let Some(dir) = b.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.exists() {
+                return Err(Error::Io(format!("results store {}: directory {} does not exist", b.path.display(), dir.display())));
+            }
+        }
+        let conn = open(b.path, true)?;
+        let info = b.info;
+        let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        let levels: Vec<String> = b.levels.iter().map(|l| l.to_string()).collect();
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
+        conn.execute(
+            "INSERT INTO runs(kind, label, tag, workload, engine, target, transport, tool_version, levels, options, started_at, status, hostname, pid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'running', ?12, ?13)",
+            params![
+                if b.levels.len() > 1 { "sweep" } else { "run" },
+                info.label,
+                b.tag,
+                info.workload,
+                info.engine,
+                info.target,
+                info.transport,
+                env!("CARGO_PKG_VERSION"),
+                levels.join(","),
+                Value::Object(opts).to_string(),
+                now_rfc3339(),
+                host,
+                std::process::id() as i64
+            ],
+        )
+        .map_err(|e| io(b.path, e))?;
+        let run_id = conn.last_insert_rowid();
+        // The sampler writes through a connection of its own (WAL lets both write).
+        let spath = b.path.to_path_buf();
+        let mut sconn = open(&spath, true).ok();
+        let writer = Box::new(move |s: SampleRow| {
+            if let Some(c) = sconn.as_mut() {
+                let data = serde_json::to_string(&s.sample).unwrap_or_default();
+                let _ = c.execute(
+                    "INSERT OR REPLACE INTO env_samples(run_id, level_no, seq, t, dt, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![run_id, s.level_no as i64, s.seq as i64, s.t, s.dt, data],
+                );
+            }
+        });
+        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.table_prefix.to_string(), b.sample_period, writer);
+        conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
+        let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, cpu_prev: process_cpu(), sampler: Some(sampler), finished: false, last_error: None };
+        Ok(Recorder { live: Arc::new(Mutex::new(live)) })
+    }
+
+    pub fn run_id(&self) -> i64 {
+        self.live.lock().map(|l| l.run_id).unwrap_or(0)
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.live.lock().map(|l| l.path.clone()).unwrap_or_default()
+    }
+
+    pub fn sink(&self) -> Box<dyn Sink> {
+        Box::new(StoreSink { rec: self.clone() })
+    }
+
+    /// Closes the record: end snapshot, status, the run's own audit. Returns the findings.
+    pub fn finish(&self, outcome: &Result<()>) -> Vec<Finding> {
+        let Ok(mut l) = self.live.lock() else { return vec![] };
+        if l.finished {
+            return vec![];
+        }
+        l.finished = true;
+        let end = l.sampler.take().and_then(|s| s.finish());
+        let (status, err) = match outcome {
+            Ok(()) => ("completed", None),
+            Err(Error::Interrupted) => ("interrupted", None),
+            Err(e) => ("failed", Some(e.to_string())),
+        };
+        let id = l.run_id;
+        let r = l.conn.execute(
+            "UPDATE runs SET ended_at = ?1, status = ?2, error = ?3, env_end = ?4 WHERE id = ?5",
+            params![now_rfc3339(), status, err, end.map(|s| serde_json::to_string(&s).unwrap_or_default()), id],
+        );
+        if let Err(e) = r {
+            l.warn(e);
+        }
+        let findings = match load(&l.conn, id, false) {
+            Ok(Some(rec)) => crate::audit::single(&rec),
+            _ => vec![],
+        };
+        let r = l.conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(&findings).unwrap_or_default(), id]);
+        if let Err(e) = r {
+            l.warn(e);
+        }
+        findings
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        // Ended by an error that skipped finish(): say so rather than "running".
+        if !self.finished {
+            if let Some(s) = self.sampler.take() {
+                let _ = s.finish();
+            }
+            let _ = self.conn.execute(
+                "UPDATE runs SET ended_at = ?1, status = 'failed', error = COALESCE(error, 'stopped before the end') WHERE id = ?2 AND status = 'running'",
+                params![now_rfc3339(), self.run_id],
+            );
+        }
+    }
+}
+
+struct StoreSink {
+    rec: Recorder,
+}
+
+impl Sink for StoreSink {
+    fn start(&mut self, threads: usize) {
+        let Ok(mut l) = self.rec.live.lock() else { return };
+        if l.in_level {
+            l.level_no += 1;
+        }
+        l.in_level = true;
+        l.written = 0;
+        l.cpu_prev = process_cpu();
+        let (id, n) = (l.run_id, l.level_no as i64);
+        if let Some(s) = &l.sampler {
+            s.level_start(l.level_no);
+        }
+        let r = l.conn.execute(
+            "INSERT OR REPLACE INTO levels(run_id, level_no, threads, started_at, status) VALUES (?1, ?2, ?3, ?4, 'running')",
+            params![id, n, threads as i64, now_rfc3339()],
+        );
+        if let Err(e) = r {
+            l.warn(e);
+        }
+    }
+
+    fn interval(&mut self, iv: &Interval, _rate_mode: bool) {
+        let Ok(mut l) = self.rec.live.lock() else { return };
+        let now = process_cpu();
+        let cpu = (now.0 - l.cpu_prev.0, now.1 - l.cpu_prev.1);
+        l.cpu_prev = now;
+        let seq = l.written;
+        l.write_interval(iv, seq, cpu);
+        l.written += 1;
+    }
+
+    fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
+        let Ok(mut l) = self.rec.live.lock() else { return };
+        // Without --report-interval the sink saw no interval: store them now.
+        let from = l.written;
+        for (i, iv) in r.intervals.iter().enumerate().skip(from) {
+            l.write_interval(iv, i, (0.0, 0.0));
+        }
+        l.written = r.intervals.len();
+        if let Some(s) = &l.sampler {
+            s.level_end();
+        }
+        let t = &r.total;
+        let secs = r.elapsed_s.max(1e-9);
+        let status = match &r.stop {
+            Stop::Completed => "completed",
+            Stop::Interrupted => "interrupted",
+            Stop::Failed(_) => "failed",
+        };
+        let summary = crate::report::summary_json(r, info).to_string();
+        let raw = if r.rate > 0.0 { Some(hist_bytes(&t.lat_raw)) } else { None };
+        let (id, n) = (l.run_id, l.level_no as i64);
+        let res = l.conn.execute(
+            "UPDATE levels SET ended_at = ?1, status = ?2, events = ?3, queries = ?4, trx_stmts = ?5, elapsed_s = ?6, tps = ?7, qps = ?8, qps_without_trx = ?9, p95_ms = ?10, p99_ms = ?11,
+             cpu_user_s = ?12, cpu_sys_s = ?13, summary = ?14, histogram = ?15, histogram_uncorrected = ?16 WHERE run_id = ?17 AND level_no = ?18",
+            params![
+                now_rfc3339(),
+                status,
+                t.events as i64,
+                t.queries() as i64,
+                t.trx_stmts as i64,
+                r.elapsed_s,
+                t.events as f64 / secs,
+                t.queries() as f64 / secs,
+                t.queries().saturating_sub(t.trx_stmts) as f64 / secs,
+                t.pct_ms(95.0),
+                t.pct_ms(99.0),
+                r.cpu_user_s,
+                r.cpu_sys_s,
+                summary,
+                hist_bytes(&t.lat),
+                raw,
+                id,
+                n
+            ],
+        );
+        if let Err(e) = res {
+            l.warn(e);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// `fairbench results`
+// ---------------------------------------------------------------------------
+
+/// Resolves run references: ids, `last`, `last-N`.
+pub fn resolve_ids(c: &Connection, refs: &[String]) -> Result<Vec<i64>> {
+    let mut out = Vec::new();
+    for r in refs {
+        let id = if r == "last" || r.starts_with("last-") {
+            let back: i64 = if r == "last" { 0 } else { r[5..].parse().map_err(|_| Error::Usage(format!("bad run reference '{r}': use an id, last or last-N")))? };
+            c.query_row("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1", params![back], |r| r.get(0)).optional().map_err(|e| Error::Io(e.to_string()))?
+        } else {
+            let id: i64 = r.parse().map_err(|_| Error::Usage(format!("bad run reference '{r}': use an id (see `fairbench results list`), last or last-N")))?;
+            c.query_row("SELECT id FROM runs WHERE id = ?1", params![id], |r| r.get(0)).optional().map_err(|e| Error::Io(e.to_string()))?
+        };
+        match id {
+            Some(id) => out.push(id),
+            None => return Err(Error::Usage(format!("no run '{r}' in the results store (see `fairbench results list`)"))),
+        }
+    }
+    Ok(out)
+}
+
+pub fn load_many(path: &Path, refs: &[String]) -> Result<Vec<RunRecord>> {
+    let c = open(path, false)?;
+    let ids = resolve_ids(&c, refs)?;
+    let mut v = Vec::new();
+    for id in ids {
+        if let Some(r) = load(&c, id, false).map_err(|e| io(path, e))? {
+            v.push(r);
+        }
+    }
+    Ok(v)
+}
+
+pub fn list_text(path: &Path) -> Result<String> {
+    let c = open(path, false)?;
+    let mut st = c.prepare("SELECT id FROM runs ORDER BY id").map_err(|e| io(path, e))?;
+    let ids: Vec<i64> = st.query_map([], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
+    let mut o = format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}\n", "id", "started", "status", "engine", "threads", "tps", "label");
+    for id in ids {
+        let Some(r) = load(&c, id, false).map_err(|e| io(path, e))? else { continue };
+        let tps: Vec<String> = r.levels.iter().map(|l| format!("{:.1}", l.tps)).collect();
+        let threads: Vec<String> = r.levels.iter().map(|l| l.threads.to_string()).collect();
+        let status = if r.status == "running" && !r.still_running() { "unfinished".to_string() } else { r.status.clone() };
+        let tag = if r.tag.is_empty() { String::new() } else { format!(" [{}]", r.tag) };
+        o.push_str(&format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}{}\n", r.id, r.started_at, status, r.engine, threads.join(","), tps.join(","), r.label, tag));
+    }
+    Ok(o)
+}
+
+pub fn show_text(r: &RunRecord) -> String {
+    let mut o = String::new();
+    let mut p = |l: String| {
+        o.push_str(&l);
+        o.push('\n');
+    };
+    p(format!("Run {} ({}): {}", r.id, r.kind, r.label));
+    if !r.tag.is_empty() {
+        p(format!("Tag: {}", r.tag));
+    }
+    p(format!("Status: {}", r.status_text()));
+    p(format!("Workload: {} on {} ({}, {})", r.workload, r.target, r.engine, r.transport));
+    p(format!("Started: {}  Ended: {}", r.started_at, r.ended_at.as_deref().unwrap_or("-")));
+    p(format!("fairbench {} on {} (pid {})", r.tool_version, r.hostname, r.pid));
+    let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("--{k}={}", v.as_str().unwrap_or(""))).collect();
+    p(format!("Options: {}", opts.join(" ")));
+    if let Some(e) = &r.env_start {
+        let d = crate::audit::durability(&e.server);
+        let (fit, why) = crate::audit::memory_fit(&e.server);
+        p(format!("Server: {} {}", e.server.engine, e.server.version));
+        p(format!("  durability: {} [{}]", d.class.name(), d.evidence.join(", ")));
+        p(format!("  memory fit: {} ({why})", fit.name()));
+        p(format!("Client: {} x {}, {} CPUs available, kernel {}", e.host.cpus, e.host.cpu_model, e.host.cpus_available, e.host.kernel));
+    }
+    for l in &r.levels {
+        p(String::new());
+        p(format!(
+            "Level {} ({} threads, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, client CPU {:.2} cores, {:.1} s",
+            l.level_no,
+            l.threads,
+            if l.ended_at.is_none() { "not finished".to_string() } else { l.status.clone() },
+            l.tps,
+            l.qps,
+            l.qps_no_trx,
+            l.p95_ms,
+            l.p99_ms,
+            l.cpu_cores,
+            l.elapsed_s
+        ));
+        for i in &l.intervals {
+            let s = i.secs.max(1e-9);
+            p(format!(
+                "  [ {:.0}s ]{} tps: {:.2} qps: {:.2} lat (ms,95%): {:.2} err/s: {:.2} cpu: {:.2}",
+                i.t,
+                if i.warmup { " (warmup)" } else { "" },
+                i.events as f64 / s,
+                (i.reads + i.writes + i.other) as f64 / s,
+                i.p95_ms,
+                i.errors as f64 / s,
+                i.cpu_s / s
+            ));
+        }
+        if let Some((per_trx, miss)) = crate::audit::level_reads(l) {
+            p(format!("  physical reads: {per_trx:.2} per transaction, {:.2}% of page requests missed the cache", miss * 100.0));
+        }
+    }
+    p(String::new());
+    o.push_str(&crate::audit::findings_text(&r.findings));
+    o
+}
+
+pub fn export_json(path: &Path, refs: &[String]) -> Result<Value> {
+    let c = open(path, false)?;
+    let ids = if refs.is_empty() {
+        let mut st = c.prepare("SELECT id FROM runs ORDER BY id").map_err(|e| io(path, e))?;
+        let v: Vec<i64> = st.query_map([], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
+        v
+    } else {
+        resolve_ids(&c, refs)?
+    };
+    let mut runs = Vec::new();
+    for id in ids {
+        if let Some(r) = load(&c, id, true).map_err(|e| io(path, e))? {
+            let mut v = serde_json::to_value(&r).unwrap_or(Value::Null);
+            v["status_text"] = Value::String(r.status_text());
+            runs.push(v);
+        }
+    }
+    Ok(serde_json::json!({ "tool": "fairbench", "version": env!("CARGO_PKG_VERSION"), "schema_version": SCHEMA_VERSION, "histogram_format": "HdrHistogram V2 + deflate, base64, microseconds", "runs": runs }))
+}
+
+pub fn delete(path: &Path, refs: &[String]) -> Result<Vec<i64>> {
+    let mut c = open(path, false)?;
+    let ids = resolve_ids(&c, refs)?;
+    let tx = c.transaction().map_err(|e| io(path, e))?;
+    for id in &ids {
+        for t in ["intervals", "env_samples", "levels"] {
+            tx.execute(&format!("DELETE FROM {t} WHERE run_id = ?1"), params![id]).map_err(|e| io(path, e))?;
+        }
+        tx.execute("DELETE FROM runs WHERE id = ?1", params![id]).map_err(|e| io(path, e))?;
+    }
+    tx.commit().map_err(|e| io(path, e))?;
+    Ok(ids)
+}

@@ -1,0 +1,749 @@
+//! MySQL client/server protocol (protocol 41), the subset fairbench uses.
+//!
+//! Same session as the mysql_async path: the same capability flags
+//! (notably no CLIENT_FOUND_ROWS, so affected rows mean changed rows),
+//! utf8mb4_general_ci, no statement cache of its own beyond one statement
+//! per workload statement, COM_STMT_EXECUTE with the parameter types sent
+//! on every execution, COM_QUERY for text mode, LOAD DATA LOCAL INFILE fed
+//! from memory for loading.
+
+use super::{Choice, ReadBuf, Sock};
+use crate::target::mysql::{encode_tsv, encode_values, LOST};
+use crate::target::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
+
+const CLIENT_LONG_PASSWORD: u32 = 1;
+const CLIENT_CONNECT_WITH_DB: u32 = 8;
+const CLIENT_LOCAL_FILES: u32 = 128;
+const CLIENT_PROTOCOL_41: u32 = 512;
+const CLIENT_SSL: u32 = 2048;
+const CLIENT_TRANSACTIONS: u32 = 8192;
+const CLIENT_SECURE_CONNECTION: u32 = 32768;
+const CLIENT_MULTI_STATEMENTS: u32 = 1 << 16;
+const CLIENT_MULTI_RESULTS: u32 = 1 << 17;
+const CLIENT_PS_MULTI_RESULTS: u32 = 1 << 18;
+const CLIENT_PLUGIN_AUTH: u32 = 1 << 19;
+const CLIENT_DEPRECATE_EOF: u32 = 1 << 24;
+
+const SERVER_MORE_RESULTS_EXISTS: u16 = 8;
+const MAX_PAYLOAD: usize = 0xFF_FFFF;
+const UTF8MB4_GENERAL_CI: u8 = 45;
+
+struct Prepared {
+    id: u32,
+    params: u16,
+}
+
+pub struct MyFast {
+    sock: Sock,
+    r: ReadBuf,
+    w: Vec<u8>,
+    /// A payload split over several packets (>= 16 MB), reassembled.
+    big: Vec<u8>,
+    deprecate_eof: bool,
+    seq: u8,
+    stmts: Vec<Option<Prepared>>,
+    text: String,
+    /// A command is on the wire whose answer was not read to the end.
+    broken: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Pkt {
+    start: usize,
+    end: usize,
+    big: bool,
+}
+
+/// What a result-set read collects.
+enum Collect<'a> {
+    Nothing,
+    Text(&'a mut Vec<Vec<Option<String>>>),
+    Binary(&'a mut Vec<Vec<Option<String>>>),
+}
+
+fn lost(e: std::io::Error) -> DbError {
+    DbError { kind: ErrKind::ConnectionLost, code: "2013".into(), message: format!("connection lost: {e}") }
+}
+
+fn connect_io(e: std::io::Error) -> DbError {
+    DbError { kind: ErrKind::Connect, code: "2013".into(), message: format!("connection lost: {e}") }
+}
+
+fn server_error(p: &[u8]) -> DbError {
+    let code = u16::from_le_bytes([p[1], p[2]]);
+    let msg = if p.len() > 3 && p[3] == b'#' { &p[9.min(p.len())..] } else { &p[3..] };
+    let kind = if LOST.contains(&code) { ErrKind::ConnectionLost } else { ErrKind::Fatal };
+    DbError { kind, code: code.to_string(), message: String::from_utf8_lossy(msg).into_owned() }
+}
+
+fn bad_packet() -> DbError {
+    DbError { kind: ErrKind::ConnectionLost, code: "2027".into(), message: "malformed packet".into() }
+}
+
+/// Length-encoded integer at `*i`.
+fn lenenc(p: &[u8], i: &mut usize) -> Option<u64> {
+    let b = *p.get(*i)?;
+    *i += 1;
+    let n = match b {
+        0xfc => 2,
+        0xfd => 3,
+        0xfe => 8,
+        0xfb => return Some(u64::MAX), // NULL in a text row
+        _ => return Some(b as u64),
+    };
+    let s = p.get(*i..*i + n)?;
+    *i += n;
+    let mut v = 0u64;
+    for (k, &x) in s.iter().enumerate() {
+        v |= (x as u64) << (8 * k);
+    }
+    Some(v)
+}
+
+fn put_lenenc(w: &mut Vec<u8>, v: u64) {
+    if v < 251 {
+        w.push(v as u8);
+    } else if v < 1 << 16 {
+        w.push(0xfc);
+        w.extend_from_slice(&(v as u16).to_le_bytes());
+    } else if v < 1 << 24 {
+        w.push(0xfd);
+        w.extend_from_slice(&(v as u32).to_le_bytes()[..3]);
+    } else {
+        w.push(0xfe);
+        w.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// OK packet: (affected rows, status flags).
+fn ok_packet(p: &[u8]) -> (u64, u16) {
+    let mut i = 1;
+    let affected = lenenc(p, &mut i).unwrap_or(0);
+    let _ = lenenc(p, &mut i);
+    let status = p.get(i..i + 2).map(|s| u16::from_le_bytes([s[0], s[1]])).unwrap_or(0);
+    (affected, status)
+}
+
+fn scramble(plugin: &[u8], nonce: &[u8], pass: &[u8]) -> Option<Vec<u8>> {
+    if pass.is_empty() {
+        return Some(Vec::new());
+    }
+    match plugin {
+        b"mysql_native_password" => mysql_common::scramble::scramble_native(nonce, pass).map(|s| s.to_vec()),
+        b"caching_sha2_password" => mysql_common::scramble::scramble_sha256(nonce, pass).map(|s| s.to_vec()),
+        _ => None,
+    }
+}
+
+impl MyFast {
+    pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<Choice<MyFast>> {
+        let t = &cfg.target;
+        if !matches!(t.ssl_mode, SslMode::Disabled | SslMode::Preferred) {
+            return Ok(Choice::Fallback);
+        }
+        let sock = match &t.socket {
+            Some(path) => Sock::unix(path).await,
+            None => {
+                let (h, p) = t.host_for(host_index);
+                Sock::tcp(h, *p).await
+            }
+        }
+        .map_err(|e| DbError { kind: ErrKind::Connect, code: "2002".into(), message: format!("Input/output error: {e}") })?;
+        let mut c = MyFast { sock, r: ReadBuf::new(), w: Vec::with_capacity(4096), big: Vec::new(), deprecate_eof: false, seq: 0, stmts: Vec::new(), text: String::new(), broken: false };
+        let p = c.next().await.map_err(connect_io)?;
+        let hs = c.payload(p).to_vec();
+        if hs.first() == Some(&0xff) {
+            let mut e = server_error(&hs);
+            e.kind = ErrKind::Connect;
+            return Err(e);
+        }
+        if hs.first() != Some(&10) {
+            return Ok(Choice::Fallback);
+        }
+        let ver_end = hs[1..].iter().position(|&b| b == 0).map(|x| x + 1).ok_or_else(bad_packet)?;
+        let version = String::from_utf8_lossy(&hs[1..ver_end]).into_owned();
+        let mut i = ver_end + 1 + 4;
+        let mut nonce = hs.get(i..i + 8).ok_or_else(bad_packet)?.to_vec();
+        i += 9;
+        let mut caps = u16::from_le_bytes([hs[i], hs[i + 1]]) as u32;
+        i += 2;
+        let mut plugin: Vec<u8> = b"mysql_native_password".to_vec();
+        if hs.len() > i + 16 {
+            i += 3;
+            caps |= (u16::from_le_bytes([hs[i], hs[i + 1]]) as u32) << 16;
+            i += 2;
+            let auth_len = hs[i] as usize;
+            i += 11;
+            let n2 = 13.max(auth_len.saturating_sub(8));
+            let part2 = &hs[i..(i + n2).min(hs.len())];
+            nonce.extend_from_slice(part2.strip_suffix(&[0]).unwrap_or(part2));
+            i += n2;
+            if caps & CLIENT_PLUGIN_AUTH != 0 && i < hs.len() {
+                let end = hs[i..].iter().position(|&b| b == 0).map(|x| i + x).unwrap_or(hs.len());
+                plugin = hs[i..end].to_vec();
+            }
+        }
+        // PREFERRED takes TLS when the server offers it: that is the
+        // driver's job. Without TLS on the server both end up plain.
+        if t.ssl_mode == SslMode::Preferred && caps & CLIENT_SSL != 0 {
+            return Ok(Choice::Fallback);
+        }
+        if caps & CLIENT_PROTOCOL_41 == 0 || caps & CLIENT_SECURE_CONNECTION == 0 {
+            return Ok(Choice::Fallback);
+        }
+        let pass = t.password.as_deref().unwrap_or("").as_bytes();
+        let Some(auth) = scramble(&plugin, &nonce, pass) else { return Ok(Choice::Fallback) };
+        let mut want = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_LONG_PASSWORD | CLIENT_TRANSACTIONS | CLIENT_LOCAL_FILES | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS | CLIENT_PS_MULTI_RESULTS | CLIENT_DEPRECATE_EOF | CLIENT_PLUGIN_AUTH;
+        if !t.database.is_empty() {
+            want |= CLIENT_CONNECT_WITH_DB;
+        }
+        let client_caps = want & caps;
+        c.deprecate_eof = client_caps & CLIENT_DEPRECATE_EOF != 0;
+        c.w.clear();
+        c.w.extend_from_slice(&[0; 4]);
+        c.w.extend_from_slice(&client_caps.to_le_bytes());
+        c.w.extend_from_slice(&(16u32 << 20).to_le_bytes());
+        let old = version.split(|ch: char| !ch.is_ascii_digit()).take(3).filter_map(|x| x.parse::<u32>().ok()).collect::<Vec<_>>() < vec![5, 5, 3];
+        c.w.push(if old { 33 } else { UTF8MB4_GENERAL_CI });
+        c.w.extend_from_slice(&[0; 23]);
+        c.w.extend_from_slice(t.user.as_bytes());
+        c.w.push(0);
+        c.w.push(auth.len() as u8);
+        c.w.extend_from_slice(&auth);
+        if client_caps & CLIENT_CONNECT_WITH_DB != 0 {
+            c.w.extend_from_slice(t.database.as_bytes());
+            c.w.push(0);
+        }
+        if client_caps & CLIENT_PLUGIN_AUTH != 0 {
+            c.w.extend_from_slice(&plugin);
+            c.w.push(0);
+        }
+        let seq = c.seq;
+        c.frame(seq);
+        c.sock.send(&c.w).await.map_err(connect_io)?;
+        loop {
+            let p = c.next().await.map_err(connect_io)?;
+            let body = c.payload(p).to_vec();
+            let reply: Vec<u8> = match body.first() {
+                Some(0x00) => break,
+                Some(0xff) => {
+                    let mut e = server_error(&body);
+                    e.kind = ErrKind::Connect;
+                    return Err(e);
+                }
+                Some(0xfe) if body.len() > 1 => {
+                    // Auth switch: another plugin, a new nonce.
+                    let end = body[1..].iter().position(|&b| b == 0).map(|x| x + 1).unwrap_or(body.len());
+                    plugin = body[1..end].to_vec();
+                    let n = &body[(end + 1).min(body.len())..];
+                    let n = n.strip_suffix(&[0]).unwrap_or(n);
+                    match scramble(&plugin, n, pass) {
+                        Some(a) => a,
+                        None => return Ok(Choice::Fallback),
+                    }
+                }
+                Some(0x01) if plugin == b"caching_sha2_password" && body.get(1) == Some(&3) => continue, // fast auth: OK follows
+                Some(0x01) if plugin == b"caching_sha2_password" && body.get(1) == Some(&4) => {
+                    // Full authentication needs TLS or RSA on TCP (the
+                    // driver does both); a unix socket may carry the
+                    // password in clear.
+                    if t.socket.is_none() {
+                        return Ok(Choice::Fallback);
+                    }
+                    let mut a = pass.to_vec();
+                    a.push(0);
+                    a
+                }
+                _ => return Ok(Choice::Fallback),
+            };
+            c.w.clear();
+            c.w.extend_from_slice(&[0; 4]);
+            c.w.extend_from_slice(&reply);
+            let seq = c.seq;
+            c.frame(seq);
+            c.sock.send(&c.w).await.map_err(connect_io)?;
+        }
+        Ok(Choice::Fast(c))
+    }
+
+    /// Fill in packet headers for the payload after `w[..4]`, splitting it
+    /// into 16 MB packets if needed; `seq` is the first sequence number.
+    fn frame(&mut self, seq: u8) {
+        let len = self.w.len() - 4;
+        if len < MAX_PAYLOAD {
+            self.w[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
+            self.w[3] = seq;
+            self.seq = seq.wrapping_add(1);
+            return;
+        }
+        let payload = self.w.split_off(4);
+        self.w.clear();
+        let mut s = seq;
+        let mut chunks = payload.chunks(MAX_PAYLOAD).peekable();
+        let exact = payload.len() % MAX_PAYLOAD == 0;
+        while let Some(ch) = chunks.next() {
+            self.w.extend_from_slice(&(ch.len() as u32).to_le_bytes()[..3]);
+            self.w.push(s);
+            s = s.wrapping_add(1);
+            self.w.extend_from_slice(ch);
+            if chunks.peek().is_none() && exact {
+                self.w.extend_from_slice(&[0, 0, 0, s]);
+                s = s.wrapping_add(1);
+            }
+        }
+        self.seq = s;
+    }
+
+    /// Next packet (payload reassembled when split).
+    async fn next(&mut self) -> std::io::Result<Pkt> {
+        self.r.fill(&mut self.sock, 4).await?;
+        let p = self.r.pos;
+        let len = u32::from_le_bytes([self.r.data[p], self.r.data[p + 1], self.r.data[p + 2], 0]) as usize;
+        self.seq = self.r.data[p + 3].wrapping_add(1);
+        self.r.fill(&mut self.sock, 4 + len).await?;
+        let p = self.r.pos;
+        self.r.pos = p + 4 + len;
+        if len < MAX_PAYLOAD {
+            return Ok(Pkt { start: p + 4, end: p + 4 + len, big: false });
+        }
+        self.big.clear();
+        self.big.extend_from_slice(&self.r.data[p + 4..p + 4 + len]);
+        loop {
+            self.r.fill(&mut self.sock, 4).await?;
+            let p = self.r.pos;
+            let len = u32::from_le_bytes([self.r.data[p], self.r.data[p + 1], self.r.data[p + 2], 0]) as usize;
+            self.seq = self.r.data[p + 3].wrapping_add(1);
+            self.r.fill(&mut self.sock, 4 + len).await?;
+            let p = self.r.pos;
+            self.big.extend_from_slice(&self.r.data[p + 4..p + 4 + len]);
+            self.r.pos = p + 4 + len;
+            if len < MAX_PAYLOAD {
+                return Ok(Pkt { start: 0, end: self.big.len(), big: true });
+            }
+        }
+    }
+
+    fn payload(&self, p: Pkt) -> &[u8] {
+        if p.big {
+            &self.big[p.start..p.end]
+        } else {
+            &self.r.data[p.start..p.end]
+        }
+    }
+
+    fn check(&self) -> DbResult<()> {
+        if self.broken {
+            return Err(DbError { kind: ErrKind::ConnectionLost, code: "2013".into(), message: "connection lost: an earlier request was abandoned".into() });
+        }
+        Ok(())
+    }
+
+    /// Send the command in `w` (payload from w[4..]).
+    async fn command(&mut self) -> DbResult<()> {
+        self.check()?;
+        self.frame(0);
+        self.broken = true;
+        self.sock.send(&self.w).await.map_err(lost)
+    }
+
+    fn start(&mut self, cmd: u8) {
+        self.w.clear();
+        self.w.extend_from_slice(&[0, 0, 0, 0, cmd]);
+    }
+
+    /// Read one command's results to the end: (first result had columns,
+    /// affected rows of the last OK).
+    async fn results(&mut self, mut collect: Collect<'_>) -> DbResult<(bool, u64)> {
+        let mut first = true;
+        let mut has_rows = false;
+        let mut affected = 0;
+        loop {
+            let p = self.next().await.map_err(lost)?;
+            let head = self.payload(p).first().copied();
+            match head {
+                Some(0x00) => {
+                    let (a, status) = ok_packet(self.payload(p));
+                    affected = a;
+                    if status & SERVER_MORE_RESULTS_EXISTS == 0 {
+                        break;
+                    }
+                }
+                Some(0xff) => {
+                    let e = server_error(self.payload(p));
+                    self.broken = false;
+                    return Err(e);
+                }
+                Some(0xfb) => {
+                    // LOCAL INFILE request we did not ask for: send no data.
+                    let seq = self.seq;
+                    self.w.clear();
+                    self.w.extend_from_slice(&[0, 0, 0, seq]);
+                    self.sock.send(&self.w).await.map_err(lost)?;
+                }
+                Some(_) => {
+                    let mut i = 0;
+                    let ncols = lenenc(self.payload(p), &mut i).ok_or_else(bad_packet)? as usize;
+                    if first {
+                        has_rows = ncols > 0;
+                    }
+                    let want = first && !matches!(collect, Collect::Nothing);
+                    let mut types = Vec::new();
+                    for _ in 0..ncols {
+                        let p = self.next().await.map_err(lost)?;
+                        if want {
+                            types.push(column_type(self.payload(p)).ok_or_else(bad_packet)?);
+                        }
+                    }
+                    if !self.deprecate_eof {
+                        self.next().await.map_err(lost)?;
+                    }
+                    loop {
+                        let p = self.next().await.map_err(lost)?;
+                        let pl = self.payload(p);
+                        if pl.first() == Some(&0xfe) && pl.len() < MAX_PAYLOAD {
+                            let status = if self.deprecate_eof {
+                                let (a, s) = ok_packet(pl);
+                                affected = a;
+                                s
+                            } else {
+                                pl.get(3..5).map(|s| u16::from_le_bytes([s[0], s[1]])).unwrap_or(0)
+                            };
+                            if status & SERVER_MORE_RESULTS_EXISTS == 0 {
+                                self.broken = false;
+                                return Ok((has_rows, affected));
+                            }
+                            break;
+                        }
+                        if pl.first() == Some(&0xff) {
+                            let e = server_error(pl);
+                            self.broken = false;
+                            return Err(e);
+                        }
+                        if want {
+                            match &mut collect {
+                                Collect::Text(out) => out.push(text_row(pl, ncols).ok_or_else(bad_packet)?),
+                                Collect::Binary(out) => out.push(binary_row(pl, &types).ok_or_else(bad_packet)?),
+                                Collect::Nothing => {}
+                            }
+                        }
+                    }
+                }
+                None => return Err(bad_packet()),
+            }
+            first = false;
+        }
+        self.broken = false;
+        Ok((has_rows, affected))
+    }
+
+    async fn prepare(&mut self, id: StmtId, st: &Statement) -> DbResult<()> {
+        self.start(0x16);
+        self.w.extend_from_slice(st.sql.as_bytes());
+        self.command().await?;
+        let p = self.next().await.map_err(lost)?;
+        let pl = self.payload(p);
+        if pl.first() == Some(&0xff) {
+            let e = server_error(pl);
+            self.broken = false;
+            return Err(e);
+        }
+        if pl.len() < 12 {
+            return Err(bad_packet());
+        }
+        let sid = u32::from_le_bytes([pl[1], pl[2], pl[3], pl[4]]);
+        let ncols = u16::from_le_bytes([pl[5], pl[6]]);
+        let nparams = u16::from_le_bytes([pl[7], pl[8]]);
+        for _ in 0..nparams {
+            self.next().await.map_err(lost)?;
+        }
+        if nparams > 0 && !self.deprecate_eof {
+            self.next().await.map_err(lost)?;
+        }
+        for _ in 0..ncols {
+            self.next().await.map_err(lost)?;
+        }
+        if ncols > 0 && !self.deprecate_eof {
+            self.next().await.map_err(lost)?;
+        }
+        self.broken = false;
+        let i = id.0 as usize;
+        if self.stmts.len() <= i {
+            self.stmts.resize_with(i + 1, || None);
+        }
+        self.stmts[i] = Some(Prepared { id: sid, params: nparams });
+        Ok(())
+    }
+
+    /// COM_STMT_EXECUTE with the parameter types sent every time (as the
+    /// driver does).
+    async fn execute(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
+        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
+            self.prepare(id, st).await?;
+        }
+        let s = self.stmts[id.0 as usize].as_ref().unwrap();
+        if s.params as usize != params.len() {
+            return Err(DbError { kind: ErrKind::Fatal, code: String::new(), message: format!("Statement takes {} parameters but {} was supplied", s.params, params.len()) });
+        }
+        let sid = s.id;
+        self.start(0x17);
+        let w = &mut self.w;
+        w.extend_from_slice(&sid.to_le_bytes());
+        w.push(0); // no cursor
+        w.extend_from_slice(&1u32.to_le_bytes());
+        if !params.is_empty() {
+            w.extend(std::iter::repeat_n(0u8, params.len().div_ceil(8))); // no NULLs
+            w.push(1); // types follow
+            for p in params {
+                match p {
+                    Param::Int(_) => w.extend_from_slice(&[0x08, 0x00]),   // LONGLONG, signed
+                    Param::Text(_) => w.extend_from_slice(&[0xfd, 0x00]), // VAR_STRING
+                }
+            }
+            for p in params {
+                match p {
+                    Param::Int(v) => w.extend_from_slice(&v.to_le_bytes()),
+                    Param::Text(t) => {
+                        put_lenenc(w, t.len() as u64);
+                        w.extend_from_slice(t.as_bytes());
+                    }
+                }
+            }
+        }
+        self.command().await
+    }
+
+    pub async fn exec(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, true);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query(&sql).await;
+            self.text = sql;
+            return r.map(|(_, n)| n);
+        }
+        self.execute(id, st, params).await?;
+        self.results(Collect::Nothing).await.map(|(_, n)| n)
+    }
+
+    pub async fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
+        self.start(0x03);
+        self.w.extend_from_slice(sql.as_bytes());
+        self.command().await?;
+        self.results(Collect::Nothing).await
+    }
+
+    pub async fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
+        self.start(0x03);
+        self.w.extend_from_slice(sql.as_bytes());
+        self.command().await?;
+        let mut out = Vec::new();
+        self.results(Collect::Text(&mut out)).await?;
+        Ok(out)
+    }
+
+    pub async fn exec_rows(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, true);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query_rows(&sql).await;
+            self.text = sql;
+            return r;
+        }
+        self.execute(id, st, params).await?;
+        let mut out = Vec::new();
+        self.results(Collect::Binary(&mut out)).await?;
+        Ok(out)
+    }
+
+    /// LOAD DATA LOCAL INFILE fed from memory when the server allows it,
+    /// multi-row INSERTs otherwise (the driver path's rules).
+    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
+        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        let names = names.join(",");
+        let use_infile = match mode {
+            LoadMode::Insert => false,
+            LoadMode::Auto => self.infile_allowed().await,
+            LoadMode::Infile => {
+                if !self.infile_allowed().await {
+                    return Err(DbError { kind: ErrKind::Fatal, code: "local_infile".into(), message: "--load-mode=infile but the server has local_infile=OFF (SET GLOBAL local_infile=ON, or use --load-mode=insert)".into() });
+                }
+                true
+            }
+        };
+        let mut row = Row::default();
+        let mut total = 0u64;
+        let chunk = bulk_rows.max(1);
+        let mut buf: Vec<u8> = Vec::new();
+        let mut sql = String::new();
+        loop {
+            buf.clear();
+            sql.clear();
+            let mut n = 0usize;
+            while n < chunk && rows.next_row(&mut row) {
+                if use_infile {
+                    encode_tsv(cols, &row, &mut buf);
+                } else {
+                    encode_values(cols, &row, &mut sql, n == 0, true);
+                }
+                n += 1;
+            }
+            if n == 0 {
+                break;
+            }
+            if use_infile {
+                let q = format!(
+                    "LOAD DATA LOCAL INFILE 'fairbench' INTO TABLE {table} CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({names})"
+                );
+                self.infile(&q, &buf).await?;
+            } else {
+                self.query(&format!("INSERT INTO {table} ({names}) VALUES {sql}")).await?;
+            }
+            total += n as u64;
+        }
+        Ok(total)
+    }
+
+    async fn infile(&mut self, q: &str, data: &[u8]) -> DbResult<()> {
+        self.start(0x03);
+        self.w.extend_from_slice(q.as_bytes());
+        self.command().await?;
+        let p = self.next().await.map_err(lost)?;
+        let pl = self.payload(p);
+        match pl.first() {
+            Some(0xfb) => {}
+            Some(0xff) => {
+                let e = server_error(pl);
+                self.broken = false;
+                return Err(e);
+            }
+            _ => return Err(bad_packet()),
+        }
+        // The data in packets of at most 16 MB, then an empty packet.
+        let mut seq = self.seq;
+        for ch in data.chunks(MAX_PAYLOAD - 1) {
+            self.w.clear();
+            self.w.extend_from_slice(&(ch.len() as u32).to_le_bytes()[..3]);
+            self.w.push(seq);
+            seq = seq.wrapping_add(1);
+            self.w.extend_from_slice(ch);
+            self.sock.send(&self.w).await.map_err(lost)?;
+        }
+        self.w.clear();
+        self.w.extend_from_slice(&[0, 0, 0, seq]);
+        self.sock.send(&self.w).await.map_err(lost)?;
+        self.results(Collect::Nothing).await.map(|_| ())
+    }
+
+    async fn infile_allowed(&mut self) -> bool {
+        matches!(self.query_rows("SELECT @@GLOBAL.local_infile").await.as_deref(), Ok([r, ..]) if matches!(r.first(), Some(Some(v)) if v == "1" || v.eq_ignore_ascii_case("ON")))
+    }
+
+    pub async fn close(mut self) {
+        if !self.broken {
+            self.w.clear();
+            self.w.extend_from_slice(&[1, 0, 0, 0, 0x01]); // COM_QUIT
+            let _ = self.sock.send(&self.w).await;
+        }
+    }
+}
+
+/// (type, flags) of a column definition packet.
+fn column_type(p: &[u8]) -> Option<(u8, u16)> {
+    let mut i = 0;
+    for _ in 0..6 {
+        let n = lenenc(p, &mut i)? as usize;
+        i += n;
+    }
+    let _ = lenenc(p, &mut i)?; // length of the fixed fields
+    let ty = *p.get(i + 6)?;
+    let flags = u16::from_le_bytes([*p.get(i + 7)?, *p.get(i + 8)?]);
+    Some((ty, flags))
+}
+
+fn text_row(p: &[u8], n: usize) -> Option<Vec<Option<String>>> {
+    let mut out = Vec::with_capacity(n);
+    let mut i = 0;
+    for _ in 0..n {
+        if p.get(i) == Some(&0xfb) {
+            i += 1;
+            out.push(None);
+            continue;
+        }
+        let len = lenenc(p, &mut i)? as usize;
+        out.push(Some(String::from_utf8_lossy(p.get(i..i + len)?).into_owned()));
+        i += len;
+    }
+    Some(out)
+}
+
+/// A binary-protocol row as text, formatted as the driver path formats
+/// mysql_async's values.
+fn binary_row(p: &[u8], types: &[(u8, u16)]) -> Option<Vec<Option<String>>> {
+    let n = types.len();
+    let bitmap = p.get(1..1 + (n + 9) / 8)?;
+    let mut i = 1 + (n + 9) / 8;
+    let mut out = Vec::with_capacity(n);
+    for (c, &(ty, flags)) in types.iter().enumerate() {
+        let bit = c + 2;
+        if bitmap[bit / 8] & (1 << (bit % 8)) != 0 {
+            out.push(None);
+            continue;
+        }
+        let unsigned = flags & 32 != 0;
+        let fixed = |i: &mut usize, w: usize| -> Option<u64> {
+            let s = p.get(*i..*i + w)?;
+            *i += w;
+            let mut v = 0u64;
+            for (k, &x) in s.iter().enumerate() {
+                v |= (x as u64) << (8 * k);
+            }
+            Some(v)
+        };
+        let int = |v: u64, w: u32| -> String {
+            if unsigned {
+                v.to_string()
+            } else {
+                let sh = 64 - 8 * w;
+                (((v << sh) as i64) >> sh).to_string()
+            }
+        };
+        let s = match ty {
+            1 => int(fixed(&mut i, 1)?, 1),
+            2 | 13 => int(fixed(&mut i, 2)?, 2),
+            3 | 9 => int(fixed(&mut i, 4)?, 4),
+            8 => int(fixed(&mut i, 8)?, 8),
+            4 => format!("{}", f32::from_bits(fixed(&mut i, 4)? as u32)),
+            5 => format!("{}", f64::from_bits(fixed(&mut i, 8)?)),
+            7 | 10 | 12 => {
+                let len = *p.get(i)? as usize;
+                let d = p.get(i + 1..i + 1 + len)?;
+                i += 1 + len;
+                let g = |k: usize| d.get(k).copied().unwrap_or(0) as u32;
+                let y = if len >= 2 { u16::from_le_bytes([d[0], d[1]]) } else { 0 };
+                format!("{y:04}-{:02}-{:02} {:02}:{:02}:{:02}", g(2), g(3), g(4), g(5), g(6))
+            }
+            11 => {
+                let len = *p.get(i)? as usize;
+                let d = p.get(i + 1..i + 1 + len)?;
+                i += 1 + len;
+                let g = |k: usize| d.get(k).copied().unwrap_or(0) as u32;
+                let neg = g(0) == 1;
+                let days = if len >= 5 { u32::from_le_bytes([d[1], d[2], d[3], d[4]]) } else { 0 };
+                let micros = if len >= 12 { u32::from_le_bytes([d[8], d[9], d[10], d[11]]) } else { 0 };
+                let sign = if neg { "-" } else { "" };
+                if micros == 0 {
+                    format!("{sign}{:03}:{:02}:{:02}", days * 24 + g(5), g(6), g(7))
+                } else {
+                    format!("{sign}{:03}:{:02}:{:02}.{micros:06}", days * 24 + g(5), g(6), g(7))
+                }
+            }
+            _ => {
+                let len = lenenc(p, &mut i)? as usize;
+                let s = String::from_utf8_lossy(p.get(i..i + len)?).into_owned();
+                i += len;
+                s
+            }
+        };
+        out.push(Some(s));
+    }
+    Some(out)
+}

@@ -1,0 +1,592 @@
+//! PostgreSQL frontend/backend protocol v3, the subset fairbench uses.
+//!
+//! Same session as the tokio-postgres path: the same startup parameters,
+//! statements parsed once per connection with the parameter types of the
+//! first call (int8/text), executed with binary parameters and binary
+//! results, the simple protocol for text mode, binary COPY for loading.
+//! Per execution it writes Bind/Execute/Sync in one buffer and reads up to
+//! ReadyForQuery; nothing else crosses the socket.
+
+use super::{be16, be32, Choice, ReadBuf, Sock};
+use crate::target::postgres::{encode_copy_row, lost_sqlstate, value_text};
+use crate::target::{dollar_params, interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
+use super::scram::Scram;
+use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
+
+/// SCRAM state: the cached implementation, or the general one for
+/// passwords that need SASLprep.
+enum Sasl {
+    Cached(Scram),
+    General(ScramSha256),
+}
+
+const INT8: u32 = 20;
+const TEXT: u32 = 25;
+
+struct Prepared {
+    /// Result column type OIDs (for exec_rows).
+    cols: Vec<u32>,
+}
+
+pub struct PgFast {
+    sock: Sock,
+    r: ReadBuf,
+    w: Vec<u8>,
+    stmts: Vec<Option<Prepared>>,
+    text: String,
+    /// A request is on the wire whose answer was not read to the end (the
+    /// future was dropped, or the stream broke): the session is unusable.
+    broken: bool,
+}
+
+/// One backend message: type and body range in the read buffer.
+#[derive(Clone, Copy)]
+struct Msg {
+    ty: u8,
+    start: usize,
+    end: usize,
+}
+
+fn lost(e: std::io::Error) -> DbError {
+    DbError { kind: ErrKind::ConnectionLost, code: String::new(), message: format!("connection lost: {e}") }
+}
+
+fn connect_err(message: String) -> DbError {
+    DbError { kind: ErrKind::Connect, code: String::new(), message }
+}
+
+/// ErrorResponse fields: SQLSTATE and message.
+fn error_fields(body: &[u8]) -> (String, String) {
+    let (mut code, mut msg) = (String::new(), String::new());
+    let mut i = 0;
+    while i < body.len() && body[i] != 0 {
+        let f = body[i];
+        let end = body[i + 1..].iter().position(|&b| b == 0).map(|p| i + 1 + p).unwrap_or(body.len());
+        let v = String::from_utf8_lossy(&body[i + 1..end]);
+        match f {
+            b'C' => code = v.into_owned(),
+            b'M' => msg = v.into_owned(),
+            _ => {}
+        }
+        i = end + 1;
+    }
+    (code, msg)
+}
+
+fn server_error(body: &[u8]) -> DbError {
+    let (code, message) = error_fields(body);
+    let kind = if lost_sqlstate(&code) { ErrKind::ConnectionLost } else { ErrKind::Fatal };
+    DbError { kind, code, message }
+}
+
+/// Rows affected from a CommandComplete tag ("UPDATE 3", "INSERT 0 1"), as
+/// tokio-postgres reads it: the last word, 0 if not a number.
+fn tag_rows(body: &[u8]) -> u64 {
+    let tag = &body[..body.iter().position(|&b| b == 0).unwrap_or(body.len())];
+    let last = tag.rsplit(|&b| b == b' ').next().unwrap_or(b"");
+    std::str::from_utf8(last).ok().and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// Start a message of type `ty`; returns where its length goes.
+fn begin(w: &mut Vec<u8>, ty: u8) -> usize {
+    w.push(ty);
+    let at = w.len();
+    w.extend_from_slice(&[0; 4]);
+    at
+}
+
+fn finish(w: &mut Vec<u8>, at: usize) {
+    let len = (w.len() - at) as i32;
+    w[at..at + 4].copy_from_slice(&len.to_be_bytes());
+}
+
+fn cstr(w: &mut Vec<u8>, s: &[u8]) {
+    w.extend_from_slice(s);
+    w.push(0);
+}
+
+fn stmt_name(w: &mut Vec<u8>, id: StmtId) {
+    // "s<id>" without formatting machinery.
+    w.push(b's');
+    let mut d = [0u8; 10];
+    let mut n = id.0;
+    let mut i = d.len();
+    loop {
+        i -= 1;
+        d[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    w.extend_from_slice(&d[i..]);
+    w.push(0);
+}
+
+impl PgFast {
+    /// Connect and authenticate, or ask for the driver when the server or
+    /// the settings need something this client does not do.
+    pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<Choice<PgFast>> {
+        let t = &cfg.target;
+        let tls_wanted = t.socket.is_none() && t.ssl_mode != SslMode::Disabled;
+        if tls_wanted && t.ssl_mode != SslMode::Preferred {
+            return Ok(Choice::Fallback);
+        }
+        let mut sock = match &t.socket {
+            Some(dir) => {
+                let port = t.hosts.first().map(|h| h.1).unwrap_or(5432);
+                Sock::unix(&format!("{dir}/.s.PGSQL.{port}")).await
+            }
+            None => {
+                let (h, p) = t.host_for(host_index);
+                Sock::tcp(h, *p).await
+            }
+        }
+        .map_err(|e| connect_err(format!("error connecting to server: {e}")))?;
+        let mut r = ReadBuf::new();
+        if tls_wanted {
+            // sslmode=prefer: ask; a server that offers TLS gets the driver
+            // (which then negotiates TLS as it always did).
+            sock.send(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]).await.map_err(|e| connect_err(format!("error communicating with the server: {e}")))?;
+            r.fill(&mut sock, 1).await.map_err(|e| connect_err(format!("error communicating with the server: {e}")))?;
+            let answer = r.data[r.pos];
+            r.pos += 1;
+            if answer != b'N' {
+                return Ok(Choice::Fallback);
+            }
+        }
+        let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false };
+        // Startup: the parameters tokio-postgres sends, in its order.
+        c.w.clear();
+        c.w.extend_from_slice(&[0; 4]);
+        c.w.extend_from_slice(&196_608i32.to_be_bytes());
+        for (k, v) in [("client_encoding", "UTF8"), ("user", t.user.as_str()), ("database", t.database.as_str()), ("application_name", "fairbench")] {
+            cstr(&mut c.w, k.as_bytes());
+            cstr(&mut c.w, v.as_bytes());
+        }
+        c.w.push(0);
+        let len = c.w.len() as i32;
+        c.w[..4].copy_from_slice(&len.to_be_bytes());
+        let io = |e: std::io::Error| connect_err(format!("error communicating with the server: {e}"));
+        c.send().await.map_err(io)?;
+        let mut scram: Option<Sasl> = None;
+        loop {
+            let m = c.next().await.map_err(io)?;
+            let body = &c.r.data[m.start..m.end];
+            match m.ty {
+                b'R' => {
+                    let code = be32(body);
+                    let pw = || t.password.as_deref().map(str::as_bytes);
+                    c.w.clear();
+                    match code {
+                        0 => {}
+                        3 => {
+                            let Some(p) = pw() else { return Err(connect_err("password missing".into())) };
+                            let at = begin(&mut c.w, b'p');
+                            cstr(&mut c.w, p);
+                            finish(&mut c.w, at);
+                        }
+                        5 => {
+                            let Some(p) = pw() else { return Err(connect_err("password missing".into())) };
+                            let salt = [body[4], body[5], body[6], body[7]];
+                            let h = postgres_protocol::authentication::md5_hash(t.user.as_bytes(), p, salt);
+                            let at = begin(&mut c.w, b'p');
+                            cstr(&mut c.w, h.as_bytes());
+                            finish(&mut c.w, at);
+                        }
+                        10 => {
+                            let mechs = &body[4..];
+                            if !mechs.split(|&b| b == 0).any(|m| m == b"SCRAM-SHA-256") {
+                                return Ok(Choice::Fallback);
+                            }
+                            let Some(p) = pw() else { return Err(connect_err("password missing".into())) };
+                            let s = match Scram::new(p) {
+                                Some(s) => Sasl::Cached(s),
+                                None => Sasl::General(ScramSha256::new(p, ChannelBinding::unsupported())),
+                            };
+                            let first = match &s {
+                                Sasl::Cached(s) => s.first(),
+                                Sasl::General(s) => s.message(),
+                            };
+                            let at = begin(&mut c.w, b'p');
+                            cstr(&mut c.w, b"SCRAM-SHA-256");
+                            c.w.extend_from_slice(&(first.len() as i32).to_be_bytes());
+                            c.w.extend_from_slice(first);
+                            finish(&mut c.w, at);
+                            scram = Some(s);
+                        }
+                        11 => {
+                            let Some(s) = scram.as_mut() else { return Err(connect_err("unexpected SASL message".into())) };
+                            let fail = |e: std::io::Error| connect_err(format!("authentication error: {e}"));
+                            let at = begin(&mut c.w, b'p');
+                            match s {
+                                Sasl::Cached(s) => {
+                                    let m = s.update(&body[4..]).map_err(fail)?;
+                                    c.w.extend_from_slice(&m);
+                                }
+                                Sasl::General(s) => {
+                                    s.update(&body[4..]).map_err(fail)?;
+                                    c.w.extend_from_slice(s.message());
+                                }
+                            }
+                            finish(&mut c.w, at);
+                        }
+                        12 => {
+                            let Some(s) = scram.as_mut() else { return Err(connect_err("unexpected SASL message".into())) };
+                            match s {
+                                Sasl::Cached(s) => s.finish(&body[4..]),
+                                Sasl::General(s) => s.finish(&body[4..]),
+                            }
+                            .map_err(|e| connect_err(format!("authentication error: {e}")))?;
+                        }
+                        _ => return Ok(Choice::Fallback),
+                    }
+                    if !c.w.is_empty() {
+                        c.send().await.map_err(io)?;
+                    }
+                }
+                b'E' => {
+                    let (code, message) = error_fields(body);
+                    return Err(DbError { kind: ErrKind::Connect, code, message });
+                }
+                b'Z' => break,
+                _ => {} // ParameterStatus, BackendKeyData, notices
+            }
+        }
+        Ok(Choice::Fast(c))
+    }
+
+    async fn send(&mut self) -> std::io::Result<()> {
+        self.sock.send(&self.w).await
+    }
+
+    /// Next complete backend message (the previous one is consumed).
+    async fn next(&mut self) -> std::io::Result<Msg> {
+        self.r.fill(&mut self.sock, 5).await?;
+        let len = be32(&self.r.data[self.r.pos + 1..]) as usize;
+        self.r.fill(&mut self.sock, 1 + len).await?;
+        let p = self.r.pos;
+        let m = Msg { ty: self.r.data[p], start: p + 5, end: p + 1 + len };
+        self.r.pos = m.end;
+        Ok(m)
+    }
+
+    fn check(&self) -> DbResult<()> {
+        if self.broken {
+            return Err(DbError { kind: ErrKind::ConnectionLost, code: String::new(), message: "connection lost: an earlier request was abandoned".into() });
+        }
+        Ok(())
+    }
+
+    /// Send the write buffer and mark the session busy until ReadyForQuery.
+    async fn request(&mut self) -> DbResult<()> {
+        self.check()?;
+        self.broken = true;
+        self.sock.send(&self.w).await.map_err(lost)
+    }
+
+    /// Read to ReadyForQuery. Returns (saw rows, rows affected of the last
+    /// command) or the first error; `rows_out` collects DataRows when given.
+    async fn finish_request(&mut self, mut rows_out: Option<(&mut Vec<Vec<Option<String>>>, Option<&[u32]>)>) -> DbResult<(bool, u64)> {
+        let mut err: Option<DbError> = None;
+        let (mut rows, mut n) = (false, 0u64);
+        loop {
+            let m = self.next().await.map_err(lost)?;
+            match m.ty {
+                b'Z' => break,
+                b'D' => {
+                    rows = true;
+                    if let Some((out, types)) = rows_out.as_mut() {
+                        if err.is_none() {
+                            match decode_row(&self.r.data[m.start..m.end], *types) {
+                                Ok(r) => out.push(r),
+                                Err(e) => err = Some(e),
+                            }
+                        }
+                    }
+                }
+                b'T' => rows = true,
+                b'C' => n = tag_rows(&self.r.data[m.start..m.end]),
+                b'E' => {
+                    let e = server_error(&self.r.data[m.start..m.end]);
+                    if e.kind == ErrKind::ConnectionLost {
+                        // FATAL: the server closes the connection now.
+                        return Err(e);
+                    }
+                    err.get_or_insert(e);
+                }
+                b'G' => {
+                    // COPY FROM STDIN sent as a plain statement: refuse it.
+                    self.w.clear();
+                    let at = begin(&mut self.w, b'f');
+                    cstr(&mut self.w, b"COPY FROM STDIN is not supported here");
+                    finish(&mut self.w, at);
+                    self.sock.send(&self.w).await.map_err(lost)?;
+                }
+                _ => {} // ParseComplete, BindComplete, NoData, notices, CopyOut data
+            }
+        }
+        self.broken = false;
+        match err {
+            Some(e) => Err(e),
+            None => Ok((rows, n)),
+        }
+    }
+
+    async fn prepare(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
+        self.w.clear();
+        let at = begin(&mut self.w, b'P');
+        stmt_name(&mut self.w, id);
+        cstr(&mut self.w, dollar_params(&st.sql).as_bytes());
+        // Integers are typed BIGINT so one statement serves INTEGER and
+        // BIGINT schemas alike (as the driver path does).
+        self.w.extend_from_slice(&(params.len() as i16).to_be_bytes());
+        for p in params {
+            let oid = match p {
+                Param::Int(_) => INT8,
+                Param::Text(_) => TEXT,
+            };
+            self.w.extend_from_slice(&oid.to_be_bytes());
+        }
+        finish(&mut self.w, at);
+        let at = begin(&mut self.w, b'D');
+        self.w.push(b'S');
+        stmt_name(&mut self.w, id);
+        finish(&mut self.w, at);
+        let at = begin(&mut self.w, b'S');
+        finish(&mut self.w, at);
+        self.request().await?;
+        let mut err = None;
+        let mut cols = Vec::new();
+        loop {
+            let m = self.next().await.map_err(lost)?;
+            let body = &self.r.data[m.start..m.end];
+            match m.ty {
+                b'Z' => break,
+                b'T' => {
+                    let n = be16(body) as usize;
+                    let mut i = 2;
+                    for _ in 0..n {
+                        i += body[i..].iter().position(|&b| b == 0).unwrap_or(0) + 1;
+                        cols.push(be32(&body[i + 6..]) as u32);
+                        i += 18;
+                    }
+                }
+                b'E' => {
+                    let e = server_error(body);
+                    if e.kind == ErrKind::ConnectionLost {
+                        return Err(e);
+                    }
+                    err.get_or_insert(e);
+                }
+                _ => {}
+            }
+        }
+        self.broken = false;
+        if let Some(e) = err {
+            return Err(e);
+        }
+        let i = id.0 as usize;
+        if self.stmts.len() <= i {
+            self.stmts.resize_with(i + 1, || None);
+        }
+        self.stmts[i] = Some(Prepared { cols });
+        Ok(())
+    }
+
+    fn bind_execute(&mut self, id: StmtId, params: &[Param<'_>]) {
+        let w = &mut self.w;
+        w.clear();
+        let at = begin(w, b'B');
+        w.push(0); // unnamed portal
+        stmt_name(w, id);
+        // One format code for all parameters: binary (int8 big-endian; text
+        // as its UTF-8 bytes, which is text's binary form).
+        if params.is_empty() {
+            w.extend_from_slice(&0i16.to_be_bytes());
+        } else {
+            w.extend_from_slice(&[0, 1, 0, 1]);
+        }
+        w.extend_from_slice(&(params.len() as i16).to_be_bytes());
+        for p in params {
+            match p {
+                Param::Int(v) => {
+                    w.extend_from_slice(&8i32.to_be_bytes());
+                    w.extend_from_slice(&v.to_be_bytes());
+                }
+                Param::Text(s) => {
+                    w.extend_from_slice(&(s.len() as i32).to_be_bytes());
+                    w.extend_from_slice(s.as_bytes());
+                }
+            }
+        }
+        // All result columns binary, as the driver asks.
+        w.extend_from_slice(&[0, 1, 0, 1]);
+        finish(w, at);
+        w.extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0]);
+        w.extend_from_slice(&[b'S', 0, 0, 0, 4]);
+    }
+
+    pub async fn exec(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, false);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query(&sql).await;
+            self.text = sql;
+            return r.map(|(_, n)| n);
+        }
+        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
+            self.prepare(id, st, params).await?;
+        }
+        self.bind_execute(id, params);
+        self.request().await?;
+        let (_, n) = self.finish_request(None).await?;
+        Ok(if st.returns_rows { 0 } else { n })
+    }
+
+    fn simple(&mut self, sql: &str) {
+        self.w.clear();
+        let at = begin(&mut self.w, b'Q');
+        cstr(&mut self.w, sql.as_bytes());
+        finish(&mut self.w, at);
+    }
+
+    pub async fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
+        self.simple(sql);
+        self.request().await?;
+        let (rows, n) = self.finish_request(None).await?;
+        Ok((rows, if rows { 0 } else { n }))
+    }
+
+    pub async fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
+        self.simple(sql);
+        self.request().await?;
+        let mut out = Vec::new();
+        self.finish_request(Some((&mut out, None))).await?;
+        Ok(out)
+    }
+
+    pub async fn exec_rows(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, false);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query_rows(&sql).await;
+            self.text = sql;
+            return r;
+        }
+        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
+            self.prepare(id, st, params).await?;
+        }
+        self.bind_execute(id, params);
+        self.request().await?;
+        let cols = std::mem::take(&mut self.stmts[id.0 as usize].as_mut().unwrap().cols);
+        let mut out = Vec::new();
+        let r = self.finish_request(Some((&mut out, Some(&cols)))).await;
+        self.stmts[id.0 as usize].as_mut().unwrap().cols = cols;
+        r.map(|_| out)
+    }
+
+    /// Binary COPY, rows encoded as the driver path encodes them.
+    pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource) -> DbResult<u64> {
+        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        self.simple(&format!("COPY {table} ({}) FROM STDIN (FORMAT binary)", names.join(",")));
+        self.request().await?;
+        let mut err = None;
+        loop {
+            let m = self.next().await.map_err(lost)?;
+            match m.ty {
+                b'G' => break,
+                b'E' => {
+                    err.get_or_insert(server_error(&self.r.data[m.start..m.end]));
+                }
+                b'Z' => {
+                    self.broken = false;
+                    return Err(err.unwrap_or_else(|| DbError { kind: ErrKind::Fatal, code: String::new(), message: "COPY did not start".into() }));
+                }
+                _ => {}
+            }
+        }
+        let mut buf = bytes::BytesMut::with_capacity((1 << 20) + 4096);
+        buf.extend_from_slice(&[b'd', 0, 0, 0, 0]);
+        buf.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
+        buf.extend_from_slice(&0i32.to_be_bytes());
+        buf.extend_from_slice(&0i32.to_be_bytes());
+        let mut row = Row::default();
+        let mut total = 0u64;
+        loop {
+            let more = rows.next_row(&mut row);
+            if more {
+                encode_copy_row(cols, &row, &mut buf);
+                total += 1;
+            } else {
+                buf.extend_from_slice(&(-1i16).to_be_bytes());
+            }
+            if buf.len() >= 1 << 20 || !more {
+                let len = (buf.len() - 1) as i32;
+                buf[1..5].copy_from_slice(&len.to_be_bytes());
+                if !more {
+                    buf.extend_from_slice(&[b'c', 0, 0, 0, 4]);
+                }
+                self.sock.send(&buf).await.map_err(lost)?;
+                buf.clear();
+                buf.extend_from_slice(&[b'd', 0, 0, 0, 0]);
+            }
+            if !more {
+                break;
+            }
+        }
+        self.finish_request(None).await?;
+        Ok(total)
+    }
+
+    /// Multi-row INSERTs (`--load-mode=insert`), as sysbench loads.
+    pub async fn bulk_insert(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
+        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        let mut row = Row::default();
+        let mut total = 0u64;
+        loop {
+            let mut sql = String::new();
+            let mut n = 0;
+            while n < bulk_rows.max(1) && rows.next_row(&mut row) {
+                crate::target::mysql::encode_values(cols, &row, &mut sql, n == 0, false);
+                n += 1;
+            }
+            if n == 0 {
+                return Ok(total);
+            }
+            self.query(&format!("INSERT INTO {table} ({}) VALUES {sql}", names.join(","))).await?;
+            total += n as u64;
+        }
+    }
+
+    pub async fn close(mut self) {
+        if !self.broken {
+            self.w.clear();
+            self.w.extend_from_slice(&[b'X', 0, 0, 0, 4]);
+            let _ = self.sock.send(&self.w).await;
+        }
+    }
+}
+
+/// A DataRow as text: simple-protocol rows are text already; extended
+/// protocol rows are binary and decoded by column type.
+fn decode_row(body: &[u8], types: Option<&[u32]>) -> DbResult<Vec<Option<String>>> {
+    let n = be16(body) as usize;
+    let mut out = Vec::with_capacity(n);
+    let mut i = 2;
+    for c in 0..n {
+        let len = be32(&body[i..]);
+        i += 4;
+        if len < 0 {
+            out.push(None);
+            continue;
+        }
+        let raw = &body[i..i + len as usize];
+        i += len as usize;
+        out.push(Some(match types {
+            None => String::from_utf8_lossy(raw).into_owned(),
+            Some(t) => value_text(t.get(c).copied().unwrap_or(TEXT), raw).map_err(|e| DbError { kind: ErrKind::Fatal, code: String::new(), message: format!("reading column {c}: error deserializing column {c}: {e}") })?,
+        }));
+    }
+    Ok(out)
+}

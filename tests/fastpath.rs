@@ -1,0 +1,178 @@
+//! The built-in wire clients (FAIRBENCH_WIRE=fast) against the drivers
+//! (FAIRBENCH_WIRE=driver): same per-event query counts, same data changes,
+//! same error codes and classes, on both engines, TCP and socket, prepared
+//! statements and text.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+
+struct T {
+    tag: &'static str,
+    url: String,
+}
+
+fn targets() -> Vec<T> {
+    let my = parse_url(&mysql_url());
+    let pg = parse_url(&pg_url());
+    vec![
+        T { tag: "my", url: mysql_url() },
+        T { tag: "mysock", url: format!("mysql://{}:{}@localhost/{}?socket={}", my.user, my.password, my.database, mysql_socket()) },
+        // TLS stays with the driver: the fast client serves plain connections.
+        T { tag: "pg", url: format!("{}?sslmode=disable", pg_url()) },
+        T { tag: "pgsock", url: format!("postgres://{}:{}@localhost:{}/{}?host={}", pg.user, pg.password, pg_port(), pg.database, pg_socket_dir()) },
+    ]
+}
+
+fn fb(wire: &str, t: &T, args: &[&str]) -> Command {
+    let mut c = fairbench();
+    c.env("FAIRBENCH_WIRE", wire).args(args).arg("--target").arg(&t.url);
+    c
+}
+
+fn summary(out: &str) -> Value {
+    out.lines()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["type"] == "summary")
+        .unwrap_or_else(|| panic!("no summary in {out}"))
+}
+
+fn n(v: &Value, path: &[&str]) -> u64 {
+    let mut x = v;
+    for p in path {
+        x = &x[*p];
+    }
+    x.as_u64().unwrap_or_else(|| panic!("{} not a count in {v}", path.join(".")))
+}
+
+/// (read, write, other, sum of k over the tables) after EVENTS events.
+fn counts(wire: &str, t: &T, table: &str, workload: &str, ps: &str) -> (u64, u64, u64) {
+    let common = ["--table-name", table, "--tables", "2", "--table-size", "500"];
+    run_ok(fb(wire, t, &["cleanup", workload]).args(common));
+    run_ok(fb(wire, t, &["prepare", workload]).args(common));
+    let out = run_ok(fb(wire, t, &["run", workload]).args(common).args([
+        "--no-prepare", "--events", "60", "--time", "120", "--threads", "1", "--report-interval", "0", "--output", "json", "--db-ps-mode", ps,
+    ]));
+    let s = summary(&stdout(&out));
+    assert_eq!(s["status"], "completed", "{s}");
+    assert_eq!(n(&s, &["transactions"]), 60, "{s}");
+    assert_eq!(n(&s, &["reconnects"]), 0, "{s}");
+    let r = (n(&s, &["queries", "read"]), n(&s, &["queries", "write"]), n(&s, &["queries", "other"]));
+    run_ok(fb(wire, t, &["cleanup", workload]).args(common));
+    r
+}
+
+#[test]
+fn same_counts_as_the_drivers() {
+    for t in targets() {
+        for ps in ["auto", "disable"] {
+            for (workload, expect) in [("oltp_read_write", (14, 4, 2)), ("oltp_point_select", (1, 0, 0)), ("oltp_update_index", (0, 1, 0))] {
+                let mut seen = Vec::new();
+                for wire in ["fast", "driver"] {
+                    let table = format!("fp_{}_{}_{}_{}_", t.tag, ps, &workload[5..], wire);
+                    let c = counts(wire, &t, &table, workload, ps);
+                    assert_eq!(c, (60 * expect.0, 60 * expect.1, 60 * expect.2), "{workload} {ps} {wire} on {}", t.tag);
+                    seen.push(c);
+                }
+                assert_eq!(seen[0], seen[1], "{workload} {ps} on {}", t.tag);
+            }
+        }
+    }
+}
+
+/// A failing statement stops the run with exit 4 and the server's code,
+/// word for word as with the driver.
+#[test]
+fn same_fatal_errors_as_the_drivers() {
+    for t in targets() {
+        let table = format!("fp_err_{}_", t.tag);
+        let common = ["--table-name", table.as_str(), "--tables", "1", "--table-size", "100"];
+        run_ok(fb("driver", &t, &["prepare", "oltp_point_select"]).args(common));
+        let mut msgs = Vec::new();
+        for wire in ["fast", "driver"] {
+            for ps in ["auto", "disable"] {
+                let out = run_fail(fb(wire, &t, &["run", "oltp_point_select"]).args(common).args([
+                    "--no-prepare", "--events", "5", "--threads", "1", "--db-ps-mode", ps, "--extra-query-before", "SELECT nosuchcolumn FROM fp_no_such_table",
+                ]));
+                assert_eq!(out.status.code(), Some(4), "{wire} {ps} {}: {}", t.tag, stderr(&out));
+                let e = stderr(&out);
+                let code = if t.tag.starts_with("my") { "1146" } else { "42P01" };
+                assert!(e.contains(code), "{wire} {ps} {}: {e}", t.tag);
+                msgs.push(e.lines().find(|l| l.contains(code)).unwrap().to_string());
+            }
+        }
+        assert_eq!(msgs[0], msgs[2], "{}", t.tag);
+        run_ok(fb("driver", &t, &["cleanup", "oltp_point_select"]).args(common));
+    }
+}
+
+/// A connection the server ends is ConnectionLost: counted, reconnected,
+/// the run goes on; a retryable error restarts the event.
+#[test]
+fn lost_connections_and_retries_are_classified_alike() {
+    for t in targets() {
+        let table = format!("fp_lost_{}_", t.tag);
+        let common = ["--table-name", table.as_str(), "--tables", "1", "--table-size", "100"];
+        run_ok(fb("driver", &t, &["prepare", "oltp_point_select"]).args(common));
+        let (kill, retry) = if t.tag.starts_with("my") {
+            ("KILL CONNECTION CONNECTION_ID()", "DO 1")
+        } else {
+            ("SELECT pg_terminate_backend(pg_backend_pid())", "DO $$ BEGIN IF random() < 0.5 THEN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END IF; END $$")
+        };
+        let mut errs = Vec::new();
+        for wire in ["fast", "driver"] {
+            let out = run_ok(fb(wire, &t, &["run", "oltp_point_select"]).args(common).args([
+                "--no-prepare", "--time", "1", "--threads", "1", "--report-interval", "0", "--output", "json", "--extra-query-before", kill,
+            ]));
+            let s = summary(&stdout(&out));
+            assert!(n(&s, &["reconnects"]) > 0, "{wire} {}: {s}", t.tag);
+            errs.push(s["errors"].as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default());
+            if !t.tag.starts_with("my") {
+                let out = run_ok(fb(wire, &t, &["run", "oltp_point_select"]).args(common).args([
+                    "--no-prepare", "--events", "20", "--threads", "1", "--report-interval", "0", "--output", "json", "--extra-query-before", retry,
+                ]));
+                let s = summary(&stdout(&out));
+                assert_eq!(n(&s, &["transactions"]), 20, "{wire} {}: {s}", t.tag);
+                assert!(n(&s, &["ignored_errors"]) > 0, "{wire} {}: {s}", t.tag);
+            }
+        }
+        assert_eq!(errs[0], errs[1], "{}", t.tag);
+        run_ok(fb("driver", &t, &["cleanup", "oltp_point_select"]).args(common));
+    }
+}
+
+/// One value from the engine's own command-line client.
+fn scalar(t: &T, sql: &str) -> String {
+    let out = if t.tag.starts_with("my") {
+        let u = parse_url(&mysql_url());
+        run_ok(Command::new("mariadb").args([&format!("--socket={}", mysql_socket()), &format!("-u{}", u.user), &format!("-p{}", u.password), "-N", "-B", &u.database, "-e", sql]))
+    } else {
+        let u = parse_url(&pg_url());
+        run_ok(Command::new("psql").env("PGPASSWORD", &u.password).args(["-h", "127.0.0.1", "-p", &pg_port().to_string(), "-U", &u.user, "-d", &u.database, "-Atc", sql]))
+    };
+    stdout(&out).trim().to_string()
+}
+
+/// Loading through the fast clients (COPY / LOAD DATA or INSERT) gives the
+/// same rows as through the drivers.
+#[test]
+fn loads_the_same_rows() {
+    for t in targets() {
+        for mode in ["auto", "insert"] {
+            let mut sums = Vec::new();
+            for wire in ["fast", "driver"] {
+                let table = format!("fp_load_{}_{}_{}_", t.tag, mode, wire);
+                let common = ["--table-name", table.as_str(), "--tables", "1", "--table-size", "3000", "--rand-seed", "7"];
+                run_ok(fb(wire, &t, &["cleanup", "oltp_read_write"]).args(common));
+                run_ok(fb(wire, &t, &["prepare", "oltp_read_write", "--load-mode", mode]).args(common));
+                sums.push(scalar(&t, &format!("SELECT COUNT(*), SUM(k), SUM(LENGTH(c)), SUM(LENGTH(pad)), MIN(c), MAX(pad) FROM {table}1")));
+                run_ok(fb(wire, &t, &["cleanup", "oltp_read_write"]).args(common));
+            }
+            assert!(sums[0].starts_with("3000"), "{mode} on {}: {}", t.tag, sums[0]);
+            assert_eq!(sums[0], sums[1], "{mode} on {}", t.tag);
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The results store: records written as runs go, killed runs, `results`
+//! list/show/export/delete, stalls found in stored intervals, passwords kept out.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn results(store: &Path, args: &[&str]) -> String {
+    let mut c = fairbench();
+    c.arg("results").args(args).arg("--results").arg(store);
+    stdout(&run_ok(&mut c))
+}
+
+fn export(store: &Path) -> Value {
+    serde_json::from_str(&results(store, &["export", "--json"])).expect("export is JSON")
+}
+
+/// Rows of `sql` in the store, read with rusqlite (not through fairbench).
+fn count(store: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(store).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn a_run_killed_with_sigkill_keeps_its_intervals() {
+    let dir = scratch_dir("store_kill");
+    let store = dir.join("r.sqlite");
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &pg_url(), "--table-name", "sto_kill_", "--table-size", "1000"]));
+    let mut child = fairbench()
+        .args(["run", "oltp_point_select", "--target", &pg_url(), "--table-name", "sto_kill_", "--table-size", "1000", "--threads", "2", "--time", "30", "--results"])
+        .arg(&store)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill once three intervals are stored (read from the outside, as a user would).
+    let t0 = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        if store.exists() && count(&store, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'intervals'") == 1 && count(&store, "SELECT COUNT(*) FROM intervals") >= 3 {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(25), "no intervals stored after 25 s");
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert!(status.code().is_none(), "killed by a signal");
+    let n = count(&store, "SELECT COUNT(*) FROM intervals WHERE run_id = 1");
+    assert!(n >= 3, "{n} intervals");
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM intervals WHERE run_id = 1 AND events > 0"), n, "every stored interval has its events");
+    let show = results(&store, &["show", "1"]);
+    assert!(show.contains("Status: did not finish"), "{show}");
+    assert!(show.contains("not finished"), "{show}");
+    assert!(show.lines().filter(|l| l.trim_start().starts_with("[ ")).count() as i64 >= n, "{show}");
+    let list = results(&store, &["list"]);
+    assert!(list.lines().any(|l| l.trim_start().starts_with("1 ") && l.contains("unfinished")), "{list}");
+    // The audit says it too.
+    let out = stdout(&run_ok(fairbench().args(["audit", "1", "--results"]).arg(&store)));
+    assert!(out.contains("unfinished") && out.contains("did not finish"), "{out}");
+}
+
+#[test]
+fn results_list_show_export_delete() {
+    let dir = scratch_dir("store_cmds");
+    let store = dir.join("r.sqlite");
+    let db = format!("sqlite:{}", dir.join("bench.sqlite").display());
+    let out = run_ok(fairbench().args(["run", "oltp_read_only", "--target", &db, "--table-size", "500", "--threads", "1,2", "--time", "1", "--tag", "baseline", "--results"]).arg(&store));
+    let text = stdout(&out);
+    assert!(text.contains("Stored as run 1 in"), "{text}");
+    assert!(text.contains("Audit:"), "a sweep ends with its audit: {text}");
+    run_ok(fairbench().args(["run", "oltp_point_select", "--target", &db, "--table-size", "500", "--time", "1", "--report-interval", "0", "--results"]).arg(&store));
+    // --no-save writes nothing.
+    run_ok(fairbench().args(["run", "oltp_point_select", "--target", &db, "--table-size", "500", "--time", "1", "--no-save", "--results"]).arg(&store));
+    let list = results(&store, &["list"]);
+    assert_eq!(list.lines().count(), 3, "header + 2 runs: {list}");
+    assert!(list.contains("completed") && list.contains("[baseline]"), "{list}");
+    let v = export(&store);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let r1 = &runs[0];
+    assert_eq!(r1["kind"], "sweep");
+    assert_eq!(r1["status"], "completed");
+    assert_eq!(r1["levels"].as_array().unwrap().len(), 2);
+    assert_eq!(r1["tool_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(r1["options"]["threads"], "1,2");
+    assert!(r1["started_at"].as_str().unwrap() <= r1["ended_at"].as_str().unwrap());
+    for l in r1["levels"].as_array().unwrap() {
+        assert!(!l["intervals"].as_array().unwrap().is_empty());
+        assert!(l["histogram"].as_str().map(|h| h.len() > 10).unwrap_or(false), "serialised histogram: {l}");
+        assert!(l["summary"]["tps"].as_f64().unwrap() > 0.0);
+    }
+    // The histogram decodes back to the level's events.
+    use base64::Engine as _;
+    let b = base64::engine::general_purpose::STANDARD.decode(r1["levels"][0]["histogram"].as_str().unwrap()).unwrap();
+    let h: hdrhistogram::Histogram<u64> = hdrhistogram::serialization::Deserializer::new().deserialize(&mut std::io::Cursor::new(b)).unwrap();
+    assert_eq!(h.len(), r1["levels"][0]["events"].as_u64().unwrap());
+    let env = &r1["env_start"];
+    assert_eq!(env["server"]["engine"], "sqlite");
+    assert!(env["server"]["variables"]["synchronous"].is_string(), "{env}");
+    assert!(env["host"]["cpus_available"].as_u64().unwrap() >= 1);
+    assert!(r1["env_end"]["taken_at"].is_string());
+    // Without --report-interval the intervals are still stored.
+    assert!(!runs[1]["levels"][0]["intervals"].as_array().unwrap().is_empty(), "{}", runs[1]);
+    // Interval rows carry the client's CPU.
+    assert!(count(&store, "SELECT COUNT(*) FROM intervals WHERE run_id = 1 AND cpu_user_s + cpu_sys_s > 0") > 0);
+    let show = results(&store, &["show", "last"]);
+    assert!(show.starts_with("Run 2 (run)"), "{show}");
+    assert!(results(&store, &["delete", "1"]).contains("Deleted run 1"));
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM intervals WHERE run_id = 1"), 0);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM levels WHERE run_id = 1"), 0);
+    assert_eq!(export(&store)["runs"].as_array().unwrap().len(), 1);
+    // Bad input: one line and the documented code.
+    let out = run_fail(fairbench().args(["results", "show", "99", "--results"]).arg(&store));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", stderr(&out));
+    let out = run_fail(fairbench().args(["results", "show", "x1", "--results"]).arg(&store));
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(fairbench().args(["results", "list", "--results"]).arg(dir.join("missing.sqlite")));
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(!dir.join("missing.sqlite").exists(), "reading never creates a store");
+    let out = run_fail(fairbench().args(["compare", "2", "42", "--results"]).arg(&store));
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(fairbench().args(["run", "oltp_point_select", "--target", &db, "--table-size", "500", "--time", "1", "--results", "/nonexistent/dir/r.sqlite"]));
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+}
+
+#[test]
+fn a_stall_from_a_table_lock_is_reported_with_its_time() {
+    let dir = scratch_dir("store_stall");
+    let store = dir.join("r.sqlite");
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &pg_url(), "--table-name", "sto_stall_", "--table-size", "1000"]));
+    let child = fairbench()
+        .args(["run", "oltp_point_select", "--target", &pg_url(), "--table-name", "sto_stall_", "--table-size", "1000", "--threads", "2", "--time", "8", "--results"])
+        .arg(&store)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // After 2 s, hold an exclusive lock on the table for 3.5 s.
+    std::thread::sleep(Duration::from_secs(2));
+    pg_admin_db("fbtest", "BEGIN; LOCK TABLE sto_stall_1 IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3.5); COMMIT;");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("[WARNING] stall:"), "the run's own audit reports it: {text}");
+    let v: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["audit", "1", "--json", "--results"]).arg(&store)))).unwrap();
+    let f = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "stall").unwrap_or_else(|| panic!("no stall: {v}"));
+    let ev = f["evidence"][0].as_str().unwrap();
+    // "2 threads: stall from Xs to Ys (...)": the lock started at about 2 s.
+    let from: f64 = ev.split("stall from ").nth(1).unwrap().split('s').next().unwrap().parse().unwrap();
+    let to: f64 = ev.split(" to ").nth(1).unwrap().split('s').next().unwrap().parse().unwrap();
+    assert!((1.0..=4.0).contains(&from), "{ev}");
+    assert!(to - from >= 2.0 && to <= 7.0, "{ev}");
+}
+
+#[test]
+fn the_password_is_nowhere_in_the_store_or_output() {
+    let dir = scratch_dir("store_password");
+    let store = dir.join("r.sqlite");
+    let mut outputs = String::new();
+    let mut keep = |o: std::process::Output| {
+        outputs.push_str(&stdout(&o));
+        outputs.push_str(&stderr(&o));
+    };
+    for (url, table) in [(mysql_url(), "sto_pw_my_"), (pg_url(), "sto_pw_pg_")] {
+        keep(run_ok(fairbench().args(["run", "oltp_read_write", "--target", &url, "--table-name", table, "--table-size", "300", "--threads", "1", "--time", "1", "--results"]).arg(&store)));
+        keep(run_ok(fairbench().args(["env", "--target", &url])));
+        keep(run_ok(fairbench().args(["env", "--json", "--target", &url])));
+    }
+    // Given as an option instead of in the URL.
+    let u = parse_url(&pg_url());
+    keep(run_ok(fairbench().args(["run", "oltp_point_select", "--db-driver", "pgsql", "--pgsql-host", &u.host, "--pgsql-port", &u.port.unwrap().to_string(), "--pgsql-user", &u.user, "--pgsql-password", &u.password, "--pgsql-db", &u.database, "--table-name", "sto_pw_pg_", "--table-size", "300", "--time", "1", "--results"]).arg(&store)));
+    for args in [vec!["results", "list"], vec!["results", "show", "1"], vec!["results", "export", "--json"], vec!["compare", "1", "2", "3"], vec!["compare", "1", "2", "--json"], vec!["audit", "1", "2", "3"]] {
+        let mut c = fairbench();
+        c.args(&args).arg("--results").arg(&store);
+        keep(run_ok(&mut c));
+    }
+    let password = parse_url(&mysql_url()).password;
+    assert_eq!(password, u.password, "both servers use the same password");
+    assert!(password.len() >= 4);
+    assert!(outputs.contains("****"), "targets are shown masked");
+    assert!(!outputs.contains(&password), "password in the output");
+    // Every file of the store, WAL included, byte for byte.
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(!bytes.windows(password.len()).any(|w| w == password.as_bytes()), "password in {}", p.display());
+    }
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), 3);
+}

@@ -1,0 +1,340 @@
+//! TLS to MariaDB and PostgreSQL: `ssl-mode` / `sslmode` and `ssl-ca` in target URLs.
+//!
+//! The test servers offer TLS with a certificate for 127.0.0.1 and localhost, signed by a
+//! throwaway CA (`FAIRBENCH_TEST_CA`); `FAIRBENCH_TEST_WRONG_CA` is an unrelated CA. The
+//! account `fbssl` may only connect over TLS: MariaDB `REQUIRE SSL`, PostgreSQL `hostssl`
+//! (a `hostnossl` line rejects it). So a run as `fbssl` that succeeds was encrypted.
+//!
+//! - REQUIRED / require and PREFERRED / prefer connect with TLS
+//! - VERIFY_CA / verify-ca accept the right CA and refuse the wrong one (exit 3)
+//! - VERIFY_IDENTITY / verify-full also check the host name against the certificate
+//! - DISABLED / disable is refused by these servers for `fbssl` (exit 3)
+//! - PostgreSQL reports fairbench's sessions as encrypted (pg_stat_ssl) when TLS was asked
+//!   for, and as plain when it was not
+//!
+//! Tests run two at a time, so each uses table names of its own.
+
+mod common;
+
+use common::*;
+use std::io::Read;
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Db {
+    Mysql,
+    Postgres,
+}
+
+/// How long one short run may take at most (the machine may be busy).
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+
+/// The URL of `db` as `user`/`password`, on `host`, with the given query string.
+fn url_as(db: Db, user: &str, password: &str, host: &str, query: &str) -> String {
+    match db {
+        Db::Mysql => {
+            let database = parse_url(&mysql_url()).database;
+            format!("mysql://{user}:{password}@{host}:{}/{database}?{query}", mysql_port())
+        }
+        Db::Postgres => {
+            let database = parse_url(&pg_url()).database;
+            format!("postgres://{user}:{password}@{host}:{}/{database}?{query}", pg_port())
+        }
+    }
+}
+
+/// The URL of `db` as the TLS-only account.
+fn ssl_url(db: Db, host: &str, query: &str) -> String {
+    url_as(db, SSL_USER, SSL_PASSWORD, host, query)
+}
+
+/// `ssl-mode=MODE` (MariaDB) or `sslmode=mode` (PostgreSQL), from the MySQL spelling.
+fn mode(db: Db, m: &str) -> String {
+    match db {
+        Db::Mysql => format!("ssl-mode={m}"),
+        Db::Postgres => {
+            let pg = match m {
+                "DISABLED" => "disable",
+                "PREFERRED" => "prefer",
+                "REQUIRED" => "require",
+                "VERIFY_CA" => "verify-ca",
+                "VERIFY_IDENTITY" => "verify-full",
+                other => panic!("no such ssl mode {other}"),
+            };
+            format!("sslmode={pg}")
+        }
+    }
+}
+
+/// `fairbench run oltp_point_select` for one second against `url`.
+fn run_cmd(url: &str, table: &str, seconds: u32) -> Command {
+    let mut c = fairbench();
+    c.args(["run", "oltp_point_select", "--target", url, "--table-name", table])
+        .args(["--table-size", "500", "--time", &seconds.to_string(), "--output", "json"]);
+    c
+}
+
+fn describe(cmd: &Command, out: &Output) -> String {
+    format!(
+        "command: {cmd:?}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        stdout(out),
+        stderr(out)
+    )
+}
+
+/// Runs `cmd` to completion within [`RUN_LIMIT`] (killing it and failing otherwise).
+fn run_limited(cmd: &mut Command) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t_out = thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = so.read_to_end(&mut b);
+        b
+    });
+    let t_err = thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = se.read_to_end(&mut b);
+        b
+    });
+    let deadline = Instant::now() + RUN_LIMIT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{cmd:?} did not finish within {RUN_LIMIT:?}");
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("waiting for {cmd:?}: {e}"),
+        }
+    };
+    Output { status, stdout: t_out.join().unwrap(), stderr: t_err.join().unwrap() }
+}
+
+/// The raw JSON value of `key` in a one-line JSON object (enough for numbers and strings).
+fn json_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let pat = format!("\"{key}\":");
+    let start = line.find(&pat)? + pat.len();
+    let rest = &line[start..];
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    Some(rest[..end].trim())
+}
+
+/// Runs fairbench against `url`; it must succeed with a completed run that did some work.
+fn run_succeeds(url: &str, table: &str) {
+    let mut cmd = run_cmd(url, table, 1);
+    let out = run_limited(&mut cmd);
+    assert!(out.status.success(), "expected success\n{}", describe(&cmd, &out));
+    let so = stdout(&out);
+    let summary = so
+        .lines()
+        .find(|l| l.contains("\"type\":\"summary\""))
+        .unwrap_or_else(|| panic!("no summary line\n{}", describe(&cmd, &out)));
+    assert_eq!(json_field(summary, "status"), Some("\"completed\""), "{}", describe(&cmd, &out));
+    let events: u64 = json_field(summary, "transactions")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no transaction count in the summary\n{}", describe(&cmd, &out)));
+    assert!(events > 0, "the run did nothing\n{}", describe(&cmd, &out));
+    let se = stderr(&out);
+    assert!(!se.contains(SSL_PASSWORD), "stderr shows the password\n{}", describe(&cmd, &out));
+}
+
+/// Runs fairbench against `url`; it must fail to connect: exit 3, one line on stderr that
+/// names the target (password masked) and says why (contains one of `why`), no panic.
+fn run_refused(url: &str, table: &str, why: &[&str]) -> String {
+    let mut cmd = run_cmd(url, table, 1);
+    let out = run_limited(&mut cmd);
+    let d = describe(&cmd, &out);
+    assert_eq!(out.status.code(), Some(3), "expected exit 3 (cannot connect)\n{d}");
+    let se = stderr(&out);
+    assert!(!se.contains("panicked") && !se.contains("RUST_BACKTRACE"), "a panic\n{d}");
+    assert!(!se.contains(SSL_PASSWORD), "stderr shows the password\n{d}");
+    let lines: Vec<&str> = se.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected exactly one line on stderr\n{d}");
+    let line = lines[0];
+    assert!(line.starts_with("fairbench: "), "{d}");
+    assert!(line.contains("cannot connect to") && line.contains(":****@"), "{d}");
+    let lower = line.to_lowercase();
+    assert!(
+        why.iter().any(|w| lower.contains(&w.to_lowercase())),
+        "stderr does not say why (expected one of {why:?})\n{d}"
+    );
+    line.to_string()
+}
+
+/// What a failed certificate verification is reported as (OpenSSL's words).
+const BAD_CERT: &[&str] = &["certificate verify failed", "self-signed certificate", "unable to get local issuer"];
+
+// ---------------------------------------------------------------------------------------
+// Connecting with TLS
+// ---------------------------------------------------------------------------------------
+
+fn required_and_preferred(db: Db, tag: &str) {
+    run_succeeds(&ssl_url(db, "127.0.0.1", &mode(db, "REQUIRED")), &format!("tls_{tag}_req_"));
+    // PREFERRED against a server that offers TLS: the TLS-only account gets in.
+    run_succeeds(&ssl_url(db, "127.0.0.1", &mode(db, "PREFERRED")), &format!("tls_{tag}_pref_"));
+}
+
+#[test]
+fn mysql_required_and_preferred_use_tls() {
+    required_and_preferred(Db::Mysql, "my");
+}
+
+#[test]
+fn pg_required_and_preferred_use_tls() {
+    required_and_preferred(Db::Postgres, "pg");
+}
+
+fn verify_ca_with_the_right_ca(db: Db, tag: &str) {
+    let ca = test_ca();
+    let table = format!("tls_{tag}_vca_");
+    run_succeeds(&ssl_url(db, "127.0.0.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_CA"))), &table);
+    // The certificate names both 127.0.0.1 and localhost.
+    for host in ["127.0.0.1", "localhost"] {
+        run_succeeds(&ssl_url(db, host, &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_IDENTITY"))), &table);
+    }
+    if db == Db::Postgres {
+        // libpq's name for the CA file works too.
+        run_succeeds(&ssl_url(db, "127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}")), &table);
+    }
+}
+
+#[test]
+fn mysql_verify_ca_with_the_right_ca_connects() {
+    verify_ca_with_the_right_ca(Db::Mysql, "my");
+}
+
+#[test]
+fn pg_verify_ca_with_the_right_ca_connects() {
+    verify_ca_with_the_right_ca(Db::Postgres, "pg");
+}
+
+// ---------------------------------------------------------------------------------------
+// Refusals
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn mysql_disabled_is_refused_for_a_tls_only_account() {
+    run_refused(&ssl_url(Db::Mysql, "127.0.0.1", "ssl-mode=DISABLED"), "tls_my_dis_", &["access denied"]);
+}
+
+#[test]
+fn pg_disabled_is_refused_for_a_tls_only_account() {
+    let line = run_refused(&ssl_url(Db::Postgres, "127.0.0.1", "sslmode=disable"), "tls_pg_dis_", &["pg_hba.conf"]);
+    assert!(line.contains("no encryption"), "{line}");
+}
+
+fn wrong_ca_is_refused(db: Db, tag: &str) {
+    let wrong = test_wrong_ca();
+    let table = format!("tls_{tag}_wca_");
+    for m in ["VERIFY_CA", "VERIFY_IDENTITY"] {
+        run_refused(&ssl_url(db, "127.0.0.1", &format!("{}&ssl-ca={wrong}", mode(db, m))), &table, BAD_CERT);
+    }
+    // Without ssl-ca the system's CAs are used, which did not sign the test certificate.
+    run_refused(&ssl_url(db, "127.0.0.1", &mode(db, "VERIFY_CA")), &table, BAD_CERT);
+}
+
+#[test]
+fn mysql_verify_ca_with_the_wrong_ca_is_refused() {
+    wrong_ca_is_refused(Db::Mysql, "my");
+}
+
+#[test]
+fn pg_verify_ca_with_the_wrong_ca_is_refused() {
+    wrong_ca_is_refused(Db::Postgres, "pg");
+}
+
+/// `127.1` reaches 127.0.0.1 but is not a name the certificate was made for: VERIFY_CA
+/// (chain only) connects, VERIFY_IDENTITY refuses.
+fn host_name_is_checked(db: Db, tag: &str) {
+    let ca = test_ca();
+    let table = format!("tls_{tag}_vid_");
+    run_succeeds(&ssl_url(db, "127.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_CA"))), &table);
+    run_refused(
+        &ssl_url(db, "127.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_IDENTITY"))),
+        &table,
+        &["mismatch", "certificate verify failed"],
+    );
+}
+
+#[test]
+fn mysql_verify_identity_checks_the_host_name() {
+    host_name_is_checked(Db::Mysql, "my");
+}
+
+#[test]
+fn pg_verify_full_checks_the_host_name() {
+    host_name_is_checked(Db::Postgres, "pg");
+}
+
+// ---------------------------------------------------------------------------------------
+// What the server sees
+// ---------------------------------------------------------------------------------------
+
+/// `(sessions, encrypted sessions, TLS versions)` of fairbench's sessions of `user`, as
+/// PostgreSQL reports them.
+fn pg_fairbench_sessions(user: &str) -> (u64, u64, String) {
+    let out = pg_admin(&format!(
+        "SELECT count(*), count(*) FILTER (WHERE s.ssl), coalesce(string_agg(DISTINCT s.version, ','), '') \
+         FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid \
+         WHERE a.application_name = 'fairbench' AND a.usename = '{user}' AND a.backend_type = 'client backend'"
+    ));
+    let f: Vec<&str> = out.trim().split('|').collect();
+    assert_eq!(f.len(), 3, "unexpected psql output {out:?}");
+    (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].to_string())
+}
+
+/// Runs fairbench for a few seconds as `user` and returns what pg_stat_ssl said about its
+/// sessions while they were open: `(sessions, encrypted sessions, TLS versions)`.
+fn pg_sessions_during_run(user: &str, password: &str, query: &str, table: &str) -> (u64, u64, String) {
+    let url = url_as(Db::Postgres, user, password, "127.0.0.1", query);
+    let mut cmd = run_cmd(&url, table, 4);
+    cmd.args(["--threads", "2"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let deadline = Instant::now() + RUN_LIMIT;
+    let mut seen = (0, 0, String::new());
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {RUN_LIMIT:?}");
+        }
+        let now = pg_fairbench_sessions(user);
+        if now.0 > seen.0 {
+            seen = now;
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    assert!(status.success(), "{cmd:?} failed: {status}\n{err}");
+    assert!(seen.0 > 0, "never saw fairbench's sessions of {user} in pg_stat_activity during the run");
+    seen
+}
+
+#[test]
+fn pg_sessions_are_encrypted_when_tls_is_asked_for() {
+    // The ordinary account may connect either way: what the server sees is what was asked.
+    let pg = parse_url(&pg_url());
+    let (n, enc, versions) = pg_sessions_during_run(&pg.user, &pg.password, "sslmode=require", "tls_pg_seen_");
+    assert_eq!(n, enc, "sslmode=require, yet {} of {n} sessions are not encrypted", n - enc);
+    assert!(versions.starts_with("TLS"), "TLS versions reported: {versions:?}");
+    let (n, enc, _) = pg_sessions_during_run(&pg.user, &pg.password, "sslmode=disable", "tls_pg_seen_");
+    assert_eq!(enc, 0, "sslmode=disable, yet {enc} of {n} sessions are encrypted");
+    // And the TLS-only account's sessions.
+    let (n, enc, _) = pg_sessions_during_run(SSL_USER, SSL_PASSWORD, "sslmode=require", "tls_pg_seen_ssl_");
+    assert_eq!(n, enc, "{} of {n} sessions of {SSL_USER} are not encrypted", n - enc);
+}
