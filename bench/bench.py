@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TCK = os.sysconf("SC_CLK_TCK")
 CORES = os.cpu_count() or 1
+WORKDIR = __import__("tempfile").mkdtemp(prefix="fairbench-bench.")
 
 
 def log(*a):
@@ -41,7 +42,8 @@ def log(*a):
 def run_child(cmd, env=None, timeout=None):
     """Run cmd; returns (stdout+stderr, wall s, user s, sys s, maxrss KB)."""
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
+    # In a scratch directory: fairbench keeps a results store in its working directory.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True, cwd=WORKDIR)
     out = []
 
     import threading
