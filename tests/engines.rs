@@ -1263,7 +1263,9 @@ fn rate_mode_corrects_for_coordinated_omission() {
         "json",
     ];
 
-    // Not overloaded: about rate x time events, none dropped, both latencies small.
+    // Not slowed: about rate x time events (Poisson arrivals), none dropped. (How far the
+    // corrected latency exceeds the uncorrected one here depends on how busy the machine
+    // is, so only its direction is checked.)
     let s = run_json(&mut fb(&t, "run", "oltp_point_select", table, &args));
     let events = u(&s, &["transactions"]);
     assert!(
@@ -1273,14 +1275,12 @@ fn rate_mode_corrects_for_coordinated_omission() {
     assert_eq!(u(&s, &["dropped"]), 0, "{s}");
     assert!(f(&s, &["rate"]) == 200.0, "{s}");
     assert!(s["latency_uncorrected_ms"].is_object(), "{s}");
-    assert!(
-        f(&s, &["latency_ms", "p99"]) < 250.0,
-        "unslowed corrected p99: {s}"
-    );
-    assert!(
-        f(&s, &["latency_ms", "p50"]) >= f(&s, &["latency_uncorrected_ms", "p50"]),
-        "{s}"
-    );
+    for p in ["p50", "p99", "max"] {
+        assert!(
+            f(&s, &["latency_ms", p]) >= f(&s, &["latency_uncorrected_ms", p]),
+            "{p}: measured from the intended start, latency can only be longer\n{s}"
+        );
+    }
 
     // The table is locked for 1 s in the middle: arrivals queue up behind the blocked event.
     let run = Running::start(fb(&t, "run", "oltp_point_select", table, &args), "rate run");
