@@ -246,7 +246,7 @@ class Bench:
     def tpcc(self):
         gotpc = shutil.which("go-tpc") or (os.path.join(HERE, "tools", "go-tpc") if os.path.exists(os.path.join(HERE, "tools", "go-tpc")) else None)
         if not gotpc:
-            self.notes.append("TPC-C load: skipped, go-tpc not found (put it on PATH or at bench/tools/go-tpc; see /work/shared/reference/tools-here.md for how it was built).")
+            self.notes.append("TPC-C load: skipped, go-tpc not found (put it on PATH or at bench/tools/go-tpc; build it from the go-tpc Go module, v1.0.12).")
             return
         w = self.a.warehouses
         for kind, eng in (("maria-tcp", "mysql"), ("pg-tcp", "postgres")):
