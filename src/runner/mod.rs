@@ -462,6 +462,11 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
                         local.window.borrow_mut().count_error(&e.code);
                         w.after_error(&mut conn, &mut st).await;
                         retry = true;
+                        // A SQLite retry never suspends: let the ticker see
+                        // the deadline, or a client stuck on BUSY never stops.
+                        if must_yield {
+                            tokio::task::yield_now().await;
+                        }
                         if local.stop.get() {
                             break false;
                         }
