@@ -54,6 +54,23 @@ fn committed_new_orders(w: &crate::stats::Window) -> u64 {
     kind(w, 0).map(|k| k.events - k.rollbacks).unwrap_or(0)
 }
 
+/// New-Orders completed, the 1% rolled back through an unused item
+/// included: they are part of the workload as clause 2.4.1.4 defines it,
+/// and tpcc-mysql and go-tpc count them in tpmC too.
+fn completed_new_orders(w: &crate::stats::Window) -> u64 {
+    kind(w, 0).map(|k| k.events).unwrap_or(0)
+}
+
+/// How far below its share a kind may fall only because runs end with
+/// decks half dealt: each client's unfinished deck can lack at most all of
+/// the kind's cards in one deck. In percentage points of `total` events.
+fn deck_tolerance_pct(min_pct: f64, clients: usize, total: u64) -> f64 {
+    if total == 0 {
+        return 0.0;
+    }
+    min_pct * clients as f64 / total as f64 * 100.0
+}
+
 fn max_ms(k: Option<&KindWindow>) -> f64 {
     k.filter(|k| !k.lat.is_empty()).map(|k| k.lat.max() as f64 / 1000.0).unwrap_or(0.0)
 }
@@ -75,10 +92,17 @@ pub struct Figures {
 }
 
 impl TpccSink {
+    /// Whether a kind's achieved share meets the TPC-C minimum, allowing
+    /// for the decks the clients had not finished when the run ended.
+    fn mix_ok(&self, pct: f64, i: usize, total: u64) -> bool {
+        pct + deck_tolerance_pct(MIN_PCT[i], self.threads, total) + 1e-9 >= MIN_PCT[i]
+    }
+
     fn figures(&self, r: &LevelResult) -> Figures {
         let t = &r.total;
         let secs = r.elapsed_s.max(1e-9);
-        let tpmc = committed_new_orders(t) as f64 * 60.0 / secs;
+        let tpmc = completed_new_orders(t) as f64 * 60.0 / secs;
+        let committed_pm = committed_new_orders(t) as f64 * 60.0 / secs;
         let nopm = {
             let n = self.shared.nopm.lock().unwrap();
             match (n.before, n.after) {
@@ -96,6 +120,7 @@ impl TpccSink {
             let pct = if total > 0 { ev as f64 * 100.0 / total as f64 } else { 0.0 };
             let h = k.map(|k| &k.lat);
             let lat = |q: f64| h.map(|h| pct_ms(h, q)).unwrap_or(0.0);
+            let tol = deck_tolerance_pct(MIN_PCT[i], self.threads, total);
             per.push(json!({
                 "name": name,
                 "count": ev,
@@ -103,7 +128,8 @@ impl TpccSink {
                 "retries": self.shared.retries[i].load(Ordering::Relaxed),
                 "mix_pct": pct,
                 "mix_min_pct": MIN_PCT[i],
-                "mix_ok": pct + 1e-9 >= MIN_PCT[i],
+                "mix_ok": self.mix_ok(pct, i, total),
+                "mix_tolerance_pct": tol,
                 "latency_ms": {
                     "avg": h.filter(|h| !h.is_empty()).map(|h| h.mean() / 1000.0).unwrap_or(0.0),
                     "p50": lat(50.0), "p95": lat(95.0), "p99": lat(99.0), "max": max_ms(k),
@@ -115,6 +141,7 @@ impl TpccSink {
             "terminals": if self.spec { "spec" } else { "stress" },
             "warehouses_total": self.warehouses,
             "tpmc": tpmc,
+            "committed_new_orders_per_min": committed_pm,
             "nopm": nopm,
             "efficiency_pct": efficiency,
             "ceiling_tpmc": if self.spec { json!(ceiling) } else { Value::Null },
@@ -133,9 +160,9 @@ impl TpccSink {
             "stress (closed loop, no keying or think times)".to_string()
         };
         s.push_str(&format!("TPC-C ({model}, {} warehouse(s)):\n", self.warehouses));
-        s.push_str(&format!("    tpmC (committed New-Orders/min, client):  {:.2}\n", f.tpmc));
+        s.push_str(&format!("    tpmC (New-Orders/min incl. 1% rolled back, client): {:.2}\n", f.tpmc));
         match f.nopm {
-            Some(n) => s.push_str(&format!("    NOPM (New-Orders/min, from d_next_o_id): {n:.2}\n")),
+            Some(n) => s.push_str(&format!("    NOPM (committed New-Orders/min, from d_next_o_id): {n:.2}\n")),
             None => s.push_str("    NOPM: not available (the database could not be read)\n"),
         }
         if let Some(e) = f.efficiency {
@@ -150,7 +177,7 @@ impl TpccSink {
             let pct = if total > 0 { ev as f64 * 100.0 / total as f64 } else { 0.0 };
             let h = k.map(|k| &k.lat).filter(|h| !h.is_empty());
             let lat = |q: f64| h.map(|h| pct_ms(h, q)).unwrap_or(0.0);
-            let ok = if pct + 1e-9 >= MIN_PCT[i] { "OK" } else { "NG" };
+            let ok = if self.mix_ok(pct, i, total) { "OK" } else { "NG" };
             s.push_str(&format!(
                 "    {title:<13} {ev:>8} {pct:>6.2} ({:>2.0}% {ok}) {:>9} {:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>7.2}\n",
                 MIN_PCT[i],
@@ -203,7 +230,7 @@ impl TpccSink {
         for i in 1..5 {
             let ev = kind(t, i).map(|k| k.events).unwrap_or(0);
             let pct = if total > 0 { ev as f64 * 100.0 / total as f64 } else { 0.0 };
-            s.push_str(&format!("{:>15}: {pct:.2}% (>={:4.1}%) [{}]\n", TITLES[i], MIN_PCT[i], if pct + 1e-9 >= MIN_PCT[i] { "OK" } else { "NG" }));
+            s.push_str(&format!("{:>15}: {pct:.2}% (>={:4.1}%) [{}]\n", TITLES[i], MIN_PCT[i], if self.mix_ok(pct, i, total) { "OK" } else { "NG" }));
         }
         s.push_str(" [response time (at least 90% passed)]\n");
         for i in 0..5 {
@@ -212,7 +239,7 @@ impl TpccSink {
             s.push_str(&format!("{:>15}: {pct:.2}%  [{}]\n", TITLES[i], if pct >= 90.0 { "OK" } else { "NG" }));
         }
         s.push_str(&format!("\n<TpmC>\n                 {:.3} TpmC\n", f.tpmc));
-        s.push_str("(fairbench: response times are in milliseconds; late = over the TPC-C limit of 5/5/5/80/20 s; TpmC counts committed New-Orders;");
+        s.push_str("(fairbench: response times are in milliseconds; late = over the TPC-C limit of 5/5/5/80/20 s; TpmC counts completed New-Orders, the 1% rolled back included; fl: 0 because failed transactions are retried until they commit;");
         match f.nopm {
             Some(n) => s.push_str(&format!(" NOPM {n:.3})\n")),
             None => s.push_str(" NOPM n/a)\n"),
