@@ -117,20 +117,12 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
         "check" => return rt.block_on(w.check(cfg.clone(), quiet)),
         _ => {}
     }
-    match rt.block_on(w.table_state(&cfg))? {
-        TableState::Ready => {}
-        TableState::Missing if !c.no_prepare => {
-            if !quiet {
-                println!("Tables are missing: preparing them first.");
-            }
-            rt.block_on(w.prepare(cfg.clone(), max_threads.max(2), quiet))?;
-        }
-        TableState::Missing => return Err(Error::Usage("the workload's tables do not exist: run `fairbench prepare` with the same options first".into())),
-        TableState::Mismatch(why) => {
-            return Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the options the data was prepared with")))
-        }
-    }
+    let ready = rt.block_on(tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet));
     drop(rt);
+    // Unreachable server or Ctrl-C while preparing: no run began, nothing to record.
+    if matches!(ready, Err(Error::Connect(_) | Error::Interrupted)) {
+        return ready;
+    }
     let label = w.label(&cfg);
     let mut options = w.options(&cfg);
     options.push(("threads".into(), levels.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
@@ -157,6 +149,14 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
     let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &plan.args.oltp)?) };
+    // A run refused before its first level (tables that do not match) is
+    // stored as failed with the reason, so `results show` can say why.
+    if ready.is_err() {
+        if let Some(r) = &recorder {
+            commands::finish_recording(r, &ready, false, json);
+        }
+        return ready;
+    }
     let mut sinks: Vec<Box<dyn Sink>> = vec![console];
     sinks.extend(recorder.as_ref().map(|r| r.sink()));
     let mut sink = runner::Sinks(sinks);
@@ -183,9 +183,18 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
             queue_max: c.queue_max,
             seed: plan.args.rand.rand_seed,
         };
-        hooks.block_on(w.run_started(&cfg, &rc))?;
-        let r = runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)?;
-        hooks.block_on(w.run_finished(&cfg, &r))?;
+        // Errors end the loop through `outcome`, so the record stores them.
+        let r = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)) {
+            Ok(r) => r,
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        };
+        if let Err(e) = hooks.block_on(w.run_finished(&cfg, &r)) {
+            outcome = Err(e);
+            break;
+        }
         sink.summary(&r, &info);
         match r.stop {
             Stop::Completed => {}
@@ -203,6 +212,22 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
         commands::finish_recording(&r, &outcome, levels.len() > 1, json);
     }
     outcome
+}
+
+/// Makes sure the workload's tables are there and match the options,
+/// preparing them when missing unless `--no-prepare`.
+async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<target::ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool) -> Result<()> {
+    match w.table_state(cfg).await? {
+        TableState::Ready => Ok(()),
+        TableState::Missing if !no_prepare => {
+            if !quiet {
+                println!("Tables are missing: preparing them first.");
+            }
+            w.prepare(cfg.clone(), max_threads.max(2), quiet).await
+        }
+        TableState::Missing => Err(Error::Usage("the workload's tables do not exist: run `fairbench prepare` with the same options first".into())),
+        TableState::Mismatch(why) => Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the options the data was prepared with"))),
+    }
 }
 
 fn print_header(info: &RunInfo, threads: usize, c: &cli::ControlArgs) {

@@ -214,6 +214,104 @@ fn rule_client_saturation() {
 }
 
 #[test]
+fn rule_client_saturation_per_interval() {
+    // The level's average (3.4 of 8 cores) is fine, but from 2 s to 5 s the client used 7.6.
+    let cpu = |a: &mut RunRecord, per_second: &[f64]| {
+        for (iv, c) in a.levels[0].intervals.iter_mut().zip(per_second) {
+            iv.cpu_s = *c;
+        }
+    };
+    let mut a = record(1, mysql_durable(), steady());
+    a.levels[0].cpu_cores = 3.4;
+    cpu(&mut a, &[1.0, 1.0, 7.6, 7.4, 7.6, 1.0, 1.0, 1.0]);
+    let fs = audit::rule_client_saturation(&a);
+    assert_eq!(rules(&fs), vec!["client-saturation"]);
+    assert!(fs[0].message.contains("the load generator may be the bottleneck"), "{}", fs[0].message);
+    assert!(fs[0].evidence.iter().any(|e| e.contains("from 2s to 5s") && e.contains("peak 7.60 cores")), "{:?}", fs[0].evidence);
+    // Busy but below 90% of the cores (7.0 of 8) in every interval: not saturated.
+    let mut b = record(2, mysql_durable(), steady());
+    b.levels[0].cpu_cores = 3.4;
+    cpu(&mut b, &[1.0, 1.0, 7.0, 7.0, 7.0, 1.0, 1.0, 1.0]);
+    assert!(audit::rule_client_saturation(&b).is_empty(), "{:?}", audit::rule_client_saturation(&b));
+    // Saturated only while warming up: not measured, not reported.
+    let mut c = record(3, mysql_durable(), steady());
+    cpu(&mut c, &[8.0, 8.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+    c.levels[0].intervals[0].warmup = true;
+    c.levels[0].intervals[1].warmup = true;
+    assert!(audit::rule_client_saturation(&c).is_empty());
+}
+
+#[test]
+fn rule_tls_mismatch() {
+    let with_tls = |id: i64, tls: Option<bool>| {
+        let mut s = pg_durable();
+        s.tls = tls;
+        s.tls_cipher = tls.filter(|t| *t).map(|_| "TLS_AES_256_GCM_SHA384".to_string());
+        record(id, s, steady())
+    };
+    let (a, b, c) = (with_tls(1, Some(true)), with_tls(2, Some(false)), with_tls(3, Some(true)));
+    let fs = audit::rule_tls_mismatch(&[&a, &b]);
+    assert_eq!(rules(&fs), vec!["tls-mismatch"]);
+    assert!(fs[0].evidence.iter().any(|e| e.contains("TLS (TLS_AES_256_GCM_SHA384)")) && fs[0].evidence.iter().any(|e| e.contains("plain (no TLS)")), "{:?}", fs[0].evidence);
+    assert!(has(&audit::audit(&[&a, &b]), "tls-mismatch"), "part of the audit of a comparison");
+    assert!(audit::rule_tls_mismatch(&[&a, &c]).is_empty(), "both encrypted");
+    // Not recorded (an older record): no claim either way.
+    assert!(audit::rule_tls_mismatch(&[&a, &with_tls(4, None)]).is_empty());
+}
+
+#[test]
+fn compare_normalises_settings_across_engines() {
+    use fairbench::compare::config_diff;
+    let mut my = mysql_durable();
+    for (k, v) in [("innodb_io_capacity", "200"), ("innodb_io_capacity_max", "2000"), ("innodb_log_file_size", "1073741824"), ("innodb_log_buffer_size", "16777216"), ("max_connections", "151")] {
+        my.variables.insert(k.into(), v.into());
+    }
+    let mut pg = pg_durable();
+    for (k, v, unit) in [("bgwriter_lru_maxpages", "100", ""), ("bgwriter_delay", "200", "ms"), ("max_wal_size", "1024", "MB"), ("wal_buffers", "2048", "8kB"), ("max_connections", "151", "")] {
+        pg.variables.insert(k.into(), v.into());
+        if !unit.is_empty() {
+            pg.units.insert(k.into(), unit.into());
+        }
+    }
+    let diff = |a: &RunRecord, b: &RunRecord| config_diff(&[a, b]).into_iter().map(|d| (d.group, d.name, d.values)).collect::<Vec<_>>();
+    let (a, b) = (record(1, my.clone(), steady()), record(2, pg.clone(), steady()));
+    let d = diff(&a, &b);
+    let line = |name: &str| d.iter().find(|(_, n, _)| n == name).cloned();
+    // Differs: O_DIRECT vs buffered IO, fsync() vs fdatasync(), 200 vs 500 pages/s; each in IO with the engine's own variables.
+    let (g, _, v) = line("IO: data file access").unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!(g, "IO");
+    assert!(v[0].contains("innodb_flush_method = O_DIRECT") && v[1].contains("buffered"), "{v:?}");
+    let (g, _, v) = line("IO: log sync at commit").unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!(g, "IO");
+    assert!(v[0].contains("fsync()") && v[1].contains("wal_sync_method = fdatasync"), "{v:?}");
+    let (_, _, v) = line("IO: background flushing").unwrap_or_else(|| panic!("{d:?}"));
+    assert!(v[0].contains("innodb_io_capacity = 200") && v[1].contains("500 pages/s"), "{v:?}");
+    // The same in both engines' terms: not shown (1 GiB of log, 16 MiB of log buffer,
+    // 1 GiB of cache, same durability class and memory fit, one worker per connection).
+    for same in ["IO: log size before a checkpoint", "IO: log buffer", "memory: engine cache", "durability class", "memory fit", "concurrency: connection handling"] {
+        assert!(line(same).is_none(), "{same} is equal on both sides: {d:?}");
+    }
+    // Raw variables of different engines are never compared name by name.
+    assert!(!d.iter().any(|(_, n, _)| n.starts_with("server ") && n != "server version"), "{d:?}");
+    // A real difference in a normalised line shows, with each side's variable.
+    pg.variables.insert("max_wal_size".into(), "4096".into());
+    pg.cache_bytes = Some(256 << 20);
+    let d = diff(&a, &record(3, pg, steady()));
+    let line = |name: &str| d.iter().find(|(_, n, _)| n == name).cloned();
+    let (g, _, v) = line("IO: log size before a checkpoint").unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!(g, "IO");
+    assert_eq!(v, vec!["innodb_log_file_size = 1.0 GiB x 1 file(s): 1.0 GiB".to_string(), "max_wal_size = 4.0 GiB: 4.0 GiB".to_string()]);
+    let (g, _, v) = line("memory: engine cache").unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!(g, "memory");
+    assert_eq!(v, vec!["innodb_buffer_pool_size = 1.0 GiB".to_string(), "shared_buffers = 256.0 MiB".to_string()]);
+    // Same engine: the variables themselves, in their groups, and no normalised lines.
+    let mut my2 = my;
+    my2.variables.insert("innodb_io_capacity".into(), "2000".into());
+    let d = diff(&a, &record(4, my2, steady()));
+    assert_eq!(d.iter().map(|(g, n, _)| (*g, n.as_str())).collect::<Vec<_>>(), vec![("IO", "server innodb_io_capacity")], "{d:?}");
+}
+
+#[test]
 fn rule_cold_start() {
     let mut a = record(1, mysql_durable(), vec![level(4, &[100, 200, 900, 1000, 1000, 1000, 1000, 1000])]);
     assert!(audit::rule_cold_start(&a).is_empty(), "had --warmup-time");
@@ -347,6 +445,24 @@ fn postgres_synchronous_commit_mismatch_is_found() {
     let ev = f["evidence"].to_string();
     assert!(ev.contains("synchronous_commit=on") && ev.contains("synchronous_commit=off"), "{ev}");
     assert!(ev.contains("flushed about once per second"), "{ev}");
+}
+
+#[test]
+fn postgres_with_and_without_tls_is_a_tls_mismatch() {
+    let dir = scratch_dir("audit_tls");
+    let store = dir.join("r.sqlite");
+    // The test server offers TLS: the same server, once plain and once encrypted.
+    bench(&store, &format!("{}?sslmode=disable", pg_url()), "aud_tls_pg_", &[]);
+    bench(&store, &format!("{}?sslmode=require", pg_url()), "aud_tls_pg_", &[]);
+    let v = compare_json(&store, &["1", "2"]);
+    let f = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "tls-mismatch").unwrap_or_else(|| panic!("no TLS finding: {v}"));
+    let ev = f["evidence"].to_string();
+    assert!(ev.contains("run 1 (postgres): plain (no TLS)") && ev.contains("run 2 (postgres): TLS ("), "{ev}");
+    // What was negotiated is in the record, not only what was asked for.
+    let show = stdout(&run_ok(fairbench().args(["results", "show", "2", "--results"]).arg(&store)));
+    assert!(show.contains("connection: TLS ("), "{show}");
+    let v = compare_json(&store, &["2", "2"]);
+    assert!(!finding_rules(&v).iter().any(|r| r == "tls-mismatch"), "{v}");
 }
 
 #[test]

@@ -130,6 +130,55 @@ fn results_list_show_export_delete() {
 }
 
 #[test]
+fn a_run_refused_for_mismatched_tables_stores_why() {
+    let dir = scratch_dir("store_mismatch");
+    let store = dir.join("r.sqlite");
+    let db = format!("sqlite:{}", dir.join("bench.sqlite").display());
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &db, "--table-size", "300"]));
+    let out = run_fail(fairbench().args(["run", "oltp_point_select", "--target", &db, "--table-size", "900", "--time", "1", "--results"]).arg(&store));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let show = results(&store, &["show", "1"]);
+    assert!(show.contains("Status: failed: table sbtest1 holds ids up to 300 but --table-size is 900"), "{show}");
+    assert!(show.contains("[WARNING] unfinished"), "{show}");
+}
+
+#[test]
+fn a_run_whose_clients_cannot_connect_stores_why() {
+    let dir = scratch_dir("store_connect_fail");
+    let store = dir.join("r.sqlite");
+    run_ok(fairbench().args(["cleanup", "oltp_point_select", "--target", &pg_url(), "--table-name", "sto_connfail_"]));
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &pg_url(), "--table-name", "sto_connfail_", "--table-size", "300"]));
+    // Two connections for this role: table check and snapshot succeed, then the
+    // snapshot connection holds one of them and four clients cannot all connect.
+    pg_admin("DROP ROLE IF EXISTS fb_limited; CREATE ROLE fb_limited LOGIN PASSWORD 'fbpass' CONNECTION LIMIT 2 IN ROLE fb;");
+    let u = parse_url(&pg_url());
+    let url = format!("postgres://fb_limited:fbpass@{}:{}/{}", u.host, u.port.unwrap(), u.database);
+    let out = run_fail(fairbench().args(["run", "oltp_point_select", "--target", &url, "--table-name", "sto_connfail_", "--table-size", "300", "--threads", "4", "--time", "1", "--results"]).arg(&store));
+    pg_admin("DROP ROLE IF EXISTS fb_limited;");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let show = results(&store, &["show", "1"]);
+    let status = show.lines().find(|l| l.starts_with("Status:")).unwrap_or_default();
+    assert!(status.starts_with("Status: failed: ") && status.contains("connection"), "the client's error, not a placeholder: {show}");
+    assert!(!status.contains("stopped before the end"), "{show}");
+}
+
+#[test]
+fn env_on_a_missing_sqlite_file_says_so_and_creates_nothing() {
+    let dir = scratch_dir("store_env_missing");
+    let file = dir.join("typo.sqlite");
+    let out = run_fail(fairbench().args(["env", "--target", &format!("sqlite:{}", file.display())]));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!file.exists(), "env created {}", file.display());
+    // An existing file is described as before.
+    let db = format!("sqlite:{}", dir.join("bench.sqlite").display());
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &db, "--table-size", "100"]));
+    assert!(stdout(&run_ok(fairbench().args(["env", "--target", &db]))).contains("Server: sqlite"));
+}
+
+#[test]
 fn a_stall_from_a_table_lock_is_reported_with_its_time() {
     let dir = scratch_dir("store_stall");
     let store = dir.join("r.sqlite");

@@ -280,26 +280,60 @@ pub fn rule_stalls(r: &RunRecord) -> Vec<Finding> {
     out
 }
 
-/// The client used nearly all the CPUs it has.
+/// Share of the client's cores above which a level's average counts as saturated.
+const SATURATED_LEVEL: f64 = 0.85;
+/// The same for one interval: a single interval is noisier, so the bar is higher.
+const SATURATED_INTERVAL: f64 = 0.9;
+
+/// Measured intervals where the client's own CPU was at or above
+/// `SATURATED_INTERVAL` of its cores, merged into spans: (from s, to s, peak cores).
+/// Warmup is not measured, and intervals under half a second are left out:
+/// the CPU is read when the interval is reported, so over a short one the
+/// ratio is mostly timing noise.
+pub fn saturated_spans(l: &LevelRec, cores: usize) -> Vec<(f64, f64, f64)> {
+    let limit = SATURATED_INTERVAL * cores as f64;
+    let mut spans: Vec<(f64, f64, f64)> = Vec::new();
+    let mut prev_hot = false;
+    for i in l.intervals.iter().filter(|i| !i.warmup && i.secs >= 0.5) {
+        let used = i.cpu_s / i.secs;
+        let hot = used >= limit;
+        match spans.last_mut() {
+            Some(s) if hot && prev_hot => {
+                s.1 = i.t;
+                s.2 = s.2.max(used);
+            }
+            _ if hot => spans.push((i.t - i.secs, i.t, used)),
+            _ => {}
+        }
+        prev_hot = hot;
+    }
+    spans
+}
+
+/// The client used nearly all the CPUs it has, over a level or in some of its intervals.
 pub fn rule_client_saturation(r: &RunRecord) -> Vec<Finding> {
     let Some(cores) = r.env_start.as_ref().map(|e| e.host.cpus_available).filter(|c| *c > 0) else { return vec![] };
     let mut out = Vec::new();
     for l in &r.levels {
         let used = l.cpu_cores;
-        if used >= 0.85 * cores as f64 {
-            let mut ev = vec![format!("client CPU {used:.2} cores of {cores} available at {} threads", l.threads)];
-            if r.env_start.as_ref().map(|e| e.server.local).unwrap_or(false) {
-                ev.push("the server runs on the same machine and competes for the same CPUs".into());
-            }
-            out.push(finding(
-                "client-saturation",
-                Severity::Warning,
-                vec![r.id],
-                format!("run {} at {} threads: the load generator may be the bottleneck", r.id, l.threads),
-                ev,
-                "run the client on another machine or give it more cores (--client-threads), then check that throughput stays the same",
-            ));
+        let spans = saturated_spans(l, cores);
+        if used < SATURATED_LEVEL * cores as f64 && spans.is_empty() {
+            continue;
         }
+        let mut ev = vec![format!("client CPU {used:.2} cores of {cores} available at {} threads (level average)", l.threads)];
+        ev.extend(spans.iter().map(|(f, t, peak)| format!("{} threads: client CPU at {:.0}% of its cores or more from {f:.0}s to {t:.0}s (peak {peak:.2} cores)", l.threads, SATURATED_INTERVAL * 100.0)));
+        if r.env_start.as_ref().map(|e| e.server.local).unwrap_or(false) {
+            ev.push("the server runs on the same machine and competes for the same CPUs".into());
+        }
+        let when = if spans.is_empty() { String::new() } else { format!(" (client CPU near its {cores} cores in {} span{})", spans.len(), if spans.len() > 1 { "s" } else { "" }) };
+        out.push(finding(
+            "client-saturation",
+            Severity::Warning,
+            vec![r.id],
+            format!("run {} at {} threads: the load generator may be the bottleneck{when}", r.id, l.threads),
+            ev,
+            "run the client on another machine or give it more cores (--client-threads), then check that throughput stays the same",
+        ));
     }
     out
 }
@@ -519,6 +553,27 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     out
 }
 
+/// Runs where one connection negotiated TLS and another did not. What was
+/// negotiated counts, not the URL's sslmode: `prefer` may end up either way.
+/// Runs whose TLS state was not recorded are left out.
+pub fn rule_tls_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let known: Vec<bool> = rs.iter().filter_map(|r| server_of(r).and_then(|s| s.tls)).collect();
+    if !known.windows(2).any(|w| w[0] != w[1]) {
+        return vec![];
+    }
+    vec![finding(
+        "tls-mismatch",
+        Severity::Warning,
+        ids(rs),
+        "TLS differs between the runs: one side encrypts every query and result, the other does not".into(),
+        per_run(rs, |r| {
+            let state = server_of(r).and_then(crate::env::tls_text).unwrap_or_else(|| "not recorded".into());
+            format!("{state}, ssl-mode {}", r.opt("ssl-mode").unwrap_or("?"))
+        }),
+        "connect every side the same way (the same sslmode / ssl-mode, and check that it was negotiated): TLS costs CPU on client and server for every round trip",
+    )]
+}
+
 /// Everything: each run's own findings, then the comparison's.
 pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
     let mut v = Vec::new();
@@ -526,6 +581,7 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_durability_mismatch(rs));
         v.extend(rule_memory_mismatch(rs));
         v.extend(rule_config_mismatch(rs));
+        v.extend(rule_tls_mismatch(rs));
     }
     for r in rs {
         v.extend(single(r));

@@ -74,6 +74,7 @@ pub fn results(a: ResultsArgs) -> Result<()> {
 
 pub fn env(a: EnvArgs) -> Result<()> {
     let cfg = Arc::new(a.target.resolve()?);
+    sqlite_file_exists(&cfg)?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     let snap = rt.block_on(async {
         let mut conn = match crate::env::connect(&cfg).await {
@@ -88,6 +89,18 @@ pub fn env(a: EnvArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&snap).map_err(|e| Error::Io(e.to_string()))?);
     } else {
         print!("{}", crate::env::snapshot_text(&snap));
+    }
+    Ok(())
+}
+
+/// `env` only looks: opening a missing SQLite file would create an empty
+/// database and report on it, so a mistyped path must fail instead.
+fn sqlite_file_exists(cfg: &ConnConfig) -> Result<()> {
+    let t = &cfg.target;
+    let path = t.path.as_deref().unwrap_or("");
+    let in_memory = path.is_empty() || path == ":memory:" || path.starts_with("file:");
+    if t.engine == crate::target::Engine::Sqlite && !in_memory && !Path::new(path).exists() {
+        return Err(Error::Connect(format!("the database file {path} does not exist (`fairbench prepare` creates it)")));
     }
     Ok(())
 }

@@ -54,6 +54,14 @@ pub struct Server {
     pub dataset_bytes: Option<u64>,
     /// Bytes the engine caches pages in (buffer pool, shared_buffers, page cache).
     pub cache_bytes: Option<u64>,
+    /// Whether the snapshot's connection, made like the benchmark's, negotiated
+    /// TLS: the URL only says what was asked for (`prefer` may fall back to
+    /// plain). None: not known, or not applicable (SQLite).
+    #[serde(default)]
+    pub tls: Option<bool>,
+    /// The negotiated cipher, when TLS is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_cipher: Option<String>,
 }
 
 impl Server {
@@ -280,6 +288,8 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             let size = rows(c, &format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE '{like}'"), errors).await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).map(|v| v as u64);
             s.status = mysql_status(c, errors).await;
+            let cipher = rows(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", errors).await;
+            (s.tls, s.tls_cipher) = tls_of(cipher.first().and_then(|r| r.get(1)).map(String::as_str));
         }
         Engine::Postgres => {
             let r = rows(c, "SELECT name, setting, COALESCE(unit, '') FROM pg_settings", errors).await;
@@ -301,6 +311,9 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             .await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).map(|v| v as u64);
             s.status = pg_status(c, errors).await;
+            // Always one row: no pg_stat_ssl row means no TLS; no row at all means the query failed.
+            let ssl = rows(c, "SELECT COALESCE((SELECT CASE WHEN ssl THEN COALESCE(cipher, 'unknown cipher') ELSE '' END FROM pg_stat_ssl WHERE pid = pg_backend_pid()), '')", errors).await;
+            (s.tls, s.tls_cipher) = tls_of(ssl.first().and_then(|r| r.first()).map(String::as_str));
         }
         Engine::Sqlite => {
             for p in ["synchronous", "journal_mode", "cache_size", "page_size", "page_count", "mmap_size", "wal_autocheckpoint", "locking_mode", "temp_store", "foreign_keys", "cache_spill"] {
@@ -319,6 +332,16 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
         }
     }
     s
+}
+
+/// TLS state from the cipher the server reports for the session: empty is
+/// plain, None is unknown (the query failed).
+fn tls_of(cipher: Option<&str>) -> (Option<bool>, Option<String>) {
+    match cipher.map(str::trim) {
+        None => (None, None),
+        Some("") => (Some(false), None),
+        Some(c) => (Some(true), Some(c.to_string())),
+    }
 }
 
 async fn mysql_status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String, f64> {
@@ -545,6 +568,9 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     if let Some(b) = s.server.cache_bytes {
         p(format!("  page cache of the engine: {}", human_bytes(b as f64)));
     }
+    if let Some(t) = tls_text(&s.server) {
+        p(format!("  connection: {t}"));
+    }
     let d = crate::audit::durability(&s.server);
     p(format!("  durability: {} ({})", d.class.name(), d.evidence.join(", ")));
     p(format!("  status counters: {}", s.server.status.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")));
@@ -569,6 +595,15 @@ pub fn snapshot_text(s: &Snapshot) -> String {
         p(format!("Not captured: {e}"));
     }
     o
+}
+
+/// "TLS (cipher)" or "plain (no TLS)"; None when not known.
+pub fn tls_text(s: &Server) -> Option<String> {
+    match (s.tls?, &s.tls_cipher) {
+        (true, Some(c)) => Some(format!("TLS ({c})")),
+        (true, None) => Some("TLS".into()),
+        (false, _) => Some("plain (no TLS)".into()),
+    }
 }
 
 pub fn human_bytes(b: f64) -> String {

@@ -716,6 +716,9 @@ pub fn show_text(r: &RunRecord) -> String {
         let d = crate::audit::durability(&e.server);
         let (fit, why) = crate::audit::memory_fit(&e.server);
         p(format!("Server: {} {}", e.server.engine, e.server.version));
+        if let Some(t) = crate::env::tls_text(&e.server) {
+            p(format!("  connection: {t}"));
+        }
         p(format!("  durability: {} [{}]", d.class.name(), d.evidence.join(", ")));
         p(format!("  memory fit: {} ({why})", fit.name()));
         p(format!("Client: {} x {}, {} CPUs available, kernel {}", e.host.cpus, e.host.cpu_model, e.host.cpus_available, e.host.kernel));
