@@ -98,10 +98,41 @@ fn describe(cmd: &Command, out: &Output) -> String {
     )
 }
 
+/// Longest a single fairbench command may take in a test: a hang fails the
+/// test instead of stalling the whole suite.
+const COMMAND_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
 fn run(cmd: &mut Command) -> Output {
-    cmd.stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+    use std::io::Read;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = std::time::Instant::now() + COMMAND_LIMIT;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let so = String::from_utf8_lossy(&out.join().unwrap()).into_owned();
+            panic!("{cmd:?} still running after {}s: killed\n--- stdout ---\n{so}", COMMAND_LIMIT.as_secs());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
 }
 
 /// Runs `cmd` to completion; panics (showing its stdout and stderr) unless it exits 0.

@@ -795,11 +795,16 @@ impl Tpcc {
             *self.shared.nopm.lock().unwrap() = NopmState { before: Some(v), after: None, warm_thread: None };
             return Ok(());
         }
-        // Read the counter when warmup ends (measured from the first event).
+        conn.close().await;
+        // Read the counter when warmup ends (measured from the first event),
+        // on a connection of the thread's own runtime: a socket registered
+        // with this runtime would never wake while this thread is busy.
         let me = self.clone();
+        let cfg = cfg.clone();
         let h = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
             rt.block_on(async move {
+                let mut conn = Conn::connect(cfg, Arc::new(StatementSet::default()), 0).await.ok()?;
                 loop {
                     let s = *me.shared.start.lock().unwrap();
                     if let Some(s) = s {
