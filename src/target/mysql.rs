@@ -88,6 +88,14 @@ impl MyConn {
             self.conn.query_drop(self.text.as_str()).await.map_err(to_db_error)?;
             return Ok(self.conn.affected_rows());
         }
+        let (stmt, params) = self.prepared(id, st, params).await?;
+        self.conn.exec_drop(stmt, params).await.map_err(to_db_error)?;
+        Ok(self.conn.affected_rows())
+    }
+
+    /// The statement prepared on first use, and the parameters as the
+    /// driver binds them.
+    async fn prepared(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<(mysql_async::Statement, Params)> {
         let i = id.0 as usize;
         if self.stmts.len() <= i {
             self.stmts.resize(i + 1, None);
@@ -96,7 +104,7 @@ impl MyConn {
             let s = self.conn.prep(st.sql.as_str()).await.map_err(to_db_error)?;
             self.stmts[i] = Some(s);
         }
-        let stmt = self.stmts[i].as_ref().unwrap();
+        let stmt = self.stmts[i].clone().unwrap();
         let values: Vec<Value> = params
             .iter()
             .map(|p| match p {
@@ -105,8 +113,7 @@ impl MyConn {
             })
             .collect();
         let params = if values.is_empty() { Params::Empty } else { Params::Positional(values) };
-        self.conn.exec_drop(stmt, params).await.map_err(to_db_error)?;
-        Ok(self.conn.affected_rows())
+        Ok((stmt, params))
     }
 
     pub async fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
@@ -130,23 +137,7 @@ impl MyConn {
             self.text = sql;
             return r;
         }
-        let i = id.0 as usize;
-        if self.stmts.len() <= i {
-            self.stmts.resize(i + 1, None);
-        }
-        if self.stmts[i].is_none() {
-            let s = self.conn.prep(st.sql.as_str()).await.map_err(to_db_error)?;
-            self.stmts[i] = Some(s);
-        }
-        let stmt = self.stmts[i].as_ref().unwrap();
-        let values: Vec<Value> = params
-            .iter()
-            .map(|p| match p {
-                Param::Int(v) => Value::Int(*v),
-                Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
-            })
-            .collect();
-        let params = if values.is_empty() { Params::Empty } else { Params::Positional(values) };
+        let (stmt, params) = self.prepared(id, st, params).await?;
         let rows: Vec<mysql_async::Row> = self.conn.exec(stmt, params).await.map_err(to_db_error)?;
         Ok(rows_as_text(rows))
     }
@@ -154,64 +145,90 @@ impl MyConn {
     /// LOAD DATA LOCAL INFILE fed from memory when the server allows it
     /// (local_infile=ON), multi-row INSERTs of `bulk_rows` rows otherwise.
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
-        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
-        let names = names.join(",");
-        let use_infile = match mode {
-            LoadMode::Insert => false,
-            LoadMode::Auto => self.infile_allowed().await,
-            LoadMode::Infile => {
-                if !self.infile_allowed().await {
-                    return Err(DbError { kind: ErrKind::Fatal, code: "local_infile".into(), message: "--load-mode=infile but the server has local_infile=OFF (SET GLOBAL local_infile=ON, or use --load-mode=insert)".into() });
-                }
-                true
-            }
-        };
-        let mut row = Row::default();
-        let mut total = 0u64;
-        let chunk = bulk_rows.max(1);
-        let mut buf: Vec<u8> = Vec::new();
-        let mut sql = String::new();
-        loop {
-            buf.clear();
-            sql.clear();
-            let mut n = 0usize;
-            while n < chunk && rows.next_row(&mut row) {
-                if use_infile {
-                    encode_tsv(cols, &row, &mut buf);
-                } else {
-                    encode_values(cols, &row, &mut sql, n == 0, true);
-                }
-                n += 1;
-            }
-            if n == 0 {
-                break;
-            }
-            if use_infile {
-                let data = bytes::Bytes::copy_from_slice(&buf);
-                self.conn.set_infile_handler(async move {
-                    let s = futures_util::stream::iter(vec![Ok::<_, std::io::Error>(data)]);
-                    Ok(Box::pin(s) as mysql_async::InfileData)
-                });
-                let q = format!(
-                    "LOAD DATA LOCAL INFILE 'fairbench' INTO TABLE {table} CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({names})"
-                );
-                self.conn.query_drop(q).await.map_err(to_db_error)?;
-            } else {
-                let q = format!("INSERT INTO {table} ({names}) VALUES {sql}");
-                self.conn.query_drop(q).await.map_err(to_db_error)?;
-            }
-            total += n as u64;
-        }
-        Ok(total)
-    }
-
-    async fn infile_allowed(&mut self) -> bool {
-        matches!(self.conn.query_first::<String, _>("SELECT @@GLOBAL.local_infile").await, Ok(Some(v)) if v == "1" || v.eq_ignore_ascii_case("ON"))
+        bulk_load(self, table, cols, rows, bulk_rows, mode).await
     }
 
     pub async fn close(self) {
         let _ = self.conn.disconnect().await;
     }
+}
+
+/// What a bulk load needs from a MySQL connection: the crate driver and the
+/// lean client both provide it, so the chunking and the choice of path are
+/// written once, in [`bulk_load`].
+pub(crate) trait BulkConn {
+    /// Whether the server accepts LOAD DATA LOCAL (local_infile=ON).
+    async fn infile_allowed(&mut self) -> bool;
+    /// Runs a LOAD DATA LOCAL statement whose file is `data`.
+    async fn load_infile(&mut self, sql: &str, data: &[u8]) -> DbResult<()>;
+    async fn run(&mut self, sql: &str) -> DbResult<()>;
+}
+
+impl BulkConn for MyConn {
+    async fn infile_allowed(&mut self) -> bool {
+        matches!(self.conn.query_first::<String, _>("SELECT @@GLOBAL.local_infile").await, Ok(Some(v)) if v == "1" || v.eq_ignore_ascii_case("ON"))
+    }
+
+    async fn load_infile(&mut self, sql: &str, data: &[u8]) -> DbResult<()> {
+        let data = bytes::Bytes::copy_from_slice(data);
+        self.conn.set_infile_handler(async move {
+            let s = futures_util::stream::iter(vec![Ok::<_, std::io::Error>(data)]);
+            Ok(Box::pin(s) as mysql_async::InfileData)
+        });
+        self.conn.query_drop(sql).await.map_err(to_db_error)
+    }
+
+    async fn run(&mut self, sql: &str) -> DbResult<()> {
+        self.conn.query_drop(sql).await.map_err(to_db_error)
+    }
+}
+
+/// Loads `rows` in chunks of `bulk_rows`: LOAD DATA LOCAL INFILE fed from
+/// memory when `mode` and the server allow it, multi-row INSERTs otherwise.
+pub(crate) async fn bulk_load<C: BulkConn>(c: &mut C, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
+    let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+    let names = names.join(",");
+    let use_infile = match mode {
+        LoadMode::Insert => false,
+        LoadMode::Auto => c.infile_allowed().await,
+        LoadMode::Infile => {
+            if !c.infile_allowed().await {
+                return Err(DbError { kind: ErrKind::Fatal, code: "local_infile".into(), message: "--load-mode=infile but the server has local_infile=OFF (SET GLOBAL local_infile=ON, or use --load-mode=insert)".into() });
+            }
+            true
+        }
+    };
+    let load = format!("LOAD DATA LOCAL INFILE 'fairbench' INTO TABLE {table} CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({names})");
+    let insert = format!("INSERT INTO {table} ({names}) VALUES ");
+    let mut row = Row::default();
+    let mut total = 0u64;
+    let chunk = bulk_rows.max(1);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut sql = String::new();
+    loop {
+        buf.clear();
+        sql.clear();
+        sql.push_str(&insert);
+        let mut n = 0usize;
+        while n < chunk && rows.next_row(&mut row) {
+            if use_infile {
+                encode_tsv(cols, &row, &mut buf);
+            } else {
+                encode_values(cols, &row, &mut sql, n == 0, true);
+            }
+            n += 1;
+        }
+        if n == 0 {
+            break;
+        }
+        if use_infile {
+            c.load_infile(&load, &buf).await?;
+        } else {
+            c.run(&sql).await?;
+        }
+        total += n as u64;
+    }
+    Ok(total)
 }
 
 fn rows_as_text(rows: Vec<mysql_async::Row>) -> Vec<Vec<Option<String>>> {

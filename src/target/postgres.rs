@@ -120,33 +120,32 @@ impl PgConn {
             self.text = sql;
             return r.map(|(_, n)| n);
         }
+        let stmt = self.prepared(id, st, params).await?;
+        let n = self.client.execute(&stmt, &bind(params)).await.map_err(to_db_error)?;
+        Ok(if st.returns_rows { 0 } else { n })
+    }
+
+    /// The statement, prepared on first use.
+    async fn prepared(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<tokio_postgres::Statement> {
         let i = id.0 as usize;
         if self.stmts.len() <= i {
             self.stmts.resize(i + 1, None);
         }
-        if self.stmts[i].is_none() {
-            // Integers are typed BIGINT so one statement serves INTEGER and
-            // BIGINT schemas alike (int4 = int8 still uses the index).
-            let types: Vec<Type> = params
-                .iter()
-                .map(|p| match p {
-                    Param::Int(_) => Type::INT8,
-                    Param::Text(_) => Type::TEXT,
-                })
-                .collect();
-            let s = self.client.prepare_typed(&dollar_params(&st.sql), &types).await.map_err(to_db_error)?;
-            self.stmts[i] = Some(s);
+        if let Some(s) = &self.stmts[i] {
+            return Ok(s.clone());
         }
-        let stmt = self.stmts[i].as_ref().unwrap();
-        let refs: Vec<&(dyn ToSql + Sync)> = params
+        // Integers are typed BIGINT so one statement serves INTEGER and
+        // BIGINT schemas alike (int4 = int8 still uses the index).
+        let types: Vec<Type> = params
             .iter()
             .map(|p| match p {
-                Param::Int(v) => v as &(dyn ToSql + Sync),
-                Param::Text(s) => s as &(dyn ToSql + Sync),
+                Param::Int(_) => Type::INT8,
+                Param::Text(_) => Type::TEXT,
             })
             .collect();
-        let n = self.client.execute(stmt, &refs).await.map_err(to_db_error)?;
-        Ok(if st.returns_rows { 0 } else { n })
+        let s = self.client.prepare_typed(&dollar_params(&st.sql), &types).await.map_err(to_db_error)?;
+        self.stmts[i] = Some(s.clone());
+        Ok(s)
     }
 
     pub async fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
@@ -183,30 +182,8 @@ impl PgConn {
             self.text = sql;
             return r;
         }
-        let i = id.0 as usize;
-        if self.stmts.len() <= i {
-            self.stmts.resize(i + 1, None);
-        }
-        if self.stmts[i].is_none() {
-            let types: Vec<Type> = params
-                .iter()
-                .map(|p| match p {
-                    Param::Int(_) => Type::INT8,
-                    Param::Text(_) => Type::TEXT,
-                })
-                .collect();
-            let s = self.client.prepare_typed(&dollar_params(&st.sql), &types).await.map_err(to_db_error)?;
-            self.stmts[i] = Some(s);
-        }
-        let stmt = self.stmts[i].as_ref().unwrap();
-        let refs: Vec<&(dyn ToSql + Sync)> = params
-            .iter()
-            .map(|p| match p {
-                Param::Int(v) => v as &(dyn ToSql + Sync),
-                Param::Text(s) => s as &(dyn ToSql + Sync),
-            })
-            .collect();
-        let rows = self.client.query(stmt, &refs).await.map_err(to_db_error)?;
+        let stmt = self.prepared(id, st, params).await?;
+        let rows = self.client.query(&stmt, &bind(params)).await.map_err(to_db_error)?;
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             let mut v = Vec::with_capacity(r.len());
@@ -417,4 +394,15 @@ fn numeric_text(raw: &[u8]) -> Result<String, Box<dyn std::error::Error + Sync +
     frac.truncate(dscale);
     let sign = if sign == 0x4000 { "-" } else { "" };
     Ok(if dscale > 0 { format!("{sign}{int}.{frac}") } else { format!("{sign}{int}") })
+}
+
+/// The parameters as the driver binds them.
+fn bind<'a>(params: &'a [Param<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    params
+        .iter()
+        .map(|p| match p {
+            Param::Int(v) => v as &(dyn ToSql + Sync),
+            Param::Text(s) => s as &(dyn ToSql + Sync),
+        })
+        .collect()
 }

@@ -59,22 +59,7 @@ impl LiteConn {
 
     pub fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
         let mut s = self.conn.prepare(sql).map_err(to_db_error)?;
-        let n = s.column_count();
-        let mut rows = s.raw_query();
-        let mut out = Vec::new();
-        while let Some(r) = rows.next().map_err(to_db_error)? {
-            let mut v = Vec::with_capacity(n);
-            for i in 0..n {
-                v.push(match r.get_ref(i).map_err(to_db_error)? {
-                    ValueRef::Null => None,
-                    ValueRef::Integer(i) => Some(i.to_string()),
-                    ValueRef::Real(f) => Some(f.to_string()),
-                    ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
-                });
-            }
-            out.push(v);
-        }
-        Ok(out)
+        rows_as_text(&mut s)
     }
 
     /// A statement's rows with every value as text (NULL as None).
@@ -94,22 +79,7 @@ impl LiteConn {
             }
             .map_err(to_db_error)?;
         }
-        let n = s.column_count();
-        let mut rows = s.raw_query();
-        let mut out = Vec::new();
-        while let Some(r) = rows.next().map_err(to_db_error)? {
-            let mut v = Vec::with_capacity(n);
-            for i in 0..n {
-                v.push(match r.get_ref(i).map_err(to_db_error)? {
-                    ValueRef::Null => None,
-                    ValueRef::Integer(i) => Some(i.to_string()),
-                    ValueRef::Real(f) => Some(f.to_string()),
-                    ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
-                });
-            }
-            out.push(v);
-        }
-        Ok(out)
+        rows_as_text(&mut s)
     }
 
     /// Batched transactions of `bulk_rows` rows through one prepared INSERT.
@@ -183,3 +153,23 @@ fn run(conn: &Connection, s: &mut rusqlite::Statement<'_>, params: &[Param<'_>],
         Ok(conn.total_changes() - before)
     }
 }
+
+/// Every row of a bound statement, each value as text (NULL as None).
+fn rows_as_text(s: &mut rusqlite::Statement<'_>) -> DbResult<Vec<Vec<Option<String>>>> {
+        let n = s.column_count();
+        let mut rows = s.raw_query();
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(to_db_error)? {
+            let mut v = Vec::with_capacity(n);
+            for i in 0..n {
+                v.push(match r.get_ref(i).map_err(to_db_error)? {
+                    ValueRef::Null => None,
+                    ValueRef::Integer(i) => Some(i.to_string()),
+                    ValueRef::Real(f) => Some(f.to_string()),
+                    ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                });
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }

@@ -8,8 +8,8 @@
 //! from memory for loading.
 
 use super::{Choice, ReadBuf, Sock};
-use crate::target::mysql::{encode_tsv, encode_values, LOST};
-use crate::target::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
+use crate::target::mysql::{bulk_load, BulkConn, LOST};
+use crate::target::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, RowSource, SslMode, Statement, StmtId};
 
 const CLIENT_LONG_PASSWORD: u32 = 1;
 const CLIENT_CONNECT_WITH_DB: u32 = 8;
@@ -557,52 +557,20 @@ impl MyFast {
     /// LOAD DATA LOCAL INFILE fed from memory when the server allows it,
     /// multi-row INSERTs otherwise (the driver path's rules).
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
-        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
-        let names = names.join(",");
-        let use_infile = match mode {
-            LoadMode::Insert => false,
-            LoadMode::Auto => self.infile_allowed().await,
-            LoadMode::Infile => {
-                if !self.infile_allowed().await {
-                    return Err(DbError { kind: ErrKind::Fatal, code: "local_infile".into(), message: "--load-mode=infile but the server has local_infile=OFF (SET GLOBAL local_infile=ON, or use --load-mode=insert)".into() });
-                }
-                true
-            }
-        };
-        let mut row = Row::default();
-        let mut total = 0u64;
-        let chunk = bulk_rows.max(1);
-        let mut buf: Vec<u8> = Vec::new();
-        let mut sql = String::new();
-        loop {
-            buf.clear();
-            sql.clear();
-            let mut n = 0usize;
-            while n < chunk && rows.next_row(&mut row) {
-                if use_infile {
-                    encode_tsv(cols, &row, &mut buf);
-                } else {
-                    encode_values(cols, &row, &mut sql, n == 0, true);
-                }
-                n += 1;
-            }
-            if n == 0 {
-                break;
-            }
-            if use_infile {
-                let q = format!(
-                    "LOAD DATA LOCAL INFILE 'fairbench' INTO TABLE {table} CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({names})"
-                );
-                self.infile(&q, &buf).await?;
-            } else {
-                self.query(&format!("INSERT INTO {table} ({names}) VALUES {sql}")).await?;
-            }
-            total += n as u64;
-        }
-        Ok(total)
+        bulk_load(self, table, cols, rows, bulk_rows, mode).await
     }
 
-    async fn infile(&mut self, q: &str, data: &[u8]) -> DbResult<()> {
+    pub async fn close(mut self) {
+        if !self.broken {
+            self.w.clear();
+            self.w.extend_from_slice(&[1, 0, 0, 0, 0x01]); // COM_QUIT
+            let _ = self.sock.send(&self.w).await;
+        }
+    }
+}
+
+impl BulkConn for MyFast {
+    async fn load_infile(&mut self, q: &str, data: &[u8]) -> DbResult<()> {
         self.start(0x03);
         self.w.extend_from_slice(q.as_bytes());
         self.command().await?;
@@ -633,16 +601,12 @@ impl MyFast {
         self.results(Collect::Nothing).await.map(|_| ())
     }
 
-    async fn infile_allowed(&mut self) -> bool {
-        matches!(self.query_rows("SELECT @@GLOBAL.local_infile").await.as_deref(), Ok([r, ..]) if matches!(r.first(), Some(Some(v)) if v == "1" || v.eq_ignore_ascii_case("ON")))
+    async fn run(&mut self, sql: &str) -> DbResult<()> {
+        self.query(sql).await.map(|_| ())
     }
 
-    pub async fn close(mut self) {
-        if !self.broken {
-            self.w.clear();
-            self.w.extend_from_slice(&[1, 0, 0, 0, 0x01]); // COM_QUIT
-            let _ = self.sock.send(&self.w).await;
-        }
+    async fn infile_allowed(&mut self) -> bool {
+        matches!(self.query_rows("SELECT @@GLOBAL.local_infile").await.as_deref(), Ok([r, ..]) if matches!(r.first(), Some(Some(v)) if v == "1" || v.eq_ignore_ascii_case("ON")))
     }
 }
 
