@@ -459,7 +459,12 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
                 Ok(()) => break true,
                 Err(e) => match e.kind {
                     ErrKind::Retryable => {
-                        local.window.borrow_mut().count_error(&e.code);
+                        let mut win = local.window.borrow_mut();
+                        win.count_error(&e.code);
+                        if kinds {
+                            win.count_kind_retry(q.kind);
+                        }
+                        drop(win);
                         w.after_error(&mut conn, &mut st).await;
                         retry = true;
                         // A SQLite retry never suspends: let the ticker see

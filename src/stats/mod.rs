@@ -50,12 +50,14 @@ pub struct KindWindow {
     pub events: u64,
     /// Events that ended in a rollback the workload intended.
     pub rollbacks: u64,
+    /// Retryable errors that restarted an event of this kind.
+    pub retries: u64,
     pub lat: Histogram<u64>,
 }
 
 impl Default for KindWindow {
     fn default() -> Self {
-        KindWindow { events: 0, rollbacks: 0, lat: new_hist() }
+        KindWindow { events: 0, rollbacks: 0, retries: 0, lat: new_hist() }
     }
 }
 
@@ -104,6 +106,14 @@ impl Window {
         k.lat.saturating_record(us.max(1));
     }
 
+    /// A retryable error restarted an event of `kind`.
+    pub fn count_kind_retry(&mut self, kind: usize) {
+        if self.kinds.len() <= kind {
+            self.kinds.resize_with(kind + 1, KindWindow::default);
+        }
+        self.kinds[kind].retries += 1;
+    }
+
     pub fn count_error(&mut self, code: &str) {
         self.errors += 1;
         *self.errors_by_code.entry(code.to_string()).or_default() += 1;
@@ -132,6 +142,7 @@ impl Window {
         for (a, b) in self.kinds.iter_mut().zip(&o.kinds) {
             a.events += b.events;
             a.rollbacks += b.rollbacks;
+            a.retries += b.retries;
             let _ = a.lat.add(&b.lat);
         }
     }

@@ -25,7 +25,7 @@ use crate::target::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, Stm
 use crate::usage;
 pub use options::TpccArgs;
 use schema::{Fk, Names, SchemaOpts};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -110,8 +110,6 @@ struct Stmts {
 /// State shared by all clients of a run and the output.
 #[derive(Debug, Default)]
 pub struct RunShared {
-    /// Retries per transaction kind.
-    pub retries: [AtomicU64; 5],
     started: AtomicBool,
     /// When the first event of the current level began (all clients start
     /// together after the connect barrier).
@@ -658,7 +656,6 @@ impl Workload for Tpcc {
     async fn event(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, retry: bool) -> DbResult<()> {
         self.mark_started();
         if retry {
-            self.shared.retries[c.kind].fetch_add(1, Ordering::Relaxed);
             if self.oltp.trx_retry {
                 c.rng = c.saved.clone();
             }

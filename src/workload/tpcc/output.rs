@@ -9,7 +9,6 @@ use crate::runner::{Interval, LevelResult, Sink, Stop};
 use crate::stats::{pct_ms, KindWindow};
 use serde_json::{json, Value};
 use std::io::Write;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// TPC-C's minimum shares (clause 5.2.3), in the order of KINDS.
@@ -125,7 +124,7 @@ impl TpccSink {
                 "name": name,
                 "count": ev,
                 "rollbacks": k.map(|k| k.rollbacks).unwrap_or(0),
-                "retries": self.shared.retries[i].load(Ordering::Relaxed),
+                "retries": k.map(|k| k.retries).unwrap_or(0),
                 "mix_pct": pct,
                 "mix_min_pct": MIN_PCT[i],
                 "mix_ok": self.mix_ok(pct, i, total),
@@ -182,7 +181,7 @@ impl TpccSink {
                 "    {title:<13} {ev:>8} {pct:>6.2} ({:>2.0}% {ok}) {:>9} {:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>7.2}\n",
                 MIN_PCT[i],
                 k.map(|k| k.rollbacks).unwrap_or(0),
-                self.shared.retries[i].load(Ordering::Relaxed),
+                k.map(|k| k.retries).unwrap_or(0),
                 h.map(|h| h.mean() / 1000.0).unwrap_or(0.0),
                 lat(50.0),
                 lat(95.0),
@@ -216,7 +215,7 @@ impl TpccSink {
             let k = kind(t, i);
             let ev = k.map(|k| k.events).unwrap_or(0);
             let sc = k.map(|k| in_limit(k, LIMIT_MS[i])).unwrap_or(0);
-            let rt = self.shared.retries[i].load(Ordering::Relaxed);
+            let rt = k.map(|k| k.retries).unwrap_or(0);
             let avg = k.filter(|k| !k.lat.is_empty()).map(|k| k.lat.mean() / 1000.0).unwrap_or(0.0);
             rows.push((sc, ev - sc, rt, avg));
             s.push_str(&format!("  [{i}] sc:{sc} lt:{}  rt:{rt}  fl:0 avg_rt: {avg:.1} ({})\n", ev - sc, LIMIT_MS[i] as u64));
