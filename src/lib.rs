@@ -191,11 +191,14 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
                 break;
             }
         };
-        if let Err(e) = hooks.block_on(w.run_finished(&cfg, &r)) {
+        // The level was measured: its summary is printed and stored even
+        // when the workload's closing step (TPC-C's NOPM read) fails.
+        let finished = hooks.block_on(w.run_finished(&cfg, &r));
+        sink.summary(&r, &info);
+        if let Err(e) = finished {
             outcome = Err(e);
             break;
         }
-        sink.summary(&r, &info);
         match r.stop {
             Stop::Completed => {}
             Stop::Interrupted => {
