@@ -163,12 +163,19 @@ class Bench:
         if not q:
             return None
         scpu = (c1 - c0) / q
-        return {"qps": qps, "client_us": (u + s) / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES, "rss_mb": rss / 1024, "cpu_s": u + s, "wall": wall}
+        return {"qps": qps, "client_us": (u + s) / q * 1e6, "client_sys_us": s / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES, "rss_mb": rss / 1024, "cpu_s": u + s, "wall": wall}
 
     # sections
-    def prepare_data(self):
+    def prepare_data(self, compare=True):
         a = self.a
         sizes = f"--tables=4 --table-size={a.table_size}"
+        if not compare:
+            # The OLTP rows only need the data: prepare once, untimed.
+            for kind in ("maria-socket", "pg-tcp"):
+                self.cleanup(kind)
+                run_child([self.fb, "prepare", "--target", self.fb_target(kind), *sizes.split(), "--threads=4"])
+            self.pgbench_init()
+            return
         for kind in ("maria-socket", "pg-tcp"):
             eng = "MariaDB" if kind.startswith("maria") else "PostgreSQL"
             fb, ref = [], []
@@ -185,6 +192,10 @@ class Bench:
                     log(f"prepare {eng} {tool}: {wall:.1f}s")
             self.rows.append(("prepare", f"{eng} 4 x {a.table_size:,} rows", "wall time", [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench prepare"))
             self.rows.append(("prepare", f"{eng} 4 x {a.table_size:,} rows", "rows/s", [x["rows_s"] for x in fb], [x["rows_s"] for x in ref], "sysbench prepare"))
+        self.pgbench_init()
+
+    def pgbench_init(self):
+        a = self.a
         if not self.pgbench_ready:
             text, *_ = run_child(["pgbench", "-i", "-q", "-s", str(max(1, a.table_size // 100000)), "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", self.db], env={**self.env, "PGPASSWORD": "fbpass"})
             self.pgbench_ready = True
@@ -200,16 +211,25 @@ class Bench:
                 for kind in ("maria-socket", "maria-tcp", "pg-tcp"):
                     combos.append((test, clients, kind))
         for test, clients, kind in combos:
-            res = {"fairbench": [], "sysbench": [], "pgbench": []}
+            res = {"fairbench": [], "sysbench": [], "pgbench": [], "floor": []}
             tools = ["fairbench", "sysbench"] + (["pgbench"] if kind == "pg-tcp" and test == "oltp_point_select" else [])
+            # The kernel's floor per round trip (bench/floor.py) beside the point selects on MariaDB.
+            if kind.startswith("maria") and test == "oltp_point_select":
+                tools.append("floor")
             for rep in range(a.reps):
                 order = tools if rep % 2 == 0 else tools[::-1]
                 for tool in order:
                     if tool == "fairbench":
-                        cmd = [self.fb, "run", test, "--target", self.fb_target(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--no-prepare"]
+                        cmd = [self.fb, "run", test, "--target", self.fb_target(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--no-prepare"]
                         r = self.measured(kind, cmd, parse_sysbench)
                     elif tool == "sysbench":
-                        cmd = ["sysbench", test, *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--db-ps-mode=auto", "run"]
+                        # sysbench 1.0 defaults to --rand-type=special (a small hot set that
+                        # stays cached); both tools are given the same distribution.
+                        cmd = ["sysbench", test, *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--db-ps-mode=auto", "run"]
+                        r = self.measured(kind, cmd, parse_sysbench)
+                    elif tool == "floor":
+                        where = [f"--socket={self.my_sock}"] if kind == "maria-socket" else ["--host=127.0.0.1", f"--port={self.my_port}"]
+                        cmd = [sys.executable, os.path.join(HERE, "floor.py"), *where, "--user=fb", "--password=fbpass", f"--db={self.db}", f"--clients={clients}", f"--time={a.time}", f"--table-size={a.table_size}"]
                         r = self.measured(kind, cmd, parse_sysbench)
                     else:
                         cmd = ["pgbench", "-S", "-M", "prepared", "-n", "-c", str(clients), "-j", str(min(clients, CORES)), "-T", str(a.time), "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", self.db]
@@ -218,8 +238,22 @@ class Bench:
                         res[tool].append(r)
                         log(f"{test} {clients} {kind} {tool}: {r['qps']:.0f} qps, client {r['client_us']:.1f} us/q, server {r['server_us']:.1f} us/q, share {r['share']:.0%}")
             label = f"{test} {clients}cl {kind}"
+            fl, sb = median([x["client_sys_us"] for x in res["floor"]]), median([x["client_us"] for x in res["sysbench"]])
+            if fl is not None and sb is not None:
+                self.notes.append(
+                    f"{label}: the kernel alone costs {fl:.1f} µs of client CPU per query (system time of floor.py, one send and one receive per query); "
+                    f"a third of sysbench's client CPU is {sb / 3:.1f} µs, so that target is {'below this floor: no client can reach it' if fl > sb / 3 else 'above this floor'}."
+                )
+                # With client and server sharing the cores, the best share of the
+                # server-only ceiling a client at the floor could reach.
+                srv = median([x["server_us"] for x in res["fairbench"]])
+                if srv:
+                    self.notes.append(f"{label}: with the server at {srv:.1f} µs per query and a client at that floor, the share of the server-only ceiling cannot pass {srv / (srv + fl):.0%} on a machine the two share.")
             for ref in tools[1:]:
-                for metric in ("qps", "client_us", "server_us", "share"):
+                # Against the floor only the kernel's part means anything: the
+                # floor client's own user time is Python's.
+                metrics = ("client_sys_us",) if ref == "floor" else ("qps", "client_us", "client_sys_us", "server_us", "share")
+                for metric in metrics:
                     self.rows.append(("oltp", label, metric, [x[metric] for x in res["fairbench"]], [x[metric] for x in res[ref]], ref))
 
     def many(self):
@@ -246,8 +280,7 @@ class Bench:
     def tpcc(self):
         gotpc = shutil.which("go-tpc") or (os.path.join(HERE, "tools", "go-tpc") if os.path.exists(os.path.join(HERE, "tools", "go-tpc")) else None)
         if not gotpc:
-            self.notes.append("TPC-C load: skipped, go-tpc not found (put it on PATH or at bench/tools/go-tpc; build it from the go-tpc Go module, v1.0.12).")
-            return
+            self.notes.append("TPC-C load: go-tpc not found, so fairbench's load time is shown alone (put go-tpc on PATH or at bench/tools/go-tpc to compare; it is built from the go-tpc Go module).")
         w = self.a.warehouses
         for kind, eng in (("maria-tcp", "mysql"), ("pg-tcp", "postgres")):
             fb, ref = [], []
@@ -255,7 +288,10 @@ class Bench:
                 run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
                 _, wall, *_ = run_child([self.fb, "prepare", "tpcc", "--target", self.fb_target(kind), f"--warehouses={w}", "--threads=4"])
                 fb.append(wall)
+                log(f"TPC-C load {w} W {kind} fairbench: {wall:.1f}s")
                 run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
+                if not gotpc:
+                    continue
                 port = self.my_port if eng == "mysql" else self.pg_port
                 args = [gotpc, "tpcc", "-H", "127.0.0.1", "-P", port, "-U", "fb", "-p", "fbpass", "-D", self.db, "--warehouses", str(w), "-T", "4"]
                 if eng == "postgres":
@@ -263,7 +299,7 @@ class Bench:
                 _, wall, *_ = run_child(args + ["prepare", "--no-check"])
                 ref.append(wall)
                 run_child(args + ["cleanup"])
-            self.rows.append(("tpcc", f"TPC-C load {w} warehouses, {kind}", "wall time", fb, ref, "go-tpc"))
+            self.rows.append(("tpcc", f"TPC-C load {w} warehouses, {kind}", "wall time", fb, ref, "go-tpc" if gotpc else "(none)"))
 
     def sql_mysql(self, sql):
         run_child(["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", "-e", sql])
@@ -296,13 +332,13 @@ class Bench:
                 return "-"
             if metric == "share":
                 return f"{v:.0%}"
-            if metric in ("client_us", "server_us"):
+            if metric in ("client_us", "client_sys_us", "server_us"):
                 return f"{v:.1f}"
             if metric in ("qps", "rows/s"):
                 return f"{v:,.0f}"
             return f"{v:.1f}"
 
-        names = {"qps": "QPS", "client_us": "client CPU µs/query", "server_us": "server CPU µs/query", "share": "share of server-only ceiling"}
+        names = {"qps": "QPS", "client_us": "client CPU µs/query", "client_sys_us": "client system CPU µs/query", "server_us": "server CPU µs/query", "share": "share of server-only ceiling"}
         lines = []
         v = self.versions()
         mode = "quick" if self.a.quick else "full"
@@ -337,6 +373,8 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", default="prepare,oltp,many,tpcc")
     p.add_argument("--out")
+    p.add_argument("--keep", help="a RESULTS .json whose rows of sections not run this time are kept in the table")
+    p.add_argument("--seconds", type=int, help="length of each OLTP run (default 5 quick, 20 full)")
     a = p.parse_args()
     if a.quick:
         a.table_size, a.reps, a.prep_reps, a.time, a.clients = 100_000, 2, 1, 5, [4]
@@ -344,18 +382,28 @@ def main():
     else:
         a.table_size, a.reps, a.prep_reps, a.time, a.clients = 1_000_000, 3, 3, 20, [4, 16]
         a.many_maria, a.many_pg, a.warehouses = [2000, 10000], [1000], 10
+    if a.seconds:
+        a.time = a.seconds
     b = Bench(a)
     b.notes = []
     b.pgbench_ready = False
     only = a.only.split(",")
     if "prepare" in only or "oltp" in only:
-        b.prepare_data()
+        b.prepare_data(compare="prepare" in only)
     if "oltp" in only:
         b.oltp()
     if "many" in only:
         b.many()
     if "tpcc" in only:
         b.tpcc()
+    if a.keep:
+        ran = set(only) | ({"prepare"} if "prepare" in only else set())
+        kept = [tuple(r) for r in json.load(open(a.keep)) if r[0] not in ran]
+        order = ["prepare", "oltp", "many", "tpcc"]
+        b.rows = sorted(kept + b.rows, key=lambda r: order.index(r[0]) if r[0] in order else len(order))
+        if any(r[0] == "tpcc" and r[5] == "(none)" for r in kept):
+            b.notes.append("TPC-C load: go-tpc was not found, so fairbench's load time is shown alone.")
+        b.notes.append(f"Rows of sections other than {', '.join(only)} come from an earlier run of this harness ({os.path.basename(a.keep)}).")
     b.report()
 
 

@@ -5,6 +5,7 @@
 #   bash bench/run.sh            full run (4 x 1M rows, 3 repetitions; an hour or more)
 #   bash bench/run.sh --quick    smoke-sized run (4 x 100k rows, 2 repetitions; minutes)
 #   bash bench/run.sh --only oltp[,prepare,many,tpcc]
+#   bash bench/run.sh --seconds 15   length of each OLTP run
 #
 # Servers: reuses the ones described by FAIRBENCH_TEST_* in the environment
 # (eval "$(bash scripts/servers.sh start)"), else starts its own with

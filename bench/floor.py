@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The cheapest client possible: the kernel's share of a query round trip.
+
+N processes, each with one blocking connection to MariaDB (TCP or socket),
+send the same point select over and over: one send() and one recv() per
+query, no parsing beyond finding the end of the result, no statistics. Its
+CPU per query (mostly system time: the loopback send, waking the server,
+sleeping until the answer) is a floor that no load generator can go below
+on this machine, whatever its language. bench.py runs it beside fairbench
+and sysbench so the client-CPU targets can be judged against it.
+
+Prints `queries: N (Q per sec.)` like sysbench, so the harness parses it
+the same way.
+
+    floor.py --host 127.0.0.1 --port 3306 | --socket PATH
+             --user U --password P --db D [--clients 4] [--time 10] [--table-size 100000]
+"""
+
+import argparse
+import hashlib
+import os
+import socket
+import struct
+import time
+
+CAPS = 0x00000001 | 0x00000008 | 0x00000200 | 0x00008000 | 0x00080000  # long password, with db, protocol 41, secure connection, plugin auth
+
+
+def read_packet(s, buf):
+    """One packet's payload from `buf` (a bytearray refilled from `s`)."""
+    while True:
+        if len(buf) >= 4:
+            n = buf[0] | buf[1] << 8 | buf[2] << 16
+            if len(buf) >= 4 + n:
+                p = bytes(buf[4 : 4 + n])
+                del buf[: 4 + n]
+                return p
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError("server closed the connection")
+        buf += chunk
+
+
+def packet(seq, payload):
+    return struct.pack("<I", len(payload))[:3] + bytes([seq]) + payload
+
+
+def scramble(password, salt):
+    """mysql_native_password: SHA1(pw) XOR SHA1(salt + SHA1(SHA1(pw)))."""
+    if not password:
+        return b""
+    h1 = hashlib.sha1(password.encode()).digest()
+    h2 = hashlib.sha1(h1).digest()
+    h3 = hashlib.sha1(salt + h2).digest()
+    return bytes(a ^ b for a, b in zip(h1, h3))
+
+
+def connect(a):
+    if a.socket:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(a.socket)
+    else:
+        s = socket.create_connection((a.host, a.port))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buf = bytearray()
+    hs = read_packet(s, buf)
+    i = hs.index(b"\0", 1) + 1 + 4
+    salt = hs[i : i + 8]
+    i += 8 + 1 + 2 + 1 + 2 + 2
+    alen = hs[i]
+    i += 1 + 10
+    salt += hs[i : i + max(13, alen - 8) - 1]
+    auth = scramble(a.password, salt)
+    resp = struct.pack("<IIB", CAPS, 1 << 24, 33) + b"\0" * 23 + a.user.encode() + b"\0" + bytes([len(auth)]) + auth + a.db.encode() + b"\0" + b"mysql_native_password\0"
+    s.sendall(packet(1, resp))
+    r = read_packet(s, buf)
+    if r[0] == 0xFE:  # auth switch: the plugin named, with a new salt
+        j = r.index(b"\0", 1) + 1
+        s.sendall(packet(3, scramble(a.password, r[j:].rstrip(b"\0"))))
+        r = read_packet(s, buf)
+    if r[0] != 0x00:
+        raise SystemExit(f"floor: login failed: {r[3:]!r}")
+    return s, buf
+
+
+def query_loop(a, wfd):
+    s, buf = connect(a)
+    # Pre-encoded queries: the client does nothing per query but send and receive.
+    qs = [packet(0, b"\x03" + f"SELECT c FROM sbtest1 WHERE id={1 + (k * 7919) % a.table_size}".encode()) for k in range(1024)]
+    n = 0
+    end = time.monotonic() + a.time
+    while True:
+        s.sendall(qs[n & 1023])
+        # Result set: column count, column definition, EOF, rows, EOF.
+        eofs = 0
+        while eofs < 2:
+            p = read_packet(s, buf)
+            if p[0] == 0xFF:
+                raise SystemExit(f"floor: query failed: {p[3:]!r}")
+            if p[0] == 0xFE and len(p) < 9:
+                eofs += 1
+        n += 1
+        if n & 63 == 0 and time.monotonic() >= end:
+            break
+    os.write(wfd, struct.pack("<Q", n))
+    s.close()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=3306)
+    p.add_argument("--socket")
+    p.add_argument("--user", required=True)
+    p.add_argument("--password", default="")
+    p.add_argument("--db", required=True)
+    p.add_argument("--clients", type=int, default=4)
+    p.add_argument("--time", type=float, default=10)
+    p.add_argument("--table-size", type=int, default=100000)
+    a = p.parse_args()
+    r, w = os.pipe()
+    t0 = time.monotonic()
+    kids = []
+    for _ in range(a.clients):
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                query_loop(a, w)
+            finally:
+                os._exit(0)
+        kids.append(pid)
+    os.close(w)
+    for pid in kids:
+        os.waitpid(pid, 0)
+    wall = time.monotonic() - t0
+    data = os.read(r, 8 * a.clients)
+    total = sum(struct.unpack(f"<{len(data) // 8}Q", data))
+    print(f"    queries:                             {total} ({total / wall:.2f} per sec.)")
+
+
+if __name__ == "__main__":
+    main()
