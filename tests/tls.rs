@@ -87,38 +87,7 @@ fn describe(cmd: &Command, out: &Output) -> String {
 
 /// Runs `cmd` to completion within [`RUN_LIMIT`] (killing it and failing otherwise).
 fn run_limited(cmd: &mut Command) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t_out = thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = so.read_to_end(&mut b);
-        b
-    });
-    let t_err = thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = se.read_to_end(&mut b);
-        b
-    });
-    let deadline = Instant::now() + RUN_LIMIT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{cmd:?} did not finish within {RUN_LIMIT:?}");
-            }
-            Ok(None) => thread::sleep(Duration::from_millis(50)),
-            Err(e) => panic!("waiting for {cmd:?}: {e}"),
-        }
-    };
-    Output { status, stdout: t_out.join().unwrap(), stderr: t_err.join().unwrap() }
+    run_within(cmd, RUN_LIMIT)
 }
 
 /// The raw JSON value of `key` in a one-line JSON object (enough for numbers and strings).

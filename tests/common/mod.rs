@@ -103,6 +103,12 @@ fn describe(cmd: &Command, out: &Output) -> String {
 const COMMAND_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 fn run(cmd: &mut Command) -> Output {
+    run_within(cmd, COMMAND_LIMIT)
+}
+
+/// Runs `cmd` to completion, killing it and failing the test when it takes
+/// longer than `limit`.
+pub fn run_within(cmd: &mut Command, limit: std::time::Duration) -> Output {
     use std::io::Read;
     let mut child = cmd
         .stdin(Stdio::null())
@@ -119,7 +125,7 @@ fn run(cmd: &mut Command) -> Output {
     };
     let out = drain(Box::new(child.stdout.take().unwrap()));
     let err = drain(Box::new(child.stderr.take().unwrap()));
-    let deadline = std::time::Instant::now() + COMMAND_LIMIT;
+    let deadline = std::time::Instant::now() + limit;
     let status = loop {
         if let Some(st) = child.try_wait().unwrap() {
             break st;
@@ -128,7 +134,7 @@ fn run(cmd: &mut Command) -> Output {
             let _ = child.kill();
             let _ = child.wait();
             let so = String::from_utf8_lossy(&out.join().unwrap()).into_owned();
-            panic!("{cmd:?} still running after {}s: killed\n--- stdout ---\n{so}", COMMAND_LIMIT.as_secs());
+            panic!("{cmd:?} still running after {}s: killed\n--- stdout ---\n{so}", limit.as_secs());
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
