@@ -87,8 +87,8 @@ impl Sock {
     /// answer's edge in between: a hang either way.)
     pub async fn send(&mut self, buf: &[u8]) -> io::Result<()> {
         let n = match self {
-            Sock::Tcp(s) => try_write_tcp(s, buf),
-            Sock::Unix(s) => try_write_unix(s, buf),
+            Sock::Tcp(s) => try_write(|b| s.try_write(b), buf),
+            Sock::Unix(s) => try_write(|b| s.try_write(b), buf),
         }?;
         if n == buf.len() {
             return Ok(());
@@ -107,22 +107,12 @@ impl Sock {
     }
 }
 
-fn try_write_tcp(s: &TcpStream, buf: &[u8]) -> io::Result<usize> {
+/// Writes as much of `buf` as the socket takes without waiting; returns how
+/// much that was.
+fn try_write(mut write: impl FnMut(&[u8]) -> io::Result<usize>, buf: &[u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
-        match s.try_write(&buf[n..]) {
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
-fn try_write_unix(s: &UnixStream, buf: &[u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match s.try_write(&buf[n..]) {
+        match write(&buf[n..]) {
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
             Err(e) => return Err(e),

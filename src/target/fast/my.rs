@@ -296,6 +296,24 @@ impl MyFast {
 
     /// Next packet (payload reassembled when split).
     async fn next(&mut self) -> std::io::Result<Pkt> {
+        let (start, len) = self.physical().await?;
+        if len < MAX_PAYLOAD {
+            return Ok(Pkt { start, end: start + len, big: false });
+        }
+        self.big.clear();
+        self.big.extend_from_slice(&self.r.data[start..start + len]);
+        loop {
+            let (start, len) = self.physical().await?;
+            self.big.extend_from_slice(&self.r.data[start..start + len]);
+            if len < MAX_PAYLOAD {
+                return Ok(Pkt { start: 0, end: self.big.len(), big: true });
+            }
+        }
+    }
+
+    /// One packet as sent (a part of a split payload, maybe): where its
+    /// payload starts in the read buffer, and its length. Consumed already.
+    async fn physical(&mut self) -> std::io::Result<(usize, usize)> {
         self.r.fill(&mut self.sock, 4).await?;
         let p = self.r.pos;
         let len = u32::from_le_bytes([self.r.data[p], self.r.data[p + 1], self.r.data[p + 2], 0]) as usize;
@@ -303,24 +321,7 @@ impl MyFast {
         self.r.fill(&mut self.sock, 4 + len).await?;
         let p = self.r.pos;
         self.r.pos = p + 4 + len;
-        if len < MAX_PAYLOAD {
-            return Ok(Pkt { start: p + 4, end: p + 4 + len, big: false });
-        }
-        self.big.clear();
-        self.big.extend_from_slice(&self.r.data[p + 4..p + 4 + len]);
-        loop {
-            self.r.fill(&mut self.sock, 4).await?;
-            let p = self.r.pos;
-            let len = u32::from_le_bytes([self.r.data[p], self.r.data[p + 1], self.r.data[p + 2], 0]) as usize;
-            self.seq = self.r.data[p + 3].wrapping_add(1);
-            self.r.fill(&mut self.sock, 4 + len).await?;
-            let p = self.r.pos;
-            self.big.extend_from_slice(&self.r.data[p + 4..p + 4 + len]);
-            self.r.pos = p + 4 + len;
-            if len < MAX_PAYLOAD {
-                return Ok(Pkt { start: 0, end: self.big.len(), big: true });
-            }
-        }
+        Ok((p + 4, len))
     }
 
     fn payload(&self, p: Pkt) -> &[u8] {
