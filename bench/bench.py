@@ -190,9 +190,65 @@ class Bench:
                     rows = 4 * a.table_size
                     (ref if tool == "sysbench" else fb).append({"wall": wall, "rows_s": rows / wall, "client_s": u + s})
                     log(f"prepare {eng} {tool}: {wall:.1f}s")
-            self.rows.append(("prepare", f"{eng} 4 x {a.table_size:,} rows", "wall time", [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench prepare"))
-            self.rows.append(("prepare", f"{eng} 4 x {a.table_size:,} rows", "rows/s", [x["rows_s"] for x in fb], [x["rows_s"] for x in ref], "sysbench prepare"))
+            label = f"{eng} 4 x {a.table_size:,} rows"
+            self.rows.append(("prepare", label, "wall time", [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench prepare"))
+            self.rows.append(("prepare", label, "rows/s", [x["rows_s"] for x in fb], [x["rows_s"] for x in ref], "sysbench prepare"))
+            alone = self.server_alone(kind, a.prep_reps)
+            self.rows.append(("prepare", label, "wall time", [x["wall"] for x in fb], alone, "server alone"))
+            fl, sb, target = median(alone), median([x["wall"] for x in ref]), {"MariaDB": 0.6, "PostgreSQL": 0.35}[eng]
+            if fl and sb:
+                self.notes.append(
+                    f"prepare {eng}: the server alone (each table's rows read from a file on the server's side, nothing generated or sent by a client, "
+                    f"4 tables in parallel, then each index) takes {fl:.1f} s = {fl / sb:.2f}x sysbench's {sb:.1f} s; the {target}x target is "
+                    f"{'below this floor: no client can reach it' if fl / sb > target else 'above this floor'}."
+                )
         self.pgbench_init()
+
+    def server_alone(self, kind, reps):
+        """Wall time of the server loading the prepared rows with no client
+        in the way: each table is dumped to a file the server reads back
+        itself (LOAD DATA INFILE / COPY FROM a file), four tables at once,
+        each followed by its secondary index, as prepare builds it. This is
+        the floor for any load generator on this machine."""
+        d = __import__("tempfile").mkdtemp(prefix="alone.", dir=WORKDIR)
+        os.chmod(WORKDIR, 0o777)
+        os.chmod(d, 0o777)  # the server's own user writes and reads the files
+        pg = kind.startswith("pg")
+        cols = "id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)"
+        for i in range(1, 5):
+            f = f"{d}/t{i}"
+            self.sql(kind, f"COPY sbtest{i} TO '{f}' (FORMAT binary)" if pg else f"SELECT id, k, c, pad FROM sbtest{i} INTO OUTFILE '{f}' CHARACTER SET binary")
+        walls = []
+        for rep in range(reps):
+            for i in range(1, 5):
+                self.sql(kind, f"DROP TABLE IF EXISTS alone{i}")
+                self.sql(kind, f"CREATE TABLE alone{i} ({cols})")
+            t0 = time.monotonic()
+            procs = []
+            for i in range(1, 5):
+                load = f"COPY alone{i} FROM '{d}/t{i}' (FORMAT binary)" if pg else f"LOAD DATA INFILE '{d}/t{i}' INTO TABLE alone{i} CHARACTER SET binary"
+                procs.append(self.sql(kind, [load, f"CREATE INDEX alone{i}_k ON alone{i}(k)"], wait=False))
+            if any(p.wait() != 0 for p in procs):
+                log(f"server alone {kind}: a load failed")
+                return []
+            walls.append(time.monotonic() - t0)
+            log(f"prepare server alone {kind}: {walls[-1]:.1f}s")
+        for i in range(1, 5):
+            self.sql(kind, f"DROP TABLE IF EXISTS alone{i}")
+        shutil.rmtree(d, ignore_errors=True)
+        return walls
+
+    def sql(self, kind, stmts, wait=True):
+        """Statements through the engine's command-line client, in one session."""
+        stmts = [stmts] if isinstance(stmts, str) else stmts
+        if kind.startswith("pg"):
+            cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-q", "-v", "ON_ERROR_STOP=1"] + [x for st in stmts for x in ("-c", st)]
+        else:
+            cmd = ["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", self.db, "-e", ";".join(stmts)]
+        p = subprocess.Popen(cmd, env={**self.env, "PGPASSWORD": "fbpass"}, stdout=subprocess.DEVNULL)
+        if wait:
+            p.wait()
+        return p
 
     def pgbench_init(self):
         a = self.a
@@ -302,7 +358,7 @@ class Bench:
             self.rows.append(("tpcc", f"TPC-C load {w} warehouses, {kind}", "wall time", fb, ref, "go-tpc" if gotpc else "(none)"))
 
     def sql_mysql(self, sql):
-        run_child(["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", "-e", sql])
+        self.sql("maria-socket", sql)
 
     # report
     def versions(self):

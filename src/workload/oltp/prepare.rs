@@ -1,6 +1,7 @@
 //! prepare / cleanup / prewarm for the OLTP family: create tables, load in
 //! parallel (across tables and by row range within a table) through each
-//! engine's fastest path, then build the secondary index.
+//! engine's fastest path; each table's secondary index is built as soon as
+//! its rows are in, while the other tables are still loading.
 
 use super::{fill_data, Kind, Oltp};
 use crate::error::{Error, Result};
@@ -10,6 +11,7 @@ use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, Ro
 use crate::workload::dialect::Dialect;
 use crate::workload::TableState;
 use crate::usage;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Rows of one table in [first, last], generated as sysbench does: k from
@@ -200,7 +202,11 @@ impl Oltp {
             }
         }
         let load_mode = LoadMode::parse(&self.args.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.args.load_mode))?;
+        // Chunks still to load per table: the loader that finishes a table's
+        // last chunk builds its index at once, while the others keep loading.
+        let left: Arc<Vec<(String, AtomicUsize)>> = Arc::new(names.iter().map(|t| (t.clone(), AtomicUsize::new(work.iter().filter(|w| &w.0 == t).count()))).collect());
         let queue = Arc::new(std::sync::Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>()));
+        let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary, prefix: self.args.table_name.clone(), quiet });
         let mut handles = Vec::new();
         for _ in 0..loaders {
             let queue = queue.clone();
@@ -213,6 +219,7 @@ impl Oltp {
             let mode = load_mode;
             let size = self.args.table_size;
             let progress = progress.clone();
+            let (left, finish) = (left.clone(), finish.clone());
             let extra: Vec<Vec<u8>> = if self.args.extra_cols_default.contains(['#', '@']) {
                 (0..self.args.extra_cols).map(|_| self.args.extra_cols_default.as_bytes().to_vec()).collect()
             } else {
@@ -226,6 +233,10 @@ impl Oltp {
                     let rng = if seed == 0 { Rng::from_entropy(1000 + n as u64) } else { Rng::from_seed(seed, 1_000_000 + n as u64) };
                     let mut src = SbRows { next: first, last, rng, k: Dist::new(&dist, 1, size), rand_data, extra: extra.clone(), progress: progress.clone(), pending: 0 };
                     conn.bulk_load(&table, &cols, &mut src, bulk, mode).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
+                    let done = left.iter().find(|(t, _)| *t == table).map(|(_, c)| c.fetch_sub(1, Ordering::SeqCst) == 1).unwrap_or(false);
+                    if done {
+                        finish.table(&mut conn, &table).await?;
+                    }
                 }
                 conn.close().await;
                 Ok::<(), Error>(())
@@ -236,18 +247,10 @@ impl Oltp {
         }
         progress.finish();
         let secs = started.elapsed().as_secs_f64();
-        for t in &names {
-            if self.engine == Engine::Postgres && self.args.auto_inc {
-                // Rows were loaded with explicit ids: move the sequence past them.
-                ddl(&mut conn, &format!("SELECT setval(pg_get_serial_sequence('{t}', 'id'), GREATEST((SELECT MAX(id) FROM {t}), 1))")).await?;
-            }
-            if self.args.create_secondary {
-                if !quiet {
-                    println!("Creating a secondary index on '{t}'...");
-                }
-                let idx = format!("k_{}", t.trim_start_matches(&self.args.table_name));
-                let idx = if self.engine == Engine::Mysql { idx } else { format!("{t}_{idx}") };
-                ddl(&mut conn, &format!("CREATE INDEX {idx} ON {t}(k)")).await?;
+        if rows == 0 {
+            // No chunks, so no loader finished these tables.
+            for t in &names {
+                finish.table(&mut conn, t).await?;
             }
         }
         if self.engine == Engine::Sqlite {
@@ -256,7 +259,7 @@ impl Oltp {
         conn.close().await;
         if !quiet {
             let rate = if secs > 0.0 { total as f64 / secs } else { 0.0 };
-            println!("Loaded {total} rows into {} table(s) in {secs:.2}s ({rate:.0} rows/s)", names.len());
+            println!("Loaded {total} rows into {} table(s) in {secs:.2}s ({rate:.0} rows/s, index builds included)", names.len());
         }
         Ok(())
     }
@@ -293,6 +296,33 @@ impl Oltp {
 }
 
 /// One connection for admin work; failures map to exit codes.
+/// What is left to do on a table once its rows are in.
+struct TableFinish {
+    engine: Engine,
+    auto_inc: bool,
+    secondary: bool,
+    prefix: String,
+    quiet: bool,
+}
+
+impl TableFinish {
+    async fn table(&self, conn: &mut Conn, t: &str) -> Result<()> {
+        if self.engine == Engine::Postgres && self.auto_inc {
+            // Rows were loaded with explicit ids: move the sequence past them.
+            ddl(conn, &format!("SELECT setval(pg_get_serial_sequence('{t}', 'id'), GREATEST((SELECT MAX(id) FROM {t}), 1))")).await?;
+        }
+        if self.secondary {
+            if !self.quiet {
+                println!("Creating a secondary index on '{t}'...");
+            }
+            let idx = format!("k_{}", t.trim_start_matches(&self.prefix));
+            let idx = if self.engine == Engine::Mysql { idx } else { format!("{t}_{idx}") };
+            ddl(conn, &format!("CREATE INDEX {idx} ON {t}(k)")).await?;
+        }
+        Ok(())
+    }
+}
+
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
     Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))
 }
