@@ -269,8 +269,8 @@ class Bench:
         for test, clients, kind in combos:
             res = {"fairbench": [], "sysbench": [], "pgbench": [], "floor": []}
             tools = ["fairbench", "sysbench"] + (["pgbench"] if kind == "pg-tcp" and test == "oltp_point_select" else [])
-            # The kernel's floor per round trip (bench/floor.py) beside the point selects on MariaDB.
-            if kind.startswith("maria") and test == "oltp_point_select":
+            # The kernel's floor per round trip (bench/floor.py) beside the point selects.
+            if test == "oltp_point_select":
                 tools.append("floor")
             for rep in range(a.reps):
                 order = tools if rep % 2 == 0 else tools[::-1]
@@ -284,7 +284,7 @@ class Bench:
                         cmd = ["sysbench", test, *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--db-ps-mode=auto", "run"]
                         r = self.measured(kind, cmd, parse_sysbench)
                     elif tool == "floor":
-                        where = [f"--socket={self.my_sock}"] if kind == "maria-socket" else ["--host=127.0.0.1", f"--port={self.my_port}"]
+                        where = {"maria-socket": [f"--socket={self.my_sock}"], "maria-tcp": ["--host=127.0.0.1", f"--port={self.my_port}"], "pg-tcp": ["--pg", "--host=127.0.0.1", f"--port={self.pg_port}"]}[kind]
                         cmd = [sys.executable, os.path.join(HERE, "floor.py"), *where, "--user=fb", "--password=fbpass", f"--db={self.db}", f"--clients={clients}", f"--time={a.time}", f"--table-size={a.table_size}"]
                         r = self.measured(kind, cmd, parse_sysbench)
                     else:

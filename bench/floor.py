@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The cheapest client possible: the kernel's share of a query round trip.
 
-N processes, each with one blocking connection to MariaDB (TCP or socket),
-send the same point select over and over: one send() and one recv() per
-query, no parsing beyond finding the end of the result, no statistics. Its
+N processes, each with one blocking connection to MariaDB (TCP or socket)
+or PostgreSQL (--pg, TCP; a prepared statement run with Bind/Execute/Sync
+as fairbench and pgbench -M prepared do), send point selects over and over:
+one send() and one recv() per query, no parsing beyond finding the end of
+the result, no statistics. Its
 CPU per query (mostly system time: the loopback send, waking the server,
 sleeping until the answer) is a floor that no load generator can go below
 on this machine, whatever its language. bench.py runs it beside fairbench
@@ -12,12 +14,14 @@ and sysbench so the client-CPU targets can be judged against it.
 Prints `queries: N (Q per sec.)` like sysbench, so the harness parses it
 the same way.
 
-    floor.py --host 127.0.0.1 --port 3306 | --socket PATH
+    floor.py [--pg] --host 127.0.0.1 --port 3306 | --socket PATH
              --user U --password P --db D [--clients 4] [--time 10] [--table-size 100000]
 """
 
 import argparse
+import base64
 import hashlib
+import hmac
 import os
 import socket
 import struct
@@ -106,8 +110,112 @@ def query_loop(a, wfd):
     s.close()
 
 
+# PostgreSQL: startup, SCRAM-SHA-256 (or cleartext/MD5), then one prepared
+# statement executed over and over.
+
+
+def pg_msg(kind, body):
+    return kind + struct.pack("!I", len(body) + 4) + body
+
+
+def pg_read(s, buf):
+    """One backend message: (type byte, body)."""
+    while True:
+        if len(buf) >= 5:
+            n = struct.unpack("!I", buf[1:5])[0]
+            if len(buf) >= 1 + n:
+                m = (bytes(buf[0:1]), bytes(buf[5 : 1 + n]))
+                del buf[: 1 + n]
+                return m
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError("server closed the connection")
+        buf += chunk
+
+
+def pg_fail(body):
+    fields = dict((f[:1], f[1:]) for f in body.split(b"\0") if f)
+    raise SystemExit(f"floor: {fields.get(b'M', body).decode(errors='replace')}")
+
+
+def pg_scram(s, buf, a):
+    nonce = base64.b64encode(os.urandom(18)).decode()
+    first_bare = f"n=,r={nonce}"
+    init = ("n,," + first_bare).encode()
+    s.sendall(pg_msg(b"p", b"SCRAM-SHA-256\0" + struct.pack("!i", len(init)) + init))
+    t, body = pg_read(s, buf)
+    if t == b"E":
+        pg_fail(body)
+    server_first = body[4:].decode()
+    attrs = dict(x.split("=", 1) for x in server_first.split(","))
+    salted = hashlib.pbkdf2_hmac("sha256", a.password.encode(), base64.b64decode(attrs["s"]), int(attrs["i"]))
+    client_key = hmac.new(salted, b"Client Key", "sha256").digest()
+    without_proof = f"c=biws,r={attrs['r']}"
+    auth_msg = f"{first_bare},{server_first},{without_proof}".encode()
+    sig = hmac.new(hashlib.sha256(client_key).digest(), auth_msg, "sha256").digest()
+    proof = base64.b64encode(bytes(x ^ y for x, y in zip(client_key, sig))).decode()
+    s.sendall(pg_msg(b"p", f"{without_proof},p={proof}".encode()))
+
+
+def pg_connect(a):
+    s = socket.create_connection((a.host, a.port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buf = bytearray()
+    params = b"user\0" + a.user.encode() + b"\0database\0" + a.db.encode() + b"\0\0"
+    s.sendall(struct.pack("!II", len(params) + 8, 196608) + params)
+    while True:
+        t, body = pg_read(s, buf)
+        if t == b"E":
+            pg_fail(body)
+        if t == b"R":
+            code = struct.unpack("!I", body[:4])[0]
+            if code == 3:
+                s.sendall(pg_msg(b"p", a.password.encode() + b"\0"))
+            elif code == 5:
+                inner = hashlib.md5(a.password.encode() + a.user.encode()).hexdigest().encode()
+                s.sendall(pg_msg(b"p", b"md5" + hashlib.md5(inner + body[4:8]).hexdigest().encode() + b"\0"))
+            elif code == 10:
+                pg_scram(s, buf, a)
+        if t == b"Z":
+            return s, buf
+
+
+def pg_query_loop(a, wfd):
+    s, buf = pg_connect(a)
+    s.sendall(pg_msg(b"P", b"p\0SELECT c FROM sbtest1 WHERE id=$1\0" + struct.pack("!hI", 1, 23)) + pg_msg(b"S", b""))
+    while True:
+        t, body = pg_read(s, buf)
+        if t == b"E":
+            pg_fail(body)
+        if t == b"Z":
+            break
+    # Pre-encoded Bind/Execute/Sync, one text parameter each.
+    qs = []
+    for k in range(1024):
+        v = str(1 + (k * 7919) % a.table_size).encode()
+        bind = pg_msg(b"B", b"\0p\0" + struct.pack("!hhI", 0, 1, len(v)) + v + struct.pack("!hh", 1, 0))
+        qs.append(bind + pg_msg(b"E", b"\0" + struct.pack("!I", 0)) + pg_msg(b"S", b""))
+    n = 0
+    end = time.monotonic() + a.time
+    while True:
+        s.sendall(qs[n & 1023])
+        while True:
+            t, body = pg_read(s, buf)
+            if t == b"E":
+                pg_fail(body)
+            if t == b"Z":
+                break
+        n += 1
+        if n & 63 == 0 and time.monotonic() >= end:
+            break
+    os.write(wfd, struct.pack("<Q", n))
+    s.sendall(pg_msg(b"X", b""))
+    s.close()
+
+
 def main():
     p = argparse.ArgumentParser()
+    p.add_argument("--pg", action="store_true", help="PostgreSQL instead of MariaDB")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=3306)
     p.add_argument("--socket")
@@ -126,7 +234,7 @@ def main():
         if pid == 0:
             os.close(r)
             try:
-                query_loop(a, w)
+                (pg_query_loop if a.pg else query_loop)(a, w)
             finally:
                 os._exit(0)
         kids.append(pid)

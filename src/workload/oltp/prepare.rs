@@ -3,7 +3,7 @@
 //! engine's fastest path; each table's secondary index is built as soon as
 //! its rows are in, while the other tables are still loading.
 
-use super::{fill_data, Kind, Oltp};
+use super::{fill_data_bulk, Kind, Oltp};
 use crate::error::{Error, Result};
 use crate::rand::{Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::report::progress::Progress;
@@ -40,12 +40,12 @@ impl RowSource for SbRows {
         row.ints.push(self.k.sample(&mut self.rng) as i64);
         row.texts.resize(ncols, Vec::new());
         row.texts[0].clear();
-        fill_data(&mut self.rng, C_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[0]);
+        fill_data_bulk(&mut self.rng, C_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[0]);
         row.texts[1].clear();
-        fill_data(&mut self.rng, PAD_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[1]);
+        fill_data_bulk(&mut self.rng, PAD_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[1]);
         for (i, tpl) in self.extra.iter().enumerate() {
             row.texts[2 + i].clear();
-            crate::rand::fill_template(&mut self.rng, tpl, &mut row.texts[2 + i]);
+            crate::rand::fill_template_bulk(&mut self.rng, tpl, &mut row.texts[2 + i]);
         }
         self.next += 1;
         self.pending += 1;
