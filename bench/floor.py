@@ -30,19 +30,45 @@ import time
 CAPS = 0x00000001 | 0x00000008 | 0x00000200 | 0x00008000 | 0x00080000  # long password, with db, protocol 41, secure connection, plugin auth
 
 
-def read_packet(s, buf):
-    """One packet's payload from `buf` (a bytearray refilled from `s`)."""
+def read_framed(s, buf, frame):
+    """The next message in `buf` (a bytearray refilled from `s`): `frame(buf)`
+    gives (message, its length on the wire) once one is whole, else None."""
     while True:
-        if len(buf) >= 4:
-            n = buf[0] | buf[1] << 8 | buf[2] << 16
-            if len(buf) >= 4 + n:
-                p = bytes(buf[4 : 4 + n])
-                del buf[: 4 + n]
-                return p
+        got = frame(buf)
+        if got:
+            del buf[: got[1]]
+            return got[0]
         chunk = s.recv(65536)
         if not chunk:
             raise ConnectionError("server closed the connection")
         buf += chunk
+
+
+def my_frame(buf):
+    if len(buf) >= 4:
+        n = buf[0] | buf[1] << 8 | buf[2] << 16
+        if len(buf) >= 4 + n:
+            return bytes(buf[4 : 4 + n]), 4 + n
+    return None
+
+
+def read_packet(s, buf):
+    """One packet's payload."""
+    return read_framed(s, buf, my_frame)
+
+
+def timed_loop(a, wfd, s, qs, answer):
+    """Send the pre-encoded queries round-robin, `answer()` reading each
+    reply, until --time is up; the count goes to the parent through `wfd`."""
+    n = 0
+    end = time.monotonic() + a.time
+    while True:
+        s.sendall(qs[n & 1023])
+        answer()
+        n += 1
+        if n & 63 == 0 and time.monotonic() >= end:
+            break
+    os.write(wfd, struct.pack("<Q", n))
 
 
 def packet(seq, payload):
@@ -91,10 +117,8 @@ def query_loop(a, wfd):
     s, buf = connect(a)
     # Pre-encoded queries: the client does nothing per query but send and receive.
     qs = [packet(0, b"\x03" + f"SELECT c FROM sbtest1 WHERE id={1 + (k * 7919) % a.table_size}".encode()) for k in range(1024)]
-    n = 0
-    end = time.monotonic() + a.time
-    while True:
-        s.sendall(qs[n & 1023])
+
+    def answer():
         # Result set: column count, column definition, EOF, rows, EOF.
         eofs = 0
         while eofs < 2:
@@ -103,10 +127,8 @@ def query_loop(a, wfd):
                 raise SystemExit(f"floor: query failed: {p[3:]!r}")
             if p[0] == 0xFE and len(p) < 9:
                 eofs += 1
-        n += 1
-        if n & 63 == 0 and time.monotonic() >= end:
-            break
-    os.write(wfd, struct.pack("<Q", n))
+
+    timed_loop(a, wfd, s, qs, answer)
     s.close()
 
 
@@ -118,19 +140,17 @@ def pg_msg(kind, body):
     return kind + struct.pack("!I", len(body) + 4) + body
 
 
+def pg_frame(buf):
+    if len(buf) >= 5:
+        n = struct.unpack("!I", buf[1:5])[0]
+        if len(buf) >= 1 + n:
+            return (bytes(buf[0:1]), bytes(buf[5 : 1 + n])), 1 + n
+    return None
+
+
 def pg_read(s, buf):
     """One backend message: (type byte, body)."""
-    while True:
-        if len(buf) >= 5:
-            n = struct.unpack("!I", buf[1:5])[0]
-            if len(buf) >= 1 + n:
-                m = (bytes(buf[0:1]), bytes(buf[5 : 1 + n]))
-                del buf[: 1 + n]
-                return m
-        chunk = s.recv(65536)
-        if not chunk:
-            raise ConnectionError("server closed the connection")
-        buf += chunk
+    return read_framed(s, buf, pg_frame)
 
 
 def pg_fail(body):
@@ -182,33 +202,25 @@ def pg_connect(a):
 
 def pg_query_loop(a, wfd):
     s, buf = pg_connect(a)
+
+    def answer():
+        """Every message up to ReadyForQuery; an error ends the run."""
+        while True:
+            t, body = pg_read(s, buf)
+            if t == b"E":
+                pg_fail(body)
+            if t == b"Z":
+                return
+
     s.sendall(pg_msg(b"P", b"p\0SELECT c FROM sbtest1 WHERE id=$1\0" + struct.pack("!hI", 1, 23)) + pg_msg(b"S", b""))
-    while True:
-        t, body = pg_read(s, buf)
-        if t == b"E":
-            pg_fail(body)
-        if t == b"Z":
-            break
+    answer()
     # Pre-encoded Bind/Execute/Sync, one text parameter each.
     qs = []
     for k in range(1024):
         v = str(1 + (k * 7919) % a.table_size).encode()
         bind = pg_msg(b"B", b"\0p\0" + struct.pack("!hhI", 0, 1, len(v)) + v + struct.pack("!hh", 1, 0))
         qs.append(bind + pg_msg(b"E", b"\0" + struct.pack("!I", 0)) + pg_msg(b"S", b""))
-    n = 0
-    end = time.monotonic() + a.time
-    while True:
-        s.sendall(qs[n & 1023])
-        while True:
-            t, body = pg_read(s, buf)
-            if t == b"E":
-                pg_fail(body)
-            if t == b"Z":
-                break
-        n += 1
-        if n & 63 == 0 and time.monotonic() >= end:
-            break
-    os.write(wfd, struct.pack("<Q", n))
+    timed_loop(a, wfd, s, qs, answer)
     s.sendall(pg_msg(b"X", b""))
     s.close()
 
