@@ -26,13 +26,14 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TCK = os.sysconf("SC_CLK_TCK")
 CORES = os.cpu_count() or 1
-WORKDIR = __import__("tempfile").mkdtemp(prefix="fairbench-bench.")
+WORKDIR = tempfile.mkdtemp(prefix="fairbench-bench.")
 
 
 def log(*a):
@@ -100,6 +101,11 @@ class Server:
         if self.engine == "mysql":
             return proc_cpu(self.pid)
         return proc_cpu(self.pid, children=True) + sum(proc_cpu(c) for c in pg_children(self.pid))
+
+
+def against_floor(below):
+    """Where a target stands against a measured floor."""
+    return "below this floor: no client can reach it" if below else "above this floor"
 
 
 def median(xs):
@@ -200,7 +206,7 @@ class Bench:
                 self.notes.append(
                     f"prepare {eng}: the server alone (each table's rows read from a file on the server's side, nothing generated or sent by a client, "
                     f"4 tables in parallel, then each index) takes {fl:.1f} s = {fl / sb:.2f}x sysbench's {sb:.1f} s; the {target}x target is "
-                    f"{'below this floor: no client can reach it' if fl / sb > target else 'above this floor'}."
+                    f"{against_floor(fl / sb > target)}."
                 )
         self.pgbench_init()
 
@@ -210,7 +216,7 @@ class Bench:
         itself (LOAD DATA INFILE / COPY FROM a file), four tables at once,
         each followed by its secondary index, as prepare builds it. This is
         the floor for any load generator on this machine."""
-        d = __import__("tempfile").mkdtemp(prefix="alone.", dir=WORKDIR)
+        d = tempfile.mkdtemp(prefix="alone.", dir=WORKDIR)
         os.chmod(WORKDIR, 0o777)
         os.chmod(d, 0o777)  # the server's own user writes and reads the files
         pg = kind.startswith("pg")
@@ -298,7 +304,7 @@ class Bench:
             if fl is not None and sb is not None:
                 self.notes.append(
                     f"{label}: the kernel alone costs {fl:.1f} µs of client CPU per query (system time of floor.py, one send and one receive per query); "
-                    f"a third of sysbench's client CPU is {sb / 3:.1f} µs, so that target is {'below this floor: no client can reach it' if fl > sb / 3 else 'above this floor'}."
+                    f"a third of sysbench's client CPU is {sb / 3:.1f} µs, so that target is {against_floor(fl > sb / 3)}."
                 )
                 # With client and server sharing the cores, the best share of the
                 # server-only ceiling a client at the floor could reach.
@@ -314,7 +320,7 @@ class Bench:
 
     def many(self):
         a = self.a
-        self.sql_mysql("SET GLOBAL max_connections=12000")
+        self.sql("maria-socket", "SET GLOBAL max_connections=12000")
         for kind, counts in (("maria-socket", a.many_maria), ("pg-tcp", a.many_pg)):
             for n in counts:
                 rate = max(100, n // 10)
@@ -356,9 +362,6 @@ class Bench:
                 ref.append(wall)
                 run_child(args + ["cleanup"])
             self.rows.append(("tpcc", f"TPC-C load {w} warehouses, {kind}", "wall time", fb, ref, "go-tpc" if gotpc else "(none)"))
-
-    def sql_mysql(self, sql):
-        self.sql("maria-socket", sql)
 
     # report
     def versions(self):
@@ -453,7 +456,7 @@ def main():
     if "tpcc" in only:
         b.tpcc()
     if a.keep:
-        ran = set(only) | ({"prepare"} if "prepare" in only else set())
+        ran = set(only)
         kept = [tuple(r) for r in json.load(open(a.keep)) if r[0] not in ran]
         order = ["prepare", "oltp", "many", "tpcc"]
         b.rows = sorted(kept + b.rows, key=lambda r: order.index(r[0]) if r[0] in order else len(order))

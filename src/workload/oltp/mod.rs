@@ -8,7 +8,7 @@ pub mod prepare;
 use super::dialect::Dialect;
 use super::{Counters, TableState, Workload};
 use crate::error::Result;
-use crate::rand::{fill_partly, fill_template, fill_template_bulk, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
+use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
 use crate::target::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::usage;
 pub use options::OltpArgs;
@@ -364,15 +364,6 @@ fn fill_data(rng: &mut Rng, template: &[u8], rand_pct: u8, out: &mut Vec<u8>) {
         fill_template(rng, template, out);
     } else {
         fill_template_rnd_data(rng, template, rand_pct, out);
-    }
-}
-
-/// [`fill_data`] for loading: same shape, the cheaper generator.
-fn fill_data_bulk(rng: &mut Rng, template: &[u8], rand_pct: u8, out: &mut Vec<u8>) {
-    if rand_pct >= 100 {
-        fill_template_bulk(rng, template, out);
-    } else {
-        fill_partly(fill_template_bulk, rng, template, rand_pct, out);
     }
 }
 

@@ -3,9 +3,9 @@
 //! engine's fastest path; each table's secondary index is built as soon as
 //! its rows are in, while the other tables are still loading.
 
-use super::{fill_data_bulk, Kind, Oltp};
+use super::{Kind, Oltp};
 use crate::error::{Error, Result};
-use crate::rand::{Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
+use crate::rand::{fill_partly, fill_template_bulk, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::report::progress::Progress;
 use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
 use crate::workload::dialect::Dialect;
@@ -40,12 +40,12 @@ impl RowSource for SbRows {
         row.ints.push(self.k.sample(&mut self.rng) as i64);
         row.texts.resize(ncols, Vec::new());
         row.texts[0].clear();
-        fill_data_bulk(&mut self.rng, C_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[0]);
+        fill_partly(fill_template_bulk, &mut self.rng, C_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[0]);
         row.texts[1].clear();
-        fill_data_bulk(&mut self.rng, PAD_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[1]);
+        fill_partly(fill_template_bulk, &mut self.rng, PAD_TEMPLATE.as_bytes(), self.rand_data, &mut row.texts[1]);
         for (i, tpl) in self.extra.iter().enumerate() {
             row.texts[2 + i].clear();
-            crate::rand::fill_template_bulk(&mut self.rng, tpl, &mut row.texts[2 + i]);
+            fill_template_bulk(&mut self.rng, tpl, &mut row.texts[2 + i]);
         }
         self.next += 1;
         self.pending += 1;
@@ -172,9 +172,9 @@ impl Oltp {
             conn.close().await;
             return Ok(());
         }
-        let names = self.table_names();
+        let names = Arc::new(self.table_names());
         let mut conn = connect(&cfg).await?;
-        for t in &names {
+        for t in names.iter() {
             if !quiet {
                 println!("Creating table '{t}'...");
             }
@@ -189,22 +189,26 @@ impl Oltp {
         let progress = Arc::new(Progress::new("Loading", total, quiet));
         // SQLite has one writer: parallel loaders would only queue on its lock.
         let loaders = if self.engine == Engine::Sqlite { 1 } else { threads.max(1) };
-        let mut work: Vec<(String, u64, u64)> = Vec::new();
+        // (table index, first id, last id)
+        let mut work: Vec<(usize, u64, u64)> = Vec::new();
+        // Chunks still to load per table: the loader that finishes a table's
+        // last chunk builds its index at once, while the others keep loading.
+        let mut left = Vec::new();
         let per_table_chunks = loaders.div_ceil(names.len()).max(1) as u64;
         let chunk = (rows / per_table_chunks).max(1);
-        for t in &names {
-            let mut first = 1;
+        for ti in 0..names.len() {
+            let (mut first, mut chunks) = (1, 0);
             while first <= rows {
                 let last = (first + chunk - 1).min(rows);
                 let last = if rows - last < chunk / 2 { rows } else { last };
-                work.push((t.clone(), first, last));
+                work.push((ti, first, last));
+                chunks += 1;
                 first = last + 1;
             }
+            left.push(AtomicUsize::new(chunks));
         }
+        let left = Arc::new(left);
         let load_mode = LoadMode::parse(&self.args.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.args.load_mode))?;
-        // Chunks still to load per table: the loader that finishes a table's
-        // last chunk builds its index at once, while the others keep loading.
-        let left: Arc<Vec<(String, AtomicUsize)>> = Arc::new(names.iter().map(|t| (t.clone(), AtomicUsize::new(work.iter().filter(|w| &w.0 == t).count()))).collect());
         let queue = Arc::new(std::sync::Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>()));
         let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary, prefix: self.args.table_name.clone(), quiet });
         let mut handles = Vec::new();
@@ -219,7 +223,7 @@ impl Oltp {
             let mode = load_mode;
             let size = self.args.table_size;
             let progress = progress.clone();
-            let (left, finish) = (left.clone(), finish.clone());
+            let (names, left, finish) = (names.clone(), left.clone(), finish.clone());
             let extra: Vec<Vec<u8>> = if self.args.extra_cols_default.contains(['#', '@']) {
                 (0..self.args.extra_cols).map(|_| self.args.extra_cols_default.as_bytes().to_vec()).collect()
             } else {
@@ -229,13 +233,13 @@ impl Oltp {
                 let mut conn = connect(&cfg).await?;
                 loop {
                     let item = queue.lock().unwrap().pop();
-                    let Some((n, (table, first, last))) = item else { break };
+                    let Some((n, (ti, first, last))) = item else { break };
+                    let table = &names[ti];
                     let rng = if seed == 0 { Rng::from_entropy(1000 + n as u64) } else { Rng::from_seed(seed, 1_000_000 + n as u64) };
                     let mut src = SbRows { next: first, last, rng, k: Dist::new(&dist, 1, size), rand_data, extra: extra.clone(), progress: progress.clone(), pending: 0 };
-                    conn.bulk_load(&table, &cols, &mut src, bulk, mode).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
-                    let done = left.iter().find(|(t, _)| *t == table).map(|(_, c)| c.fetch_sub(1, Ordering::SeqCst) == 1).unwrap_or(false);
-                    if done {
-                        finish.table(&mut conn, &table).await?;
+                    conn.bulk_load(table, &cols, &mut src, bulk, mode).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
+                    if left[ti].fetch_sub(1, Ordering::SeqCst) == 1 {
+                        finish.table(&mut conn, table).await?;
                     }
                 }
                 conn.close().await;
@@ -249,7 +253,7 @@ impl Oltp {
         let secs = started.elapsed().as_secs_f64();
         if rows == 0 {
             // No chunks, so no loader finished these tables.
-            for t in &names {
+            for t in names.iter() {
                 finish.table(&mut conn, t).await?;
             }
         }
@@ -295,7 +299,6 @@ impl Oltp {
     }
 }
 
-/// One connection for admin work; failures map to exit codes.
 /// What is left to do on a table once its rows are in.
 struct TableFinish {
     engine: Engine,
@@ -323,6 +326,7 @@ impl TableFinish {
     }
 }
 
+/// One connection for admin work; failures map to exit codes.
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
     Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))
 }
