@@ -179,7 +179,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
             rate: c.rate,
             report_interval: Duration::from_secs_f64(c.report_interval),
             sync_file: c.sync_file.clone(),
-            worker_threads: c.client_threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)),
+            worker_threads: c.client_threads.unwrap_or_else(env::cpus),
             queue_max: c.queue_max,
             seed: plan.args.rand.rand_seed,
         };

@@ -168,7 +168,7 @@ pub fn host() -> Host {
     let mut h = Host {
         hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_default(),
         kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),
-        cpus_available: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        cpus_available: cpus(),
         ..Host::default()
     };
     if let Some(ci) = read_trim("/proc/cpuinfo") {
@@ -225,6 +225,11 @@ pub fn diskstats() -> BTreeMap<String, [u64; 4]> {
         m.insert(name.to_string(), [n(3), n(5), n(7), n(9)]);
     }
     m
+}
+
+/// CPUs this process may run on (its affinity and cgroup quota included).
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// Whether the server runs on this machine (so host and disk figures describe it too).

@@ -17,7 +17,7 @@ mod unique;
 
 pub use dist::{Dist, DistConfig, RandType};
 pub use glibc::GlibcRandom;
-pub use template::{fill_partly, fill_template, fill_template_bulk, fill_template_rnd_data, C_TEMPLATE, PAD_TEMPLATE};
+pub use template::{fill_template, fill_template_rnd_data, BulkTemplate, C_TEMPLATE, PAD_TEMPLATE};
 pub use unique::UniquePermutation;
 
 use std::sync::OnceLock;

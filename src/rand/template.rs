@@ -46,7 +46,7 @@ pub fn fill_template_rnd_data(rng: &mut Rng, template: &[u8], pct: u8, out: &mut
 
 /// [`fill_template_rnd_data`] with the random part written by `fill`.
 #[inline]
-pub fn fill_partly(fill: impl Fn(&mut Rng, &[u8], &mut Vec<u8>), rng: &mut Rng, template: &[u8], pct: u8, out: &mut Vec<u8>) {
+fn fill_partly(fill: impl Fn(&mut Rng, &[u8], &mut Vec<u8>), rng: &mut Rng, template: &[u8], pct: u8, out: &mut Vec<u8>) {
     let random_len = template.len() * usize::from(pct.min(100)) / 100;
     fill(rng, &template[..random_len], out);
     let mut run = 0;
@@ -62,34 +62,62 @@ pub fn fill_partly(fill: impl Fn(&mut Rng, &[u8], &mut Vec<u8>), rng: &mut Rng, 
     }));
 }
 
-/// The same shape and distribution as [`fill_template`] (every '#' a
-/// uniform digit, every '@' a uniform letter) at a fraction of the cost, for
-/// loading tables: one 64-bit draw fills a run of up to 19 '#' (the draw
-/// scaled to [0, 10^run) and written out two digits at a time) instead of
-/// one draw and one float conversion per byte. Prepare needs sysbench's
-/// data shape, not its byte stream (its rows are seeded per chunk, not per
-/// sysbench thread), and this was most of the client's CPU while loading.
-#[inline]
-pub fn fill_template_bulk(rng: &mut Rng, template: &[u8], out: &mut Vec<u8>) {
-    let start = out.len();
-    out.extend_from_slice(template);
-    let buf = &mut out[start..];
-    let mut i = 0;
-    while i < buf.len() {
-        match buf[i] {
-            b'#' => {
-                let mut j = i + 1;
-                while j < buf.len() && buf[j] == b'#' && j - i < 19 {
-                    j += 1;
+/// A template compiled once for loading tables: the same shape and
+/// distribution as [`fill_template`] (every '#' a uniform digit, every '@'
+/// a uniform letter) at a fraction of the cost. The text is kept with its
+/// fixed part already written (BMK-kit's `--rand-data`), and filling a row
+/// is one copy plus one 64-bit draw per run of up to 19 '#' (the draw
+/// scaled to [0, 10^run) and written two digits at a time) instead of one
+/// draw and one float conversion per byte, with no scan of the template.
+/// Prepare needs sysbench's data shape, not its byte stream (its rows are
+/// seeded per chunk, not per sysbench thread), and generating row text was
+/// most of the client's CPU while loading.
+pub struct BulkTemplate {
+    text: Vec<u8>,
+    /// (start, end, digits?) of each run to draw; '@' runs are one byte.
+    runs: Vec<(usize, usize, bool)>,
+}
+
+impl BulkTemplate {
+    /// `template` with its first `pct`% random, as [`fill_template_rnd_data`].
+    pub fn new(template: &[u8], pct: u8) -> Self {
+        let mut text = Vec::with_capacity(template.len());
+        fill_partly(|_, random, out| out.extend_from_slice(random), &mut Rng::from_seed(0, 0), template, pct, &mut text);
+        let random_len = template.len() * usize::from(pct.min(100)) / 100;
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < random_len {
+            match text[i] {
+                b'#' => {
+                    let mut j = i + 1;
+                    while j < random_len && text[j] == b'#' && j - i < 19 {
+                        j += 1;
+                    }
+                    runs.push((i, j, true));
+                    i = j;
                 }
+                b'@' => {
+                    runs.push((i, i + 1, false));
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+        BulkTemplate { text, runs }
+    }
+
+    /// Append one value to `out`.
+    #[inline]
+    pub fn fill(&self, rng: &mut Rng, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&self.text);
+        let buf = &mut out[start..];
+        for &(i, j, digits) in &self.runs {
+            if digits {
                 write_digits(&mut buf[i..j], rng.next_u64());
-                i = j;
-            }
-            b'@' => {
+            } else {
                 buf[i] = b'a' + ((u128::from(rng.next_u64()) * 26) >> 64) as u8;
-                i += 1;
             }
-            _ => i += 1,
         }
     }
 }
@@ -239,11 +267,12 @@ mod tests {
     #[test]
     fn bulk_fill_has_the_template_shape_and_uniform_digits() {
         let mut r = Rng::from_seed(7, 0);
+        let c = BulkTemplate::new(C_TEMPLATE.as_bytes(), 100);
         let mut counts = [0u32; 10];
         let mut first = [0u32; 10];
         for _ in 0..20_000 {
             let mut out = Vec::new();
-            fill_template_bulk(&mut r, C_TEMPLATE.as_bytes(), &mut out);
+            c.fill(&mut r, &mut out);
             assert!(is_group_layout(&out, 10, |b| b.is_ascii_digit()), "{}", String::from_utf8_lossy(&out));
             for &b in out.iter().filter(|b| b.is_ascii_digit()) {
                 counts[(b - b'0') as usize] += 1;
@@ -260,7 +289,27 @@ mod tests {
             assert!((f64::from(c) / 20_000.0 - 0.1).abs() < 0.01, "leading digit {d}: {c}");
         }
         let mut out = Vec::new();
-        fill_template_bulk(&mut r, b"@@@@-x#", &mut out);
+        BulkTemplate::new(b"@@@@-x#", 100).fill(&mut r, &mut out);
         assert!(out[..4].iter().all(|b| b.is_ascii_lowercase()) && &out[4..6] == b"-x" && out[6].is_ascii_digit(), "{out:?}");
+    }
+
+    #[test]
+    fn bulk_template_keeps_the_fixed_part_of_rand_data() {
+        let mut r = Rng::from_seed(8, 0);
+        let half = BulkTemplate::new(C_TEMPLATE.as_bytes(), 50);
+        let mut outs = Vec::new();
+        for _ in 0..50 {
+            let mut out = Vec::new();
+            half.fill(&mut r, &mut out);
+            assert!(is_group_layout(&out[..59], 5, |c| c.is_ascii_digit()));
+            assert_eq!(&out[59..], &FIXED_C.as_bytes()[..60]);
+            outs.push(out);
+        }
+        let varying = (0..119).filter(|&i| outs.iter().any(|o| o[i] != outs[0][i])).count();
+        assert_eq!(varying, 55);
+        let before = r.clone().next_u64();
+        let mut out = Vec::new();
+        BulkTemplate::new(PAD_TEMPLATE.as_bytes(), 0).fill(&mut r, &mut out);
+        assert_eq!((out.as_slice(), r.next_u64()), (&FIXED_C.as_bytes()[..59], before));
     }
 }
