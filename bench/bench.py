@@ -235,6 +235,7 @@ class Bench:
                 for i in range(1, 5):
                     self.sql(kind, f"DROP TABLE IF EXISTS alone{i}")
                     self.sql(kind, f"CREATE TABLE alone{i} ({cols})")
+                self.settle(kind)
                 t0 = time.monotonic()
                 procs = []
                 for j in range(n):
@@ -273,6 +274,32 @@ class Bench:
 
     def cleanup(self, kind):
         run_child([self.fb, "cleanup", "--target", self.fb_target(kind), "--tables=4"])
+        self.settle(kind)
+
+    def settle(self, kind):
+        """Start every timed load from the same state, the previous load's
+        dirty pages written out (PostgreSQL: a checkpoint; MariaDB: the
+        buffer pool flushed), so that no tool pays for the one before it."""
+        if kind.startswith("pg"):
+            self.sql(kind, "CHECKPOINT")
+            return
+        pct = self.value(kind, "SELECT @@innodb_max_dirty_pages_pct")
+        self.sql(kind, "SET GLOBAL innodb_max_dirty_pages_pct=0")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if int(self.value(kind, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME='INNODB_BUFFER_POOL_PAGES_DIRTY'") or 0) < 100:
+                break
+            time.sleep(0.5)
+        self.sql(kind, f"SET GLOBAL innodb_max_dirty_pages_pct={pct}")
+
+    def value(self, kind, query):
+        """The first column of the first row of a query, as text."""
+        if kind.startswith("pg"):
+            cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-Atc", query]
+        else:
+            cmd = ["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", self.db, "-N", "-B", "-e", query]
+        out = subprocess.run(cmd, capture_output=True, text=True, env={**self.env, "PGPASSWORD": "fbpass"}).stdout.split()
+        return out[0] if out else None
 
     def oltp(self):
         a = self.a
@@ -351,12 +378,13 @@ class Bench:
     def tpcc(self):
         gotpc = shutil.which("go-tpc") or (os.path.join(HERE, "tools", "go-tpc") if os.path.exists(os.path.join(HERE, "tools", "go-tpc")) else None)
         if not gotpc:
-            self.notes.append("TPC-C load: go-tpc not found, so fairbench's load time is shown alone (put go-tpc on PATH or at bench/tools/go-tpc to compare; it is built from the go-tpc Go module).")
+            self.notes.append("TPC-C load: go-tpc not found, so fairbench's load time is shown alone (put go-tpc on PATH or at bench/tools/go-tpc to compare: `go install github.com/pingcap/go-tpc/cmd/go-tpc@latest`, or `go build ./cmd/go-tpc` in its source).")
         w = self.a.warehouses
         for kind, eng in (("maria-tcp", "mysql"), ("pg-tcp", "postgres")):
             fb, ref = [], []
             for rep in range(self.a.prep_reps):
                 run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
+                self.settle(kind)
                 _, wall, *_ = run_child([self.fb, "prepare", "tpcc", "--target", self.fb_target(kind), f"--warehouses={w}", "--threads=4"])
                 fb.append(wall)
                 log(f"TPC-C load {w} W {kind} fairbench: {wall:.1f}s")
@@ -367,7 +395,9 @@ class Bench:
                 args = [gotpc, "tpcc", "-H", "127.0.0.1", "-P", port, "-U", "fb", "-p", "fbpass", "-D", self.db, "--warehouses", str(w), "-T", "4"]
                 if eng == "postgres":
                     args += ["-d", "postgres", "--conn-params", "sslmode=disable"]
-                _, wall, *_ = run_child(args + ["prepare", "--no-check"])
+                run_child(args + ["cleanup"])  # go-tpc hangs on tables left with data
+                self.settle(kind)
+                _, wall, *_ = run_child(args + ["prepare", "--no-check"], timeout=1800)
                 ref.append(wall)
                 run_child(args + ["cleanup"])
             self.rows.append(("tpcc", f"TPC-C load {w} warehouses, {kind}", "wall time", fb, ref, "go-tpc" if gotpc else "(none)"))
