@@ -199,60 +199,81 @@ class Bench:
             label = f"{eng} 4 x {a.table_size:,} rows"
             self.rows.append(("prepare", label, "wall time", [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench prepare"))
             self.rows.append(("prepare", label, "rows/s", [x["rows_s"] for x in fb], [x["rows_s"] for x in ref], "sysbench prepare"))
-            by_sessions = self.server_alone(kind, a.prep_reps) or {4: []}
-            sessions = min(by_sessions, key=lambda n: median(by_sessions[n]) or float("inf"))
-            alone = by_sessions[sessions]
-            self.rows.append(("prepare", label, "wall time", [x["wall"] for x in fb], alone, "server alone"))
-            fl, sb, target = median(alone), median([x["wall"] for x in ref]), {"MariaDB": 0.6, "PostgreSQL": 0.35}[eng]
-            if fl and sb:
-                tried = ", ".join(f"{n} sessions {median(w):.1f} s" for n, w in sorted(by_sessions.items()) if w)
-                self.notes.append(
-                    f"prepare {eng}: the server alone (each table's rows read from a file on the server's side, nothing generated or sent by a client, "
-                    f"each table followed by its index; {tried}) takes {fl:.1f} s at best = {fl / sb:.2f}x sysbench's {sb:.1f} s; the {target}x target is "
-                    f"{against_floor(fl / sb > target)}."
-                )
+            self.floor(kind, [f"sbtest{i}" for i in range(1, 5)], f"prepare {eng}", label, [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench", {"MariaDB": 0.6, "PostgreSQL": 0.35}[eng])
         self.pgbench_init()
 
-    def server_alone(self, kind, reps):
-        """Wall times of the server loading the prepared rows with no client
-        in the way: each table is dumped to a file the server reads back
-        itself (LOAD DATA INFILE / COPY FROM a file), each followed by its
-        secondary index, as prepare builds it. Four sessions (one table each)
-        and, on a machine with fewer cores, one session per core (tables
-        shared out): the faster is the floor for any load generator here.
+    def floor(self, kind, tables, what, label, fb, ref, ref_name, target):
+        """The server-alone row for a load (fairbench's walls against the
+        floor) and a note placing the target against that floor."""
+        by_sessions = self.server_alone(kind, tables, self.a.prep_reps) or {4: []}
+        alone = by_sessions[min(by_sessions, key=lambda n: median(by_sessions[n]) or float("inf"))]
+        self.rows.append((self.rows[-1][0], label, "wall time", fb, alone, "server alone"))
+        fl, r = median(alone), median(ref)
+        if fl and r:
+            tried = ", ".join(f"{n} sessions {median(w):.1f} s" for n, w in sorted(by_sessions.items()) if w)
+            self.notes.append(
+                f"{what}: the server alone (each table's rows read from a file on the server's side, nothing generated or sent by a client, "
+                f"each table followed by its indexes; {tried}) takes {fl:.1f} s at best = {fl / r:.2f}x {ref_name}'s {r:.1f} s; the {target}x target is "
+                f"{against_floor(fl / r > target)}."
+            )
+
+    def server_alone(self, kind, tables, reps):
+        """Wall times of the server loading the rows of `tables` (as a load
+        left them) with no client in the way: each table is dumped to a
+        file the server reads back itself (LOAD DATA INFILE / COPY FROM a
+        file) into a copy with its primary key only, and its secondary
+        indexes are built right after. Four sessions and, on a machine with
+        fewer cores, one session per core (tables shared out, biggest first):
+        the faster is the floor for any load generator here.
         Returns {sessions: [wall, ...]}."""
         d = tempfile.mkdtemp(prefix="alone.", dir=WORKDIR)
         os.chmod(WORKDIR, 0o777)
         os.chmod(d, 0o777)  # the server's own user writes and reads the files
-        pg = kind.startswith("pg")
-        cols = "id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)"
-        for i in range(1, 5):
-            f = f"{d}/t{i}"
-            self.sql(kind, f"COPY sbtest{i} TO '{f}' (FORMAT binary)" if pg else f"SELECT id, k, c, pad FROM sbtest{i} INTO OUTFILE '{f}' CHARACTER SET binary")
+        plan = [self.alone_plan(kind, t, f"{d}/{t}") for t in tables]
         walls = {n: [] for n in sorted({4, min(4, os.cpu_count() or 4)})}
         for rep in range(reps):
             for n in walls:
-                for i in range(1, 5):
-                    self.sql(kind, f"DROP TABLE IF EXISTS alone{i}")
-                    self.sql(kind, f"CREATE TABLE alone{i} ({cols})")
+                for p in plan:
+                    self.sql(kind, p["create"])
                 self.settle(kind)
+                sessions = [[] for _ in range(n)]
+                load = [0] * n
+                for p in sorted(plan, key=lambda p: -p["size"]):
+                    j = load.index(min(load))
+                    sessions[j] += [p["load"], *p["indexes"]]
+                    load[j] += p["size"]
                 t0 = time.monotonic()
-                procs = []
-                for j in range(n):
-                    stmts = []
-                    for i in range(1 + j, 5, n):
-                        stmts.append(f"COPY alone{i} FROM '{d}/t{i}' (FORMAT binary)" if pg else f"LOAD DATA INFILE '{d}/t{i}' INTO TABLE alone{i} CHARACTER SET binary")
-                        stmts.append(f"CREATE INDEX alone{i}_k ON alone{i}(k)")
-                    procs.append(self.sql(kind, stmts, wait=False))
+                procs = [self.sql(kind, stmts, wait=False) for stmts in sessions if stmts]
                 if any(p.wait() != 0 for p in procs):
                     log(f"server alone {kind}: a load failed")
                     return {}
                 walls[n].append(time.monotonic() - t0)
-                log(f"prepare server alone {kind}, {n} sessions: {walls[n][-1]:.1f}s")
-        for i in range(1, 5):
-            self.sql(kind, f"DROP TABLE IF EXISTS alone{i}")
+                log(f"server alone {kind} {tables[0]}..., {n} sessions: {walls[n][-1]:.1f}s")
+        for p in plan:
+            self.sql(kind, p["drop"])
         shutil.rmtree(d, ignore_errors=True)
         return walls
+
+    def alone_plan(self, kind, t, f):
+        """How the server alone reloads table t from file f: the copy's DDL
+        (primary key only), the load, the secondary indexes, the file's size."""
+        a = f"alone_{t}"
+        if kind.startswith("pg"):
+            self.sql(kind, f"COPY {t} TO '{f}' (FORMAT binary)")
+            pk = self.query_rows(kind, f"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '{t}'::regclass AND contype = 'p'")
+            defs = self.query_rows(kind, f"SELECT indexdef FROM pg_indexes i WHERE tablename = '{t}' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname AND c.contype = 'p')")
+            create = [f"DROP TABLE IF EXISTS {a}", f"CREATE TABLE {a} (LIKE {t} INCLUDING DEFAULTS)", *(f"ALTER TABLE {a} ADD {r[0]}" for r in pk)]
+            # Index names are schema-wide on PostgreSQL: the copy's get a prefix.
+            indexes = [re.sub(r"^CREATE (UNIQUE )?INDEX (\S+) ON \S+ ", lambda m: f"CREATE {m.group(1) or ''}INDEX alone_{m.group(2)} ON {a} ", r[0]) for r in defs]
+            load = f"COPY {a} FROM '{f}' (FORMAT binary)"
+        else:
+            self.sql(kind, f"SELECT * FROM {t} INTO OUTFILE '{f}' CHARACTER SET binary")
+            idx = self.query_rows(kind, f"SELECT INDEX_NAME, NON_UNIQUE, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{t}' AND INDEX_NAME <> 'PRIMARY' GROUP BY INDEX_NAME, NON_UNIQUE")
+            # LIKE copies the secondary indexes (not the foreign keys): drop them, to build after the load.
+            create = [f"DROP TABLE IF EXISTS {a}", f"CREATE TABLE {a} LIKE {t}", *(f"ALTER TABLE {a} DROP INDEX {r[0]}" for r in idx)]
+            indexes = [f"CREATE {'' if r[1] == '1' else 'UNIQUE '}INDEX {r[0]} ON {a} ({r[2]})" for r in idx]
+            load = f"LOAD DATA INFILE '{f}' INTO TABLE {a} CHARACTER SET binary"
+        return {"create": create, "load": load, "indexes": indexes, "size": os.path.getsize(f), "drop": f"DROP TABLE IF EXISTS {a}"}
 
     def sql(self, kind, stmts, wait=True):
         """Statements through the engine's command-line client, in one session."""
@@ -292,14 +313,19 @@ class Bench:
             time.sleep(0.5)
         self.sql(kind, f"SET GLOBAL innodb_max_dirty_pages_pct={pct}")
 
-    def value(self, kind, query):
-        """The first column of the first row of a query, as text."""
+    def query_rows(self, kind, query):
+        """A query's rows, each a list of column texts."""
         if kind.startswith("pg"):
-            cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-Atc", query]
+            cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-At", "-F", "\t", "-c", query]
         else:
             cmd = ["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", self.db, "-N", "-B", "-e", query]
-        out = subprocess.run(cmd, capture_output=True, text=True, env={**self.env, "PGPASSWORD": "fbpass"}).stdout.split()
-        return out[0] if out else None
+        out = subprocess.run(cmd, capture_output=True, text=True, env={**self.env, "PGPASSWORD": "fbpass"}).stdout
+        return [line.split("\t") for line in out.splitlines() if line]
+
+    def value(self, kind, query):
+        """The first column of the first row of a query, as text."""
+        rows = self.query_rows(kind, query)
+        return rows[0][0] if rows else None
 
     def oltp(self):
         a = self.a
@@ -400,7 +426,13 @@ class Bench:
                 _, wall, *_ = run_child(args + ["prepare", "--no-check"], timeout=1800)
                 ref.append(wall)
                 run_child(args + ["cleanup"])
-            self.rows.append(("tpcc", f"TPC-C load {w} warehouses, {kind}", "wall time", fb, ref, "go-tpc" if gotpc else "(none)"))
+            label = f"TPC-C load {w} warehouses, {kind}"
+            self.rows.append(("tpcc", label, "wall time", fb, ref, "go-tpc" if gotpc else "(none)"))
+            # The floor reloads the tables fairbench's load leaves behind.
+            run_child([self.fb, "prepare", "tpcc", "--target", self.fb_target(kind), f"--warehouses={w}", "--threads=4"])
+            tables = [f"{t}1" for t in ("warehouse", "district", "customer", "history", "orders", "new_orders", "order_line", "stock", "item")]
+            self.floor(kind, tables, f"TPC-C load {'MariaDB' if eng == 'mysql' else 'PostgreSQL'}", label, fb, ref, "go-tpc", 0.5)
+            run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
 
     # report
     def versions(self):
