@@ -211,11 +211,11 @@ class Bench:
         fl, r = median(alone), median(ref)
         if fl and r:
             tried = ", ".join(f"{n} sessions {median(w):.1f} s" for n, w in sorted(by_sessions.items()) if w)
-            self.notes.append(
+            self.notes.append((self.rows[-1][0],
                 f"{what}: the server alone (each table's rows read from a file on the server's side, nothing generated or sent by a client, "
                 f"each table followed by its indexes; {tried}) takes {fl:.1f} s at best = {fl / r:.2f}x {ref_name}'s {r:.1f} s; the {target}x target is "
                 f"{against_floor(fl / r > target)}."
-            )
+            ))
 
     def server_alone(self, kind, tables, reps):
         """Wall times of the server loading the rows of `tables` (as a load
@@ -282,7 +282,7 @@ class Bench:
             cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-q", "-v", "ON_ERROR_STOP=1"] + [x for st in stmts for x in ("-c", st)]
         else:
             cmd = ["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", self.db, "-e", ";".join(stmts)]
-        p = subprocess.Popen(cmd, env={**self.env, "PGPASSWORD": "fbpass"}, stdout=subprocess.DEVNULL)
+        p = subprocess.Popen(cmd, env={**self.env, "PGPASSWORD": "fbpass", "PGOPTIONS": "-c client_min_messages=warning"}, stdout=subprocess.DEVNULL)
         if wait:
             p.wait()
         return p
@@ -364,15 +364,15 @@ class Bench:
             label = f"{test} {clients}cl {kind}"
             fl, sb = median([x["client_sys_us"] for x in res["floor"]]), median([x["client_us"] for x in res["sysbench"]])
             if fl is not None and sb is not None:
-                self.notes.append(
+                self.notes.append(("oltp",
                     f"{label}: the kernel alone costs {fl:.1f} µs of client CPU per query (system time of floor.py, one send and one receive per query); "
                     f"a third of sysbench's client CPU is {sb / 3:.1f} µs, so that target is {against_floor(fl > sb / 3)}."
-                )
+                ))
                 # With client and server sharing the cores, the best share of the
                 # server-only ceiling a client at the floor could reach.
                 srv = median([x["server_us"] for x in res["fairbench"]])
                 if srv:
-                    self.notes.append(f"{label}: with the server at {srv:.1f} µs per query and a client at that floor, the share of the server-only ceiling cannot pass {srv / (srv + fl):.0%} on a machine the two share.")
+                    self.notes.append(("oltp", f"{label}: with the server at {srv:.1f} µs per query and a client at that floor, the share of the server-only ceiling cannot pass {srv / (srv + fl):.0%} on a machine the two share."))
             for ref in tools[1:]:
                 # Against the floor only the kernel's part means anything: the
                 # floor client's own user time is Python's.
@@ -404,7 +404,7 @@ class Bench:
     def tpcc(self):
         gotpc = shutil.which("go-tpc") or (os.path.join(HERE, "tools", "go-tpc") if os.path.exists(os.path.join(HERE, "tools", "go-tpc")) else None)
         if not gotpc:
-            self.notes.append("TPC-C load: go-tpc not found, so fairbench's load time is shown alone (put go-tpc on PATH or at bench/tools/go-tpc to compare: `go install github.com/pingcap/go-tpc/cmd/go-tpc@latest`, or `go build ./cmd/go-tpc` in its source).")
+            self.notes.append(("tpcc", "TPC-C load: go-tpc not found, so fairbench's load time is shown alone (put go-tpc on PATH or at bench/tools/go-tpc to compare: `go install github.com/pingcap/go-tpc/cmd/go-tpc@latest`, or `go build ./cmd/go-tpc` in its source)."))
         w = self.a.warehouses
         for kind, eng in (("maria-tcp", "mysql"), ("pg-tcp", "postgres")):
             fb, ref = [], []
@@ -473,7 +473,7 @@ class Bench:
         v = self.versions()
         mode = "quick" if self.a.quick else "full"
         lines.append(f"# fairbench vs reference tools ({mode} run)\n")
-        lines.append(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}")
+        lines.append(f"- date: {self.date}")
         for k in ("machine", "fairbench", "sysbench", "pgbench", "MariaDB", "PostgreSQL"):
             lines.append(f"- {k}: {v[k]}")
         lines.append(f"- repetitions: {self.a.reps} per OLTP row ({self.a.time} s each, tools alternating), {self.a.prep_reps} per load row; median, spread = min..max of the per-repetition ratio")
@@ -488,12 +488,12 @@ class Bench:
             lines.append(f"| {label} | {names.get(metric, metric)} | {refname} | {fmt(mf, metric)} | {fmt(mr, metric)} | {'-' if ratio is None else f'{ratio:.2f}'} | {spread} |")
         if self.notes:
             lines.append("")
-            lines.extend(f"- {n}" for n in self.notes)
+            lines.extend(f"- {n}" for _, n in self.notes)
         text = "\n".join(lines) + "\n"
         print(text)
         out = self.a.out or os.path.join(HERE, "RESULTS.md" if not self.a.quick else "RESULTS-quick.md")
         open(out, "w").write(text)
-        json.dump(self.rows, open(out.replace(".md", ".json"), "w"))
+        json.dump({"rows": self.rows, "notes": self.notes, "runs": self.runs}, open(out.replace(".md", ".json"), "w"))
         log(f"wrote {out}")
 
 
@@ -515,6 +515,7 @@ def main():
     if a.seconds:
         a.time = a.seconds
     b = Bench(a)
+    b.date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}"
     b.notes = []
     b.pgbench_ready = False
     only = a.only.split(",")
@@ -526,14 +527,20 @@ def main():
         b.many()
     if "tpcc" in only:
         b.tpcc()
+    # When each section's rows were measured (kept sections keep their date).
+    b.runs = {sec: b.date for sec in only if sec in ("prepare", "oltp", "many", "tpcc")}
     if a.keep:
-        ran = set(only)
-        kept = [tuple(r) for r in json.load(open(a.keep)) if r[0] not in ran]
+        kept = json.load(open(a.keep))
+        if isinstance(kept, list):  # rows only, as the first versions wrote
+            kept = {"rows": kept, "notes": [], "runs": {}}
+        old = [sec for sec in ("prepare", "oltp", "many", "tpcc") if sec not in only and any(r[0] == sec for r in kept["rows"])]
         order = ["prepare", "oltp", "many", "tpcc"]
-        b.rows = sorted(kept + b.rows, key=lambda r: order.index(r[0]) if r[0] in order else len(order))
-        if any(r[0] == "tpcc" and r[5] == "(none)" for r in kept):
-            b.notes.append("TPC-C load: go-tpc was not found, so fairbench's load time is shown alone.")
-        b.notes.append(f"Rows of sections other than {', '.join(only)} come from an earlier run of this harness ({os.path.basename(a.keep)}).")
+        b.rows = sorted([tuple(r) for r in kept["rows"] if r[0] in old] + b.rows, key=lambda r: order.index(r[0]) if r[0] in order else len(order))
+        b.notes = [tuple(n) for n in kept["notes"] if n[0] in old] + b.notes
+        for sec in old:
+            b.runs[sec] = kept["runs"].get(sec, f"an earlier run ({os.path.basename(a.keep)})")
+        if old:
+            b.notes.append(("keep", "When each section's rows and notes were measured: " + ", ".join(f"{sec} {b.runs[sec]}" for sec in order if sec in b.runs) + "."))
     b.report()
 
 
