@@ -383,6 +383,22 @@ impl ColType {
     }
 }
 
+/// Decimal digits of `n` appended to `buf`, without formatting machinery
+/// (hot paths: statement names, rows for LOAD DATA).
+pub(crate) fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
 /// `v / 10^scale` as decimal text (1234, 2 -> "12.34").
 pub fn decimal_text(v: i64, scale: u8) -> String {
     if scale == 0 {

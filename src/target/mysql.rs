@@ -307,21 +307,10 @@ fn push_tsv_text(buf: &mut Vec<u8>, mut text: &[u8]) {
 
 /// Decimal text of `v`, without a `String` per value.
 fn push_int(buf: &mut Vec<u8>, v: i64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     if v < 0 {
         buf.push(b'-');
     }
-    buf.extend_from_slice(&digits[i..]);
+    super::push_decimal(buf, v.unsigned_abs());
 }
 
 pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first: bool, backslash_escapes: bool) {

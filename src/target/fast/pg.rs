@@ -108,18 +108,7 @@ fn cstr(w: &mut Vec<u8>, s: &[u8]) {
 fn stmt_name(w: &mut Vec<u8>, id: StmtId) {
     // "s<id>" without formatting machinery.
     w.push(b's');
-    let mut d = [0u8; 10];
-    let mut n = id.0;
-    let mut i = d.len();
-    loop {
-        i -= 1;
-        d[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    w.extend_from_slice(&d[i..]);
+    crate::target::push_decimal(w, u64::from(id.0));
     w.push(0);
 }
 
