@@ -34,6 +34,7 @@ ROOT = os.path.dirname(HERE)
 TCK = os.sysconf("SC_CLK_TCK")
 CORES = os.cpu_count() or 1
 WORKDIR = tempfile.mkdtemp(prefix="fairbench-bench.")
+SECTIONS = ("prepare", "oltp", "many", "tpcc")  # in table order
 
 
 def log(*a):
@@ -199,19 +200,19 @@ class Bench:
             label = f"{eng} 4 x {a.table_size:,} rows"
             self.rows.append(("prepare", label, "wall time", [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench prepare"))
             self.rows.append(("prepare", label, "rows/s", [x["rows_s"] for x in fb], [x["rows_s"] for x in ref], "sysbench prepare"))
-            self.floor(kind, [f"sbtest{i}" for i in range(1, 5)], f"prepare {eng}", label, [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench", {"MariaDB": 0.6, "PostgreSQL": 0.35}[eng])
+            self.floor("prepare", kind, [f"sbtest{i}" for i in range(1, 5)], f"prepare {eng}", label, [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench", {"MariaDB": 0.6, "PostgreSQL": 0.35}[eng])
         self.pgbench_init()
 
-    def floor(self, kind, tables, what, label, fb, ref, ref_name, target):
+    def floor(self, section, kind, tables, what, label, fb, ref, ref_name, target):
         """The server-alone row for a load (fairbench's walls against the
         floor) and a note placing the target against that floor."""
         by_sessions = self.server_alone(kind, tables, self.a.prep_reps) or {4: []}
         alone = by_sessions[min(by_sessions, key=lambda n: median(by_sessions[n]) or float("inf"))]
-        self.rows.append((self.rows[-1][0], label, "wall time", fb, alone, "server alone"))
+        self.rows.append((section, label, "wall time", fb, alone, "server alone"))
         fl, r = median(alone), median(ref)
         if fl and r:
             tried = ", ".join(f"{n} sessions {median(w):.1f} s" for n, w in sorted(by_sessions.items()) if w)
-            self.notes.append((self.rows[-1][0],
+            self.notes.append((section,
                 f"{what}: the server alone (each table's rows read from a file on the server's side, nothing generated or sent by a client, "
                 f"each table followed by its indexes; {tried}) takes {fl:.1f} s at best = {fl / r:.2f}x {ref_name}'s {r:.1f} s; the {target}x target is "
                 f"{against_floor(fl / r > target)}."
@@ -230,7 +231,7 @@ class Bench:
         os.chmod(WORKDIR, 0o777)
         os.chmod(d, 0o777)  # the server's own user writes and reads the files
         plan = [self.alone_plan(kind, t, f"{d}/{t}") for t in tables]
-        walls = {n: [] for n in sorted({4, min(4, os.cpu_count() or 4)})}
+        walls = {n: [] for n in sorted({4, min(4, CORES)})}
         for rep in range(reps):
             for n in walls:
                 for p in plan:
@@ -275,14 +276,24 @@ class Bench:
             load = f"LOAD DATA INFILE '{f}' INTO TABLE {a} CHARACTER SET binary"
         return {"create": create, "load": load, "indexes": indexes, "size": os.path.getsize(f), "drop": f"DROP TABLE IF EXISTS {a}"}
 
+    def client(self, kind):
+        """The engine's command-line client, logged in to the bench database,
+        and its environment (password, no NOTICE chatter)."""
+        if kind.startswith("pg"):
+            cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db]
+        else:
+            cmd = ["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", self.db]
+        return cmd, {**self.env, "PGPASSWORD": "fbpass", "PGOPTIONS": "-c client_min_messages=warning"}
+
     def sql(self, kind, stmts, wait=True):
         """Statements through the engine's command-line client, in one session."""
         stmts = [stmts] if isinstance(stmts, str) else stmts
+        cmd, env = self.client(kind)
         if kind.startswith("pg"):
-            cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-q", "-v", "ON_ERROR_STOP=1"] + [x for st in stmts for x in ("-c", st)]
+            cmd += ["-q", "-v", "ON_ERROR_STOP=1"] + [x for st in stmts for x in ("-c", st)]
         else:
-            cmd = ["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", self.db, "-e", ";".join(stmts)]
-        p = subprocess.Popen(cmd, env={**self.env, "PGPASSWORD": "fbpass", "PGOPTIONS": "-c client_min_messages=warning"}, stdout=subprocess.DEVNULL)
+            cmd += ["-e", ";".join(stmts)]
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
         if wait:
             p.wait()
         return p
@@ -315,11 +326,9 @@ class Bench:
 
     def query_rows(self, kind, query):
         """A query's rows, each a list of column texts."""
-        if kind.startswith("pg"):
-            cmd = ["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-At", "-F", "\t", "-c", query]
-        else:
-            cmd = ["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", self.db, "-N", "-B", "-e", query]
-        out = subprocess.run(cmd, capture_output=True, text=True, env={**self.env, "PGPASSWORD": "fbpass"}).stdout
+        cmd, env = self.client(kind)
+        cmd += ["-At", "-F", "\t", "-c", query] if kind.startswith("pg") else ["-N", "-B", "-e", query]
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env).stdout
         return [line.split("\t") for line in out.splitlines() if line]
 
     def value(self, kind, query):
@@ -407,14 +416,16 @@ class Bench:
             self.notes.append(("tpcc", "TPC-C load: go-tpc not found, so fairbench's load time is shown alone (put go-tpc on PATH or at bench/tools/go-tpc to compare: `go install github.com/pingcap/go-tpc/cmd/go-tpc@latest`, or `go build ./cmd/go-tpc` in its source)."))
         w = self.a.warehouses
         for kind, eng in (("maria-tcp", "mysql"), ("pg-tcp", "postgres")):
+            fb_load = [self.fb, "prepare", "tpcc", "--target", self.fb_target(kind), f"--warehouses={w}", "--threads=4"]
+            fb_cleanup = [self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)]
             fb, ref = [], []
             for rep in range(self.a.prep_reps):
-                run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
+                run_child(fb_cleanup)
                 self.settle(kind)
-                _, wall, *_ = run_child([self.fb, "prepare", "tpcc", "--target", self.fb_target(kind), f"--warehouses={w}", "--threads=4"])
+                _, wall, *_ = run_child(fb_load)
                 fb.append(wall)
                 log(f"TPC-C load {w} W {kind} fairbench: {wall:.1f}s")
-                run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
+                run_child(fb_cleanup)
                 if not gotpc:
                     continue
                 port = self.my_port if eng == "mysql" else self.pg_port
@@ -429,10 +440,10 @@ class Bench:
             label = f"TPC-C load {w} warehouses, {kind}"
             self.rows.append(("tpcc", label, "wall time", fb, ref, "go-tpc" if gotpc else "(none)"))
             # The floor reloads the tables fairbench's load leaves behind.
-            run_child([self.fb, "prepare", "tpcc", "--target", self.fb_target(kind), f"--warehouses={w}", "--threads=4"])
+            run_child(fb_load)
             tables = [f"{t}1" for t in ("warehouse", "district", "customer", "history", "orders", "new_orders", "order_line", "stock", "item")]
-            self.floor(kind, tables, f"TPC-C load {'MariaDB' if eng == 'mysql' else 'PostgreSQL'}", label, fb, ref, "go-tpc", 0.5)
-            run_child([self.fb, "cleanup", "tpcc", "--target", self.fb_target(kind)])
+            self.floor("tpcc", kind, tables, f"TPC-C load {'MariaDB' if eng == 'mysql' else 'PostgreSQL'}", label, fb, ref, "go-tpc", 0.5)
+            run_child(fb_cleanup)
 
     # report
     def versions(self):
@@ -452,8 +463,8 @@ class Bench:
             "fairbench": first([self.fb, "--version"]),
             "sysbench": first(["sysbench", "--version"]),
             "pgbench": first(["pgbench", "--version"]),
-            "MariaDB": first(["mariadb", f"--socket={self.my_sock}", "-ufb", "-pfbpass", "-N", "-B", "-e", "SELECT VERSION()"]),
-            "PostgreSQL": first(["psql", "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", "-d", self.db, "-Atc", "SHOW server_version"]),
+            "MariaDB": self.value("maria-socket", "SELECT VERSION()") or "?",
+            "PostgreSQL": self.value("pg-tcp", "SHOW server_version") or "?",
         }
 
     def report(self):
@@ -528,19 +539,18 @@ def main():
     if "tpcc" in only:
         b.tpcc()
     # When each section's rows were measured (kept sections keep their date).
-    b.runs = {sec: b.date for sec in only if sec in ("prepare", "oltp", "many", "tpcc")}
+    b.runs = {sec: b.date for sec in only if sec in SECTIONS}
     if a.keep:
         kept = json.load(open(a.keep))
         if isinstance(kept, list):  # rows only, as the first versions wrote
             kept = {"rows": kept, "notes": [], "runs": {}}
-        old = [sec for sec in ("prepare", "oltp", "many", "tpcc") if sec not in only and any(r[0] == sec for r in kept["rows"])]
-        order = ["prepare", "oltp", "many", "tpcc"]
-        b.rows = sorted([tuple(r) for r in kept["rows"] if r[0] in old] + b.rows, key=lambda r: order.index(r[0]) if r[0] in order else len(order))
+        old = [sec for sec in SECTIONS if sec not in only and any(r[0] == sec for r in kept["rows"])]
+        b.rows = sorted([tuple(r) for r in kept["rows"] if r[0] in old] + b.rows, key=lambda r: SECTIONS.index(r[0]) if r[0] in SECTIONS else len(SECTIONS))
         b.notes = [tuple(n) for n in kept["notes"] if n[0] in old] + b.notes
         for sec in old:
             b.runs[sec] = kept["runs"].get(sec, f"an earlier run ({os.path.basename(a.keep)})")
         if old:
-            b.notes.append(("keep", "When each section's rows and notes were measured: " + ", ".join(f"{sec} {b.runs[sec]}" for sec in order if sec in b.runs) + "."))
+            b.notes.append(("keep", "When each section's rows and notes were measured: " + ", ".join(f"{sec} {b.runs[sec]}" for sec in SECTIONS if sec in b.runs) + "."))
     b.report()
 
 

@@ -232,6 +232,13 @@ pub fn cpus() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
+/// `threads` connections, or at most one per core when the server shares
+/// this machine: more backends loading or building at once than there are
+/// cores only slow each other (and the client) down.
+pub fn per_core_if_local(cfg: &ConnConfig, threads: usize) -> usize {
+    if is_local(cfg) { threads.min(cpus()) } else { threads }
+}
+
 /// Whether the server runs on this machine (so host and disk figures describe it too).
 pub fn is_local(cfg: &ConnConfig) -> bool {
     let t = &cfg.target;

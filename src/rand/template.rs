@@ -47,7 +47,7 @@ pub fn fill_template_rnd_data(rng: &mut Rng, template: &[u8], pct: u8, out: &mut
 /// [`fill_template_rnd_data`] with the random part written by `fill`.
 #[inline]
 fn fill_partly(fill: impl Fn(&mut Rng, &[u8], &mut Vec<u8>), rng: &mut Rng, template: &[u8], pct: u8, out: &mut Vec<u8>) {
-    let random_len = template.len() * usize::from(pct.min(100)) / 100;
+    let random_len = random_len(template, pct);
     fill(rng, &template[..random_len], out);
     let mut run = 0;
     out.extend(template[..template.len() - random_len].iter().map(|&c| {
@@ -60,6 +60,11 @@ fn fill_partly(fill: impl Fn(&mut Rng, &[u8], &mut Vec<u8>), rng: &mut Rng, temp
             c
         }
     }));
+}
+
+/// How many leading bytes of `template` are random under `--rand-data=pct`.
+fn random_len(template: &[u8], pct: u8) -> usize {
+    template.len() * usize::from(pct.min(100)) / 100
 }
 
 /// A template compiled once for loading tables: the same shape and
@@ -83,7 +88,7 @@ impl BulkTemplate {
     pub fn new(template: &[u8], pct: u8) -> Self {
         let mut text = Vec::with_capacity(template.len());
         fill_partly(|_, random, out| out.extend_from_slice(random), &mut Rng::from_seed(0, 0), template, pct, &mut text);
-        let random_len = template.len() * usize::from(pct.min(100)) / 100;
+        let random_len = random_len(template, pct);
         let mut runs = Vec::new();
         let mut i = 0;
         while i < random_len {

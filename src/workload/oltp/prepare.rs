@@ -190,8 +190,8 @@ impl Oltp {
             // this machine: 2 loaders on 2 cores load 4 x 1M rows 10-25%
             // faster than 4 (and so does the server alone, reading its own
             // files). MariaDB gains nothing from the cap, so it keeps --threads.
-            Engine::Postgres if crate::env::is_local(&cfg) => threads.min(crate::env::cpus()),
-            _ => threads,
+            Engine::Postgres => crate::env::per_core_if_local(&cfg, threads),
+            Engine::Mysql => threads,
         }
         .max(1);
         if loaders < threads && !quiet {

@@ -249,8 +249,7 @@ impl Tpcc {
         jobs.sort_by_key(|j| j.0); // pop() takes the heaviest first
         let builders = match self.engine {
             Engine::Sqlite => 1,
-            _ if crate::env::is_local(cfg) => threads.min(crate::env::cpus()),
-            _ => threads,
+            _ => crate::env::per_core_if_local(cfg, threads),
         }
         .clamp(1, jobs.len().max(1));
         let queue = Arc::new(std::sync::Mutex::new(jobs));
