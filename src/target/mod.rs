@@ -399,21 +399,44 @@ pub(crate) fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&digits[i..]);
 }
 
-/// `v / 10^scale` as decimal text (1234, 2 -> "12.34").
-pub fn decimal_text(v: i64, scale: u8) -> String {
-    if scale == 0 {
-        return v.to_string();
+/// Decimal text of `v`, sign included.
+pub(crate) fn push_int(buf: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        buf.push(b'-');
     }
-    let p = 10i64.pow(scale as u32);
-    let sign = if v < 0 { "-" } else { "" };
-    let a = v.unsigned_abs();
-    format!("{sign}{}.{:0w$}", a / p as u64, a % p as u64, w = scale as usize)
+    push_decimal(buf, v.unsigned_abs());
 }
 
-/// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC).
-pub fn timestamp_text(secs: i64) -> String {
+/// `n` as exactly `width` digits, zero-padded (n < 10^width).
+fn push_padded(buf: &mut Vec<u8>, mut n: u64, width: usize) {
+    let start = buf.len();
+    buf.resize(start + width, b'0');
+    for d in buf[start..].iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+}
+
+/// `v / 10^scale` as decimal text (1234, 2 -> "12.34"), written in place:
+/// rows for LOAD DATA carry several per row.
+pub(crate) fn push_scaled(buf: &mut Vec<u8>, v: i64, scale: u8) {
+    if scale == 0 {
+        return push_int(buf, v);
+    }
+    let p = 10u64.pow(scale as u32);
+    if v < 0 {
+        buf.push(b'-');
+    }
+    let a = v.unsigned_abs();
+    push_decimal(buf, a / p);
+    buf.push(b'.');
+    push_padded(buf, a % p, scale as usize);
+}
+
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC), written in place.
+pub(crate) fn push_timestamp(buf: &mut Vec<u8>, secs: i64) {
     let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
+    let rem = secs.rem_euclid(86400) as u64;
     // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -424,7 +447,33 @@ pub fn timestamp_text(secs: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, rem / 60 % 60, rem % 60)
+    if (0..10_000).contains(&y) {
+        push_padded(buf, y as u64, 4);
+    } else {
+        push_int(buf, y);
+    }
+    for (sep, v) in [(b'-', m as u64), (b'-', d as u64), (b' ', rem / 3600), (b':', rem / 60 % 60), (b':', rem % 60)] {
+        buf.push(sep);
+        push_padded(buf, v, 2);
+    }
+}
+
+fn ascii_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// `v / 10^scale` as decimal text (1234, 2 -> "12.34").
+pub fn decimal_text(v: i64, scale: u8) -> String {
+    let mut b = Vec::with_capacity(24);
+    push_scaled(&mut b, v, scale);
+    ascii_string(b)
+}
+
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC).
+pub fn timestamp_text(secs: i64) -> String {
+    let mut b = Vec::with_capacity(19);
+    push_timestamp(&mut b, secs);
+    ascii_string(b)
 }
 
 /// One generated row; values are reused between rows to avoid allocation.
@@ -514,5 +563,15 @@ mod tests {
         assert!(l.contains("1213") && !l.contains("1062"));
         assert!(IgnoreList::parse("all").contains("anything"));
         assert!(!IgnoreList::parse("none").contains("1213"));
+    }
+
+    #[test]
+    fn decimals_and_timestamps_are_written_in_place() {
+        for (v, scale, want) in [(1234, 2, "12.34"), (-5, 2, "-0.05"), (7, 4, "0.0007"), (-1000, 0, "-1000"), (3_000_000, 2, "30000.00"), (i64::MIN, 2, "-92233720368547758.08")] {
+            assert_eq!(decimal_text(v, scale), want);
+        }
+        for (secs, want) in [(0, "1970-01-01 00:00:00"), (951_782_400, "2000-02-29 00:00:00"), (1_700_000_000, "2023-11-14 22:13:20"), (-1, "1969-12-31 23:59:59"), (253_402_300_799, "9999-12-31 23:59:59")] {
+            assert_eq!(timestamp_text(secs), want);
+        }
     }
 }

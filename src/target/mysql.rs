@@ -2,7 +2,7 @@
 //! mysql_async: binary protocol with server-side prepared statements, or the
 //! text protocol when prepared statements are off.
 
-use super::{interpolate, Column, ColType, LoadMode, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId, SslMode};
+use super::{interpolate, push_int, push_scaled, push_timestamp, Column, ColType, LoadMode, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId, SslMode};
 use mysql_async::prelude::*;
 use mysql_async::{Opts, OptsBuilder, Params, SslOpts, Value};
 
@@ -274,11 +274,11 @@ pub(crate) fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
                 ii += 1;
             }
             ColType::Numeric(scale) => {
-                buf.extend_from_slice(super::decimal_text(row.ints[ii], scale).as_bytes());
+                push_scaled(buf, row.ints[ii], scale);
                 ii += 1;
             }
             ColType::Timestamp => {
-                buf.extend_from_slice(super::timestamp_text(row.ints[ii]).as_bytes());
+                push_timestamp(buf, row.ints[ii]);
                 ii += 1;
             }
             ColType::Text => {
@@ -303,14 +303,6 @@ fn push_tsv_text(buf: &mut Vec<u8>, mut text: &[u8]) {
         text = &text[i + 1..];
     }
     buf.extend_from_slice(text);
-}
-
-/// Decimal text of `v`, without a `String` per value.
-fn push_int(buf: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        buf.push(b'-');
-    }
-    super::push_decimal(buf, v.unsigned_abs());
 }
 
 pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first: bool, backslash_escapes: bool) {
