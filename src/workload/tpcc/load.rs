@@ -1,15 +1,16 @@
-//! prepare / cleanup / prewarm: create the tables, load spec data in
-//! parallel by warehouse over all datasets through each engine's bulk path,
-//! then build the secondary indexes and foreign keys.
+//! prepare / cleanup / prewarm: create the tables, load spec data through
+//! each engine's bulk path, table by table over all warehouses, and build
+//! each table's secondary indexes as soon as it is loaded, while the next
+//! tables load; foreign keys come last.
 //!
-//! A warehouse's rows are written table by table and its WAREHOUSE row
-//! last, so a WAREHOUSE row means "this warehouse is complete". A prepare
-//! that finds tables already there loads only what is missing: it deletes
-//! the partial rows of incomplete warehouses first, so an interrupted load
-//! can be resumed without duplicate-key failures (cleanup + prepare
-//! restarts from scratch).
+//! A warehouse's WAREHOUSE row is written after all its other rows, so a
+//! WAREHOUSE row means "this warehouse is complete". A prepare that finds
+//! tables already there loads only what is missing: it deletes the partial
+//! rows of incomplete warehouses first, so an interrupted load can be
+//! resumed without duplicate-key failures (cleanup + prepare restarts from
+//! scratch).
 
-use super::schema::Fk;
+use super::schema::{Fk, Names};
 use super::{last_name, Tpcc, C_LOAD_LAST};
 use crate::error::{Error, Result};
 use crate::rand::{nurand, Rng};
@@ -94,11 +95,144 @@ fn set_texts(row: &mut Row, n: usize) {
     row.texts.resize(n, Vec::new());
 }
 
-/// What one loader task does.
+/// One table's rows of one warehouse: the unit a loader takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    OrderLine,
+    Stock,
+    Customer,
+    Orders,
+    History,
+    NewOrders,
+    District,
+}
+
+impl Part {
+    /// Load order: the tables whose index builds take longest first, so
+    /// that those builds run while the later tables load.
+    const ORDER: [Part; 7] = [Part::OrderLine, Part::Stock, Part::Customer, Part::Orders, Part::History, Part::NewOrders, Part::District];
+
+    fn table(self, n: &Names) -> &str {
+        match self {
+            Part::OrderLine => &n.order_line,
+            Part::Stock => &n.stock,
+            Part::Customer => &n.customer,
+            Part::Orders => &n.orders,
+            Part::History => &n.history,
+            Part::NewOrders => &n.new_orders,
+            Part::District => &n.district,
+        }
+    }
+
+    fn w_col(self) -> &'static str {
+        match self {
+            Part::OrderLine => "ol_w_id",
+            Part::Stock => "s_w_id",
+            Part::Customer => "c_w_id",
+            Part::Orders => "o_w_id",
+            Part::History => "h_w_id",
+            Part::NewOrders => "no_w_id",
+            Part::District => "d_w_id",
+        }
+    }
+}
+
+/// Rows per warehouse of a table: how long its index build takes, roughly.
+fn weight(n: &Names, table: &str) -> u64 {
+    if table == n.order_line {
+        300
+    } else if table == n.stock {
+        100
+    } else {
+        30
+    }
+}
+
+/// What one loader task does. `clear`: the table held rows when the
+/// prepare started, so this warehouse's partial rows go first.
 #[derive(Clone, Copy, Debug)]
 enum Job {
     Items(u32),
-    Warehouse(u32, u32),
+    Part { d: u32, w: u32, part: Part, clear: bool },
+}
+
+impl Job {
+    fn table(self, names: &[Names]) -> &str {
+        match self {
+            Job::Items(d) => &names[d as usize - 1].item,
+            Job::Part { d, part, .. } => part.table(&names[d as usize - 1]),
+        }
+    }
+}
+
+enum Task {
+    Load(Job),
+    /// A loaded table's index builds and ANALYZE, in order.
+    Finish(Vec<String>),
+    /// Nothing to take yet: tables still loading will release work.
+    Wait,
+}
+
+/// The loaders' shared schedule. Loading is table by table, and each
+/// table's finishing statements are released the moment its last load job
+/// ends, so that they overlap the loading of the tables after it: built
+/// after the whole load instead, the order_line index alone kept one core
+/// busy and the other idle for several seconds on MariaDB.
+struct Plan {
+    /// Taken from the end.
+    loads: Vec<Job>,
+    /// Load jobs taken and not finished.
+    running: usize,
+    /// Per table: load jobs not finished yet.
+    left: std::collections::HashMap<String, usize>,
+    /// Per table: statements waiting for its loads.
+    held: std::collections::HashMap<String, (u64, Vec<String>)>,
+    /// Released statements; pop() takes the heaviest.
+    ready: Vec<(u64, Vec<String>)>,
+}
+
+impl Plan {
+    fn new(mut loads: Vec<Job>, finish: Vec<(String, u64, Vec<String>)>, names: &[Names]) -> Plan {
+        let mut left = std::collections::HashMap::new();
+        for j in &loads {
+            *left.entry(j.table(names).to_string()).or_insert(0usize) += 1;
+        }
+        loads.reverse();
+        let mut plan = Plan { loads, running: 0, left, held: Default::default(), ready: Vec::new() };
+        for (table, weight, sqls) in finish {
+            plan.held.insert(table.clone(), (weight, sqls));
+            plan.release_if_loaded(&table);
+        }
+        plan
+    }
+
+    fn release_if_loaded(&mut self, table: &str) {
+        if self.left.get(table).copied().unwrap_or(0) == 0 {
+            if let Some(f) = self.held.remove(table) {
+                self.ready.push(f);
+                self.ready.sort_by_key(|f| f.0);
+            }
+        }
+    }
+
+    fn next(&mut self) -> Option<Task> {
+        if let Some((_, sqls)) = self.ready.pop() {
+            return Some(Task::Finish(sqls));
+        }
+        if let Some(job) = self.loads.pop() {
+            self.running += 1;
+            return Some(Task::Load(job));
+        }
+        (self.running > 0).then_some(Task::Wait)
+    }
+
+    fn loaded(&mut self, table: &str) {
+        self.running -= 1;
+        if let Some(n) = self.left.get_mut(table) {
+            *n -= 1;
+        }
+        self.release_if_loaded(table);
+    }
 }
 
 impl Tpcc {
@@ -144,6 +278,8 @@ impl Tpcc {
         let load_mode = LoadMode::parse(&self.oltp.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.oltp.load_mode))?;
         let mut conn = self.admin(&cfg).await?;
         let mut jobs = Vec::new();
+        // Per dataset: the warehouses whose WAREHOUSE row is still missing.
+        let mut incomplete: Vec<Vec<u32>> = Vec::new();
         for n in &self.names {
             if !quiet {
                 println!("Creating TPC-C tables of dataset {} ({}, ...)...", n.n, n.warehouse);
@@ -152,12 +288,8 @@ impl Tpcc {
                 ddl(&mut conn, &sql).await?;
             }
             if self.args.schema_only {
+                incomplete.push(Vec::new());
                 continue;
-            }
-            let items = count(&mut conn, &format!("SELECT COUNT(*) FROM {}", n.item)).await?;
-            if items != ITEMS as u64 {
-                ddl(&mut conn, &format!("DELETE FROM {}", n.item)).await?;
-                jobs.push(Job::Items(n.n));
             }
             let done: Vec<u32> = conn
                 .query_strings(&format!("SELECT w_id FROM {}", n.warehouse))
@@ -169,11 +301,20 @@ impl Tpcc {
             if let Some(w) = done.iter().find(|&&w| w > self.warehouses) {
                 return Err(usage!("{} already holds warehouse {w} but --warehouses is {}: run `fairbench cleanup` first or give the size it was prepared with", n.warehouse, self.warehouses));
             }
-            for w in 1..=self.warehouses {
-                if !done.contains(&w) {
-                    jobs.push(Job::Warehouse(n.n, w));
-                }
+            let todo: Vec<u32> = (1..=self.warehouses).filter(|w| !done.contains(w)).collect();
+            // Table by table, so each table is complete (and its indexes
+            // can be built) while the next ones load.
+            for part in Part::ORDER {
+                let table = part.table(n);
+                let clear = !todo.is_empty() && !conn.query_strings(&format!("SELECT 1 FROM {table} LIMIT 1")).await.map_err(|e| Error::Sql(e.to_string()))?.is_empty();
+                jobs.extend(todo.iter().map(|&w| Job::Part { d: n.n, w, part, clear }));
             }
+            let items = count(&mut conn, &format!("SELECT COUNT(*) FROM {}", n.item)).await?;
+            if items != ITEMS as u64 {
+                ddl(&mut conn, &format!("DELETE FROM {}", n.item)).await?;
+                jobs.push(Job::Items(n.n));
+            }
+            incomplete.push(todo);
         }
         if self.engine == Engine::Postgres && self.schema.fk == Fk::Fk && !jobs.is_empty() {
             // A resumed load writes children before parents: lift the
@@ -184,31 +325,41 @@ impl Tpcc {
                 }
             }
         }
-        let whs = jobs.iter().filter(|j| matches!(j, Job::Warehouse(..))).count() as u64;
-        let nitems = jobs.len() as u64 - whs;
+        let whs: u64 = incomplete.iter().map(|ws| ws.len() as u64).sum();
+        let nitems = jobs.iter().filter(|j| matches!(j, Job::Items(_))).count() as u64;
         let total = whs * ROWS_PER_WAREHOUSE + nitems * ITEMS as u64;
+        let loaders = if self.engine == Engine::Sqlite { 1 } else { threads.max(1) };
         if jobs.is_empty() && !quiet {
             println!("All {} warehouse(s) of {} dataset(s) are loaded already.", self.warehouses, self.datasets);
         } else if !quiet {
-            println!("Loading {whs} warehouse(s) and {nitems} item table(s) with {} loader(s)...", if self.engine == Engine::Sqlite { 1 } else { threads.max(1) });
+            println!("Loading {whs} warehouse(s) and {nitems} item table(s) with {loaders} loader(s), table by table; each table's indexes are built once it is loaded...");
         }
         let started = std::time::Instant::now();
         let progress = Arc::new(Progress::new("Loading", total, quiet));
-        let loaders = if self.engine == Engine::Sqlite { 1 } else { threads.max(1).min(jobs.len().max(1)) };
-        jobs.reverse(); // pop() takes items first
-        let queue = Arc::new(std::sync::Mutex::new(jobs));
+        let plan = Arc::new(std::sync::Mutex::new(Plan::new(jobs, self.finishing(), &self.names)));
         let me = Arc::new(self.clone());
         let mut handles = Vec::new();
         for _ in 0..loaders {
-            let (queue, cfg, progress, me) = (queue.clone(), cfg.clone(), progress.clone(), me.clone());
+            let (plan, cfg, progress, me) = (plan.clone(), cfg.clone(), progress.clone(), me.clone());
             handles.push(tokio::spawn(async move {
                 let mut conn = me.admin(&cfg).await?;
                 loop {
-                    let job = queue.lock().unwrap().pop();
-                    let Some(job) = job else { break };
-                    match job {
-                        Job::Items(d) => me.load_items(&mut conn, d, load_mode, &progress).await?,
-                        Job::Warehouse(d, w) => me.load_warehouse(&mut conn, d, w, load_mode, &progress).await?,
+                    let task = plan.lock().unwrap().next();
+                    match task {
+                        None => break,
+                        Some(Task::Wait) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+                        Some(Task::Finish(sqls)) => {
+                            for sql in sqls {
+                                ddl_tolerant(&mut conn, &sql, &["1061"]).await?;
+                            }
+                        }
+                        Some(Task::Load(job)) => {
+                            match job {
+                                Job::Items(d) => me.load_items(&mut conn, d, load_mode, &progress).await?,
+                                Job::Part { d, w, part, clear } => me.load_part(&mut conn, d, w, part, clear, load_mode, &progress).await?,
+                            }
+                            plan.lock().unwrap().loaded(job.table(&me.names));
+                        }
                     }
                 }
                 conn.close().await;
@@ -218,85 +369,72 @@ impl Tpcc {
         for h in handles {
             h.await.map_err(|e| Error::Sql(format!("loader failed: {e}")))??;
         }
+        // WAREHOUSE rows last, once every table holds their warehouses'
+        // rows: a WAREHOUSE row means "this warehouse is complete".
+        for (n, ws) in self.names.iter().zip(&incomplete) {
+            self.load_warehouse_rows(&mut conn, n.n, ws, load_mode, &progress).await?;
+        }
         progress.finish();
         let secs = started.elapsed().as_secs_f64();
         if !quiet && total > 0 {
-            println!("Loaded about {total} rows in {secs:.2}s ({:.0} rows/s)", total as f64 / secs.max(1e-9));
+            println!("Loaded about {total} rows in {secs:.2}s ({:.0} rows/s, index builds included)", total as f64 / secs.max(1e-9));
         }
-        self.finish_schema(&cfg, threads, &mut conn, quiet).await?;
+        self.finish_schema(&mut conn, quiet).await?;
         conn.close().await;
         Ok(())
     }
 
-    /// The secondary indexes, built side by side on several connections
-    /// (they touch different tables), biggest table first so that the
-    /// longest build never starts last: on MariaDB the order_line index
-    /// alone takes 60% of the serial time. At most one build per core when
-    /// the server shares this machine; one at a time on SQLite (one writer).
-    async fn build_indexes(&self, cfg: &Arc<ConnConfig>, threads: usize) -> Result<()> {
-        let mut jobs: Vec<(u64, String)> = Vec::new();
+    /// What each table needs once loaded: its secondary indexes (each
+    /// build tolerates finding the index there, for a resumed prepare),
+    /// then ANALYZE. The WAREHOUSE table, loaded last, gets its ANALYZE in
+    /// [`Self::finish_schema`].
+    fn finishing(&self) -> Vec<(String, u64, Vec<String>)> {
+        let mut out = Vec::new();
         for n in &self.names {
-            for (name, table, cols) in self.schema.indexes(n) {
-                let sql = match self.engine {
-                    Engine::Mysql => format!("CREATE INDEX {name} ON {table} ({cols})"),
-                    _ => format!("CREATE INDEX IF NOT EXISTS {name} ON {table} ({cols})"),
-                };
-                // Rows per warehouse, as the weight of the build.
-                let weight = if table == n.order_line { 300 } else if table == n.stock { 100 } else { 30 };
-                jobs.push((weight, sql));
+            let indexes = self.schema.indexes(n);
+            for t in n.all() {
+                if t == n.warehouse {
+                    continue;
+                }
+                let mut sqls: Vec<String> = indexes
+                    .iter()
+                    .filter(|ix| ix.1 == t)
+                    .map(|(name, table, cols)| match self.engine {
+                        Engine::Mysql => format!("CREATE INDEX {name} ON {table} ({cols})"),
+                        _ => format!("CREATE INDEX IF NOT EXISTS {name} ON {table} ({cols})"),
+                    })
+                    .collect();
+                sqls.push(self.analyze(t));
+                out.push((t.to_string(), weight(n, t), sqls));
             }
         }
-        jobs.sort_by_key(|j| j.0); // pop() takes the heaviest first
-        let builders = match self.engine {
-            Engine::Sqlite => 1,
-            _ => crate::env::per_core_if_local(cfg, threads),
-        }
-        .clamp(1, jobs.len().max(1));
-        let queue = Arc::new(std::sync::Mutex::new(jobs));
-        let mut handles = Vec::new();
-        for _ in 0..builders {
-            let (queue, cfg, me) = (queue.clone(), cfg.clone(), self.clone());
-            handles.push(tokio::spawn(async move {
-                let mut conn = me.admin(&cfg).await?;
-                loop {
-                    let job = queue.lock().unwrap().pop();
-                    let Some((_, sql)) = job else { break };
-                    ddl_tolerant(&mut conn, &sql, &["1061"]).await?;
-                }
-                conn.close().await;
-                Ok::<(), Error>(())
-            }));
-        }
-        for h in handles {
-            h.await.map_err(|e| Error::Sql(format!("index build failed: {e}")))??;
-        }
-        Ok(())
+        out
     }
 
-    /// Secondary indexes, foreign keys and statistics; each step tolerates
-    /// being done already (a resumed prepare).
-    async fn finish_schema(&self, cfg: &Arc<ConnConfig>, threads: usize, conn: &mut Conn, quiet: bool) -> Result<()> {
+    fn analyze(&self, table: &str) -> String {
+        match self.engine {
+            Engine::Mysql => format!("ANALYZE TABLE {table}"),
+            _ => format!("ANALYZE {table}"),
+        }
+    }
+
+    /// Foreign keys and the WAREHOUSE tables' statistics; each step
+    /// tolerates being done already (a resumed prepare).
+    async fn finish_schema(&self, conn: &mut Conn, quiet: bool) -> Result<()> {
         let t0 = std::time::Instant::now();
-        self.build_indexes(cfg, threads).await?;
         for n in &self.names {
             if self.schema.fk == Fk::Fk && self.engine != Engine::Sqlite {
                 for (t, _, clause) in self.schema.foreign_keys(n) {
                     ddl_tolerant(conn, &format!("ALTER TABLE {t} ADD {clause}"), &["1826", "121", "42710", "1022"]).await?;
                 }
             }
-            for t in n.all() {
-                let sql = match self.engine {
-                    Engine::Mysql => format!("ANALYZE TABLE {t}"),
-                    _ => format!("ANALYZE {t}"),
-                };
-                ddl(conn, &sql).await?;
-            }
+            ddl(conn, &self.analyze(&n.warehouse)).await?;
         }
         if self.engine == Engine::Sqlite {
             ddl(conn, "PRAGMA wal_checkpoint(TRUNCATE)").await?;
         }
-        if !quiet {
-            println!("Indexes{} and statistics done in {:.2}s", if self.schema.fk == Fk::Fk { ", foreign keys" } else { "" }, t0.elapsed().as_secs_f64());
+        if !quiet && self.schema.fk == Fk::Fk && self.engine != Engine::Sqlite {
+            println!("Foreign keys done in {:.2}s", t0.elapsed().as_secs_f64());
         }
         Ok(())
     }
@@ -330,120 +468,253 @@ impl Tpcc {
         bulk(conn, &n.item, &cols, &mut src, self.oltp.load_bulk_size, mode).await
     }
 
-    async fn load_warehouse(&self, conn: &mut Conn, d: u32, w: u32, mode: LoadMode, progress: &Arc<Progress>) -> Result<()> {
+    /// One table's rows of warehouse `w`, after removing what an
+    /// interrupted load left of them when `clear`.
+    #[allow(clippy::too_many_arguments)]
+    async fn load_part(&self, conn: &mut Conn, d: u32, w: u32, part: Part, clear: bool, mode: LoadMode, progress: &Arc<Progress>) -> Result<()> {
         let n = &self.names[d as usize - 1];
         let bulk_rows = self.oltp.load_bulk_size;
-        // Remove what an interrupted load left behind.
-        for (t, c) in [(&n.stock, "s_w_id"), (&n.customer, "c_w_id"), (&n.history, "h_w_id"), (&n.orders, "o_w_id"), (&n.new_orders, "no_w_id"), (&n.order_line, "ol_w_id"), (&n.district, "d_w_id")] {
-            ddl(conn, &format!("DELETE FROM {t} WHERE {c} = {w}")).await?;
+        if clear {
+            ddl(conn, &format!("DELETE FROM {} WHERE {} = {w}", part.table(n), part.w_col())).await?;
         }
         let now = self.load_time;
         let wi = w as i64;
-
-        // STOCK
-        let mut cols = vec![col("s_i_id", ColType::Int), col("s_w_id", ColType::SmallInt), col("s_quantity", ColType::SmallInt)];
-        for k in 1..=10 {
-            cols.push(col(&format!("s_dist_{k:02}"), ColType::Text));
+        let force_null = self.schema.force_null;
+        match part {
+            Part::Stock => {
+                let mut cols = vec![col("s_i_id", ColType::Int), col("s_w_id", ColType::SmallInt), col("s_quantity", ColType::SmallInt)];
+                for k in 1..=10 {
+                    cols.push(col(&format!("s_dist_{k:02}"), ColType::Text));
+                }
+                cols.extend([col("s_ytd", ColType::Numeric(0)), col("s_order_cnt", ColType::SmallInt), col("s_remote_cnt", ColType::SmallInt), col("s_data", ColType::Text)]);
+                let mut rng = self.rng_for(d, w, 1);
+                let mut i = 0u32;
+                let mut src = Gen {
+                    f: |row: &mut Row| {
+                        if i >= ITEMS {
+                            return false;
+                        }
+                        i += 1;
+                        set_texts(row, 11);
+                        row.ints.extend([i as i64, wi, rng.uniform(10, 100) as i64, 0, 0, 0]);
+                        for k in 0..10 {
+                            astr(&mut rng, 24, 24, &mut row.texts[k]);
+                        }
+                        data_original(&mut rng, &mut row.texts[10]);
+                        true
+                    },
+                    progress: progress.clone(),
+                    pending: 0,
+                    done: false,
+                };
+                bulk(conn, &n.stock, &cols, &mut src, bulk_rows, mode).await
+            }
+            Part::Customer => {
+                // CUSTOMER (3000 per district; last names sequential, then NURand(255))
+                let cols = [
+                    col("c_id", ColType::Int), col("c_d_id", ColType::SmallInt), col("c_w_id", ColType::SmallInt), col("c_first", ColType::Text), col("c_middle", ColType::Text),
+                    col("c_last", ColType::Text), col("c_street_1", ColType::Text), col("c_street_2", ColType::Text), col("c_city", ColType::Text), col("c_state", ColType::Text),
+                    col("c_zip", ColType::Text), col("c_phone", ColType::Text), col("c_since", ColType::Timestamp), col("c_credit", ColType::Text), col("c_credit_lim", ColType::BigInt),
+                    col("c_discount", ColType::Numeric(4)), col("c_balance", ColType::Numeric(2)), col("c_ytd_payment", ColType::Numeric(2)), col("c_payment_cnt", ColType::SmallInt),
+                    col("c_delivery_cnt", ColType::SmallInt), col("c_data", ColType::Text),
+                ];
+                let mut rng = self.rng_for(d, w, 2);
+                let (mut dist, mut c) = (1u32, 0u32);
+                let mut src = Gen {
+                    f: |row: &mut Row| {
+                        c += 1;
+                        if c > 3000 {
+                            c = 1;
+                            dist += 1;
+                        }
+                        if dist > 10 {
+                            return false;
+                        }
+                        set_texts(row, 11);
+                        let t = &mut row.texts;
+                        astr(&mut rng, 8, 16, &mut t[0]);
+                        t[1].clear();
+                        t[1].extend_from_slice(b"OE");
+                        let ln = if c <= 1000 { c as u64 - 1 } else { nurand(&mut rng, 255, C_LOAD_LAST, 0, 999) };
+                        t[2].clear();
+                        t[2].extend_from_slice(last_name(ln).as_bytes());
+                        astr(&mut rng, 10, 20, &mut t[3]);
+                        astr(&mut rng, 10, 20, &mut t[4]);
+                        astr(&mut rng, 10, 20, &mut t[5]);
+                        astr(&mut rng, 2, 2, &mut t[6]);
+                        nstr(&mut rng, 4, &mut t[7]);
+                        t[7].extend_from_slice(b"11111");
+                        nstr(&mut rng, 16, &mut t[8]);
+                        t[9].clear();
+                        t[9].extend_from_slice(if rng.uniform(1, 100) <= 10 { b"BC" } else { b"GC" });
+                        astr(&mut rng, 300, 500, &mut t[10]);
+                        row.ints.extend([c as i64, dist as i64, wi, now, 50_000, rng.uniform(0, 5000) as i64, -1000, 1000, 1, 0]);
+                        true
+                    },
+                    progress: progress.clone(),
+                    pending: 0,
+                    done: false,
+                };
+                bulk(conn, &n.customer, &cols, &mut src, bulk_rows, mode).await
+            }
+            Part::History => {
+                // HISTORY (one per customer)
+                let cols = [
+                    col("h_c_id", ColType::Int), col("h_c_d_id", ColType::SmallInt), col("h_c_w_id", ColType::SmallInt), col("h_d_id", ColType::SmallInt), col("h_w_id", ColType::SmallInt),
+                    col("h_date", ColType::Timestamp), col("h_amount", ColType::Numeric(2)), col("h_data", ColType::Text),
+                ];
+                let mut rng = self.rng_for(d, w, 3);
+                let (mut dist, mut c) = (1u32, 0u32);
+                let mut src = Gen {
+                    f: |row: &mut Row| {
+                        c += 1;
+                        if c > 3000 {
+                            c = 1;
+                            dist += 1;
+                        }
+                        if dist > 10 {
+                            return false;
+                        }
+                        set_texts(row, 1);
+                        row.ints.extend([c as i64, dist as i64, wi, dist as i64, wi, now, 1000]);
+                        astr(&mut rng, 12, 24, &mut row.texts[0]);
+                        true
+                    },
+                    progress: progress.clone(),
+                    pending: 0,
+                    done: false,
+                };
+                bulk(conn, &n.history, &cols, &mut src, bulk_rows, mode).await
+            }
+            Part::Orders => {
+                // ORDERS with a shuffled customer per district, and their line counts.
+                let (mut rng, perms, ol_cnt) = self.order_shapes(d, w);
+                let cols = [
+                    col("o_id", ColType::Int), col("o_d_id", ColType::SmallInt), col("o_w_id", ColType::SmallInt), col("o_c_id", ColType::Int), col("o_entry_d", ColType::Timestamp),
+                    col("o_carrier_id", ColType::SmallInt), col("o_ol_cnt", ColType::SmallInt), col("o_all_local", ColType::SmallInt),
+                ];
+                let (mut dist, mut o) = (1usize, 0usize);
+                let mut src = Gen {
+                    f: |row: &mut Row| {
+                        o += 1;
+                        if o > 3000 {
+                            o = 1;
+                            dist += 1;
+                        }
+                        if dist > 10 {
+                            return false;
+                        }
+                        set_texts(row, 0);
+                        let delivered = o <= 2100;
+                        let carrier = if delivered { rng.uniform(1, 10) as i64 } else { 0 };
+                        if !delivered && force_null {
+                            row.nulls |= 1 << 5;
+                        }
+                        row.ints.extend([o as i64, dist as i64, wi, perms[dist - 1][o - 1] as i64, now, carrier, ol_cnt[(dist - 1) * 3000 + o - 1] as i64, 1]);
+                        true
+                    },
+                    progress: progress.clone(),
+                    pending: 0,
+                    done: false,
+                };
+                bulk(conn, &n.orders, &cols, &mut src, bulk_rows, mode).await
+            }
+            Part::NewOrders => {
+                // NEW_ORDERS: the last 900 orders of each district.
+                let cols = [col("no_o_id", ColType::Int), col("no_d_id", ColType::SmallInt), col("no_w_id", ColType::SmallInt)];
+                let (mut dist, mut o) = (1i64, 2100i64);
+                let mut src = Gen {
+                    f: |row: &mut Row| {
+                        o += 1;
+                        if o > 3000 {
+                            o = 2101;
+                            dist += 1;
+                        }
+                        if dist > 10 {
+                            return false;
+                        }
+                        set_texts(row, 0);
+                        row.ints.extend([o, dist, wi]);
+                        true
+                    },
+                    progress: progress.clone(),
+                    pending: 0,
+                    done: false,
+                };
+                bulk(conn, &n.new_orders, &cols, &mut src, bulk_rows, mode).await
+            }
+            Part::OrderLine => {
+                // ORDER_LINE, with the line counts ORDERS drew
+                let (_, _, ol_cnt) = self.order_shapes(d, w);
+                let cols = [
+                    col("ol_o_id", ColType::Int), col("ol_d_id", ColType::SmallInt), col("ol_w_id", ColType::SmallInt), col("ol_number", ColType::SmallInt), col("ol_i_id", ColType::Int),
+                    col("ol_supply_w_id", ColType::SmallInt), col("ol_delivery_d", ColType::Timestamp), col("ol_quantity", ColType::SmallInt), col("ol_amount", ColType::Numeric(2)),
+                    col("ol_dist_info", ColType::Text),
+                ];
+                let mut rng = self.rng_for(d, w, 5);
+                let (mut dist, mut o, mut l) = (1usize, 1usize, 0u8);
+                let mut src = Gen {
+                    f: |row: &mut Row| {
+                        l += 1;
+                        if l > ol_cnt[(dist - 1) * 3000 + o - 1] {
+                            l = 1;
+                            o += 1;
+                            if o > 3000 {
+                                o = 1;
+                                dist += 1;
+                            }
+                        }
+                        if dist > 10 {
+                            return false;
+                        }
+                        set_texts(row, 1);
+                        let delivered = o <= 2100;
+                        if !delivered && force_null {
+                            row.nulls |= 1 << 6;
+                        }
+                        let amount = if delivered { 0 } else { rng.uniform(1, 999_999) as i64 };
+                        row.ints.extend([o as i64, dist as i64, wi, l as i64, rng.uniform(1, ITEMS as u64) as i64, wi, if delivered { now } else { 0 }, 5, amount]);
+                        astr(&mut rng, 24, 24, &mut row.texts[0]);
+                        true
+                    },
+                    progress: progress.clone(),
+                    pending: 0,
+                    done: false,
+                };
+                bulk(conn, &n.order_line, &cols, &mut src, bulk_rows, mode).await
+            }
+            Part::District => {
+                let cols = [
+                    col("d_id", ColType::SmallInt), col("d_w_id", ColType::SmallInt), col("d_name", ColType::Text), col("d_street_1", ColType::Text), col("d_street_2", ColType::Text),
+                    col("d_city", ColType::Text), col("d_state", ColType::Text), col("d_zip", ColType::Text), col("d_tax", ColType::Numeric(4)), col("d_ytd", ColType::Numeric(2)),
+                    col("d_next_o_id", ColType::Int),
+                ];
+                let mut rng = self.rng_for(d, w, 6);
+                let mut dist = 0i64;
+                let mut src = Gen {
+                    f: |row: &mut Row| {
+                        dist += 1;
+                        if dist > 10 {
+                            return false;
+                        }
+                        set_texts(row, 6);
+                        address(&mut rng, &mut row.texts);
+                        row.ints.extend([dist, wi, rng.uniform(0, 2000) as i64, 3_000_000, 3001]);
+                        true
+                    },
+                    progress: progress.clone(),
+                    pending: 0,
+                    done: false,
+                };
+                bulk(conn, &n.district, &cols, &mut src, bulk_rows, mode).await
+            }
         }
-        cols.extend([col("s_ytd", ColType::Numeric(0)), col("s_order_cnt", ColType::SmallInt), col("s_remote_cnt", ColType::SmallInt), col("s_data", ColType::Text)]);
-        let mut rng = self.rng_for(d, w, 1);
-        let mut i = 0u32;
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                if i >= ITEMS {
-                    return false;
-                }
-                i += 1;
-                set_texts(row, 11);
-                row.ints.extend([i as i64, wi, rng.uniform(10, 100) as i64, 0, 0, 0]);
-                for k in 0..10 {
-                    astr(&mut rng, 24, 24, &mut row.texts[k]);
-                }
-                data_original(&mut rng, &mut row.texts[10]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
-        bulk(conn, &n.stock, &cols, &mut src, bulk_rows, mode).await?;
+    }
 
-        // CUSTOMER (3000 per district; last names sequential, then NURand(255))
-        let cols = [
-            col("c_id", ColType::Int), col("c_d_id", ColType::SmallInt), col("c_w_id", ColType::SmallInt), col("c_first", ColType::Text), col("c_middle", ColType::Text),
-            col("c_last", ColType::Text), col("c_street_1", ColType::Text), col("c_street_2", ColType::Text), col("c_city", ColType::Text), col("c_state", ColType::Text),
-            col("c_zip", ColType::Text), col("c_phone", ColType::Text), col("c_since", ColType::Timestamp), col("c_credit", ColType::Text), col("c_credit_lim", ColType::BigInt),
-            col("c_discount", ColType::Numeric(4)), col("c_balance", ColType::Numeric(2)), col("c_ytd_payment", ColType::Numeric(2)), col("c_payment_cnt", ColType::SmallInt),
-            col("c_delivery_cnt", ColType::SmallInt), col("c_data", ColType::Text),
-        ];
-        let mut rng = self.rng_for(d, w, 2);
-        let (mut dist, mut c) = (1u32, 0u32);
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                c += 1;
-                if c > 3000 {
-                    c = 1;
-                    dist += 1;
-                }
-                if dist > 10 {
-                    return false;
-                }
-                set_texts(row, 11);
-                let t = &mut row.texts;
-                astr(&mut rng, 8, 16, &mut t[0]);
-                t[1].clear();
-                t[1].extend_from_slice(b"OE");
-                let ln = if c <= 1000 { c as u64 - 1 } else { nurand(&mut rng, 255, C_LOAD_LAST, 0, 999) };
-                t[2].clear();
-                t[2].extend_from_slice(last_name(ln).as_bytes());
-                astr(&mut rng, 10, 20, &mut t[3]);
-                astr(&mut rng, 10, 20, &mut t[4]);
-                astr(&mut rng, 10, 20, &mut t[5]);
-                astr(&mut rng, 2, 2, &mut t[6]);
-                nstr(&mut rng, 4, &mut t[7]);
-                t[7].extend_from_slice(b"11111");
-                nstr(&mut rng, 16, &mut t[8]);
-                t[9].clear();
-                t[9].extend_from_slice(if rng.uniform(1, 100) <= 10 { b"BC" } else { b"GC" });
-                astr(&mut rng, 300, 500, &mut t[10]);
-                row.ints.extend([c as i64, dist as i64, wi, now, 50_000, rng.uniform(0, 5000) as i64, -1000, 1000, 1, 0]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
-        bulk(conn, &n.customer, &cols, &mut src, bulk_rows, mode).await?;
-
-        // HISTORY (one per customer)
-        let cols = [
-            col("h_c_id", ColType::Int), col("h_c_d_id", ColType::SmallInt), col("h_c_w_id", ColType::SmallInt), col("h_d_id", ColType::SmallInt), col("h_w_id", ColType::SmallInt),
-            col("h_date", ColType::Timestamp), col("h_amount", ColType::Numeric(2)), col("h_data", ColType::Text),
-        ];
-        let mut rng = self.rng_for(d, w, 3);
-        let (mut dist, mut c) = (1u32, 0u32);
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                c += 1;
-                if c > 3000 {
-                    c = 1;
-                    dist += 1;
-                }
-                if dist > 10 {
-                    return false;
-                }
-                set_texts(row, 1);
-                row.ints.extend([c as i64, dist as i64, wi, dist as i64, wi, now, 1000]);
-                astr(&mut rng, 12, 24, &mut row.texts[0]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
-        bulk(conn, &n.history, &cols, &mut src, bulk_rows, mode).await?;
-
-        // ORDERS with a shuffled customer per district, and their line counts.
+    /// Each district's shuffled customers and each order's line count,
+    /// drawn from the ORDERS stream, which goes on to draw the carriers;
+    /// ORDER_LINE draws them again to agree with ORDERS.
+    fn order_shapes(&self, d: u32, w: u32) -> (Rng, Vec<Vec<u32>>, Vec<u8>) {
         let mut rng = self.rng_for(d, w, 4);
         let mut perms: Vec<Vec<u32>> = Vec::with_capacity(10);
         let mut ol_cnt: Vec<u8> = Vec::with_capacity(30_000);
@@ -458,134 +729,23 @@ impl Tpcc {
                 ol_cnt.push(rng.uniform(5, 15) as u8);
             }
         }
-        let force_null = self.schema.force_null;
-        let cols = [
-            col("o_id", ColType::Int), col("o_d_id", ColType::SmallInt), col("o_w_id", ColType::SmallInt), col("o_c_id", ColType::Int), col("o_entry_d", ColType::Timestamp),
-            col("o_carrier_id", ColType::SmallInt), col("o_ol_cnt", ColType::SmallInt), col("o_all_local", ColType::SmallInt),
-        ];
-        let (mut dist, mut o) = (1usize, 0usize);
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                o += 1;
-                if o > 3000 {
-                    o = 1;
-                    dist += 1;
-                }
-                if dist > 10 {
-                    return false;
-                }
-                set_texts(row, 0);
-                let delivered = o <= 2100;
-                let carrier = if delivered { rng.uniform(1, 10) as i64 } else { 0 };
-                if !delivered && force_null {
-                    row.nulls |= 1 << 5;
-                }
-                row.ints.extend([o as i64, dist as i64, wi, perms[dist - 1][o - 1] as i64, now, carrier, ol_cnt[(dist - 1) * 3000 + o - 1] as i64, 1]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
-        bulk(conn, &n.orders, &cols, &mut src, bulk_rows, mode).await?;
+        (rng, perms, ol_cnt)
+    }
 
-        // NEW_ORDERS: the last 900 orders of each district.
-        let cols = [col("no_o_id", ColType::Int), col("no_d_id", ColType::SmallInt), col("no_w_id", ColType::SmallInt)];
-        let (mut dist, mut o) = (1i64, 2100i64);
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                o += 1;
-                if o > 3000 {
-                    o = 2101;
-                    dist += 1;
-                }
-                if dist > 10 {
-                    return false;
-                }
-                set_texts(row, 0);
-                row.ints.extend([o, dist, wi]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
-        bulk(conn, &n.new_orders, &cols, &mut src, bulk_rows, mode).await?;
-
-        // ORDER_LINE
-        let cols = [
-            col("ol_o_id", ColType::Int), col("ol_d_id", ColType::SmallInt), col("ol_w_id", ColType::SmallInt), col("ol_number", ColType::SmallInt), col("ol_i_id", ColType::Int),
-            col("ol_supply_w_id", ColType::SmallInt), col("ol_delivery_d", ColType::Timestamp), col("ol_quantity", ColType::SmallInt), col("ol_amount", ColType::Numeric(2)),
-            col("ol_dist_info", ColType::Text),
-        ];
-        let mut rng = self.rng_for(d, w, 5);
-        let (mut dist, mut o, mut l) = (1usize, 1usize, 0u8);
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                l += 1;
-                if l > ol_cnt[(dist - 1) * 3000 + o - 1] {
-                    l = 1;
-                    o += 1;
-                    if o > 3000 {
-                        o = 1;
-                        dist += 1;
-                    }
-                }
-                if dist > 10 {
-                    return false;
-                }
-                set_texts(row, 1);
-                let delivered = o <= 2100;
-                if !delivered && force_null {
-                    row.nulls |= 1 << 6;
-                }
-                let amount = if delivered { 0 } else { rng.uniform(1, 999_999) as i64 };
-                row.ints.extend([o as i64, dist as i64, wi, l as i64, rng.uniform(1, ITEMS as u64) as i64, wi, if delivered { now } else { 0 }, 5, amount]);
-                astr(&mut rng, 24, 24, &mut row.texts[0]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
-        bulk(conn, &n.order_line, &cols, &mut src, bulk_rows, mode).await?;
-
-        // DISTRICT, then WAREHOUSE last: its row marks the warehouse complete.
-        let cols = [
-            col("d_id", ColType::SmallInt), col("d_w_id", ColType::SmallInt), col("d_name", ColType::Text), col("d_street_1", ColType::Text), col("d_street_2", ColType::Text),
-            col("d_city", ColType::Text), col("d_state", ColType::Text), col("d_zip", ColType::Text), col("d_tax", ColType::Numeric(4)), col("d_ytd", ColType::Numeric(2)),
-            col("d_next_o_id", ColType::Int),
-        ];
-        let mut rng = self.rng_for(d, w, 6);
-        let mut dist = 0i64;
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                dist += 1;
-                if dist > 10 {
-                    return false;
-                }
-                set_texts(row, 6);
-                address(&mut rng, &mut row.texts);
-                row.ints.extend([dist, wi, rng.uniform(0, 2000) as i64, 3_000_000, 3001]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
-        bulk(conn, &n.district, &cols, &mut src, bulk_rows, mode).await?;
+    /// The WAREHOUSE rows of warehouses `ws`, written once all their other
+    /// rows are: a WAREHOUSE row marks its warehouse complete.
+    async fn load_warehouse_rows(&self, conn: &mut Conn, d: u32, ws: &[u32], mode: LoadMode, progress: &Arc<Progress>) -> Result<()> {
+        let n = &self.names[d as usize - 1];
         let cols = [
             col("w_id", ColType::SmallInt), col("w_name", ColType::Text), col("w_street_1", ColType::Text), col("w_street_2", ColType::Text), col("w_city", ColType::Text),
             col("w_state", ColType::Text), col("w_zip", ColType::Text), col("w_tax", ColType::Numeric(4)), col("w_ytd", ColType::Numeric(2)),
         ];
-        let mut rng = self.rng_for(d, w, 7);
-        let mut once = false;
+        let mut next = ws.iter();
         let mut src = Gen {
             f: |row: &mut Row| {
-                if once {
-                    return false;
-                }
-                once = true;
+                let Some(&w) = next.next() else { return false };
+                let mut rng = self.rng_for(d, w, 7);
+                let wi = w as i64;
                 set_texts(row, 6);
                 address(&mut rng, &mut row.texts);
                 row.ints.extend([wi, rng.uniform(0, 2000) as i64, 30_000_000]);
@@ -595,7 +755,7 @@ impl Tpcc {
             pending: 0,
             done: false,
         };
-        bulk(conn, &n.warehouse, &cols, &mut src, bulk_rows, mode).await
+        bulk(conn, &n.warehouse, &cols, &mut src, self.oltp.load_bulk_size, mode).await
     }
 
     pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
