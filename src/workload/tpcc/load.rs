@@ -189,6 +189,9 @@ struct Plan {
     held: std::collections::HashMap<String, (u64, Vec<String>)>,
     /// Released statements; pop() takes the heaviest.
     ready: Vec<(u64, Vec<String>)>,
+    /// A task failed: the others stop taking work (one waiting for the
+    /// failed job's table would wait forever).
+    failed: bool,
 }
 
 impl Plan {
@@ -198,7 +201,7 @@ impl Plan {
             *left.entry(j.table(names).to_string()).or_insert(0usize) += 1;
         }
         loads.reverse();
-        let mut plan = Plan { loads, running: 0, left, held: Default::default(), ready: Vec::new() };
+        let mut plan = Plan { loads, running: 0, left, held: Default::default(), ready: Vec::new(), failed: false };
         for (table, weight, sqls) in finish {
             plan.held.insert(table.clone(), (weight, sqls));
             plan.release_if_loaded(&table);
@@ -216,6 +219,9 @@ impl Plan {
     }
 
     fn next(&mut self) -> Option<Task> {
+        if self.failed {
+            return None;
+        }
         if let Some((_, sqls)) = self.ready.pop() {
             return Some(Task::Finish(sqls));
         }
@@ -342,28 +348,35 @@ impl Tpcc {
         for _ in 0..loaders {
             let (plan, cfg, progress, me) = (plan.clone(), cfg.clone(), progress.clone(), me.clone());
             handles.push(tokio::spawn(async move {
-                let mut conn = me.admin(&cfg).await?;
-                loop {
-                    let task = plan.lock().unwrap().next();
-                    match task {
-                        None => break,
-                        Some(Task::Wait) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
-                        Some(Task::Finish(sqls)) => {
-                            for sql in sqls {
-                                ddl_tolerant(&mut conn, &sql, &["1061"]).await?;
+                let work = async {
+                    let mut conn = me.admin(&cfg).await?;
+                    loop {
+                        let task = plan.lock().unwrap().next();
+                        match task {
+                            None => break,
+                            Some(Task::Wait) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+                            Some(Task::Finish(sqls)) => {
+                                for sql in sqls {
+                                    ddl_tolerant(&mut conn, &sql, &["1061"]).await?;
+                                }
                             }
-                        }
-                        Some(Task::Load(job)) => {
-                            match job {
-                                Job::Items(d) => me.load_items(&mut conn, d, load_mode, &progress).await?,
-                                Job::Part { d, w, part, clear } => me.load_part(&mut conn, d, w, part, clear, load_mode, &progress).await?,
+                            Some(Task::Load(job)) => {
+                                match job {
+                                    Job::Items(d) => me.load_items(&mut conn, d, load_mode, &progress).await?,
+                                    Job::Part { d, w, part, clear } => me.load_part(&mut conn, d, w, part, clear, load_mode, &progress).await?,
+                                }
+                                plan.lock().unwrap().loaded(job.table(&me.names));
                             }
-                            plan.lock().unwrap().loaded(job.table(&me.names));
                         }
                     }
+                    conn.close().await;
+                    Ok::<(), Error>(())
+                };
+                let r = work.await;
+                if r.is_err() {
+                    plan.lock().unwrap().failed = true;
                 }
-                conn.close().await;
-                Ok::<(), Error>(())
+                r
             }));
         }
         for h in handles {
@@ -824,4 +837,47 @@ async fn ddl_tolerant(conn: &mut Conn, sql: &str, codes: &[&str]) -> Result<()> 
 pub async fn count(conn: &mut Conn, sql: &str) -> Result<u64> {
     let rows = conn.query_strings(sql).await.map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))?;
     Ok(rows.first().and_then(|r| r[0].as_deref()).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(task: Option<Task>) -> Job {
+        match task {
+            Some(Task::Load(j)) => j,
+            _ => panic!("expected a load job"),
+        }
+    }
+
+    fn finish(task: Option<Task>) -> Vec<String> {
+        match task {
+            Some(Task::Finish(s)) => s,
+            _ => panic!("expected finishing statements"),
+        }
+    }
+
+    /// A table's statements wait for its last load job, the heaviest ready
+    /// ones go first, and a failure stops everyone.
+    #[test]
+    fn plan_releases_a_table_once_loaded() {
+        let names = [Names::new("", 1)];
+        let part = |w, part| Job::Part { d: 1, w, part, clear: false };
+        let jobs = vec![part(1, Part::OrderLine), part(2, Part::OrderLine), part(1, Part::Stock), Job::Items(1)];
+        let fin = |t: &str, w, s: &str| (t.to_string(), w, vec![s.to_string()]);
+        let mut plan = Plan::new(jobs, vec![fin("order_line1", 300, "ol"), fin("stock1", 100, "s"), fin("district1", 30, "d"), fin("item1", 30, "i")], &names);
+        assert_eq!(finish(plan.next()), ["d"], "a table with nothing to load is ready at once");
+        let (a, b) = (load(plan.next()), load(plan.next()));
+        assert_eq!((a.table(&names), b.table(&names)), ("order_line1", "order_line1"));
+        plan.loaded("order_line1");
+        assert_eq!(load(plan.next()).table(&names), "stock1", "order_line still has a job running");
+        plan.loaded("order_line1");
+        plan.loaded("stock1");
+        assert_eq!(finish(plan.next()), ["ol"]);
+        assert_eq!(finish(plan.next()), ["s"]);
+        assert_eq!(load(plan.next()).table(&names), "item1");
+        assert!(matches!(plan.next(), Some(Task::Wait)), "item1 still loading");
+        plan.failed = true;
+        assert!(plan.next().is_none());
+    }
 }
