@@ -151,6 +151,15 @@ impl Sock {
             });
             if let Ok(r) = got {
                 let k = r?;
+                if k < len {
+                    // The socket is drained. The runtime would otherwise
+                    // keep it marked readable until a recv fails, and the
+                    // next statement would pay one recv that finds nothing
+                    // (EAGAIN) before waiting. Clearing is safe: data that
+                    // came in after this recv is a newer event that the
+                    // clear does not erase.
+                    ready.clear_ready();
+                }
                 // SAFETY: recv initialised the first `k` spare bytes.
                 unsafe { buf.set_len(buf.len() + k) };
                 return Ok(k);
