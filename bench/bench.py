@@ -48,9 +48,6 @@ def run_child(cmd, env=None, timeout=None):
     # In a scratch directory: fairbench keeps a results store in its working directory.
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True, cwd=WORKDIR)
     out = []
-
-    import threading
-
     th = threading.Thread(target=lambda: out.append(p.stdout.read()))
     th.start()
     deadline = None if timeout is None else t0 + timeout
@@ -68,6 +65,14 @@ def run_child(cmd, env=None, timeout=None):
     if p.returncode != 0:
         log(f"warning: {' '.join(cmd[:3])}... exited {p.returncode}: {text.strip().splitlines()[-1:] }")
     return text, wall, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, p.returncode
+
+
+def machine_ticks():
+    """(idle, total) clock ticks of all cores so far, from /proc/stat: idle
+    counts time waiting for I/O too, total stops at steal (guest time is
+    already inside user)."""
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+    return f[3] + f[4], sum(f)
 
 
 def proc_cpu(pid, children=False):
@@ -163,15 +168,36 @@ class Bench:
 
     def measured(self, kind, cmd, parse, env=None, timeout=None):
         srv = self.server(kind)
-        c0 = srv.cpu()
+        c0, m0 = srv.cpu(), machine_ticks()
         text, wall, u, s, rss, rc = run_child(cmd, env=env, timeout=timeout)
+        m1 = machine_ticks()
         time.sleep(0.3)  # let exited backends be reaped into the postmaster's totals
         c1 = srv.cpu()
         q, qps = parse(text)
         if not q:
             return None
         scpu = (c1 - c0) / q
-        return {"qps": qps, "client_us": (u + s) / q * 1e6, "client_sys_us": s / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES, "rss_mb": rss / 1024, "cpu_s": u + s, "wall": wall}
+        return {"qps": qps, "client_us": (u + s) / q * 1e6, "client_sys_us": s / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES,
+                "idle": (m1[0] - m0[0]) / max(1, m1[1] - m0[1]), "rss_mb": rss / 1024, "cpu_s": u + s, "wall": wall}
+
+    @staticmethod
+    def where_time_went(res, clients, kind):
+        """Where the cores went during the point selects (medians): the
+        server's share, the client's and idle time, for fairbench and
+        sysbench, and what the share target leaves to the client and idle
+        time together."""
+        def split(runs):
+            srv = median([x["share"] for x in runs])
+            cli = median([x["qps"] * x["client_us"] / 1e6 / CORES for x in runs])
+            return srv, cli, median([x["idle"] for x in runs])
+
+        (fs, fc, fi), (ss, sc, si) = split(res["fairbench"]), split(res["sysbench"])
+        text = (f"where the {CORES} cores went: server {fs:.0%}, fairbench {fc:.0%}, idle {fi:.0%} (waiting on the disk included); "
+                f"with sysbench: server {ss:.0%}, sysbench {sc:.0%}, idle {si:.0%}")
+        target = {"maria": 0.88, "pg": 0.85}[kind.split("-")[0]] if clients == 4 else None
+        if target:
+            text += f"; a {target:.0%} share leaves {1 - target:.0%} of the cores to the client and idle time together, against {fc + fi:.0%} measured"
+        return text + "."
 
     # sections
     def prepare_data(self, compare=True):
@@ -390,7 +416,39 @@ class Bench:
         rows = self.query_rows(kind, query)
         return rows[0][0] if rows else None
 
+    def cached(self):
+        """Hold the OLTP tables in memory for the OLTP rows, on both engines:
+        PostgreSQL reads through the OS page cache, but MariaDB reads past
+        it (O_DIRECT), so with a buffer pool smaller than the tables its
+        point selects wait on the disk and the rows measure the disk, not the
+        clients. The buffer pool is raised to hold the tables and both are
+        prewarmed; returns the pool size to restore afterwards (None if left
+        alone)."""
+        db = self.db
+        data = int(float(self.value("maria-socket", "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
+                                    f"WHERE table_schema = '{db}' AND table_name LIKE 'sbtest%'") or 0))
+        was = int(self.value("maria-socket", "SELECT @@innodb_buffer_pool_size") or 0)
+        chunk = 128 << 20
+        want = -(-(data * 5 // 4 + chunk) // chunk) * chunk
+        restore = None
+        if was and want > was:
+            self.sql("maria-socket", f"SET GLOBAL innodb_buffer_pool_size = {want}")
+            restore = was
+            self.notes.append(("oltp", f"MariaDB's buffer pool was raised from {was >> 20} MB to {want >> 20} MB for the OLTP rows, to hold the "
+                               f"{data >> 20} MB of tables as the OS page cache holds PostgreSQL's; both engines' tables were prewarmed first."))
+        for kind in ("maria-socket", "pg-tcp"):
+            run_child([self.fb, "prewarm", "oltp_point_select", "--target", self.fb_target(kind), "--tables=4", f"--table-size={self.a.table_size}"])
+        return restore
+
     def oltp(self):
+        restore = self.cached()
+        try:
+            self.oltp_rows()
+        finally:
+            if restore:
+                self.sql("maria-socket", f"SET GLOBAL innodb_buffer_pool_size = {restore}")
+
+    def oltp_rows(self):
         a = self.a
         combos = []
         for test in ("oltp_point_select", "oltp_read_write"):
@@ -436,10 +494,12 @@ class Bench:
                 srv = median([x["server_us"] for x in res["fairbench"]])
                 if srv:
                     self.notes.append(("oltp", f"{label}: with the server at {srv:.1f} µs per query and a client at that floor, the share of the server-only ceiling cannot pass {srv / (srv + fl):.0%} on a machine the two share."))
+            if test == "oltp_point_select" and res["fairbench"] and res["sysbench"]:
+                self.notes.append(("oltp", f"{label}: {self.where_time_went(res, clients, kind)}"))
             for ref in tools[1:]:
                 # Against the floor only the kernel's part means anything: the
                 # floor client's own user time is Python's.
-                metrics = ("client_sys_us",) if ref == "floor" else ("qps", "client_us", "client_sys_us", "server_us", "share")
+                metrics = ("client_sys_us",) if ref == "floor" else ("qps", "client_us", "client_sys_us", "server_us", "share", "idle")
                 for metric in metrics:
                     self.rows.append(("oltp", label, metric, [x[metric] for x in res["fairbench"]], [x[metric] for x in res[ref]], ref))
 
@@ -525,7 +585,7 @@ class Bench:
         def fmt(v, metric):
             if v is None:
                 return "-"
-            if metric == "share":
+            if metric in ("share", "idle"):
                 return f"{v:.0%}"
             if metric in ("client_us", "client_sys_us", "server_us"):
                 return f"{v:.1f}"
@@ -533,7 +593,7 @@ class Bench:
                 return f"{v:,.0f}"
             return f"{v:.1f}"
 
-        names = {"qps": "QPS", "client_us": "client CPU µs/query", "client_sys_us": "client system CPU µs/query", "server_us": "server CPU µs/query", "share": "share of server-only ceiling"}
+        names = {"qps": "QPS", "client_us": "client CPU µs/query", "client_sys_us": "client system CPU µs/query", "server_us": "server CPU µs/query", "share": "share of server-only ceiling", "idle": "machine idle"}
         lines = []
         v = self.versions()
         mode = "quick" if self.a.quick else "full"
