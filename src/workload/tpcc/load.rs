@@ -72,6 +72,37 @@ struct Gen<F: FnMut(&mut Row) -> bool + Send> {
     done: bool,
 }
 
+impl<F: FnMut(&mut Row) -> bool + Send> Gen<F> {
+    fn new(progress: &Arc<Progress>, f: F) -> Self {
+        Gen { f, progress: progress.clone(), pending: 0, done: false }
+    }
+}
+
+/// Walks (district, number) over a warehouse's ten districts, numbers
+/// `first..=last` in each: customers and their history rows, orders, new
+/// orders.
+struct Districts {
+    dist: usize,
+    n: usize,
+    first: usize,
+    last: usize,
+}
+
+impl Districts {
+    fn new(first: usize, last: usize) -> Self {
+        Districts { dist: 1, n: first - 1, first, last }
+    }
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        self.n += 1;
+        if self.n > self.last {
+            self.n = self.first;
+            self.dist += 1;
+        }
+        (self.dist <= 10).then_some((self.dist, self.n))
+    }
+}
+
 impl<F: FnMut(&mut Row) -> bool + Send> RowSource for Gen<F> {
     fn next_row(&mut self, row: &mut Row) -> bool {
         row.nulls = 0;
@@ -461,23 +492,18 @@ impl Tpcc {
         let cols = [col("i_id", ColType::Int), col("i_im_id", ColType::Int), col("i_name", ColType::Text), col("i_price", ColType::Numeric(2)), col("i_data", ColType::Text)];
         let mut rng = self.rng_for(d, 0, 9);
         let mut i = 0u32;
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                if i >= ITEMS {
-                    return false;
-                }
-                i += 1;
-                set_texts(row, 2);
-                row.ints.extend([i as i64, rng.uniform(1, 10_000) as i64]);
-                astr(&mut rng, 14, 24, &mut row.texts[0]);
-                row.ints.push(rng.uniform(100, 10_000) as i64);
-                data_original(&mut rng, &mut row.texts[1]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
+        let mut src = Gen::new(progress, |row: &mut Row| {
+            if i >= ITEMS {
+                return false;
+            }
+            i += 1;
+            set_texts(row, 2);
+            row.ints.extend([i as i64, rng.uniform(1, 10_000) as i64]);
+            astr(&mut rng, 14, 24, &mut row.texts[0]);
+            row.ints.push(rng.uniform(100, 10_000) as i64);
+            data_original(&mut rng, &mut row.texts[1]);
+            true
+        });
         bulk(conn, &n.item, &cols, &mut src, self.oltp.load_bulk_size, mode).await
     }
 
@@ -502,24 +528,19 @@ impl Tpcc {
                 cols.extend([col("s_ytd", ColType::Numeric(0)), col("s_order_cnt", ColType::SmallInt), col("s_remote_cnt", ColType::SmallInt), col("s_data", ColType::Text)]);
                 let mut rng = self.rng_for(d, w, 1);
                 let mut i = 0u32;
-                let mut src = Gen {
-                    f: |row: &mut Row| {
-                        if i >= ITEMS {
-                            return false;
-                        }
-                        i += 1;
-                        set_texts(row, 11);
-                        row.ints.extend([i as i64, wi, rng.uniform(10, 100) as i64, 0, 0, 0]);
-                        for k in 0..10 {
-                            astr(&mut rng, 24, 24, &mut row.texts[k]);
-                        }
-                        data_original(&mut rng, &mut row.texts[10]);
-                        true
-                    },
-                    progress: progress.clone(),
-                    pending: 0,
-                    done: false,
-                };
+                let mut src = Gen::new(progress, |row: &mut Row| {
+                    if i >= ITEMS {
+                        return false;
+                    }
+                    i += 1;
+                    set_texts(row, 11);
+                    row.ints.extend([i as i64, wi, rng.uniform(10, 100) as i64, 0, 0, 0]);
+                    for k in 0..10 {
+                        astr(&mut rng, 24, 24, &mut row.texts[k]);
+                    }
+                    data_original(&mut rng, &mut row.texts[10]);
+                    true
+                });
                 bulk(conn, &n.stock, &cols, &mut src, bulk_rows, mode).await
             }
             Part::Customer => {
@@ -532,42 +553,30 @@ impl Tpcc {
                     col("c_delivery_cnt", ColType::SmallInt), col("c_data", ColType::Text),
                 ];
                 let mut rng = self.rng_for(d, w, 2);
-                let (mut dist, mut c) = (1u32, 0u32);
-                let mut src = Gen {
-                    f: |row: &mut Row| {
-                        c += 1;
-                        if c > 3000 {
-                            c = 1;
-                            dist += 1;
-                        }
-                        if dist > 10 {
-                            return false;
-                        }
-                        set_texts(row, 11);
-                        let t = &mut row.texts;
-                        astr(&mut rng, 8, 16, &mut t[0]);
-                        t[1].clear();
-                        t[1].extend_from_slice(b"OE");
-                        let ln = if c <= 1000 { c as u64 - 1 } else { nurand(&mut rng, 255, C_LOAD_LAST, 0, 999) };
-                        t[2].clear();
-                        t[2].extend_from_slice(last_name(ln).as_bytes());
-                        astr(&mut rng, 10, 20, &mut t[3]);
-                        astr(&mut rng, 10, 20, &mut t[4]);
-                        astr(&mut rng, 10, 20, &mut t[5]);
-                        astr(&mut rng, 2, 2, &mut t[6]);
-                        nstr(&mut rng, 4, &mut t[7]);
-                        t[7].extend_from_slice(b"11111");
-                        nstr(&mut rng, 16, &mut t[8]);
-                        t[9].clear();
-                        t[9].extend_from_slice(if rng.uniform(1, 100) <= 10 { b"BC" } else { b"GC" });
-                        astr(&mut rng, 300, 500, &mut t[10]);
-                        row.ints.extend([c as i64, dist as i64, wi, now, 50_000, rng.uniform(0, 5000) as i64, -1000, 1000, 1, 0]);
-                        true
-                    },
-                    progress: progress.clone(),
-                    pending: 0,
-                    done: false,
-                };
+                let mut walk = Districts::new(1, 3000);
+                let mut src = Gen::new(progress, |row: &mut Row| {
+                    let Some((dist, c)) = walk.next() else { return false };
+                    set_texts(row, 11);
+                    let t = &mut row.texts;
+                    astr(&mut rng, 8, 16, &mut t[0]);
+                    t[1].clear();
+                    t[1].extend_from_slice(b"OE");
+                    let ln = if c <= 1000 { c as u64 - 1 } else { nurand(&mut rng, 255, C_LOAD_LAST, 0, 999) };
+                    t[2].clear();
+                    t[2].extend_from_slice(last_name(ln).as_bytes());
+                    astr(&mut rng, 10, 20, &mut t[3]);
+                    astr(&mut rng, 10, 20, &mut t[4]);
+                    astr(&mut rng, 10, 20, &mut t[5]);
+                    astr(&mut rng, 2, 2, &mut t[6]);
+                    nstr(&mut rng, 4, &mut t[7]);
+                    t[7].extend_from_slice(b"11111");
+                    nstr(&mut rng, 16, &mut t[8]);
+                    t[9].clear();
+                    t[9].extend_from_slice(if rng.uniform(1, 100) <= 10 { b"BC" } else { b"GC" });
+                    astr(&mut rng, 300, 500, &mut t[10]);
+                    row.ints.extend([c as i64, dist as i64, wi, now, 50_000, rng.uniform(0, 5000) as i64, -1000, 1000, 1, 0]);
+                    true
+                });
                 bulk(conn, &n.customer, &cols, &mut src, bulk_rows, mode).await
             }
             Part::History => {
@@ -577,26 +586,14 @@ impl Tpcc {
                     col("h_date", ColType::Timestamp), col("h_amount", ColType::Numeric(2)), col("h_data", ColType::Text),
                 ];
                 let mut rng = self.rng_for(d, w, 3);
-                let (mut dist, mut c) = (1u32, 0u32);
-                let mut src = Gen {
-                    f: |row: &mut Row| {
-                        c += 1;
-                        if c > 3000 {
-                            c = 1;
-                            dist += 1;
-                        }
-                        if dist > 10 {
-                            return false;
-                        }
-                        set_texts(row, 1);
-                        row.ints.extend([c as i64, dist as i64, wi, dist as i64, wi, now, 1000]);
-                        astr(&mut rng, 12, 24, &mut row.texts[0]);
-                        true
-                    },
-                    progress: progress.clone(),
-                    pending: 0,
-                    done: false,
-                };
+                let mut walk = Districts::new(1, 3000);
+                let mut src = Gen::new(progress, |row: &mut Row| {
+                    let Some((dist, c)) = walk.next() else { return false };
+                    set_texts(row, 1);
+                    row.ints.extend([c as i64, dist as i64, wi, dist as i64, wi, now, 1000]);
+                    astr(&mut rng, 12, 24, &mut row.texts[0]);
+                    true
+                });
                 bulk(conn, &n.history, &cols, &mut src, bulk_rows, mode).await
             }
             Part::Orders => {
@@ -606,54 +603,30 @@ impl Tpcc {
                     col("o_id", ColType::Int), col("o_d_id", ColType::SmallInt), col("o_w_id", ColType::SmallInt), col("o_c_id", ColType::Int), col("o_entry_d", ColType::Timestamp),
                     col("o_carrier_id", ColType::SmallInt), col("o_ol_cnt", ColType::SmallInt), col("o_all_local", ColType::SmallInt),
                 ];
-                let (mut dist, mut o) = (1usize, 0usize);
-                let mut src = Gen {
-                    f: |row: &mut Row| {
-                        o += 1;
-                        if o > 3000 {
-                            o = 1;
-                            dist += 1;
-                        }
-                        if dist > 10 {
-                            return false;
-                        }
-                        set_texts(row, 0);
-                        let delivered = o <= 2100;
-                        let carrier = if delivered { rng.uniform(1, 10) as i64 } else { 0 };
-                        if !delivered && force_null {
-                            row.nulls |= 1 << 5;
-                        }
-                        row.ints.extend([o as i64, dist as i64, wi, perms[dist - 1][o - 1] as i64, now, carrier, ol_cnt[(dist - 1) * 3000 + o - 1] as i64, 1]);
-                        true
-                    },
-                    progress: progress.clone(),
-                    pending: 0,
-                    done: false,
-                };
+                let mut walk = Districts::new(1, 3000);
+                let mut src = Gen::new(progress, |row: &mut Row| {
+                    let Some((dist, o)) = walk.next() else { return false };
+                    set_texts(row, 0);
+                    let delivered = o <= 2100;
+                    let carrier = if delivered { rng.uniform(1, 10) as i64 } else { 0 };
+                    if !delivered && force_null {
+                        row.nulls |= 1 << 5;
+                    }
+                    row.ints.extend([o as i64, dist as i64, wi, perms[dist - 1][o - 1] as i64, now, carrier, ol_cnt[(dist - 1) * 3000 + o - 1] as i64, 1]);
+                    true
+                });
                 bulk(conn, &n.orders, &cols, &mut src, bulk_rows, mode).await
             }
             Part::NewOrders => {
                 // NEW_ORDERS: the last 900 orders of each district.
                 let cols = [col("no_o_id", ColType::Int), col("no_d_id", ColType::SmallInt), col("no_w_id", ColType::SmallInt)];
-                let (mut dist, mut o) = (1i64, 2100i64);
-                let mut src = Gen {
-                    f: |row: &mut Row| {
-                        o += 1;
-                        if o > 3000 {
-                            o = 2101;
-                            dist += 1;
-                        }
-                        if dist > 10 {
-                            return false;
-                        }
-                        set_texts(row, 0);
-                        row.ints.extend([o, dist, wi]);
-                        true
-                    },
-                    progress: progress.clone(),
-                    pending: 0,
-                    done: false,
-                };
+                let mut walk = Districts::new(2101, 3000);
+                let mut src = Gen::new(progress, |row: &mut Row| {
+                    let Some((dist, o)) = walk.next() else { return false };
+                    set_texts(row, 0);
+                    row.ints.extend([o as i64, dist as i64, wi]);
+                    true
+                });
                 bulk(conn, &n.new_orders, &cols, &mut src, bulk_rows, mode).await
             }
             Part::OrderLine => {
@@ -666,34 +639,29 @@ impl Tpcc {
                 ];
                 let mut rng = self.rng_for(d, w, 5);
                 let (mut dist, mut o, mut l) = (1usize, 1usize, 0u8);
-                let mut src = Gen {
-                    f: |row: &mut Row| {
-                        l += 1;
-                        if l > ol_cnt[(dist - 1) * 3000 + o - 1] {
-                            l = 1;
-                            o += 1;
-                            if o > 3000 {
-                                o = 1;
-                                dist += 1;
-                            }
+                let mut src = Gen::new(progress, |row: &mut Row| {
+                    l += 1;
+                    if l > ol_cnt[(dist - 1) * 3000 + o - 1] {
+                        l = 1;
+                        o += 1;
+                        if o > 3000 {
+                            o = 1;
+                            dist += 1;
                         }
-                        if dist > 10 {
-                            return false;
-                        }
-                        set_texts(row, 1);
-                        let delivered = o <= 2100;
-                        if !delivered && force_null {
-                            row.nulls |= 1 << 6;
-                        }
-                        let amount = if delivered { 0 } else { rng.uniform(1, 999_999) as i64 };
-                        row.ints.extend([o as i64, dist as i64, wi, l as i64, rng.uniform(1, ITEMS as u64) as i64, wi, if delivered { now } else { 0 }, 5, amount]);
-                        astr(&mut rng, 24, 24, &mut row.texts[0]);
-                        true
-                    },
-                    progress: progress.clone(),
-                    pending: 0,
-                    done: false,
-                };
+                    }
+                    if dist > 10 {
+                        return false;
+                    }
+                    set_texts(row, 1);
+                    let delivered = o <= 2100;
+                    if !delivered && force_null {
+                        row.nulls |= 1 << 6;
+                    }
+                    let amount = if delivered { 0 } else { rng.uniform(1, 999_999) as i64 };
+                    row.ints.extend([o as i64, dist as i64, wi, l as i64, rng.uniform(1, ITEMS as u64) as i64, wi, if delivered { now } else { 0 }, 5, amount]);
+                    astr(&mut rng, 24, 24, &mut row.texts[0]);
+                    true
+                });
                 bulk(conn, &n.order_line, &cols, &mut src, bulk_rows, mode).await
             }
             Part::District => {
@@ -704,21 +672,16 @@ impl Tpcc {
                 ];
                 let mut rng = self.rng_for(d, w, 6);
                 let mut dist = 0i64;
-                let mut src = Gen {
-                    f: |row: &mut Row| {
-                        dist += 1;
-                        if dist > 10 {
-                            return false;
-                        }
-                        set_texts(row, 6);
-                        address(&mut rng, &mut row.texts);
-                        row.ints.extend([dist, wi, rng.uniform(0, 2000) as i64, 3_000_000, 3001]);
-                        true
-                    },
-                    progress: progress.clone(),
-                    pending: 0,
-                    done: false,
-                };
+                let mut src = Gen::new(progress, |row: &mut Row| {
+                    dist += 1;
+                    if dist > 10 {
+                        return false;
+                    }
+                    set_texts(row, 6);
+                    address(&mut rng, &mut row.texts);
+                    row.ints.extend([dist, wi, rng.uniform(0, 2000) as i64, 3_000_000, 3001]);
+                    true
+                });
                 bulk(conn, &n.district, &cols, &mut src, bulk_rows, mode).await
             }
         }
@@ -754,20 +717,15 @@ impl Tpcc {
             col("w_state", ColType::Text), col("w_zip", ColType::Text), col("w_tax", ColType::Numeric(4)), col("w_ytd", ColType::Numeric(2)),
         ];
         let mut next = ws.iter();
-        let mut src = Gen {
-            f: |row: &mut Row| {
-                let Some(&w) = next.next() else { return false };
-                let mut rng = self.rng_for(d, w, 7);
-                let wi = w as i64;
-                set_texts(row, 6);
-                address(&mut rng, &mut row.texts);
-                row.ints.extend([wi, rng.uniform(0, 2000) as i64, 30_000_000]);
-                true
-            },
-            progress: progress.clone(),
-            pending: 0,
-            done: false,
-        };
+        let mut src = Gen::new(progress, |row: &mut Row| {
+            let Some(&w) = next.next() else { return false };
+            let mut rng = self.rng_for(d, w, 7);
+            let wi = w as i64;
+            set_texts(row, 6);
+            address(&mut rng, &mut row.texts);
+            row.ints.extend([wi, rng.uniform(0, 2000) as i64, 30_000_000]);
+            true
+        });
         bulk(conn, &n.warehouse, &cols, &mut src, self.oltp.load_bulk_size, mode).await
     }
 
