@@ -118,6 +118,8 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
         _ => {}
     }
     let ready = rt.block_on(tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet));
+    let data_rows = ready.as_ref().ok().copied().flatten();
+    let ready = ready.map(|_| ());
     drop(rt);
     // Unreachable server or Ctrl-C while preparing: no run began, nothing to record.
     if matches!(ready, Err(Error::Connect(_) | Error::Interrupted)) {
@@ -131,6 +133,15 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
     options.push(("rate".into(), c.rate.to_string()));
     options.push(("warmup-time".into(), c.warmup_time.to_string()));
     options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
+    // A run over part of bigger tables has a smaller working set than the
+    // data: recorded, so the audit can say so next to the memory fit.
+    if let Some(rows) = data_rows {
+        options.push(("data-table-size".into(), rows.to_string()));
+        if !quiet {
+            let size = options.iter().find(|(k, _)| k == "table-size").map(|(_, v)| v.as_str()).unwrap_or("?");
+            println!("Note: the tables hold ids up to {rows} but --table-size is {size}: this run touches only that part of each table, a smaller working set than the data.");
+        }
+    }
     let info = RunInfo {
         label: label.clone(),
         workload: plan.workload.clone(),
@@ -218,15 +229,17 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
 }
 
 /// Makes sure the workload's tables are there and match the options,
-/// preparing them when missing unless `--no-prepare`.
-async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<target::ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool) -> Result<()> {
+/// preparing them when missing unless `--no-prepare`. Gives the rows per
+/// table when the tables hold well more than the options touch.
+async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<target::ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool) -> Result<Option<u64>> {
     match w.table_state(cfg).await? {
-        TableState::Ready => Ok(()),
+        TableState::Ready => Ok(None),
+        TableState::Larger(rows) => Ok(Some(rows)),
         TableState::Missing if !no_prepare => {
             if !quiet {
                 println!("Tables are missing: preparing them first.");
             }
-            w.prepare(cfg.clone(), max_threads.max(2), quiet).await
+            w.prepare(cfg.clone(), max_threads.max(2), quiet).await.map(|()| None)
         }
         TableState::Missing => Err(Error::Usage("the workload's tables do not exist: run `fairbench prepare` with the same options first".into())),
         TableState::Mismatch(why) => Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the options the data was prepared with"))),

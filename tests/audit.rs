@@ -172,6 +172,31 @@ fn rule_not_io_bound() {
 }
 
 #[test]
+fn rule_partial_working_set() {
+    // 100 MiB of data, the run picked ids from the first 10% of each table.
+    let mut a = record(1, mysql_durable(), steady());
+    a.options.insert("data-table-size".into(), Value::String("100000".into()));
+    let fs = audit::rule_working_set(&a);
+    assert_eq!(rules(&fs), vec!["partial-working-set"]);
+    assert_eq!(fs[0].severity, Severity::Warning);
+    assert!(fs[0].message.contains("1..10000 of the 100000") && fs[0].message.contains("(10%)"), "{fs:?}");
+    assert!(fs[0].evidence.iter().any(|e| e.contains("10.0 MiB")), "{fs:?}");
+    assert!(has(&audit::single(&a), "partial-working-set"));
+    // Tables of the size the run uses: nothing to say.
+    let b = record(2, mysql_durable(), steady());
+    assert!(audit::rule_working_set(&b).is_empty());
+    // Labelled IO-bound: the whole does not fit a 20 MiB cache, the touched part does.
+    let mut srv = mysql_durable();
+    srv.cache_bytes = Some(20 << 20);
+    let mut c = record(3, srv.clone(), steady());
+    c.tag = "io-bound".into();
+    assert!(!has(&audit::rule_memory(&c), "not-io-bound"), "the whole run is IO-bound");
+    c.options.insert("data-table-size".into(), Value::String("100000".into()));
+    let fs = audit::rule_memory(&c);
+    assert!(fs.iter().any(|f| f.rule == "not-io-bound" && f.message.contains("part of the tables it touches")), "{fs:?}");
+}
+
+#[test]
 fn rule_fake_io_gain() {
     let reads = |phys: f64, logical: f64| vec![StoredSample { seq: 1, t: 1.0, dt: 1.0, sample: Sample { deltas: [("blks_read".to_string(), phys), ("blks_hit".to_string(), logical - phys)].into(), ..Sample::default() } }];
     let mut l1 = level(1, &[100, 100, 100]);

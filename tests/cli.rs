@@ -322,7 +322,7 @@ fn assert_in_order(hay: &str, needles: &[&str]) -> usize {
     for n in needles {
         match hay[from..].find(n) {
             Some(p) => from += p + n.len(),
-            None => panic!("{n:?} missing, or not after {:?}, in:\n{hay}", &needles[..]),
+            None => panic!("{n:?} missing, or not after {:?}, in:\n{hay}", needles),
         }
     }
     from
@@ -465,6 +465,36 @@ fn with_password(url: &str, password: &str) -> String {
         u.port.expect("test URLs have a port"),
         u.database
     )
+}
+
+// ---------------------------------------------------------------------------------------------
+// A run over part of bigger tables
+
+#[test]
+fn run_over_part_of_bigger_tables_says_so() {
+    let db = Lite::new("partial");
+    ok(db.cmd().args(["prepare", "--target", &db.target(), "--tables", "1", "--table-size", "2000"]));
+    let run = |size: &str, extra: &[&str]| {
+        ok(db
+            .cmd()
+            .args(["run", "oltp_point_select", "--target", &db.target(), "--tables", "1", "--table-size", size])
+            .args(["--threads", "1", "--time", "1"])
+            .args(extra))
+    };
+    let out = run("200", &[]);
+    let text = stdout(&out);
+    assert!(text.contains("Note: the tables hold ids up to 2000 but --table-size is 200"), "{}", show(&out));
+    assert!(text.contains("[WARNING] partial-working-set: run ") && text.contains("touched ids 1..200 of the 2000 in each table (10%)"), "{}", show(&out));
+    // Recorded with the run: the JSON summary carries the size of the data.
+    let out = run("200", &["--output", "json"]);
+    let summary = json_lines(&stdout(&out)).into_iter().find(|o| o["type"] == "summary").expect("a summary object");
+    assert_eq!(summary["options"]["data-table-size"], "2000", "{summary:#}");
+    assert_valid(&run_schema(), &summary);
+    // The prepared size, or rows an insert run added: nothing to say.
+    for size in ["2000", "1900"] {
+        let out = run(size, &[]);
+        assert!(!stdout(&out).contains("partial-working-set") && !stdout(&out).contains("Note: the tables hold"), "--table-size {size}\n{}", show(&out));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

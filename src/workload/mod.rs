@@ -15,6 +15,9 @@ use std::sync::Arc;
 #[derive(Debug, PartialEq)]
 pub enum TableState {
     Ready,
+    /// Ready, but the tables hold ids up to this many rows, well beyond
+    /// what the options touch: the run's working set is a part of the data.
+    Larger(u64),
     Missing,
     /// Present but not what the options describe (the user decides;
     /// fairbench never drops tables on its own).
