@@ -125,15 +125,14 @@ impl TargetArgs {
         match self.transport.as_deref().map(str::to_ascii_lowercase).as_deref() {
             None => {}
             Some("tcp") => t.socket = None,
-            Some("socket") => {
-                if t.socket.is_none() {
-                    t.socket = match t.engine {
-                        Engine::Mysql => Some("/run/mysqld/mysqld.sock".into()),
-                        Engine::Postgres => Some("/var/run/postgresql".into()),
-                        Engine::Sqlite => None,
-                    };
-                }
+            Some("socket") if t.socket.is_none() => {
+                t.socket = match t.engine {
+                    Engine::Mysql => Some("/run/mysqld/mysqld.sock".into()),
+                    Engine::Postgres => Some("/var/run/postgresql".into()),
+                    Engine::Sqlite => None,
+                };
             }
+            Some("socket") => {}
             Some(o) => return Err(usage!("--transport={o}: use socket or tcp")),
         }
         if t.password.is_none() && t.engine != Engine::Sqlite {

@@ -151,7 +151,7 @@ fn boundary(seq: usize, rc: &RunControl) -> Duration {
     let iv = if rc.report_interval.is_zero() { Duration::from_secs(1) } else { rc.report_interval };
     let warm = rc.warmup;
     let before = (warm.as_nanos() / iv.as_nanos()) as usize;
-    let aligned = warm.as_nanos() % iv.as_nanos() == 0;
+    let aligned = warm.as_nanos().is_multiple_of(iv.as_nanos());
     if warm.is_zero() || aligned || seq < before {
         iv * (seq as u32 + 1)
     } else if seq == before {
@@ -284,7 +284,7 @@ fn release(shared: &Shared, at: Instant) {
 }
 
 /// BMK-kit's start barrier: everyone is connected; start when the file is gone.
-fn wait_sync_file(f: &PathBuf) -> Result<()> {
+fn wait_sync_file(f: &std::path::Path) -> Result<()> {
     if !f.exists() {
         return Ok(());
     }
@@ -459,12 +459,13 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
                 Ok(()) => break true,
                 Err(e) => match e.kind {
                     ErrKind::Retryable => {
-                        let mut win = local.window.borrow_mut();
-                        win.count_error(&e.code);
-                        if kinds {
-                            win.count_kind_retry(q.kind);
+                        {
+                            let mut win = local.window.borrow_mut();
+                            win.count_error(&e.code);
+                            if kinds {
+                                win.count_kind_retry(q.kind);
+                            }
                         }
-                        drop(win);
                         w.after_error(&mut conn, &mut st).await;
                         retry = true;
                         // A SQLite retry never suspends: let the ticker see
@@ -493,21 +494,23 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
         };
         local.busy.set(local.busy.get() - 1);
         let end = Instant::now();
-        let mut win = local.window.borrow_mut();
-        win.reads += q.reads;
-        win.writes += q.writes;
-        win.other += q.other;
-        win.trx_stmts += q.trx;
-        if !ok || q.ended {
-            break;
+        // The window is borrowed in a scope that ends before the next await.
+        {
+            let mut win = local.window.borrow_mut();
+            win.reads += q.reads;
+            win.writes += q.writes;
+            win.other += q.other;
+            win.trx_stmts += q.trx;
+            if !ok || q.ended {
+                break;
+            }
+            let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
+            let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
+            win.record(corrected, raw, rate_mode);
+            if kinds {
+                win.record_kind(q.kind, corrected, q.rolled_back);
+            }
         }
-        let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
-        let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
-        win.record(corrected, raw, rate_mode);
-        if kinds {
-            win.record_kind(q.kind, corrected, q.rolled_back);
-        }
-        drop(win);
         done += 1;
         if end >= warm_end {
             let mut t = totals.borrow_mut();
@@ -517,7 +520,7 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
         if must_yield {
             tokio::task::yield_now().await;
         }
-        if reconnect_every > 0 && done % reconnect_every == 0 {
+        if reconnect_every > 0 && done.is_multiple_of(reconnect_every) {
             if conn.reconnect().await.is_ok() {
                 local.window.borrow_mut().reconnects += 1;
             } else if !reconnect(&mut conn, &local).await {

@@ -122,7 +122,7 @@ impl LiteConn {
                 }
                 s.raw_execute().map_err(to_db_error)?;
                 total += 1;
-                if total % batch == 0 {
+                if total.is_multiple_of(batch) {
                     self.conn.execute_batch("COMMIT; BEGIN IMMEDIATE").map_err(to_db_error)?;
                 }
             }

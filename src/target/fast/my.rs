@@ -280,7 +280,7 @@ impl MyFast {
         self.w.clear();
         let mut s = seq;
         let mut chunks = payload.chunks(MAX_PAYLOAD).peekable();
-        let exact = payload.len() % MAX_PAYLOAD == 0;
+        let exact = payload.len().is_multiple_of(MAX_PAYLOAD);
         while let Some(ch) = chunks.next() {
             self.w.extend_from_slice(&(ch.len() as u32).to_le_bytes()[..3]);
             self.w.push(s);

@@ -95,7 +95,11 @@ fn begin(w: &mut Vec<u8>, ty: u8) -> usize {
     at
 }
 
-fn finish(w: &mut Vec<u8>, at: usize) {
+/// Where a request's DataRows go: the rows as text, and the OIDs of the
+/// columns when the caller wants binary values converted.
+type RowsOut<'a> = (&'a mut Vec<Vec<Option<String>>>, Option<&'a [u32]>);
+
+fn finish(w: &mut [u8], at: usize) {
     let len = (w.len() - at) as i32;
     w[at..at + 4].copy_from_slice(&len.to_be_bytes());
 }
@@ -276,7 +280,7 @@ impl PgFast {
 
     /// Read to ReadyForQuery. Returns (saw rows, rows affected of the last
     /// command) or the first error; `rows_out` collects DataRows when given.
-    async fn finish_request(&mut self, mut rows_out: Option<(&mut Vec<Vec<Option<String>>>, Option<&[u32]>)>) -> DbResult<(bool, u64)> {
+    async fn finish_request(&mut self, mut rows_out: Option<RowsOut<'_>>) -> DbResult<(bool, u64)> {
         let mut err: Option<DbError> = None;
         let (mut rows, mut n) = (false, 0u64);
         loop {

@@ -211,14 +211,14 @@ impl TpccSink {
         s.push_str(&".".repeat(self.threads.min(1000)));
         s.push_str("\n\n<Raw Results>\n");
         let mut rows = Vec::new();
-        for i in 0..5 {
+        for (i, &limit) in LIMIT_MS.iter().enumerate() {
             let k = kind(t, i);
             let ev = k.map(|k| k.events).unwrap_or(0);
-            let sc = k.map(|k| in_limit(k, LIMIT_MS[i])).unwrap_or(0);
+            let sc = k.map(|k| in_limit(k, limit)).unwrap_or(0);
             let rt = k.map(|k| k.retries).unwrap_or(0);
             let avg = k.filter(|k| !k.lat.is_empty()).map(|k| k.lat.mean() / 1000.0).unwrap_or(0.0);
             rows.push((sc, ev - sc, rt, avg));
-            s.push_str(&format!("  [{i}] sc:{sc} lt:{}  rt:{rt}  fl:0 avg_rt: {avg:.1} ({})\n", ev - sc, LIMIT_MS[i] as u64));
+            s.push_str(&format!("  [{i}] sc:{sc} lt:{}  rt:{rt}  fl:0 avg_rt: {avg:.1} ({})\n", ev - sc, limit as u64));
         }
         s.push_str(&format!(" in {} sec.\n\n<Raw Results2(sum ver.)>\n", r.elapsed_s.round() as i64));
         for (i, (sc, lt, rt, _)) in rows.iter().enumerate() {
