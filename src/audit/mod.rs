@@ -168,19 +168,25 @@ impl Fit {
     }
 }
 
-/// Dataset against the engine's cache: fits with room to spare (≤ 90%),
+/// Data against the engine's cache: fits with room to spare (≤ 90%),
 /// up to twice the cache, or more.
+fn fit_of(data: f64, cache: f64) -> Fit {
+    let r = data / cache;
+    if r <= 0.9 {
+        Fit::InMemory
+    } else if r <= 2.0 {
+        Fit::PartlyIoBound
+    } else {
+        Fit::IoBound
+    }
+}
+
+/// The whole dataset against the engine's cache.
 pub fn memory_fit(s: &Server) -> (Fit, String) {
     match (s.dataset_bytes, s.cache_bytes) {
         (Some(d), Some(c)) if c > 0 => {
             let r = d as f64 / c as f64;
-            let fit = if r <= 0.9 {
-                Fit::InMemory
-            } else if r <= 2.0 {
-                Fit::PartlyIoBound
-            } else {
-                Fit::IoBound
-            };
+            let fit = fit_of(d as f64, c as f64);
             // PostgreSQL and SQLite also read through the OS page cache: a "read" there may not touch the disk.
             let os = if s.engine == "mysql" { "" } else { "; the OS page cache may hold more" };
             (fit, format!("dataset {} vs cache {} ({:.0}%){os}", crate::env::human_bytes(d as f64), crate::env::human_bytes(c as f64), r * 100.0))
@@ -404,7 +410,7 @@ pub fn rule_memory(r: &RunRecord) -> Vec<Finding> {
         let observed_hits = !miss.is_empty() && miss.iter().all(|(_, _, m)| *m < 0.01);
         // Without counters, the part of the tables the run touched may fit
         // when the whole does not.
-        let touched_fits = miss.is_empty() && touched_part(r).zip(s.dataset_bytes.zip(s.cache_bytes)).is_some_and(|((size, rows), (d, c))| d as f64 * size as f64 / rows as f64 <= 0.9 * c as f64);
+        let touched_fits = miss.is_empty() && touched_bytes(r, s).zip(s.cache_bytes.filter(|&c| c > 0)).is_some_and(|(t, c)| fit_of(t, c as f64) == Fit::InMemory);
         if fit == Fit::InMemory || observed_hits || touched_fits {
             let why = if fit == Fit::InMemory {
                 "the dataset fits in the cache"
@@ -434,6 +440,12 @@ fn touched_part(r: &RunRecord) -> Option<(u64, u64)> {
     (rows > size && size > 0).then_some((size, rows))
 }
 
+/// Bytes of data and indexes in the part of the tables a partial run touched.
+fn touched_bytes(r: &RunRecord, s: &Server) -> Option<f64> {
+    let (size, rows) = touched_part(r)?;
+    Some(s.dataset_bytes? as f64 * size as f64 / rows as f64)
+}
+
 /// A run that picked ids from part of bigger tables: its working set is
 /// smaller than the dataset the memory fit describes, so a cached part can
 /// pass for an IO-bound whole.
@@ -443,8 +455,8 @@ pub fn rule_working_set(r: &RunRecord) -> Vec<Finding> {
     let mut ev = vec![format!("--table-size {size}; the tables hold ids up to {rows}")];
     if let Some(s) = server_of(r) {
         ev.push(memory_fit(s).1);
-        if let Some(d) = s.dataset_bytes {
-            ev.push(format!("the part touched is about {} of data and indexes", crate::env::human_bytes(d as f64 * share)));
+        if let Some(t) = touched_bytes(r, s) {
+            ev.push(format!("the part touched is about {} of data and indexes", crate::env::human_bytes(t)));
         }
     }
     vec![finding(

@@ -493,7 +493,10 @@ impl Tpcc {
                         None => by_table.push((t, sqls.to_vec())),
                     }
                 }
-                tasks.extend(by_table.into_iter().map(|(t, sqls)| (t.clone(), weight(n, &t), sqls)));
+                tasks.extend(by_table.into_iter().map(|(t, sqls)| {
+                    let w = weight(n, &t);
+                    (t, w, sqls)
+                }));
             }
             let progress = Arc::new(Progress::new("Foreign keys", 0, true));
             self.run_plan(Plan::new(Vec::new(), tasks, &self.names), cfg, loaders, LoadMode::Auto, &progress).await?;
