@@ -467,7 +467,7 @@ class Bench:
     def oltp_rows(self):
         a = self.a
         combos = []
-        for test in ("oltp_point_select", "oltp_read_write"):
+        for test in a.tests:
             for clients in a.clients:
                 for kind in ("maria-socket", "maria-tcp", "pg-tcp"):
                     combos.append((test, clients, kind))
@@ -646,15 +646,21 @@ def main():
     p.add_argument("--out")
     p.add_argument("--keep", help="a RESULTS .json whose rows of sections not run this time are kept in the table")
     p.add_argument("--seconds", type=int, help="length of each OLTP run (default 5 quick, 20 full)")
+    p.add_argument("--reps", type=int, help="repetitions of each OLTP row (default 2 quick, 3 full)")
+    p.add_argument("--clients", help="client counts of the OLTP rows, e.g. 4,16 (default 4 quick, 4,16 full)")
+    p.add_argument("--tests", default="oltp_point_select,oltp_read_write", help="workloads of the OLTP rows")
     a = p.parse_args()
+    seconds, reps, clients = a.seconds, a.reps, a.clients
     if a.quick:
         a.table_size, a.reps, a.prep_reps, a.time, a.clients = 100_000, 2, 1, 5, [4]
         a.many_maria, a.many_pg, a.warehouses = [2000], [1000], 2
     else:
         a.table_size, a.reps, a.prep_reps, a.time, a.clients = 1_000_000, 3, 3, 20, [4, 16]
         a.many_maria, a.many_pg, a.warehouses = [2000, 10000], [1000], 10
-    if a.seconds:
-        a.time = a.seconds
+    a.time = seconds or a.time
+    a.reps = reps or a.reps
+    a.clients = [int(c) for c in clients.split(",")] if clients else a.clients
+    a.tests = a.tests.split(",")
     b = Bench(a)
     b.date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}"
     b.notes = []
@@ -675,8 +681,13 @@ def main():
         if isinstance(kept, list):  # rows only, as the first versions wrote
             kept = {"rows": kept, "notes": [], "runs": {}}
         old = [sec for sec in SECTIONS if sec not in only and any(r[0] == sec for r in kept["rows"])]
-        b.rows = sorted([tuple(r) for r in kept["rows"] if r[0] in old] + b.rows, key=lambda r: SECTIONS.index(r[0]) if r[0] in SECTIONS else len(SECTIONS))
-        b.notes = [tuple(n) for n in kept["notes"] if n[0] in old] + b.notes
+        # A section rerun in part (--tests, --clients) keeps its rows that were not measured again.
+        fresh = {(r[0], r[1]) for r in b.rows}
+        partly = [r for r in kept["rows"] if r[0] in only and (r[0], r[1]) not in fresh]
+        if partly:
+            b.notes.append(("keep", f"Rows kept from {kept['runs'].get(partly[0][0], 'an earlier run')}: " + "; ".join(sorted({r[1] for r in partly})) + "."))
+        b.rows = sorted([tuple(r) for r in kept["rows"] if r[0] in old] + [tuple(r) for r in partly] + b.rows, key=lambda r: SECTIONS.index(r[0]) if r[0] in SECTIONS else len(SECTIONS))
+        b.notes = [tuple(n) for n in kept["notes"] if n[0] in old or (n[0] in only and any(n[1].startswith(r[1] + ":") for r in partly))] + b.notes
         for sec in old:
             b.runs[sec] = kept["runs"].get(sec, f"an earlier run ({os.path.basename(a.keep)})")
         if old:
