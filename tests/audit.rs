@@ -393,6 +393,24 @@ fn rule_rate_not_sustained() {
 }
 
 #[test]
+fn sqlite_memory_fit_counts_the_os_page_cache() {
+    // 100 MiB of data, a 2 MiB SQLite cache, 4 GiB the OS page cache can use.
+    let mut s = server("sqlite", &[("synchronous", "2"), ("journal_mode", "wal")]);
+    s.cache_bytes = Some(2 << 20);
+    s.os_cache_bytes = Some(4 << 30);
+    let (fit, why) = audit::memory_fit(&s);
+    assert_eq!(fit, audit::Fit::InMemory, "{why}");
+    assert!(why.contains("OS page cache"), "{why}");
+    // More data than memory: IO-bound.
+    s.dataset_bytes = Some(16 << 30);
+    assert_eq!(audit::memory_fit(&s).0, audit::Fit::IoBound);
+    // A record from before the OS page cache was recorded: the engine's cache alone.
+    s.os_cache_bytes = None;
+    s.dataset_bytes = Some(100 << 20);
+    assert_eq!(audit::memory_fit(&s).0, audit::Fit::IoBound);
+}
+
+#[test]
 fn rule_qps_with_trx() {
     let mut a = record(1, mysql_durable(), steady());
     a.workload = "oltp_read_only".into();

@@ -101,3 +101,16 @@ fn rate_not_sustained_is_a_warning() {
     let findings = runs[1]["findings"].as_array().expect("findings");
     assert!(findings.iter().all(|f| f["rule"] != "rate-not-sustained"), "{findings:?}");
 }
+
+/// SQLite's default 10,000-row table was called "partly IO-bound" because
+/// only SQLite's 2 MiB page cache was counted, while SQLite reads through
+/// the OS page cache, which held the whole file.
+#[test]
+fn sqlite_default_table_is_not_called_io_bound() {
+    let s = Scratch::new("fit");
+    let t = s.target("db.sqlite");
+    s.run(&["run", "oltp_read_only", "--target", &t, "--time", "1"]);
+    let show = s.run(&["results", "show", "last"]);
+    assert!(show.contains("memory fit: in-memory"), "{show}");
+    assert!(!show.contains("IO-bound"), "{show}");
+}

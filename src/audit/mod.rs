@@ -181,9 +181,24 @@ fn fit_of(data: f64, cache: f64) -> Fit {
     }
 }
 
+/// The memory a dataset is cached in: the engine's own cache, or for an
+/// engine that reads through the OS page cache (SQLite) whichever is larger
+/// of that and the memory the OS page cache can use. A file smaller than
+/// the available memory stays in the OS page cache after its first read.
+pub fn fit_cache(s: &Server) -> Option<u64> {
+    let c = s.cache_bytes?.max(s.os_cache_bytes.unwrap_or(0));
+    (c > 0).then_some(c)
+}
+
 /// The whole dataset against the engine's cache.
 pub fn memory_fit(s: &Server) -> (Fit, String) {
+    let h = |b: u64| crate::env::human_bytes(b as f64);
     match (s.dataset_bytes, s.cache_bytes) {
+        (Some(d), Some(c)) if s.os_cache_bytes.is_some_and(|os| os > c) => {
+            let os = s.os_cache_bytes.unwrap_or(0);
+            let fit = fit_of(d as f64, os as f64);
+            (fit, format!("dataset {} vs {} of memory available to the OS page cache it reads through ({:.0}%); its own cache is {}", h(d), h(os), d as f64 * 100.0 / os as f64, h(c)))
+        }
         (Some(d), Some(c)) if c > 0 => {
             let r = d as f64 / c as f64;
             let fit = fit_of(d as f64, c as f64);
@@ -410,7 +425,7 @@ pub fn rule_memory(r: &RunRecord) -> Vec<Finding> {
         let observed_hits = !miss.is_empty() && miss.iter().all(|(_, _, m)| *m < 0.01);
         // Without counters, the part of the tables the run touched may fit
         // when the whole does not.
-        let touched_fits = miss.is_empty() && touched_bytes(r, s).zip(s.cache_bytes.filter(|&c| c > 0)).is_some_and(|(t, c)| fit_of(t, c as f64) == Fit::InMemory);
+        let touched_fits = miss.is_empty() && touched_bytes(r, s).zip(fit_cache(s)).is_some_and(|(t, c)| fit_of(t, c as f64) == Fit::InMemory);
         if fit == Fit::InMemory || observed_hits || touched_fits {
             let why = if fit == Fit::InMemory {
                 "the dataset fits in the cache"

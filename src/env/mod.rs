@@ -54,6 +54,11 @@ pub struct Server {
     pub dataset_bytes: Option<u64>,
     /// Bytes the engine caches pages in (buffer pool, shared_buffers, page cache).
     pub cache_bytes: Option<u64>,
+    /// An engine that reads its file through the OS page cache (SQLite):
+    /// the memory available to that cache on this machine, which holds
+    /// what the engine's own small cache does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_cache_bytes: Option<u64>,
     /// Whether the snapshot's connection, made like the benchmark's, negotiated
     /// TLS: the URL only says what was asked for (`prefer` may fall back to
     /// plain). None: not known, or not applicable (SQLite).
@@ -227,6 +232,16 @@ pub fn diskstats() -> BTreeMap<String, [u64; 4]> {
     m
 }
 
+/// Memory the OS can give its page cache now: MemAvailable (free memory
+/// plus reclaimable cache, the file's own cached pages included), capped
+/// by this process's cgroup limit when there is one.
+pub fn mem_available() -> Option<u64> {
+    let mi = read_trim("/proc/meminfo")?;
+    let kib: u64 = mi.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    let limit = read_trim("/sys/fs/cgroup/memory.max").and_then(|v| v.parse::<u64>().ok());
+    Some(limit.map_or(kib * 1024, |l| l.min(kib * 1024)))
+}
+
 /// CPUs this process may run on (its affinity and cgroup quota included).
 pub fn cpus() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
@@ -339,6 +354,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             // cache_size: negative is KiB, positive is pages.
             let cache = num("cache_size").map(|c| if c < 0 { -c * 1024 } else { c * page }).unwrap_or(0);
             s.cache_bytes = Some((cache.max(num("mmap_size").unwrap_or(0))) as u64);
+            s.os_cache_bytes = mem_available();
             let size = rows(c, &format!("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name LIKE '{like}' ESCAPE '\\'"), &mut Vec::new()).await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).filter(|v| *v > 0.0).map(|v| v as u64).or_else(|| Some((num("page_count").unwrap_or(0) * page) as u64));
         }
@@ -579,6 +595,9 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     }
     if let Some(b) = s.server.cache_bytes {
         p(format!("  page cache of the engine: {}", human_bytes(b as f64)));
+    }
+    if let Some(b) = s.server.os_cache_bytes {
+        p(format!("  memory available to the OS page cache: {}", human_bytes(b as f64)));
     }
     if let Some(t) = tls_text(&s.server) {
         p(format!("  connection: {t}"));
