@@ -114,3 +114,24 @@ fn sqlite_default_table_is_not_called_io_bound() {
     assert!(show.contains("memory fit: in-memory"), "{show}");
     assert!(!show.contains("IO-bound"), "{show}");
 }
+
+/// prepare printed "Loading with 1 connections: the server shares this
+/// machine's 1 cores" on a 2-core machine: the loader count stood in for
+/// the core count (and SQLite loads on one connection for another reason).
+#[test]
+fn loader_line_never_prints_the_loader_count_as_cores() {
+    let s = Scratch::new("loaders");
+    let t = s.target("db.sqlite");
+    let out = s.run(&["prepare", "oltp_read_write", "--target", &t, "--tables", "2", "--table-size", "500", "--threads", "4"]);
+    assert!(!out.contains("1 connections") && !out.contains("1 cores"), "{out}");
+    assert!(out.contains("Loading with one connection: SQLite has one writer"), "{out}");
+    // On a server that shares the machine the line names the machine's cores.
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let table = "reg_loaders_";
+    run_ok(fairbench().args(["cleanup", "oltp_read_write", "--target", &pg_url(), "--table-name", table, "--tables", "2"]));
+    let out = stdout(&run_ok(fairbench().args(["prepare", "oltp_read_write", "--target", &pg_url(), "--table-name", table, "--tables", "2", "--table-size", "500", "--threads", &(cores + 2).to_string()])));
+    run_ok(fairbench().args(["cleanup", "oltp_read_write", "--target", &pg_url(), "--table-name", table, "--tables", "2"]));
+    let line = out.lines().find(|l| l.starts_with("Loading with")).unwrap_or_else(|| panic!("no loader line:\n{out}"));
+    let plural = if cores == 1 { "" } else { "s" };
+    assert!(line.contains(&format!("this machine's {cores} core{plural},")), "{cores} cores: {line}");
+}
