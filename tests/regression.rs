@@ -135,3 +135,24 @@ fn loader_line_never_prints_the_loader_count_as_cores() {
     let plural = if cores == 1 { "" } else { "s" };
     assert!(line.contains(&format!("this machine's {cores} core{plural},")), "{cores} cores: {line}");
 }
+
+/// On PostgreSQL 15 every sample first queried pg_stat_checkpointer (a
+/// PostgreSQL 17 view) and wrote an ERROR into the server's log each time:
+/// 121 lines in one short session. The server's version decides the view.
+#[test]
+fn postgres_samples_leave_no_pg_stat_checkpointer_errors_in_the_log() {
+    let log = tmp_dir().join("pg").join("postgres.log");
+    let dir = tempfile::Builder::new().prefix("fb-reg-pglog-").tempdir().unwrap();
+    let table = "reg_pglog_";
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &pg_url(), "--table-name", table, "--table-size", "500"]));
+    // The log lives as long as the servers: only what this run adds counts.
+    let read = || std::fs::read(&log).unwrap_or_else(|e| panic!("cannot read the test server's log {}: {e}", log.display()));
+    let before = read().len();
+    let mut c = fairbench();
+    c.args(["run", "oltp_point_select", "--target", &pg_url(), "--table-name", table, "--table-size", "500", "--time", "2", "--report-interval", "0.5", "--results"]).arg(dir.path().join("r.sqlite"));
+    run_ok(&mut c);
+    run_ok(fairbench().args(["cleanup", "oltp_point_select", "--target", &pg_url(), "--table-name", table]));
+    let text = String::from_utf8_lossy(&read()[before..]).into_owned();
+    let bad: Vec<&str> = text.lines().filter(|l| l.contains("pg_stat_checkpointer")).collect();
+    assert!(bad.is_empty(), "{} lines in {} name pg_stat_checkpointer, e.g. {}", bad.len(), log.display(), bad[0]);
+}

@@ -337,7 +337,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             )
             .await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).map(|v| v as u64);
-            s.status = pg_status(c, errors).await;
+            s.status = pg_status(c, pg_version_num(&s), errors).await;
             // Always one row: no pg_stat_ssl row means no TLS; no row at all means the query failed.
             let ssl = rows(c, "SELECT COALESCE((SELECT CASE WHEN ssl THEN COALESCE(cipher, 'unknown cipher') ELSE '' END FROM pg_stat_ssl WHERE pid = pg_backend_pid()), '')", errors).await;
             (s.tls, s.tls_cipher) = tls_of(ssl.first().and_then(|r| r.first()).map(String::as_str));
@@ -385,7 +385,16 @@ async fn mysql_status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String
     m
 }
 
-async fn pg_status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String, f64> {
+/// PostgreSQL's version as a number (170002 for 17.2), from the settings a
+/// snapshot read; None when they could not be read.
+pub fn pg_version_num(s: &Server) -> Option<u32> {
+    s.variables.get("server_version_num")?.trim().parse().ok()
+}
+
+/// PostgreSQL's counters. `version` (server_version_num) picks the views
+/// the server has, so no sample ever sends a query that fails: a failed
+/// query writes an ERROR into the server's log of the benchmark it measures.
+async fn pg_status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>) -> BTreeMap<String, f64> {
     let mut m = BTreeMap::new();
     let mut put = |names: &[&str], r: Vec<Vec<String>>| {
         if let Some(row) = r.first() {
@@ -400,13 +409,13 @@ async fn pg_status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String, f
     put(&db, rows(c, &format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", db.join(", ")), errors).await);
     put(&["wal_bytes"], rows(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')", errors).await);
     // Checkpoint counters moved to pg_stat_checkpointer in PostgreSQL 17.
-    let mut quiet = Vec::new();
-    let ck = rows(c, "SELECT num_timed, num_requested, buffers_written FROM pg_stat_checkpointer", &mut quiet).await;
-    if ck.is_empty() {
-        put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_clean", "buffers_backend"], rows(c, "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter", errors).await);
-    } else {
-        put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint"], ck);
-        put(&["buffers_clean"], rows(c, "SELECT buffers_clean FROM pg_stat_bgwriter", errors).await);
+    match version {
+        Some(v) if v >= 170000 => {
+            put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint"], rows(c, "SELECT num_timed, num_requested, buffers_written FROM pg_stat_checkpointer", errors).await);
+            put(&["buffers_clean"], rows(c, "SELECT buffers_clean FROM pg_stat_bgwriter", errors).await);
+        }
+        Some(_) => put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_clean", "buffers_backend"], rows(c, "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter", errors).await),
+        None => errors.push("checkpoint counters: the server's version is unknown, so its view of them is too".into()),
     }
     m
 }
@@ -490,6 +499,8 @@ impl Sampler {
                     };
                     let first = snapshot(conn.as_mut(), &cfg, &table_prefix, cerr).await;
                     let local = first.server.local;
+                    // Once per sampler: which counter views this server has.
+                    let pg_version = pg_version_num(&first.server);
                     let mut prev = first.server.status.clone();
                     let mut prev_disk = if local { diskstats() } else { BTreeMap::new() };
                     let _ = stx.send(first);
@@ -519,7 +530,7 @@ impl Sampler {
                         let cur = match conn.as_mut() {
                             Some(c) => match cfg.target.engine {
                                 Engine::Mysql => mysql_status(c, &mut errs).await,
-                                Engine::Postgres => pg_status(c, &mut errs).await,
+                                Engine::Postgres => pg_status(c, pg_version, &mut errs).await,
                                 Engine::Sqlite => BTreeMap::new(),
                             },
                             None => BTreeMap::new(),
