@@ -156,3 +156,26 @@ fn postgres_samples_leave_no_pg_stat_checkpointer_errors_in_the_log() {
     let bad: Vec<&str> = text.lines().filter(|l| l.contains("pg_stat_checkpointer")).collect();
     assert!(bad.is_empty(), "{} lines in {} name pg_stat_checkpointer, e.g. {}", bad.len(), log.display(), bad[0]);
 }
+
+/// sysbench-tpcc's and go-tpc's checkers test undelivered orders with IS
+/// NULL, BMK-kit's data holds DEFAULT values: `check tpcc` did not say which
+/// the data uses, so users could not tell why another tool's check failed.
+#[test]
+fn check_tpcc_says_which_representation_undelivered_orders_use() {
+    let s = Scratch::new("tpccnull");
+    for (file, extra, want) in [
+        ("defaults.sqlite", None, "Undelivered orders: o_carrier_id/ol_delivery_d hold BMK-kit's DEFAULT values"),
+        ("null.sqlite", Some("--force-null"), "Undelivered orders: o_carrier_id/ol_delivery_d are NULL (other tools' checkers accept this data)"),
+    ] {
+        let t = s.target(file);
+        let mut prepare = vec!["prepare", "tpcc", "--target", &t, "--warehouses", "1"];
+        prepare.extend(extra);
+        s.run(&prepare);
+        // Without --force-null: the line (and the conditions) follow the data.
+        let out = s.run(&["check", "tpcc", "--target", &t, "--warehouses", "1"]);
+        assert!(out.contains(want) && out.contains("All conditions hold."), "{file}:\n{out}");
+        if extra.is_none() {
+            assert!(out.contains("prepare with --force-null for data sysbench-tpcc's and go-tpc's checkers accept"), "{out}");
+        }
+    }
+}
