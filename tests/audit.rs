@@ -370,6 +370,47 @@ fn rule_config_mismatches() {
 }
 
 #[test]
+fn rule_rate_not_sustained() {
+    // 10 s at 1000 events/s asked; the level's summary says what happened.
+    let rate_level = |tps: u64, dropped: u64| {
+        let mut l = level(4, &[tps; 10]);
+        l.summary = Some(serde_json::json!({ "rate": 1000.0, "dropped": dropped, "latency_ms": { "p95": 900.0 }, "latency_uncorrected_ms": { "p95": 1.5 } }));
+        l
+    };
+    let a = record(1, mysql_durable(), vec![rate_level(600, 0)]);
+    let fs = audit::rule_rate_not_sustained(&a);
+    assert_eq!(rules(&fs), vec!["rate-not-sustained"]);
+    assert_eq!(fs[0].severity, Severity::Warning);
+    assert!(fs[0].message.contains("target rate not sustained: latency measures the client's queue"), "{fs:?}");
+    let ev = fs[0].evidence.join(" | ");
+    assert!(ev.contains("target 1000.00 events/s") && ev.contains("achieved 600.00 events/s (60%") && ev.contains("dropped 0 arrivals") && ev.contains("900.00 ms from the intended start"), "{ev}");
+    // Dropped arrivals count even when the rate was nearly reached.
+    assert!(has(&audit::single(&record(2, mysql_durable(), vec![rate_level(990, 5)])), "rate-not-sustained"));
+    // Within the arrivals' randomness, nothing dropped: sustained.
+    assert!(audit::rule_rate_not_sustained(&record(3, mysql_durable(), vec![rate_level(985, 0)])).is_empty());
+    // Closed loop: no target to miss.
+    assert!(audit::rule_rate_not_sustained(&record(4, mysql_durable(), steady())).is_empty());
+}
+
+#[test]
+fn sqlite_memory_fit_counts_the_os_page_cache() {
+    // 100 MiB of data, a 2 MiB SQLite cache, 4 GiB the OS page cache can use.
+    let mut s = server("sqlite", &[("synchronous", "2"), ("journal_mode", "wal")]);
+    s.cache_bytes = Some(2 << 20);
+    s.os_cache_bytes = Some(4 << 30);
+    let (fit, why) = audit::memory_fit(&s);
+    assert_eq!(fit, audit::Fit::InMemory, "{why}");
+    assert!(why.contains("OS page cache"), "{why}");
+    // More data than memory: IO-bound.
+    s.dataset_bytes = Some(16 << 30);
+    assert_eq!(audit::memory_fit(&s).0, audit::Fit::IoBound);
+    // A record from before the OS page cache was recorded: the engine's cache alone.
+    s.os_cache_bytes = None;
+    s.dataset_bytes = Some(100 << 20);
+    assert_eq!(audit::memory_fit(&s).0, audit::Fit::IoBound);
+}
+
+#[test]
 fn rule_qps_with_trx() {
     let mut a = record(1, mysql_durable(), steady());
     a.workload = "oltp_read_only".into();

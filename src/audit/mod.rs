@@ -181,9 +181,24 @@ fn fit_of(data: f64, cache: f64) -> Fit {
     }
 }
 
+/// The memory a dataset is cached in: the engine's own cache, or for an
+/// engine that reads through the OS page cache (SQLite) whichever is larger
+/// of that and the memory the OS page cache can use. A file smaller than
+/// the available memory stays in the OS page cache after its first read.
+pub fn fit_cache(s: &Server) -> Option<u64> {
+    let c = s.cache_bytes?.max(s.os_cache_bytes.unwrap_or(0));
+    (c > 0).then_some(c)
+}
+
 /// The whole dataset against the engine's cache.
 pub fn memory_fit(s: &Server) -> (Fit, String) {
+    let h = |b: u64| crate::env::human_bytes(b as f64);
     match (s.dataset_bytes, s.cache_bytes) {
+        (Some(d), Some(c)) if s.os_cache_bytes.is_some_and(|os| os > c) => {
+            let os = s.os_cache_bytes.unwrap_or(0);
+            let fit = fit_of(d as f64, os as f64);
+            (fit, format!("dataset {} vs {} of memory available to the OS page cache it reads through ({:.0}%); its own cache is {}", h(d), h(os), d as f64 * 100.0 / os as f64, h(c)))
+        }
         (Some(d), Some(c)) if c > 0 => {
             let r = d as f64 / c as f64;
             let fit = fit_of(d as f64, c as f64);
@@ -410,7 +425,7 @@ pub fn rule_memory(r: &RunRecord) -> Vec<Finding> {
         let observed_hits = !miss.is_empty() && miss.iter().all(|(_, _, m)| *m < 0.01);
         // Without counters, the part of the tables the run touched may fit
         // when the whole does not.
-        let touched_fits = miss.is_empty() && touched_bytes(r, s).zip(s.cache_bytes.filter(|&c| c > 0)).is_some_and(|(t, c)| fit_of(t, c as f64) == Fit::InMemory);
+        let touched_fits = miss.is_empty() && touched_bytes(r, s).zip(fit_cache(s)).is_some_and(|(t, c)| fit_of(t, c as f64) == Fit::InMemory);
         if fit == Fit::InMemory || observed_hits || touched_fits {
             let why = if fit == Fit::InMemory {
                 "the dataset fits in the cache"
@@ -469,6 +484,50 @@ pub fn rule_working_set(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
+/// Share of the target rate below which a rate-mode level did not keep up.
+const RATE_SUSTAINED: f64 = 0.95;
+
+/// Rate mode (`--rate`): a level that fell short of its target rate, or
+/// dropped arrivals, measured how long events waited in the client's own
+/// queue, not how fast the server answers. A shortfall counts only beyond
+/// the arrivals' own randomness (Poisson: 3 standard deviations of the
+/// expected count), so a short run at a sustainable rate stays quiet.
+pub fn rule_rate_not_sustained(r: &RunRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for l in &r.levels {
+        let field = |k: &str| l.summary.as_ref().and_then(|s| s.get(k)).and_then(|v| v.as_f64());
+        let target = field("rate").or_else(|| r.opt("rate").and_then(|v| v.parse().ok())).unwrap_or(0.0);
+        if target <= 0.0 || l.elapsed_s <= 0.0 {
+            continue;
+        }
+        let dropped = field("dropped").unwrap_or(0.0) as u64;
+        let expected = target * l.elapsed_s;
+        let short = expected - l.events as f64;
+        let fell_short = l.tps < RATE_SUSTAINED * target && short > 3.0 * expected.sqrt();
+        if !fell_short && dropped == 0 {
+            continue;
+        }
+        let mut ev = vec![
+            format!("target {target:.2} events/s"),
+            format!("achieved {:.2} events/s ({:.0}% of the target) at {} threads", l.tps, l.tps * 100.0 / target, l.threads),
+            format!("dropped {dropped} arrivals (queue full{})", r.opt("queue-max").map(|q| format!(" at --queue-max={q}")).unwrap_or_default()),
+        ];
+        let p95 = |k: &str| l.summary.as_ref().and_then(|s| s.get(k)).and_then(|h| h.get("p95")).and_then(|v| v.as_f64());
+        if let (Some(queued), Some(served)) = (p95("latency_ms"), p95("latency_uncorrected_ms")) {
+            ev.push(format!("p95 latency {queued:.2} ms from the intended start, {served:.2} ms from the actual start"));
+        }
+        out.push(finding(
+            "rate-not-sustained",
+            Severity::Warning,
+            vec![r.id],
+            format!("run {} at {} threads: target rate not sustained: latency measures the client's queue", r.id, l.threads),
+            ev,
+            "lower --rate below the throughput a closed-loop run reaches (or add --threads), so that latency measures the server",
+        ));
+    }
+    out
+}
+
 const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_random_points", "select_random_ranges"];
 
 /// Read-only runs whose QPS counts BEGIN/COMMIT.
@@ -516,6 +575,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_fake_io_gain(r));
     v.extend(rule_memory(r));
     v.extend(rule_working_set(r));
+    v.extend(rule_rate_not_sustained(r));
     v.extend(rule_qps_trx(r));
     v
 }

@@ -12,11 +12,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens the record of a run before its first level; the start snapshot is taken here.
-pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, oltp: &crate::workload::oltp::OltpArgs) -> Result<Recorder> {
+/// `table_prefix` names the workload's tables, whose size is the dataset.
+pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, table_prefix: &str) -> Result<Recorder> {
     // Server counters are sampled once per report interval, never more
     // often than every 0.5 s (SHOW GLOBAL STATUS is not free).
     let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
-    // Every effective option: the label's, then run control and the rest of the workload's.
+    // Every effective option, each its own --name=value: the workload's
+    // (in `info`), then run control and the connection's.
     let mut info = info.clone();
     let mut add = |k: &str, v: String| {
         if !info.options.iter().any(|(n, _)| n == k) {
@@ -28,11 +30,9 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     add("percentile", c.percentile.to_string());
     add("client-threads", c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
     add("queue-max", c.queue_max.to_string());
-    add("table-name", oltp.table_name.clone());
     add("session-options", cfg.session_sql.join("; "));
     add("ssl-mode", cfg.target.ssl_mode.name().to_string());
-    add("workload-args", format!("{oltp:?}"));
-    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, table_prefix: &oltp.table_name, sample_period: period })
+    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, table_prefix, sample_period: period })
 }
 
 /// Closes the record; prints where it went and, for sweeps, the audit.

@@ -60,7 +60,7 @@ fn normalised(r: &RunRecord) -> BTreeMap<String, Norm> {
     put("transport", r.transport.clone());
     for (k, v) in &r.options {
         if k != "threads" && k != "rand-seed" {
-            put(&format!("option {k}"), v.as_str().unwrap_or("").to_string());
+            put(&format!("--{k}"), v.as_str().unwrap_or("").to_string());
         }
     }
     put("client threads (levels)", r.levels.iter().map(|l| l.threads.to_string()).collect::<Vec<_>>().join(","));

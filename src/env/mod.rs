@@ -54,6 +54,11 @@ pub struct Server {
     pub dataset_bytes: Option<u64>,
     /// Bytes the engine caches pages in (buffer pool, shared_buffers, page cache).
     pub cache_bytes: Option<u64>,
+    /// An engine that reads its file through the OS page cache (SQLite):
+    /// the memory available to that cache on this machine, which holds
+    /// what the engine's own small cache does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_cache_bytes: Option<u64>,
     /// Whether the snapshot's connection, made like the benchmark's, negotiated
     /// TLS: the URL only says what was asked for (`prefer` may fall back to
     /// plain). None: not known, or not applicable (SQLite).
@@ -227,6 +232,16 @@ pub fn diskstats() -> BTreeMap<String, [u64; 4]> {
     m
 }
 
+/// Memory the OS can give its page cache now: MemAvailable (free memory
+/// plus reclaimable cache, the file's own cached pages included), capped
+/// by this process's cgroup limit when there is one.
+pub fn mem_available() -> Option<u64> {
+    let mi = read_trim("/proc/meminfo")?;
+    let kib: u64 = mi.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    let limit = read_trim("/sys/fs/cgroup/memory.max").and_then(|v| v.parse::<u64>().ok());
+    Some(limit.map_or(kib * 1024, |l| l.min(kib * 1024)))
+}
+
 /// CPUs this process may run on (its affinity and cgroup quota included).
 pub fn cpus() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
@@ -322,7 +337,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             )
             .await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).map(|v| v as u64);
-            s.status = pg_status(c, errors).await;
+            s.status = pg_status(c, pg_version_num(&s), errors).await;
             // Always one row: no pg_stat_ssl row means no TLS; no row at all means the query failed.
             let ssl = rows(c, "SELECT COALESCE((SELECT CASE WHEN ssl THEN COALESCE(cipher, 'unknown cipher') ELSE '' END FROM pg_stat_ssl WHERE pid = pg_backend_pid()), '')", errors).await;
             (s.tls, s.tls_cipher) = tls_of(ssl.first().and_then(|r| r.first()).map(String::as_str));
@@ -339,6 +354,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             // cache_size: negative is KiB, positive is pages.
             let cache = num("cache_size").map(|c| if c < 0 { -c * 1024 } else { c * page }).unwrap_or(0);
             s.cache_bytes = Some((cache.max(num("mmap_size").unwrap_or(0))) as u64);
+            s.os_cache_bytes = mem_available();
             let size = rows(c, &format!("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name LIKE '{like}' ESCAPE '\\'"), &mut Vec::new()).await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).filter(|v| *v > 0.0).map(|v| v as u64).or_else(|| Some((num("page_count").unwrap_or(0) * page) as u64));
         }
@@ -369,7 +385,16 @@ async fn mysql_status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String
     m
 }
 
-async fn pg_status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String, f64> {
+/// PostgreSQL's version as a number (170002 for 17.2), from the settings a
+/// snapshot read; None when they could not be read.
+pub fn pg_version_num(s: &Server) -> Option<u32> {
+    s.variables.get("server_version_num")?.trim().parse().ok()
+}
+
+/// PostgreSQL's counters. `version` (server_version_num) picks the views
+/// the server has, so no sample ever sends a query that fails: a failed
+/// query writes an ERROR into the server's log of the benchmark it measures.
+async fn pg_status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>) -> BTreeMap<String, f64> {
     let mut m = BTreeMap::new();
     let mut put = |names: &[&str], r: Vec<Vec<String>>| {
         if let Some(row) = r.first() {
@@ -384,13 +409,13 @@ async fn pg_status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String, f
     put(&db, rows(c, &format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", db.join(", ")), errors).await);
     put(&["wal_bytes"], rows(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')", errors).await);
     // Checkpoint counters moved to pg_stat_checkpointer in PostgreSQL 17.
-    let mut quiet = Vec::new();
-    let ck = rows(c, "SELECT num_timed, num_requested, buffers_written FROM pg_stat_checkpointer", &mut quiet).await;
-    if ck.is_empty() {
-        put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_clean", "buffers_backend"], rows(c, "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter", errors).await);
-    } else {
-        put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint"], ck);
-        put(&["buffers_clean"], rows(c, "SELECT buffers_clean FROM pg_stat_bgwriter", errors).await);
+    match version {
+        Some(v) if v >= 170000 => {
+            put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint"], rows(c, "SELECT num_timed, num_requested, buffers_written FROM pg_stat_checkpointer", errors).await);
+            put(&["buffers_clean"], rows(c, "SELECT buffers_clean FROM pg_stat_bgwriter", errors).await);
+        }
+        Some(_) => put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_clean", "buffers_backend"], rows(c, "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter", errors).await),
+        None => errors.push("checkpoint counters: the server's version is unknown, so its view of them is too".into()),
     }
     m
 }
@@ -474,6 +499,8 @@ impl Sampler {
                     };
                     let first = snapshot(conn.as_mut(), &cfg, &table_prefix, cerr).await;
                     let local = first.server.local;
+                    // Once per sampler: which counter views this server has.
+                    let pg_version = pg_version_num(&first.server);
                     let mut prev = first.server.status.clone();
                     let mut prev_disk = if local { diskstats() } else { BTreeMap::new() };
                     let _ = stx.send(first);
@@ -503,7 +530,7 @@ impl Sampler {
                         let cur = match conn.as_mut() {
                             Some(c) => match cfg.target.engine {
                                 Engine::Mysql => mysql_status(c, &mut errs).await,
-                                Engine::Postgres => pg_status(c, &mut errs).await,
+                                Engine::Postgres => pg_status(c, pg_version, &mut errs).await,
                                 Engine::Sqlite => BTreeMap::new(),
                             },
                             None => BTreeMap::new(),
@@ -579,6 +606,9 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     }
     if let Some(b) = s.server.cache_bytes {
         p(format!("  page cache of the engine: {}", human_bytes(b as f64)));
+    }
+    if let Some(b) = s.server.os_cache_bytes {
+        p(format!("  memory available to the OS page cache: {}", human_bytes(b as f64)));
     }
     if let Some(t) = tls_text(&s.server) {
         p(format!("  connection: {t}"));

@@ -696,6 +696,17 @@ pub fn list_text(path: &Path) -> Result<String> {
     Ok(o)
 }
 
+/// `--name=value` as a shell word: a value with spaces, quotes or shell
+/// characters is single-quoted, so the line can be pasted back.
+pub fn option_arg(name: &str, value: &str) -> String {
+    let plain = value.chars().all(|c| c.is_ascii_alphanumeric() || "_-.,:/@%+=".contains(c));
+    if plain {
+        format!("--{name}={value}")
+    } else {
+        format!("--{name}='{}'", value.replace('\'', "'\\''"))
+    }
+}
+
 pub fn show_text(r: &RunRecord) -> String {
     let mut o = String::new();
     let mut p = |l: String| {
@@ -710,7 +721,7 @@ pub fn show_text(r: &RunRecord) -> String {
     p(format!("Workload: {} on {} ({}, {})", r.workload, r.target, r.engine, r.transport));
     p(format!("Started: {}  Ended: {}", r.started_at, r.ended_at.as_deref().unwrap_or("-")));
     p(format!("fairbench {} on {} (pid {})", r.tool_version, r.hostname, r.pid));
-    let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("--{k}={}", v.as_str().unwrap_or(""))).collect();
+    let opts: Vec<String> = r.options.iter().map(|(k, v)| option_arg(k, v.as_str().unwrap_or(""))).collect();
     p(format!("Options: {}", opts.join(" ")));
     if let Some(e) = &r.env_start {
         let d = crate::audit::durability(&e.server);

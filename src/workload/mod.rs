@@ -11,6 +11,37 @@ use crate::target::{Class, Conn, ConnConfig, DbResult, StatementSet};
 use std::future::Future;
 use std::sync::Arc;
 
+/// The options of a clap `Args` struct as (long name, value), in the order
+/// clap declares them, read from the struct itself so they are the values
+/// the workload runs with. Names come from clap (so they are the names the
+/// command line takes), values from serde; an unset `Option` is left out
+/// (the workload records its effective value itself, or none applies).
+pub fn args_options<A: clap::Args + serde::Serialize>(args: &A) -> Vec<(String, String)> {
+    let serde_json::Value::Object(values) = serde_json::to_value(args).unwrap_or_default() else { return Vec::new() };
+    let cmd = A::augment_args(clap::Command::new("options"));
+    cmd.get_arguments()
+        .filter_map(|a| {
+            let long = a.get_long()?;
+            let v = match values.get(a.get_id().as_str())? {
+                serde_json::Value::Null => return None,
+                serde_json::Value::Bool(b) => crate::cli::values::bool_str(*b).to_string(),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            Some((long.to_string(), v))
+        })
+        .collect()
+}
+
+/// Adds the pairs of `more` whose names `to` does not have yet.
+pub fn add_missing(to: &mut Vec<(String, String)>, more: Vec<(String, String)>) {
+    for (k, v) in more {
+        if !to.iter().any(|(n, _)| *n == k) {
+            to.push((k, v));
+        }
+    }
+}
+
 /// State of a workload's tables before a run.
 #[derive(Debug, PartialEq)]
 pub enum TableState {
@@ -88,8 +119,13 @@ pub trait Workload: Send + Sync + 'static {
     /// Canonical label of this configuration.
     fn label(&self, cfg: &ConnConfig) -> String;
 
-    /// Effective workload options, for records and reports.
+    /// Every effective workload option as (long option name, value), for
+    /// records and reports: `--name=value` reproduces the workload.
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)>;
+
+    /// What the workload's table names start with: the environment
+    /// snapshot counts the tables it matches as the dataset.
+    fn table_prefix(&self) -> &str;
 
     fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;
     fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;

@@ -474,7 +474,25 @@ impl Workload for Oltp {
     }
 
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
-        LABEL_OPTIONS.iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect()
+        let mut v: Vec<(String, String)> = LABEL_OPTIONS.iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect();
+        let d = &self.dist;
+        crate::workload::add_missing(&mut v, vec![
+            ("rand-spec-iter".into(), d.spec_iter.to_string()),
+            ("rand-spec-pct".into(), d.spec_pct.to_string()),
+            ("rand-spec-res".into(), d.spec_res.to_string()),
+            ("rand-pareto-h".into(), d.pareto_h.to_string()),
+            ("rand-zipfian-exp".into(), d.zipfian_exp.to_string()),
+        ]);
+        crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
+        // Only MySQL-family servers have storage engines.
+        if cfg.target.engine != Engine::Mysql {
+            v.retain(|(k, _)| k != "mysql-storage-engine");
+        }
+        v
+    }
+
+    fn table_prefix(&self) -> &str {
+        &self.args.table_name
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {

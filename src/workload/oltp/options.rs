@@ -3,8 +3,9 @@
 
 use crate::cli::values::{parse_bool, parse_count};
 use clap::Args;
+use serde::Serialize;
 
-#[derive(Args, Clone, Debug)]
+#[derive(Args, Clone, Debug, Serialize)]
 #[command(next_help_heading = "OLTP workload (sysbench names and defaults)")]
 pub struct OltpArgs {
     /// Number of tables

@@ -201,8 +201,8 @@ impl Oltp {
             Engine::Mysql => threads,
         }
         .max(1);
-        if loaders < threads && !quiet {
-            println!("Loading with {loaders} connections: the server shares this machine's {loaders} cores, and more concurrent loads only contend");
+        if let Some(why) = fewer_loaders_note(self.engine, loaders, threads).filter(|_| !quiet) {
+            println!("{why}");
         }
         // (table index, first id, last id)
         let mut work: Vec<(usize, u64, u64)> = Vec::new();
@@ -348,4 +348,19 @@ pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
 
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
     conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql))))
+}
+
+/// Why prepare loads on fewer connections than --threads, or None when it does not.
+fn fewer_loaders_note(engine: Engine, loaders: usize, threads: usize) -> Option<String> {
+    if loaders >= threads {
+        return None;
+    }
+    let conns = if loaders == 1 { "one connection".to_string() } else { format!("{loaders} connections") };
+    Some(match engine {
+        Engine::Sqlite => format!("Loading with {conns}: SQLite has one writer, so parallel loaders would only queue on its lock"),
+        _ => {
+            let cores = crate::env::cpus();
+            format!("Loading with {conns}: the server shares this machine's {cores} core{}, and more concurrent loads only contend", if cores == 1 { "" } else { "s" })
+        }
+    })
 }

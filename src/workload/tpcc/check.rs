@@ -2,6 +2,7 @@
 //! query counts what violates its condition, so 0 means it holds.
 
 use super::load::count;
+use super::schema::{SchemaOpts, UNDELIVERED_TS};
 use super::Tpcc;
 use crate::error::{Error, Result};
 use crate::target::{Conn, ConnConfig, StatementSet};
@@ -16,12 +17,50 @@ struct Condition {
     only_if: Option<String>,
 }
 
+/// How a dataset stores the orders Delivery has not reached yet, as read
+/// from the data itself (whatever options `check` was given).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Undelivered {
+    /// NULL: what sysbench-tpcc's and go-tpc's checkers test for.
+    Null,
+    /// BMK-kit's DEFAULT values (0 and 1970-01-01 00:00:00).
+    Defaults,
+    /// Every order has been delivered.
+    None,
+}
+
+impl Undelivered {
+    fn line(self) -> String {
+        match self {
+            Undelivered::Null => "Undelivered orders: o_carrier_id/ol_delivery_d are NULL (other tools' checkers accept this data)".into(),
+            Undelivered::Defaults => format!(
+                "Undelivered orders: o_carrier_id/ol_delivery_d hold BMK-kit's DEFAULT values (0 and {UNDELIVERED_TS}); prepare with --force-null for data sysbench-tpcc's and go-tpc's checkers accept"
+            ),
+            Undelivered::None => "Undelivered orders: none (every order has been delivered)".into(),
+        }
+    }
+}
+
 impl Tpcc {
-    /// The conditions of one dataset, each a query counting violations.
-    fn conditions(&self, d: usize) -> Vec<Condition> {
+    /// Which representation dataset `d` uses for undelivered orders.
+    async fn undelivered(&self, conn: &mut Conn, d: usize) -> Result<Undelivered> {
+        let o = &self.names[d].orders;
+        let any = |cond: &str| format!("SELECT COUNT(*) FROM (SELECT 1 FROM {o} WHERE {cond} LIMIT 1) x");
+        if count(conn, &any("o_carrier_id IS NULL")).await? > 0 {
+            Ok(Undelivered::Null)
+        } else if count(conn, &any("o_carrier_id = 0")).await? > 0 {
+            Ok(Undelivered::Defaults)
+        } else {
+            Ok(Undelivered::None)
+        }
+    }
+
+    /// The conditions of one dataset, each a query counting violations;
+    /// `null`: undelivered orders are NULL rather than DEFAULT values.
+    fn conditions(&self, d: usize, null: bool) -> Vec<Condition> {
         let n = &self.names[d];
         let (w, di, o, no, ol, h, c) = (&n.warehouse, &n.district, &n.orders, &n.new_orders, &n.order_line, &n.history, &n.customer);
-        let s = &self.schema;
+        let s = &SchemaOpts { force_null: null, ..self.schema.clone() };
         let o_unset = s.carrier_unset("o.o_carrier_id");
         let ol_unset = s.delivery_unset("l.ol_delivery_d");
         // Per customer: the amount of its delivered order lines and of its
@@ -88,10 +127,19 @@ impl Tpcc {
         let mut failed = Vec::new();
         for d in 0..self.names.len() {
             let n = &self.names[d];
+            let undelivered = self.undelivered(&mut conn, d).await?;
             if !quiet {
                 println!("TPC-C consistency check, dataset {} ({} warehouse(s)):", n.n, self.warehouses);
+                println!("  {}", undelivered.line());
             }
-            for Condition { num, what, sql, only_if } in self.conditions(d) {
+            // The conditions test the representation the data has; with no
+            // undelivered order left, the one it was prepared with.
+            let null = match undelivered {
+                Undelivered::Null => true,
+                Undelivered::Defaults => false,
+                Undelivered::None => self.schema.force_null,
+            };
+            for Condition { num, what, sql, only_if } in self.conditions(d, null) {
                 if let Some(pre) = only_if {
                     if count(&mut conn, &pre).await? > 0 {
                         if !quiet {

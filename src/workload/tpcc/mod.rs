@@ -36,6 +36,8 @@ const PAYMENT: usize = 1;
 const ORDER_STATUS: usize = 2;
 const DELIVERY: usize = 3;
 const STOCK_LEVEL: usize = 4;
+/// The OLTP family's options TPC-C uses too (see options.rs), recorded with its own.
+const SHARED_OLTP_OPTIONS: &[&str] = &["mysql-storage-engine", "create-table-options", "table-compression", "trx-retry", "load-mode", "load-bulk-size", "reconnect"];
 
 /// The C constant of NURand(255) used for C_LAST at load time. Fixed, so
 /// that every later run can pick a run-time constant satisfying the spec's
@@ -727,7 +729,18 @@ impl Workload for Tpcc {
         if self.spec {
             v.push(("time-scale".into(), self.args.time_scale.to_string()));
         }
+        crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
+        let shared = crate::workload::args_options(&self.oltp).into_iter().filter(|(k, _)| SHARED_OLTP_OPTIONS.contains(&k.as_str())).collect();
+        crate::workload::add_missing(&mut v, shared);
+        // Only MySQL-family servers have storage engines.
+        if cfg.target.engine != Engine::Mysql {
+            v.retain(|(k, _)| k != "mysql-storage-engine");
+        }
         v
+    }
+
+    fn table_prefix(&self) -> &str {
+        &self.args.tpcc_prefix
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {

@@ -7,8 +7,9 @@
 
 use crate::cli::values::parse_bool;
 use clap::Args;
+use serde::Serialize;
 
-#[derive(Args, Clone, Debug)]
+#[derive(Args, Clone, Debug, Serialize)]
 #[command(next_help_heading = "TPC-C")]
 pub struct TpccArgs {
     /// Warehouses per dataset (sysbench-tpcc's --scale)
