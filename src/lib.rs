@@ -159,7 +159,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
     };
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
-    let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &plan.args.oltp)?) };
+    let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, w.record_options(), &w.dataset_tables())?) };
     // A run refused before its first level (tables that do not match) is
     // stored as failed with the reason, so `results show` can say why.
     if ready.is_err() {

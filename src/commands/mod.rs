@@ -3,6 +3,7 @@
 
 use crate::audit::{self, Severity};
 use crate::cli::{AuditArgs, CompareArgs, ControlArgs, EnvArgs, ResultsAction, ResultsArgs};
+use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::report::RunInfo;
 use crate::store::{self, Begin, Recorder};
@@ -12,7 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens the record of a run before its first level; the start snapshot is taken here.
-pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, oltp: &crate::workload::oltp::OltpArgs) -> Result<Recorder> {
+/// `workload_options` and `tables` are the workload's record options and dataset tables.
+pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, workload_options: Vec<(String, String)>, tables: &DatasetTables) -> Result<Recorder> {
     // Server counters are sampled once per report interval, never more
     // often than every 0.5 s (SHOW GLOBAL STATUS is not free).
     let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
@@ -28,11 +30,12 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     add("percentile", c.percentile.to_string());
     add("client-threads", c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
     add("queue-max", c.queue_max.to_string());
-    add("table-name", oltp.table_name.clone());
     add("session-options", cfg.session_sql.join("; "));
     add("ssl-mode", cfg.target.ssl_mode.name().to_string());
-    add("workload-args", format!("{oltp:?}"));
-    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, table_prefix: &oltp.table_name, sample_period: period })
+    for (k, v) in workload_options {
+        add(&k, v);
+    }
+    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period })
 }
 
 /// Closes the record; prints where it went and, for sweeps, the audit.
@@ -81,7 +84,7 @@ pub fn env(a: EnvArgs) -> Result<()> {
             Ok(c) => c,
             Err(e) => return Err(Error::Connect(e)),
         };
-        let s = crate::env::snapshot(Some(&mut conn), &cfg, &a.table_name, None).await;
+        let s = crate::env::snapshot(Some(&mut conn), &cfg, &DatasetTables::Prefix(a.table_name.clone()), None).await;
         conn.close().await;
         Ok(s)
     })?;

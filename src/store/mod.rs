@@ -16,7 +16,7 @@
 //! `Display`, which masks them, and options never include the URL.
 
 use crate::audit::Finding;
-use crate::env::{now_rfc3339, Sample, Sampler, SampleRow, Snapshot};
+use crate::env::{now_rfc3339, DatasetTables, Sample, Sampler, SampleRow, Snapshot};
 use crate::error::{Error, Result};
 use crate::report::RunInfo;
 use crate::runner::{Interval, LevelResult, Sink, Stop};
@@ -443,7 +443,7 @@ pub struct Begin<'a> {
     pub cfg: &'a Arc<ConnConfig>,
     pub levels: &'a [usize],
     pub tag: &'a str,
-    pub table_prefix: &'a str,
+    pub tables: &'a DatasetTables,
     pub sample_period: Duration,
 }
 
@@ -492,7 +492,7 @@ impl Recorder {
                 );
             }
         });
-        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.table_prefix.to_string(), b.sample_period, writer);
+        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
         let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, cpu_prev: process_cpu(), sampler: Some(sampler), finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)) })

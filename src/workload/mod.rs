@@ -6,6 +6,7 @@ pub mod dialect;
 pub mod oltp;
 pub mod tpcc;
 
+use crate::env::DatasetTables;
 use crate::error::Result;
 use crate::target::{Class, Conn, ConnConfig, DbResult, StatementSet};
 use std::future::Future;
@@ -90,6 +91,14 @@ pub trait Workload: Send + Sync + 'static {
 
     /// Effective workload options, for records and reports.
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)>;
+
+    /// Options only the run's record keeps: table names and the workload's
+    /// arguments in full.
+    fn record_options(&self) -> Vec<(String, String)>;
+
+    /// The tables that make this workload's dataset: environment snapshots
+    /// record their size.
+    fn dataset_tables(&self) -> DatasetTables;
 
     fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;
     fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;

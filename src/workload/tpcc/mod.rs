@@ -18,7 +18,7 @@ pub mod options;
 pub mod output;
 pub mod schema;
 
-use super::{Counters, TableState, Workload};
+use super::{Counters, DatasetTables, TableState, Workload};
 use crate::error::Result;
 use crate::rand::{nurand, Rng};
 use crate::target::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
@@ -728,6 +728,18 @@ impl Workload for Tpcc {
             v.push(("time-scale".into(), self.args.time_scale.to_string()));
         }
         v
+    }
+
+    fn record_options(&self) -> Vec<(String, String)> {
+        let o = &self.oltp;
+        // The options TPC-C shares with the OLTP family, and no others: a
+        // TPC-C record has no sbtest table name or table count.
+        let shared = format!("create_table_options: {:?}, table_compression: {:?}, load_mode: {:?}, load_bulk_size: {}, reconnect: {}", o.create_table_options, o.table_compression, o.load_mode, o.load_bulk_size, o.reconnect);
+        vec![("tpcc-prefix".into(), self.args.tpcc_prefix.clone()), ("workload-args".into(), format!("{:?} {{ {shared} }}", self.args))]
+    }
+
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Names(self.names.iter().flat_map(|n| n.all()).map(str::to_string).collect())
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
