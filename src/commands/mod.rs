@@ -5,7 +5,7 @@ use crate::audit::{self, Severity};
 use crate::cli::{AuditArgs, CompareArgs, ControlArgs, EnvArgs, ResultsAction, ResultsArgs};
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
-use crate::report::RunInfo;
+use crate::model::RunInfo;
 use crate::store::{self, Begin, Recorder};
 use crate::target::ConnConfig;
 use std::path::Path;
@@ -91,7 +91,7 @@ pub fn env(a: EnvArgs) -> Result<()> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&snap).map_err(|e| Error::Io(e.to_string()))?);
     } else {
-        print!("{}", crate::env::snapshot_text(&snap));
+        print!("{}", crate::report::snapshot::snapshot_text(&snap));
     }
     Ok(())
 }

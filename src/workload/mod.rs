@@ -106,18 +106,18 @@ pub trait Workload: Send + Sync + 'static {
     fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> impl Future<Output = Result<()>>;
     /// Called before each load level starts (e.g. to read database
     /// counters the summary compares against).
-    fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::runner::RunControl) -> impl Future<Output = Result<()>> {
+    fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> impl Future<Output = Result<()>> {
         async { Ok(()) }
     }
 
     /// Called when a load level has ended, before its summary is printed.
-    fn run_finished(&self, _cfg: &Arc<ConnConfig>, _r: &crate::runner::LevelResult) -> impl Future<Output = Result<()>> {
+    fn run_finished(&self, _cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> impl Future<Output = Result<()>> {
         async { Ok(()) }
     }
 
     /// The workload's own output (extra figures, another tool's format);
     /// None: the standard console output.
-    fn sink(&self, _json: bool, _percentile: u32) -> Option<Box<dyn crate::runner::Sink>> {
+    fn sink(&self, _json: bool, _percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
         None
     }
 

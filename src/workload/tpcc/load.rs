@@ -275,7 +275,7 @@ impl Plan {
 
 impl Tpcc {
     async fn admin(&self, cfg: &Arc<ConnConfig>) -> Result<Conn> {
-        let mut c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))?;
+        let mut c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
         // Loads and repairs run in an order foreign keys would refuse.
         match self.engine {
             Engine::Mysql => ddl(&mut c, "SET foreign_key_checks=0").await?,

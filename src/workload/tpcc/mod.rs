@@ -410,7 +410,7 @@ impl Tpcc {
         let mut ok = true;
         loop {
             let now = Instant::now();
-            if crate::runner::INTERRUPTED.load(Ordering::Relaxed) || end.map(|e| now >= e).unwrap_or(false) {
+            if crate::model::INTERRUPTED.load(Ordering::Relaxed) || end.map(|e| now >= e).unwrap_or(false) {
                 ok = false;
                 break;
             }
@@ -758,14 +758,14 @@ impl Workload for Tpcc {
         self.do_check(cfg, quiet).await
     }
 
-    async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::runner::RunControl) -> Result<()> {
+    async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> Result<()> {
         *self.shared.run_len.lock().unwrap() = Some(rc.warmup + rc.time);
         self.nopm_start(cfg, rc.warmup).await
     }
-    async fn run_finished(&self, cfg: &Arc<ConnConfig>, _r: &crate::runner::LevelResult) -> Result<()> {
+    async fn run_finished(&self, cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> Result<()> {
         self.nopm_finish(cfg).await
     }
-    fn sink(&self, json: bool, percentile: u32) -> Option<Box<dyn crate::runner::Sink>> {
+    fn sink(&self, json: bool, percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
         Some(Box::new(output::TpccSink::new(self, json, percentile)))
     }
 }
@@ -797,7 +797,7 @@ impl Tpcc {
     async fn nopm_start(&self, cfg: &Arc<ConnConfig>, warmup: Duration) -> Result<()> {
         *self.shared.start.lock().unwrap() = None;
         self.shared.started.store(false, Ordering::Relaxed);
-        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))?;
+        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
         if warmup.is_zero() {
             let v = self.next_o_id_sum(&mut conn).await?;
             conn.close().await;
@@ -821,7 +821,7 @@ impl Tpcc {
                         tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await;
                         break;
                     }
-                    if crate::runner::INTERRUPTED.load(Ordering::Relaxed) {
+                    if crate::model::INTERRUPTED.load(Ordering::Relaxed) {
                         return None;
                     }
                     tokio::time::sleep(Duration::from_millis(2)).await;
@@ -845,7 +845,7 @@ impl Tpcc {
             let v = h.join().ok().flatten();
             self.shared.nopm.lock().unwrap().before = v;
         }
-        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))?;
+        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
         let v = self.next_o_id_sum(&mut conn).await?;
         conn.close().await;
         self.shared.nopm.lock().unwrap().after = Some(v);
