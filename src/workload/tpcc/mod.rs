@@ -28,6 +28,7 @@ use crate::error::Result;
 use crate::rand::Rng;
 use crate::target::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::usage;
+use crate::workload::dialect::Dialect;
 pub use options::TpccArgs;
 use schema::{Fk, Names, SchemaOpts};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -239,7 +240,7 @@ impl Tpcc {
         }
         session_sql(engine, &args.isolation)?;
         let fk = Fk::parse(&args.fk)?;
-        let d = crate::workload::dialect::Dialect(engine);
+        let d = Dialect(engine);
         let mut tail = d.engine_clause(&oltp.mysql_storage_engine);
         if !oltp.table_compression.is_empty() {
             if engine != Engine::Mysql {
@@ -293,6 +294,11 @@ impl Tpcc {
         Ok(t)
     }
 
+    /// The SQL forms of this run's engine.
+    fn dialect(&self) -> Dialect {
+        Dialect(self.engine)
+    }
+
     /// Terminals of spec mode: 10 per warehouse over all datasets.
     pub fn spec_terminals(&self) -> usize {
         10 * self.warehouses as usize * self.datasets as usize
@@ -344,7 +350,7 @@ impl Tpcc {
             };
             self.st.push(st);
         }
-        let d = crate::workload::dialect::Dialect(e);
+        let d = Dialect(e);
         self.begin_rw = set.add(d.begin_rw(), false);
         self.begin_ro = set.add(d.begin_ro(), false);
         self.commit = set.add("COMMIT", false);
