@@ -7,6 +7,7 @@ mod commands;
 pub mod compare;
 pub mod env;
 pub mod error;
+pub mod model;
 pub mod rand;
 pub mod report;
 pub mod runner;
@@ -17,8 +18,8 @@ pub mod workload;
 
 use cli::{BenchArgs, Cmd, Plan};
 use error::{exit, Error, Result};
-use report::{Console, Format, RunInfo};
-use runner::{RunControl, Sink, Stop};
+use model::{RunControl, RunInfo, Sink, Sinks, Stop};
+use report::{Console, Format};
 use std::sync::Arc;
 use std::time::Duration;
 use workload::oltp::Oltp;
@@ -159,7 +160,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
     };
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
-    let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, w.table_prefix())?) };
+    let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
     // A run refused before its first level (tables that do not match) is
     // stored as failed with the reason, so `results show` can say why.
     if ready.is_err() {
@@ -170,13 +171,13 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
     }
     let mut sinks: Vec<Box<dyn Sink>> = vec![console];
     sinks.extend(recorder.as_ref().map(|r| r.sink()));
-    let mut sink = runner::Sinks(sinks);
+    let mut sink = Sinks(sinks);
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {
         if i > 0 && c.pause > 0.0 {
             std::thread::sleep(Duration::from_secs_f64(c.pause));
         }
-        if runner::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        if model::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
         if !json {

@@ -8,37 +8,10 @@
 //! differently, so settings are first normalised into classes.
 
 use crate::env::{reads_of, Server};
-use crate::store::{LevelRec, RunRecord};
-use serde::{Deserialize, Serialize};
+use crate::model::record::{LevelRec, RunRecord};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Critical,
-}
-
-impl Severity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Finding {
-    pub rule: String,
-    pub severity: Severity,
-    /// Run ids the finding is about.
-    pub runs: Vec<i64>,
-    pub message: String,
-    pub evidence: Vec<String>,
-    pub advice: String,
-}
+// Moved to crate::model::record; kept here so code naming them through the audit still compiles.
+pub use crate::model::record::{Finding, Severity};
 
 fn finding(rule: &str, severity: Severity, runs: Vec<i64>, message: String, evidence: Vec<String>, advice: &str) -> Finding {
     Finding { rule: rule.into(), severity, runs, message, evidence, advice: advice.into() }

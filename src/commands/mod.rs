@@ -3,8 +3,9 @@
 
 use crate::audit::{self, Severity};
 use crate::cli::{AuditArgs, CompareArgs, ControlArgs, EnvArgs, ResultsAction, ResultsArgs};
+use crate::env::DatasetTables;
 use crate::error::{Error, Result};
-use crate::report::RunInfo;
+use crate::model::RunInfo;
 use crate::store::{self, Begin, Recorder};
 use crate::target::ConnConfig;
 use std::path::Path;
@@ -12,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens the record of a run before its first level; the start snapshot is taken here.
-/// `table_prefix` names the workload's tables, whose size is the dataset.
-pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, table_prefix: &str) -> Result<Recorder> {
+/// `tables` are the workload's dataset tables.
+pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, tables: &DatasetTables) -> Result<Recorder> {
     // Server counters are sampled once per report interval, never more
     // often than every 0.5 s (SHOW GLOBAL STATUS is not free).
     let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
@@ -32,7 +33,7 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     add("queue-max", c.queue_max.to_string());
     add("session-options", cfg.session_sql.join("; "));
     add("ssl-mode", cfg.target.ssl_mode.name().to_string());
-    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, table_prefix, sample_period: period })
+    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period })
 }
 
 /// Closes the record; prints where it went and, for sweeps, the audit.
@@ -81,14 +82,14 @@ pub fn env(a: EnvArgs) -> Result<()> {
             Ok(c) => c,
             Err(e) => return Err(Error::Connect(e)),
         };
-        let s = crate::env::snapshot(Some(&mut conn), &cfg, &a.table_name, None).await;
+        let s = crate::env::snapshot(Some(&mut conn), &cfg, &DatasetTables::Prefix(a.table_name.clone()), None).await;
         conn.close().await;
         Ok(s)
     })?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&snap).map_err(|e| Error::Io(e.to_string()))?);
     } else {
-        print!("{}", crate::env::snapshot_text(&snap));
+        print!("{}", crate::report::snapshot::snapshot_text(&snap));
     }
     Ok(())
 }

@@ -21,6 +21,9 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+// Moved to crate::report with the other text outputs; kept here so code naming it through env still compiles.
+pub use crate::report::snapshot::snapshot_text;
+
 /// Everything known about a run's environment at one moment.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Snapshot {
@@ -298,10 +301,46 @@ pub fn pg_bytes(value: &str, unit: Option<&str>) -> Option<u64> {
     Some((v * mult) as u64)
 }
 
-/// The server part of a snapshot; `table_prefix` names the workload's tables.
-pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: &mut Vec<String>) -> Server {
+/// The tables that hold a workload's data: the snapshot's dataset size is theirs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DatasetTables {
+    /// Every table (and index) whose name starts with this, as sysbench's
+    /// `sbtest1..N` are found.
+    Prefix(String),
+    /// Exactly these tables, with their indexes.
+    Names(Vec<String>),
+}
+
+impl DatasetTables {
+    /// `name LIKE 'prefix%'` or `name IN (...)` over `column`. `escape` is
+    /// SQLite's LIKE, which has no escape character unless told.
+    fn condition(&self, column: &str, escape: bool, lower: bool) -> String {
+        match self {
+            DatasetTables::Prefix(p) => {
+                let like = format!("{}%", sql_str(p).replace('_', "\\_"));
+                format!("{column} LIKE '{like}'{}", if escape { " ESCAPE '\\'" } else { "" })
+            }
+            DatasetTables::Names(names) => {
+                // PostgreSQL folds the unquoted names the tables were created with.
+                let quoted: Vec<String> = names.iter().map(|n| format!("'{}'", sql_str(&if lower { n.to_lowercase() } else { n.clone() }))).collect();
+                format!("{column} IN ({})", if quoted.is_empty() { "NULL".to_string() } else { quoted.join(", ") })
+            }
+        }
+    }
+
+    /// SQLite's `dbstat` names every b-tree, tables and indexes alike: a
+    /// prefix matches both, a list of tables is widened to their indexes.
+    fn sqlite_condition(&self) -> String {
+        match self {
+            DatasetTables::Prefix(_) => self.condition("name", true, false),
+            DatasetTables::Names(_) => format!("name IN (SELECT name FROM sqlite_master WHERE {})", self.condition("tbl_name", false, false)),
+        }
+    }
+}
+
+/// The server part of a snapshot; `tables` are the workload's.
+pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, errors: &mut Vec<String>) -> Server {
     let mut s = Server { engine: cfg.target.engine.name().to_string(), local: is_local(cfg), ..Server::default() };
-    let like = format!("{}%", sql_str(table_prefix).replace('_', "\\_"));
     match cfg.target.engine {
         Engine::Mysql => {
             s.variables = pairs(rows(c, "SHOW GLOBAL VARIABLES", errors).await);
@@ -312,7 +351,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
                 s.version = format!("{} ({comment})", s.version);
             }
             s.cache_bytes = s.variables.get("innodb_buffer_pool_size").and_then(|v| v.parse().ok());
-            let size = rows(c, &format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE '{like}'"), errors).await;
+            let size = rows(c, &format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND {}", tables.condition("table_name", false, false)), errors).await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).map(|v| v as u64);
             s.status = mysql_status(c, errors).await;
             let cipher = rows(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", errors).await;
@@ -332,7 +371,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             s.cache_bytes = s.variables.get("shared_buffers").and_then(|v| pg_bytes(v, s.units.get("shared_buffers").map(String::as_str)));
             let size = rows(
                 c,
-                &format!("SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname = current_schema() AND c.relname LIKE '{like}'"),
+                &format!("SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname = current_schema() AND {}", tables.condition("c.relname", false, true)),
                 errors,
             )
             .await;
@@ -355,7 +394,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, table_prefix: &str, errors: 
             let cache = num("cache_size").map(|c| if c < 0 { -c * 1024 } else { c * page }).unwrap_or(0);
             s.cache_bytes = Some((cache.max(num("mmap_size").unwrap_or(0))) as u64);
             s.os_cache_bytes = mem_available();
-            let size = rows(c, &format!("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name LIKE '{like}' ESCAPE '\\'"), &mut Vec::new()).await;
+            let size = rows(c, &format!("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE {}", tables.sqlite_condition()), &mut Vec::new()).await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).filter(|v| *v > 0.0).map(|v| v as u64).or_else(|| Some((num("page_count").unwrap_or(0) * page) as u64));
         }
     }
@@ -421,11 +460,11 @@ async fn pg_status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>)
 }
 
 /// A full snapshot now: host, then the server through `c` (when connected).
-pub async fn snapshot(c: Option<&mut Conn>, cfg: &ConnConfig, table_prefix: &str, connect_error: Option<String>) -> Snapshot {
+pub async fn snapshot(c: Option<&mut Conn>, cfg: &ConnConfig, tables: &DatasetTables, connect_error: Option<String>) -> Snapshot {
     let mut errors = Vec::new();
     errors.extend(connect_error);
     let server = match c {
-        Some(c) => server(c, cfg, table_prefix, &mut errors).await,
+        Some(c) => server(c, cfg, tables, &mut errors).await,
         None => Server { engine: cfg.target.engine.name().into(), local: is_local(cfg), ..Server::default() },
     };
     Snapshot { taken_at: now_rfc3339(), server, host: host(), errors }
@@ -483,7 +522,7 @@ pub struct Sampler {
 impl Sampler {
     /// Starts the thread, takes the start snapshot and returns it; `write`
     /// receives every sample (it runs on the sampler's thread).
-    pub fn start(cfg: Arc<ConnConfig>, table_prefix: String, period: Duration, mut write: Box<dyn FnMut(SampleRow) + Send>) -> (Sampler, Snapshot) {
+    pub fn start(cfg: Arc<ConnConfig>, tables: DatasetTables, period: Duration, mut write: Box<dyn FnMut(SampleRow) + Send>) -> (Sampler, Snapshot) {
         let (tx, rx) = mpsc::channel::<Cmd>();
         let (stx, srx) = mpsc::channel::<Snapshot>();
         let cfg2 = cfg.clone();
@@ -497,7 +536,7 @@ impl Sampler {
                         Ok(Err(e)) => (None, Some(e)),
                         Err(_) => (None, Some("snapshot connection timed out".to_string())),
                     };
-                    let first = snapshot(conn.as_mut(), &cfg, &table_prefix, cerr).await;
+                    let first = snapshot(conn.as_mut(), &cfg, &tables, cerr).await;
                     let local = first.server.local;
                     // Once per sampler: which counter views this server has.
                     let pg_version = pg_version_num(&first.server);
@@ -514,7 +553,7 @@ impl Sampler {
                         };
                         if let Some(Cmd::Finish(reply)) = cmd {
                             let mut errs = Vec::new();
-                            let snap = snapshot(conn.as_mut(), &cfg, &table_prefix, None).await;
+                            let snap = snapshot(conn.as_mut(), &cfg, &tables, None).await;
                             errs.extend(snap.errors.iter().cloned());
                             let _ = reply.send(snap);
                             if let Some(c) = conn.take() {
@@ -590,53 +629,6 @@ impl Sampler {
         }
         s
     }
-}
-
-/// `fairbench env`: a snapshot now, as text.
-pub fn snapshot_text(s: &Snapshot) -> String {
-    let mut o = String::new();
-    let mut p = |l: String| {
-        o.push_str(&l);
-        o.push('\n');
-    };
-    p(format!("Snapshot taken at {}", s.taken_at));
-    p(format!("Server: {} {} ({})", s.server.engine, s.server.version, if s.server.local { "local" } else { "remote" }));
-    if let Some(b) = s.server.dataset_bytes {
-        p(format!("  dataset on disk: {}", human_bytes(b as f64)));
-    }
-    if let Some(b) = s.server.cache_bytes {
-        p(format!("  page cache of the engine: {}", human_bytes(b as f64)));
-    }
-    if let Some(b) = s.server.os_cache_bytes {
-        p(format!("  memory available to the OS page cache: {}", human_bytes(b as f64)));
-    }
-    if let Some(t) = tls_text(&s.server) {
-        p(format!("  connection: {t}"));
-    }
-    let d = crate::audit::durability(&s.server);
-    p(format!("  durability: {} ({})", d.class.name(), d.evidence.join(", ")));
-    p(format!("  status counters: {}", s.server.status.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")));
-    p(format!("  variables: {} (session overrides: {})", s.server.variables.len(), s.server.session.len()));
-    for (k, v) in &s.server.session {
-        p(format!("    session {k} = {v}"));
-    }
-    for (k, v) in &s.server.variables {
-        match s.server.units.get(k) {
-            Some(u) => p(format!("    {k} = {v} {u}")),
-            None => p(format!("    {k} = {v}")),
-        }
-    }
-    let h = &s.host;
-    p(format!("Client host: {} kernel {}", h.hostname, h.kernel));
-    p(format!("  CPU: {} x {} ({} available to fairbench)", h.cpus, h.cpu_model, h.cpus_available));
-    p(format!("  memory: {}", human_bytes(h.mem_total_bytes as f64)));
-    for (k, v) in &h.settings {
-        p(format!("  {k} = {v}"));
-    }
-    for e in &s.errors {
-        p(format!("Not captured: {e}"));
-    }
-    o
 }
 
 /// "TLS (cipher)" or "plain (no TLS)"; None when not known.

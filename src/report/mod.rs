@@ -3,25 +3,15 @@
 //! JSON lines with a checked-in schema (`schema/run.schema.json`).
 
 pub mod progress;
+pub mod snapshot;
 
-use crate::runner::{Interval, LevelResult, Sink, Stop};
+use crate::model::{Interval, LevelResult, Sink, Stop};
 use crate::stats::{mean_stddev, pct_ms};
 use serde_json::{json, Value};
 use std::io::Write;
 
-/// What describes a run besides its measurements.
-#[derive(Clone, Debug)]
-pub struct RunInfo {
-    pub label: String,
-    pub workload: String,
-    pub engine: String,
-    pub target: String,
-    pub transport: String,
-    pub percentile: u32,
-    pub options: Vec<(String, String)>,
-    /// Names of the workload's event kinds (empty: one kind).
-    pub kinds: Vec<String>,
-}
+// Moved to crate::model; kept here so code naming it through the report still compiles.
+pub use crate::model::RunInfo;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

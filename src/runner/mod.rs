@@ -15,18 +15,18 @@
 use crate::error::{Error, Result};
 use crate::rand::Rng;
 use crate::stats::{process_cpu, ClientTotals, Window};
-use crate::target::{Conn, ConnConfig, DbError, Engine, ErrKind, Target};
+use crate::target::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::workload::{Counters, Workload};
+// The run types moved to crate::model; kept here so code naming them through the runner still compiles.
+pub use crate::model::{Interval, LevelResult, RunControl, Sink, Sinks, Stop, INTERRUPTED};
+// Moved to crate::target, likewise.
+pub use crate::target::connect_error;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-/// Set by SIGINT/SIGTERM.
-pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
@@ -40,83 +40,6 @@ pub fn install_signal_handlers() {
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-    }
-}
-
-pub fn connect_error(t: &Target, e: &DbError) -> Error {
-    Error::Connect(format!("cannot connect to {t}: {}", e.message))
-}
-
-/// How one load level runs.
-#[derive(Clone, Debug)]
-pub struct RunControl {
-    pub threads: usize,
-    /// Measured time (after warmup); zero with `events` > 0 means no limit.
-    pub time: Duration,
-    pub events: u64,
-    pub warmup: Duration,
-    /// Target events per second over all clients (0: closed loop).
-    pub rate: f64,
-    pub report_interval: Duration,
-    pub sync_file: Option<PathBuf>,
-    /// OS threads running network clients.
-    pub worker_threads: usize,
-    /// Bound of the rate-mode queue (over all workers).
-    pub queue_max: usize,
-    pub seed: u64,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Stop {
-    Completed,
-    Interrupted,
-    Failed(String),
-}
-
-/// One interval as merged over all workers.
-#[derive(Clone, Debug)]
-pub struct Interval {
-    /// Seconds since the start, at the end of this interval.
-    pub t: f64,
-    pub secs: f64,
-    pub threads: usize,
-    pub warmup: bool,
-    pub w: Window,
-}
-
-/// The result of one load level.
-#[derive(Debug)]
-pub struct LevelResult {
-    pub threads: usize,
-    pub total: Window,
-    pub elapsed_s: f64,
-    pub clients: Vec<ClientTotals>,
-    pub cpu_user_s: f64,
-    pub cpu_sys_s: f64,
-    pub intervals: Vec<Interval>,
-    pub stop: Stop,
-    pub rate: f64,
-}
-
-/// Receives what the runner measures (console, JSON, store...).
-pub trait Sink {
-    fn start(&mut self, _threads: usize) {}
-    fn interval(&mut self, _iv: &Interval, _rate_mode: bool) {}
-    fn summary(&mut self, _r: &LevelResult, _info: &crate::report::RunInfo) {}
-}
-
-/// Several sinks fed the same samples.
-pub struct Sinks(pub Vec<Box<dyn Sink>>);
-
-impl Sink for Sinks {
-    fn start(&mut self, threads: usize) {
-        self.0.iter_mut().for_each(|s| s.start(threads));
-    }
-    fn interval(&mut self, iv: &Interval, rate_mode: bool) {
-        self.0.iter_mut().for_each(|s| s.interval(iv, rate_mode));
-    }
-    fn summary(&mut self, r: &LevelResult, info: &crate::report::RunInfo) {
-        self.0.iter_mut().for_each(|s| s.summary(r, info));
     }
 }
 

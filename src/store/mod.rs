@@ -15,19 +15,20 @@
 //! Passwords never reach the store: targets are written through `Target`'s
 //! `Display`, which masks them, and options never include the URL.
 
-use crate::audit::Finding;
-use crate::env::{now_rfc3339, Sample, Sampler, SampleRow, Snapshot};
+use crate::env::{now_rfc3339, DatasetTables, Sampler, SampleRow};
 use crate::error::{Error, Result};
-use crate::report::RunInfo;
-use crate::runner::{Interval, LevelResult, Sink, Stop};
+use crate::model::record::Finding;
+use crate::model::{Interval, LevelResult, RunInfo, Sink, Stop};
 use crate::stats::process_cpu;
 use crate::target::ConnConfig;
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+// The records moved to crate::model::record; kept here so code naming them through the store still compiles.
+pub use crate::model::record::{IntervalRec, LevelRec, RunRecord, StoredSample};
 
 pub const DEFAULT_PATH: &str = "fairbench-results.sqlite";
 const SCHEMA_VERSION: i64 = 1;
@@ -135,112 +136,6 @@ pub fn hist_from_bytes(b: &[u8]) -> Option<hdrhistogram::Histogram<u64>> {
 // ---------------------------------------------------------------------------
 // Records as read back
 // ---------------------------------------------------------------------------
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct IntervalRec {
-    pub seq: usize,
-    pub t: f64,
-    pub secs: f64,
-    pub warmup: bool,
-    pub events: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub other: u64,
-    pub trx_stmts: u64,
-    pub errors: u64,
-    pub reconnects: u64,
-    pub p95_ms: f64,
-    pub p99_ms: f64,
-    pub cpu_s: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub histogram: Option<String>,
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct StoredSample {
-    pub seq: usize,
-    pub t: f64,
-    pub dt: f64,
-    #[serde(flatten)]
-    pub sample: Sample,
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct LevelRec {
-    pub level_no: usize,
-    pub threads: usize,
-    pub status: String,
-    pub started_at: String,
-    pub ended_at: Option<String>,
-    pub events: u64,
-    pub queries: u64,
-    pub trx_stmts: u64,
-    pub elapsed_s: f64,
-    pub tps: f64,
-    pub qps: f64,
-    pub qps_no_trx: f64,
-    pub p95_ms: f64,
-    pub p99_ms: f64,
-    /// Client CPU in cores (user + system seconds per second).
-    pub cpu_cores: f64,
-    pub summary: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub histogram: Option<String>,
-    pub intervals: Vec<IntervalRec>,
-    pub samples: Vec<StoredSample>,
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct RunRecord {
-    pub id: i64,
-    pub kind: String,
-    pub label: String,
-    pub tag: String,
-    pub workload: String,
-    pub engine: String,
-    pub target: String,
-    pub transport: String,
-    pub tool_version: String,
-    pub options: serde_json::Map<String, Value>,
-    pub started_at: String,
-    pub ended_at: Option<String>,
-    pub status: String,
-    pub error: Option<String>,
-    pub hostname: String,
-    pub pid: i64,
-    pub env_start: Option<Snapshot>,
-    pub env_end: Option<Snapshot>,
-    pub findings: Vec<Finding>,
-    pub levels: Vec<LevelRec>,
-}
-
-impl RunRecord {
-    pub fn opt(&self, k: &str) -> Option<&str> {
-        self.options.get(k).and_then(Value::as_str)
-    }
-
-    /// Whether a `running` record's process is still alive on this host.
-    pub fn still_running(&self) -> bool {
-        if self.status != "running" {
-            return false;
-        }
-        let here = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
-        // SAFETY: kill with signal 0 only checks that the process exists.
-        here == self.hostname && self.pid > 0 && unsafe { libc::kill(self.pid as libc::pid_t, 0) } == 0
-    }
-
-    pub fn status_text(&self) -> String {
-        match self.status.as_str() {
-            "running" if self.still_running() => "still running".into(),
-            "running" => "did not finish: the process ended without recording an end (killed?)".into(),
-            "completed" => "completed".into(),
-            s => match &self.error {
-                Some(e) => format!("{s}: {e}"),
-                None => s.to_string(),
-            },
-        }
-    }
-}
 
 fn b64(b: &[u8]) -> String {
     use base64::Engine as _;
@@ -443,7 +338,7 @@ pub struct Begin<'a> {
     pub cfg: &'a Arc<ConnConfig>,
     pub levels: &'a [usize],
     pub tag: &'a str,
-    pub table_prefix: &'a str,
+    pub tables: &'a DatasetTables,
     pub sample_period: Duration,
 }
 
@@ -492,7 +387,7 @@ impl Recorder {
                 );
             }
         });
-        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.table_prefix.to_string(), b.sample_period, writer);
+        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
         let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, cpu_prev: process_cpu(), sampler: Some(sampler), finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)) })

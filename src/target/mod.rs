@@ -539,6 +539,11 @@ pub fn dollar_params(sql: &str) -> String {
     out
 }
 
+/// The error a failed connection ends a command with.
+pub fn connect_error(t: &Target, e: &DbError) -> crate::error::Error {
+    crate::error::Error::Connect(format!("cannot connect to {t}: {}", e.message))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,18 @@ use crate::target::Engine;
 #[derive(Clone, Copy, Debug)]
 pub struct Dialect(pub Engine);
 
+/// How an engine adds foreign keys to a schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FkPath {
+    /// Only in CREATE TABLE (SQLite has no ADD CONSTRAINT).
+    InCreateTable,
+    /// ALTER TABLE ... ADD after the load, with the session's checks off while loading.
+    Alter,
+    /// ALTER TABLE ... ADD ... NOT VALID, then VALIDATE CONSTRAINT, which
+    /// can run side by side per table (PostgreSQL).
+    NotValidThenValidate,
+}
+
 impl Dialect {
     /// Column type of an auto-increment integer key.
     pub fn auto_inc_int(self) -> &'static str {
@@ -42,6 +54,87 @@ impl Dialect {
         format!("DROP TABLE IF EXISTS {name}")
     }
 
+    /// Column type for a generic one as the workloads write it (`tinyint`,
+    /// `smallint`, `int`, `datetime`, `serial` for an auto-increment key;
+    /// anything else, e.g. `varchar(16)`, is the same everywhere).
+    pub fn column_type(self, generic: &str) -> String {
+        match (generic, self.0) {
+            ("tinyint", Engine::Mysql) => "TINYINT".into(),
+            ("tinyint" | "smallint", Engine::Postgres) => "SMALLINT".into(),
+            ("smallint", Engine::Mysql) => "SMALLINT".into(),
+            ("tinyint" | "smallint" | "int", Engine::Sqlite) => "INTEGER".into(),
+            ("int", _) => "INT".into(),
+            ("datetime", Engine::Mysql) => "DATETIME".into(),
+            ("datetime", Engine::Postgres) => "TIMESTAMP".into(),
+            ("datetime", Engine::Sqlite) => "TEXT".into(),
+            ("serial", Engine::Mysql) => "INT NOT NULL AUTO_INCREMENT".into(),
+            ("serial", Engine::Postgres) => "SERIAL".into(),
+            ("serial", Engine::Sqlite) => "INTEGER".into(),
+            (other, _) => other.to_uppercase(),
+        }
+    }
+
+    /// The session statement that stops foreign-key checks (loads write
+    /// children before parents); None where a session cannot turn them
+    /// off (PostgreSQL: the constraints are lifted instead).
+    pub fn fk_checks_off(self) -> Option<&'static str> {
+        match self.0 {
+            Engine::Mysql => Some("SET foreign_key_checks=0"),
+            Engine::Sqlite => Some("PRAGMA foreign_keys=OFF"),
+            Engine::Postgres => None,
+        }
+    }
+
+    /// How foreign keys get onto tables that are already loaded.
+    pub fn fk_path(self) -> FkPath {
+        match self.0 {
+            Engine::Mysql => FkPath::Alter,
+            Engine::Postgres => FkPath::NotValidThenValidate,
+            Engine::Sqlite => FkPath::InCreateTable,
+        }
+    }
+
+    /// A secondary index; tolerates finding it there (a resumed prepare)
+    /// where the engine can say so (MySQL cannot: its caller tolerates the error).
+    pub fn create_index(self, name: &str, table: &str, cols: &str) -> String {
+        match self.0 {
+            Engine::Mysql => format!("CREATE INDEX {name} ON {table} ({cols})"),
+            _ => format!("CREATE INDEX IF NOT EXISTS {name} ON {table} ({cols})"),
+        }
+    }
+
+    /// Fresh optimizer statistics of one table.
+    pub fn analyze(self, table: &str) -> String {
+        match self.0 {
+            Engine::Mysql => format!("ANALYZE TABLE {table}"),
+            _ => format!("ANALYZE {table}"),
+        }
+    }
+
+    /// DROP of a set of tables that may reference each other, children
+    /// first: one statement with CASCADE on PostgreSQL, one per table elsewhere.
+    pub fn drop_tables(self, tables: &[&str]) -> Vec<String> {
+        match self.0 {
+            Engine::Postgres => vec![format!("DROP TABLE IF EXISTS {} CASCADE", tables.join(", "))],
+            _ => tables.iter().map(|t| self.drop_table(t)).collect(),
+        }
+    }
+
+    /// One writer at a time: parallel loaders would only queue on its lock
+    /// (SQLite), so bulk loads use one.
+    pub fn one_writer(self) -> bool {
+        self.0 == Engine::Sqlite
+    }
+
+    /// What to run once a bulk load is over (SQLite: empty the WAL the
+    /// load wrote into the database file).
+    pub fn after_bulk_load(self) -> Option<&'static str> {
+        match self.0 {
+            Engine::Sqlite => Some("PRAGMA wal_checkpoint(TRUNCATE)"),
+            _ => None,
+        }
+    }
+
     /// A full scan that touches every row and the secondary index (prewarm).
     pub fn prewarm_queries(self, table: &str) -> Vec<String> {
         match self.0 {
@@ -61,5 +154,26 @@ impl Dialect {
                 format!("SELECT COUNT(*) FROM {table} WHERE k LIKE '%0%'"),
             ],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TPC-C's history key: the generic `serial` becomes each engine's auto-increment integer.
+    #[test]
+    fn serial_column_per_engine() {
+        assert_eq!(Dialect(Engine::Mysql).column_type("serial"), "INT NOT NULL AUTO_INCREMENT");
+        assert_eq!(Dialect(Engine::Postgres).column_type("serial"), "SERIAL");
+        assert_eq!(Dialect(Engine::Sqlite).column_type("serial"), "INTEGER");
+        assert_eq!(Dialect(Engine::Sqlite).column_type("varchar(16)"), "VARCHAR(16)");
+    }
+
+    /// PostgreSQL drops a set of related tables in one statement, the others table by table.
+    #[test]
+    fn drop_tables_per_engine() {
+        assert_eq!(Dialect(Engine::Postgres).drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a, b CASCADE"]);
+        assert_eq!(Dialect(Engine::Mysql).drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a", "DROP TABLE IF EXISTS b"]);
     }
 }

@@ -6,6 +6,7 @@ pub mod dialect;
 pub mod oltp;
 pub mod tpcc;
 
+use crate::env::DatasetTables;
 use crate::error::Result;
 use crate::target::{Class, Conn, ConnConfig, DbResult, StatementSet};
 use std::future::Future;
@@ -123,9 +124,9 @@ pub trait Workload: Send + Sync + 'static {
     /// records and reports: `--name=value` reproduces the workload.
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)>;
 
-    /// What the workload's table names start with: the environment
-    /// snapshot counts the tables it matches as the dataset.
-    fn table_prefix(&self) -> &str;
+    /// The tables that make this workload's dataset: environment snapshots
+    /// record their size.
+    fn dataset_tables(&self) -> DatasetTables;
 
     fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;
     fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
@@ -133,18 +134,18 @@ pub trait Workload: Send + Sync + 'static {
     fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> impl Future<Output = Result<()>>;
     /// Called before each load level starts (e.g. to read database
     /// counters the summary compares against).
-    fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::runner::RunControl) -> impl Future<Output = Result<()>> {
+    fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> impl Future<Output = Result<()>> {
         async { Ok(()) }
     }
 
     /// Called when a load level has ended, before its summary is printed.
-    fn run_finished(&self, _cfg: &Arc<ConnConfig>, _r: &crate::runner::LevelResult) -> impl Future<Output = Result<()>> {
+    fn run_finished(&self, _cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> impl Future<Output = Result<()>> {
         async { Ok(()) }
     }
 
     /// The workload's own output (extra figures, another tool's format);
     /// None: the standard console output.
-    fn sink(&self, _json: bool, _percentile: u32) -> Option<Box<dyn crate::runner::Sink>> {
+    fn sink(&self, _json: bool, _percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
         None
     }
 

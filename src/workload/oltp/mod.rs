@@ -6,7 +6,7 @@ pub mod options;
 pub mod prepare;
 
 use super::dialect::Dialect;
-use super::{Counters, TableState, Workload};
+use super::{Counters, DatasetTables, TableState, Workload};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
 use crate::target::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
@@ -491,8 +491,9 @@ impl Workload for Oltp {
         v
     }
 
-    fn table_prefix(&self) -> &str {
-        &self.args.table_name
+    /// Every `sbtestN` table, also those beyond --tables, as sysbench names them.
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Prefix(self.args.table_name.clone())
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {

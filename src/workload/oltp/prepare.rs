@@ -343,7 +343,7 @@ impl TableFinish {
 
 /// One connection for admin work; failures map to exit codes.
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))
+    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))
 }
 
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {

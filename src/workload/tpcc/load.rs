@@ -16,8 +16,9 @@ use super::{last_name, Tpcc, C_LOAD_LAST};
 use crate::error::{Error, Result};
 use crate::rand::{nurand, Rng};
 use crate::report::progress::Progress;
-use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
+use crate::target::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::usage;
+use crate::workload::dialect::FkPath;
 use std::sync::Arc;
 
 const ITEMS: u32 = 100_000;
@@ -275,12 +276,10 @@ impl Plan {
 
 impl Tpcc {
     async fn admin(&self, cfg: &Arc<ConnConfig>) -> Result<Conn> {
-        let mut c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))?;
+        let mut c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
         // Loads and repairs run in an order foreign keys would refuse.
-        match self.engine {
-            Engine::Mysql => ddl(&mut c, "SET foreign_key_checks=0").await?,
-            Engine::Sqlite => ddl(&mut c, "PRAGMA foreign_keys=OFF").await?,
-            Engine::Postgres => {}
+        if let Some(off) = self.dialect().fk_checks_off() {
+            ddl(&mut c, off).await?;
         }
         Ok(c)
     }
@@ -354,7 +353,7 @@ impl Tpcc {
             }
             incomplete.push(todo);
         }
-        if self.engine == Engine::Postgres && self.schema.fk == Fk::Fk && !jobs.is_empty() {
+        if self.dialect().fk_checks_off().is_none() && self.schema.fk == Fk::Fk && !jobs.is_empty() {
             // A resumed load writes children before parents: lift the
             // constraints and add them back (validated) at the end.
             for n in &self.names {
@@ -366,7 +365,7 @@ impl Tpcc {
         let whs: u64 = incomplete.iter().map(|ws| ws.len() as u64).sum();
         let nitems = jobs.iter().filter(|j| matches!(j, Job::Items(_))).count() as u64;
         let total = whs * ROWS_PER_WAREHOUSE + nitems * ITEMS as u64;
-        let loaders = if self.engine == Engine::Sqlite { 1 } else { threads.max(1) };
+        let loaders = if self.dialect().one_writer() { 1 } else { threads.max(1) };
         if jobs.is_empty() && !quiet {
             println!("All {} warehouse(s) of {} dataset(s) are loaded already.", self.warehouses, self.datasets);
         } else if !quiet {
@@ -452,31 +451,22 @@ impl Tpcc {
                 let mut sqls: Vec<String> = indexes
                     .iter()
                     .filter(|ix| ix.1 == t)
-                    .map(|(name, table, cols)| match self.engine {
-                        Engine::Mysql => format!("CREATE INDEX {name} ON {table} ({cols})"),
-                        _ => format!("CREATE INDEX IF NOT EXISTS {name} ON {table} ({cols})"),
-                    })
+                    .map(|(name, table, cols)| self.dialect().create_index(name, table, cols))
                     .collect();
-                sqls.push(self.analyze(t));
+                sqls.push(self.dialect().analyze(t));
                 out.push((t.to_string(), weight(n, t), sqls));
             }
         }
         out
     }
 
-    fn analyze(&self, table: &str) -> String {
-        match self.engine {
-            Engine::Mysql => format!("ANALYZE TABLE {table}"),
-            _ => format!("ANALYZE {table}"),
-        }
-    }
-
     /// Foreign keys and the WAREHOUSE tables' statistics; each step
     /// tolerates being done already (a resumed prepare).
     async fn finish_schema(self: &Arc<Self>, conn: &mut Conn, cfg: &Arc<ConnConfig>, loaders: usize, quiet: bool) -> Result<()> {
         let t0 = std::time::Instant::now();
-        let fks = self.schema.fk == Fk::Fk && self.engine != Engine::Sqlite;
-        if fks && self.engine == Engine::Postgres {
+        let path = self.dialect().fk_path();
+        let fks = self.schema.fk == Fk::Fk && path != FkPath::InCreateTable;
+        if fks && path == FkPath::NotValidThenValidate {
             // Each key is added NOT VALID (no scan, a moment's lock on both
             // tables), then validated. A validation locks its own table
             // against another validation only, so the tables' validations
@@ -502,15 +492,15 @@ impl Tpcc {
             self.run_plan(Plan::new(Vec::new(), tasks, &self.names), cfg, loaders, LoadMode::Auto, &progress).await?;
         }
         for n in &self.names {
-            if fks && self.engine == Engine::Mysql {
+            if fks && path == FkPath::Alter {
                 for (t, _, clause) in self.schema.foreign_keys(n) {
                     ddl_tolerant(conn, &format!("ALTER TABLE {t} ADD {clause}"), &["1826", "121", "1022"]).await?;
                 }
             }
-            ddl(conn, &self.analyze(&n.warehouse)).await?;
+            ddl(conn, &self.dialect().analyze(&n.warehouse)).await?;
         }
-        if self.engine == Engine::Sqlite {
-            ddl(conn, "PRAGMA wal_checkpoint(TRUNCATE)").await?;
+        if let Some(sql) = self.dialect().after_bulk_load() {
+            ddl(conn, sql).await?;
         }
         if !quiet && fks {
             println!("Foreign keys done in {:.2}s", t0.elapsed().as_secs_f64());
@@ -770,13 +760,8 @@ impl Tpcc {
             if !quiet {
                 println!("Dropping TPC-C tables of dataset {}...", n.n);
             }
-            if self.engine == Engine::Postgres {
-                let list = n.all().join(", ");
-                ddl(&mut conn, &format!("DROP TABLE IF EXISTS {list} CASCADE")).await?;
-            } else {
-                for t in n.all() {
-                    ddl(&mut conn, &format!("DROP TABLE IF EXISTS {t}")).await?;
-                }
+            for sql in self.dialect().drop_tables(&n.all()) {
+                ddl(&mut conn, &sql).await?;
             }
         }
         conn.close().await;

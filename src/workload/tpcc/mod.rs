@@ -13,16 +13,22 @@
 //! 10 x warehouses connections).
 
 pub mod check;
+mod delivery;
 pub mod load;
+mod new_order;
 pub mod options;
+mod order_status;
 pub mod output;
+mod payment;
 pub mod schema;
+mod stock_level;
 
-use super::{Counters, TableState, Workload};
+use super::{Counters, DatasetTables, TableState, Workload};
 use crate::error::Result;
-use crate::rand::{nurand, Rng};
+use crate::rand::Rng;
 use crate::target::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::usage;
+use crate::workload::dialect::Dialect;
 pub use options::TpccArgs;
 use schema::{Fk, Names, SchemaOpts};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -236,7 +242,7 @@ impl Tpcc {
         }
         session_sql(engine, &args.isolation)?;
         let fk = Fk::parse(&args.fk)?;
-        let d = crate::workload::dialect::Dialect(engine);
+        let d = Dialect(engine);
         let mut tail = d.engine_clause(&oltp.mysql_storage_engine);
         if !oltp.table_compression.is_empty() {
             if engine != Engine::Mysql {
@@ -290,6 +296,11 @@ impl Tpcc {
         Ok(t)
     }
 
+    /// The SQL forms of this run's engine.
+    fn dialect(&self) -> Dialect {
+        Dialect(self.engine)
+    }
+
     /// Terminals of spec mode: 10 per warehouse over all datasets.
     pub fn spec_terminals(&self) -> usize {
         10 * self.warehouses as usize * self.datasets as usize
@@ -341,7 +352,7 @@ impl Tpcc {
             };
             self.st.push(st);
         }
-        let d = crate::workload::dialect::Dialect(e);
+        let d = Dialect(e);
         self.begin_rw = set.add(d.begin_rw(), false);
         self.begin_ro = set.add(d.begin_ro(), false);
         self.commit = set.add("COMMIT", false);
@@ -412,7 +423,7 @@ impl Tpcc {
         let mut ok = true;
         loop {
             let now = Instant::now();
-            if crate::runner::INTERRUPTED.load(Ordering::Relaxed) || end.map(|e| now >= e).unwrap_or(false) {
+            if crate::model::INTERRUPTED.load(Ordering::Relaxed) || end.map(|e| now >= e).unwrap_or(false) {
                 ok = false;
                 break;
             }
@@ -463,143 +474,6 @@ impl Tpcc {
             return Ok(None);
         }
         Ok(int(&r[(r.len() - 1) / 2][0]))
-    }
-
-    async fn new_order(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, ds: u32, w: u32) -> DbResult<()> {
-        let st = &self.st[ds as usize - 1];
-        let r = &mut c.rng;
-        let d = r.uniform(1, 10) as i64;
-        let cid = nurand(r, 1023, self.c_id, 1, 3000) as i64;
-        let ol_cnt = r.uniform(5, 15) as usize;
-        let rbk = r.uniform(1, 100) == 1;
-        let mut lines = Vec::with_capacity(ol_cnt);
-        let mut all_local = 1;
-        for n in 0..ol_cnt {
-            let item = if rbk && n == ol_cnt - 1 { 100_001 } else { nurand(r, 8191, self.c_ol, 1, 100_000) as i64 };
-            let supply = if self.warehouses > 1 && r.uniform(1, 100) == 1 { self.other_warehouse(r, w) } else { w };
-            if supply != w {
-                all_local = 0;
-            }
-            lines.push((item, supply as i64, r.uniform(1, 10) as i64));
-        }
-        let w = w as i64;
-        self.begin(conn, c, q, true).await?;
-        self.rows(conn, q, st.no_cust_wh, &[Param::Int(w), Param::Int(d), Param::Int(cid)]).await?;
-        let dist = self.rows(conn, q, st.no_dist, &[Param::Int(w), Param::Int(d)]).await?;
-        let o_id = dist.first().and_then(|r| int(&r[0])).ok_or_else(|| missing("district", w, d))?;
-        self.x(conn, q, st.no_dist_upd, &[Param::Int(o_id + 1), Param::Int(w), Param::Int(d)]).await?;
-        self.x(conn, q, st.no_ord_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(cid), Param::Int(ol_cnt as i64), Param::Int(all_local)]).await?;
-        self.x(conn, q, st.no_new_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w)]).await?;
-        for (n, &(item, supply, qty)) in lines.iter().enumerate() {
-            let it = self.rows(conn, q, st.no_item, &[Param::Int(item)]).await?;
-            let Some(it) = it.first() else {
-                // The unused item number: TPC-C's 1% of New-Orders that roll back.
-                self.end(conn, c, q, false).await?;
-                q.rolled_back = true;
-                return Ok(());
-            };
-            let price = cents(&it[0]);
-            let s = self.rows(conn, q, st.no_stock[d as usize - 1], &[Param::Int(item), Param::Int(supply)]).await?;
-            let s = s.first().ok_or_else(|| missing("stock", supply, item))?;
-            let s_qty = int(&s[0]).unwrap_or(0);
-            let new_qty = if s_qty >= qty + 10 { s_qty - qty } else { s_qty - qty + 91 };
-            let dist_info = s[2].clone().unwrap_or_default();
-            self.x(conn, q, st.no_stock_upd, &[Param::Int(new_qty), Param::Int(qty), Param::Int(i64::from(supply != w)), Param::Int(item), Param::Int(supply)]).await?;
-            self.x(conn, q, st.no_ol_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(n as i64 + 1), Param::Int(item), Param::Int(supply), Param::Int(qty), Param::Int(qty * price), Param::Text(&dist_info)]).await?;
-        }
-        self.end(conn, c, q, true).await
-    }
-
-    async fn payment(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, ds: u32, w: u32) -> DbResult<()> {
-        let st = &self.st[ds as usize - 1];
-        let r = &mut c.rng;
-        let d = r.uniform(1, 10) as i64;
-        let (cw, cd) = if self.warehouses > 1 && r.uniform(1, 100) > 85 { (self.other_warehouse(r, w) as i64, r.uniform(1, 10) as i64) } else { (w as i64, d) };
-        let by_name = r.uniform(1, 100) <= 60;
-        let last = last_name(nurand(r, 255, self.c_last, 0, 999));
-        let cid = nurand(r, 1023, self.c_id, 1, 3000) as i64;
-        let amount = r.uniform(100, 500_000) as i64;
-        let w = w as i64;
-        self.begin(conn, c, q, true).await?;
-        self.x(conn, q, st.pay_wh_upd, &[Param::Int(amount), Param::Int(w)]).await?;
-        let wr = self.rows(conn, q, st.pay_wh_sel, &[Param::Int(w)]).await?;
-        self.x(conn, q, st.pay_dist_upd, &[Param::Int(amount), Param::Int(w), Param::Int(d)]).await?;
-        let dr = self.rows(conn, q, st.pay_dist_sel, &[Param::Int(w), Param::Int(d)]).await?;
-        let cid = if by_name { self.customer_by_name(conn, q, st, cw, cd, &last).await?.ok_or_else(|| missing("customer named", cw, cd))? } else { cid };
-        let cr = self.rows(conn, q, st.pay_cust_sel, &[Param::Int(cw), Param::Int(cd), Param::Int(cid)]).await?;
-        let credit = cr.first().and_then(|r| r[9].clone()).unwrap_or_default();
-        if credit == "BC" {
-            let old = self.rows(conn, q, st.pay_cust_data, &[Param::Int(cw), Param::Int(cd), Param::Int(cid)]).await?;
-            let old = old.first().and_then(|r| r[0].clone()).unwrap_or_default();
-            c.buf.clear();
-            c.buf.push_str(&format!("{cid} {cd} {cw} {d} {w} {}.{:02}|", amount / 100, amount % 100));
-            c.buf.push_str(&old);
-            c.buf.truncate(500);
-            self.x(conn, q, st.pay_cust_upd_bc, &[Param::Int(amount), Param::Int(amount), Param::Text(&c.buf), Param::Int(cw), Param::Int(cd), Param::Int(cid)]).await?;
-        } else {
-            self.x(conn, q, st.pay_cust_upd, &[Param::Int(amount), Param::Int(amount), Param::Int(cw), Param::Int(cd), Param::Int(cid)]).await?;
-        }
-        let wname = wr.first().and_then(|r| r[5].clone()).unwrap_or_default();
-        let dname = dr.first().and_then(|r| r[5].clone()).unwrap_or_default();
-        let h_data = format!("{wname}    {dname}");
-        self.x(conn, q, st.pay_hist_ins, &[Param::Int(cd), Param::Int(cw), Param::Int(cid), Param::Int(d), Param::Int(w), Param::Int(amount), Param::Text(&h_data)]).await?;
-        self.end(conn, c, q, true).await
-    }
-
-    async fn order_status(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, ds: u32, w: u32) -> DbResult<()> {
-        let st = &self.st[ds as usize - 1];
-        let r = &mut c.rng;
-        let d = r.uniform(1, 10) as i64;
-        let by_name = r.uniform(1, 100) <= 60;
-        let last = last_name(nurand(r, 255, self.c_last, 0, 999));
-        let cid = nurand(r, 1023, self.c_id, 1, 3000) as i64;
-        let w = w as i64;
-        self.begin(conn, c, q, false).await?;
-        let cid = if by_name { self.customer_by_name(conn, q, st, w, d, &last).await?.ok_or_else(|| missing("customer named", w, d))? } else { cid };
-        self.rows(conn, q, st.os_cust, &[Param::Int(w), Param::Int(d), Param::Int(cid)]).await?;
-        let o = self.rows(conn, q, st.os_last_order, &[Param::Int(w), Param::Int(d), Param::Int(cid)]).await?;
-        if let Some(o_id) = o.first().and_then(|r| int(&r[0])) {
-            self.rows(conn, q, st.os_lines, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await?;
-        }
-        self.end(conn, c, q, true).await
-    }
-
-    async fn delivery(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, ds: u32, w: u32) -> DbResult<()> {
-        let st = &self.st[ds as usize - 1];
-        let carrier = c.rng.uniform(1, 10) as i64;
-        let w = w as i64;
-        self.begin(conn, c, q, true).await?;
-        for d in 1..=10i64 {
-            let no = self.rows(conn, q, st.dl_no_sel, &[Param::Int(w), Param::Int(d)]).await?;
-            let Some(o_id) = no.first().and_then(|r| int(&r[0])) else { continue };
-            // Another Delivery may have taken this order first (no locking read).
-            if self.x(conn, q, st.dl_no_del, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await? != crate::target::Class::Write {
-                continue;
-            }
-            let o = self.rows(conn, q, st.dl_o_sel, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await?;
-            let c_id = o.first().and_then(|r| int(&r[0])).ok_or_else(|| missing("order", w, o_id))?;
-            self.x(conn, q, st.dl_o_upd, &[Param::Int(carrier), Param::Int(w), Param::Int(d), Param::Int(o_id)]).await?;
-            self.x(conn, q, st.dl_ol_upd, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await?;
-            let s = self.rows(conn, q, st.dl_ol_sum, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await?;
-            let total = s.first().map(|r| cents(&r[0])).unwrap_or(0);
-            self.x(conn, q, st.dl_c_upd, &[Param::Int(total), Param::Int(w), Param::Int(d), Param::Int(c_id)]).await?;
-        }
-        self.end(conn, c, q, true).await
-    }
-
-    async fn stock_level(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, ds: u32, w: u32) -> DbResult<()> {
-        let st = &self.st[ds as usize - 1];
-        let d = match c.home {
-            Some((_, _, d)) => d as i64,
-            None => c.rng.uniform(1, 10) as i64,
-        };
-        let threshold = c.rng.uniform(10, 20) as i64;
-        let w = w as i64;
-        self.begin(conn, c, q, false).await?;
-        let r = self.rows(conn, q, st.sl_dist, &[Param::Int(w), Param::Int(d)]).await?;
-        let next = r.first().and_then(|r| int(&r[0])).ok_or_else(|| missing("district", w, d))?;
-        self.rows(conn, q, st.sl_count, &[Param::Int(w), Param::Int(d), Param::Int(next), Param::Int(next - 20), Param::Int(w), Param::Int(threshold)]).await?;
-        self.end(conn, c, q, true).await
     }
 
     fn mark_started(&self) {
@@ -739,8 +613,8 @@ impl Workload for Tpcc {
         v
     }
 
-    fn table_prefix(&self) -> &str {
-        &self.args.tpcc_prefix
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Names(self.names.iter().flat_map(|n| n.all()).map(str::to_string).collect())
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
@@ -759,14 +633,14 @@ impl Workload for Tpcc {
         self.do_check(cfg, quiet).await
     }
 
-    async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::runner::RunControl) -> Result<()> {
+    async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> Result<()> {
         *self.shared.run_len.lock().unwrap() = Some(rc.warmup + rc.time);
         self.nopm_start(cfg, rc.warmup).await
     }
-    async fn run_finished(&self, cfg: &Arc<ConnConfig>, _r: &crate::runner::LevelResult) -> Result<()> {
+    async fn run_finished(&self, cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> Result<()> {
         self.nopm_finish(cfg).await
     }
-    fn sink(&self, json: bool, percentile: u32) -> Option<Box<dyn crate::runner::Sink>> {
+    fn sink(&self, json: bool, percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
         Some(Box::new(output::TpccSink::new(self, json, percentile)))
     }
 }
@@ -798,7 +672,7 @@ impl Tpcc {
     async fn nopm_start(&self, cfg: &Arc<ConnConfig>, warmup: Duration) -> Result<()> {
         *self.shared.start.lock().unwrap() = None;
         self.shared.started.store(false, Ordering::Relaxed);
-        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))?;
+        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
         if warmup.is_zero() {
             let v = self.next_o_id_sum(&mut conn).await?;
             conn.close().await;
@@ -822,7 +696,7 @@ impl Tpcc {
                         tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await;
                         break;
                     }
-                    if crate::runner::INTERRUPTED.load(Ordering::Relaxed) {
+                    if crate::model::INTERRUPTED.load(Ordering::Relaxed) {
                         return None;
                     }
                     tokio::time::sleep(Duration::from_millis(2)).await;
@@ -846,7 +720,7 @@ impl Tpcc {
             let v = h.join().ok().flatten();
             self.shared.nopm.lock().unwrap().before = v;
         }
-        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::runner::connect_error(&cfg.target, &e))?;
+        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
         let v = self.next_o_id_sum(&mut conn).await?;
         conn.close().await;
         self.shared.nopm.lock().unwrap().after = Some(v);

@@ -4,8 +4,8 @@
 //! (`--format tpcc-mysql`, times in milliseconds).
 
 use super::{RunShared, Tpcc, CEILING_PER_WAREHOUSE, KINDS};
-use crate::report::{interval_json, interval_line, summary_json, summary_text, RunInfo};
-use crate::runner::{Interval, LevelResult, Sink, Stop};
+use crate::model::{Interval, LevelResult, RunInfo, Sink, Stop};
+use crate::report::{interval_json, interval_line, summary_json, summary_text};
 use crate::stats::{pct_ms, KindWindow};
 use serde_json::{json, Value};
 use std::io::Write;

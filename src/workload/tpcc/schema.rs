@@ -5,6 +5,7 @@
 
 use crate::target::Engine;
 use crate::usage;
+use crate::workload::dialect::{Dialect, FkPath};
 
 /// Table names of one dataset (sysbench-tpcc appends the dataset number).
 #[derive(Clone, Debug)]
@@ -90,21 +91,6 @@ pub struct SchemaOpts {
 }
 
 impl SchemaOpts {
-    fn ty(&self, t: &str) -> String {
-        let e = self.engine;
-        match (t, e) {
-            ("tinyint", Engine::Mysql) => "TINYINT".into(),
-            ("tinyint" | "smallint", Engine::Postgres) => "SMALLINT".into(),
-            ("smallint", Engine::Mysql) => "SMALLINT".into(),
-            ("tinyint" | "smallint" | "int", Engine::Sqlite) => "INTEGER".into(),
-            ("int", _) => "INT".into(),
-            ("datetime", Engine::Mysql) => "DATETIME".into(),
-            ("datetime", Engine::Postgres) => "TIMESTAMP".into(),
-            ("datetime", Engine::Sqlite) => "TEXT".into(),
-            (other, _) => other.to_uppercase(),
-        }
-    }
-
     /// SQL condition: the order (o_carrier_id) is not delivered yet.
     pub fn carrier_unset(&self, col: &str) -> String {
         if self.force_null {
@@ -126,17 +112,17 @@ impl SchemaOpts {
     fn table(&self, name: &str, cols: &[(&str, &str)], extra: &[String]) -> String {
         let mut v: Vec<String> = cols.iter().map(|(c, t)| {
             let (base, rest) = t.split_once(' ').unwrap_or((t, ""));
-            format!("{c} {} {rest}", self.ty(base)).trim_end().to_string()
+            format!("{c} {} {rest}", Dialect(self.engine).column_type(base)).trim_end().to_string()
         }).collect();
         v.extend(extra.iter().cloned());
         format!("CREATE TABLE IF NOT EXISTS {name} (\n  {}\n) {}", v.join(",\n  "), self.tail).trim_end().to_string()
     }
 
-    /// CREATE TABLE statements (with primary keys) of one dataset. SQLite
-    /// cannot add foreign keys later, so they go into its CREATE TABLE.
+    /// CREATE TABLE statements (with primary keys) of one dataset. An
+    /// engine that cannot add foreign keys later gets them in CREATE TABLE.
     pub fn create(&self, n: &Names) -> Vec<String> {
-        let lite_fk = self.engine == Engine::Sqlite && self.fk == Fk::Fk;
-        let fks = if lite_fk { self.foreign_keys(n) } else { vec![] };
+        let in_create = Dialect(self.engine).fk_path() == FkPath::InCreateTable && self.fk == Fk::Fk;
+        let fks = if in_create { self.foreign_keys(n) } else { vec![] };
         let fk_of = |table: &str| -> Vec<String> {
             fks.iter().filter(|(t, _, _)| t == table).map(|(_, _, body)| body.clone()).collect()
         };
@@ -152,13 +138,8 @@ impl SchemaOpts {
             self.table(&n.customer, &[("c_id", "int NOT NULL"), ("c_d_id", "tinyint NOT NULL"), ("c_w_id", "smallint NOT NULL"), ("c_first", "varchar(16)"), ("c_middle", "char(2)"), ("c_last", "varchar(16)"), ("c_street_1", "varchar(20)"), ("c_street_2", "varchar(20)"), ("c_city", "varchar(20)"), ("c_state", "char(2)"), ("c_zip", "char(9)"), ("c_phone", "char(16)"), ("c_since", "datetime"), ("c_credit", "char(2)"), ("c_credit_lim", "bigint"), ("c_discount", "decimal(4,4)"), ("c_balance", "decimal(12,2)"), ("c_ytd_payment", "decimal(12,2)"), ("c_payment_cnt", "smallint"), ("c_delivery_cnt", "smallint"), ("c_data", "varchar(500)")], &with(vec!["PRIMARY KEY (c_w_id, c_d_id, c_id)".into()], fk_of(&n.customer))),
         ];
         let mut hcols: Vec<(&str, &str)> = vec![];
-        let pk_col = match self.engine {
-            Engine::Mysql => "int NOT NULL AUTO_INCREMENT",
-            Engine::Postgres => "serial",
-            Engine::Sqlite => "integer",
-        };
         if self.force_pk {
-            hcols.push(("id", pk_col));
+            hcols.push(("id", "serial"));
         }
         hcols.extend_from_slice(&[("h_c_id", "int"), ("h_c_d_id", "tinyint"), ("h_c_w_id", "smallint"), ("h_d_id", "tinyint"), ("h_w_id", "smallint"), ("h_date", "datetime"), ("h_amount", "decimal(6,2)"), ("h_data", "varchar(24)")]);
         let hpk: Vec<String> = if self.force_pk { vec!["PRIMARY KEY (id)".into()] } else { vec![] };

@@ -1,0 +1,101 @@
+//! The shared run types: what a load level is told (run control), what it
+//! measures (intervals, the level's result, how it stopped), what describes
+//! the run, and the sink interface every output implements. The runner,
+//! the outputs and the workloads meet here instead of importing each other.
+
+pub mod record;
+
+use crate::stats::{ClientTotals, Window};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Set by SIGINT/SIGTERM.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// How one load level runs.
+#[derive(Clone, Debug)]
+pub struct RunControl {
+    pub threads: usize,
+    /// Measured time (after warmup); zero with `events` > 0 means no limit.
+    pub time: Duration,
+    pub events: u64,
+    pub warmup: Duration,
+    /// Target events per second over all clients (0: closed loop).
+    pub rate: f64,
+    pub report_interval: Duration,
+    pub sync_file: Option<PathBuf>,
+    /// OS threads running network clients.
+    pub worker_threads: usize,
+    /// Bound of the rate-mode queue (over all workers).
+    pub queue_max: usize,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    Completed,
+    Interrupted,
+    Failed(String),
+}
+
+/// One interval as merged over all workers.
+#[derive(Clone, Debug)]
+pub struct Interval {
+    /// Seconds since the start, at the end of this interval.
+    pub t: f64,
+    pub secs: f64,
+    pub threads: usize,
+    pub warmup: bool,
+    pub w: Window,
+}
+
+/// The result of one load level.
+#[derive(Debug)]
+pub struct LevelResult {
+    pub threads: usize,
+    pub total: Window,
+    pub elapsed_s: f64,
+    pub clients: Vec<ClientTotals>,
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    pub intervals: Vec<Interval>,
+    pub stop: Stop,
+    pub rate: f64,
+}
+
+/// Receives what the runner measures (console, JSON, store...).
+pub trait Sink {
+    fn start(&mut self, _threads: usize) {}
+    fn interval(&mut self, _iv: &Interval, _rate_mode: bool) {}
+    fn summary(&mut self, _r: &LevelResult, _info: &RunInfo) {}
+}
+
+/// Several sinks fed the same samples.
+pub struct Sinks(pub Vec<Box<dyn Sink>>);
+
+impl Sink for Sinks {
+    fn start(&mut self, threads: usize) {
+        self.0.iter_mut().for_each(|s| s.start(threads));
+    }
+    fn interval(&mut self, iv: &Interval, rate_mode: bool) {
+        self.0.iter_mut().for_each(|s| s.interval(iv, rate_mode));
+    }
+    fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
+        self.0.iter_mut().for_each(|s| s.summary(r, info));
+    }
+}
+
+/// What describes a run besides its measurements.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    pub label: String,
+    pub workload: String,
+    pub engine: String,
+    pub target: String,
+    pub transport: String,
+    pub percentile: u32,
+    pub options: Vec<(String, String)>,
+    /// Names of the workload's event kinds (empty: one kind).
+    pub kinds: Vec<String>,
+}

@@ -1,0 +1,53 @@
+//! New-Order (TPC-C 2.4): an order of 5..15 lines, 1% rolled back on an unused item.
+
+use super::{cents, int, missing, Tpcc, TpccClient};
+use crate::rand::nurand;
+use crate::target::{Conn, DbResult, Param};
+use crate::workload::Counters;
+
+impl Tpcc {
+    pub(super) async fn new_order(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, ds: u32, w: u32) -> DbResult<()> {
+        let st = &self.st[ds as usize - 1];
+        let r = &mut c.rng;
+        let d = r.uniform(1, 10) as i64;
+        let cid = nurand(r, 1023, self.c_id, 1, 3000) as i64;
+        let ol_cnt = r.uniform(5, 15) as usize;
+        let rbk = r.uniform(1, 100) == 1;
+        let mut lines = Vec::with_capacity(ol_cnt);
+        let mut all_local = 1;
+        for n in 0..ol_cnt {
+            let item = if rbk && n == ol_cnt - 1 { 100_001 } else { nurand(r, 8191, self.c_ol, 1, 100_000) as i64 };
+            let supply = if self.warehouses > 1 && r.uniform(1, 100) == 1 { self.other_warehouse(r, w) } else { w };
+            if supply != w {
+                all_local = 0;
+            }
+            lines.push((item, supply as i64, r.uniform(1, 10) as i64));
+        }
+        let w = w as i64;
+        self.begin(conn, c, q, true).await?;
+        self.rows(conn, q, st.no_cust_wh, &[Param::Int(w), Param::Int(d), Param::Int(cid)]).await?;
+        let dist = self.rows(conn, q, st.no_dist, &[Param::Int(w), Param::Int(d)]).await?;
+        let o_id = dist.first().and_then(|r| int(&r[0])).ok_or_else(|| missing("district", w, d))?;
+        self.x(conn, q, st.no_dist_upd, &[Param::Int(o_id + 1), Param::Int(w), Param::Int(d)]).await?;
+        self.x(conn, q, st.no_ord_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(cid), Param::Int(ol_cnt as i64), Param::Int(all_local)]).await?;
+        self.x(conn, q, st.no_new_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w)]).await?;
+        for (n, &(item, supply, qty)) in lines.iter().enumerate() {
+            let it = self.rows(conn, q, st.no_item, &[Param::Int(item)]).await?;
+            let Some(it) = it.first() else {
+                // The unused item number: TPC-C's 1% of New-Orders that roll back.
+                self.end(conn, c, q, false).await?;
+                q.rolled_back = true;
+                return Ok(());
+            };
+            let price = cents(&it[0]);
+            let s = self.rows(conn, q, st.no_stock[d as usize - 1], &[Param::Int(item), Param::Int(supply)]).await?;
+            let s = s.first().ok_or_else(|| missing("stock", supply, item))?;
+            let s_qty = int(&s[0]).unwrap_or(0);
+            let new_qty = if s_qty >= qty + 10 { s_qty - qty } else { s_qty - qty + 91 };
+            let dist_info = s[2].clone().unwrap_or_default();
+            self.x(conn, q, st.no_stock_upd, &[Param::Int(new_qty), Param::Int(qty), Param::Int(i64::from(supply != w)), Param::Int(item), Param::Int(supply)]).await?;
+            self.x(conn, q, st.no_ol_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(n as i64 + 1), Param::Int(item), Param::Int(supply), Param::Int(qty), Param::Int(qty * price), Param::Text(&dist_info)]).await?;
+        }
+        self.end(conn, c, q, true).await
+    }
+}
