@@ -306,15 +306,27 @@ struct Local {
     queue: RefCell<VecDeque<Instant>>,
     notify: tokio::sync::Notify,
     busy: Cell<u64>,
+    /// `stop` for the clients' connections, which may wait on other
+    /// threads' clients (a SQLite writer's turn).
+    halt: Arc<AtomicBool>,
+}
+
+impl Local {
+    fn end(&self) {
+        self.stop.set(true);
+        self.halt.store(true, Ordering::Relaxed);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<W>, cfg: Arc<ConnConfig>, rc: RunControl, rate: f64, qcap: usize, shared: Arc<Shared>, tx: mpsc::Sender<Msg>) {
     let set = w.statements();
+    let halt = Arc::new(AtomicBool::new(false));
     let mut conns = Vec::new();
     for &id in &ids {
         match Conn::connect(cfg.clone(), set.clone(), id).await {
-            Ok(c) => {
+            Ok(mut c) => {
+                c.stop_waits_on(halt.clone());
                 conns.push(c);
                 let _ = tx.send(Msg::Ready);
             }
@@ -332,7 +344,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         g.unwrap()
     };
     shared.started.fetch_add(1, Ordering::SeqCst);
-    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0) });
+    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0), halt });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
     let n_local = ids.len();
@@ -363,7 +375,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         let time_up = deadline.map(|d| now >= d).unwrap_or(false);
         if shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) || time_up || local.finished.get() == n_local {
             shared.stop.store(shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed), Ordering::Relaxed);
-            local.stop.set(true);
+            local.end();
             local.notify.notify_waiters();
             // The last full boundary may coincide with the deadline. A
             // client blocked inside a call (SQLite waiting for a lock) can
@@ -484,9 +496,10 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
                         }
                         retry = true;
                     }
+                    ErrKind::Stopped => break false,
                     ErrKind::Fatal | ErrKind::Connect => {
                         shared.fail(format!("fatal error in client {id}: {e}"));
-                        local.stop.set(true);
+                        local.end();
                         break false;
                     }
                 },
