@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 // Embedded SQLite (issue 14): writers take turns, and the process's CPU is client and engine.
@@ -47,4 +47,124 @@ fn sqlite_writers_starved_in_the_busy_handler() {
     // Before: 3,000 to 10,000 ms. After: tens of ms (one commit's fsync per writer ahead).
     assert!(max < 1000.0, "max latency {max} ms: a writer waited seconds for the write lock\n{s:#}");
     assert!(sd < 0.10 * avg, "events per thread {avg:.1} +- {sd:.1}: the writers did not take turns fairly\n{s:#}");
+}
+
+// Interval CPU was read when the reporter finished an interval, which waits for every
+// worker's window: a worker thread blocked inside a SQLite call held the intervals back, and
+// the first one reported afterwards got the CPU of all of them (2.75 cores on a 2-core
+// machine). CPU is now read at each interval's own boundaries.
+#[test]
+fn interval_cpu_piled_up_behind_a_blocked_client() {
+    use fairbench::runner::{run_level, RunControl};
+    use fairbench::store::{Begin, Recorder};
+    use fairbench::target::{ConnConfig, Target};
+    use std::sync::Arc;
+
+    let dir = lite_dir("interval-cpu");
+    let db = dir.path().join("bench.sqlite");
+    let store: PathBuf = dir.path().join("results.sqlite");
+    let cfg = Arc::new(ConnConfig::new(Target::sqlite(db.to_str().unwrap())));
+    let rc = RunControl {
+        threads: 4,
+        time: Duration::from_secs(5),
+        events: 0,
+        warmup: Duration::ZERO,
+        rate: 0.0,
+        report_interval: Duration::from_secs(1),
+        sync_file: None,
+        worker_threads: 4,
+        queue_max: 1000,
+        seed: 1,
+    };
+    let info = fairbench::report::RunInfo {
+        label: "stall".into(),
+        workload: "stall".into(),
+        engine: "sqlite".into(),
+        target: db.display().to_string(),
+        transport: "embedded".into(),
+        percentile: 95,
+        options: vec![],
+        kinds: vec![],
+    };
+    let rec = Recorder::begin(Begin { path: &store, info: &info, cfg: &cfg, levels: &[4], tag: "", table_prefix: "", sample_period: Duration::from_secs(1) }).expect("results store");
+    let mut sink = rec.sink();
+    let r = run_level(Arc::new(stall::Stall), cfg.clone(), &rc, &mut *sink).expect("run");
+    sink.summary(&r, &info);
+    rec.finish(&Ok(()));
+    let c = fairbench::store::open(&store, false).unwrap();
+    let run = fairbench::store::load(&c, rec.run_id(), false).unwrap().unwrap();
+    let ivs = &run.levels[0].intervals;
+    assert!(ivs.len() >= 4, "{ivs:?}");
+    let cores = fairbench::env::cpus() as f64;
+    for i in ivs {
+        let used = i.cpu_s / i.secs;
+        assert!(used <= cores * 1.1, "interval at {:.0}s: {used:.2} cores on {cores} cores\n{ivs:#?}", i.t);
+    }
+    // The spinning clients used CPU in every interval, the stalled ones included (read late,
+    // those got next to none: their CPU went to the first interval reported).
+    assert!(ivs.iter().all(|i| i.cpu_s > 0.05 * i.secs), "{ivs:#?}");
+}
+
+/// A workload whose client 0 blocks its thread for 2.5 s once (as a SQLite call waiting in
+/// the busy handler did) while the others burn CPU.
+mod stall {
+    use fairbench::error::Result;
+    use fairbench::target::{Conn, ConnConfig, DbResult, StatementSet};
+    use fairbench::workload::{Counters, TableState, Workload};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    pub struct Stall;
+
+    impl Workload for Stall {
+        /// (client id, stalled already)
+        type Client = (usize, bool);
+
+        fn statements(&self) -> Arc<StatementSet> {
+            Arc::new(StatementSet::default())
+        }
+
+        fn new_client(&self, id: usize, _clients: usize) -> (usize, bool) {
+            (id, false)
+        }
+
+        async fn event(&self, _conn: &mut Conn, c: &mut (usize, bool), _q: &mut Counters, _retry: bool) -> DbResult<()> {
+            if c.0 == 0 && !c.1 {
+                c.1 = true;
+                std::thread::sleep(Duration::from_millis(2500));
+            } else {
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_millis(2) {
+                    std::hint::spin_loop();
+                }
+            }
+            Ok(())
+        }
+
+        async fn after_error(&self, _conn: &mut Conn, _c: &mut (usize, bool)) {}
+
+        fn label(&self, _cfg: &ConnConfig) -> String {
+            "stall".into()
+        }
+
+        fn options(&self, _cfg: &ConnConfig) -> Vec<(String, String)> {
+            vec![]
+        }
+
+        async fn table_state(&self, _cfg: &Arc<ConnConfig>) -> Result<TableState> {
+            Ok(TableState::Ready)
+        }
+
+        async fn prepare(&self, _cfg: Arc<ConnConfig>, _threads: usize, _quiet: bool) -> Result<()> {
+            Ok(())
+        }
+
+        async fn cleanup(&self, _cfg: Arc<ConnConfig>, _threads: usize, _quiet: bool) -> Result<()> {
+            Ok(())
+        }
+
+        async fn prewarm(&self, _cfg: Arc<ConnConfig>, _quiet: bool) -> Result<()> {
+            Ok(())
+        }
+    }
 }

@@ -294,7 +294,7 @@ const SATURATED_INTERVAL: f64 = 0.9;
 /// Measured intervals where the client's own CPU was at or above
 /// `SATURATED_INTERVAL` of its cores, merged into spans: (from s, to s, peak cores).
 /// Warmup is not measured, and intervals under half a second are left out:
-/// the CPU is read when the interval is reported, so over a short one the
+/// the CPU is read a little after each boundary, so over a short one the
 /// ratio is mostly timing noise.
 pub fn saturated_spans(l: &LevelRec, cores: usize) -> Vec<(f64, f64, f64)> {
     let limit = SATURATED_INTERVAL * cores as f64;

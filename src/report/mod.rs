@@ -123,6 +123,7 @@ pub fn interval_json(iv: &Interval, percentile: u32, rate_mode: bool) -> Value {
         "queue_length": if rate_mode { json!(w.queue_len) } else { Value::Null },
         "concurrency": if rate_mode { json!(w.busy) } else { Value::Null },
         "dropped": w.dropped,
+        "cpu_cores": (iv.cpu_user_s + iv.cpu_sys_s) / s,
     })
 }
 
