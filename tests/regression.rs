@@ -31,6 +31,15 @@ fn lite_json_run(dir: &Path, args: &[&str]) -> (Vec<Value>, Value) {
     (intervals, summary.into_iter().next().unwrap())
 }
 
+/// The stored record of the last run in `dir`'s results store, as `results export` writes it.
+fn last_stored_run(dir: &Path) -> Value {
+    let mut cmd = fairbench();
+    cmd.current_dir(dir).args(["results", "export", "last"]);
+    let out = run_ok(&mut cmd);
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("results export is not JSON ({e})\n{}", stdout(&out)));
+    v["runs"][0].clone()
+}
+
 // Four SQLite writers queued in SQLite's busy handler, whose sleep-and-poll back-off is
 // unfair: one writer waited 3 to 10 s while the others went again and again, so the run
 // reported max latencies of seconds and a per-thread events stddev of 45 to 110% of the mean
@@ -47,6 +56,57 @@ fn sqlite_writers_starved_in_the_busy_handler() {
     // Before: 3,000 to 10,000 ms. After: tens of ms (one commit's fsync per writer ahead).
     assert!(max < 1000.0, "max latency {max} ms: a writer waited seconds for the write lock\n{s:#}");
     assert!(sd < 0.10 * avg, "events per thread {avg:.1} +- {sd:.1}: the writers did not take turns fairly\n{s:#}");
+}
+
+// The embedded default counted SQLite's own work as the client's: a CPU-bound SQLite run
+// ended with "[WARNING] client-saturation", and the console said "Client CPU". The process's
+// CPU is now reported as client and engine together, and draws no client-saturation finding.
+#[test]
+fn embedded_engine_cpu_reported_as_client_saturation() {
+    let dir = lite_dir("engine-cpu");
+    // Read-only: no fsync to wait for, so the four clients keep both cores busy.
+    let (intervals, s) = lite_json_run(dir.path(), &["oltp_read_only", "--threads", "4", "--time", "5", "--table-size", "10000"]);
+    assert_eq!(s["client_cpu"]["includes_engine"], true, "{s:#}");
+    let cores = fairbench::env::cpus() as f64;
+    for iv in &intervals {
+        let c = iv["cpu_cores"].as_f64().unwrap_or_else(|| panic!("no cpu_cores in {iv}"));
+        assert!(c <= cores * 1.1, "an interval reports {c:.2} cores on {cores} cores\n{iv}");
+    }
+    let run = last_stored_run(dir.path());
+    let rules: Vec<&str> = run["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert!(!rules.contains(&"client-saturation"), "findings {rules:?}\n{:#}", run["findings"]);
+    let mut cmd = fairbench();
+    cmd.current_dir(dir.path()).args(["results", "show", "last"]);
+    let shown = stdout(&run_ok(&mut cmd));
+    assert!(shown.contains("client+engine CPU"), "{shown}");
+}
+
+// The same on a constructed record, whatever the machine's load: an embedded SQLite run whose
+// process kept both cores busy drew "client-saturation", blaming the load generator for the
+// engine's own work.
+#[test]
+fn embedded_engine_cpu_drew_a_client_saturation_finding() {
+    use fairbench::env::{Host, Server, Snapshot};
+    use fairbench::store::{IntervalRec, LevelRec, RunRecord};
+    let intervals: Vec<IntervalRec> = (0..10).map(|i| IntervalRec { seq: i, t: (i + 1) as f64, secs: 1.0, events: 3000, cpu_s: 1.98, ..IntervalRec::default() }).collect();
+    let level = LevelRec { threads: 4, status: "completed".into(), ended_at: Some("x".into()), events: 30_000, elapsed_s: 10.0, tps: 3000.0, cpu_cores: 1.95, intervals, ..LevelRec::default() };
+    let server = Server { engine: "sqlite".into(), local: true, ..Server::default() };
+    let host = Host { cpus: 2, cpus_available: 2, ..Host::default() };
+    let mut r = RunRecord {
+        id: 1,
+        engine: "sqlite".into(),
+        transport: "embedded".into(),
+        status: "completed".into(),
+        env_start: Some(Snapshot { server, host, ..Snapshot::default() }),
+        levels: vec![level],
+        ..RunRecord::default()
+    };
+    let rules = |r: &RunRecord| fairbench::audit::single(r).into_iter().map(|f| f.rule).collect::<Vec<_>>();
+    assert!(!rules(&r).iter().any(|x| x == "client-saturation"), "{:?}", rules(&r));
+    // A client on its own at that CPU is still called out.
+    r.engine = "mysql".into();
+    r.transport = "tcp".into();
+    assert!(rules(&r).iter().any(|x| x == "client-saturation"), "{:?}", rules(&r));
 }
 
 // Interval CPU was read when the reporter finished an interval, which waits for every

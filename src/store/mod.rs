@@ -180,7 +180,8 @@ pub struct LevelRec {
     pub qps_no_trx: f64,
     pub p95_ms: f64,
     pub p99_ms: f64,
-    /// Client CPU in cores (user + system seconds per second).
+    /// fairbench's CPU in cores (user + system seconds per second): the
+    /// client's, and with an embedded engine (SQLite) the engine's too.
     pub cpu_cores: f64,
     pub summary: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -717,10 +718,11 @@ pub fn show_text(r: &RunRecord) -> String {
         p(format!("  memory fit: {} ({why})", fit.name()));
         p(format!("Client: {} x {}, {} CPUs available, kernel {}", e.host.cpus, e.host.cpu_model, e.host.cpus_available, e.host.kernel));
     }
+    let cpu_of = if r.transport == "embedded" { "client+engine CPU" } else { "client CPU" };
     for l in &r.levels {
         p(String::new());
         p(format!(
-            "Level {} ({} threads, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, client CPU {:.2} cores, {:.1} s",
+            "Level {} ({} threads, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
             l.level_no,
             l.threads,
             if l.ended_at.is_none() { "not finished".to_string() } else { l.status.clone() },
