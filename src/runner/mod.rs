@@ -132,6 +132,7 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     }
     let cpu0 = process_cpu();
     let start = Instant::now();
+    let mut cpu_marks = CpuMarks { at: vec![(start, cpu0)] };
     release(&shared, start);
     sink.start(threads);
 
@@ -144,7 +145,9 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     let mut next_seq = 0usize;
     let mut prev_t = 0.0;
     while done < nworkers {
-        let msg = match rx.recv_timeout(Duration::from_millis(50)) {
+        cpu_marks.catch_up(start, rc);
+        let wait = cpu_marks.until_next(start, rc).min(Duration::from_millis(50));
+        let msg = match rx.recv_timeout(wait) {
             Ok(m) => m,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if INTERRUPTED.load(Ordering::SeqCst) {
@@ -166,7 +169,9 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
                     if !warm {
                         total.merge(&win);
                     }
-                    let iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win };
+                    cpu_marks.catch_up(start, rc);
+                    let (cpu_user_s, cpu_sys_s) = cpu_marks.over(next_seq);
+                    let iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win, cpu_user_s, cpu_sys_s };
                     prev_t = t;
                     if !rc.report_interval.is_zero() {
                         sink.interval(&iv, rate_mode);
@@ -201,6 +206,54 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     Ok(LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate })
 }
 
+/// Process CPU read by the reporter at every report boundary. A worker
+/// thread blocked inside a SQLite call holds back its windows, so an
+/// interval can be complete seconds after its end; CPU read only then would
+/// pile several intervals' CPU into one (2.75 cores on a 2-core machine).
+/// The reporter is never blocked by a client, so it reads the CPU close to
+/// each boundary, and each interval gets what was used between its own.
+struct CpuMarks {
+    /// (boundary, (user s, sys s)): the start, then boundary 0, 1, ...
+    at: Vec<(Instant, (f64, f64))>,
+}
+
+impl CpuMarks {
+    /// Marks for every boundary passed since the last one. A read comes a
+    /// little after its boundary (or several boundaries late, if this
+    /// thread was starved): the CPU at each boundary is interpolated
+    /// between the last mark and this read, so an interval never gets the
+    /// CPU of time outside it, and none shows more cores than were busy.
+    fn catch_up(&mut self, start: Instant, rc: &RunControl) {
+        let now = Instant::now();
+        if now < start + boundary(self.at.len() - 1, rc) {
+            return;
+        }
+        let cpu = process_cpu();
+        let (t0, c0) = *self.at.last().expect("the start mark");
+        let span = now.duration_since(t0).as_secs_f64();
+        loop {
+            let tb = start + boundary(self.at.len() - 1, rc);
+            if tb > now {
+                break;
+            }
+            let f = if span > 0.0 { tb.duration_since(t0).as_secs_f64() / span } else { 1.0 };
+            self.at.push((tb, (c0.0 + f * (cpu.0 - c0.0), c0.1 + f * (cpu.1 - c0.1))));
+        }
+    }
+
+    fn until_next(&self, start: Instant, rc: &RunControl) -> Duration {
+        (start + boundary(self.at.len() - 1, rc)).saturating_duration_since(Instant::now())
+    }
+
+    /// CPU (user s, sys s) between boundary `seq - 1` (or the start) and boundary `seq`.
+    fn over(&self, seq: usize) -> (f64, f64) {
+        match (self.at.get(seq), self.at.get(seq + 1)) {
+            (Some(a), Some(b)) => ((b.1).0 - (a.1).0, (b.1).1 - (a.1).1),
+            _ => (0.0, 0.0),
+        }
+    }
+}
+
 fn release(shared: &Shared, at: Instant) {
     *shared.go.lock().unwrap() = Some(at);
     shared.go_cv.notify_all();
@@ -229,15 +282,27 @@ struct Local {
     queue: RefCell<VecDeque<Instant>>,
     notify: tokio::sync::Notify,
     busy: Cell<u64>,
+    /// `stop` for the clients' connections, which may wait on other
+    /// threads' clients (a SQLite writer's turn).
+    halt: Arc<AtomicBool>,
+}
+
+impl Local {
+    fn end(&self) {
+        self.stop.set(true);
+        self.halt.store(true, Ordering::Relaxed);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<W>, cfg: Arc<ConnConfig>, rc: RunControl, rate: f64, qcap: usize, shared: Arc<Shared>, tx: mpsc::Sender<Msg>) {
     let set = w.statements();
+    let halt = Arc::new(AtomicBool::new(false));
     let mut conns = Vec::new();
     for &id in &ids {
         match Conn::connect(cfg.clone(), set.clone(), id).await {
-            Ok(c) => {
+            Ok(mut c) => {
+                c.stop_waits_on(halt.clone());
                 conns.push(c);
                 let _ = tx.send(Msg::Ready);
             }
@@ -255,7 +320,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         g.unwrap()
     };
     shared.started.fetch_add(1, Ordering::SeqCst);
-    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0) });
+    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0), halt });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
     let n_local = ids.len();
@@ -286,7 +351,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         let time_up = deadline.map(|d| now >= d).unwrap_or(false);
         if shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) || time_up || local.finished.get() == n_local {
             shared.stop.store(shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed), Ordering::Relaxed);
-            local.stop.set(true);
+            local.end();
             local.notify.notify_waiters();
             // The last full boundary may coincide with the deadline. A
             // client blocked inside a call (SQLite waiting for a lock) can
@@ -407,9 +472,10 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
                         }
                         retry = true;
                     }
+                    ErrKind::Stopped => break false,
                     ErrKind::Fatal | ErrKind::Connect => {
                         shared.fail(format!("fatal error in client {id}: {e}"));
-                        local.stop.set(true);
+                        local.end();
                         break false;
                     }
                 },
