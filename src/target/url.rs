@@ -286,9 +286,10 @@ fn pct_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
+        // On bytes, not on str slices: a '%' before a multi-byte character must not split it.
         if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + l);
                 i += 3;
                 continue;
             }
@@ -299,16 +300,33 @@ fn pct_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A URL with its password replaced, for error messages.
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// A URL with its password replaced, for error messages: the one after
+/// `user:` (up to the last '@', as `Target::parse` reads it, so a password
+/// holding '@' or '/' is masked whole) and any `password=` parameter.
 pub fn mask_url(s: &str) -> String {
+    let mut out = s.to_string();
     if let Some((scheme, rest)) = s.split_once("://") {
-        if let Some((userinfo, tail)) = rest.split_once('@') {
+        if let Some((userinfo, tail)) = rest.rsplit_once('@') {
             if let Some((u, _)) = userinfo.split_once(':') {
-                return format!("{scheme}://{u}:****@{tail}");
+                out = format!("{scheme}://{u}:****@{tail}");
             }
         }
     }
-    s.to_string()
+    if let Some((head, query)) = out.split_once('?') {
+        let params: Vec<String> = query
+            .split('&')
+            .map(|kv| match kv.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=****"),
+                _ => kv.to_string(),
+            })
+            .collect();
+        out = format!("{head}?{}", params.join("&"));
+    }
+    out
 }
 
 /// Keep `Error` in scope for callers that build targets from options.
