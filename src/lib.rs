@@ -47,7 +47,7 @@ pub fn main_entry() -> i32 {
             return exit::USAGE;
         }
         Err(e) => {
-            eprintln!("fairbench: {}", cli::error_line(&e));
+            eprintln!("fairbench: {}", error::one_line(&cli::error_line(&e)));
             return exit::USAGE;
         }
     };
@@ -56,7 +56,7 @@ pub fn main_entry() -> i32 {
         Ok(()) => exit::OK,
         Err(e) => {
             if !matches!(e, Error::Interrupted) {
-                eprintln!("fairbench: {e}");
+                eprintln!("fairbench: {}", error::one_line(&e.to_string()));
             }
             e.exit_code()
         }

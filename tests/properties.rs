@@ -21,7 +21,7 @@ fn config(cases: u32) -> Config {
 /// Printable text with the characters the parsers split on, plus anything else.
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
-        "[-_=,.:/@?&%+xXkKmMbBwW0-9a-zA-Z ]{0,40}",
+        "[-_=,.:/@?&%+xXkKmMbBwW0-9a-zA-Z \n\t]{0,40}",
         any::<String>(),
         "[%a-f0-9é\u{fffd}]{0,12}",
     ]
@@ -277,10 +277,12 @@ proptest! {
 // Option values
 
 type StrParser = fn(&str) -> Result<String, String>;
+/// A value parser with its value thrown away: only accepted or refused matters here.
+type Check = Box<dyn Fn(&str) -> Result<(), String>>;
 
 /// Every value parser, by the option it serves.
-fn parsers() -> Vec<(&'static str, Box<dyn Fn(&str) -> Result<(), String>>)> {
-    fn erase<T: 'static>(f: fn(&str) -> Result<T, String>) -> Box<dyn Fn(&str) -> Result<(), String>> {
+fn parsers() -> Vec<(&'static str, Check)> {
+    fn erase<T: 'static>(f: fn(&str) -> Result<T, String>) -> Check {
         Box::new(move |s| f(s).map(|_| ()))
     }
     let strings: [(&str, StrParser); 21] = [
@@ -291,7 +293,7 @@ fn parsers() -> Vec<(&'static str, Box<dyn Fn(&str) -> Result<(), String>>)> {
         ("mysql-ignore-errors", values::mysql_error_codes), ("pgsql-ignore-errors", values::sqlstates), ("tables", |s| values::positive32(s).map(|n| n.to_string())),
         ("percentile", |s| values::percentile(s).map(|n| n.to_string())), ("warehouses", |s| values::warehouses(s).map(|n| n.to_string())),
     ];
-    let mut v: Vec<(&'static str, Box<dyn Fn(&str) -> Result<(), String>>)> = strings.into_iter().map(|(n, f)| (n, erase(f))).collect();
+    let mut v: Vec<(&'static str, Check)> = strings.into_iter().map(|(n, f)| (n, erase(f))).collect();
     v.push(("threads", erase(values::parse_levels)));
     v.push(("table-size", erase(values::table_size)));
     v.push(("skip-trx", erase(values::parse_bool)));

@@ -138,3 +138,14 @@ fn enumerated_options_are_checked_when_parsed() {
         refused(&["run", opt, v], &[opt, v, "use"]);
     }
 }
+
+// A label holding a newline printed its error over two lines (the label is quoted as typed);
+// so did any other message quoting a value, such as a bad URL's.
+#[test]
+fn label_with_a_control_character_gives_one_line() {
+    refused(&["explain", "OLTP_RW-x\ny"], &["OLTP_RW-x\\ny"]);
+    refused(&["run", "OLTP_RW-10Kx1tab-x\ny"], &["invalid label"]);
+    refused(&["run", "--rand-type", "uni\nform"], &["--rand-type", "uni\\nform"]);
+    // Found by the URL property test: the same in a URL's error message.
+    refused(&["run", "--target", "mysql://h/db?a\nb=1"], &["bad target URL"]);
+}

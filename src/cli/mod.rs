@@ -282,7 +282,7 @@ pub fn error_line(e: &clap::Error) -> String {
         _ => None,
     };
     let arg = text(ContextKind::InvalidArg).map(|a| a.split([' ', '=']).next().unwrap_or_default().to_string());
-    let value = text(ContextKind::InvalidValue).map(|v| v.escape_debug().to_string());
+    let value = text(ContextKind::InvalidValue).map(|v| crate::error::one_line(&v).into_owned());
     match (e.kind(), arg, value) {
         (ErrorKind::ValueValidation, Some(arg), Some(value)) => {
             let why = std::error::Error::source(e).map(|s| s.to_string()).unwrap_or_else(|| "invalid value".into());

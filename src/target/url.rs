@@ -5,7 +5,6 @@
 //! password must never reach a `Display` impl.
 
 use crate::error::{Error, Result};
-use crate::usage;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,9 +43,8 @@ impl SslMode {
             "verify_ca" => SslMode::VerifyCa,
             "verify_identity" | "verify_full" => SslMode::VerifyIdentity,
             _ => {
-                return Err(usage!(
-                    "unknown ssl mode '{s}': use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY"
-                ))
+                let msg = format!("unknown ssl mode '{s}': use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY");
+                return Err(Error::Usage(crate::error::one_line(&msg).into_owned()));
             }
         })
     }
@@ -139,7 +137,8 @@ impl Target {
 
     pub fn parse(s: &str) -> Result<Target> {
         let bad = |why: &str| {
-            usage!("bad target URL '{}': {why}; expected mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or sqlite:PATH", mask_url(s))
+            let msg = format!("bad target URL '{}': {why}; expected mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or sqlite:PATH", mask_url(s));
+            Error::Usage(crate::error::one_line(&msg).into_owned())
         };
         let (scheme, rest) = s.split_once(':').ok_or_else(|| bad("no scheme"))?;
         let engine = match scheme.to_ascii_lowercase().as_str() {
