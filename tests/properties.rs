@@ -359,10 +359,11 @@ proptest! {
     }
 
     #[test]
-    fn seconds_round_trip(f in 0.0f64..1e12) {
+    fn seconds_and_rates_round_trip(f in 0.0f64..=values::MAX_SECONDS, r in values::MIN_RATE..=values::MAX_RATE) {
         prop_assert_eq!(values::seconds(&f.to_string()), Ok(f));
-        prop_assert_eq!(values::rate(&f.to_string()), Ok(f));
+        prop_assert_eq!(values::rate(&r.to_string()), Ok(r));
         prop_assert!(values::seconds(&(-f - 0.5).to_string()).is_err());
+        prop_assert!(values::rate(&(-r).to_string()).is_err());
     }
 
     #[test]

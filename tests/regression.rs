@@ -149,3 +149,28 @@ fn label_with_a_control_character_gives_one_line() {
     // Found by the URL property test: the same in a URL's error message.
     refused(&["run", "--target", "mysql://h/db?a\nb=1"], &["bad target URL"]);
 }
+
+// Values too large or too small for a duration panicked while the run built its timers
+// (`--warmup-time 1e300`, `--pause 1e300`, `--rate 1e-300`: the gap between arrivals), or ran
+// far past their end (`--rand-spec-iter 4294967295` spent minutes on each random number).
+#[test]
+fn numbers_beyond_what_a_run_can_use_are_refused() {
+    for (opt, v) in [("--time", "1e300"), ("--warmup-time", "1e300"), ("--pause", "1e300"), ("--rate", "1e-300"), ("--rate", "1e300"), ("--rand-spec-iter", "4294967295"), ("--client-threads", "100000000")] {
+        refused(&["run", opt, v, "--table-size", "100"], &[opt, v]);
+    }
+}
+
+// `--rate` above what the arrival generator could produce never let the clients, the reporter
+// or the stop flag run: `--time 1` went on until killed.
+#[test]
+fn rate_above_what_the_client_can_generate_still_stops_on_time() {
+    let dir = tempfile::Builder::new().prefix("fb-regr-rate-").tempdir().expect("temp dir");
+    let target = format!("sqlite:{}", dir.path().join("bench.sqlite").display());
+    let mut cmd = fairbench();
+    cmd.current_dir(dir.path()).args(["run", "--target", &target, "--table-size", "100", "--rate", "1e9", "--time", "1", "--no-save"]);
+    let started = std::time::Instant::now();
+    let out = run_within(&mut cmd, Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(started.elapsed() < Duration::from_secs(30), "a 1 s run took {:?}\n{}", started.elapsed(), show(&out));
+    assert_no_panic(&out);
+}

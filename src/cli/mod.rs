@@ -155,7 +155,7 @@ pub struct RandArgs {
     /// Seed (0: from the clock, so runs differ)
     #[arg(long, default_value_t = 0, value_parser = values::uint64)]
     pub rand_seed: u64,
-    #[arg(long, default_value_t = 12, value_parser = values::positive32)]
+    #[arg(long, default_value_t = 12, value_parser = values::spec_iter)]
     pub rand_spec_iter: u32,
     #[arg(long, default_value_t = 1.0, value_parser = values::percent)]
     pub rand_spec_pct: f64,
@@ -201,7 +201,7 @@ pub struct ControlArgs {
     #[arg(long, default_value = "text", value_parser = values::output)]
     pub output: String,
     /// OS threads for network clients (default: CPU count)
-    #[arg(long, value_parser = values::positive_usize)]
+    #[arg(long, value_parser = values::client_threads)]
     pub client_threads: Option<usize>,
     /// Rate mode: events that may wait for a free client before arrivals are dropped
     #[arg(long, default_value_t = 131072, value_parser = values::positive_usize)]
@@ -410,26 +410,12 @@ impl Plan {
     pub fn new(command: &str, args: BenchArgs) -> Result<Plan> {
         let r = &args.rand;
         let kind: RandType = r.rand_type.parse().map_err(|e: String| Error::Usage(format!("--rand-type: {e}")))?;
-        if !(r.rand_pareto_h > 0.0 && r.rand_pareto_h < 1.0) {
-            return Err(usage!("--rand-pareto-h must be between 0 and 1 (exclusive), got {}", r.rand_pareto_h));
-        }
-        if !(0.0..=100.0).contains(&r.rand_spec_res) || !(0.0..=100.0).contains(&r.rand_spec_pct) || r.rand_spec_iter == 0 {
-            return Err(usage!("--rand-spec-res and --rand-spec-pct are percentages (0..100) and --rand-spec-iter at least 1"));
-        }
         let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
         dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
+        // Each value was checked alone when parsed (cli::values); what is left are combinations.
         let c = &args.control;
-        if c.time < 0.0 || c.warmup_time < 0.0 || c.rate < 0.0 || c.report_interval < 0.0 || c.pause < 0.0 {
-            return Err(usage!("--time, --warmup-time, --rate, --report-interval and --pause must not be negative"));
-        }
         if c.time == 0.0 && c.events == 0 && command == "run" {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
-        }
-        if !["text", "json"].contains(&c.output.as_str()) {
-            return Err(usage!("--output={}: use text or json", c.output));
-        }
-        if !(1..=100).contains(&c.percentile) {
-            return Err(usage!("--percentile must be between 1 and 100"));
         }
         let workload = args.workload.clone();
         if !crate::workload::oltp::TESTS.contains(&workload.as_str()) && workload != "tpcc" {

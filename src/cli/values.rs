@@ -120,6 +120,17 @@ pub fn positive_usize(s: &str) -> Result<usize, String> {
     whole(s, 1, usize::MAX as u64)
 }
 
+/// OS threads for network clients: each is a real thread, so a typo must not ask for millions.
+pub fn client_threads(s: &str) -> Result<usize, String> {
+    whole(s, 1, 4096)
+}
+
+/// Iterations of sysbench's "special" distribution, run for every random
+/// number: beyond a few hundred it only slows the client down.
+pub fn spec_iter(s: &str) -> Result<u32, String> {
+    whole(s, 1, 1000)
+}
+
 pub fn percentile(s: &str) -> Result<u32, String> {
     whole(s, 1, 100)
 }
@@ -148,13 +159,25 @@ fn finite(s: &str) -> Option<f64> {
     s.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-/// Durations and rates: 0 or more (0 means "none" or "no limit" for these options).
+/// Longest duration option, about three years: far beyond any benchmark, and
+/// well within what `Duration` and `Instant` arithmetic can hold.
+pub const MAX_SECONDS: f64 = 1e8;
+
+/// Durations (0 means "none" or "no limit" for these options).
 pub fn seconds(s: &str) -> Result<f64, String> {
-    finite(s).filter(|v| *v >= 0.0).ok_or_else(|| "use a number of seconds, 0 or more (e.g. 10 or 0.5)".to_string())
+    finite(s).filter(|v| (0.0..=MAX_SECONDS).contains(v)).ok_or_else(|| format!("use a number of seconds from 0 to {MAX_SECONDS} (e.g. 10 or 0.5)"))
 }
 
+/// Open-loop rate bounds: the gap between arrivals, drawn from an
+/// exponential distribution, stays a representable duration at the low end;
+/// at the high end no client could keep up anyway.
+pub const MIN_RATE: f64 = 0.001;
+pub const MAX_RATE: f64 = 1e9;
+
 pub fn rate(s: &str) -> Result<f64, String> {
-    finite(s).filter(|v| *v >= 0.0).ok_or_else(|| "use a number of events per second, 0 or more (0: closed loop)".to_string())
+    finite(s)
+        .filter(|v| *v == 0.0 || (MIN_RATE..=MAX_RATE).contains(v))
+        .ok_or_else(|| format!("use events per second from {MIN_RATE} to {MAX_RATE}, or 0 for a closed loop"))
 }
 
 /// A percentage as a real number, 0 to 100.
