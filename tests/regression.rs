@@ -174,3 +174,12 @@ fn rate_above_what_the_client_can_generate_still_stops_on_time() {
     assert!(started.elapsed() < Duration::from_secs(30), "a 1 s run took {:?}\n{}", started.elapsed(), show(&out));
     assert_no_panic(&out);
 }
+
+// `--range-size`, `--update-range-size` and `--delta` near i64::MAX overflowed `id + width - 1`
+// in every client (a panic per worker in debug builds, and the command still exited 0).
+#[test]
+fn row_widths_beyond_any_table_are_refused() {
+    for opt in ["--range-size", "--update-range-size", "--delta"] {
+        refused(&["run", opt, "9223372036854775807", "--table-size", "100"], &[opt, "9007199254740992"]);
+    }
+}

@@ -37,8 +37,7 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         return Err(bad());
     }
     let v = num.parse::<f64>().map_err(|_| bad())? * mul;
-    // 2^53: beyond it f64 no longer holds every whole number.
-    if v.fract() != 0.0 || v > 9_007_199_254_740_992.0 {
+    if v.fract() != 0.0 || v > MAX_ROWS as f64 {
         return Err(bad());
     }
     Ok(v as u64)
@@ -97,7 +96,7 @@ fn whole<T: TryFrom<u64>>(s: &str, min: u64, max: u64) -> Result<T, String> {
     let n = s.trim().parse::<u64>().ok().filter(|n| (min..=max).contains(n));
     match n.and_then(|n| T::try_from(n).ok()) {
         Some(v) => Ok(v),
-        None if max >= u32::MAX as u64 => Err(format!("use a whole number, {min} or more")),
+        None if max >= u32::MAX as u64 && max != MAX_ROWS => Err(format!("use a whole number, {min} or more")),
         None => Err(format!("use a whole number from {min} to {max}")),
     }
 }
@@ -109,6 +108,16 @@ pub fn uint32(s: &str) -> Result<u32, String> {
 
 pub fn uint64(s: &str) -> Result<u64, String> {
     whole(s, 0, u64::MAX)
+}
+
+/// Most rows a count or a width of rows may name: 2^53, where f64 (sizes
+/// such as 1.5M) stops holding every whole number and far below where the
+/// id arithmetic (`id + width - 1` on i64) could overflow.
+pub const MAX_ROWS: u64 = 1 << 53;
+
+/// A number of rows, 0 allowed (range widths, ids per update).
+pub fn rows(s: &str) -> Result<u64, String> {
+    whole(s, 0, MAX_ROWS)
 }
 
 /// Counts that make no sense at 0 (tables, warehouses, ids per query ...).

@@ -14,7 +14,7 @@ pub struct OltpArgs {
     #[arg(long, default_value = "10000", value_parser = values::table_size)]
     pub table_size: u64,
     /// Rows per range query
-    #[arg(long, default_value_t = 100, value_parser = values::uint64)]
+    #[arg(long, default_value_t = 100, value_parser = values::rows)]
     pub range_size: u64,
     /// Point SELECTs per event
     #[arg(long, value_parser = values::uint32)]
@@ -86,7 +86,7 @@ pub struct OltpArgs {
     #[arg(long, default_value = "c")]
     pub select_cols: String,
     /// Rows changed per UPDATE (0/1: one row by id, N: id BETWEEN ? AND ?+N-1)
-    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
+    #[arg(long, default_value_t = 0, value_parser = values::rows)]
     pub update_range_size: u64,
     /// How prepare loads rows: auto, infile (LOAD DATA LOCAL), insert (multi-row INSERT), copy
     #[arg(long, default_value = "auto", value_parser = values::load_mode)]
@@ -122,6 +122,6 @@ pub struct OltpArgs {
     #[arg(long, default_value_t = 10, value_parser = values::positive32)]
     pub number_of_ranges: u32,
     /// select_random_ranges: width of each range
-    #[arg(long, default_value_t = 5, value_parser = values::uint64)]
+    #[arg(long, default_value_t = 5, value_parser = values::rows)]
     pub delta: u64,
 }
