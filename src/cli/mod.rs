@@ -321,7 +321,7 @@ pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::res
             Ok(s) => out.push(s),
             Err(raw) => {
                 let after = match out.last() {
-                    Some(prev) if out.len() > 1 && prev.starts_with("--") && !prev.contains('=') => format!(" (the value of {prev})"),
+                    Some(prev) if out.len() > 1 && prev.starts_with("--") && !prev.contains('=') => format!(" (after {prev})"),
                     _ => String::new(),
                 };
                 return Err(format!("argument {}{after} is not valid UTF-8: give options, labels, URLs and paths as UTF-8 text", raw.as_encoded_bytes().escape_ascii()));
