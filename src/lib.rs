@@ -28,13 +28,28 @@ use workload::{TableState, Workload};
 
 /// Parse the command line, run, and turn the outcome into an exit code.
 pub fn main_entry() -> i32 {
-    let argv: Vec<String> = std::env::args().collect();
+    let argv = match cli::args_utf8(std::env::args_os()) {
+        Ok(a) => a,
+        Err(why) => {
+            eprintln!("fairbench: {why}");
+            return exit::USAGE;
+        }
+    };
     let cli = match cli::parse(argv) {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+        // --help and --version: clap prints them as they are.
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return code;
+            return exit::OK;
+        }
+        // A bare `fairbench`: the help is the answer, but nothing was run.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return exit::USAGE;
+        }
+        Err(e) => {
+            eprintln!("fairbench: {}", error::one_line(&cli::error_line(&e)));
+            return exit::USAGE;
         }
     };
     runner::install_signal_handlers();
@@ -42,7 +57,7 @@ pub fn main_entry() -> i32 {
         Ok(()) => exit::OK,
         Err(e) => {
             if !matches!(e, Error::Interrupted) {
-                eprintln!("fairbench: {e}");
+                eprintln!("fairbench: {}", error::one_line(&e.to_string()));
             }
             e.exit_code()
         }

@@ -396,6 +396,10 @@ async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed:
         next += Duration::from_secs_f64(gap);
         if next > Instant::now() {
             tokio::time::sleep_until(tokio::time::Instant::from_std(next)).await;
+        } else {
+            // Behind schedule (a rate above what this loop can generate): without a yield it
+            // would never give the clients, the reporter or the stop flag a turn.
+            tokio::task::yield_now().await;
         }
         if local.stop.get() {
             break;
