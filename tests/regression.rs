@@ -1,13 +1,16 @@
-//! One test per bug fixed, named after what broke; each says what it was.
-//! One test per bug fixed, named after what broke, with a comment saying what it was.
-//! Each test fails on the code before its fix.
-//! One test per bug that was fixed, named after what broke (ripgrep's manner).
-//! Each block is headed by a one-line comment naming its area.
+//! One test per bug fixed, named after what broke (ripgrep's manner): a comment on each
+//! says what it was, and each fails on the code before its fix. Blocks are headed by a
+//! one-line comment naming their area.
 
 mod common;
 
 use common::*;
 use serde_json::Value;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 // Records that mislead, rate mode, and TPC-C interop wording.
 
@@ -221,8 +224,6 @@ fn tpcc_run_records_the_size_of_tpcc_tables_not_sbtest() {
     assert!(options.get("workload-args").is_none() && options.get("tables").is_none(), "{options}");
     assert_eq!(options["warehouses"], "1", "{options}");
 }
-use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 // Embedded SQLite (issue 14): writers take turns, and the process's CPU is client and engine.
 
@@ -446,10 +447,8 @@ mod stall {
         async fn prewarm(&self, _cfg: Arc<ConnConfig>, _quiet: bool) -> Result<()> {
             Ok(())
         }
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
-use std::process::{Command, Output};
-use std::time::Duration;
+    }
+}
 
 // ---- Bad input on the command line: one line naming the option, exit 2, no panic (issue 14)
 
