@@ -35,6 +35,29 @@ extern "C" fn on_signal(_: libc::c_int) {
     }
 }
 
+/// Whether Ctrl-C / SIGTERM arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Err(Interrupted) once Ctrl-C / SIGTERM arrived: for loops that should
+/// stop between steps.
+pub fn check_interrupt() -> Result<()> {
+    if interrupted() {
+        Err(Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Resolves once Ctrl-C / SIGTERM arrived: raced against work that may
+/// block on a server, so the command ends without waiting for it.
+pub async fn interrupt_signal() {
+    while !interrupted() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 pub fn install_signal_handlers() {
     // SAFETY: the handler only touches an atomic (async-signal-safe).
     unsafe {

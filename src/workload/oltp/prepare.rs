@@ -136,18 +136,20 @@ impl Oltp {
         let (mut present, mut missing) = (0, 0);
         let (mut short, mut largest) = (None, 0u64);
         let needs_rows = self.mix.kind != Kind::Insert || self.args.auto_inc;
+        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
         for t in self.table_names() {
-            match conn.query_strings(&format!("SELECT MAX(id) FROM {t}")).await {
-                Ok(rows) => {
-                    present += 1;
-                    let max: u64 = rows.first().and_then(|r| r[0].as_deref()).and_then(|s| s.parse().ok()).unwrap_or(0);
-                    if needs_rows && max < self.args.table_size && short.is_none() {
-                        short = Some((t.clone(), max));
-                    }
-                    largest = largest.max(max);
-                }
-                Err(_) => missing += 1,
+            if !existing.contains(&t.to_ascii_lowercase()) {
+                missing += 1;
+                continue;
             }
+            // Thousands of tables on a server take a while: stay stoppable.
+            crate::runner::check_interrupt()?;
+            let max = max_id(&mut conn, &t, None).await?;
+            present += 1;
+            if needs_rows && max < self.args.table_size && short.is_none() {
+                short = Some((t.clone(), max));
+            }
+            largest = largest.max(max);
         }
         conn.close().await;
         // Inserting workloads only add rows; the others pick ids up to
@@ -339,6 +341,24 @@ impl TableFinish {
         }
         Ok(())
     }
+}
+
+/// The tables named `prefix...` that exist, lower-cased (PostgreSQL folds
+/// unquoted names, MySQL may too).
+async fn existing_tables(conn: &mut Conn, engine: Engine, prefix: &str) -> Result<std::collections::HashSet<String>> {
+    let sql = Dialect(engine).tables_like(prefix);
+    let rows = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("listing tables: {e}")))?;
+    Ok(rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).map(|n| n.to_ascii_lowercase()).collect())
+}
+
+/// The highest id of `table` (within `range` when given), 0 when none.
+async fn max_id(conn: &mut Conn, table: &str, range: Option<(u64, u64)>) -> Result<u64> {
+    let sql = match range {
+        Some((a, b)) => format!("SELECT MAX(id) FROM {table} WHERE id BETWEEN {a} AND {b}"),
+        None => format!("SELECT MAX(id) FROM {table}"),
+    };
+    let rows = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))?;
+    Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|s| s.parse().ok()).unwrap_or(0))
 }
 
 /// One connection for admin work; failures map to exit codes.
