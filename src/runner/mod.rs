@@ -28,8 +28,11 @@ use std::time::{Duration, Instant};
 /// Set by SIGINT/SIGTERM.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// Set for commands with nothing to save: the first signal ends them.
+static EXIT_AT_ONCE: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_signal(_: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) || EXIT_AT_ONCE.load(Ordering::SeqCst) {
         // Second signal: the user means it.
         unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
     }
@@ -58,7 +61,22 @@ pub async fn interrupt_signal() {
     }
 }
 
-pub fn install_signal_handlers() {
+/// Sleeps for `d`, or less when Ctrl-C / SIGTERM arrives.
+pub fn sleep_unless_interrupted(d: Duration) {
+    let end = Instant::now() + d;
+    while !interrupted() {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+/// `at_once`: the first signal ends the process (commands with nothing in
+/// flight worth saving); otherwise the first asks to stop, the second ends it.
+pub fn install_signal_handlers(at_once: bool) {
+    EXIT_AT_ONCE.store(at_once, Ordering::SeqCst);
     // SAFETY: the handler only touches an atomic (async-signal-safe).
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
