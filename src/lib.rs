@@ -40,6 +40,7 @@ pub fn main_entry() -> i32 {
     // transaction: nothing is lost by stopping them at once.
     let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Env(_) | Cmd::Explain { .. });
     runner::install_signal_handlers(at_once);
+    runner::start_stop_watchdog();
     match run(cli) {
         Ok(()) => exit::OK,
         Err(e) => {

@@ -73,6 +73,29 @@ pub fn sleep_unless_interrupted(d: Duration) {
     }
 }
 
+/// The longest a command may take to stop after Ctrl-C / SIGTERM before the
+/// process ends without it.
+pub const STOP_LIMIT: Duration = Duration::from_millis(1900);
+
+/// Ends the process [`STOP_LIMIT`] after the first signal if the command has
+/// not ended by then: a call that cannot be abandoned from inside (an
+/// in-process SQLite statement, a server that does not answer) must not
+/// keep the user waiting. Committed work stays; the rest is rolled back by
+/// the engines, as after a lost connection.
+pub fn start_stop_watchdog() {
+    let spawned = std::thread::Builder::new().name("fb-stop".into()).spawn(|| {
+        while !interrupted() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(STOP_LIMIT);
+        eprintln!("fairbench: interrupted; stopped without waiting for the statements in flight (what they did not commit is rolled back)");
+        // SAFETY: _exit ends the process at once, which is the intent.
+        unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
+    });
+    // Without the thread, commands still stop on their own.
+    drop(spawned);
+}
+
 /// `at_once`: the first signal ends the process (commands with nothing in
 /// flight worth saving); otherwise the first asks to stop, the second ends it.
 pub fn install_signal_handlers(at_once: bool) {

@@ -54,7 +54,7 @@ impl RowSource for SbRows {
     fn next_row(&mut self, row: &mut Row) -> bool {
         // Ctrl-C ends the rows early: the bulk path commits what it has,
         // a prefix of the piece, and the loader leaves the piece unfinished.
-        let stop = self.pending % 256 == 0 && crate::runner::interrupted();
+        let stop = self.pending.is_multiple_of(256) && crate::runner::interrupted();
         if self.next > self.last || stop {
             self.progress.add(self.pending);
             self.pending = 0;
