@@ -381,6 +381,9 @@ struct Pieces {
     tables: Vec<TablePieces>,
     /// Global number of a table's first piece (each piece's RNG stream).
     per_table: u64,
+    /// (loaders at work, table) of every table with pieces to hand out:
+    /// the first is the next to serve, found without a scan of all tables.
+    open: std::collections::BTreeSet<(usize, usize)>,
 }
 
 struct TablePieces {
@@ -418,13 +421,18 @@ impl Pieces {
         let size = Self::piece_rows(rows);
         let ranges: Vec<(u64, u64)> = (0..rows.div_ceil(size)).map(|i| (i * size + 1, ((i + 1) * size).min(rows))).collect();
         let tables = (0..tables).map(|ti| TablePieces { todo: ranges.iter().copied().collect(), left: ranges.len(), active: 0, resumed: resumed[ti], next: 0 }).collect();
-        Pieces { tables, per_table: ranges.len() as u64 }
+        let open = if ranges.is_empty() { Default::default() } else { (0..resumed.len()).map(|ti| (0, ti)).collect() };
+        Pieces { tables, per_table: ranges.len() as u64, open }
     }
 
     fn take(&mut self) -> Option<Piece> {
-        let (ti, t) = self.tables.iter_mut().enumerate().filter(|(_, t)| !t.todo.is_empty()).min_by_key(|(i, t)| (t.active, *i))?;
+        let (_, ti) = self.open.pop_first()?;
+        let t = &mut self.tables[ti];
         let (first, last) = t.todo.pop_front()?;
         t.active += 1;
+        if !t.todo.is_empty() {
+            self.open.insert((t.active, ti));
+        }
         let seq = ti as u64 * self.per_table + t.next;
         t.next += 1;
         Some(Piece { table: ti, seq, first, last, resumed: t.resumed })
@@ -433,6 +441,9 @@ impl Pieces {
     /// A piece is in; true when it was its table's last.
     fn done(&mut self, ti: usize) -> bool {
         let t = &mut self.tables[ti];
+        if self.open.remove(&(t.active, ti)) {
+            self.open.insert((t.active - 1, ti));
+        }
         t.active -= 1;
         t.left -= 1;
         t.left == 0
@@ -554,4 +565,33 @@ pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
 
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
     conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pieces;
+
+    #[test]
+    fn pieces_spread_loaders_over_tables_and_keep_their_ranges() {
+        let mut p = Pieces::new(3, 250_000, &[false, true, false]);
+        // 1/16 of 250k is under the 100k cap and over the 10k floor.
+        assert_eq!(Pieces::piece_rows(250_000), 15_625);
+        let a: Vec<_> = (0..3).map(|_| p.take().unwrap()).collect();
+        // Three loaders start on three tables, at each table's first piece.
+        assert_eq!(a.iter().map(|x| (x.table, x.first)).collect::<Vec<_>>(), vec![(0, 1), (1, 1), (2, 1)]);
+        assert!(a[1].resumed && !a[0].resumed);
+        // A loader done with its piece stays on its table.
+        assert!(!p.done(1));
+        let b = p.take().unwrap();
+        assert_eq!((b.table, b.first, b.last, b.seq), (1, 15_626, 31_250, 17));
+        // Every piece of every table is handed out once, the last one ending at the table size.
+        let mut n = 4;
+        let mut last = 0;
+        while let Some(x) = p.take() {
+            n += 1;
+            last = last.max(x.last);
+        }
+        assert_eq!((n, last), (48, 250_000));
+        assert_eq!(Pieces::new(2, 0, &[false, false]).take().map(|x| x.table), None);
+    }
 }
