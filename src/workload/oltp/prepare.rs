@@ -311,6 +311,7 @@ impl Oltp {
         let d = Dialect(self.engine);
         for i in 1..=n {
             let t = format!("{}{i}", self.args.table_name);
+            crate::runner::check_interrupt()?;
             if !quiet {
                 println!("Dropping table '{t}'...");
             }
@@ -328,6 +329,7 @@ impl Oltp {
                 println!("Prewarming table '{t}'...");
             }
             for sql in d.prewarm_queries(&t) {
+                crate::runner::check_interrupt()?;
                 ddl(&mut conn, &sql).await?;
             }
         }
