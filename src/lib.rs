@@ -179,7 +179,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> R
         if i > 0 && c.pause > 0.0 {
             runner::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
         }
-        if runner::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        // Stopped between levels (during --pause): the sweep is cut short.
+        if runner::interrupted() {
+            outcome = Err(Error::Interrupted);
             break;
         }
         if !json {

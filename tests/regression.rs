@@ -193,6 +193,20 @@ mod interrupts {
         assert!(out.contains("SQL statistics"), "no summary after SIGTERM:\n{out}");
     }
 
+    /// Ctrl-C during a sweep's `--pause` waited the pause out, then exited 0.
+    #[test]
+    fn sweep_pause_ignored_sigint_and_exited_0() {
+        let dir = tmp("sweep-pause");
+        let target = format!("sqlite:{}", dir.path().join("p.db").display());
+        run_ok(in_dir(&dir).args(["prepare", "oltp_point_select", "--target", &target, "--table-size", "1000"]));
+        let mut bg = Bg::spawn(in_dir(&dir).args(["run", "oltp_point_select", "--target", &target, "--table-size", "1000", "--no-save", "--threads", "1,2", "--pause", "60", "--time", "1"]));
+        bg.wait_for("Threads fairness", Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(300));
+        let (st, _, out, _) = bg.stop(libc::SIGINT, Duration::from_secs(2));
+        assert_eq!(st.code(), Some(130), "exit status after SIGINT: {st}\n{out}");
+        assert_eq!(out.matches("Threads fairness").count(), 1, "the second level ran:\n{out}");
+    }
+
     /// A run over 99999 tables on an empty SQLite file spun for minutes
     /// before its first line (statements de-duplicated by a scan per add,
     /// tables probed one by one) and ignored SIGTERM meanwhile.
