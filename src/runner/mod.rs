@@ -28,14 +28,78 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+/// Set for commands with nothing to save: the first signal ends them.
+static EXIT_AT_ONCE: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_signal(_: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) || EXIT_AT_ONCE.load(Ordering::SeqCst) {
         // Second signal: the user means it.
         unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
     }
 }
 
-pub fn install_signal_handlers() {
+/// Whether Ctrl-C / SIGTERM arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Err(Interrupted) once Ctrl-C / SIGTERM arrived: for loops that should
+/// stop between steps.
+pub fn check_interrupt() -> Result<()> {
+    if interrupted() {
+        Err(Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Resolves once Ctrl-C / SIGTERM arrived: raced against work that may
+/// block on a server, so the command ends without waiting for it.
+pub async fn interrupt_signal() {
+    while !interrupted() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Sleeps for `d`, or less when Ctrl-C / SIGTERM arrives.
+pub fn sleep_unless_interrupted(d: Duration) {
+    let end = Instant::now() + d;
+    while !interrupted() {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+/// The longest a command may take to stop after Ctrl-C / SIGTERM before the
+/// process ends without it.
+pub const STOP_LIMIT: Duration = Duration::from_millis(1900);
+
+/// Ends the process [`STOP_LIMIT`] after the first signal if the command has
+/// not ended by then: a call that cannot be abandoned from inside (an
+/// in-process SQLite statement, a server that does not answer) must not
+/// keep the user waiting. Committed work stays; the rest is rolled back by
+/// the engines, as after a lost connection.
+pub fn start_stop_watchdog() {
+    let spawned = std::thread::Builder::new().name("fb-stop".into()).spawn(|| {
+        while !interrupted() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(STOP_LIMIT);
+        eprintln!("fairbench: interrupted; stopped without waiting for the statements in flight (what they did not commit is rolled back)");
+        // SAFETY: _exit ends the process at once, which is the intent.
+        unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
+    });
+    // Without the thread, commands still stop on their own.
+    drop(spawned);
+}
+
+/// `at_once`: the first signal ends the process (commands with nothing in
+/// flight worth saving); otherwise the first asks to stop, the second ends it.
+pub fn install_signal_handlers(at_once: bool) {
+    EXIT_AT_ONCE.store(at_once, Ordering::SeqCst);
     // SAFETY: the handler only touches an atomic (async-signal-safe).
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
@@ -387,31 +451,44 @@ fn send_window(local: &Local, tx: &mpsc::Sender<Msg>, seq: usize) {
 
 /// Poisson arrivals for this worker's share of `--rate`, at their intended
 /// times (computed from the schedule, not from when the timer fired).
+///
+/// When the schedule is behind and the queue is full, every arrival up to
+/// now is dropped: they are counted from the time behind and the rate
+/// instead of drawn one loop turn each (a rate of 1e9/s would otherwise
+/// keep this task busy forever and starve the ticker on its thread).
 async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed: u64) {
     let mut rng = Rng::from_seed(seed, u32::MAX as u64 - 7);
     let mut next = start;
+    // Turns since this task last suspended: the ticker and the clients
+    // share this thread, so a schedule that is behind must still yield.
+    let mut turns = 0u32;
     loop {
         let u = rng.uniform_double();
         let gap = -(1.0 - u).ln() / rate;
         next += Duration::from_secs_f64(gap);
-        if next > Instant::now() {
+        let now = Instant::now();
+        if next > now {
             tokio::time::sleep_until(tokio::time::Instant::from_std(next)).await;
+            turns = 0;
         } else {
-            // Behind schedule (a rate above what this loop can generate): without a yield it
-            // would never give the clients, the reporter or the stop flag a turn.
-            tokio::task::yield_now().await;
+            turns += 1;
+            if turns >= 64 {
+                tokio::task::yield_now().await;
+                turns = 0;
+            }
         }
         if local.stop.get() {
             break;
         }
-        let mut q = local.queue.borrow_mut();
-        if q.len() >= cap {
-            local.window.borrow_mut().dropped += 1;
-        } else {
-            q.push_back(next);
-            drop(q);
-            local.notify.notify_one();
+        if local.queue.borrow().len() >= cap {
+            let now = Instant::now();
+            let behind = now.saturating_duration_since(next).as_secs_f64();
+            local.window.borrow_mut().dropped += 1 + (behind * rate) as u64;
+            next = next.max(now);
+            continue;
         }
+        local.queue.borrow_mut().push_back(next);
+        local.notify.notify_one();
     }
 }
 

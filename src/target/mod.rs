@@ -52,14 +52,21 @@ pub struct Statement {
 #[derive(Clone, Debug, Default)]
 pub struct StatementSet {
     stmts: Vec<Statement>,
+    /// Ids by hash of their SQL: a workload over 100k tables adds a million
+    /// statements, and a scan for duplicates per add grew with their square.
+    by_hash: std::collections::HashMap<u64, Vec<u32>>,
 }
 
 impl StatementSet {
     pub fn add(&mut self, sql: impl Into<String>, returns_rows: bool) -> StmtId {
+        use std::hash::{BuildHasher, BuildHasherDefault};
         let sql = sql.into();
-        if let Some(i) = self.stmts.iter().position(|s| s.sql == sql) {
-            return StmtId(i as u32);
+        let h = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(&sql);
+        let same = self.by_hash.entry(h).or_default();
+        if let Some(&i) = same.iter().find(|&&i| self.stmts[i as usize].sql == sql) {
+            return StmtId(i);
         }
+        same.push(self.stmts.len() as u32);
         self.stmts.push(Statement { sql, returns_rows });
         StmtId(self.stmts.len() as u32 - 1)
     }
