@@ -226,6 +226,11 @@ impl MyFast {
         let charset = if old { 33 } else { UTF8MB4_GENERAL_CI };
         let encrypted = tls_cfg.is_some();
         if let Some(tc) = tls_cfg {
+            if c.r.pos < c.r.data.len() {
+                // Bytes after the greeting did not come through TLS: refuse
+                // them rather than read them later as the server's.
+                return Err(DbError { kind: ErrKind::Connect, code: "2026".into(), message: "the server sent unencrypted data before TLS started".into() });
+            }
             // SSLRequest: the first 32 bytes of the handshake response;
             // the whole response follows inside TLS.
             c.w.clear();
