@@ -497,12 +497,6 @@ impl Tls {
     }
 }
 
-impl std::fmt::Debug for Tls {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Tls({})", if self.tls13 { "1.3" } else { "1.2" })
-    }
-}
-
 /// Whether an error from the lean client's handshake is the TLS setup
 /// failing (so PREFERRED may try again without it).
 pub fn is_tls_failure(e: &DbError) -> bool {
