@@ -233,24 +233,14 @@ impl MyFast {
             }
             // SSLRequest: the first 32 bytes of the handshake response;
             // the whole response follows inside TLS.
-            c.w.clear();
-            c.w.extend_from_slice(&[0; 4]);
-            c.w.extend_from_slice(&client_caps.to_le_bytes());
-            c.w.extend_from_slice(&(16u32 << 20).to_le_bytes());
-            c.w.push(charset);
-            c.w.extend_from_slice(&[0; 23]);
+            c.response_head(client_caps, charset);
             let seq = c.seq;
             c.frame(seq);
             c.sock.send(&c.w).await.map_err(connect_io)?;
             tls::start(&mut c.sock, tc, host, mode).await?;
         }
         c.deprecate_eof = client_caps & CLIENT_DEPRECATE_EOF != 0;
-        c.w.clear();
-        c.w.extend_from_slice(&[0; 4]);
-        c.w.extend_from_slice(&client_caps.to_le_bytes());
-        c.w.extend_from_slice(&(16u32 << 20).to_le_bytes());
-        c.w.push(charset);
-        c.w.extend_from_slice(&[0; 23]);
+        c.response_head(client_caps, charset);
         c.w.extend_from_slice(t.user.as_bytes());
         c.w.push(0);
         c.w.push(auth.len() as u8);
@@ -313,6 +303,18 @@ impl MyFast {
 
     /// Fill in packet headers for the payload after `w[..4]`, splitting it
     /// into 16 MB packets if needed; `seq` is the first sequence number.
+    /// The fixed 32 bytes that open a handshake response (after the 4-byte
+    /// packet header): capabilities, max packet size, charset, filler. An
+    /// SSLRequest is these alone; the full response follows inside TLS.
+    fn response_head(&mut self, caps: u32, charset: u8) {
+        self.w.clear();
+        self.w.extend_from_slice(&[0; 4]);
+        self.w.extend_from_slice(&caps.to_le_bytes());
+        self.w.extend_from_slice(&(16u32 << 20).to_le_bytes());
+        self.w.push(charset);
+        self.w.extend_from_slice(&[0; 23]);
+    }
+
     fn frame(&mut self, seq: u8) {
         let len = self.w.len() - 4;
         if len < MAX_PAYLOAD {
