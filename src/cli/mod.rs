@@ -225,6 +225,8 @@ pub struct ControlArgs {
 pub struct Plan {
     pub command: String,
     pub workload: String,
+    /// The registered family serving `workload`.
+    pub family: &'static dyn crate::workload::family::Family,
     pub args: BenchArgs,
     pub dist: DistConfig,
     pub label_used: Option<String>,
@@ -360,16 +362,22 @@ impl Plan {
             return Err(usage!("--percentile must be between 1 and 100"));
         }
         let workload = args.workload.clone();
-        if !crate::workload::oltp::TESTS.contains(&workload.as_str()) && workload != "tpcc" {
+        let Some(family) = crate::workload::family::find(&workload) else {
             return Err(usage!(
-                "unknown workload or label '{workload}': use one of {}, tpcc or a label such as OLTP_RW-10Mx8tab-uniform-ps-trx or TPCC_100W (see `fairbench explain`)",
-                crate::workload::oltp::TESTS.join(", ")
+                "unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)",
+                crate::workload::family::workload_names().join(", "),
+                crate::workload::family::label_examples()
+            ));
+        };
+        if command == "check" && !family.has_check() {
+            let checked = crate::workload::family::checked_workloads();
+            return Err(usage!(
+                "`check` verifies the consistency conditions of {}: use `fairbench check {}` (the {workload} workload has none)",
+                checked.join(", "),
+                checked.first().copied().unwrap_or_default()
             ));
         }
-        if command == "check" && workload != "tpcc" {
-            return Err(usage!("`check` verifies TPC-C data: use `fairbench check tpcc` (the {workload} workload has no consistency conditions)"));
-        }
         let label_used = args.target.label.clone();
-        Ok(Plan { command: command.to_string(), workload, args, dist, label_used })
+        Ok(Plan { command: command.to_string(), workload, family, args, dist, label_used })
     }
 }

@@ -1,0 +1,61 @@
+//! What the rest of fairbench asks of a workload family, object-safe so the
+//! registry (the family list in `workload/mod.rs`) can hold every family in
+//! one slice. [`Workload`](super::Workload) is generic over its client and
+//! futures; a family's [`Family::bench`] builds its workload and hands it to
+//! the generic driver, so nothing outside the family's folder names its type.
+
+use super::FAMILIES;
+use crate::cli::Plan;
+use crate::error::Result;
+use crate::target::ConnConfig;
+
+pub trait Family: Sync + std::fmt::Debug {
+    /// The workload names it serves, as the command line takes them.
+    fn workloads(&self) -> &'static [&'static str];
+
+    /// Its names as the help of the workload argument shows them.
+    fn help(&self) -> &'static str;
+
+    /// A BMK-kit label standing for one of its workloads, for errors.
+    fn label_example(&self) -> &'static str;
+
+    /// Whether a workload never writes (the audit's read-only rules).
+    fn read_only(&self, _workload: &str) -> bool {
+        false
+    }
+
+    /// Whether `check` has consistency conditions to verify.
+    fn has_check(&self) -> bool {
+        false
+    }
+
+    /// Run `plan.command` (prepare, run, cleanup, prewarm, check): build the
+    /// workload from the parsed options, adjust the connection settings and
+    /// run control where the family needs to, then call the driver.
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()>;
+}
+
+/// The family serving a workload name.
+pub fn find(workload: &str) -> Option<&'static dyn Family> {
+    FAMILIES.iter().copied().find(|f| f.workloads().contains(&workload))
+}
+
+/// Every workload name, family by family.
+pub fn workload_names() -> Vec<&'static str> {
+    FAMILIES.iter().flat_map(|f| f.workloads().iter().copied()).collect()
+}
+
+/// Whether a stored run's workload is read-only (unknown names are not).
+pub fn is_read_only(workload: &str) -> bool {
+    find(workload).is_some_and(|f| f.read_only(workload))
+}
+
+/// The names `check` accepts.
+pub fn checked_workloads() -> Vec<&'static str> {
+    FAMILIES.iter().filter(|f| f.has_check()).flat_map(|f| f.workloads().iter().copied()).collect()
+}
+
+/// Label examples of every family, for the unknown-workload error.
+pub fn label_examples() -> String {
+    FAMILIES.iter().map(|f| f.label_example()).collect::<Vec<_>>().join(" or ")
+}
