@@ -10,8 +10,7 @@ pub mod values;
 use crate::error::{Error, Result};
 use crate::rand::{DistConfig, RandType};
 use crate::usage;
-use crate::workload::oltp::OltpArgs;
-use crate::workload::tpcc::TpccArgs;
+use crate::workload::family::FamilyArgs;
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
@@ -131,15 +130,13 @@ pub struct CompareArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
-    /// Workload (oltp_read_write, oltp_point_select, ...) or a BMK-kit label
-    #[arg(default_value = "oltp_read_write")]
+    #[arg(default_value = crate::workload::DEFAULT_WORKLOAD, help = crate::workload::family::workload_help())]
     pub workload: String,
     #[command(flatten)]
     pub target: TargetArgs,
+    // Every registered family's options, each under its own help heading.
     #[command(flatten)]
-    pub oltp: OltpArgs,
-    #[command(flatten)]
-    pub tpcc: TpccArgs,
+    pub families: FamilyArgs,
     #[command(flatten)]
     pub rand: RandArgs,
     #[command(flatten)]

@@ -6,8 +6,9 @@
 
 use super::FAMILIES;
 use crate::cli::Plan;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::target::ConnConfig;
+use clap::{ArgMatches, Command, FromArgMatches};
 
 pub trait Family: Sync + std::fmt::Debug {
     /// The workload names it serves, as the command line takes them.
@@ -18,6 +19,10 @@ pub trait Family: Sync + std::fmt::Debug {
 
     /// A BMK-kit label standing for one of its workloads, for errors.
     fn label_example(&self) -> &'static str;
+
+    /// Adds its options (its clap `Args` struct, under its own help
+    /// heading) to the run / prepare / cleanup / prewarm / check commands.
+    fn augment_args(&self, cmd: Command) -> Command;
 
     /// Whether a workload never writes (the audit's read-only rules).
     fn read_only(&self, _workload: &str) -> bool {
@@ -33,6 +38,45 @@ pub trait Family: Sync + std::fmt::Debug {
     /// workload from the parsed options, adjust the connection settings and
     /// run control where the family needs to, then call the driver.
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()>;
+}
+
+/// The options of every registered family as clap parsed them. Each family
+/// reads its own `Args` struct back from these matches ([`FamilyArgs::get`]),
+/// so the command line's argument structs never name a family.
+#[derive(Clone, Debug)]
+pub struct FamilyArgs(ArgMatches);
+
+impl FamilyArgs {
+    /// A family's options struct, read from the parsed command line.
+    pub fn get<A: FromArgMatches>(&self) -> Result<A> {
+        A::from_arg_matches(&self.0).map_err(|e| Error::Usage(e.to_string().trim_end().to_string()))
+    }
+}
+
+impl FromArgMatches for FamilyArgs {
+    fn from_arg_matches(m: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        Ok(FamilyArgs(m.clone()))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> std::result::Result<(), clap::Error> {
+        self.0 = m.clone();
+        Ok(())
+    }
+}
+
+impl clap::Args for FamilyArgs {
+    fn augment_args(cmd: Command) -> Command {
+        FAMILIES.iter().fold(cmd, |c, f| f.augment_args(c))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// Help of the workload argument: every family's names.
+pub fn workload_help() -> String {
+    format!("Workload ({}) or a BMK-kit label", FAMILIES.iter().map(|f| f.help()).collect::<Vec<_>>().join(", "))
 }
 
 /// The family serving a workload name.

@@ -10,6 +10,8 @@ pub mod family;
 pub mod oltp;
 pub mod tpcc;
 pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily];
+/// The workload a command runs when it names none (sysbench's default).
+pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 
 use crate::env::DatasetTables;
 use crate::error::Result;

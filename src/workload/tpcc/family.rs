@@ -1,10 +1,11 @@
 //! TPC-C as one family in the workload registry.
 
-use super::{session_sql, Tpcc};
+use super::{session_sql, Tpcc, TpccArgs};
 use crate::cli::Plan;
 use crate::error::{Error, Result};
 use crate::target::ConnConfig;
 use crate::workload::family::Family;
+use clap::{Args, Command};
 use std::sync::Arc;
 
 #[derive(Debug)]
@@ -23,13 +24,20 @@ impl Family for TpccFamily {
         "TPCC_100W"
     }
 
+    /// Only its own options: the OLTP family's that TPC-C shares (see
+    /// options.rs) are added by that family and read back in `bench`.
+    fn augment_args(&self, cmd: Command) -> Command {
+        TpccArgs::augment_args(cmd)
+    }
+
     fn has_check(&self) -> bool {
         true
     }
 
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<()> {
-        let args = plan.args.tpcc.clone();
-        let w = Tpcc::new(args.clone(), plan.args.oltp.clone(), plan.args.rand.rand_seed, cfg.target.engine)?;
+        let args: TpccArgs = plan.args.families.get()?;
+        let shared: crate::workload::oltp::OltpArgs = plan.args.families.get()?;
+        let w = Tpcc::new(args.clone(), shared, plan.args.rand.rand_seed, cfg.target.engine)?;
         cfg.session_sql.extend(session_sql(cfg.target.engine, &args.isolation)?);
         if w.spec && plan.command == "run" {
             spec_threads(plan, w.spec_terminals())?;
