@@ -11,6 +11,9 @@ use crate::target::ConnConfig;
 use clap::{ArgMatches, Command, FromArgMatches};
 
 pub trait Family: Sync + std::fmt::Debug {
+    /// Its folder under `src/workload/`, which holds everything it owns.
+    fn name(&self) -> &'static str;
+
     /// The workload names it serves, as the command line takes them.
     fn workloads(&self) -> &'static [&'static str];
 

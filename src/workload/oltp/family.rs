@@ -15,6 +15,10 @@ const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_rand
 pub struct OltpFamily;
 
 impl Family for OltpFamily {
+    fn name(&self) -> &'static str {
+        "oltp"
+    }
+
     fn workloads(&self) -> &'static [&'static str] {
         TESTS
     }

@@ -12,6 +12,10 @@ use std::sync::Arc;
 pub struct TpccFamily;
 
 impl Family for TpccFamily {
+    fn name(&self) -> &'static str {
+        "tpcc"
+    }
+
     fn workloads(&self) -> &'static [&'static str] {
         &["tpcc"]
     }
