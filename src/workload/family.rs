@@ -5,6 +5,7 @@
 //! the generic driver, so nothing outside the family's folder names its type.
 
 use super::FAMILIES;
+use crate::cli::label::Scenario;
 use crate::cli::Plan;
 use crate::error::{Error, Result};
 use crate::target::ConnConfig;
@@ -26,6 +27,12 @@ pub trait Family: Sync + std::fmt::Debug {
     /// Adds its options (its clap `Args` struct, under its own help
     /// heading) to the run / prepare / cleanup / prewarm / check commands.
     fn augment_args(&self, cmd: Command) -> Command;
+
+    /// The BMK scenario words that stand for its workloads in a label
+    /// (the rest of the label grammar is shared).
+    fn label_scenarios(&self) -> &'static [Scenario] {
+        &[]
+    }
 
     /// Whether a workload never writes (the audit's read-only rules).
     fn read_only(&self, _workload: &str) -> bool {
@@ -100,6 +107,11 @@ pub fn is_read_only(workload: &str) -> bool {
 /// The names `check` accepts.
 pub fn checked_workloads() -> Vec<&'static str> {
     FAMILIES.iter().filter(|f| f.has_check()).flat_map(|f| f.workloads().iter().copied()).collect()
+}
+
+/// Every family's BMK scenario words.
+pub fn label_scenarios() -> impl Iterator<Item = &'static Scenario> {
+    FAMILIES.iter().flat_map(|f| f.label_scenarios().iter())
 }
 
 /// Label examples of every family, for the unknown-workload error.

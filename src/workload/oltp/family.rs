@@ -1,6 +1,7 @@
 //! The sysbench OLTP scripts as one family in the workload registry.
 
 use super::{Oltp, OltpArgs, TESTS};
+use crate::cli::label::{Scenario, Shape};
 use crate::cli::Plan;
 use crate::error::Result;
 use crate::target::ConnConfig;
@@ -10,6 +11,15 @@ use std::sync::Arc;
 
 /// The scripts that only read: their QPS should not count BEGIN/COMMIT.
 const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_random_points", "select_random_ranges"];
+
+/// BMK's names of the sysbench OLTP scripts.
+const SCENARIOS: &[Scenario] = &[
+    Scenario { token: "OLTP_RO", workload: "oltp_read_only", shape: Shape::ReadOnly, meaning: "sysbench OLTP read-only: 10 point selects + 4 range selects per event", point_selects: None },
+    Scenario { token: "OLTP_RW", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "sysbench OLTP read-write: the OLTP_RO selects + 2 UPDATEs + DELETE/INSERT per event", point_selects: None },
+    Scenario { token: "OLTP_RW+", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "OLTP_RW made more write-intensive: range selects dropped, 10 point selects kept (= OLTP_RW-p_sel10)", point_selects: Some(10) },
+    Scenario { token: "OLTP_RW++", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "OLTP_RW+ with a single point select (= OLTP_RW-p_sel1)", point_selects: Some(1) },
+    Scenario { token: "OLTP_WO", workload: "oltp_write_only", shape: Shape::WriteOnly, meaning: "sysbench OLTP write-only: index UPDATE + non-index UPDATE + DELETE/INSERT per event", point_selects: None },
+];
 
 #[derive(Debug)]
 pub struct OltpFamily;
@@ -33,6 +43,10 @@ impl Family for OltpFamily {
 
     fn augment_args(&self, cmd: Command) -> Command {
         OltpArgs::augment_args(cmd)
+    }
+
+    fn label_scenarios(&self) -> &'static [Scenario] {
+        SCENARIOS
     }
 
     fn read_only(&self, workload: &str) -> bool {

@@ -1,6 +1,7 @@
 //! TPC-C as one family in the workload registry.
 
 use super::{session_sql, Tpcc, TpccArgs};
+use crate::cli::label::{Scenario, Shape};
 use crate::cli::Plan;
 use crate::error::{Error, Result};
 use crate::target::ConnConfig;
@@ -32,6 +33,10 @@ impl Family for TpccFamily {
     /// options.rs) are added by that family and read back in `bench`.
     fn augment_args(&self, cmd: Command) -> Command {
         TpccArgs::augment_args(cmd)
+    }
+
+    fn label_scenarios(&self) -> &'static [Scenario] {
+        &[Scenario { token: "TPCC", workload: "tpcc", shape: Shape::Warehouses, meaning: "TPC-C (sysbench-tpcc as in BMK-kit)", point_selects: None }]
     }
 
     fn has_check(&self) -> bool {
