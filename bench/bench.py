@@ -35,7 +35,7 @@ ROOT = os.path.dirname(HERE)
 TCK = os.sysconf("SC_CLK_TCK")
 CORES = os.cpu_count() or 1
 WORKDIR = tempfile.mkdtemp(prefix="fairbench-bench.")
-SECTIONS = ("prepare", "oltp", "many", "tpcc")  # in table order
+SECTIONS = ("prepare", "oltp", "tls", "many", "tpcc")  # in table order
 
 
 def log(*a):
@@ -519,6 +519,60 @@ class Bench:
                 for metric in metrics:
                     self.rows.append(("oltp", label, metric, [x[metric] for x in res["fairbench"]], [x[metric] for x in res[ref]], ref))
 
+    def tls(self):
+        restore = self.cached()
+        try:
+            self.tls_rows()
+        finally:
+            if restore:
+                self.sql("maria-socket", f"SET GLOBAL innodb_buffer_pool_size = {restore}")
+
+    def tls_target(self, kind):
+        if kind == "maria-tcp":
+            return f"mysql://fbssl:fbpass@127.0.0.1:{self.my_port}/{self.db}?ssl-mode=REQUIRED"
+        return self.fb_target(kind).replace("sslmode=disable", "sslmode=require")
+
+    def sysbench_tls_files(self):
+        """sysbench 1.0's --mysql-ssl=on loads client-key.pem, client-cert.pem
+        and cacert.pem from its working directory and fails without them: a
+        client certificate signed by the test servers' CA."""
+        tls = os.path.join(os.environ["FAIRBENCH_TEST_TMP"], "tls")
+        ext = os.path.join(WORKDIR, "client-ext.cnf")
+        open(ext, "w").write("basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n")
+        for cmd in (["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=sysbench", "-keyout", "client-key.pem", "-out", "client.csr"],
+                    ["openssl", "x509", "-req", "-in", "client.csr", "-CA", f"{tls}/ca.pem", "-CAkey", f"{tls}/ca.key", "-CAcreateserial", "-CAserial", "ca.srl", "-days", "2", "-extfile", ext, "-out", "client-cert.pem"]):
+            subprocess.run(cmd, cwd=WORKDIR, capture_output=True, check=True)
+        shutil.copy(f"{tls}/ca.pem", os.path.join(WORKDIR, "cacert.pem"))
+
+    def tls_rows(self):
+        """Point selects, 4 clients, TLS on both tools and neither checking
+        the certificate: fairbench ssl-mode=REQUIRED / sslmode=require,
+        sysbench --mysql-ssl=on (1.0's spelling of REQUIRED) / libpq's
+        PGSSLMODE=require (sysbench 1.0 has no --pgsql-sslmode). On MariaDB
+        both tools log in as the account that may only connect over TLS, so
+        a run that counts queries was encrypted."""
+        a = self.a
+        self.sysbench_tls_files()
+        for kind in ("maria-tcp", "pg-tcp"):
+            res = {"fairbench": [], "sysbench": []}
+            for rep in range(a.reps):
+                for tool in ("fairbench", "sysbench") if rep % 2 == 0 else ("sysbench", "fairbench"):
+                    common = ["--tables=4", f"--table-size={a.table_size}", "--threads=4", f"--time={a.time}", "--rand-type=uniform"]
+                    if tool == "fairbench":
+                        r = self.measured(kind, [self.fb, "run", "oltp_point_select", "--target", self.tls_target(kind), *common, "--no-prepare"], parse_sysbench)
+                    else:
+                        args = self.sb_args(kind)
+                        if kind == "maria-tcp":
+                            args = [x.replace("--mysql-user=fb", "--mysql-user=fbssl") for x in args] + ["--mysql-ssl=on"]
+                        cmd = ["sysbench", "oltp_point_select", *args, *common, "--db-ps-mode=auto", "run"]
+                        r = self.measured(kind, cmd, parse_sysbench, env={**self.env, "PGSSLMODE": "require"})
+                    if r:
+                        res[tool].append(r)
+                        log(f"tls point select 4 {kind} {tool}: {r['qps']:.0f} qps, client {r['client_us']:.1f} us/q, server {r['server_us']:.1f} us/q")
+            label = f"oltp_point_select 4cl {kind} TLS"
+            for metric in ("qps", "client_us", "client_sys_us", "server_us"):
+                self.rows.append(("tls", label, metric, [x[metric] for x in res["fairbench"]], [x[metric] for x in res["sysbench"]], "sysbench"))
+
     def many(self):
         a = self.a
         self.sql("maria-socket", "SET GLOBAL max_connections=12000")
@@ -642,7 +696,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--fairbench", required=True)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", default="prepare,oltp,many,tpcc")
+    p.add_argument("--only", default="prepare,oltp,tls,many,tpcc")
     p.add_argument("--out")
     p.add_argument("--keep", help="a RESULTS .json whose rows of sections not run this time are kept in the table")
     p.add_argument("--seconds", type=int, help="length of each OLTP run (default 5 quick, 20 full)")
@@ -666,10 +720,12 @@ def main():
     b.notes = []
     b.pgbench_ready = False
     only = a.only.split(",")
-    if "prepare" in only or "oltp" in only:
+    if "prepare" in only or "oltp" in only or "tls" in only:
         b.prepare_data(compare="prepare" in only)
     if "oltp" in only:
         b.oltp()
+    if "tls" in only:
+        b.tls()
     if "many" in only:
         b.many()
     if "tpcc" in only:

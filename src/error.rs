@@ -61,6 +61,16 @@ impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// `s` with its control characters escaped (`\n` as `\\n` ...), so that a
+/// message quoting what the user typed stays on one line whatever they typed.
+pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(char::is_control) {
+        s.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect::<String>().into()
+    } else {
+        s.into()
+    }
+}
+
 /// Shorthand for a usage error with a formatted message.
 #[macro_export]
 macro_rules! usage {

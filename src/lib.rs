@@ -26,21 +26,40 @@ use workload::{TableState, Workload};
 
 /// Parse the command line, run, and turn the outcome into an exit code.
 pub fn main_entry() -> i32 {
-    let argv: Vec<String> = std::env::args().collect();
-    let cli = match cli::parse(argv) {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
-            let _ = e.print();
-            return code;
+    let argv = match cli::args_utf8(std::env::args_os()) {
+        Ok(a) => a,
+        Err(why) => {
+            eprintln!("fairbench: {why}");
+            return exit::USAGE;
         }
     };
-    runner::install_signal_handlers();
+    let cli = match cli::parse(argv) {
+        Ok(c) => c,
+        // --help and --version: clap prints them as they are.
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return exit::OK;
+        }
+        // A bare `fairbench`: the help is the answer, but nothing was run.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return exit::USAGE;
+        }
+        Err(e) => {
+            eprintln!("fairbench: {}", error::one_line(&cli::error_line(&e)));
+            return exit::USAGE;
+        }
+    };
+    // The store commands only read, or change the store in one SQLite
+    // transaction: nothing is lost by stopping them at once.
+    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Env(_) | Cmd::Explain { .. });
+    runner::install_signal_handlers(at_once);
+    runner::start_stop_watchdog();
     match run(cli) {
         Ok(()) => exit::OK,
         Err(e) => {
             if !matches!(e, Error::Interrupted) {
-                eprintln!("fairbench: {e}");
+                eprintln!("fairbench: {}", error::one_line(&e.to_string()));
             }
             e.exit_code()
         }
@@ -94,16 +113,15 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) 
     let quiet = json;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     match plan.command.as_str() {
-        "prepare" => return rt.block_on(w.prepare(cfg.clone(), max_threads, quiet)),
-        "cleanup" => return rt.block_on(w.cleanup(cfg.clone(), max_threads, quiet)),
-        "prewarm" => return rt.block_on(w.prewarm(cfg.clone(), quiet)),
-        "check" => return rt.block_on(w.check(cfg.clone(), quiet)),
+        "prepare" => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
+        "cleanup" => return until_interrupted(rt, w.cleanup(cfg.clone(), max_threads, quiet)),
+        "prewarm" => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
+        "check" => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
         _ => {}
     }
-    let ready = rt.block_on(tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet));
+    let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet));
     let data_rows = ready.as_ref().ok().copied().flatten();
     let ready = ready.map(|_| ());
-    drop(rt);
     // Unreachable server or Ctrl-C while preparing: no run began, nothing to record.
     if matches!(ready, Err(Error::Connect(_) | Error::Interrupted)) {
         return ready;
@@ -157,9 +175,11 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) 
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {
         if i > 0 && c.pause > 0.0 {
-            std::thread::sleep(Duration::from_secs_f64(c.pause));
+            runner::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
         }
-        if model::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        // Stopped between levels (during --pause): the sweep is cut short.
+        if runner::interrupted() {
+            outcome = Err(Error::Interrupted);
             break;
         }
         if !json {
@@ -209,6 +229,29 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) 
         commands::finish_recording(&r, &outcome, levels.len() > 1, json);
     }
     outcome
+}
+
+/// How long a command that was asked to stop may take to stop on its own
+/// (a prepare saying which tables are complete) before its work is dropped.
+const STOP_GRACE: Duration = Duration::from_millis(1200);
+
+/// Runs `work` to its end, or until Ctrl-C / SIGTERM plus [`STOP_GRACE`]:
+/// then it is dropped, and the runtime is shut down without waiting for
+/// tasks still inside a call. Their connections close, so the servers roll
+/// back what was not committed (and SQLite never saw a commit).
+fn until_interrupted<T>(rt: tokio::runtime::Runtime, work: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let r = rt.block_on(async {
+        tokio::select! {
+            biased;
+            r = work => r,
+            () = async {
+                runner::interrupt_signal().await;
+                tokio::time::sleep(STOP_GRACE).await;
+            } => Err(Error::Interrupted),
+        }
+    });
+    rt.shutdown_background();
+    r
 }
 
 /// Makes sure the workload's tables are there and match the options,

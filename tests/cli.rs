@@ -62,15 +62,6 @@ fn server_cmd(name: &str) -> (tempfile::TempDir, Command) {
     (dir, c)
 }
 
-fn show(out: &Output) -> String {
-    format!(
-        "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        stdout(out),
-        stderr(out)
-    )
-}
-
 /// Longest a single fairbench command may take here (debug build, tables of 1000 rows): a
 /// hang fails the test instead of stalling the whole suite.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -107,39 +98,6 @@ fn run_code(cmd: &mut Command, code: i32) -> Output {
         show(&out)
     );
     out
-}
-
-/// The documented error contract: exactly one line on stderr, starting like an error message,
-/// containing every string of `mentions`, and no panic or backtrace text anywhere.
-fn assert_one_line_error(out: &Output, mentions: &[&str]) {
-    let err = stderr(out);
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "expected exactly one line on stderr\n{}",
-        show(out)
-    );
-    assert!(
-        !lines[0].trim().is_empty(),
-        "empty error line\n{}",
-        show(out)
-    );
-    for m in mentions {
-        assert!(
-            lines[0].contains(m),
-            "the error line should mention {m:?}\n{}",
-            show(out)
-        );
-    }
-    assert_no_panic(out);
-}
-
-fn assert_no_panic(out: &Output) {
-    let all = format!("{}{}", stdout(out), stderr(out));
-    for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace"] {
-        assert!(!all.contains(bad), "output contains {bad:?}\n{}", show(out));
-    }
 }
 
 /// `stdout` split into JSON objects, one per line; every line must parse.

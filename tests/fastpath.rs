@@ -1,7 +1,7 @@
 //! The built-in wire clients (FAIRBENCH_WIRE=fast) against the drivers
 //! (FAIRBENCH_WIRE=driver): same per-event query counts, same data changes,
-//! same error codes and classes, on both engines, TCP and socket, prepared
-//! statements and text.
+//! same error codes and classes, on both engines, TCP, TCP with TLS and
+//! socket, prepared statements and text.
 
 mod common;
 
@@ -20,8 +20,10 @@ fn targets() -> Vec<T> {
     vec![
         T { tag: "my", url: mysql_url() },
         T { tag: "mysock", url: format!("mysql://{}:{}@localhost/{}?socket={}", my.user, my.password, my.database, mysql_socket()) },
-        // TLS stays with the driver: the fast client serves plain connections.
+        T { tag: "mytls", url: format!("{}?ssl-mode=REQUIRED", mysql_url()) },
+        // Plain TCP (the default, prefer, takes the server's TLS).
         T { tag: "pg", url: format!("{}?sslmode=disable", pg_url()) },
+        T { tag: "pgtls", url: format!("{}?sslmode=require", pg_url()) },
         T { tag: "pgsock", url: format!("postgres://{}:{}@localhost:{}/{}?host={}", pg.user, pg.password, pg_port(), pg.database, pg_socket_dir()) },
     ]
 }

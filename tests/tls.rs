@@ -11,6 +11,11 @@
 //! - DISABLED / disable is refused by these servers for `fbssl` (exit 3)
 //! - PostgreSQL reports fairbench's sessions as encrypted (pg_stat_ssl) when TLS was asked
 //!   for, and as plain when it was not
+//! - all of the above with the built-in wire client alone (`FAIRBENCH_WIRE=fast`, which
+//!   refuses to hand a connection to the general driver); PREFERRED / prefer sessions are
+//!   encrypted (the server's own view: `Ssl_cipher`, `pg_stat_ssl`)
+//! - the built-in client's record layer against a rustls server, every cipher suite of
+//!   TLS 1.3 and 1.2, records of every size, and a key update the server asks for
 //!
 //! Tests run two at a time, so each uses table names of its own.
 
@@ -76,6 +81,14 @@ fn run_cmd(url: &str, table: &str, seconds: u32) -> Command {
     c
 }
 
+/// [`run_cmd`] with the built-in wire client only: a connection it cannot serve is an error,
+/// not a silent hand-over to the general driver.
+fn fast_run_cmd(url: &str, table: &str) -> Command {
+    let mut c = run_cmd(url, table, 1);
+    c.env("FAIRBENCH_WIRE", "fast");
+    c
+}
+
 fn describe(cmd: &Command, out: &Output) -> String {
     format!(
         "command: {cmd:?}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
@@ -101,7 +114,11 @@ fn json_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 
 /// Runs fairbench against `url`; it must succeed with a completed run that did some work.
 fn run_succeeds(url: &str, table: &str) {
-    let mut cmd = run_cmd(url, table, 1);
+    succeeds(run_cmd(url, table, 1));
+}
+
+/// Runs `cmd`, a `run` command; it must succeed with a completed run that did some work.
+fn succeeds(mut cmd: Command) {
     let out = run_limited(&mut cmd);
     assert!(out.status.success(), "expected success\n{}", describe(&cmd, &out));
     let so = stdout(&out);
@@ -121,7 +138,11 @@ fn run_succeeds(url: &str, table: &str) {
 /// Runs fairbench against `url`; it must fail to connect: exit 3, one line on stderr that
 /// names the target (password masked) and says why (contains one of `why`), no panic.
 fn run_refused(url: &str, table: &str, why: &[&str]) -> String {
-    let mut cmd = run_cmd(url, table, 1);
+    refused(run_cmd(url, table, 1), why)
+}
+
+/// Runs `cmd`, a `run` command; it must fail to connect as [`run_refused`] says.
+fn refused(mut cmd: Command, why: &[&str]) -> String {
     let out = run_limited(&mut cmd);
     let d = describe(&cmd, &out);
     assert_eq!(out.status.code(), Some(3), "expected exit 3 (cannot connect)\n{d}");
@@ -306,4 +327,181 @@ fn pg_sessions_are_encrypted_when_tls_is_asked_for() {
     // And the TLS-only account's sessions.
     let (n, enc, _) = pg_sessions_during_run(SSL_USER, SSL_PASSWORD, "sslmode=require", "tls_pg_seen_ssl_");
     assert_eq!(n, enc, "{} of {n} sessions of {SSL_USER} are not encrypted", n - enc);
+}
+
+// ---------------------------------------------------------------------------------------
+// The built-in wire client (FAIRBENCH_WIRE=fast) over TLS
+// ---------------------------------------------------------------------------------------
+
+/// Every mode that encrypts, as the TLS-only account, with the built-in client alone.
+fn lean_client_in_every_mode(db: Db, tag: &str) {
+    let ca = test_ca();
+    let table = format!("tls_{tag}_fast_");
+    for (host, query) in [
+        ("127.0.0.1", mode(db, "REQUIRED")),
+        ("127.0.0.1", mode(db, "PREFERRED")),
+        ("127.0.0.1", format!("{}&ssl-ca={ca}", mode(db, "VERIFY_CA"))),
+        ("localhost", format!("{}&ssl-ca={ca}", mode(db, "VERIFY_IDENTITY"))),
+    ] {
+        succeeds(fast_run_cmd(&ssl_url(db, host, &query), &table));
+    }
+}
+
+#[test]
+fn mysql_tls_runs_use_the_built_in_client() {
+    lean_client_in_every_mode(Db::Mysql, "my");
+}
+
+#[test]
+fn pg_tls_runs_use_the_built_in_client() {
+    lean_client_in_every_mode(Db::Postgres, "pg");
+}
+
+/// A wrong CA and a wrong host name fail in the built-in client's own handshake (exit 3, one
+/// line saying why), not in a refusal to fall back.
+fn lean_client_verifies(db: Db, tag: &str) {
+    let (ca, wrong) = (test_ca(), test_wrong_ca());
+    let table = format!("tls_{tag}_fastv_");
+    for m in ["VERIFY_CA", "VERIFY_IDENTITY"] {
+        let line = refused(fast_run_cmd(&ssl_url(db, "127.0.0.1", &format!("{}&ssl-ca={wrong}", mode(db, m))), &table), BAD_CERT);
+        assert!(!line.contains("FAIRBENCH_WIRE"), "{line}");
+    }
+    succeeds(fast_run_cmd(&ssl_url(db, "127.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_CA"))), &table));
+    let line = refused(fast_run_cmd(&ssl_url(db, "127.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_IDENTITY"))), &table), &["mismatch"]);
+    assert!(!line.contains("FAIRBENCH_WIRE"), "{line}");
+}
+
+#[test]
+fn mysql_built_in_client_checks_ca_and_host() {
+    lean_client_verifies(Db::Mysql, "my");
+}
+
+#[test]
+fn pg_built_in_client_checks_ca_and_host() {
+    lean_client_verifies(Db::Postgres, "pg");
+}
+
+/// What `fairbench env` (the built-in client) reports about its own session, as the server
+/// sees it: MariaDB's `Ssl_cipher`, PostgreSQL's `pg_stat_ssl`.
+fn session_connection(url: &str) -> String {
+    let mut cmd = fairbench();
+    cmd.env("FAIRBENCH_WIRE", "fast").args(["env", "--target", url]);
+    let out = run_limited(&mut cmd);
+    assert!(out.status.success(), "{}", describe(&cmd, &out));
+    let so = stdout(&out);
+    let line = so.lines().find(|l| l.trim_start().starts_with("connection:"));
+    line.unwrap_or_else(|| panic!("no connection line\n{}", describe(&cmd, &out))).trim().to_string()
+}
+
+/// The ordinary account may connect either way: PREFERRED / prefer (also PostgreSQL's
+/// default) must encrypt against these servers, which offer TLS; DISABLED must not.
+#[test]
+fn preferred_sessions_of_the_built_in_client_are_encrypted() {
+    let (my, pg) = (mysql_url(), pg_url());
+    for url in [format!("{my}?ssl-mode=PREFERRED"), format!("{my}?ssl-mode=REQUIRED"), format!("{pg}?sslmode=prefer"), format!("{pg}?sslmode=allow"), pg.clone()] {
+        let c = session_connection(&url);
+        assert!(c.starts_with("connection: TLS (") && !c.contains("unknown"), "{url}: {c}");
+    }
+    for url in [format!("{my}?ssl-mode=DISABLED"), my.clone(), format!("{pg}?sslmode=disable")] {
+        let c = session_connection(&url);
+        assert_eq!(c, "connection: plain (no TLS)", "{url}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The built-in client's record layer, against rustls
+// ---------------------------------------------------------------------------------------
+
+mod record_layer {
+    use super::*;
+    use fairbench::target::fast::{tls, ReadBuf, Sock};
+    use fairbench::target::url::{SslMode, Target};
+    use rustls::crypto::ring::cipher_suite as cs;
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    use rustls::SupportedCipherSuite;
+    use std::io::Write;
+    use std::net::TcpListener;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// A TLS server that sends every length-prefixed message back; after the first one it
+    /// asks for a key update (TLS 1.3). Returns its port and how many messages it echoed.
+    fn echo_server(suite: SupportedCipherSuite) -> (u16, thread::JoinHandle<usize>) {
+        let ca = test_ca();
+        let dir = Path::new(&ca).parent().unwrap();
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(dir.join("server.pem")).unwrap().map(Result::unwrap).collect();
+        let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).unwrap();
+        let provider = rustls::crypto::CryptoProvider { cipher_suites: vec![suite], ..rustls::crypto::ring::default_provider() };
+        let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+            .with_protocol_versions(&[suite.version()])
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let h = thread::spawn(move || {
+            let (tcp, _) = listener.accept().unwrap();
+            tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+            let mut s = rustls::StreamOwned::new(rustls::ServerConnection::new(Arc::new(cfg)).unwrap(), tcp);
+            let mut n = 0;
+            loop {
+                let mut len = [0u8; 4];
+                if s.read_exact(&mut len).is_err() {
+                    return n;
+                }
+                let mut msg = vec![0u8; u32::from_be_bytes(len) as usize];
+                s.read_exact(&mut msg).unwrap();
+                if n == 0 && s.conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_3) {
+                    s.conn.refresh_traffic_keys().unwrap();
+                }
+                s.write_all(&len).unwrap();
+                s.write_all(&msg).unwrap();
+                s.flush().unwrap();
+                n += 1;
+            }
+        });
+        (port, h)
+    }
+
+    /// Messages of every size around the record limit, sent and read back through the
+    /// built-in client's TLS, verifying the server's certificate and name.
+    fn round_trips(suite: SupportedCipherSuite) {
+        let (port, server) = echo_server(suite);
+        let sizes = [0usize, 1, 200, 16_380, 16_384, 16_385, 40_000, 100_000, 7, 3, 65_536];
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let t = Target::parse(&format!("mysql://u@127.0.0.1:{port}/d?ssl-mode=VERIFY_IDENTITY&ssl-ca={}", test_ca())).unwrap();
+            assert_eq!(t.ssl_mode, SslMode::VerifyIdentity);
+            let cfg = tls::config(&t).unwrap_or_else(|e| panic!("{}", e.message));
+            let mut sock = Sock::tcp("127.0.0.1", port).await.unwrap();
+            tls::start(&mut sock, cfg, "127.0.0.1", t.ssl_mode).await.unwrap_or_else(|e| panic!("{:?}: {}", suite.suite(), e.message));
+            let mut r = ReadBuf::new();
+            for (i, &size) in sizes.iter().enumerate() {
+                let mut msg = (size as u32).to_be_bytes().to_vec();
+                msg.extend((0..size).map(|k| (k * 31 + i) as u8));
+                sock.send(&msg).await.unwrap();
+                r.fill(&mut sock, msg.len()).await.unwrap_or_else(|e| panic!("{:?}, message {i} ({size} bytes): {e}", suite.suite()));
+                assert!(r.data[r.pos..r.pos + msg.len()] == msg[..], "{:?}: message {i} ({size} bytes) came back changed", suite.suite());
+                r.pos += msg.len();
+            }
+        });
+        drop(rt);
+        assert_eq!(server.join().unwrap(), sizes.len(), "{:?}", suite.suite());
+    }
+
+    #[test]
+    fn every_cipher_suite_round_trips() {
+        for suite in [
+            cs::TLS13_AES_128_GCM_SHA256,
+            cs::TLS13_AES_256_GCM_SHA384,
+            cs::TLS13_CHACHA20_POLY1305_SHA256,
+            cs::TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+            cs::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+            cs::TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+        ] {
+            round_trips(suite);
+        }
+    }
 }

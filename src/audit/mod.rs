@@ -282,7 +282,7 @@ const SATURATED_INTERVAL: f64 = 0.9;
 /// Measured intervals where the client's own CPU was at or above
 /// `SATURATED_INTERVAL` of its cores, merged into spans: (from s, to s, peak cores).
 /// Warmup is not measured, and intervals under half a second are left out:
-/// the CPU is read when the interval is reported, so over a short one the
+/// the CPU is read a little after each boundary, so over a short one the
 /// ratio is mostly timing noise.
 pub fn saturated_spans(l: &LevelRec, cores: usize) -> Vec<(f64, f64, f64)> {
     let limit = SATURATED_INTERVAL * cores as f64;
@@ -305,7 +305,13 @@ pub fn saturated_spans(l: &LevelRec, cores: usize) -> Vec<(f64, f64, f64)> {
 }
 
 /// The client used nearly all the CPUs it has, over a level or in some of its intervals.
+/// Not for an embedded engine (SQLite): there the process's CPU is the
+/// engine's work as much as the client's, and a busy engine is the point
+/// of the run, not a sign that the load generator held it back.
 pub fn rule_client_saturation(r: &RunRecord) -> Vec<Finding> {
+    if r.transport == "embedded" {
+        return vec![];
+    }
     let Some(cores) = r.env_start.as_ref().map(|e| e.host.cpus_available).filter(|c| *c > 0) else { return vec![] };
     let mut out = Vec::new();
     for l in &r.levels {

@@ -151,7 +151,9 @@ pub struct LabelError {
 
 impl fmt::Display for LabelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid label '{}': {}", self.label, self.message)
+        // The label and its tokens are quoted as typed: a control character in them must not break the line.
+        let text = format!("invalid label '{}': {}", self.label, self.message);
+        f.write_str(&crate::error::one_line(&text))
     }
 }
 

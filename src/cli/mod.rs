@@ -112,7 +112,7 @@ pub struct AuditArgs {
     #[arg(long)]
     pub json: bool,
     /// Exit with code 5 when a finding of this severity or worse is found: critical, warning, never
-    #[arg(long, default_value = "never")]
+    #[arg(long, default_value = "never", value_parser = values::fail_on)]
     pub fail_on: String,
 }
 
@@ -147,20 +147,20 @@ pub struct BenchArgs {
 #[command(next_help_heading = "Random numbers (sysbench names and defaults)")]
 pub struct RandArgs {
     /// uniform, gaussian, special, pareto, zipfian
-    #[arg(long, default_value = "uniform")]
+    #[arg(long, default_value = "uniform", value_parser = values::rand_type)]
     pub rand_type: String,
     /// Seed (0: from the clock, so runs differ)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
     pub rand_seed: u64,
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, default_value_t = 12, value_parser = values::spec_iter)]
     pub rand_spec_iter: u32,
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = values::percent)]
     pub rand_spec_pct: f64,
-    #[arg(long, default_value_t = 75.0)]
+    #[arg(long, default_value_t = 75.0, value_parser = values::percent)]
     pub rand_spec_res: f64,
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, value_parser = values::pareto_h)]
     pub rand_pareto_h: f64,
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = 0.8, value_parser = values::zipfian_exp)]
     pub rand_zipfian_exp: f64,
 }
 
@@ -171,37 +171,37 @@ pub struct ControlArgs {
     #[arg(long, default_value = "1", value_parser = parse_levels)]
     pub threads: values::Levels,
     /// Seconds to run each level (after warmup); 0 with --events: no limit
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = values::seconds)]
     pub time: f64,
     /// Stop after this many events in total (0: no limit)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
     pub events: u64,
     /// Seconds run before measuring
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
     pub warmup_time: f64,
     /// Open loop: events per second over all clients (0: closed loop)
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = values::rate)]
     pub rate: f64,
     /// Seconds between intermediate reports (0: none)
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
     pub report_interval: f64,
     /// Latency percentile of the sysbench lines
-    #[arg(long, default_value_t = 95)]
+    #[arg(long, default_value_t = 95, value_parser = values::percentile)]
     pub percentile: u32,
     /// Start barrier: once all clients are connected, wait until this file is removed
     #[arg(long)]
     pub sync_file: Option<PathBuf>,
     /// Seconds to pause between the levels of a sweep
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
     pub pause: f64,
     /// text (sysbench format) or json (JSON lines)
-    #[arg(long, default_value = "text")]
+    #[arg(long, default_value = "text", value_parser = values::output)]
     pub output: String,
     /// OS threads for network clients (default: CPU count)
-    #[arg(long)]
+    #[arg(long, value_parser = values::client_threads)]
     pub client_threads: Option<usize>,
     /// Rate mode: events that may wait for a free client before arrivals are dropped
-    #[arg(long, default_value_t = 131072)]
+    #[arg(long, default_value_t = 131072, value_parser = values::positive_usize)]
     pub queue_max: usize,
     /// Do not prepare missing tables before run
     #[arg(long)]
@@ -258,12 +258,84 @@ pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
     v
 }
 
+/// The command line's definition. Every option that takes a value also takes
+/// a negative number as that value, so `--threads -1` reaches the option's own
+/// check (one line saying what it accepts) instead of clap's advice to write
+/// `-- -1`, which would not help.
+pub fn command() -> clap::Command {
+    negatives_as_values(Cli::command())
+}
+
+fn negatives_as_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| if a.get_action().takes_values() { a.allow_negative_numbers(true) } else { a }).mut_subcommands(negatives_as_values)
+}
+
+/// The one line a command-line error prints (after "fairbench: "): the
+/// option, the value it got and what it accepts, e.g.
+/// `--threads=-1: use a thread count from 1 to 100000, ...`. clap's own
+/// rendering adds a usage block and tips over several lines.
+pub fn error_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let arg = text(ContextKind::InvalidArg).map(|a| a.split([' ', '=']).next().unwrap_or_default().to_string());
+    let value = text(ContextKind::InvalidValue).map(|v| crate::error::one_line(&v).into_owned());
+    match (e.kind(), arg, value) {
+        (ErrorKind::ValueValidation, Some(arg), Some(value)) => {
+            let why = std::error::Error::source(e).map(|s| s.to_string()).unwrap_or_else(|| "invalid value".into());
+            format!("{arg}={value}: {}", why.replace('\n', " "))
+        }
+        (ErrorKind::InvalidValue, Some(arg), Some(value)) => match e.get(ContextKind::ValidValue) {
+            Some(ContextValue::Strings(valid)) if !value.is_empty() => format!("{arg}={value}: use {}", valid.join(", ")),
+            _ => format!("{arg} needs a value"),
+        },
+        (ErrorKind::MissingRequiredArgument, _, _) => match e.get(ContextKind::InvalidArg) {
+            Some(ContextValue::Strings(missing)) => format!("missing {}: see fairbench help", missing.join(", ")),
+            _ => "a required argument is missing: see fairbench help".into(),
+        },
+        _ => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("bad command line");
+            let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
+            if let Some(s) = text(ContextKind::SuggestedArg) {
+                line.push_str(&format!(": did you mean '{s}'?"));
+            } else if let Some(ContextValue::Strings(s)) = e.get(ContextKind::SuggestedSubcommand) {
+                line.push_str(&format!(": did you mean '{}'?", s.join("' or '")));
+            } else if matches!(e.kind(), ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand | ErrorKind::MissingSubcommand) {
+                line.push_str(": see fairbench help");
+            }
+            line
+        }
+    }
+}
+
+/// Command-line arguments as text. One that is not valid UTF-8 is an error
+/// naming it (escaped), not a panic: options, labels and URLs are all text.
+pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::result::Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for a in args {
+        match a.into_string() {
+            Ok(s) => out.push(s),
+            Err(raw) => {
+                let after = match out.last() {
+                    Some(prev) if out.len() > 1 && prev.starts_with("--") && !prev.contains('=') => format!(" (after {prev})"),
+                    _ => String::new(),
+                };
+                return Err(format!("argument {}{after} is not valid UTF-8: give options, labels, URLs and paths as UTF-8 text", raw.as_encoded_bytes().escape_ascii()));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Parse argv into a command. Labels are decoded here: their settings are
 /// added as options unless the user gave the same option explicitly with a
 /// different value, which is an error naming both.
 pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
     let argv = normalize_argv(argv);
-    let matches = Cli::command().try_get_matches_from(&argv)?;
+    let matches = command().try_get_matches_from(&argv)?;
     let (sub, sm) = match matches.subcommand() {
         Some((s, m)) => (s.to_string(), m.clone()),
         None => return Cli::from_arg_matches(&matches),
@@ -289,7 +361,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
                     format!("label '{wl}' sets --{name}={value} but the command line says --{name}={given}: drop one of them"),
                 ));
             }
-        } else if Cli::command().find_subcommand(&sub).map(|c| c.get_arguments().any(|a| a.get_id() == id.as_str())).unwrap_or(false) {
+        } else if command().find_subcommand(&sub).map(|c| c.get_arguments().any(|a| a.get_id() == id.as_str())).unwrap_or(false) {
             extra.push(format!("--{name}={value}"));
         } else {
             return Err(label_error(
@@ -307,7 +379,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         v[1] = decoded.command.clone();
     }
     v.extend(extra);
-    let mut cli = Cli::from_arg_matches(&Cli::command().try_get_matches_from(&v)?)?;
+    let mut cli = Cli::from_arg_matches(&command().try_get_matches_from(&v)?)?;
     if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) | Cmd::Check(a) = &mut cli.cmd {
         a.target.label = Some(wl);
     }
@@ -337,26 +409,12 @@ impl Plan {
     pub fn new(command: &str, args: BenchArgs) -> Result<Plan> {
         let r = &args.rand;
         let kind: RandType = r.rand_type.parse().map_err(|e: String| Error::Usage(format!("--rand-type: {e}")))?;
-        if !(r.rand_pareto_h > 0.0 && r.rand_pareto_h < 1.0) {
-            return Err(usage!("--rand-pareto-h must be between 0 and 1 (exclusive), got {}", r.rand_pareto_h));
-        }
-        if !(0.0..=100.0).contains(&r.rand_spec_res) || !(0.0..=100.0).contains(&r.rand_spec_pct) || r.rand_spec_iter == 0 {
-            return Err(usage!("--rand-spec-res and --rand-spec-pct are percentages (0..100) and --rand-spec-iter at least 1"));
-        }
         let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
         dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
+        // Each value was checked alone when parsed (cli::values); what is left are combinations.
         let c = &args.control;
-        if c.time < 0.0 || c.warmup_time < 0.0 || c.rate < 0.0 || c.report_interval < 0.0 || c.pause < 0.0 {
-            return Err(usage!("--time, --warmup-time, --rate, --report-interval and --pause must not be negative"));
-        }
         if c.time == 0.0 && c.events == 0 && command == "run" {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
-        }
-        if !["text", "json"].contains(&c.output.as_str()) {
-            return Err(usage!("--output={}: use text or json", c.output));
-        }
-        if !(1..=100).contains(&c.percentile) {
-            return Err(usage!("--percentile must be between 1 and 100"));
         }
         let workload = args.workload.clone();
         let Some(family) = crate::workload::family::find(&workload) else {

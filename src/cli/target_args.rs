@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::target::{ConnConfig, Engine, IgnoreList, SslMode, Target};
 use crate::usage;
+use super::values;
 use clap::Args;
 
 #[derive(Args, Debug, Clone, Default)]
@@ -14,12 +15,12 @@ pub struct TargetArgs {
     #[arg(long)]
     pub target: Option<String>,
     /// mysql, pgsql or sqlite (sysbench's --db-driver)
-    #[arg(long)]
+    #[arg(long, value_parser = values::db_driver)]
     pub db_driver: Option<String>,
     /// Comma-separated host list (clients spread round-robin)
     #[arg(long)]
     pub mysql_host: Option<String>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::port)]
     pub mysql_port: Option<u16>,
     #[arg(long)]
     pub mysql_socket: Option<String>,
@@ -30,13 +31,13 @@ pub struct TargetArgs {
     #[arg(long)]
     pub mysql_db: Option<String>,
     /// DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY
-    #[arg(long)]
+    #[arg(long, value_parser = values::ssl_mode)]
     pub mysql_ssl: Option<String>,
     #[arg(long)]
     pub mysql_ssl_ca: Option<String>,
     #[arg(long)]
     pub pgsql_host: Option<String>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::port)]
     pub pgsql_port: Option<u16>,
     #[arg(long)]
     pub pgsql_user: Option<String>,
@@ -44,20 +45,20 @@ pub struct TargetArgs {
     pub pgsql_password: Option<String>,
     #[arg(long)]
     pub pgsql_db: Option<String>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::ssl_mode)]
     pub pgsql_sslmode: Option<String>,
     /// socket or tcp (BMK labels' "socket"); socket needs a socket path in the target or the default one
-    #[arg(long)]
+    #[arg(long, value_parser = values::transport)]
     pub transport: Option<String>,
     /// auto: server-side prepared statements; disable: text queries
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = values::db_ps_mode)]
     pub db_ps_mode: String,
     /// MySQL errors that restart an event (comma list, or all)
-    #[arg(long, default_value = "1213,1020,1205")]
+    #[arg(long, default_value = "1213,1020,1205", value_parser = values::mysql_error_codes)]
     pub mysql_ignore_errors: String,
     /// PostgreSQL SQLSTATEs that restart an event (comma list, or all); 23505 as sysbench's
     /// driver does: a concurrent delete+insert of the same id
-    #[arg(long, default_value = "40001,40P01,23505")]
+    #[arg(long, default_value = "40001,40P01,23505", value_parser = values::sqlstates)]
     pub pgsql_ignore_errors: String,
     /// SQL run on every new connection (';'-separated), e.g. "SET SESSION sql_log_bin=0"
     #[arg(long, default_value = "", alias = "mysql-session-options")]

@@ -1,11 +1,16 @@
 //! Value parsers shared by option definitions (sysbench spellings).
+//!
+//! Each parser checks one option's value where clap reads it, so a bad value
+//! stops the command before anything runs. The messages say what the option
+//! accepts and leave out the option and the value: `cli::error_line` puts
+//! those in front, giving one line of the form `--threads=-1: use ...`.
 
 /// on/off, true/false, yes/no, 1/0.
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" => Ok(true),
         "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(format!("'{s}' is not a boolean: use on or off")),
+        _ => Err("not a boolean: use on or off".into()),
     }
 }
 
@@ -19,6 +24,7 @@ pub fn bool_str(b: bool) -> &'static str {
 
 /// 10000, 10K, 1M, 1.5M, 2B (BMK-kit sizes).
 pub fn parse_count(s: &str) -> Result<u64, String> {
+    let bad = || "not a count: use a whole number such as 10000, 10K, 1.5M or 2B".to_string();
     let t = s.trim();
     let (num, mul) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
         Some('K') => (&t[..t.len() - 1], 1_000f64),
@@ -26,40 +32,311 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         Some('B') | Some('G') => (&t[..t.len() - 1], 1_000_000_000f64),
         _ => (t, 1f64),
     };
-    let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a count: use e.g. 10000, 10K or 10M"))?;
-    if v < 0.0 {
-        return Err(format!("'{s}' must not be negative"));
+    // Digits and one dot only: f64's parser would also take "inf", "NaN" and "1e3".
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.') || num.bytes().filter(|&b| b == b'.').count() > 1 {
+        return Err(bad());
     }
-    Ok((v * mul).round() as u64)
+    let v = num.parse::<f64>().map_err(|_| bad())? * mul;
+    if v.fract() != 0.0 || v > MAX_ROWS as f64 {
+        return Err(bad());
+    }
+    Ok(v as u64)
+}
+
+/// Rows per table: a count of at least 1.
+pub fn table_size(s: &str) -> Result<u64, String> {
+    match parse_count(s)? {
+        0 => Err("a table needs at least 1 row: use e.g. 10000, 10K or 10M".into()),
+        n => Ok(n),
+    }
 }
 
 /// Thread levels of a sweep.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Levels(pub Vec<usize>);
 
+/// Most clients of one level: each holds a connection and a stats window, so
+/// a typo such as 1000000 would exhaust memory instead of benchmarking.
+pub const MAX_THREADS: usize = 100_000;
+
 /// Thread levels: "4", "1,2,4,8", "1..64" (powers of two between).
 pub fn parse_levels(s: &str) -> Result<Levels, String> {
     let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for part in s.split(',').map(str::trim) {
         if let Some((a, b)) = part.split_once("..") {
-            let (a, b): (usize, usize) = (a.parse().map_err(|_| bad_level(s))?, b.parse().map_err(|_| bad_level(s))?);
-            let mut x = a.max(1);
+            let (a, b) = (level(a)?, level(b)?);
+            if a > b {
+                return Err(bad_level());
+            }
+            let mut x = a;
             while x <= b {
                 out.push(x);
                 x *= 2;
             }
         } else {
-            out.push(part.parse::<usize>().map_err(|_| bad_level(s))?);
+            out.push(level(part)?);
         }
-    }
-    if out.is_empty() || out.contains(&0) {
-        return Err(bad_level(s));
     }
     Ok(Levels(out))
 }
 
-fn bad_level(s: &str) -> String {
-    format!("'{s}' is not a thread count or list: use e.g. 4, or 1,2,4,8, or 1..64")
+fn level(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(bad_level()),
+    }
+}
+
+fn bad_level() -> String {
+    format!("use a thread count from 1 to {MAX_THREADS}, a list such as 1,2,4,8 or a range such as 1..64")
+}
+
+/// A whole number within `min..=max`, of any unsigned type.
+fn whole<T: TryFrom<u64>>(s: &str, min: u64, max: u64) -> Result<T, String> {
+    let n = s.trim().parse::<u64>().ok().filter(|n| (min..=max).contains(n));
+    match n.and_then(|n| T::try_from(n).ok()) {
+        Some(v) => Ok(v),
+        None if max >= u32::MAX as u64 && max != MAX_ROWS => Err(format!("use a whole number, {min} or more")),
+        None => Err(format!("use a whole number from {min} to {max}")),
+    }
+}
+
+/// Counts where 0 means none (queries per event, sleeps, partitions ...).
+pub fn uint32(s: &str) -> Result<u32, String> {
+    whole(s, 0, u32::MAX as u64)
+}
+
+pub fn uint64(s: &str) -> Result<u64, String> {
+    whole(s, 0, u64::MAX)
+}
+
+/// Most rows a count or a width of rows may name: 2^53, where f64 (sizes
+/// such as 1.5M) stops holding every whole number and far below where the
+/// id arithmetic (`id + width - 1` on i64) could overflow.
+pub const MAX_ROWS: u64 = 1 << 53;
+
+/// A number of rows, 0 allowed (range widths, ids per update).
+pub fn rows(s: &str) -> Result<u64, String> {
+    whole(s, 0, MAX_ROWS)
+}
+
+/// Counts that make no sense at 0 (tables, warehouses, ids per query ...).
+pub fn positive32(s: &str) -> Result<u32, String> {
+    whole(s, 1, u32::MAX as u64)
+}
+
+pub fn positive_usize(s: &str) -> Result<usize, String> {
+    whole(s, 1, usize::MAX as u64)
+}
+
+/// OS threads for network clients: each is a real thread, so a typo must not ask for millions.
+pub fn client_threads(s: &str) -> Result<usize, String> {
+    whole(s, 1, 4096)
+}
+
+/// Iterations of sysbench's "special" distribution, run for every random
+/// number: beyond a few hundred it only slows the client down.
+pub fn spec_iter(s: &str) -> Result<u32, String> {
+    whole(s, 1, 1000)
+}
+
+pub fn percentile(s: &str) -> Result<u32, String> {
+    whole(s, 1, 100)
+}
+
+/// A whole percentage, 0 to 100.
+pub fn percent8(s: &str) -> Result<u8, String> {
+    whole(s, 0, 100)
+}
+
+pub fn port(s: &str) -> Result<u16, String> {
+    whole(s, 1, u16::MAX as u64)
+}
+
+/// TPC-C warehouses per dataset: w_id is a SMALLINT.
+pub fn warehouses(s: &str) -> Result<u32, String> {
+    whole(s, 1, 32_767)
+}
+
+/// TPC-C's locking-read levels.
+pub fn for_update(s: &str) -> Result<u8, String> {
+    whole(s, 0, 2)
+}
+
+/// A finite number parsed as f64 (not "inf", "NaN").
+fn finite(s: &str) -> Option<f64> {
+    s.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Longest duration option, about three years: far beyond any benchmark, and
+/// well within what `Duration` and `Instant` arithmetic can hold.
+pub const MAX_SECONDS: f64 = 1e8;
+
+/// Durations (0 means "none" or "no limit" for these options).
+pub fn seconds(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| (0.0..=MAX_SECONDS).contains(v)).ok_or_else(|| format!("use a number of seconds from 0 to {MAX_SECONDS} (e.g. 10 or 0.5)"))
+}
+
+/// Open-loop rate bounds: the gap between arrivals, drawn from an
+/// exponential distribution, stays a representable duration at the low end;
+/// at the high end no client could keep up anyway.
+pub const MIN_RATE: f64 = 0.001;
+pub const MAX_RATE: f64 = 1e9;
+
+pub fn rate(s: &str) -> Result<f64, String> {
+    finite(s)
+        .filter(|v| *v == 0.0 || (MIN_RATE..=MAX_RATE).contains(v))
+        .ok_or_else(|| format!("use events per second from {MIN_RATE} to {MAX_RATE}, or 0 for a closed loop"))
+}
+
+/// A percentage as a real number, 0 to 100.
+pub fn percent(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| (0.0..=100.0).contains(v)).ok_or_else(|| "use a percentage from 0 to 100".to_string())
+}
+
+/// sysbench's pareto h: strictly between 0 and 1.
+pub fn pareto_h(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v < 1.0).ok_or_else(|| "use a number between 0 and 1 (both excluded), e.g. 0.2".to_string())
+}
+
+/// Zipfian exponent: 0 (uniform) or more.
+pub fn zipfian_exp(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v >= 0.0).ok_or_else(|| "use a number, 0 or more (e.g. 0.8)".to_string())
+}
+
+/// TPC-C spec mode's factor on keying and think times.
+pub fn time_scale(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v <= 100.0).ok_or_else(|| "use a number above 0 and at most 100 (e.g. 0.01 for a short test)".to_string())
+}
+
+/// Items of a comma list; an empty item (`1,,2`, a trailing comma) is a typo, not "nothing".
+fn list_items(s: &str) -> Option<Vec<&str>> {
+    let items: Vec<&str> = s.split(',').map(str::trim).collect();
+    (!items.iter().any(|i| i.is_empty())).then_some(items)
+}
+
+/// Whether `s` is `all`, `none`, or a comma list whose every item passes `ok`.
+/// The empty string, like `none`, ignores nothing.
+fn ignore_list(s: &str, ok: impl Fn(&str) -> bool) -> bool {
+    let t = s.trim();
+    t.is_empty() || t.eq_ignore_ascii_case("all") || t.eq_ignore_ascii_case("none") || list_items(t).is_some_and(|items| items.iter().all(|i| ok(i)))
+}
+
+/// MySQL error numbers that restart an event (sysbench's --mysql-ignore-errors).
+pub fn mysql_error_codes(s: &str) -> Result<String, String> {
+    if ignore_list(s, |c| c.len() <= 5 && c.parse::<u32>().is_ok()) {
+        Ok(s.to_string())
+    } else {
+        Err("use a comma list of MySQL error numbers (e.g. 1213,1205), all or none".into())
+    }
+}
+
+/// PostgreSQL SQLSTATEs that restart an event: five digits or capital letters each.
+pub fn sqlstates(s: &str) -> Result<String, String> {
+    if ignore_list(s, |c| c.len() == 5 && c.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_alphabetic())) {
+        Ok(s.to_string())
+    } else {
+        Err("use a comma list of five-character SQLSTATE codes (e.g. 40001,40P01), all or none".into())
+    }
+}
+
+/// `s` when it is one of `allowed` (ASCII case ignored), else `hint`.
+fn choice(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(s)) {
+        Ok(s.to_string())
+    } else {
+        Err(hint.to_string())
+    }
+}
+
+/// `s` when it is exactly one of `allowed` (the code compares it as given).
+fn exact(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
+    if allowed.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(hint.to_string())
+    }
+}
+
+pub fn output(s: &str) -> Result<String, String> {
+    exact(s, &["text", "json"], "use text or json")
+}
+
+pub fn db_driver(s: &str) -> Result<String, String> {
+    choice(s, &["mysql", "mariadb", "pgsql", "postgres", "postgresql", "sqlite", "sqlite3"], "use mysql, pgsql or sqlite")
+}
+
+pub fn db_ps_mode(s: &str) -> Result<String, String> {
+    choice(s, &["auto", "disable"], "use auto or disable")
+}
+
+pub fn transport(s: &str) -> Result<String, String> {
+    choice(s, &["socket", "tcp"], "use socket or tcp")
+}
+
+pub fn ssl_mode(s: &str) -> Result<String, String> {
+    crate::target::SslMode::parse(s).map(|_| s.to_string()).map_err(|_| "use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY (or disable, prefer, require, verify-full)".to_string())
+}
+
+pub fn rand_type(s: &str) -> Result<String, String> {
+    s.parse::<crate::rand::RandType>().map(|_| s.to_string()).map_err(|_| "use uniform, gaussian, special, pareto or zipfian".to_string())
+}
+
+pub fn load_mode(s: &str) -> Result<String, String> {
+    crate::target::LoadMode::parse(s).map(|_| s.to_string()).ok_or_else(|| "use auto, infile or insert".to_string())
+}
+
+pub fn table_pick(s: &str) -> Result<String, String> {
+    exact(s, &["pinned", "random", "auto"], "use pinned, random or auto")
+}
+
+pub fn fail_on(s: &str) -> Result<String, String> {
+    choice(s, &["critical", "warning", "never"], "use critical, warning or never")
+}
+
+pub fn fk(s: &str) -> Result<String, String> {
+    choice(s, &["fk", "on", "1", "nofk", "off", "0", "nofk2"], "use fk, nofk or nofk2")
+}
+
+pub fn isolation(s: &str) -> Result<String, String> {
+    let levels = ["", "RR", "REPEATABLE-READ", "REPEATABLE READ", "RC", "READ-COMMITTED", "READ COMMITTED", "SER", "SERIALIZABLE"];
+    choice(s, &levels, "use RR, RC or SER")
+}
+
+pub fn terminals(s: &str) -> Result<String, String> {
+    exact(s, &["stress", "spec"], "use stress or spec")
+}
+
+pub fn tpcc_format(s: &str) -> Result<String, String> {
+    exact(s, &["fairbench", "tpcc-mysql"], "use fairbench or tpcc-mysql")
+}
+
+/// TPC-C transaction names, `_` or `-` between words.
+pub fn trx_debug(s: &str) -> Result<String, String> {
+    let kinds = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+    if s.is_empty() || kinds.contains(&s.replace('-', "_").as_str()) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("use one of {}", kinds.join(", ")))
+    }
+}
+
+/// TPC-C mix: five whole percentages that sum to 100.
+pub fn tpcc_mix(s: &str) -> Result<String, String> {
+    let v: Option<Vec<u32>> = s.split(',').map(|x| x.trim().parse::<u32>().ok().filter(|p| *p <= 100)).collect();
+    match v {
+        Some(v) if v.len() == 5 && v.iter().sum::<u32>() == 100 => Ok(s.to_string()),
+        _ => Err("give five whole percentages (New-Order,Payment,Order-Status,Delivery,Stock-Level) that sum to 100, e.g. 45,43,4,4,4".into()),
+    }
+}
+
+/// Names pasted into SQL: letters, digits and _ only.
+pub fn identifier_prefix(s: &str) -> Result<String, String> {
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(s.to_string())
+    } else {
+        Err("use letters, digits and _ only".into())
+    }
 }
 
 #[cfg(test)]

@@ -48,6 +48,10 @@ pub struct Interval {
     pub threads: usize,
     pub warmup: bool,
     pub w: Window,
+    /// Process CPU (user, system seconds) over this interval. For an
+    /// embedded engine it is the client's and the engine's together.
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
 }
 
 /// The result of one load level.

@@ -81,7 +81,8 @@ pub struct LevelRec {
     pub qps_no_trx: f64,
     pub p95_ms: f64,
     pub p99_ms: f64,
-    /// Client CPU in cores (user + system seconds per second).
+    /// fairbench's CPU in cores (user + system seconds per second): the
+    /// client's, and with an embedded engine (SQLite) the engine's too.
     pub cpu_cores: f64,
     pub summary: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -13,6 +13,14 @@ use std::io::Write;
 // Moved to crate::model; kept here so code naming it through the report still compiles.
 pub use crate::model::RunInfo;
 
+impl RunInfo {
+    /// The engine runs inside fairbench (SQLite): the process's CPU is the
+    /// client's and the engine's together.
+    pub fn embedded(&self) -> bool {
+        self.transport == "embedded"
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
@@ -113,6 +121,7 @@ pub fn interval_json(iv: &Interval, percentile: u32, rate_mode: bool) -> Value {
         "queue_length": if rate_mode { json!(w.queue_len) } else { Value::Null },
         "concurrency": if rate_mode { json!(w.busy) } else { Value::Null },
         "dropped": w.dropped,
+        "cpu_cores": (iv.cpu_user_s + iv.cpu_sys_s) / s,
     })
 }
 
@@ -225,7 +234,8 @@ pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
     let cpu = r.cpu_user_s + r.cpu_sys_s;
     let per_q = if t.queries() > 0 { cpu * 1e6 / t.queries() as f64 } else { 0.0 };
     p(format!(
-        "Client CPU: {:.2}s user + {:.2}s sys = {:.1}% of one core, {:.1} us per query",
+        "{}: {:.2}s user + {:.2}s sys = {:.1}% of one core, {:.1} us per query",
+        if info.embedded() { "Client+engine CPU (the engine runs inside fairbench)" } else { "Client CPU" },
         r.cpu_user_s,
         r.cpu_sys_s,
         cpu * 100.0 / secs,
@@ -281,6 +291,7 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
             "sys_s": r.cpu_sys_s,
             "cores_used": cpu / secs,
             "us_per_query": if t.queries() > 0 { cpu * 1e6 / t.queries() as f64 } else { 0.0 },
+            "includes_engine": info.embedded(),
         },
         "kinds": t.kinds.iter().enumerate().map(|(i, k)| json!({
             "name": info.kinds.get(i).cloned().unwrap_or_default(),

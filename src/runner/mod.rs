@@ -28,14 +28,78 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+/// Set for commands with nothing to save: the first signal ends them.
+static EXIT_AT_ONCE: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_signal(_: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) || EXIT_AT_ONCE.load(Ordering::SeqCst) {
         // Second signal: the user means it.
         unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
     }
 }
 
-pub fn install_signal_handlers() {
+/// Whether Ctrl-C / SIGTERM arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Err(Interrupted) once Ctrl-C / SIGTERM arrived: for loops that should
+/// stop between steps.
+pub fn check_interrupt() -> Result<()> {
+    if interrupted() {
+        Err(Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Resolves once Ctrl-C / SIGTERM arrived: raced against work that may
+/// block on a server, so the command ends without waiting for it.
+pub async fn interrupt_signal() {
+    while !interrupted() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Sleeps for `d`, or less when Ctrl-C / SIGTERM arrives.
+pub fn sleep_unless_interrupted(d: Duration) {
+    let end = Instant::now() + d;
+    while !interrupted() {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+/// The longest a command may take to stop after Ctrl-C / SIGTERM before the
+/// process ends without it.
+pub const STOP_LIMIT: Duration = Duration::from_millis(1900);
+
+/// Ends the process [`STOP_LIMIT`] after the first signal if the command has
+/// not ended by then: a call that cannot be abandoned from inside (an
+/// in-process SQLite statement, a server that does not answer) must not
+/// keep the user waiting. Committed work stays; the rest is rolled back by
+/// the engines, as after a lost connection.
+pub fn start_stop_watchdog() {
+    let spawned = std::thread::Builder::new().name("fb-stop".into()).spawn(|| {
+        while !interrupted() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(STOP_LIMIT);
+        eprintln!("fairbench: interrupted; stopped without waiting for the statements in flight (what they did not commit is rolled back)");
+        // SAFETY: _exit ends the process at once, which is the intent.
+        unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
+    });
+    // Without the thread, commands still stop on their own.
+    drop(spawned);
+}
+
+/// `at_once`: the first signal ends the process (commands with nothing in
+/// flight worth saving); otherwise the first asks to stop, the second ends it.
+pub fn install_signal_handlers(at_once: bool) {
+    EXIT_AT_ONCE.store(at_once, Ordering::SeqCst);
     // SAFETY: the handler only touches an atomic (async-signal-safe).
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
@@ -132,6 +196,7 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     }
     let cpu0 = process_cpu();
     let start = Instant::now();
+    let mut cpu_marks = CpuMarks { at: vec![(start, cpu0)] };
     release(&shared, start);
     sink.start(threads);
 
@@ -144,7 +209,9 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     let mut next_seq = 0usize;
     let mut prev_t = 0.0;
     while done < nworkers {
-        let msg = match rx.recv_timeout(Duration::from_millis(50)) {
+        cpu_marks.catch_up(start, rc);
+        let wait = cpu_marks.until_next(start, rc).min(Duration::from_millis(50));
+        let msg = match rx.recv_timeout(wait) {
             Ok(m) => m,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if INTERRUPTED.load(Ordering::SeqCst) {
@@ -166,7 +233,9 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
                     if !warm {
                         total.merge(&win);
                     }
-                    let iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win };
+                    cpu_marks.catch_up(start, rc);
+                    let (cpu_user_s, cpu_sys_s) = cpu_marks.over(next_seq);
+                    let iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win, cpu_user_s, cpu_sys_s };
                     prev_t = t;
                     if !rc.report_interval.is_zero() {
                         sink.interval(&iv, rate_mode);
@@ -201,6 +270,54 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     Ok(LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate })
 }
 
+/// Process CPU read by the reporter at every report boundary. A worker
+/// thread blocked inside a SQLite call holds back its windows, so an
+/// interval can be complete seconds after its end; CPU read only then would
+/// pile several intervals' CPU into one (2.75 cores on a 2-core machine).
+/// The reporter is never blocked by a client, so it reads the CPU close to
+/// each boundary, and each interval gets what was used between its own.
+struct CpuMarks {
+    /// (boundary, (user s, sys s)): the start, then boundary 0, 1, ...
+    at: Vec<(Instant, (f64, f64))>,
+}
+
+impl CpuMarks {
+    /// Marks for every boundary passed since the last one. A read comes a
+    /// little after its boundary (or several boundaries late, if this
+    /// thread was starved): the CPU at each boundary is interpolated
+    /// between the last mark and this read, so an interval never gets the
+    /// CPU of time outside it, and none shows more cores than were busy.
+    fn catch_up(&mut self, start: Instant, rc: &RunControl) {
+        let now = Instant::now();
+        if now < start + boundary(self.at.len() - 1, rc) {
+            return;
+        }
+        let cpu = process_cpu();
+        let (t0, c0) = *self.at.last().expect("the start mark");
+        let span = now.duration_since(t0).as_secs_f64();
+        loop {
+            let tb = start + boundary(self.at.len() - 1, rc);
+            if tb > now {
+                break;
+            }
+            let f = if span > 0.0 { tb.duration_since(t0).as_secs_f64() / span } else { 1.0 };
+            self.at.push((tb, (c0.0 + f * (cpu.0 - c0.0), c0.1 + f * (cpu.1 - c0.1))));
+        }
+    }
+
+    fn until_next(&self, start: Instant, rc: &RunControl) -> Duration {
+        (start + boundary(self.at.len() - 1, rc)).saturating_duration_since(Instant::now())
+    }
+
+    /// CPU (user s, sys s) between boundary `seq - 1` (or the start) and boundary `seq`.
+    fn over(&self, seq: usize) -> (f64, f64) {
+        match (self.at.get(seq), self.at.get(seq + 1)) {
+            (Some(a), Some(b)) => ((b.1).0 - (a.1).0, (b.1).1 - (a.1).1),
+            _ => (0.0, 0.0),
+        }
+    }
+}
+
 fn release(shared: &Shared, at: Instant) {
     *shared.go.lock().unwrap() = Some(at);
     shared.go_cv.notify_all();
@@ -229,15 +346,27 @@ struct Local {
     queue: RefCell<VecDeque<Instant>>,
     notify: tokio::sync::Notify,
     busy: Cell<u64>,
+    /// `stop` for the clients' connections, which may wait on other
+    /// threads' clients (a SQLite writer's turn).
+    halt: Arc<AtomicBool>,
+}
+
+impl Local {
+    fn end(&self) {
+        self.stop.set(true);
+        self.halt.store(true, Ordering::Relaxed);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<W>, cfg: Arc<ConnConfig>, rc: RunControl, rate: f64, qcap: usize, shared: Arc<Shared>, tx: mpsc::Sender<Msg>) {
     let set = w.statements();
+    let halt = Arc::new(AtomicBool::new(false));
     let mut conns = Vec::new();
     for &id in &ids {
         match Conn::connect(cfg.clone(), set.clone(), id).await {
-            Ok(c) => {
+            Ok(mut c) => {
+                c.stop_waits_on(halt.clone());
                 conns.push(c);
                 let _ = tx.send(Msg::Ready);
             }
@@ -255,7 +384,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         g.unwrap()
     };
     shared.started.fetch_add(1, Ordering::SeqCst);
-    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0) });
+    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0), halt });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
     let n_local = ids.len();
@@ -286,7 +415,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         let time_up = deadline.map(|d| now >= d).unwrap_or(false);
         if shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) || time_up || local.finished.get() == n_local {
             shared.stop.store(shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed), Ordering::Relaxed);
-            local.stop.set(true);
+            local.end();
             local.notify.notify_waiters();
             // The last full boundary may coincide with the deadline. A
             // client blocked inside a call (SQLite waiting for a lock) can
@@ -322,27 +451,44 @@ fn send_window(local: &Local, tx: &mpsc::Sender<Msg>, seq: usize) {
 
 /// Poisson arrivals for this worker's share of `--rate`, at their intended
 /// times (computed from the schedule, not from when the timer fired).
+///
+/// When the schedule is behind and the queue is full, every arrival up to
+/// now is dropped: they are counted from the time behind and the rate
+/// instead of drawn one loop turn each (a rate of 1e9/s would otherwise
+/// keep this task busy forever and starve the ticker on its thread).
 async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed: u64) {
     let mut rng = Rng::from_seed(seed, u32::MAX as u64 - 7);
     let mut next = start;
+    // Turns since this task last suspended: the ticker and the clients
+    // share this thread, so a schedule that is behind must still yield.
+    let mut turns = 0u32;
     loop {
         let u = rng.uniform_double();
         let gap = -(1.0 - u).ln() / rate;
         next += Duration::from_secs_f64(gap);
-        if next > Instant::now() {
+        let now = Instant::now();
+        if next > now {
             tokio::time::sleep_until(tokio::time::Instant::from_std(next)).await;
+            turns = 0;
+        } else {
+            turns += 1;
+            if turns >= 64 {
+                tokio::task::yield_now().await;
+                turns = 0;
+            }
         }
         if local.stop.get() {
             break;
         }
-        let mut q = local.queue.borrow_mut();
-        if q.len() >= cap {
-            local.window.borrow_mut().dropped += 1;
-        } else {
-            q.push_back(next);
-            drop(q);
-            local.notify.notify_one();
+        if local.queue.borrow().len() >= cap {
+            let now = Instant::now();
+            let behind = now.saturating_duration_since(next).as_secs_f64();
+            local.window.borrow_mut().dropped += 1 + (behind * rate) as u64;
+            next = next.max(now);
+            continue;
         }
+        local.queue.borrow_mut().push_back(next);
+        local.notify.notify_one();
     }
 }
 
@@ -407,9 +553,10 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
                         }
                         retry = true;
                     }
+                    ErrKind::Stopped => break false,
                     ErrKind::Fatal | ErrKind::Connect => {
                         shared.fail(format!("fatal error in client {id}: {e}"));
-                        local.stop.set(true);
+                        local.end();
                         break false;
                     }
                 },

@@ -19,7 +19,6 @@ use crate::env::{now_rfc3339, DatasetTables, Sampler, SampleRow};
 use crate::error::{Error, Result};
 use crate::model::record::Finding;
 use crate::model::{Interval, LevelResult, RunInfo, Sink, Stop};
-use crate::stats::process_cpu;
 use crate::target::ConnConfig;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
@@ -80,7 +79,7 @@ CREATE TABLE IF NOT EXISTS intervals(
     events INTEGER NOT NULL, reads INTEGER NOT NULL, writes INTEGER NOT NULL, other INTEGER NOT NULL,
     trx_stmts INTEGER NOT NULL, errors INTEGER NOT NULL, reconnects INTEGER NOT NULL, dropped INTEGER NOT NULL,
     p50_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,
-    cpu_user_s REAL, cpu_sys_s REAL,  -- the client's own CPU in this interval
+    cpu_user_s REAL, cpu_sys_s REAL,  -- fairbench's CPU in this interval (with SQLite: client and engine)
     histogram BLOB,
     PRIMARY KEY(run_id, level_no, seq)
 );
@@ -272,7 +271,6 @@ struct Live {
     level_no: usize,
     in_level: bool,
     written: usize,
-    cpu_prev: (f64, f64),
     sampler: Option<Sampler>,
     finished: bool,
     last_error: Option<String>,
@@ -287,7 +285,7 @@ impl Live {
         self.last_error = Some(e.to_string());
     }
 
-    fn write_interval(&mut self, iv: &Interval, seq: usize, cpu: (f64, f64)) {
+    fn write_interval(&mut self, iv: &Interval, seq: usize) {
         let w = &iv.w;
         let h = hist_bytes(&w.lat);
         let max = if w.lat.is_empty() { 0.0 } else { w.lat.max() as f64 / 1000.0 };
@@ -314,8 +312,8 @@ impl Live {
                 w.pct_ms(95.0),
                 w.pct_ms(99.0),
                 max,
-                cpu.0,
-                cpu.1,
+                iv.cpu_user_s,
+                iv.cpu_sys_s,
                 h
             ],
         );
@@ -389,7 +387,7 @@ impl Recorder {
         });
         let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
-        let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, cpu_prev: process_cpu(), sampler: Some(sampler), finished: false, last_error: None };
+        let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)) })
     }
 
@@ -465,7 +463,6 @@ impl Sink for StoreSink {
         }
         l.in_level = true;
         l.written = 0;
-        l.cpu_prev = process_cpu();
         let (id, n) = (l.run_id, l.level_no as i64);
         if let Some(s) = &l.sampler {
             s.level_start(l.level_no);
@@ -481,11 +478,8 @@ impl Sink for StoreSink {
 
     fn interval(&mut self, iv: &Interval, _rate_mode: bool) {
         let Ok(mut l) = self.rec.live.lock() else { return };
-        let now = process_cpu();
-        let cpu = (now.0 - l.cpu_prev.0, now.1 - l.cpu_prev.1);
-        l.cpu_prev = now;
         let seq = l.written;
-        l.write_interval(iv, seq, cpu);
+        l.write_interval(iv, seq);
         l.written += 1;
     }
 
@@ -494,7 +488,7 @@ impl Sink for StoreSink {
         // Without --report-interval the sink saw no interval: store them now.
         let from = l.written;
         for (i, iv) in r.intervals.iter().enumerate().skip(from) {
-            l.write_interval(iv, i, (0.0, 0.0));
+            l.write_interval(iv, i);
         }
         l.written = r.intervals.len();
         if let Some(s) = &l.sampler {
@@ -629,10 +623,11 @@ pub fn show_text(r: &RunRecord) -> String {
         p(format!("  memory fit: {} ({why})", fit.name()));
         p(format!("Client: {} x {}, {} CPUs available, kernel {}", e.host.cpus, e.host.cpu_model, e.host.cpus_available, e.host.kernel));
     }
+    let cpu_of = if r.transport == "embedded" { "client+engine CPU" } else { "client CPU" };
     for l in &r.levels {
         p(String::new());
         p(format!(
-            "Level {} ({} threads, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, client CPU {:.2} cores, {:.1} s",
+            "Level {} ({} threads, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
             l.level_no,
             l.threads,
             if l.ended_at.is_none() { "not finished".to_string() } else { l.status.clone() },

@@ -12,7 +12,9 @@ pub mod postgres;
 pub mod sqlite;
 pub mod url;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use url::{Engine, SslMode, Target};
 
@@ -50,14 +52,21 @@ pub struct Statement {
 #[derive(Clone, Debug, Default)]
 pub struct StatementSet {
     stmts: Vec<Statement>,
+    /// Ids by hash of their SQL: a workload over 100k tables adds a million
+    /// statements, and a scan for duplicates per add grew with their square.
+    by_hash: std::collections::HashMap<u64, Vec<u32>>,
 }
 
 impl StatementSet {
     pub fn add(&mut self, sql: impl Into<String>, returns_rows: bool) -> StmtId {
+        use std::hash::{BuildHasher, BuildHasherDefault};
         let sql = sql.into();
-        if let Some(i) = self.stmts.iter().position(|s| s.sql == sql) {
-            return StmtId(i as u32);
+        let h = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(&sql);
+        let same = self.by_hash.entry(h).or_default();
+        if let Some(&i) = same.iter().find(|&&i| self.stmts[i as usize].sql == sql) {
+            return StmtId(i);
         }
+        same.push(self.stmts.len() as u32);
         self.stmts.push(Statement { sql, returns_rows });
         StmtId(self.stmts.len() as u32 - 1)
     }
@@ -84,6 +93,9 @@ pub enum ErrKind {
     Connect,
     /// Anything else: stop the run.
     Fatal,
+    /// The run ended while the call waited (for a SQLite turn to write):
+    /// nothing ran, nothing went wrong.
+    Stopped,
 }
 
 #[derive(Clone, Debug)]
@@ -173,12 +185,15 @@ pub struct Conn {
     cfg: Arc<ConnConfig>,
     /// Which host of a host list this connection uses (round-robin).
     host_index: usize,
+    /// Set when the run ends: waits inside the client (a SQLite writer's
+    /// turn) give up instead of holding the run open.
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Conn {
     pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, host_index: usize) -> DbResult<Conn> {
         let inner = Self::open(&cfg, host_index).await?;
-        let mut c = Conn { inner, set, cfg, host_index };
+        let mut c = Conn { inner, set, cfg, host_index, stop: None };
         let session: Vec<String> = c.cfg.session_sql.clone();
         for s in &session {
             c.query(s).await?;
@@ -210,6 +225,17 @@ impl Conn {
         self.cfg.target.engine
     }
 
+    /// A flag the runner sets when the run ends (deadline, Ctrl-C, a fatal
+    /// error elsewhere): a client waiting for its turn to write stops waiting.
+    pub fn stop_waits_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    /// How long a SQLite writer waits for its turn before SQLITE_BUSY.
+    fn turn_limit(&self) -> Duration {
+        Duration::from_millis(self.cfg.sqlite_busy_ms as u64)
+    }
+
     /// Drop the connection and open a new one (statements are prepared again
     /// on first use).
     pub async fn reconnect(&mut self) -> DbResult<()> {
@@ -226,12 +252,16 @@ impl Conn {
     /// Run statement `id` of the set with `params`.
     pub async fn exec(&mut self, id: StmtId, params: &[Param<'_>]) -> DbResult<Class> {
         let st = self.set.get(id);
+        let limit = self.turn_limit();
         let changed = match &mut self.inner {
             Inner::My(c) => c.exec(id, st, params, self.cfg.prepared).await,
             Inner::Pg(c) => c.exec(id, st, params, self.cfg.prepared).await,
             Inner::MyFast(c) => c.exec(id, st, params, self.cfg.prepared).await,
             Inner::PgFast(c) => c.exec(id, st, params, self.cfg.prepared).await,
-            Inner::Lite(c) => c.exec(id, st, params, self.cfg.prepared),
+            Inner::Lite(c) => {
+                let turn = c.turn_for(id, st);
+                c.take_turn(turn, self.stop.as_deref(), limit).await.and_then(|()| c.exec(id, st, params, self.cfg.prepared))
+            }
         }
         .map_err(|e| self.classify(e))?;
         Ok(classify_result(st.returns_rows, changed))
@@ -239,12 +269,16 @@ impl Conn {
 
     /// Run one text statement (BEGIN, COMMIT, session settings, DDL).
     pub async fn query(&mut self, sql: &str) -> DbResult<Class> {
+        let limit = self.turn_limit();
         let r = match &mut self.inner {
             Inner::My(c) => c.query(sql).await,
             Inner::Pg(c) => c.query(sql).await,
             Inner::MyFast(c) => c.query(sql).await,
             Inner::PgFast(c) => c.query(sql).await,
-            Inner::Lite(c) => c.query(sql),
+            Inner::Lite(c) => {
+                let turn = c.turn_for_sql(sql);
+                c.take_turn(turn, self.stop.as_deref(), limit).await.and_then(|()| c.query(sql))
+            }
         };
         let (rows, changed) = r.map_err(|e| self.classify(e))?;
         Ok(classify_result(rows, changed))
@@ -254,12 +288,16 @@ impl Conn {
     /// None): for workloads that act on what they read (TPC-C).
     pub async fn exec_rows(&mut self, id: StmtId, params: &[Param<'_>]) -> DbResult<Vec<Vec<Option<String>>>> {
         let st = self.set.get(id);
+        let limit = self.turn_limit();
         let r = match &mut self.inner {
             Inner::My(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
             Inner::Pg(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
             Inner::MyFast(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
             Inner::PgFast(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
-            Inner::Lite(c) => c.exec_rows(st, params, self.cfg.prepared),
+            Inner::Lite(c) => {
+                let turn = c.turn_for(id, st);
+                c.take_turn(turn, self.stop.as_deref(), limit).await.and_then(|()| c.exec_rows(st, params, self.cfg.prepared))
+            }
         };
         r.map_err(|e| self.classify(e))
     }

@@ -1,12 +1,89 @@
 //! Embedded SQLite engine (WAL). Each client owns a connection on its own
 //! OS thread, since every call blocks: the "server" runs inside the client.
+//!
+//! SQLite lets one writer in at a time, and writers that find it busy wait
+//! in its busy handler, which sleeps and polls: whoever polls at the right
+//! moment wins, so one writer can wait seconds while others go again and
+//! again, and the latency measured is the back-off, not the work. Writers
+//! of one file therefore take turns here instead: each waits, in arrival
+//! order, for the file's turn before it starts writing (BEGIN IMMEDIATE, or
+//! a write outside a transaction) and gives it back when its transaction
+//! ends. Readers need no turn: in WAL mode they run beside the writer.
 
 use super::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId};
 use rusqlite::{types::ValueRef, Connection};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+use tokio::sync::OwnedMutexGuard;
+
+/// The right to write one SQLite file; tokio's mutex queues its waiters in
+/// arrival order and wakes them across threads.
+pub type Turn = tokio::sync::Mutex<()>;
+
+/// How often a writer waiting for its turn looks at the stop flag.
+const TURN_SLICE: Duration = Duration::from_millis(20);
 
 pub struct LiteConn {
     conn: Connection,
     text: String,
+    /// Shared by every connection of this process to the same file (None:
+    /// a private temporary or in-memory database).
+    turn: Option<Arc<Turn>>,
+    /// This connection's turn, from its first write to the end of its transaction.
+    held: Option<OwnedMutexGuard<()>>,
+    /// Per statement of the set: whether it writes (None: not yet known).
+    writes: Vec<Option<bool>>,
+}
+
+/// The turn of the file `conn` opened, shared by all its connections.
+fn turn_of(conn: &Connection) -> Option<Arc<Turn>> {
+    let path = conn.path().filter(|p| !p.is_empty())?;
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+    static TURNS: OnceLock<Mutex<HashMap<PathBuf, Weak<Turn>>>> = OnceLock::new();
+    let mut turns = TURNS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(t) = turns.get(&key).and_then(Weak::upgrade) {
+        return Some(t);
+    }
+    turns.retain(|_, t| t.strong_count() > 0);
+    let t = Arc::new(Turn::new(()));
+    turns.insert(key, Arc::downgrade(&t));
+    Some(t)
+}
+
+/// Whether `sql` writes: takes the write lock up front (BEGIN IMMEDIATE or
+/// EXCLUSIVE) or changes the database. Unknown (does not compile) counts as
+/// not writing: running it reports the error.
+fn sql_writes(conn: &Connection, sql: &str) -> bool {
+    let mut words = sql.split_whitespace();
+    if words.next().is_some_and(|w| w.eq_ignore_ascii_case("BEGIN")) {
+        return words.next().is_some_and(|w| w.eq_ignore_ascii_case("IMMEDIATE") || w.eq_ignore_ascii_case("EXCLUSIVE"));
+    }
+    conn.prepare_cached(sql).map(|s| !s.readonly()).unwrap_or(false)
+}
+
+/// Waits for `turn` in arrival order, at most `limit` (then SQLITE_BUSY,
+/// as SQLite's own busy timeout would), and no longer once `stop` is set.
+async fn wait_turn(turn: Arc<Turn>, stop: Option<&AtomicBool>, limit: Duration) -> DbResult<OwnedMutexGuard<()>> {
+    if let Ok(g) = turn.clone().try_lock_owned() {
+        return Ok(g);
+    }
+    let deadline = Instant::now() + limit;
+    let mut wait = std::pin::pin!(turn.lock_owned());
+    loop {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Err(DbError { kind: ErrKind::Stopped, code: String::new(), message: "the run ended while waiting for a turn to write".into() });
+        }
+        let slice = deadline.saturating_duration_since(Instant::now()).min(TURN_SLICE);
+        if slice.is_zero() {
+            return Err(DbError { kind: ErrKind::Retryable, code: "SQLITE_BUSY".into(), message: format!("waited {} ms for a turn to write", limit.as_millis()) });
+        }
+        if let Ok(g) = tokio::time::timeout(slice, &mut wait).await {
+            return Ok(g);
+        }
+    }
 }
 
 pub fn to_db_error(e: rusqlite::Error) -> DbError {
@@ -38,10 +115,56 @@ impl LiteConn {
         conn.busy_timeout(std::time::Duration::from_millis(cfg.sqlite_busy_ms as u64)).map_err(to_db_error)?;
         // WAL lets readers run beside the writer, as on the server engines.
         conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(to_db_error)?;
-        Ok(LiteConn { conn, text: String::new() })
+        let turn = turn_of(&conn);
+        Ok(LiteConn { conn, text: String::new(), turn, held: None, writes: Vec::new() })
     }
 
-    pub fn exec(&mut self, _id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
+    /// The turn statement `id` must wait for before it runs (None: it
+    /// reads, or this connection holds the turn already).
+    pub fn turn_for(&mut self, id: StmtId, st: &Statement) -> Option<Arc<Turn>> {
+        if self.held.is_some() {
+            return None;
+        }
+        let i = id.0 as usize;
+        if self.writes.len() <= i {
+            self.writes.resize(i + 1, None);
+        }
+        let writes = *self.writes[i].get_or_insert_with(|| sql_writes(&self.conn, &st.sql));
+        if writes { self.turn.clone() } else { None }
+    }
+
+    /// The same for a text statement.
+    pub fn turn_for_sql(&mut self, sql: &str) -> Option<Arc<Turn>> {
+        if self.held.is_some() || !sql_writes(&self.conn, sql) {
+            return None;
+        }
+        self.turn.clone()
+    }
+
+    /// Waits for `turn` (from `turn_for`) and holds it until the
+    /// transaction ends; no turn, no wait.
+    pub async fn take_turn(&mut self, turn: Option<Arc<Turn>>, stop: Option<&AtomicBool>, limit: Duration) -> DbResult<()> {
+        if let Some(t) = turn {
+            self.held = Some(wait_turn(t, stop, limit).await?);
+        }
+        Ok(())
+    }
+
+    /// The turn ends with the transaction (COMMIT, ROLLBACK, an autocommit
+    /// write, or an error that rolled it back).
+    fn end_turn_if_done(&mut self) {
+        if self.held.is_some() && self.conn.is_autocommit() {
+            self.held = None;
+        }
+    }
+
+    pub fn exec(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
+        let r = self.exec_stmt(id, st, params, prepared);
+        self.end_turn_if_done();
+        r
+    }
+
+    fn exec_stmt(&mut self, _id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
         if !prepared {
             interpolate(&st.sql, params, &mut self.text, false);
             let mut s = self.conn.prepare(&self.text).map_err(to_db_error)?;
@@ -52,18 +175,28 @@ impl LiteConn {
     }
 
     pub fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
-        let mut s = self.conn.prepare(sql).map_err(to_db_error)?;
-        let rows = s.column_count() > 0;
-        Ok((rows, run(&self.conn, &mut s, &[], rows)?))
+        let r = self.conn.prepare(sql).map_err(to_db_error).and_then(|mut s| {
+            let rows = s.column_count() > 0;
+            Ok((rows, run(&self.conn, &mut s, &[], rows)?))
+        });
+        self.end_turn_if_done();
+        r
     }
 
     pub fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
-        let mut s = self.conn.prepare(sql).map_err(to_db_error)?;
-        rows_as_text(&mut s)
+        let r = self.conn.prepare(sql).map_err(to_db_error).and_then(|mut s| rows_as_text(&mut s));
+        self.end_turn_if_done();
+        r
     }
 
     /// A statement's rows with every value as text (NULL as None).
     pub fn exec_rows(&mut self, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
+        let r = self.exec_rows_stmt(st, params, prepared);
+        self.end_turn_if_done();
+        r
+    }
+
+    fn exec_rows_stmt(&mut self, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
         if !prepared {
             interpolate(&st.sql, params, &mut self.text, false);
             let sql = std::mem::take(&mut self.text);

@@ -5,7 +5,6 @@
 //! password must never reach a `Display` impl.
 
 use crate::error::{Error, Result};
-use crate::usage;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,9 +43,8 @@ impl SslMode {
             "verify_ca" => SslMode::VerifyCa,
             "verify_identity" | "verify_full" => SslMode::VerifyIdentity,
             _ => {
-                return Err(usage!(
-                    "unknown ssl mode '{s}': use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY"
-                ))
+                let msg = format!("unknown ssl mode '{s}': use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY");
+                return Err(Error::Usage(crate::error::one_line(&msg).into_owned()));
             }
         })
     }
@@ -139,7 +137,8 @@ impl Target {
 
     pub fn parse(s: &str) -> Result<Target> {
         let bad = |why: &str| {
-            usage!("bad target URL '{}': {why}; expected mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or sqlite:PATH", mask_url(s))
+            let msg = format!("bad target URL '{}': {why}; expected mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or sqlite:PATH", mask_url(s));
+            Error::Usage(crate::error::one_line(&msg).into_owned())
         };
         let (scheme, rest) = s.split_once(':').ok_or_else(|| bad("no scheme"))?;
         let engine = match scheme.to_ascii_lowercase().as_str() {
@@ -286,9 +285,10 @@ fn pct_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
+        // On bytes, not on str slices: a '%' before a multi-byte character must not split it.
         if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + l);
                 i += 3;
                 continue;
             }
@@ -299,16 +299,33 @@ fn pct_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A URL with its password replaced, for error messages.
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// A URL with its password replaced, for error messages: the one after
+/// `user:` (up to the last '@', as `Target::parse` reads it, so a password
+/// holding '@' or '/' is masked whole) and any `password=` parameter.
 pub fn mask_url(s: &str) -> String {
+    let mut out = s.to_string();
     if let Some((scheme, rest)) = s.split_once("://") {
-        if let Some((userinfo, tail)) = rest.split_once('@') {
+        if let Some((userinfo, tail)) = rest.rsplit_once('@') {
             if let Some((u, _)) = userinfo.split_once(':') {
-                return format!("{scheme}://{u}:****@{tail}");
+                out = format!("{scheme}://{u}:****@{tail}");
             }
         }
     }
-    s.to_string()
+    if let Some((head, query)) = out.split_once('?') {
+        let params: Vec<String> = query
+            .split('&')
+            .map(|kv| match kv.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=****"),
+                _ => kv.to_string(),
+            })
+            .collect();
+        out = format!("{head}?{}", params.join("&"));
+    }
+    out
 }
 
 /// Keep `Error` in scope for callers that build targets from options.

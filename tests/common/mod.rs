@@ -324,3 +324,46 @@ pub fn pg_admin(sql: &str) -> String {
 pub fn pg_admin_db(database: &str, sql: &str) -> String {
     run_sql(pg_client(database), sql)
 }
+
+/// Status, stdout and stderr of a finished command, for assertion messages.
+pub fn show(out: &Output) -> String {
+    format!(
+        "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        stdout(out),
+        stderr(out)
+    )
+}
+
+/// The documented error contract: exactly one line on stderr, starting like an error message,
+/// containing every string of `mentions`, and no panic or backtrace text anywhere.
+pub fn assert_one_line_error(out: &Output, mentions: &[&str]) {
+    let err = stderr(out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "expected exactly one line on stderr\n{}",
+        show(out)
+    );
+    assert!(
+        !lines[0].trim().is_empty(),
+        "empty error line\n{}",
+        show(out)
+    );
+    for m in mentions {
+        assert!(
+            lines[0].contains(m),
+            "the error line should mention {m:?}\n{}",
+            show(out)
+        );
+    }
+    assert_no_panic(out);
+}
+
+pub fn assert_no_panic(out: &Output) {
+    let all = format!("{}{}", stdout(out), stderr(out));
+    for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace"] {
+        assert!(!all.contains(bad), "output contains {bad:?}\n{}", show(out));
+    }
+}

@@ -9,12 +9,14 @@
 //! and one read per statement, no tasks, no channels, no per-query heap.
 //!
 //! They are chosen at connect time only where they are known to do exactly
-//! what the drivers do (see [`Choice`]); TLS, authentication methods they do
-//! not speak, and `FAIRBENCH_WIRE=driver` fall back to the drivers.
+//! what the drivers do (see [`Choice`]), TLS included (see [`tls`]);
+//! authentication methods they do not speak and `FAIRBENCH_WIRE=driver`
+//! fall back to the drivers.
 
 pub mod my;
 pub mod pg;
 mod scram;
+pub mod tls;
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
@@ -50,14 +52,14 @@ pub fn refused() -> crate::target::DbError {
     crate::target::DbError {
         kind: crate::target::ErrKind::Connect,
         code: String::new(),
-        message: "FAIRBENCH_WIRE=fast: the built-in wire client cannot serve this target (TLS or an authentication method it does not speak)".into(),
+        message: "FAIRBENCH_WIRE=fast: the built-in wire client cannot serve this target (an authentication method it does not speak)".into(),
     }
 }
 
 /// Result of trying the fast path: use it, or let the driver connect.
 pub enum Choice<T> {
     Fast(T),
-    /// The server wants something the fast path does not speak (TLS, an
+    /// The server wants something the fast path does not speak (an
     /// authentication method): the driver connects instead.
     Fallback,
 }
@@ -74,6 +76,8 @@ pub enum Choice<T> {
 /// duplicate descriptor registered for writability just for that wait.
 pub struct Sock {
     fd: AsyncFd<Stream>,
+    /// The record layer once TLS is on: `send` seals, `read_into` opens.
+    tls: Option<Box<tls::Tls>>,
 }
 
 enum Stream {
@@ -108,62 +112,99 @@ impl Sock {
     fn watch(s: Stream) -> io::Result<Sock> {
         // SAFETY: the stream owns its descriptor and keeps it open, and the
         // same, for as long as the AsyncFd owns the stream.
-        Ok(Sock { fd: unsafe { AsyncFd::register_with_interest(s, Interest::READABLE) }.map_err(io::Error::from)? })
+        Ok(Sock { fd: unsafe { AsyncFd::register_with_interest(s, Interest::READABLE) }.map_err(io::Error::from)?, tls: None })
     }
 
-    fn raw(&self) -> RawFd {
-        self.fd.get_ref().as_raw_fd()
+    /// The server's address (TCP only).
+    fn peer_ip(&self) -> Option<std::net::IpAddr> {
+        match self.fd.get_ref() {
+            Stream::Tcp(s) => s.peer_addr().ok().map(|a| a.ip()),
+            Stream::Unix(_) => None,
+        }
     }
 
-    /// Write all of `buf`: straight to the socket when the kernel takes it
-    /// (always, for statements), through the poller only when it is full.
+    /// Write all of `buf` (sealed into TLS records when TLS is on).
     pub async fn send(&mut self, buf: &[u8]) -> io::Result<()> {
-        let fd = self.raw();
-        let mut n = try_write(|b| send_raw(fd, b), buf)?;
-        if n == buf.len() {
-            return Ok(());
+        match &mut self.tls {
+            None => write_all(&self.fd, buf).await,
+            Some(t) => write_all(&self.fd, t.seal(buf)?).await,
         }
-        // The send buffer is full (bulk loads): wait for room on a
-        // duplicate registered for writability, dropped once all is out.
-        // SAFETY: the OwnedFd keeps the duplicate open until `dup` drops.
-        let dup = unsafe { AsyncFd::register_with_interest(self.fd.get_ref().as_fd_dup()?, Interest::WRITABLE) }.map_err(io::Error::from)?;
-        while n < buf.len() {
-            let mut ready = dup.writable().await?;
-            if let Ok(r) = ready.try_io(|_| send_raw(fd, &buf[n..])) {
-                n += r?;
-            }
-        }
-        Ok(())
     }
 
-    /// Read what the socket has into the spare capacity of `buf`; 0 is end
-    /// of stream.
+    /// Write `buf` as it is, bypassing TLS (the TLS handshake's own records).
+    async fn send_plain(&mut self, buf: &[u8]) -> io::Result<()> {
+        write_all(&self.fd, buf).await
+    }
+
+    /// Read what the socket has into the spare capacity of `buf`, opened
+    /// when TLS is on; 0 is end of stream.
     async fn read_into(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        let Some(t) = &mut self.tls else { return recv_into(&self.fd, buf).await };
         loop {
-            let mut ready = self.fd.readable().await?;
-            let spare = buf.spare_capacity_mut();
-            let (ptr, len) = (spare.as_mut_ptr() as *mut libc::c_void, spare.len());
-            let got = ready.try_io(|s| {
-                // SAFETY: `ptr..ptr+len` is the vector's allocated, unused
-                // capacity; recv writes at most `len` bytes there.
-                let r = unsafe { libc::recv(s.get_ref().as_raw_fd(), ptr, len, 0) };
-                if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r as usize) }
-            });
-            if let Ok(r) = got {
-                let k = r?;
-                if k < len {
-                    // The socket is drained. The runtime would otherwise
-                    // keep it marked readable until a recv fails, and the
-                    // next statement would pay one recv that finds nothing
-                    // (EAGAIN) before waiting. Clearing is safe: data that
-                    // came in after this recv is a newer event that the
-                    // clear does not erase.
-                    ready.clear_ready();
-                }
-                // SAFETY: recv initialised the first `k` spare bytes.
-                unsafe { buf.set_len(buf.len() + k) };
-                return Ok(k);
+            let n = t.open(buf)?;
+            if n > 0 || t.closed() {
+                return Ok(n);
             }
+            if recv_into(&self.fd, t.cipher_room()).await? == 0 {
+                return Ok(0);
+            }
+        }
+    }
+
+    /// Read ciphertext as it is (the TLS handshake).
+    async fn recv_plain(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        recv_into(&self.fd, buf).await
+    }
+}
+
+/// Write all of `buf`: straight to the socket when the kernel takes it
+/// (always, for statements), through the poller only when it is full.
+async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8]) -> io::Result<()> {
+    let fd = afd.get_ref().as_raw_fd();
+    let mut n = try_write(|b| send_raw(fd, b), buf)?;
+    if n == buf.len() {
+        return Ok(());
+    }
+    // The send buffer is full (bulk loads): wait for room on a
+    // duplicate registered for writability, dropped once all is out.
+    // SAFETY: the OwnedFd keeps the duplicate open until `dup` drops.
+    let dup = unsafe { AsyncFd::register_with_interest(afd.get_ref().as_fd_dup()?, Interest::WRITABLE) }.map_err(io::Error::from)?;
+    while n < buf.len() {
+        let mut ready = dup.writable().await?;
+        if let Ok(r) = ready.try_io(|_| send_raw(fd, &buf[n..])) {
+            n += r?;
+        }
+    }
+    Ok(())
+}
+
+/// Read what the socket has into the spare capacity of `buf`; 0 is end of
+/// stream.
+async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>) -> io::Result<usize> {
+    loop {
+        let mut ready = afd.readable().await?;
+        let spare = buf.spare_capacity_mut();
+        let (ptr, len) = (spare.as_mut_ptr() as *mut libc::c_void, spare.len());
+        let got = ready.try_io(|s| {
+            // SAFETY: `ptr..ptr+len` is the vector's allocated, unused
+            // capacity; recv writes at most `len` bytes there.
+            let r = unsafe { libc::recv(s.get_ref().as_raw_fd(), ptr, len, 0) };
+            if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r as usize) }
+        });
+        if let Ok(r) = got {
+            let k = r?;
+            if k < len {
+                // The socket is drained. The runtime would otherwise
+                // keep it marked readable until a recv fails, and the
+                // next statement would pay one recv that finds nothing
+                // (EAGAIN) before waiting. Clearing is safe: data that
+                // came in after this recv is a newer event that the
+                // clear does not erase.
+                ready.clear_ready();
+            }
+            // SAFETY: recv initialised the first `k` spare bytes.
+            unsafe { buf.set_len(buf.len() + k) };
+            return Ok(k);
         }
     }
 }

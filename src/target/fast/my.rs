@@ -7,7 +7,7 @@
 //! on every execution, COM_QUERY for text mode, LOAD DATA LOCAL INFILE fed
 //! from memory for loading.
 
-use super::{Choice, ReadBuf, Sock};
+use super::{tls, Choice, ReadBuf, Sock};
 use crate::target::mysql::{bulk_load, BulkConn, LOST};
 use crate::target::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, RowSource, SslMode, Statement, StmtId};
 
@@ -137,10 +137,28 @@ fn scramble(plugin: &[u8], nonce: &[u8], pass: &[u8]) -> Option<Vec<u8>> {
 
 impl MyFast {
     pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<Choice<MyFast>> {
-        let t = &cfg.target;
-        if !matches!(t.ssl_mode, SslMode::Disabled | SslMode::Preferred) {
-            return Ok(Choice::Fallback);
+        let mode = cfg.target.ssl_mode;
+        match MyFast::open(cfg, host_index, mode).await {
+            // PREFERRED: a TLS handshake that fails is tried again without
+            // TLS, as the driver path does.
+            Err(e) if mode == SslMode::Preferred && tls::is_tls_failure(&e) => MyFast::open(cfg, host_index, SslMode::Disabled).await,
+            r => r,
         }
+    }
+
+    async fn open(cfg: &ConnConfig, host_index: usize, mode: SslMode) -> DbResult<Choice<MyFast>> {
+        let t = &cfg.target;
+        // A unix socket is local: PREFERRED stays plain there (as MySQL's
+        // own client does); REQUIRED and the VERIFY modes still encrypt.
+        let tls_cfg = match mode {
+            SslMode::Disabled => None,
+            SslMode::Preferred if t.socket.is_some() => None,
+            _ => Some(tls::config(t)?),
+        };
+        let host = match &t.socket {
+            Some(_) => "localhost",
+            None => t.host_for(host_index).0.as_str(),
+        };
         let sock = match &t.socket {
             Some(path) => Sock::unix(path).await,
             None => {
@@ -183,28 +201,55 @@ impl MyFast {
                 plugin = hs[i..end].to_vec();
             }
         }
-        // PREFERRED takes TLS when the server offers it: that is the
-        // driver's job. Without TLS on the server both end up plain.
-        if t.ssl_mode == SslMode::Preferred && caps & CLIENT_SSL != 0 {
-            return Ok(Choice::Fallback);
-        }
         if caps & CLIENT_PROTOCOL_41 == 0 || caps & CLIENT_SECURE_CONNECTION == 0 {
             return Ok(Choice::Fallback);
         }
         let pass = t.password.as_deref().unwrap_or("").as_bytes();
         let Some(auth) = scramble(&plugin, &nonce, pass) else { return Ok(Choice::Fallback) };
+        let tls_cfg = match tls_cfg {
+            // PREFERRED: TLS when the server offers it.
+            Some(_) if caps & CLIENT_SSL == 0 && mode == SslMode::Preferred => None,
+            Some(_) if caps & CLIENT_SSL == 0 => {
+                return Err(DbError { kind: ErrKind::Connect, code: "2026".into(), message: format!("ssl-mode={} but the server does not offer TLS (turn TLS on in the server, or use ssl-mode=PREFERRED or DISABLED)", mode.name()) });
+            }
+            other => other,
+        };
         let mut want = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_LONG_PASSWORD | CLIENT_TRANSACTIONS | CLIENT_LOCAL_FILES | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS | CLIENT_PS_MULTI_RESULTS | CLIENT_DEPRECATE_EOF | CLIENT_PLUGIN_AUTH;
         if !t.database.is_empty() {
             want |= CLIENT_CONNECT_WITH_DB;
         }
+        if tls_cfg.is_some() {
+            want |= CLIENT_SSL;
+        }
         let client_caps = want & caps;
+        let old = version.split(|ch: char| !ch.is_ascii_digit()).take(3).filter_map(|x| x.parse::<u32>().ok()).collect::<Vec<_>>() < vec![5, 5, 3];
+        let charset = if old { 33 } else { UTF8MB4_GENERAL_CI };
+        let encrypted = tls_cfg.is_some();
+        if let Some(tc) = tls_cfg {
+            if c.r.pos < c.r.data.len() {
+                // Bytes after the greeting did not come through TLS: refuse
+                // them rather than read them later as the server's.
+                return Err(DbError { kind: ErrKind::Connect, code: "2026".into(), message: "the server sent unencrypted data before TLS started".into() });
+            }
+            // SSLRequest: the first 32 bytes of the handshake response;
+            // the whole response follows inside TLS.
+            c.w.clear();
+            c.w.extend_from_slice(&[0; 4]);
+            c.w.extend_from_slice(&client_caps.to_le_bytes());
+            c.w.extend_from_slice(&(16u32 << 20).to_le_bytes());
+            c.w.push(charset);
+            c.w.extend_from_slice(&[0; 23]);
+            let seq = c.seq;
+            c.frame(seq);
+            c.sock.send(&c.w).await.map_err(connect_io)?;
+            tls::start(&mut c.sock, tc, host, mode).await?;
+        }
         c.deprecate_eof = client_caps & CLIENT_DEPRECATE_EOF != 0;
         c.w.clear();
         c.w.extend_from_slice(&[0; 4]);
         c.w.extend_from_slice(&client_caps.to_le_bytes());
         c.w.extend_from_slice(&(16u32 << 20).to_le_bytes());
-        let old = version.split(|ch: char| !ch.is_ascii_digit()).take(3).filter_map(|x| x.parse::<u32>().ok()).collect::<Vec<_>>() < vec![5, 5, 3];
-        c.w.push(if old { 33 } else { UTF8MB4_GENERAL_CI });
+        c.w.push(charset);
         c.w.extend_from_slice(&[0; 23]);
         c.w.extend_from_slice(t.user.as_bytes());
         c.w.push(0);
@@ -245,9 +290,9 @@ impl MyFast {
                 Some(0x01) if plugin == b"caching_sha2_password" && body.get(1) == Some(&3) => continue, // fast auth: OK follows
                 Some(0x01) if plugin == b"caching_sha2_password" && body.get(1) == Some(&4) => {
                     // Full authentication needs TLS or RSA on TCP (the
-                    // driver does both); a unix socket may carry the
-                    // password in clear.
-                    if t.socket.is_none() {
+                    // driver does both); TLS or a unix socket may carry
+                    // the password in clear.
+                    if t.socket.is_none() && !encrypted {
                         return Ok(Choice::Fallback);
                     }
                     let mut a = pass.to_vec();

@@ -7,7 +7,7 @@
 //! Per execution it writes Bind/Execute/Sync in one buffer and reads up to
 //! ReadyForQuery; nothing else crosses the socket.
 
-use super::{be16, be32, Choice, ReadBuf, Sock};
+use super::{be16, be32, tls, Choice, ReadBuf, Sock};
 use crate::target::postgres::{encode_copy_row, lost_sqlstate, value_text};
 use crate::target::{dollar_params, interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
 use super::scram::Scram;
@@ -37,6 +37,17 @@ pub struct PgFast {
     /// A request is on the wire whose answer was not read to the end (the
     /// future was dropped, or the stream broke): the session is unusable.
     broken: bool,
+}
+
+/// libpq's spelling of an ssl mode, for messages.
+fn pg_mode_name(m: SslMode) -> &'static str {
+    match m {
+        SslMode::Disabled => "disable",
+        SslMode::Preferred => "prefer",
+        SslMode::Required => "require",
+        SslMode::VerifyCa => "verify-ca",
+        SslMode::VerifyIdentity => "verify-full",
+    }
 }
 
 /// One backend message: type and body range in the read buffer.
@@ -121,10 +132,11 @@ impl PgFast {
     /// the settings need something this client does not do.
     pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<Choice<PgFast>> {
         let t = &cfg.target;
-        let tls_wanted = t.socket.is_none() && t.ssl_mode != SslMode::Disabled;
-        if tls_wanted && t.ssl_mode != SslMode::Preferred {
-            return Ok(Choice::Fallback);
-        }
+        // No TLS on a unix socket, as libpq and the driver do.
+        let tls_cfg = match t.socket {
+            None if tls::wanted(t.ssl_mode) => Some(tls::config(t)?),
+            _ => None,
+        };
         let mut sock = match &t.socket {
             Some(dir) => {
                 let port = t.hosts.first().map(|h| h.1).unwrap_or(5432);
@@ -137,16 +149,24 @@ impl PgFast {
         }
         .map_err(|e| connect_err(format!("error connecting to server: {e}")))?;
         let mut r = ReadBuf::new();
-        if tls_wanted {
-            // sslmode=prefer: ask; a server that offers TLS gets the driver
-            // (which then negotiates TLS as it always did).
-            sock.send(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]).await.map_err(|e| connect_err(format!("error communicating with the server: {e}")))?;
-            r.fill(&mut sock, 1).await.map_err(|e| connect_err(format!("error communicating with the server: {e}")))?;
+        if let Some(tc) = tls_cfg {
+            let io = |e: std::io::Error| connect_err(format!("error communicating with the server: {e}"));
+            sock.send(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]).await.map_err(io)?;
+            r.fill(&mut sock, 1).await.map_err(io)?;
             let answer = r.data[r.pos];
             r.pos += 1;
-            if answer != b'N' {
-                return Ok(Choice::Fallback);
+            match answer {
+                // Bytes after the 'S' did not come through TLS: refuse them
+                // rather than read them as the server's (CVE-2021-23222).
+                b'S' if r.pos < r.data.len() => return Err(connect_err("the server sent unencrypted data after accepting TLS".into())),
+                b'S' => tls::start(&mut sock, tc, &t.host_for(host_index).0, t.ssl_mode).await?,
+                // prefer/allow: plain when the server has no TLS.
+                b'N' if t.ssl_mode == SslMode::Preferred => {}
+                b'N' => return Err(connect_err(format!("sslmode={} but the server does not support TLS (turn ssl on in the server, or use sslmode=prefer or disable)", pg_mode_name(t.ssl_mode)))),
+                _ => return Err(connect_err("the server answered the TLS request with neither S nor N".into())),
             }
+            r.data.clear();
+            r.pos = 0;
         }
         let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false };
         // Startup: the parameters tokio-postgres sends, in its order.
@@ -193,6 +213,10 @@ impl PgFast {
                                 return Ok(Choice::Fallback);
                             }
                             let Some(p) = pw() else { return Err(connect_err("password missing".into())) };
+                            // SCRAM-SHA-256 without channel binding, also
+                            // over TLS: the first message says "n" (client
+                            // does not support binding), which servers that
+                            // offer SCRAM-SHA-256-PLUS accept.
                             let s = match Scram::new(p) {
                                 Some(s) => Sasl::Cached(s),
                                 None => Sasl::General(ScramSha256::new(p, ChannelBinding::unsupported())),

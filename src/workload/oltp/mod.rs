@@ -13,7 +13,7 @@ use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, 
 use crate::target::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::usage;
 pub use options::OltpArgs;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The tests of the family, by sysbench script name.
@@ -126,6 +126,16 @@ struct TableStmts {
     insert_auto: StmtId,
 }
 
+/// Every statement of the workload and the ids the events use.
+struct Stmts {
+    set: Arc<StatementSet>,
+    tables: Vec<TableStmts>,
+    begin: StmtId,
+    commit: StmtId,
+    random_points: StmtId,
+    random_ranges: StmtId,
+}
+
 pub struct Oltp {
     pub test: String,
     pub args: OltpArgs,
@@ -133,12 +143,10 @@ pub struct Oltp {
     pub dist: DistConfig,
     pub seed: u64,
     pub engine: Engine,
-    set: Arc<StatementSet>,
-    tables: Vec<TableStmts>,
-    begin: StmtId,
-    commit: StmtId,
-    random_points: StmtId,
-    random_ranges: StmtId,
+    /// Built on first use: a run over 100k tables has a million
+    /// statements, and a command that stops before the run (tables
+    /// missing, cleanup, prepare) should not pay for them.
+    stmts: OnceLock<Stmts>,
     /// Pin clients to tables (BMK) instead of drawing a table per query group.
     pinned: bool,
     clients: usize,
@@ -173,6 +181,20 @@ impl Oltp {
         if args.rand_data > 100 {
             return Err(usage!("--rand-data is a percentage: 0..100"));
         }
+        let pinned = match args.table_pick.as_str() {
+            "pinned" => true,
+            "random" => false,
+            "auto" => clients >= args.tables as usize,
+            other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
+        };
+        Ok(Oltp { test: test.to_string(), args, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients })
+    }
+
+    fn st(&self) -> &Stmts {
+        self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.engine))
+    }
+
+    fn build_statements(args: &OltpArgs, mix: &Mix, engine: Engine) -> Stmts {
         let d = Dialect(engine);
         let mut set = StatementSet::default();
         let hint = if args.query_hint.is_empty() { String::new() } else { format!("{} ", args.query_hint) };
@@ -201,13 +223,7 @@ impl Oltp {
         let random_points = set.add(format!("SELECT id, k, c, pad FROM {first} WHERE k IN ({marks})"), true);
         let ors = vec!["k BETWEEN ? AND ?"; args.number_of_ranges.max(1) as usize].join(" OR ");
         let random_ranges = set.add(format!("SELECT count(k) FROM {first} WHERE {ors}"), true);
-        let pinned = match args.table_pick.as_str() {
-            "pinned" => true,
-            "random" => false,
-            "auto" => clients >= args.tables as usize,
-            other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
-        };
-        Ok(Oltp { test: test.to_string(), args, mix, dist, seed, engine, set: Arc::new(set), tables, begin, commit, random_points, random_ranges, pinned, clients })
+        Stmts { set: Arc::new(set), tables, begin, commit, random_points, random_ranges }
     }
 
     pub fn table_names(&self) -> Vec<String> {
@@ -215,10 +231,10 @@ impl Oltp {
     }
 
     fn pick_table(&self, c: &mut OltpClient) -> usize {
-        if self.pinned || self.tables.len() == 1 {
+        if self.pinned || self.args.tables as usize == 1 {
             c.table
         } else {
-            c.rng.uniform(0, self.tables.len() as u64 - 1) as usize
+            c.rng.uniform(0, self.args.tables as usize as u64 - 1) as usize
         }
     }
 
@@ -246,11 +262,11 @@ impl Oltp {
         let range = self.args.range_size as i64;
         if m.trx {
             c.in_trx = true;
-            conn.exec(self.begin, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.begin).sql))?;
+            conn.exec(self.st().begin, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.st().begin).sql))?;
             q.trx += 1;
         }
         if m.point_selects > 0 {
-            let t = &self.tables[self.pick_table(c)];
+            let t = &self.st().tables[self.pick_table(c)];
             for _ in 0..m.point_selects {
                 let id = c.ids.sample(&mut c.rng) as i64;
                 self.x(conn, q, t.point, &[Param::Int(id)]).await?;
@@ -260,7 +276,7 @@ impl Oltp {
             if n == 0 {
                 continue;
             }
-            let t = &self.tables[self.pick_table(c)];
+            let t = &self.st().tables[self.pick_table(c)];
             let stmt = [t.simple, t.sum, t.order, t.distinct][pick];
             for _ in 0..n {
                 let lo = c.ids.sample(&mut c.rng) as i64;
@@ -269,7 +285,7 @@ impl Oltp {
         }
         let urs = self.args.update_range_size as i64;
         if m.index_updates > 0 {
-            let t = &self.tables[self.pick_table(c)];
+            let t = &self.st().tables[self.pick_table(c)];
             for _ in 0..m.index_updates {
                 let id = c.ids.sample(&mut c.rng) as i64;
                 if urs > 1 {
@@ -285,7 +301,7 @@ impl Oltp {
                 self.new_c(c);
                 let id = c.ids.sample(&mut c.rng) as i64;
                 let cval = std::str::from_utf8(&c.c_buf).unwrap_or("");
-                let t = &self.tables[ti];
+                let t = &self.st().tables[ti];
                 if urs > 1 {
                     self.x(conn, q, t.nonidx_upd, &[Param::Text(cval), Param::Int(id), Param::Int(id + urs - 1)]).await?;
                 } else {
@@ -301,7 +317,7 @@ impl Oltp {
                 self.new_c(c);
                 c.pad_buf.clear();
                 fill_data(&mut c.rng, PAD_TEMPLATE.as_bytes(), self.args.rand_data, &mut c.pad_buf);
-                let t = &self.tables[ti];
+                let t = &self.st().tables[ti];
                 self.x(conn, q, t.delete, &[Param::Int(id)]).await?;
                 let (cv, pv) = (std::str::from_utf8(&c.c_buf).unwrap_or(""), std::str::from_utf8(&c.pad_buf).unwrap_or(""));
                 self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await?;
@@ -312,7 +328,7 @@ impl Oltp {
             if self.args.sleep_before_commit > 0 {
                 tokio::time::sleep(Duration::from_micros(self.args.sleep_before_commit)).await;
             }
-            conn.exec(self.commit, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.commit).sql))?;
+            conn.exec(self.st().commit, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.st().commit).sql))?;
             q.trx += 1;
             c.in_trx = false;
         }
@@ -326,7 +342,7 @@ impl Oltp {
         c.pad_buf.clear();
         fill_data(&mut c.rng, PAD_TEMPLATE.as_bytes(), self.args.rand_data, &mut c.pad_buf);
         let (cv, pv) = (std::str::from_utf8(&c.c_buf).unwrap_or(""), std::str::from_utf8(&c.pad_buf).unwrap_or(""));
-        let t = &self.tables[ti];
+        let t = &self.st().tables[ti];
         if self.args.auto_inc {
             self.x(conn, q, t.insert_auto, &[Param::Int(k), Param::Text(cv), Param::Text(pv)]).await
         } else {
@@ -372,7 +388,7 @@ impl Workload for Oltp {
     type Client = OltpClient;
 
     fn statements(&self) -> Arc<StatementSet> {
-        self.set.clone()
+        self.st().set.clone()
     }
 
     fn new_client(&self, id: usize, clients: usize) -> OltpClient {
@@ -385,7 +401,7 @@ impl Workload for Oltp {
             saved: rng.clone(),
             rng,
             ids: Dist::new(&self.dist, 1, size),
-            table: id % self.tables.len(),
+            table: id % self.args.tables as usize,
             c_buf: Vec::with_capacity(128),
             pad_buf: Vec::with_capacity(64),
             in_trx: false,
@@ -410,7 +426,7 @@ impl Workload for Oltp {
             Kind::Standard => self.standard(conn, c, q).await?,
             Kind::Insert => self.insert(conn, c, q).await?,
             Kind::Delete => {
-                let t = self.tables[self.pick_table(c)].delete;
+                let t = self.st().tables[self.pick_table(c)].delete;
                 let id = c.ids.sample(&mut c.rng) as i64;
                 self.x(conn, q, t, &[Param::Int(id)]).await?;
             }
@@ -419,7 +435,7 @@ impl Workload for Oltp {
                 let d = Dist::new(&self.dist, lo, hi);
                 let vals: Vec<i64> = (0..self.args.random_points.max(1)).map(|_| d.sample(&mut c.rng) as i64).collect();
                 let p: Vec<Param> = vals.iter().map(|v| Param::Int(*v)).collect();
-                self.x(conn, q, self.random_points, &p).await?;
+                self.x(conn, q, self.st().random_points, &p).await?;
             }
             Kind::RandomRanges => {
                 let (lo, hi) = c.slice;
@@ -431,7 +447,7 @@ impl Workload for Oltp {
                     vals.push(v + self.args.delta as i64);
                 }
                 let p: Vec<Param> = vals.iter().map(|v| Param::Int(*v)).collect();
-                self.x(conn, q, self.random_ranges, &p).await?;
+                self.x(conn, q, self.st().random_ranges, &p).await?;
             }
             Kind::BulkInsert => {
                 // One row per event, flushed as one multi-row INSERT per

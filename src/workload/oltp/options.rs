@@ -1,7 +1,7 @@
 //! Options of the sysbench OLTP family, with sysbench's names and defaults,
 //! plus BMK-kit's extensions.
 
-use crate::cli::values::{parse_bool, parse_count};
+use crate::cli::values::{self, parse_bool};
 use clap::Args;
 use serde::Serialize;
 
@@ -9,30 +9,30 @@ use serde::Serialize;
 #[command(next_help_heading = "OLTP workload (sysbench names and defaults)")]
 pub struct OltpArgs {
     /// Number of tables
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::positive32)]
     pub tables: u32,
     /// Rows per table (10K, 1M, 10M accepted)
-    #[arg(long, default_value = "10000", value_parser = parse_count)]
+    #[arg(long, default_value = "10000", value_parser = values::table_size)]
     pub table_size: u64,
     /// Rows per range query
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = values::rows)]
     pub range_size: u64,
     /// Point SELECTs per event
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub point_selects: Option<u32>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub simple_ranges: Option<u32>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub sum_ranges: Option<u32>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub order_ranges: Option<u32>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub distinct_ranges: Option<u32>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub index_updates: Option<u32>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub non_index_updates: Option<u32>,
-    #[arg(long)]
+    #[arg(long, value_parser = values::uint32)]
     pub delete_inserts: Option<u32>,
     /// Run the range SELECTs (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool)]
@@ -50,7 +50,7 @@ pub struct OltpArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
     pub create_secondary: bool,
     /// Reconnect every N events (0: never)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
     pub reconnect: u64,
     /// MySQL storage engine
     #[arg(long, default_value = "innodb")]
@@ -64,16 +64,16 @@ pub struct OltpArgs {
     #[arg(long, default_value = "sbtest")]
     pub table_name: String,
     /// Partitions per table (hash on id); MySQL and PostgreSQL
-    #[arg(long, default_value_t = 0, alias = "mysql-table-partitions")]
+    #[arg(long, default_value_t = 0, alias = "mysql-table-partitions", value_parser = values::uint32)]
     pub table_partitions: u32,
     /// Table compression: MySQL COMPRESSION value, or "compressed" (ROW_FORMAT), or "page" (MariaDB)
     #[arg(long, default_value = "", alias = "mysql-table-compression")]
     pub table_compression: String,
     /// Percent of random characters in c/pad (the rest is a fixed pattern, so data compresses)
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = values::percent8)]
     pub rand_data: u8,
     /// Extra columns per table
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = values::uint32)]
     pub extra_cols: u32,
     #[arg(long, default_value = "VARCHAR(32)")]
     pub extra_cols_type: String,
@@ -87,13 +87,13 @@ pub struct OltpArgs {
     #[arg(long, default_value = "c")]
     pub select_cols: String,
     /// Rows changed per UPDATE (0/1: one row by id, N: id BETWEEN ? AND ?+N-1)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = values::rows)]
     pub update_range_size: u64,
     /// How prepare loads rows: auto, infile (LOAD DATA LOCAL), insert (multi-row INSERT), copy
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = values::load_mode)]
     pub load_mode: String,
     /// Rows per bulk INSERT / LOAD DATA chunk / SQLite transaction
-    #[arg(long, default_value_t = 10000)]
+    #[arg(long, default_value_t = 10000, value_parser = values::positive_usize)]
     pub load_bulk_size: usize,
     /// After a deadlock/rollback, replay the event with the same ids (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
@@ -102,10 +102,10 @@ pub struct OltpArgs {
     #[arg(long, default_value = "", alias = "mysql-query-hint")]
     pub query_hint: String,
     /// Microseconds to sleep before COMMIT
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
     pub sleep_before_commit: u64,
     /// Microseconds to sleep after each query
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
     pub sleep_after_query: u64,
     /// SQL run before each event
     #[arg(long, default_value = "")]
@@ -114,15 +114,15 @@ pub struct OltpArgs {
     #[arg(long, default_value = "")]
     pub extra_query_after: String,
     /// How clients choose tables: pinned (BMK: client i uses table i mod N) or random (sysbench)
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = values::table_pick)]
     pub table_pick: String,
     /// select_random_points: ids per query
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = values::positive32)]
     pub random_points: u32,
     /// select_random_ranges: ranges per query
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = values::positive32)]
     pub number_of_ranges: u32,
     /// select_random_ranges: width of each range
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = values::rows)]
     pub delta: u64,
 }

@@ -11,7 +11,7 @@ use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, Ro
 use crate::workload::dialect::Dialect;
 use crate::workload::TableState;
 use crate::usage;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Rows of one table in [first, last], generated as sysbench does: k from
@@ -27,13 +27,17 @@ struct SbRows {
     pending: u64,
 }
 
-impl RowSource for SbRows {
-    fn next_row(&mut self, row: &mut Row) -> bool {
-        if self.next > self.last {
-            self.progress.add(self.pending);
-            self.pending = 0;
-            return false;
+impl SbRows {
+    /// Draws and drops the rows before id `to`, so a resumed piece gets the
+    /// rows an uninterrupted load would have written.
+    fn skip_to(&mut self, to: u64) {
+        let mut row = Row::default();
+        while self.next < to {
+            self.fill(&mut row);
         }
+    }
+
+    fn fill(&mut self, row: &mut Row) {
         row.ints.clear();
         row.ints.push(self.next as i64);
         row.ints.push(self.k.sample(&mut self.rng) as i64);
@@ -43,6 +47,20 @@ impl RowSource for SbRows {
             tpl.fill(&mut self.rng, out);
         }
         self.next += 1;
+    }
+}
+
+impl RowSource for SbRows {
+    fn next_row(&mut self, row: &mut Row) -> bool {
+        // Ctrl-C ends the rows early: the bulk path commits what it has,
+        // a prefix of the piece, and the loader leaves the piece unfinished.
+        let stop = self.pending.is_multiple_of(256) && crate::runner::interrupted();
+        if self.next > self.last || stop {
+            self.progress.add(self.pending);
+            self.pending = 0;
+            return false;
+        }
+        self.fill(row);
         self.pending += 1;
         if self.pending >= 4096 {
             self.progress.add(self.pending);
@@ -136,18 +154,20 @@ impl Oltp {
         let (mut present, mut missing) = (0, 0);
         let (mut short, mut largest) = (None, 0u64);
         let needs_rows = self.mix.kind != Kind::Insert || self.args.auto_inc;
+        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
         for t in self.table_names() {
-            match conn.query_strings(&format!("SELECT MAX(id) FROM {t}")).await {
-                Ok(rows) => {
-                    present += 1;
-                    let max: u64 = rows.first().and_then(|r| r[0].as_deref()).and_then(|s| s.parse().ok()).unwrap_or(0);
-                    if needs_rows && max < self.args.table_size && short.is_none() {
-                        short = Some((t.clone(), max));
-                    }
-                    largest = largest.max(max);
-                }
-                Err(_) => missing += 1,
+            if !existing.contains(&t.to_ascii_lowercase()) {
+                missing += 1;
+                continue;
             }
+            // Thousands of tables on a server take a while: stay stoppable.
+            crate::runner::check_interrupt()?;
+            let max = max_id(&mut conn, &t, None).await?;
+            present += 1;
+            if needs_rows && max < self.args.table_size && short.is_none() {
+                short = Some((t.clone(), max));
+            }
+            largest = largest.max(max);
         }
         conn.close().await;
         // Inserting workloads only add rows; the others pick ids up to
@@ -164,25 +184,46 @@ impl Oltp {
         })
     }
 
+    /// Creates the tables that are missing and loads the rows each table
+    /// misses, so an interrupted prepare is finished by the next one and
+    /// nothing is ever dropped. Rows go in by pieces of fixed id ranges,
+    /// each loaded in id order and committed as it goes, so the rows of a
+    /// piece are always a prefix of its range: the next prepare asks each
+    /// piece for its highest id and loads the rest.
     pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
+        let found = |t: &str| existing.contains(&t.to_ascii_lowercase());
         if self.mix.kind == Kind::BulkInsert {
-            let mut conn = connect(&cfg).await?;
             for i in 1..=threads {
                 let t = format!("{}{i}", self.args.table_name);
-                ddl(&mut conn, &format!("CREATE TABLE {t} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))")).await?;
+                crate::runner::check_interrupt()?;
+                if !found(&t) {
+                    ddl(&mut conn, &format!("CREATE TABLE {t} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))")).await?;
+                }
             }
             conn.close().await;
             return Ok(());
         }
         let names = Arc::new(self.table_names());
-        let mut conn = connect(&cfg).await?;
+        let mut resumed = Vec::with_capacity(names.len());
         for t in names.iter() {
+            crate::runner::check_interrupt()?;
+            if found(t) {
+                resumed.push(true);
+                continue;
+            }
             if !quiet {
                 println!("Creating table '{t}'...");
             }
             for sql in self.create_sql(t)? {
                 ddl(&mut conn, &sql).await?;
             }
+            resumed.push(false);
+        }
+        let there = resumed.iter().filter(|&&r| r).count();
+        if there > 0 && !quiet {
+            println!("{there} of the {} tables exist already: loading only the rows and indexes they miss", names.len());
         }
         // oltp_insert without auto-inc starts from empty tables, as in sysbench.
         let rows = if self.mix.kind == Kind::Insert && !self.args.auto_inc { 0 } else { self.args.table_size };
@@ -204,72 +245,51 @@ impl Oltp {
         if let Some(why) = fewer_loaders_note(self.engine, loaders, threads).filter(|_| !quiet) {
             println!("{why}");
         }
-        // (table index, first id, last id)
-        let mut work: Vec<(usize, u64, u64)> = Vec::new();
-        // Chunks still to load per table: the loader that finishes a table's
-        // last chunk builds its index at once, while the others keep loading.
-        let mut left = Vec::new();
-        let per_table_chunks = loaders.div_ceil(names.len()).max(1) as u64;
-        let chunk = (rows / per_table_chunks).max(1);
-        for ti in 0..names.len() {
-            let (mut first, mut chunks) = (1, 0);
-            while first <= rows {
-                let last = (first + chunk - 1).min(rows);
-                let last = if rows - last < chunk / 2 { rows } else { last };
-                work.push((ti, first, last));
-                chunks += 1;
-                first = last + 1;
-            }
-            left.push(AtomicUsize::new(chunks));
-        }
-        let left = Arc::new(left);
+        let pieces = Arc::new(std::sync::Mutex::new(Pieces::new(names.len(), rows, &resumed)));
+        let complete: Arc<Vec<AtomicBool>> = Arc::new((0..names.len()).map(|_| AtomicBool::new(false)).collect());
+        let loaded = Arc::new(AtomicU64::new(0));
         let load_mode = LoadMode::parse(&self.args.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.args.load_mode))?;
-        let queue = Arc::new(std::sync::Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>()));
         let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary, prefix: self.args.table_name.clone(), quiet });
         let mut texts = vec![BulkTemplate::new(C_TEMPLATE.as_bytes(), self.args.rand_data), BulkTemplate::new(PAD_TEMPLATE.as_bytes(), self.args.rand_data)];
         if self.args.extra_cols_default.contains(['#', '@']) {
             texts.extend((0..self.args.extra_cols).map(|_| BulkTemplate::new(self.args.extra_cols_default.as_bytes(), 100)));
         }
         let texts = Arc::new(texts);
-        let mut handles = Vec::new();
+        let mut set = tokio::task::JoinSet::new();
         for _ in 0..loaders {
-            let queue = queue.clone();
-            let cfg = cfg.clone();
-            let cols = self.load_columns();
-            let dist = self.dist.clone();
-            let seed = self.seed;
-            let texts = texts.clone();
-            let bulk = self.args.load_bulk_size;
-            let mode = load_mode;
-            let size = self.args.table_size;
-            let progress = progress.clone();
-            let (names, left, finish) = (names.clone(), left.clone(), finish.clone());
-            handles.push(tokio::spawn(async move {
-                let mut conn = connect(&cfg).await?;
-                loop {
-                    let item = queue.lock().unwrap().pop();
-                    let Some((n, (ti, first, last))) = item else { break };
-                    let table = &names[ti];
-                    let rng = if seed == 0 { Rng::from_entropy(1000 + n as u64) } else { Rng::from_seed(seed, 1_000_000 + n as u64) };
-                    let mut src = SbRows { next: first, last, rng, k: Dist::new(&dist, 1, size), texts: texts.clone(), progress: progress.clone(), pending: 0 };
-                    conn.bulk_load(table, &cols, &mut src, bulk, mode).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
-                    if left[ti].fetch_sub(1, Ordering::SeqCst) == 1 {
-                        finish.table(&mut conn, table).await?;
-                    }
-                }
-                conn.close().await;
-                Ok::<(), Error>(())
-            }));
+            let l = Loader {
+                cfg: cfg.clone(),
+                cols: self.load_columns(),
+                dist: self.dist.clone(),
+                seed: self.seed,
+                texts: texts.clone(),
+                bulk: self.args.load_bulk_size,
+                mode: load_mode,
+                size: self.args.table_size,
+                progress: progress.clone(),
+                names: names.clone(),
+                pieces: pieces.clone(),
+                finish: finish.clone(),
+                complete: complete.clone(),
+                loaded: loaded.clone(),
+            };
+            set.spawn(l.run());
         }
-        for h in handles {
-            h.await.map_err(|e| Error::Sql(format!("loader failed: {e}")))??;
-        }
+        let outcome = wait_loaders(&mut set).await;
         progress.finish();
+        if let Err(e) = outcome {
+            if matches!(e, Error::Interrupted) {
+                report_complete(&names, &complete);
+            }
+            return Err(e);
+        }
         let secs = started.elapsed().as_secs_f64();
         if rows == 0 {
-            // No chunks, so no loader finished these tables.
-            for t in names.iter() {
-                finish.table(&mut conn, t).await?;
+            // No pieces, so no loader finished these tables.
+            for (t, done) in names.iter().zip(complete.iter()) {
+                crate::runner::check_interrupt().inspect_err(|_| report_complete(&names, &complete))?;
+                finish.table(&mut conn, t, true).await?;
+                done.store(true, Ordering::SeqCst);
             }
         }
         if self.engine == Engine::Sqlite {
@@ -277,8 +297,10 @@ impl Oltp {
         }
         conn.close().await;
         if !quiet {
-            let rate = if secs > 0.0 { total as f64 / secs } else { 0.0 };
-            println!("Loaded {total} rows into {} table(s) in {secs:.2}s ({rate:.0} rows/s, index builds included)", names.len());
+            let n = loaded.load(Ordering::SeqCst);
+            let rate = if secs > 0.0 { n as f64 / secs } else { 0.0 };
+            let before = if n < total { format!("; {} were there already", total - n) } else { String::new() };
+            println!("Loaded {n} rows into {} table(s) in {secs:.2}s ({rate:.0} rows/s, index builds included{before})", names.len());
         }
         Ok(())
     }
@@ -289,6 +311,7 @@ impl Oltp {
         let d = Dialect(self.engine);
         for i in 1..=n {
             let t = format!("{}{i}", self.args.table_name);
+            crate::runner::check_interrupt()?;
             if !quiet {
                 println!("Dropping table '{t}'...");
             }
@@ -306,6 +329,7 @@ impl Oltp {
                 println!("Prewarming table '{t}'...");
             }
             for sql in d.prewarm_queries(&t) {
+                crate::runner::check_interrupt()?;
                 ddl(&mut conn, &sql).await?;
             }
         }
@@ -324,21 +348,216 @@ struct TableFinish {
 }
 
 impl TableFinish {
-    async fn table(&self, conn: &mut Conn, t: &str) -> Result<()> {
+    /// Builds what `t` misses once its rows are in; `say`: the table was
+    /// created or loaded by this prepare (a table found complete gets its
+    /// index built silently, and only when it lacks it).
+    async fn table(&self, conn: &mut Conn, t: &str, say: bool) -> Result<()> {
         if self.engine == Engine::Postgres && self.auto_inc {
             // Rows were loaded with explicit ids: move the sequence past them.
             ddl(conn, &format!("SELECT setval(pg_get_serial_sequence('{t}', 'id'), GREATEST((SELECT MAX(id) FROM {t}), 1))")).await?;
         }
         if self.secondary {
-            if !self.quiet {
+            if !self.quiet && say {
                 println!("Creating a secondary index on '{t}'...");
             }
             let idx = format!("k_{}", t.trim_start_matches(&self.prefix));
-            let idx = if self.engine == Engine::Mysql { idx } else { format!("{t}_{idx}") };
-            ddl(conn, &format!("CREATE INDEX {idx} ON {t}(k)")).await?;
+            // An interrupted prepare may have left it built: MariaDB has IF
+            // NOT EXISTS but MySQL does not, so its "duplicate key name"
+            // (1061) is what says so there.
+            match self.engine {
+                Engine::Mysql => match conn.query(&format!("CREATE INDEX {idx} ON {t}(k)")).await {
+                    Err(e) if e.code != "1061" => return Err(Error::Sql(format!("{e}\n  in: CREATE INDEX {idx} ON {t}(k)"))),
+                    _ => {}
+                },
+                _ => ddl(conn, &format!("CREATE INDEX IF NOT EXISTS {t}_{idx} ON {t}(k)")).await?,
+            }
         }
         Ok(())
     }
+}
+
+/// Rows of a table by fixed id ranges, whatever the number of loaders, so
+/// that a resumed prepare finds the same pieces. Loaders spread over the
+/// tables: each takes a piece of the table the fewest loaders work on.
+struct Pieces {
+    tables: Vec<TablePieces>,
+    /// Global number of a table's first piece (each piece's RNG stream).
+    per_table: u64,
+    /// (loaders at work, table) of every table with pieces to hand out:
+    /// the first is the next to serve, found without a scan of all tables.
+    open: std::collections::BTreeSet<(usize, usize)>,
+}
+
+struct TablePieces {
+    /// (first id, last id) of the pieces no loader took yet, in id order.
+    todo: std::collections::VecDeque<(u64, u64)>,
+    /// Pieces not finished yet (taken or not).
+    left: usize,
+    active: usize,
+    /// The table was there before this prepare: its pieces may hold rows.
+    resumed: bool,
+    /// Index of the next piece handed out.
+    next: u64,
+}
+
+/// One piece for a loader.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    table: usize,
+    /// Global piece number: its rows come from their own RNG stream.
+    seq: u64,
+    first: u64,
+    last: u64,
+    resumed: bool,
+}
+
+impl Pieces {
+    /// Pieces of about 1/16 of a table, at least 10k and at most 100k rows:
+    /// small enough to share a few tables among loaders and to lose little
+    /// to an interrupt, big enough to cost nothing per piece.
+    fn piece_rows(rows: u64) -> u64 {
+        (rows / 16).clamp(10_000, 100_000)
+    }
+
+    fn new(tables: usize, rows: u64, resumed: &[bool]) -> Pieces {
+        let size = Self::piece_rows(rows);
+        let ranges: Vec<(u64, u64)> = (0..rows.div_ceil(size)).map(|i| (i * size + 1, ((i + 1) * size).min(rows))).collect();
+        let tables = (0..tables).map(|ti| TablePieces { todo: ranges.iter().copied().collect(), left: ranges.len(), active: 0, resumed: resumed[ti], next: 0 }).collect();
+        let open = if ranges.is_empty() { Default::default() } else { (0..resumed.len()).map(|ti| (0, ti)).collect() };
+        Pieces { tables, per_table: ranges.len() as u64, open }
+    }
+
+    fn take(&mut self) -> Option<Piece> {
+        let (_, ti) = self.open.pop_first()?;
+        let t = &mut self.tables[ti];
+        let (first, last) = t.todo.pop_front()?;
+        t.active += 1;
+        if !t.todo.is_empty() {
+            self.open.insert((t.active, ti));
+        }
+        let seq = ti as u64 * self.per_table + t.next;
+        t.next += 1;
+        Some(Piece { table: ti, seq, first, last, resumed: t.resumed })
+    }
+
+    /// A piece is in; true when it was its table's last.
+    fn done(&mut self, ti: usize) -> bool {
+        let t = &mut self.tables[ti];
+        if self.open.remove(&(t.active, ti)) {
+            self.open.insert((t.active - 1, ti));
+        }
+        t.active -= 1;
+        t.left -= 1;
+        t.left == 0
+    }
+}
+
+/// One loader connection's share of a prepare.
+struct Loader {
+    cfg: Arc<ConnConfig>,
+    cols: Vec<Column>,
+    dist: crate::rand::DistConfig,
+    seed: u64,
+    texts: Arc<Vec<BulkTemplate>>,
+    bulk: usize,
+    mode: LoadMode,
+    size: u64,
+    progress: Arc<Progress>,
+    names: Arc<Vec<String>>,
+    pieces: Arc<std::sync::Mutex<Pieces>>,
+    finish: Arc<TableFinish>,
+    complete: Arc<Vec<AtomicBool>>,
+    loaded: Arc<AtomicU64>,
+}
+
+impl Loader {
+    async fn run(self) -> Result<()> {
+        let mut conn = connect(&self.cfg).await?;
+        loop {
+            crate::runner::check_interrupt()?;
+            let Some(p) = self.pieces.lock().unwrap().take() else { break };
+            let table = &self.names[p.table];
+            // A table found there may hold part of this piece: a prefix
+            // of its ids, as pieces load in id order.
+            let from = if p.resumed { max_id(&mut conn, table, Some((p.first, p.last))).await?.max(p.first - 1) + 1 } else { p.first };
+            let said = from <= p.last;
+            if said {
+                let rng = if self.seed == 0 { Rng::from_entropy(1000 + p.seq) } else { Rng::from_seed(self.seed, 1_000_000 + p.seq) };
+                let mut src = SbRows { next: p.first, last: p.last, rng, k: Dist::new(&self.dist, 1, self.size), texts: self.texts.clone(), progress: self.progress.clone(), pending: 0 };
+                // The same rows as an uninterrupted prepare with this seed.
+                src.skip_to(from);
+                self.progress.add(from - p.first);
+                let n = conn.bulk_load(table, &self.cols, &mut src, self.bulk, self.mode).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
+                self.loaded.fetch_add(n, Ordering::SeqCst);
+                // The rows stop early when asked to: what went in is a
+                // committed prefix, and the piece is not done.
+                crate::runner::check_interrupt()?;
+            } else {
+                self.progress.add(p.last - p.first + 1);
+            }
+            let last = self.pieces.lock().unwrap().done(p.table);
+            if last {
+                self.finish.table(&mut conn, table, said || !p.resumed).await?;
+                self.complete[p.table].store(true, Ordering::SeqCst);
+            }
+        }
+        conn.close().await;
+        Ok(())
+    }
+}
+
+/// Waits for every loader; on the first error the others are dropped (and
+/// with them their connections). On Ctrl-C / SIGTERM the loaders stop
+/// between rows; one stuck in a long statement (an index build) is given
+/// a moment, then dropped: the server rolls back what it did not commit.
+async fn wait_loaders(set: &mut tokio::task::JoinSet<Result<()>>) -> Result<()> {
+    let joined = |r: std::result::Result<Result<()>, tokio::task::JoinError>| r.map_err(|e| Error::Sql(format!("loader failed: {e}"))).and_then(|r| r);
+    loop {
+        tokio::select! {
+            r = set.join_next() => match r {
+                None => return Ok(()),
+                Some(r) => joined(r)?,
+            },
+            () = crate::runner::interrupt_signal() => break,
+        }
+    }
+    let _ = tokio::time::timeout(std::time::Duration::from_millis(500), async {
+        while set.join_next().await.is_some() {}
+    })
+    .await;
+    set.abort_all();
+    Err(Error::Interrupted)
+}
+
+/// The line an interrupted prepare ends with: which tables are complete.
+fn report_complete(names: &[String], complete: &[AtomicBool]) {
+    let done: Vec<&str> = names.iter().zip(complete).filter(|(_, c)| c.load(Ordering::SeqCst)).map(|(n, _)| n.as_str()).collect();
+    let shown = if done.is_empty() {
+        "none".to_string()
+    } else if done.len() > 10 {
+        format!("{} ... {} (and {} more)", done[..5].join(", "), done[done.len() - 1], done.len() - 6)
+    } else {
+        done.join(", ")
+    };
+    eprintln!("Interrupted: complete tables ({} of {}): {shown}. Run the same prepare again to load only what is missing.", done.len(), names.len());
+}
+
+/// The tables named `prefix...` that exist, lower-cased (PostgreSQL folds
+/// unquoted names, MySQL may too).
+async fn existing_tables(conn: &mut Conn, engine: Engine, prefix: &str) -> Result<std::collections::HashSet<String>> {
+    let sql = Dialect(engine).tables_like(prefix);
+    let rows = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("listing tables: {e}")))?;
+    Ok(rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).map(|n| n.to_ascii_lowercase()).collect())
+}
+
+/// The highest id of `table` (within `range` when given), 0 when none.
+async fn max_id(conn: &mut Conn, table: &str, range: Option<(u64, u64)>) -> Result<u64> {
+    let sql = match range {
+        Some((a, b)) => format!("SELECT MAX(id) FROM {table} WHERE id BETWEEN {a} AND {b}"),
+        None => format!("SELECT MAX(id) FROM {table}"),
+    };
+    let rows = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))?;
+    Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|s| s.parse().ok()).unwrap_or(0))
 }
 
 /// One connection for admin work; failures map to exit codes.
@@ -363,4 +582,33 @@ fn fewer_loaders_note(engine: Engine, loaders: usize, threads: usize) -> Option<
             format!("Loading with {conns}: the server shares this machine's {cores} core{}, and more concurrent loads only contend", if cores == 1 { "" } else { "s" })
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pieces;
+
+    #[test]
+    fn pieces_spread_loaders_over_tables_and_keep_their_ranges() {
+        let mut p = Pieces::new(3, 250_000, &[false, true, false]);
+        // 1/16 of 250k is under the 100k cap and over the 10k floor.
+        assert_eq!(Pieces::piece_rows(250_000), 15_625);
+        let a: Vec<_> = (0..3).map(|_| p.take().unwrap()).collect();
+        // Three loaders start on three tables, at each table's first piece.
+        assert_eq!(a.iter().map(|x| (x.table, x.first)).collect::<Vec<_>>(), vec![(0, 1), (1, 1), (2, 1)]);
+        assert!(a[1].resumed && !a[0].resumed);
+        // A loader done with its piece stays on its table.
+        assert!(!p.done(1));
+        let b = p.take().unwrap();
+        assert_eq!((b.table, b.first, b.last, b.seq), (1, 15_626, 31_250, 17));
+        // Every piece of every table is handed out once, the last one ending at the table size.
+        let mut n = 4;
+        let mut last = 0;
+        while let Some(x) = p.take() {
+            n += 1;
+            last = last.max(x.last);
+        }
+        assert_eq!((n, last), (48, 250_000));
+        assert_eq!(Pieces::new(2, 0, &[false, false]).take().map(|x| x.table), None);
+    }
 }
