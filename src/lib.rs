@@ -22,8 +22,6 @@ use model::{RunControl, RunInfo, Sink, Sinks, Stop};
 use report::{Console, Format};
 use std::sync::Arc;
 use std::time::Duration;
-use workload::oltp::Oltp;
-use workload::tpcc::Tpcc;
 use workload::{TableState, Workload};
 
 /// Parse the command line, run, and turn the outcome into an exit code.
@@ -100,30 +98,14 @@ fn explain(label: &str) -> Result<()> {
 
 fn bench(command: &str, args: BenchArgs) -> Result<()> {
     let mut plan = Plan::new(command, args)?;
-    let mut cfg = plan.args.target.resolve()?;
-    // The one place that names workload families.
-    if plan.workload == "tpcc" {
-        let w = Tpcc::new(plan.args.tpcc.clone(), plan.args.oltp.clone(), plan.args.rand.rand_seed, cfg.target.engine)?;
-        cfg.session_sql.extend(workload::tpcc::session_sql(cfg.target.engine, &plan.args.tpcc.isolation)?);
-        if w.spec && command == "run" {
-            // Spec mode: the terminals are the clients, 10 per warehouse.
-            let n = w.spec_terminals();
-            let levels = &plan.args.control.threads.0;
-            if levels.len() > 1 || (levels[0] != 1 && levels[0] != n) {
-                return Err(Error::Usage(format!("--terminals=spec runs 10 terminals per warehouse ({n} here): leave --threads out or set it to {n}")));
-            }
-            plan.args.control.threads.0 = vec![n];
-        }
-        return drive(Arc::new(w), &plan, Arc::new(cfg));
-    }
-    let cfg = Arc::new(cfg);
-    let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
-    let w = Oltp::new(&plan.workload, plan.args.oltp.clone(), plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
-    drive(Arc::new(w), &plan, cfg)
+    let cfg = plan.args.target.resolve()?;
+    plan.family.bench(&mut plan, cfg)
 }
 
-/// prepare / cleanup / prewarm / check / run for any workload.
-fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> Result<()> {
+/// prepare / cleanup / prewarm / check / run for any workload: a family's
+/// [`Family::bench`](workload::family::Family::bench) calls it with the
+/// workload it built.
+pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> Result<()> {
     let c = &plan.args.control;
     let levels = c.threads.0.clone();
     let max_threads = *levels.iter().max().unwrap_or(&1);

@@ -507,11 +507,9 @@ pub fn rule_rate_not_sustained(r: &RunRecord) -> Vec<Finding> {
     out
 }
 
-const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_random_points", "select_random_ranges"];
-
 /// Read-only runs whose QPS counts BEGIN/COMMIT.
 pub fn rule_qps_trx(r: &RunRecord) -> Vec<Finding> {
-    if !READ_ONLY.contains(&r.workload.as_str()) {
+    if !crate::workload::family::is_read_only(&r.workload) {
         return vec![];
     }
     let mut out = vec![];

@@ -274,6 +274,42 @@ const MIX_LIST: &str =
 const SCENARIO_LIST: &str = "OLTP_RO, OLTP_RW, OLTP_RW+, OLTP_RW++, OLTP_WO, TPCC or Prepare, \
      or a fairbench workload name in lowercase (e.g. oltp_update_index)";
 
+/// What a scenario runs, as far as the grammar cares: it decides which
+/// tokens a label may carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Selects only: write tokens are refused.
+    ReadOnly,
+    /// Selects and writes: every query-mix token applies.
+    ReadWrite,
+    /// Writes only: select tokens are refused.
+    WriteOnly,
+    /// Sized in warehouses (`1000W`, `10x100W`) with NULL / NoFK tokens.
+    Warehouses,
+}
+
+/// A BMK scenario word, contributed to the grammar by the workload family
+/// that runs it (`Family::label_scenarios`).
+#[derive(Debug)]
+pub struct Scenario {
+    /// As BMK writes it, e.g. `OLTP_RW` or `OLTP_RW+`.
+    pub token: &'static str,
+    /// The fairbench workload it runs.
+    pub workload: &'static str,
+    pub shape: Shape,
+    /// What `explain` says of it.
+    pub meaning: &'static str,
+    /// The scenario also fixes the point selects and drops the range
+    /// selects (BMK's `+` variants).
+    pub point_selects: Option<u64>,
+}
+
+/// The scenario of a workload without a `+` variant's extra settings: the
+/// one canonical labels start with.
+fn plain_scenario(workload: &str) -> Option<&'static Scenario> {
+    crate::workload::family::label_scenarios().find(|s| s.workload == workload && s.point_selects.is_none())
+}
+
 /// What a scenario runs. It decides which tokens make sense.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -288,14 +324,17 @@ enum Kind {
 }
 
 impl Kind {
-    fn of_workload(workload: &str) -> Kind {
-        match workload {
-            "oltp_read_only" => Kind::ReadOnly,
-            "oltp_read_write" => Kind::ReadWrite,
-            "oltp_write_only" => Kind::WriteOnly,
-            "tpcc" => Kind::Tpcc,
-            _ => Kind::Other,
+    fn of_shape(shape: Shape) -> Kind {
+        match shape {
+            Shape::ReadOnly => Kind::ReadOnly,
+            Shape::ReadWrite => Kind::ReadWrite,
+            Shape::WriteOnly => Kind::WriteOnly,
+            Shape::Warehouses => Kind::Tpcc,
         }
+    }
+
+    fn of_workload(workload: &str) -> Kind {
+        plain_scenario(workload).map_or(Kind::Other, |s| Kind::of_shape(s.shape))
     }
 
     /// The select part of the query mix is configurable.
@@ -306,16 +345,6 @@ impl Kind {
     /// The write part of the query mix is configurable.
     fn runs_writes(self) -> bool {
         matches!(self, Kind::WriteOnly | Kind::ReadWrite)
-    }
-
-    fn bmk_scenario(self) -> Option<&'static str> {
-        match self {
-            Kind::ReadOnly => Some("OLTP_RO"),
-            Kind::ReadWrite => Some("OLTP_RW"),
-            Kind::WriteOnly => Some("OLTP_WO"),
-            Kind::Tpcc => Some("TPCC"),
-            Kind::Other => None,
-        }
     }
 }
 
@@ -925,17 +954,13 @@ impl<'a> Parser<'a> {
 
     fn scenario(&mut self, tok: &str) -> Result<(), LabelError> {
         let upper = tok.to_ascii_uppercase();
-        let (kind, workload, meaning, plus) = match upper.as_str() {
-            "OLTP_RO" => (Kind::ReadOnly, "oltp_read_only", "sysbench OLTP read-only: 10 point selects + 4 range selects per event", None),
-            "OLTP_RW" => (Kind::ReadWrite, "oltp_read_write", "sysbench OLTP read-write: the OLTP_RO selects + 2 UPDATEs + DELETE/INSERT per event", None),
-            "OLTP_RW+" => (Kind::ReadWrite, "oltp_read_write", "OLTP_RW made more write-intensive: range selects dropped, 10 point selects kept (= OLTP_RW-p_sel10)", Some(10)),
-            "OLTP_RW++" => (Kind::ReadWrite, "oltp_read_write", "OLTP_RW+ with a single point select (= OLTP_RW-p_sel1)", Some(1)),
-            "OLTP_WO" => (Kind::WriteOnly, "oltp_write_only", "sysbench OLTP write-only: index UPDATE + non-index UPDATE + DELETE/INSERT per event", None),
-            "TPCC" => (Kind::Tpcc, "tpcc", "TPC-C (sysbench-tpcc as in BMK-kit)", None),
-            _ if upper.starts_with("OLTP_") && upper.ends_with('+') => {
+        let found = crate::workload::family::label_scenarios().find(|s| s.token.eq_ignore_ascii_case(tok));
+        let (kind, workload, meaning, plus) = match found {
+            Some(s) => (Kind::of_shape(s.shape), s.workload, s.meaning, s.point_selects),
+            None if upper.starts_with("OLTP_") && upper.ends_with('+') => {
                 return Err(self.err(tok, format!("'{tok}' is not a scenario: only OLTP_RW has the + and ++ variants; a label starts with {SCENARIO_LIST}")));
             }
-            _ => {
+            None => {
                 if !is_workload_name(tok) || classify(tok).is_ok() {
                     return Err(self.err(tok, format!("'{tok}' is not a scenario; a label starts with {SCENARIO_LIST}")));
                 }
@@ -1439,14 +1464,12 @@ pub fn canonical(workload: &str, get: &dyn Fn(&str) -> Option<String>) -> String
         // BMK's Prepare_10M_8tab names no scenario: the OLTP tables serve them all.
         if kind != Kind::ReadWrite {
             parts.push(
-                kind.bmk_scenario()
-                    .map_or_else(|| workload.to_string(), str::to_string),
+                plain_scenario(workload).map_or_else(|| workload.to_string(), |s| s.token.to_string()),
             );
         }
     } else {
         parts.push(
-            kind.bmk_scenario()
-                .map_or_else(|| workload.to_string(), str::to_string),
+            plain_scenario(workload).map_or_else(|| workload.to_string(), |s| s.token.to_string()),
         );
     }
     let engine = val(ENGINE).and_then(|e| match engine_spelling(&e) {

@@ -10,8 +10,7 @@ pub mod values;
 use crate::error::{Error, Result};
 use crate::rand::{DistConfig, RandType};
 use crate::usage;
-use crate::workload::oltp::OltpArgs;
-use crate::workload::tpcc::TpccArgs;
+use crate::workload::family::FamilyArgs;
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
@@ -131,15 +130,13 @@ pub struct CompareArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
-    /// Workload (oltp_read_write, oltp_point_select, ...) or a BMK-kit label
-    #[arg(default_value = "oltp_read_write")]
+    #[arg(default_value = crate::workload::DEFAULT_WORKLOAD, help = crate::workload::family::workload_help())]
     pub workload: String,
     #[command(flatten)]
     pub target: TargetArgs,
+    // Every registered family's options, each under its own help heading.
     #[command(flatten)]
-    pub oltp: OltpArgs,
-    #[command(flatten)]
-    pub tpcc: TpccArgs,
+    pub families: FamilyArgs,
     #[command(flatten)]
     pub rand: RandArgs,
     #[command(flatten)]
@@ -225,6 +222,8 @@ pub struct ControlArgs {
 pub struct Plan {
     pub command: String,
     pub workload: String,
+    /// The registered family serving `workload`.
+    pub family: &'static dyn crate::workload::family::Family,
     pub args: BenchArgs,
     pub dist: DistConfig,
     pub label_used: Option<String>,
@@ -418,16 +417,22 @@ impl Plan {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
         }
         let workload = args.workload.clone();
-        if !crate::workload::oltp::TESTS.contains(&workload.as_str()) && workload != "tpcc" {
+        let Some(family) = crate::workload::family::find(&workload) else {
             return Err(usage!(
-                "unknown workload or label '{workload}': use one of {}, tpcc or a label such as OLTP_RW-10Mx8tab-uniform-ps-trx or TPCC_100W (see `fairbench explain`)",
-                crate::workload::oltp::TESTS.join(", ")
+                "unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)",
+                crate::workload::family::workload_names().join(", "),
+                crate::workload::family::label_examples()
+            ));
+        };
+        if command == "check" && !family.has_check() {
+            let checked = crate::workload::family::checked_workloads();
+            return Err(usage!(
+                "`check` verifies the consistency conditions of {}: use `fairbench check {}` (the {workload} workload has none)",
+                checked.join(", "),
+                checked.first().copied().unwrap_or_default()
             ));
         }
-        if command == "check" && workload != "tpcc" {
-            return Err(usage!("`check` verifies TPC-C data: use `fairbench check tpcc` (the {workload} workload has no consistency conditions)"));
-        }
         let label_used = args.target.label.clone();
-        Ok(Plan { command: command.to_string(), workload, args, dist, label_used })
+        Ok(Plan { command: command.to_string(), workload, family, args, dist, label_used })
     }
 }

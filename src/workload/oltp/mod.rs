@@ -2,6 +2,7 @@
 //! variants: same schema, statements, per-event query counts and
 //! read/write/other classification as sysbench's Lua scripts.
 
+pub mod family;
 pub mod options;
 pub mod prepare;
 

@@ -14,6 +14,7 @@
 
 pub mod check;
 mod delivery;
+pub mod family;
 pub mod load;
 mod new_order;
 pub mod options;

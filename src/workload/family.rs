@@ -1,0 +1,120 @@
+//! What the rest of fairbench asks of a workload family, object-safe so the
+//! registry (the family list in `workload/mod.rs`) can hold every family in
+//! one slice. [`Workload`](super::Workload) is generic over its client and
+//! futures; a family's [`Family::bench`] builds its workload and hands it to
+//! the generic driver, so nothing outside the family's folder names its type.
+
+use super::FAMILIES;
+use crate::cli::label::Scenario;
+use crate::cli::Plan;
+use crate::error::{Error, Result};
+use crate::target::ConnConfig;
+use clap::{ArgMatches, Command, FromArgMatches};
+
+pub trait Family: Sync + std::fmt::Debug {
+    /// Its folder under `src/workload/`, which holds everything it owns.
+    fn name(&self) -> &'static str;
+
+    /// The workload names it serves, as the command line takes them.
+    fn workloads(&self) -> &'static [&'static str];
+
+    /// Its names as the help of the workload argument shows them.
+    fn help(&self) -> &'static str;
+
+    /// A BMK-kit label standing for one of its workloads, for errors.
+    fn label_example(&self) -> &'static str;
+
+    /// Adds its options (its clap `Args` struct, under its own help
+    /// heading) to the run / prepare / cleanup / prewarm / check commands.
+    fn augment_args(&self, cmd: Command) -> Command;
+
+    /// The BMK scenario words that stand for its workloads in a label
+    /// (the rest of the label grammar is shared).
+    fn label_scenarios(&self) -> &'static [Scenario] {
+        &[]
+    }
+
+    /// Whether a workload never writes (the audit's read-only rules).
+    fn read_only(&self, _workload: &str) -> bool {
+        false
+    }
+
+    /// Whether `check` has consistency conditions to verify.
+    fn has_check(&self) -> bool {
+        false
+    }
+
+    /// Run `plan.command` (prepare, run, cleanup, prewarm, check): build the
+    /// workload from the parsed options, adjust the connection settings and
+    /// run control where the family needs to, then call the driver.
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()>;
+}
+
+/// The options of every registered family as clap parsed them. Each family
+/// reads its own `Args` struct back from these matches ([`FamilyArgs::get`]),
+/// so the command line's argument structs never name a family.
+#[derive(Clone, Debug)]
+pub struct FamilyArgs(ArgMatches);
+
+impl FamilyArgs {
+    /// A family's options struct, read from the parsed command line.
+    pub fn get<A: FromArgMatches>(&self) -> Result<A> {
+        A::from_arg_matches(&self.0).map_err(|e| Error::Usage(e.to_string().trim_end().to_string()))
+    }
+}
+
+impl FromArgMatches for FamilyArgs {
+    fn from_arg_matches(m: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        Ok(FamilyArgs(m.clone()))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> std::result::Result<(), clap::Error> {
+        self.0 = m.clone();
+        Ok(())
+    }
+}
+
+impl clap::Args for FamilyArgs {
+    fn augment_args(cmd: Command) -> Command {
+        FAMILIES.iter().fold(cmd, |c, f| f.augment_args(c))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// Help of the workload argument: every family's names.
+pub fn workload_help() -> String {
+    format!("Workload ({}) or a BMK-kit label", FAMILIES.iter().map(|f| f.help()).collect::<Vec<_>>().join(", "))
+}
+
+/// The family serving a workload name.
+pub fn find(workload: &str) -> Option<&'static dyn Family> {
+    FAMILIES.iter().copied().find(|f| f.workloads().contains(&workload))
+}
+
+/// Every workload name, family by family.
+pub fn workload_names() -> Vec<&'static str> {
+    FAMILIES.iter().flat_map(|f| f.workloads().iter().copied()).collect()
+}
+
+/// Whether a stored run's workload is read-only (unknown names are not).
+pub fn is_read_only(workload: &str) -> bool {
+    find(workload).is_some_and(|f| f.read_only(workload))
+}
+
+/// The names `check` accepts.
+pub fn checked_workloads() -> Vec<&'static str> {
+    FAMILIES.iter().filter(|f| f.has_check()).flat_map(|f| f.workloads().iter().copied()).collect()
+}
+
+/// Every family's BMK scenario words.
+pub fn label_scenarios() -> impl Iterator<Item = &'static Scenario> {
+    FAMILIES.iter().flat_map(|f| f.label_scenarios().iter())
+}
+
+/// Label examples of every family, for the unknown-workload error.
+pub fn label_examples() -> String {
+    FAMILIES.iter().map(|f| f.label_example()).collect::<Vec<_>>().join(" or ")
+}

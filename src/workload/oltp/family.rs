@@ -1,0 +1,62 @@
+//! The sysbench OLTP scripts as one family in the workload registry.
+
+use super::{Oltp, OltpArgs, TESTS};
+use crate::cli::label::{Scenario, Shape};
+use crate::cli::Plan;
+use crate::error::Result;
+use crate::target::ConnConfig;
+use crate::workload::family::Family;
+use clap::{Args, Command};
+use std::sync::Arc;
+
+/// The scripts that only read: their QPS should not count BEGIN/COMMIT.
+const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_random_points", "select_random_ranges"];
+
+/// BMK's names of the sysbench OLTP scripts.
+const SCENARIOS: &[Scenario] = &[
+    Scenario { token: "OLTP_RO", workload: "oltp_read_only", shape: Shape::ReadOnly, meaning: "sysbench OLTP read-only: 10 point selects + 4 range selects per event", point_selects: None },
+    Scenario { token: "OLTP_RW", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "sysbench OLTP read-write: the OLTP_RO selects + 2 UPDATEs + DELETE/INSERT per event", point_selects: None },
+    Scenario { token: "OLTP_RW+", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "OLTP_RW made more write-intensive: range selects dropped, 10 point selects kept (= OLTP_RW-p_sel10)", point_selects: Some(10) },
+    Scenario { token: "OLTP_RW++", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "OLTP_RW+ with a single point select (= OLTP_RW-p_sel1)", point_selects: Some(1) },
+    Scenario { token: "OLTP_WO", workload: "oltp_write_only", shape: Shape::WriteOnly, meaning: "sysbench OLTP write-only: index UPDATE + non-index UPDATE + DELETE/INSERT per event", point_selects: None },
+];
+
+#[derive(Debug)]
+pub struct OltpFamily;
+
+impl Family for OltpFamily {
+    fn name(&self) -> &'static str {
+        "oltp"
+    }
+
+    fn workloads(&self) -> &'static [&'static str] {
+        TESTS
+    }
+
+    fn help(&self) -> &'static str {
+        "oltp_read_write, oltp_point_select, ..."
+    }
+
+    fn label_example(&self) -> &'static str {
+        "OLTP_RW-10Mx8tab-uniform-ps-trx"
+    }
+
+    fn augment_args(&self, cmd: Command) -> Command {
+        OltpArgs::augment_args(cmd)
+    }
+
+    fn label_scenarios(&self) -> &'static [Scenario] {
+        SCENARIOS
+    }
+
+    fn read_only(&self, workload: &str) -> bool {
+        READ_ONLY.contains(&workload)
+    }
+
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
+        let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
+        let args: OltpArgs = plan.args.families.get()?;
+        let w = Oltp::new(&plan.workload, args, plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
+        crate::drive(Arc::new(w), plan, Arc::new(cfg))
+    }
+}

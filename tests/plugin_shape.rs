@@ -1,0 +1,228 @@
+//! A workload family is one folder under src/workload/ plus one line in the
+//! registry (src/workload/mod.rs): no other source file may name it. This
+//! reads the sources and fails on a family's name (its folder name, in
+//! lower, Capitalized and UPPER case, anywhere in code and strings) or one
+//! of its workload names (in string literals) outside those two places.
+//! Comments are left out: they may say what a family is for.
+
+use fairbench::workload::FAMILIES;
+use std::path::{Path, PathBuf};
+
+/// The one file besides a family's folder allowed to name it.
+const REGISTRY: &str = "src/workload/mod.rs";
+
+/// Places that still name a family, each with why. Future work shrinks
+/// this list; an entry that no longer matches anything fails the test, so
+/// it is removed when its reason goes away.
+const ALLOWED: &[(&str, &str, &str)] = &[
+    // (path or folder prefix, pattern, reason)
+    ("src/cli/label.rs", "*", "the BMK label grammar still holds every family's tokens and canonical form (issue 15: move them into the families)"),
+    ("src/workload/tpcc/", "oltp", "TPC-C borrows the OLTP family's engine, table and load options (OltpArgs), read from the same parsed command line"),
+    ("src/cli/values.rs", "tpcc", "TPC-C's value parsers (--format, --mix) sit with the shared ones while their options are being reworked; they belong in src/workload/tpcc/"),
+    ("src/cli/mod.rs", "OLTP", "the tool's description ('Fair, exact OLTP benchmarks'), not the family"),
+];
+
+#[derive(Debug)]
+struct Hit {
+    file: String,
+    line: usize,
+    pattern: String,
+}
+
+/// Source text with comments blanked out (newlines kept, so line numbers
+/// hold), and the string literals with the line each starts on.
+fn strip(src: &str) -> (String, Vec<(usize, String)>) {
+    let b = src.as_bytes();
+    let mut code = String::with_capacity(src.len());
+    let mut strings = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    while i < b.len() {
+        let c = b[i];
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    i += 2;
+                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    if b[i] == b'\n' {
+                        code.push('\n');
+                        line += 1;
+                    }
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        // Raw strings: r"..", r#".."#, br#".."#.
+        if c == b'r' && (i == 0 || !ident(b[i - 1]) || (b[i - 1] == b'b' && (i < 2 || !ident(b[i - 2])))) {
+            let mut j = i + 1;
+            while b.get(j) == Some(&b'#') {
+                j += 1;
+            }
+            if b.get(j) == Some(&b'"') {
+                let hashes = j - i - 1;
+                let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+                let body_start = j + 1;
+                let end = src[body_start..].find(&close).map(|k| body_start + k).unwrap_or(b.len());
+                let body = &src[body_start..end];
+                strings.push((line, body.to_string()));
+                code.push_str(&src[i..body_start]);
+                code.push_str(body);
+                line += body.matches('\n').count();
+                let stop = (end + close.len()).min(b.len());
+                code.push_str(&src[end..stop]);
+                i = stop;
+                continue;
+            }
+        }
+        if c == b'"' {
+            let start_line = line;
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' {
+                if b[j] == b'\\' {
+                    j += 1;
+                }
+                j += 1;
+            }
+            let end = j.min(b.len());
+            let body = &src[i + 1..end];
+            strings.push((start_line, body.to_string()));
+            line += body.matches('\n').count();
+            let stop = (end + 1).min(b.len());
+            code.push_str(&src[i..stop]);
+            i = stop;
+            continue;
+        }
+        // A char literal may hold a quote ('"'); a lifetime is code.
+        if c == b'\'' {
+            let len = if b.get(i + 1) == Some(&b'\\') { src[i + 2..].find('\'').map(|k| k + 3) } else if b.get(i + 2) == Some(&b'\'') { Some(3) } else { None };
+            if let Some(n) = len {
+                code.push_str(&src[i..i + n]);
+                i += n;
+                continue;
+            }
+        }
+        if c == b'\n' {
+            line += 1;
+        }
+        let ch = src[i..].chars().next().unwrap();
+        code.push(ch);
+        i += ch.len_utf8();
+    }
+    (code, strings)
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+}
+
+/// Whether `word` occurs in `s` as a whole word (not inside an identifier).
+fn has_word(s: &str, word: &str) -> bool {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    s.match_indices(word).any(|(k, _)| !ident(s[..k].chars().next_back()) && !ident(s[k + word.len()..].chars().next()))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every place outside a family's folder and the registry that names it.
+fn hits() -> Vec<Hit> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    let mut out = Vec::new();
+    for path in files {
+        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let (code, strings) = strip(&std::fs::read_to_string(&path).unwrap());
+        for f in FAMILIES {
+            let name = f.name();
+            if rel == REGISTRY || rel.starts_with(&format!("src/workload/{name}/")) {
+                continue;
+            }
+            for pattern in [name.to_string(), capitalized(name), name.to_ascii_uppercase()] {
+                for (n, l) in code.lines().enumerate() {
+                    if l.contains(&pattern) {
+                        out.push(Hit { file: rel.clone(), line: n + 1, pattern: pattern.clone() });
+                    }
+                }
+            }
+            for w in f.workloads() {
+                for (n, s) in &strings {
+                    if has_word(s, w) {
+                        out.push(Hit { file: rel.clone(), line: *n, pattern: w.to_string() });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn allowed(h: &Hit, (place, pattern, _): &(&str, &str, &str)) -> bool {
+    let place_ok = if place.ends_with('/') { h.file.starts_with(place) } else { h.file == *place };
+    place_ok && (*pattern == "*" || h.pattern.eq_ignore_ascii_case(pattern) || h.pattern.starts_with(pattern))
+}
+
+#[test]
+fn families_are_named_only_in_their_folder_and_the_registry() {
+    let hits = hits();
+    let unexplained: Vec<String> = hits.iter().filter(|h| !ALLOWED.iter().any(|a| allowed(h, a))).map(|h| format!("{}:{}: names '{}'", h.file, h.line, h.pattern)).collect();
+    assert!(
+        unexplained.is_empty(),
+        "a workload family is named outside its folder and {REGISTRY}: go through the registry (workload::family) instead\n{}",
+        unexplained.join("\n")
+    );
+}
+
+#[test]
+fn every_allowed_exception_is_still_needed() {
+    let hits = hits();
+    let stale: Vec<String> = ALLOWED.iter().filter(|a| !hits.iter().any(|h| allowed(h, a))).map(|(p, pat, why)| format!("{p} '{pat}' ({why})")).collect();
+    assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from ALLOWED\n{}", stale.join("\n"));
+}
+
+#[test]
+fn every_family_has_its_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for f in FAMILIES {
+        assert!(root.join("src/workload").join(f.name()).is_dir(), "registered family '{}' has no folder src/workload/{}/", f.name(), f.name());
+    }
+}
+
+/// The scanner itself: a name in a comment is fine, in code or a string it
+/// is found, and a URL's "//" inside a string does not hide the rest.
+#[test]
+fn scanner_tells_comments_from_code() {
+    let (code, strings) = strip("let a = 1; // tpcc here\n/* tpcc */ let u = \"mysql://x\"; let t = \"tpcc\";\nlet c = '\"'; let r = r#\"a \"q\" b\"#; x // oltp\n");
+    assert!(!code.lines().next().unwrap().contains("tpcc"), "{code}");
+    assert!(code.lines().nth(1).unwrap().contains("tpcc"), "{code}");
+    assert!(!code.contains("oltp"), "{code}");
+    assert_eq!(strings.iter().map(|(l, s)| (*l, s.as_str())).collect::<Vec<_>>(), vec![(2, "mysql://x"), (2, "tpcc"), (3, "a \"q\" b")]);
+    assert!(has_word("run oltp_read_only now", "oltp_read_only"));
+    assert!(!has_word("fn bulk_insert_rows", "bulk_insert"));
+}
