@@ -136,6 +136,22 @@ impl Target {
     }
 
     pub fn parse(s: &str) -> Result<Target> {
+        let masked = mask_url(s);
+        match Self::parse_as_given(s) {
+            Err(_) if masked != s => {
+                // A reason may quote any part of the URL, the password too,
+                // however the URL is mangled: give the reason the URL with its
+                // passwords masked gets, which cannot hold one.
+                Err(Self::parse_as_given(&masked).err().unwrap_or_else(|| {
+                    let msg = format!("bad target URL '{masked}': the password is not valid URL text; percent-encode it (e.g. %40 for @)");
+                    Error::Usage(crate::error::one_line(&msg).into_owned())
+                }))
+            }
+            r => r,
+        }
+    }
+
+    fn parse_as_given(s: &str) -> Result<Target> {
         let bad = |why: &str| {
             let msg = format!("bad target URL '{}': {why}; expected mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or sqlite:PATH", mask_url(s));
             Error::Usage(crate::error::one_line(&msg).into_owned())
