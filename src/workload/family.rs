@@ -5,7 +5,7 @@
 //! the generic driver, so nothing outside the family's folder names its type.
 
 use super::FAMILIES;
-use crate::cli::label::Scenario;
+use crate::cli::label::{Decoded, LabelError, Scenario};
 use crate::cli::Plan;
 use crate::error::{Error, Result};
 use crate::target::ConnConfig;
@@ -32,6 +32,22 @@ pub trait Family: Sync + std::fmt::Debug {
     /// (the rest of the label grammar is shared).
     fn label_scenarios(&self) -> &'static [Scenario] {
         &[]
+    }
+
+    /// Decodes a label when it is one of the family's own grammar (a
+    /// scenario whose tokens the shared grammar does not know); None leaves
+    /// the label to the shared grammar. Asked before the shared grammar, so
+    /// it must answer None for any label that does not start with one of
+    /// its own scenario words.
+    fn decode_label(&self, _label: &str) -> Option<std::result::Result<Decoded, LabelError>> {
+        None
+    }
+
+    /// The canonical label of one of its workloads, when it decodes its own
+    /// labels (`get` as for [`canonical`](crate::cli::label::canonical));
+    /// None: the shared grammar builds it.
+    fn canonical_label(&self, _workload: &str, _get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        None
     }
 
     /// Whether a workload never writes (the audit's read-only rules).
