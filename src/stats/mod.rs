@@ -42,6 +42,9 @@ pub struct Window {
     pub trx_stmts: u64,
     /// Per event kind (TPC-C transactions); empty for uniform workloads.
     pub kinds: Vec<KindWindow>,
+    /// Per statement kind, for workloads that time statements one by one
+    /// (`events` counts statements); empty otherwise.
+    pub steps: Vec<KindWindow>,
 }
 
 /// Counts of one kind of event.
@@ -78,6 +81,7 @@ impl Default for Window {
             busy: 0,
             trx_stmts: 0,
             kinds: Vec::new(),
+            steps: Vec::new(),
         }
     }
 }
@@ -103,6 +107,16 @@ impl Window {
         let k = &mut self.kinds[kind];
         k.events += 1;
         k.rollbacks += u64::from(rolled_back);
+        k.lat.saturating_record(us.max(1));
+    }
+
+    /// One statement of kind `step` took `us` microseconds.
+    pub fn record_step(&mut self, step: usize, us: u64) {
+        if self.steps.len() <= step {
+            self.steps.resize_with(step + 1, KindWindow::default);
+        }
+        let k = &mut self.steps[step];
+        k.events += 1;
         k.lat.saturating_record(us.max(1));
     }
 
@@ -143,6 +157,13 @@ impl Window {
             a.events += b.events;
             a.rollbacks += b.rollbacks;
             a.retries += b.retries;
+            let _ = a.lat.add(&b.lat);
+        }
+        if self.steps.len() < o.steps.len() {
+            self.steps.resize_with(o.steps.len(), KindWindow::default);
+        }
+        for (a, b) in self.steps.iter_mut().zip(&o.steps) {
+            a.events += b.events;
             let _ = a.lat.add(&b.lat);
         }
     }
