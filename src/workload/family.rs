@@ -77,6 +77,24 @@ impl FamilyArgs {
     pub fn get<A: FromArgMatches>(&self) -> Result<A> {
         A::from_arg_matches(&self.0).map_err(|e| Error::Usage(e.to_string().trim_end().to_string()))
     }
+
+    /// The value of an option another family declares (`id` as clap names
+    /// it, e.g. `skip_trx`), default included; None when no registered
+    /// family declares it with that type. Options a concept shares keep one
+    /// name on the command line, whichever family declared it first.
+    pub fn value<T: Clone + Send + Sync + 'static>(&self, id: &str) -> Option<T> {
+        self.0.try_get_one::<T>(id).ok().flatten().cloned()
+    }
+
+    /// Like [`Self::value`], but only when the command line (or a label)
+    /// set it: a family whose default differs from the declaring family's
+    /// keeps its own.
+    pub fn given<T: Clone + Send + Sync + 'static>(&self, id: &str) -> Option<T> {
+        match self.0.value_source(id) {
+            Some(clap::parser::ValueSource::CommandLine) => self.value(id),
+            _ => None,
+        }
+    }
 }
 
 impl FromArgMatches for FamilyArgs {
