@@ -2793,7 +2793,7 @@ mod tests {
         assert!(e.message.contains("OLTP_RO, OLTP_RW"), "{}", e.message);
         expect_err("OLTP_PS-10Mx8tab-uniform-trx", "OLTP_PS");
         expect_err("OLTP_RO+-10Mx8tab-uniform-trx", "OLTP_RO+");
-        expect_err("sb11-dbSTRESS_10M-RO-notrx.sh", "dbSTRESS");
+        expect_err("sb11-dbBENCH_10M-RO-notrx.sh", "dbBENCH");
         expect_err("uniform-ps-trx", "uniform");
         expect_err("10Mx8tab-uniform-ps-trx", "10Mx8tab");
         expect_err("OLTP_RW-10Mx8tab-OLTP_RO", "OLTP_RO");
