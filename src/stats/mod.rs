@@ -232,6 +232,20 @@ mod tests {
         assert!((a.pct_ms(99.0) - 0.99).abs() < 0.002);
     }
 
+    /// Statement windows merge like the event ones: counts add, and a
+    /// worker that never timed a kind still merges with one that did.
+    #[test]
+    fn statement_windows_merge() {
+        let mut a = Window::default();
+        let mut b = Window::default();
+        a.record_step(0, 100);
+        b.record_step(0, 300);
+        b.record_step(2, 50);
+        a.merge(&b);
+        assert_eq!(a.steps.iter().map(|k| k.events).collect::<Vec<_>>(), vec![2, 0, 1]);
+        assert_eq!(a.steps[0].lat.max(), 300);
+    }
+
     #[test]
     fn stddev() {
         let (m, s) = mean_stddev(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
