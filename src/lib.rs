@@ -152,6 +152,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) 
         percentile: c.percentile,
         options,
         kinds: w.kinds().iter().map(|k| k.to_string()).collect(),
+        steps: w.steps().iter().map(|k| k.to_string()).collect(),
     };
     // A workload may bring its own output (TPC-C's figures and formats).
     let console: Box<dyn Sink> = match w.sink(json, c.percentile) {

@@ -362,6 +362,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         percentile: 95,
         options: vec![],
         kinds: vec![],
+        steps: vec![],
     };
     let rec = Recorder::begin(Begin { path: &store, info: &info, cfg: &cfg, levels: &[4], tag: "", tables: &fairbench::env::DatasetTables::Prefix(String::new()), sample_period: Duration::from_secs(1) }).expect("results store");
     let mut sink = rec.sink();

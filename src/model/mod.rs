@@ -102,4 +102,6 @@ pub struct RunInfo {
     pub options: Vec<(String, String)>,
     /// Names of the workload's event kinds (empty: one kind).
     pub kinds: Vec<String>,
+    /// Names of the statements timed one by one (empty: none).
+    pub steps: Vec<String>,
 }

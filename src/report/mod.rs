@@ -223,6 +223,22 @@ pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
             if k.lat.is_empty() { 0.0 } else { k.lat.max() as f64 / 1000.0 }
         ));
     }
+    if !t.steps.is_empty() {
+        p("Statements by kind:".into());
+    }
+    for (i, k) in t.steps.iter().enumerate() {
+        let name = info.steps.get(i).map(String::as_str).unwrap_or("?");
+        p(format!(
+            "    {name:<14} {:>9} statements ({:.2}/s), latency ms avg {:.3} p50 {:.3} p95 {:.3} p99 {:.3} max {:.3}",
+            k.events,
+            k.events as f64 / secs,
+            if k.lat.is_empty() { 0.0 } else { k.lat.mean() / 1000.0 },
+            pct_ms(&k.lat, 50.0),
+            pct_ms(&k.lat, 95.0),
+            pct_ms(&k.lat, 99.0),
+            if k.lat.is_empty() { 0.0 } else { k.lat.max() as f64 / 1000.0 }
+        ));
+    }
     if !t.errors_by_code.is_empty() {
         let parts: Vec<String> = t.errors_by_code.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         p(format!("Errors by code: {}", parts.join(", ")));
@@ -297,6 +313,11 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
             "name": info.kinds.get(i).cloned().unwrap_or_default(),
             "events": k.events,
             "rollbacks": k.rollbacks,
+            "latency_ms": lat_obj(&k.lat),
+        })).collect::<Vec<_>>(),
+        "statements": t.steps.iter().enumerate().map(|(i, k)| json!({
+            "name": info.steps.get(i).cloned().unwrap_or_default(),
+            "count": k.events,
             "latency_ms": lat_obj(&k.lat),
         })).collect::<Vec<_>>(),
         "options": opts,

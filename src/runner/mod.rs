@@ -497,6 +497,7 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
     let mut st = w.new_client(id, clients);
     let reconnect_every = w.reconnect_every();
     let kinds = !w.kinds().is_empty();
+    let mut steps_buf: Vec<(usize, u64)> = Vec::new();
     // SQLite calls complete without ever suspending: give the worker's
     // ticker (and arrival generator) a turn after every event.
     let must_yield = conn.engine() == Engine::Sqlite;
@@ -521,7 +522,7 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
         }
         local.busy.set(local.busy.get() + 1);
         let began = Instant::now();
-        let mut q = Counters::default();
+        let mut q = Counters { steps: std::mem::take(&mut steps_buf), ..Counters::default() };
         let mut retry = false;
         let ok = loop {
             match w.event(&mut conn, &mut st, &mut q, retry).await {
@@ -574,6 +575,9 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
             if !ok || q.ended {
                 break;
             }
+            for &(step, us) in &q.steps {
+                win.record_step(step, us);
+            }
             let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
             let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
             win.record(corrected, raw, rate_mode);
@@ -581,6 +585,8 @@ async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, lo
                 win.record_kind(q.kind, corrected, q.rolled_back);
             }
         }
+        steps_buf = std::mem::take(&mut q.steps);
+        steps_buf.clear();
         done += 1;
         if end >= warm_end {
             let mut t = totals.borrow_mut();

@@ -42,6 +42,9 @@ pub struct Window {
     pub trx_stmts: u64,
     /// Per event kind (TPC-C transactions); empty for uniform workloads.
     pub kinds: Vec<KindWindow>,
+    /// Per statement kind, for workloads that time statements one by one
+    /// (`events` counts statements); empty otherwise.
+    pub steps: Vec<KindWindow>,
 }
 
 /// Counts of one kind of event.
@@ -78,6 +81,7 @@ impl Default for Window {
             busy: 0,
             trx_stmts: 0,
             kinds: Vec::new(),
+            steps: Vec::new(),
         }
     }
 }
@@ -103,6 +107,16 @@ impl Window {
         let k = &mut self.kinds[kind];
         k.events += 1;
         k.rollbacks += u64::from(rolled_back);
+        k.lat.saturating_record(us.max(1));
+    }
+
+    /// One statement of kind `step` took `us` microseconds.
+    pub fn record_step(&mut self, step: usize, us: u64) {
+        if self.steps.len() <= step {
+            self.steps.resize_with(step + 1, KindWindow::default);
+        }
+        let k = &mut self.steps[step];
+        k.events += 1;
         k.lat.saturating_record(us.max(1));
     }
 
@@ -143,6 +157,13 @@ impl Window {
             a.events += b.events;
             a.rollbacks += b.rollbacks;
             a.retries += b.retries;
+            let _ = a.lat.add(&b.lat);
+        }
+        if self.steps.len() < o.steps.len() {
+            self.steps.resize_with(o.steps.len(), KindWindow::default);
+        }
+        for (a, b) in self.steps.iter_mut().zip(&o.steps) {
+            a.events += b.events;
             let _ = a.lat.add(&b.lat);
         }
     }
@@ -209,6 +230,20 @@ mod tests {
         assert_eq!(a.reads, 7);
         assert!((a.pct_ms(50.0) - 0.5).abs() < 0.001);
         assert!((a.pct_ms(99.0) - 0.99).abs() < 0.002);
+    }
+
+    /// Statement windows merge like the event ones: counts add, and a
+    /// worker that never timed a kind still merges with one that did.
+    #[test]
+    fn statement_windows_merge() {
+        let mut a = Window::default();
+        let mut b = Window::default();
+        a.record_step(0, 100);
+        b.record_step(0, 300);
+        b.record_step(2, 50);
+        a.merge(&b);
+        assert_eq!(a.steps.iter().map(|k| k.events).collect::<Vec<_>>(), vec![2, 0, 1]);
+        assert_eq!(a.steps[0].lat.max(), 300);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! the generic driver, so nothing outside the family's folder names its type.
 
 use super::FAMILIES;
-use crate::cli::label::Scenario;
+use crate::cli::label::{Decoded, LabelError, Scenario};
 use crate::cli::Plan;
 use crate::error::{Error, Result};
 use crate::target::ConnConfig;
@@ -34,6 +34,22 @@ pub trait Family: Sync + std::fmt::Debug {
         &[]
     }
 
+    /// Decodes a label when it is one of the family's own grammar (a
+    /// scenario whose tokens the shared grammar does not know); None leaves
+    /// the label to the shared grammar. Asked before the shared grammar, so
+    /// it must answer None for any label that does not start with one of
+    /// its own scenario words.
+    fn decode_label(&self, _label: &str) -> Option<std::result::Result<Decoded, LabelError>> {
+        None
+    }
+
+    /// The canonical label of one of its workloads, when it decodes its own
+    /// labels (`get` as for [`canonical`](crate::cli::label::canonical));
+    /// None: the shared grammar builds it.
+    fn canonical_label(&self, _workload: &str, _get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        None
+    }
+
     /// Whether a workload never writes (the audit's read-only rules).
     fn read_only(&self, _workload: &str) -> bool {
         false
@@ -60,6 +76,24 @@ impl FamilyArgs {
     /// A family's options struct, read from the parsed command line.
     pub fn get<A: FromArgMatches>(&self) -> Result<A> {
         A::from_arg_matches(&self.0).map_err(|e| Error::Usage(e.to_string().trim_end().to_string()))
+    }
+
+    /// The value of an option another family declares (`id` as clap names
+    /// it, e.g. `skip_trx`), default included; None when no registered
+    /// family declares it with that type. Options a concept shares keep one
+    /// name on the command line, whichever family declared it first.
+    pub fn value<T: Clone + Send + Sync + 'static>(&self, id: &str) -> Option<T> {
+        self.0.try_get_one::<T>(id).ok().flatten().cloned()
+    }
+
+    /// Like [`Self::value`], but only when the command line (or a label)
+    /// set it: a family whose default differs from the declaring family's
+    /// keeps its own.
+    pub fn given<T: Clone + Send + Sync + 'static>(&self, id: &str) -> Option<T> {
+        match self.0.value_source(id) {
+            Some(clap::parser::ValueSource::CommandLine) => self.value(id),
+            _ => None,
+        }
     }
 }
 

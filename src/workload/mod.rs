@@ -7,9 +7,10 @@ pub mod dialect;
 pub mod family;
 
 // The registry: one module and one entry per workload family.
+pub mod dbstress;
 pub mod oltp;
 pub mod tpcc;
-pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily];
+pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 
@@ -64,7 +65,7 @@ pub enum TableState {
 }
 
 /// Query counts of one event, classified like sysbench.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Counters {
     pub reads: u64,
     pub writes: u64,
@@ -82,9 +83,19 @@ pub struct Counters {
     /// The event found the run over while waiting and did nothing: it is
     /// not recorded and the client stops.
     pub ended: bool,
+    /// (index into [`Workload::steps`], microseconds) of each statement
+    /// the workload timed; the runner hands the same buffer to every
+    /// event, so recording does not allocate once it has grown.
+    pub steps: Vec<(usize, u64)>,
 }
 
 impl Counters {
+    /// One statement of kind `step` took `us` microseconds.
+    #[inline]
+    pub fn step(&mut self, step: usize, us: u64) {
+        self.steps.push((step, us));
+    }
+
     #[inline]
     pub fn add(&mut self, c: Class) {
         match c {
@@ -121,6 +132,13 @@ pub trait Workload: Send + Sync + 'static {
     /// Names of the event kinds a workload reports separately (TPC-C's
     /// transactions); empty when every event is alike.
     fn kinds(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Names of the statements a workload times one by one (through
+    /// [`Counters::step`]) for a per-statement latency report; empty when
+    /// only whole events are timed.
+    fn steps(&self) -> &'static [&'static str] {
         &[]
     }
 

@@ -1,0 +1,58 @@
+//! dbSTRESS as one family in the workload registry.
+
+use super::{label, Dbstress, DbstressArgs, Shared, RO, RW};
+use crate::cli::label::{Decoded, LabelError};
+use crate::cli::Plan;
+use crate::error::Result;
+use crate::target::ConnConfig;
+use crate::workload::family::Family;
+use clap::{Args, Command};
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct DbstressFamily;
+
+impl Family for DbstressFamily {
+    fn name(&self) -> &'static str {
+        "dbstress"
+    }
+
+    fn workloads(&self) -> &'static [&'static str] {
+        &[RW, RO]
+    }
+
+    fn help(&self) -> &'static str {
+        "dbstress, dbstress_ro"
+    }
+
+    fn label_example(&self) -> &'static str {
+        "dbSTRESS_10M-RW10-trx"
+    }
+
+    fn augment_args(&self, cmd: Command) -> Command {
+        DbstressArgs::augment_args(cmd)
+    }
+
+    fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {
+        label::decode(l)
+    }
+
+    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(label::canonical(workload, get))
+    }
+
+    fn read_only(&self, workload: &str) -> bool {
+        workload == RO
+    }
+
+    fn has_check(&self) -> bool {
+        true
+    }
+
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
+        let args: DbstressArgs = plan.args.families.get()?;
+        let shared = Shared::read(&plan.args.families);
+        let w = Dbstress::new(&plan.workload, args, shared, plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine)?;
+        crate::drive(Arc::new(w), plan, Arc::new(cfg))
+    }
+}
