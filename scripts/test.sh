@@ -11,8 +11,10 @@
 #      FAIRBENCH_TEST_TMP, FAIRBENCH_TEST_CA, FAIRBENCH_TEST_WRONG_CA
 #    Both servers offer TLS (certificates of a throwaway CA); the `fbssl` account may only
 #    connect with it.
-# 3. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
-# 4. stops both servers and removes the temp dir, whatever happened, and exits with
+# 3. checks the code first: `cargo fmt --check` and `cargo clippy --locked --all-targets -- -D warnings`
+#    (installing the rustfmt/clippy components with rustup when they are missing)
+# 4. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
+# 5. stops both servers and removes the temp dir, whatever happened, and exits with
 #    cargo's exit code.
 #
 # --keep-servers  leave the servers running afterwards and print their export lines;
@@ -88,6 +90,16 @@ trap on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
+
+# Formatting and lints first: they need no server and fail in seconds.
+for comp in rustfmt clippy; do
+    if ! cargo "${comp/rustfmt/fmt}" --version >/dev/null 2>&1; then
+        command -v rustup >/dev/null 2>&1 || fb_die "cargo $comp is missing and there is no rustup to add it"
+        rustup component add "$comp" >&2
+    fi
+done
+cargo fmt --check || fb_die "cargo fmt --check found unformatted code: run cargo fmt"
+cargo clippy --locked --all-targets --quiet -- -D warnings || fb_die "cargo clippy found warnings (shown above)"
 
 fb_start
 started=1

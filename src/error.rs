@@ -49,9 +49,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) => {
-                f.write_str(m)
-            }
+            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) => f.write_str(m),
             Error::Interrupted => f.write_str("interrupted"),
         }
     }

@@ -164,7 +164,12 @@ fn rule_not_io_bound() {
     let mut b = record(2, srv, steady());
     b.tag = "io-bound".into();
     // Real misses: a quarter of page requests went to disk.
-    b.levels[0].samples = vec![StoredSample { seq: 1, t: 1.0, dt: 1.0, sample: Sample { deltas: [("Innodb_buffer_pool_reads".to_string(), 2500.0), ("Innodb_buffer_pool_read_requests".to_string(), 10000.0)].into(), ..Sample::default() } }];
+    b.levels[0].samples = vec![StoredSample {
+        seq: 1,
+        t: 1.0,
+        dt: 1.0,
+        sample: Sample { deltas: [("Innodb_buffer_pool_reads".to_string(), 2500.0), ("Innodb_buffer_pool_read_requests".to_string(), 10000.0)].into(), ..Sample::default() },
+    }];
     assert!(!has(&audit::rule_memory(&b), "not-io-bound"));
     // Not labelled IO-bound: no claim to check.
     let c = record(3, mysql_durable(), steady());
@@ -198,7 +203,9 @@ fn rule_partial_working_set() {
 
 #[test]
 fn rule_fake_io_gain() {
-    let reads = |phys: f64, logical: f64| vec![StoredSample { seq: 1, t: 1.0, dt: 1.0, sample: Sample { deltas: [("blks_read".to_string(), phys), ("blks_hit".to_string(), logical - phys)].into(), ..Sample::default() } }];
+    let reads = |phys: f64, logical: f64| {
+        vec![StoredSample { seq: 1, t: 1.0, dt: 1.0, sample: Sample { deltas: [("blks_read".to_string(), phys), ("blks_hit".to_string(), logical - phys)].into(), ..Sample::default() } }]
+    };
     let mut l1 = level(1, &[100, 100, 100]);
     l1.samples = reads(600.0, 3000.0); // 2 reads per transaction
     let mut l2 = level(2, &[200, 200, 200]);

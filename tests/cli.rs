@@ -27,10 +27,7 @@ struct Lite {
 
 impl Lite {
     fn new(name: &str) -> Lite {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("fb-cli-{name}-"))
-            .tempdir()
-            .expect("cannot create a temp dir");
+        let dir = tempfile::Builder::new().prefix(&format!("fb-cli-{name}-")).tempdir().expect("cannot create a temp dir");
         Lite { dir }
     }
 
@@ -53,10 +50,7 @@ impl Lite {
 
 /// fairbench run in a directory of its own, for server tests (no stray fairbench.sqlite).
 fn server_cmd(name: &str) -> (tempfile::TempDir, Command) {
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("fb-cli-{name}-"))
-        .tempdir()
-        .expect("cannot create a temp dir");
+    let dir = tempfile::Builder::new().prefix(&format!("fb-cli-{name}-")).tempdir().expect("cannot create a temp dir");
     let mut c = fairbench();
     c.current_dir(dir.path()).env_remove("FAIRBENCH_PASSWORD");
     (dir, c)
@@ -70,46 +64,26 @@ const LIMIT: Duration = Duration::from_secs(120);
 fn run_limited(cmd: &mut Command) -> Output {
     let mut bg = Bg::spawn(cmd);
     let (status, _) = bg.finish(LIMIT);
-    Output {
-        status,
-        stdout: bg.stdout().into_bytes(),
-        stderr: bg.stderr().into_bytes(),
-    }
+    Output { status, stdout: bg.stdout().into_bytes(), stderr: bg.stderr().into_bytes() }
 }
 
 /// Runs `cmd`, which must succeed; returns its output.
 fn ok(cmd: &mut Command) -> Output {
     let out = run_limited(cmd);
-    assert!(
-        out.status.success(),
-        "expected success from {cmd:?}\n{}",
-        show(&out)
-    );
+    assert!(out.status.success(), "expected success from {cmd:?}\n{}", show(&out));
     out
 }
 
 /// Runs `cmd`, which must exit with `code`; returns its output.
 fn run_code(cmd: &mut Command, code: i32) -> Output {
     let out = run_limited(cmd);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "wrong exit code for {cmd:?}\n{}",
-        show(&out)
-    );
+    assert_eq!(out.status.code(), Some(code), "wrong exit code for {cmd:?}\n{}", show(&out));
     out
 }
 
 /// `stdout` split into JSON objects, one per line; every line must parse.
 fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str::<Value>(l).unwrap_or_else(|e| {
-                panic!("stdout line {} is not JSON ({e}): {l:?}\n{text}", i + 1)
-            })
-        })
-        .collect()
+    text.lines().enumerate().map(|(i, l)| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("stdout line {} is not JSON ({e}): {l:?}\n{text}", i + 1))).collect()
 }
 
 fn schema_path() -> PathBuf {
@@ -166,9 +140,7 @@ fn assert_no_duplicate_keys(text: &str) {
             let mut seen = std::collections::HashSet::new();
             while let Some(k) = a.next_key::<String>()? {
                 if !seen.insert(k.clone()) {
-                    return Err(A::Error::custom(format!(
-                        "key {k:?} appears twice in one object"
-                    )));
+                    return Err(A::Error::custom(format!("key {k:?} appears twice in one object")));
                 }
                 a.next_value::<Checked>()?;
             }
@@ -185,17 +157,11 @@ fn run_schema() -> Schema {
     let text = std::fs::read_to_string(schema_path()).expect("schema/run.schema.json is missing");
     assert_no_duplicate_keys(&text);
     let schema: Value = serde_json::from_str(&text).expect("schema/run.schema.json is not JSON");
-    assert_eq!(
-        schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
-        "the schema must declare draft 2020-12"
-    );
+    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema", "the schema must declare draft 2020-12");
     if let Err(e) = jsonschema::meta::validate(&schema) {
         panic!("schema/run.schema.json is not a valid JSON Schema: {e}");
     }
-    let build = |s: &Value| {
-        jsonschema::draft202012::new(s)
-            .unwrap_or_else(|e| panic!("cannot compile schema/run.schema.json: {e}"))
-    };
+    let build = |s: &Value| jsonschema::draft202012::new(s).unwrap_or_else(|e| panic!("cannot compile schema/run.schema.json: {e}"));
     // The same document, its root pointing at one object type only.
     let only = |def: &str| {
         let mut s = schema.clone();
@@ -204,11 +170,7 @@ fn run_schema() -> Schema {
         root.insert("$ref".into(), Value::from(format!("#/$defs/{def}")));
         build(&s)
     };
-    Schema {
-        all: build(&schema),
-        interval: only("interval"),
-        summary: only("summary"),
-    }
+    Schema { all: build(&schema), interval: only("interval"), summary: only("summary") }
 }
 
 impl Schema {
@@ -226,20 +188,13 @@ fn assert_valid(s: &Schema, obj: &Value) {
         Some("summary") => &s.summary,
         _ => &s.all,
     };
-    let errors: Vec<String> = v
-        .iter_errors(obj)
-        .map(|e| format!("  {} at {}", e, e.instance_path()))
-        .collect();
-    panic!(
-        "object does not match schema/run.schema.json:\n{}\n{obj:#}",
-        errors.join("\n")
-    );
+    let errors: Vec<String> = v.iter_errors(obj).map(|e| format!("  {} at {}", e, e.instance_path())).collect();
+    panic!("object does not match schema/run.schema.json:\n{}\n{obj:#}", errors.join("\n"));
 }
 
 /// Whole-string regex match, with the ECMA 262 regex engine behind JSON Schema's `pattern`.
 fn matches_regex(re: &str, s: &str) -> bool {
-    let v = jsonschema::validator_for(&serde_json::json!({ "type": "string", "pattern": re }))
-        .unwrap_or_else(|e| panic!("bad regex {re:?}: {e}"));
+    let v = jsonschema::validator_for(&serde_json::json!({ "type": "string", "pattern": re })).unwrap_or_else(|e| panic!("bad regex {re:?}: {e}"));
     v.is_valid(&Value::String(s.to_string()))
 }
 
@@ -249,29 +204,16 @@ const INTERVAL_LINE: &str = r"^\[ \d+s \] thds: \d+ tps: [\d.]+ qps: [\d.]+ \(r/
 /// The integer that follows `key` at the start of a (trimmed) line of the text report,
 /// e.g. `stat(out, "read:")` or `stat(out, "transactions:")`; the first such line counts.
 fn stat(text: &str, key: &str) -> u64 {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with(key))
-        .unwrap_or_else(|| panic!("no line starting with {key:?} in:\n{text}"));
+    let line = text.lines().map(str::trim).find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("no line starting with {key:?} in:\n{text}"));
     let rest = line[key.len()..].trim();
     let num: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-    num.parse()
-        .unwrap_or_else(|_| panic!("no number after {key:?} in {line:?}"))
+    num.parse().unwrap_or_else(|_| panic!("no number after {key:?} in {line:?}"))
 }
 
 /// The seconds of "time elapsed:      1.0034s".
 fn elapsed_s(text: &str) -> f64 {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("time elapsed:"))
-        .unwrap_or_else(|| panic!("no 'time elapsed:' line in:\n{text}"));
-    line["time elapsed:".len()..]
-        .trim()
-        .trim_end_matches('s')
-        .parse()
-        .unwrap_or_else(|_| panic!("cannot parse {line:?}"))
+    let line = text.lines().map(str::trim).find(|l| l.starts_with("time elapsed:")).unwrap_or_else(|| panic!("no 'time elapsed:' line in:\n{text}"));
+    line["time elapsed:".len()..].trim().trim_end_matches('s').parse().unwrap_or_else(|_| panic!("cannot parse {line:?}"))
 }
 
 /// Asserts that `needles` occur in `hay` in this order; returns the position of the last one.
@@ -302,10 +244,7 @@ fn collect(mut r: impl Read + Send + 'static, into: Arc<Mutex<String>>) -> JoinH
         loop {
             match r.read(&mut buf) {
                 Ok(0) | Err(_) => break,
-                Ok(n) => into
-                    .lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n])),
+                Ok(n) => into.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n])),
             }
         }
     })
@@ -313,25 +252,12 @@ fn collect(mut r: impl Read + Send + 'static, into: Arc<Mutex<String>>) -> JoinH
 
 impl Bg {
     fn spawn(cmd: &mut Command) -> Bg {
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
         let out = Arc::new(Mutex::new(String::new()));
         let err = Arc::new(Mutex::new(String::new()));
-        let readers = vec![
-            collect(child.stdout.take().unwrap(), out.clone()),
-            collect(child.stderr.take().unwrap(), err.clone()),
-        ];
-        Bg {
-            what: format!("{cmd:?}"),
-            child,
-            out,
-            err,
-            readers,
-        }
+        let readers = vec![collect(child.stdout.take().unwrap(), out.clone()), collect(child.stderr.take().unwrap(), err.clone())];
+        Bg { what: format!("{cmd:?}"), child, out, err, readers }
     }
 
     fn stdout(&self) -> String {
@@ -343,11 +269,7 @@ impl Bg {
     }
 
     fn show(&self) -> String {
-        format!(
-            "--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.stdout(),
-            self.stderr()
-        )
+        format!("--- stdout ---\n{}\n--- stderr ---\n{}", self.stdout(), self.stderr())
     }
 
     fn pid(&self) -> libc::pid_t {
@@ -392,11 +314,7 @@ impl Bg {
             if t0.elapsed() > limit {
                 let _ = self.child.kill();
                 let _ = self.child.wait();
-                panic!(
-                    "{} did not end within {limit:?}\n{}",
-                    self.what,
-                    self.show()
-                );
+                panic!("{} did not end within {limit:?}\n{}", self.what, self.show());
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -416,13 +334,7 @@ impl Drop for Bg {
 fn with_password(url: &str, password: &str) -> String {
     let u = parse_url(url);
     let scheme = url.split("://").next().unwrap();
-    format!(
-        "{scheme}://{}:{password}@{}:{}/{}",
-        u.user,
-        u.host,
-        u.port.expect("test URLs have a port"),
-        u.database
-    )
+    format!("{scheme}://{}:{password}@{}:{}/{}", u.user, u.host, u.port.expect("test URLs have a port"), u.database)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -433,11 +345,7 @@ fn run_over_part_of_bigger_tables_says_so() {
     let db = Lite::new("partial");
     ok(db.cmd().args(["prepare", "--target", &db.target(), "--tables", "1", "--table-size", "2000"]));
     let run = |size: &str, extra: &[&str]| {
-        ok(db
-            .cmd()
-            .args(["run", "oltp_point_select", "--target", &db.target(), "--tables", "1", "--table-size", size])
-            .args(["--threads", "1", "--time", "1"])
-            .args(extra))
+        ok(db.cmd().args(["run", "oltp_point_select", "--target", &db.target(), "--tables", "1", "--table-size", size]).args(["--threads", "1", "--time", "1"]).args(extra))
     };
     let out = run("200", &[]);
     let text = stdout(&out);
@@ -462,15 +370,8 @@ fn run_over_part_of_bigger_tables_says_so() {
 fn json_output_matches_the_schema_and_adds_up() {
     let schema = run_schema();
     let db = Lite::new("json");
-    let out = ok(db
-        .cmd()
-        .args(["run", "--target", &db.target(), "--table-size", "1000"])
-        .args(["--threads", "2", "--time", "2", "--output", "json"]));
-    assert!(
-        stderr(&out).trim().is_empty(),
-        "JSON mode printed on stderr\n{}",
-        show(&out)
-    );
+    let out = ok(db.cmd().args(["run", "--target", &db.target(), "--table-size", "1000"]).args(["--threads", "2", "--time", "2", "--output", "json"]));
+    assert!(stderr(&out).trim().is_empty(), "JSON mode printed on stderr\n{}", show(&out));
     let text = stdout(&out);
     let objs = json_lines(&text);
     for o in &objs {
@@ -479,39 +380,16 @@ fn json_output_matches_the_schema_and_adds_up() {
     let kinds: Vec<&str> = objs.iter().map(|o| o["type"].as_str().unwrap()).collect();
     let intervals: Vec<&Value> = objs.iter().filter(|o| o["type"] == "interval").collect();
     let summaries: Vec<&Value> = objs.iter().filter(|o| o["type"] == "summary").collect();
-    assert!(
-        intervals.len() >= 2,
-        "expected at least 2 interval objects: {kinds:?}\n{text}"
-    );
-    assert_eq!(
-        summaries.len(),
-        1,
-        "expected one summary: {kinds:?}\n{text}"
-    );
-    assert_eq!(
-        kinds.last(),
-        Some(&"summary"),
-        "the summary comes last: {kinds:?}"
-    );
+    assert!(intervals.len() >= 2, "expected at least 2 interval objects: {kinds:?}\n{text}");
+    assert_eq!(summaries.len(), 1, "expected one summary: {kinds:?}\n{text}");
+    assert_eq!(kinds.last(), Some(&"summary"), "the summary comes last: {kinds:?}");
 
     let s = summaries[0];
-    let n = |v: &Value| {
-        v.as_u64()
-            .unwrap_or_else(|| panic!("not a count: {v} in {s:#}"))
-    };
+    let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v} in {s:#}"));
     let q = &s["queries"];
-    let (read, write, other, total) = (
-        n(&q["read"]),
-        n(&q["write"]),
-        n(&q["other"]),
-        n(&q["total"]),
-    );
+    let (read, write, other, total) = (n(&q["read"]), n(&q["write"]), n(&q["other"]), n(&q["total"]));
     let trx = n(&s["transactions"]);
-    assert_eq!(
-        total,
-        read + write + other,
-        "queries.total != read + write + other\n{s:#}"
-    );
+    assert_eq!(total, read + write + other, "queries.total != read + write + other\n{s:#}");
     assert!(trx > 0, "no transactions\n{s:#}");
     assert_eq!(s["status"], "completed", "{s:#}");
     assert_eq!(s["threads"], 2, "{s:#}");
@@ -523,40 +401,20 @@ fn json_output_matches_the_schema_and_adds_up() {
     // 2 UPDATEs + DELETE + INSERT (write), BEGIN + COMMIT (other). SQLite serialises writers, so
     // every write changes a row; a retried event would add the queries of its failed attempt.
     if n(&s["ignored_errors"]) == 0 {
-        assert_eq!(
-            (read, write, other, total),
-            (14 * trx, 4 * trx, 2 * trx, 20 * trx),
-            "sysbench counts 14 reads, 4 writes and 2 other (BEGIN, COMMIT) per oltp_read_write event\n{s:#}"
-        );
+        assert_eq!((read, write, other, total), (14 * trx, 4 * trx, 2 * trx, 20 * trx), "sysbench counts 14 reads, 4 writes and 2 other (BEGIN, COMMIT) per oltp_read_write event\n{s:#}");
     }
     let time = s["time_s"].as_f64().unwrap();
-    assert!(
-        (1.5..4.0).contains(&time),
-        "time_s {time} for --time 2\n{s:#}"
-    );
+    assert!((1.5..4.0).contains(&time), "time_s {time} for --time 2\n{s:#}");
     let tps = s["tps"].as_f64().unwrap();
-    assert!(
-        (tps - trx as f64 / time).abs() <= 1e-6 * tps.max(1.0),
-        "tps != transactions / time_s\n{s:#}"
-    );
+    assert!((tps - trx as f64 / time).abs() <= 1e-6 * tps.max(1.0), "tps != transactions / time_s\n{s:#}");
     let qps = s["qps"].as_f64().unwrap();
-    assert!(
-        (qps - total as f64 / time).abs() <= 1e-6 * qps.max(1.0),
-        "qps != total / time_s\n{s:#}"
-    );
+    assert!((qps - total as f64 / time).abs() <= 1e-6 * qps.max(1.0), "qps != total / time_s\n{s:#}");
     let lat = &s["latency_ms"];
     let l = |k: &str| lat[k].as_f64().unwrap();
-    assert!(
-        l("min") > 0.0 && l("min") <= l("p50") && l("p50") <= l("p95") && l("p95") <= l("max"),
-        "latencies out of order\n{s:#}"
-    );
+    assert!(l("min") > 0.0 && l("min") <= l("p50") && l("p50") <= l("p95") && l("p95") <= l("max"), "latencies out of order\n{s:#}");
     assert_eq!(s["options"]["threads"], "2", "{s:#}");
     assert_eq!(s["options"]["table-size"], "1000", "{s:#}");
-    assert_eq!(
-        s["kinds"],
-        serde_json::json!([]),
-        "oltp_read_write has one kind of event\n{s:#}"
-    );
+    assert_eq!(s["kinds"], serde_json::json!([]), "oltp_read_write has one kind of event\n{s:#}");
 
     // The intervals are in time order, describe this level, and never count more than the total.
     let mut prev = 0.0;
@@ -567,16 +425,10 @@ fn json_output_matches_the_schema_and_adds_up() {
         prev = t;
         assert_eq!(iv["threads"], 2, "{iv}");
         assert_eq!(iv["warmup"], false, "{iv}");
-        assert!(
-            iv["queue_length"].is_null() && iv["concurrency"].is_null(),
-            "closed loop: {iv}"
-        );
+        assert!(iv["queue_length"].is_null() && iv["concurrency"].is_null(), "closed loop: {iv}");
         sum += n(&iv["events"]);
     }
-    assert!(
-        sum > 0 && sum <= trx,
-        "interval events {sum} vs transactions {trx}"
-    );
+    assert!(sum > 0 && sum <= trx, "interval events {sum} vs transactions {trx}");
 }
 
 #[test]
@@ -585,21 +437,10 @@ fn schema_rejects_what_fairbench_does_not_print() {
     // wrong type, or a failed status without an error message is not valid.
     let schema = run_schema();
     let db = Lite::new("json-neg");
-    let out = ok(db
-        .cmd()
-        .args(["run", "oltp_point_select", "--target", &db.target()])
-        .args(["--table-size", "1000", "--time", "1", "--output", "json"]));
+    let out = ok(db.cmd().args(["run", "oltp_point_select", "--target", &db.target()]).args(["--table-size", "1000", "--time", "1", "--output", "json"]));
     let objs = json_lines(&stdout(&out));
-    let summary = objs
-        .iter()
-        .find(|o| o["type"] == "summary")
-        .expect("no summary")
-        .clone();
-    let interval = objs
-        .iter()
-        .find(|o| o["type"] == "interval")
-        .expect("no interval")
-        .clone();
+    let summary = objs.iter().find(|o| o["type"] == "summary").expect("no summary").clone();
+    let interval = objs.iter().find(|o| o["type"] == "interval").expect("no interval").clone();
     assert_valid(&schema, &summary);
     assert_valid(&schema, &interval);
 
@@ -626,10 +467,7 @@ fn schema_rejects_what_fairbench_does_not_print() {
     i["queue_length"] = Value::from("3");
     bad.push(("string queue_length", i));
     for (what, obj) in bad {
-        assert!(
-            !schema.is_valid(&obj),
-            "the schema accepts a summary/interval with {what}: {obj}"
-        );
+        assert!(!schema.is_valid(&obj), "the schema accepts a summary/interval with {what}: {obj}");
     }
 }
 
@@ -639,15 +477,7 @@ fn schema_rejects_what_fairbench_does_not_print() {
 #[test]
 fn text_output_is_sysbench_format() {
     let db = Lite::new("text");
-    let out = ok(db.cmd().args([
-        "run",
-        "--target",
-        &db.target(),
-        "--table-size",
-        "1000",
-        "--time",
-        "2",
-    ]));
+    let out = ok(db.cmd().args(["run", "--target", &db.target(), "--table-size", "1000", "--time", "2"]));
     let text = stdout(&out);
     assert_no_panic(&out);
     assert_in_order(
@@ -678,43 +508,22 @@ fn text_output_is_sysbench_format() {
         ],
     );
     let progress: Vec<&str> = text.lines().filter(|l| l.starts_with("[ ")).collect();
-    assert!(
-        progress.len() >= 2,
-        "expected at least 2 intermediate lines\n{text}"
-    );
+    assert!(progress.len() >= 2, "expected at least 2 intermediate lines\n{text}");
     for l in &progress {
-        assert!(
-            matches_regex(INTERVAL_LINE, l),
-            "intermediate line not in sysbench 1.1's format: {l:?}"
-        );
+        assert!(matches_regex(INTERVAL_LINE, l), "intermediate line not in sysbench 1.1's format: {l:?}");
     }
     assert!(progress[0].starts_with("[ 1s ] thds: 1 "), "{progress:?}");
     assert!(progress[1].starts_with("[ 2s ] thds: 1 "), "{progress:?}");
     // The matcher itself must be able to say no.
-    assert!(!matches_regex(
-        INTERVAL_LINE,
-        &format!("{} extra", progress[0])
-    ));
-    assert!(!matches_regex(
-        INTERVAL_LINE,
-        &progress[0].replace("tps:", "tps")
-    ));
+    assert!(!matches_regex(INTERVAL_LINE, &format!("{} extra", progress[0])));
+    assert!(!matches_regex(INTERVAL_LINE, &progress[0].replace("tps:", "tps")));
 
-    let (read, write, other, total) = (
-        stat(&text, "read:"),
-        stat(&text, "write:"),
-        stat(&text, "other:"),
-        stat(&text, "total:"),
-    );
+    let (read, write, other, total) = (stat(&text, "read:"), stat(&text, "write:"), stat(&text, "other:"), stat(&text, "total:"));
     let trx = stat(&text, "transactions:");
     assert_eq!(total, read + write + other, "{text}");
     assert!(trx > 0, "{text}");
     assert_eq!(stat(&text, "total number of events:"), trx, "{text}");
-    assert!(
-        text.lines()
-            .any(|l| l == "Label: OLTP_RW-1Kx1tab-uniform-ps-trx"),
-        "{text}"
-    );
+    assert!(text.lines().any(|l| l == "Label: OLTP_RW-1Kx1tab-uniform-ps-trx"), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -723,60 +532,23 @@ fn text_output_is_sysbench_format() {
 #[test]
 fn thread_sweep_runs_each_level_in_order() {
     let db = Lite::new("sweep");
-    let out = ok(db
-        .cmd()
-        .args(["run", "oltp_point_select", "--target", &db.target()])
-        .args(["--table-size", "1000", "--threads", "1,2", "--time", "1"]));
+    let out = ok(db.cmd().args(["run", "oltp_point_select", "--target", &db.target()]).args(["--table-size", "1000", "--threads", "1,2", "--time", "1"]));
     let text = stdout(&out);
-    assert_eq!(
-        text.matches("SQL statistics:").count(),
-        2,
-        "two summaries expected\n{text}"
-    );
+    assert_eq!(text.matches("SQL statistics:").count(), 2, "two summaries expected\n{text}");
     assert_eq!(text.matches("Number of threads: ").count(), 2, "{text}");
-    assert_in_order(
-        &text,
-        &[
-            "Number of threads: 1",
-            "[ 1s ] thds: 1 ",
-            "SQL statistics:",
-            "Number of threads: 2",
-            "[ 1s ] thds: 2 ",
-            "SQL statistics:",
-        ],
-    );
+    assert_in_order(&text, &["Number of threads: 1", "[ 1s ] thds: 1 ", "SQL statistics:", "Number of threads: 2", "[ 1s ] thds: 2 ", "SQL statistics:"]);
     let second = &text[text.find("Number of threads: 2").unwrap()..];
     assert!(second.contains("events (avg/stddev)"), "{text}");
 
     let schema = run_schema();
-    let out = ok(db
-        .cmd()
-        .args(["run", "oltp_point_select", "--target", &db.target()])
-        .args([
-            "--table-size",
-            "1000",
-            "--threads",
-            "1,2",
-            "--time",
-            "1",
-            "--output",
-            "json",
-        ]));
+    let out = ok(db.cmd().args(["run", "oltp_point_select", "--target", &db.target()]).args(["--table-size", "1000", "--threads", "1,2", "--time", "1", "--output", "json"]));
     let objs = json_lines(&stdout(&out));
     for o in &objs {
         assert_valid(&schema, o);
     }
     let summaries: Vec<&Value> = objs.iter().filter(|o| o["type"] == "summary").collect();
-    let threads: Vec<u64> = summaries
-        .iter()
-        .map(|s| s["threads"].as_u64().unwrap())
-        .collect();
-    assert_eq!(
-        threads,
-        vec![1, 2],
-        "one summary per level, in order\n{}",
-        stdout(&out)
-    );
+    let threads: Vec<u64> = summaries.iter().map(|s| s["threads"].as_u64().unwrap()).collect();
+    assert_eq!(threads, vec![1, 2], "one summary per level, in order\n{}", stdout(&out));
     // Each level's intervals come before its summary and carry its thread count.
     let mut level = 0;
     for o in &objs {
@@ -799,76 +571,35 @@ fn sync_file_holds_the_start_until_removed() {
     let db = Lite::new("sync");
     let sync = db.dir.path().join("go");
     std::fs::write(&sync, b"").unwrap();
-    let mut bg = Bg::spawn(
-        db.cmd()
-            .args(["run", "oltp_point_select", "--target", &db.target()])
-            .args(["--table-size", "1000", "--threads", "2", "--time", "1"])
-            .arg("--sync-file")
-            .arg(&sync),
-    );
+    let mut bg = Bg::spawn(db.cmd().args(["run", "oltp_point_select", "--target", &db.target()]).args(["--table-size", "1000", "--threads", "2", "--time", "1"]).arg("--sync-file").arg(&sync));
     // The header comes once the tables exist; the clients connect right after it.
-    bg.wait_for("header", Duration::from_secs(60), |o, _| {
-        o.contains("Initializing worker threads")
-    });
+    bg.wait_for("header", Duration::from_secs(60), |o, _| o.contains("Initializing worker threads"));
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_millis(1800) {
         let o = bg.stdout();
-        assert!(
-            !o.contains("Threads started!")
-                && !o.contains("[ 1s ]")
-                && !o.contains("SQL statistics:"),
-            "the run started while the sync file exists\n{}",
-            bg.show()
-        );
-        assert!(
-            bg.running(),
-            "the run ended while the sync file exists\n{}",
-            bg.show()
-        );
+        assert!(!o.contains("Threads started!") && !o.contains("[ 1s ]") && !o.contains("SQL statistics:"), "the run started while the sync file exists\n{}", bg.show());
+        assert!(bg.running(), "the run ended while the sync file exists\n{}", bg.show());
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(
-        bg.stderr().contains(&sync.display().to_string()),
-        "say which file the run waits for\n{}",
-        bg.show()
-    );
+    assert!(bg.stderr().contains(&sync.display().to_string()), "say which file the run waits for\n{}", bg.show());
     std::fs::remove_file(&sync).unwrap();
     let (st, _) = bg.finish(Duration::from_secs(30));
     let text = bg.stdout();
     assert_eq!(st.code(), Some(0), "{}", bg.show());
-    assert_in_order(
-        &text,
-        &["Threads started!", "[ 1s ] thds: 2 ", "SQL statistics:"],
-    );
+    assert_in_order(&text, &["Threads started!", "[ 1s ] thds: 2 ", "SQL statistics:"]);
     // The waiting is not part of the measured time.
     let el = elapsed_s(&text);
-    assert!(
-        el < 1.9,
-        "time elapsed {el}s includes the wait for the sync file\n{text}"
-    );
+    assert!(el < 1.9, "time elapsed {el}s includes the wait for the sync file\n{text}");
 }
 
 #[test]
 fn sigint_stops_with_a_summary_and_exit_130() {
     // Text and JSON output side by side, each on a database of its own.
     let (db, dbj) = (Lite::new("sigint"), Lite::new("sigint-json"));
-    let run = |db: &Lite, output: &str| {
-        Bg::spawn(db.cmd().args(["run", "--target", &db.target()]).args([
-            "--table-size",
-            "1000",
-            "--time",
-            "30",
-            "--output",
-            output,
-        ]))
-    };
+    let run = |db: &Lite, output: &str| Bg::spawn(db.cmd().args(["run", "--target", &db.target()]).args(["--table-size", "1000", "--time", "30", "--output", output]));
     let (mut bg, mut bgj) = (run(&db, "text"), run(&dbj, "json"));
-    bg.wait_for("first progress line", Duration::from_secs(60), |o, _| {
-        o.contains("[ 1s ]")
-    });
-    bgj.wait_for("first interval object", Duration::from_secs(60), |o, _| {
-        o.contains("\"interval\"")
-    });
+    bg.wait_for("first progress line", Duration::from_secs(60), |o, _| o.contains("[ 1s ]"));
+    bgj.wait_for("first interval object", Duration::from_secs(60), |o, _| o.contains("\"interval\""));
     std::thread::sleep(Duration::from_millis(1000));
     for b in [&mut bg, &mut bgj] {
         assert!(b.running(), "{}", b.show());
@@ -880,48 +611,18 @@ fn sigint_stops_with_a_summary_and_exit_130() {
     let (stj, tookj) = bgj.finish(Duration::from_secs(10));
 
     let text = bg.stdout();
-    assert_eq!(
-        st.code(),
-        Some(130),
-        "exit status after SIGINT: {st}\n{}",
-        bg.show()
-    );
-    assert!(
-        took < Duration::from_secs(5),
-        "took {took:?} to stop after SIGINT"
-    );
-    assert_in_order(
-        &text,
-        &[
-            "SQL statistics:",
-            "transactions:",
-            "Threads fairness:",
-            "Stopped: interrupted",
-        ],
-    );
+    assert_eq!(st.code(), Some(130), "exit status after SIGINT: {st}\n{}", bg.show());
+    assert!(took < Duration::from_secs(5), "took {took:?} to stop after SIGINT");
+    assert_in_order(&text, &["SQL statistics:", "transactions:", "Threads fairness:", "Stopped: interrupted"]);
     assert!(stat(&text, "transactions:") > 0, "{text}");
     let el = elapsed_s(&text);
-    assert!(
-        (1.5..10.0).contains(&el),
-        "time elapsed {el}s should cover the ~2 s that ran\n{text}"
-    );
+    assert!((1.5..10.0).contains(&el), "time elapsed {el}s should cover the ~2 s that ran\n{text}");
     let err = bg.stderr();
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "{err}"
-    );
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
 
     // JSON: the same exit, and the summary says the run was interrupted.
-    assert_eq!(
-        stj.code(),
-        Some(130),
-        "exit status after SIGINT: {stj}\n{}",
-        bgj.show()
-    );
-    assert!(
-        tookj < Duration::from_secs(5),
-        "took {tookj:?} to stop after SIGINT"
-    );
+    assert_eq!(stj.code(), Some(130), "exit status after SIGINT: {stj}\n{}", bgj.show());
+    assert!(tookj < Duration::from_secs(5), "took {tookj:?} to stop after SIGINT");
     let schema = run_schema();
     let objs = json_lines(&bgj.stdout());
     for o in &objs {
@@ -932,12 +633,7 @@ fn sigint_stops_with_a_summary_and_exit_130() {
     assert_eq!(last["status"], "interrupted", "{last:#}");
     assert!(last["error"].is_null(), "{last:#}");
     assert!(last["transactions"].as_u64().unwrap() > 0, "{last:#}");
-    assert_eq!(
-        objs.iter().filter(|o| o["type"] == "summary").count(),
-        1,
-        "{}",
-        bgj.show()
-    );
+    assert_eq!(objs.iter().filter(|o| o["type"] == "summary").count(), 1, "{}", bgj.show());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -949,38 +645,18 @@ fn usage_errors_are_one_line_with_exit_2() {
     let t = db.target();
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (vec!["run", "--target", "redis://x"], vec!["redis://x"]),
-        (
-            vec!["run", "oltp_no_such_test", "--target", &t],
-            vec!["oltp_no_such_test"],
-        ),
-        (
-            vec!["run", "OLTP_XX-1Kx1tab-uniform-ps-trx", "--target", &t],
-            vec!["OLTP_XX"],
-        ),
-        (
-            vec!["run", "OLTP_RW-1Kx1tab-bogus-ps-trx", "--target", &t],
-            vec!["bogus"],
-        ),
-        (
-            vec!["run", "--rand-type", "foo", "--target", &t],
-            vec!["--rand-type", "foo"],
-        ),
+        (vec!["run", "oltp_no_such_test", "--target", &t], vec!["oltp_no_such_test"]),
+        (vec!["run", "OLTP_XX-1Kx1tab-uniform-ps-trx", "--target", &t], vec!["OLTP_XX"]),
+        (vec!["run", "OLTP_RW-1Kx1tab-bogus-ps-trx", "--target", &t], vec!["bogus"]),
+        (vec!["run", "--rand-type", "foo", "--target", &t], vec!["--rand-type", "foo"]),
         (vec!["run", "--time", "0", "--target", &t], vec!["--time"]),
         (vec!["explain", "OLTP_XX-1Kx1tab"], vec!["OLTP_XX"]),
     ];
     for (args, mentions) in cases {
         let out = run_code(db.cmd().args(&args), 2);
         assert_one_line_error(&out, &mentions);
-        assert!(
-            stdout(&out).trim().is_empty(),
-            "{args:?} printed on stdout\n{}",
-            show(&out)
-        );
-        assert!(
-            !db.path().exists(),
-            "{args:?} is a usage error, yet it created {}",
-            db.path().display()
-        );
+        assert!(stdout(&out).trim().is_empty(), "{args:?} printed on stdout\n{}", show(&out));
+        assert!(!db.path().exists(), "{args:?} is a usage error, yet it created {}", db.path().display());
     }
 }
 
@@ -988,42 +664,14 @@ fn usage_errors_are_one_line_with_exit_2() {
 fn label_contradicting_an_option_is_an_error_naming_both() {
     let db = Lite::new("conflict");
     let label = "OLTP_RW-1Kx2tab-uniform-ps-trx";
-    let out = run_code(
-        db.cmd().args([
-            "run",
-            label,
-            "--tables",
-            "3",
-            "--target",
-            &db.target(),
-            "--time",
-            "1",
-        ]),
-        2,
-    );
+    let out = run_code(db.cmd().args(["run", label, "--tables", "3", "--target", &db.target(), "--time", "1"]), 2);
     assert_one_line_error(&out, &[label, "--tables"]);
     let line = stderr(&out);
-    assert!(
-        line.contains('2') && line.contains('3'),
-        "name both values: {line}"
-    );
+    assert!(line.contains('2') && line.contains('3'), "name both values: {line}");
     assert!(!db.path().exists(), "nothing should run\n{}", show(&out));
     // The same value is no contradiction.
-    let out = ok(db.cmd().args([
-        "run",
-        label,
-        "--tables",
-        "2",
-        "--target",
-        &db.target(),
-        "--time",
-        "1",
-    ]));
-    assert!(
-        stdout(&out).lines().any(|l| l == format!("Label: {label}")),
-        "{}",
-        show(&out)
-    );
+    let out = ok(db.cmd().args(["run", label, "--tables", "2", "--target", &db.target(), "--time", "1"]));
+    assert!(stdout(&out).lines().any(|l| l == format!("Label: {label}")), "{}", show(&out));
 }
 
 #[test]
@@ -1031,27 +679,10 @@ fn mysql_wrong_password_exits_3_without_showing_it() {
     let secret = "Wr0ngSecret4711";
     let url = with_password(&mysql_url(), secret);
     let (_dir, mut cmd) = server_cmd("my-auth");
-    let out = run_code(
-        cmd.args([
-            "run",
-            "--target",
-            &url,
-            "--table-name",
-            "cli_myauth_",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-        ]),
-        3,
-    );
+    let out = run_code(cmd.args(["run", "--target", &url, "--table-name", "cli_myauth_", "--table-size", "1000", "--time", "1"]), 3);
     assert_one_line_error(&out, &[]);
     let all = format!("{}{}", stdout(&out), stderr(&out));
-    assert!(
-        !all.contains(secret),
-        "the password appears in the output\n{}",
-        show(&out)
-    );
+    assert!(!all.contains(secret), "the password appears in the output\n{}", show(&out));
     assert!(!all.contains("fbpass"), "{}", show(&out));
 }
 
@@ -1060,27 +691,10 @@ fn pg_wrong_password_exits_3_without_showing_it() {
     let secret = "Wr0ngSecret4712";
     let url = with_password(&pg_url(), secret);
     let (_dir, mut cmd) = server_cmd("pg-auth");
-    let out = run_code(
-        cmd.args([
-            "run",
-            "--target",
-            &url,
-            "--table-name",
-            "cli_pgauth_",
-            "--table-size",
-            "1000",
-            "--time",
-            "1",
-        ]),
-        3,
-    );
+    let out = run_code(cmd.args(["run", "--target", &url, "--table-name", "cli_pgauth_", "--table-size", "1000", "--time", "1"]), 3);
     assert_one_line_error(&out, &[]);
     let all = format!("{}{}", stdout(&out), stderr(&out));
-    assert!(
-        !all.contains(secret),
-        "the password appears in the output\n{}",
-        show(&out)
-    );
+    assert!(!all.contains(secret), "the password appears in the output\n{}", show(&out));
     assert!(!all.contains("fbpass"), "{}", show(&out));
 }
 
@@ -1089,38 +703,14 @@ fn server_down_exits_3() {
     // The servers must be up: port 1 is refused because nothing listens there, not because
     // the test environment is broken.
     let _ = (mysql_url(), pg_url());
-    for url in [
-        "mysql://fb:fbpass@127.0.0.1:1/fbtest",
-        "postgres://fb:fbpass@127.0.0.1:1/fbtest",
-    ] {
+    for url in ["mysql://fb:fbpass@127.0.0.1:1/fbtest", "postgres://fb:fbpass@127.0.0.1:1/fbtest"] {
         let (_dir, mut cmd) = server_cmd("down");
         let t0 = Instant::now();
-        let out = run_code(
-            cmd.args([
-                "run",
-                "--target",
-                url,
-                "--table-name",
-                "cli_down_",
-                "--table-size",
-                "1000",
-                "--time",
-                "1",
-            ]),
-            3,
-        );
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "{url}: took {:?}",
-            t0.elapsed()
-        );
+        let out = run_code(cmd.args(["run", "--target", url, "--table-name", "cli_down_", "--table-size", "1000", "--time", "1"]), 3);
+        assert!(t0.elapsed() < Duration::from_secs(30), "{url}: took {:?}", t0.elapsed());
         assert_one_line_error(&out, &["127.0.0.1:1"]);
         let all = format!("{}{}", stdout(&out), stderr(&out));
-        assert!(
-            !all.contains("fbpass"),
-            "the password appears in the output\n{}",
-            show(&out)
-        );
+        assert!(!all.contains("fbpass"), "the password appears in the output\n{}", show(&out));
     }
 }
 
@@ -1131,83 +721,40 @@ fn server_down_exits_3() {
 fn explain_options(label: &str) -> (String, Vec<String>) {
     let out = ok(fairbench().args(["explain", label]));
     let text = stdout(&out);
-    let field = |k: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(k))
-            .unwrap_or_else(|| panic!("no {k:?} line in explain output:\n{text}"))
-            .trim()
-            .to_string()
-    };
-    let opts = field("options:")
-        .split_whitespace()
-        .map(String::from)
-        .collect();
+    let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k)).unwrap_or_else(|| panic!("no {k:?} line in explain output:\n{text}")).trim().to_string();
+    let opts = field("options:").split_whitespace().map(String::from).collect();
     (field("workload:"), opts)
 }
 
 #[test]
 fn explain_decodes_a_bmk_script_name() {
-    let out = ok(fairbench().args([
-        "explain",
-        "sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh",
-    ]));
+    let out = ok(fairbench().args(["explain", "sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh"]));
     assert!(stderr(&out).is_empty(), "{}", show(&out));
     let (workload, opts) = explain_options("sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh");
     assert_eq!(workload, "oltp_read_only");
-    for want in [
-        "--table-size=10000000",
-        "--tables=8",
-        "--point-selects=1",
-        "--skip-trx=on",
-        "--rand-type=uniform",
-        "--db-ps-mode=auto",
-        "--range-selects=off",
-    ] {
-        assert!(
-            opts.iter().any(|o| o == want),
-            "{want} missing from {opts:?}\n{}",
-            stdout(&out)
-        );
+    for want in ["--table-size=10000000", "--tables=8", "--point-selects=1", "--skip-trx=on", "--rand-type=uniform", "--db-ps-mode=auto", "--range-selects=off"] {
+        assert!(opts.iter().any(|o| o == want), "{want} missing from {opts:?}\n{}", stdout(&out));
     }
     // The script name and the short label are the same test.
-    assert_eq!(
-        explain_options("OLTP_RO-10Mx8tab-uniform-ps-p_sel1-notrx"),
-        (workload, opts)
-    );
+    assert_eq!(explain_options("OLTP_RO-10Mx8tab-uniform-ps-p_sel1-notrx"), (workload, opts));
 }
 
 #[test]
 fn label_runs_and_prints_its_canonical_label() {
     let db = Lite::new("label");
     let label = "OLTP_RO-1Kx1tab-uniform-ps-p_sel1-notrx";
-    let out = ok(db
-        .cmd()
-        .args(["run", label, "--target", &db.target(), "--time", "1"]));
+    let out = ok(db.cmd().args(["run", label, "--target", &db.target(), "--time", "1"]));
     let text = stdout(&out);
-    let printed: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("Label: "))
-        .collect();
+    let printed: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("Label: ")).collect();
     assert!(!printed.is_empty(), "no Label: line\n{text}");
-    assert!(
-        printed.iter().all(|p| *p == printed[0]),
-        "labels differ: {printed:?}"
-    );
+    assert!(printed.iter().all(|p| *p == printed[0]), "labels differ: {printed:?}");
     assert_eq!(printed[0], label, "canonical label of {label}\n{text}");
     // Round trip: the printed label decodes to the options of the label that was run.
     assert_eq!(explain_options(printed[0]), explain_options(label));
     // And those options took effect: 1 point select per event, no ranges, no BEGIN/COMMIT.
     let trx = stat(&text, "transactions:");
     assert!(trx > 0, "{text}");
-    assert_eq!(
-        (
-            stat(&text, "read:"),
-            stat(&text, "write:"),
-            stat(&text, "other:")
-        ),
-        (trx, 0, 0),
-        "{text}"
-    );
+    assert_eq!((stat(&text, "read:"), stat(&text, "write:"), stat(&text, "other:")), (trx, 0, 0), "{text}");
     assert!(text.contains("oltp_read_only"), "{text}");
 }
 
@@ -1217,30 +764,15 @@ fn label_runs_and_prints_its_canonical_label() {
 #[test]
 fn sysbench_argument_order_and_underscores_work() {
     let db = Lite::new("sysbench-args");
-    let out = ok(db.cmd().args([
-        "oltp_point_select",
-        "--table_size=1000",
-        "--threads=2",
-        "--time=1",
-        &format!("--target={}", db.target()),
-        "run",
-    ]));
+    let out = ok(db.cmd().args(["oltp_point_select", "--table_size=1000", "--threads=2", "--time=1", &format!("--target={}", db.target()), "run"]));
     let text = stdout(&out);
     assert!(text.contains("(oltp_point_select on "), "{text}");
     assert!(text.contains("Number of threads: 2"), "{text}");
     assert!(text.contains("[ 1s ] thds: 2 "), "{text}");
     let trx = stat(&text, "transactions:");
     assert!(trx > 0, "{text}");
-    assert_eq!(
-        stat(&text, "read:"),
-        trx,
-        "one point select per event\n{text}"
-    );
-    assert!(
-        text.lines()
-            .any(|l| l.starts_with("Label: oltp_point_select-1Kx1tab-")),
-        "{text}"
-    );
+    assert_eq!(stat(&text, "read:"), trx, "one point select per event\n{text}");
+    assert!(text.lines().any(|l| l.starts_with("Label: oltp_point_select-1Kx1tab-")), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1253,51 +785,16 @@ fn password_never_appears_in_output() {
     assert_eq!(password, "fbpass");
     for output in ["text", "json"] {
         let (_dir, mut cmd) = server_cmd("pw");
-        let out = ok(cmd
-            .args([
-                "run",
-                "oltp_point_select",
-                "--target",
-                &url,
-                "--table-name",
-                "cli_pw_",
-            ])
-            .args([
-                "--table-size",
-                "1000",
-                "--threads",
-                "2",
-                "--time",
-                "1",
-                "--output",
-                output,
-            ]));
+        let out = ok(cmd.args(["run", "oltp_point_select", "--target", &url, "--table-name", "cli_pw_"]).args(["--table-size", "1000", "--threads", "2", "--time", "1", "--output", output]));
         let all = format!("{}{}", stdout(&out), stderr(&out));
-        assert!(
-            !all.contains(&password),
-            "{output}: the password appears in the output\n{}",
-            show(&out)
-        );
+        assert!(!all.contains(&password), "{output}: the password appears in the output\n{}", show(&out));
         // The target is shown, masked.
         let u = parse_url(&url);
-        let masked = format!(
-            "mysql://{}:****@{}:{}/{}",
-            u.user,
-            u.host,
-            u.port.unwrap(),
-            u.database
-        );
-        assert!(
-            stdout(&out).contains(&masked),
-            "{output}: expected the masked target {masked}\n{}",
-            show(&out)
-        );
+        let masked = format!("mysql://{}:****@{}:{}/{}", u.user, u.host, u.port.unwrap(), u.database);
+        assert!(stdout(&out).contains(&masked), "{output}: expected the masked target {masked}\n{}", show(&out));
         if output == "json" {
             let objs = json_lines(&stdout(&out));
-            let s = objs
-                .iter()
-                .find(|o| o["type"] == "summary")
-                .expect("no summary");
+            let s = objs.iter().find(|o| o["type"] == "summary").expect("no summary");
             assert_eq!(s["engine"], "mysql", "{s}");
             assert_eq!(s["target"], masked.as_str(), "{s}");
             assert!(s["transactions"].as_u64().unwrap() > 0, "{s}");

@@ -133,11 +133,7 @@ fn unfinished_set_is_loaded_again(target: &str, delete_zone: &dyn Fn()) {
 
 /// Ctrl-C while prepare loads: exit 130 within 2 s.
 fn interrupted_prepare(target: &str) {
-    let mut child = cmd("prepare", "dbstress", target, &["--obj-table-size", "200000", "--obj-tables", "2", "--threads", "2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = cmd("prepare", "dbstress", target, &["--obj-table-size", "200000", "--obj-tables", "2", "--threads", "2"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut out = child.stdout.take().unwrap();
     let (seen_tx, seen_rx) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {

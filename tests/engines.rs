@@ -69,25 +69,11 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
     let dir = scratch_dir(&format!("engines-{test}"));
     let file = dir.join("bench.sqlite");
     vec![
-        Target {
-            tag: "lite",
-            engine: Engine::Sqlite,
-            url: format!("sqlite:{}", file.display()),
-            transport: "embedded",
-            file: Some(file),
-            database: String::new(),
-            dir: dir.clone(),
-        },
+        Target { tag: "lite", engine: Engine::Sqlite, url: format!("sqlite:{}", file.display()), transport: "embedded", file: Some(file), database: String::new(), dir: dir.clone() },
         Target {
             tag: "my",
             engine: Engine::Mysql,
-            url: format!(
-                "mysql://{}:{}@{}:{}/{my_db}",
-                my.user,
-                my.password,
-                my.host,
-                mysql_port()
-            ),
+            url: format!("mysql://{}:{}@{}:{}/{my_db}", my.user, my.password, my.host, mysql_port()),
             transport: "tcp",
             file: None,
             database: my_db.clone(),
@@ -96,12 +82,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         Target {
             tag: "mysock",
             engine: Engine::Mysql,
-            url: format!(
-                "mysql://{}:{}@localhost/{my_db}?socket={}",
-                my.user,
-                my.password,
-                mysql_socket()
-            ),
+            url: format!("mysql://{}:{}@localhost/{my_db}?socket={}", my.user, my.password, mysql_socket()),
             transport: "socket",
             file: None,
             database: my_db,
@@ -110,13 +91,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         Target {
             tag: "pg",
             engine: Engine::Postgres,
-            url: format!(
-                "postgres://{}:{}@{}:{}/{pg_db}",
-                pg.user,
-                pg.password,
-                pg.host,
-                pg_port()
-            ),
+            url: format!("postgres://{}:{}@{}:{}/{pg_db}", pg.user, pg.password, pg.host, pg_port()),
             transport: "tcp",
             file: None,
             database: pg_db.clone(),
@@ -125,13 +100,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         Target {
             tag: "pgsock",
             engine: Engine::Postgres,
-            url: format!(
-                "postgres://{}:{}@localhost:{}/{pg_db}?host={}",
-                pg.user,
-                pg.password,
-                pg_port(),
-                pg_socket_dir()
-            ),
+            url: format!("postgres://{}:{}@localhost:{}/{pg_db}?host={}", pg.user, pg.password, pg_port(), pg_socket_dir()),
             transport: "socket",
             file: None,
             database: pg_db,
@@ -142,18 +111,12 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
 
 /// The target named `tag` (one of [`TAGS`]).
 fn target(test: &str, tag: &str) -> Target {
-    targets(test)
-        .into_iter()
-        .find(|t| t.tag == tag)
-        .unwrap_or_else(|| panic!("no target {tag}"))
+    targets(test).into_iter().find(|t| t.tag == tag).unwrap_or_else(|| panic!("no target {tag}"))
 }
 
 /// One target per engine (SQLite, MariaDB TCP, PostgreSQL TCP).
 fn one_per_engine(test: &str) -> Vec<Target> {
-    targets(test)
-        .into_iter()
-        .filter(|t| ["lite", "my", "pg"].contains(&t.tag))
-        .collect()
+    targets(test).into_iter().filter(|t| ["lite", "my", "pg"].contains(&t.tag)).collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -163,26 +126,13 @@ fn one_per_engine(test: &str) -> Vec<Target> {
 /// `fairbench COMMAND WORKLOAD --target URL --table-name TABLE ARGS...`
 fn fb(t: &Target, command: &str, workload: &str, table: &str, args: &[&str]) -> Command {
     let mut c = fairbench();
-    c.current_dir(&t.dir)
-        .arg(command)
-        .arg(workload)
-        .arg("--target")
-        .arg(&t.url)
-        .arg("--table-name")
-        .arg(table)
-        .args(args);
+    c.current_dir(&t.dir).arg(command).arg(workload).arg("--target").arg(&t.url).arg("--table-name").arg(table).args(args);
     c
 }
 
 /// The lines of stdout that are JSON objects of `type` ("interval" or "summary").
 fn json_objects(out: &str, kind: &str) -> Vec<Value> {
-    out.lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}"))
-        })
-        .filter(|v| v["type"] == kind)
-        .collect()
+    out.lines().filter(|l| l.trim_start().starts_with('{')).map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}"))).filter(|v| v["type"] == kind).collect()
 }
 
 /// The one summary object of a `--output json` run.
@@ -205,8 +155,7 @@ fn u(v: &Value, path: &[&str]) -> u64 {
     for p in path {
         x = &x[*p];
     }
-    x.as_u64()
-        .unwrap_or_else(|| panic!("{} is not a count in {v}", path.join(".")))
+    x.as_u64().unwrap_or_else(|| panic!("{} is not a count in {v}", path.join(".")))
 }
 
 fn f(v: &Value, path: &[&str]) -> f64 {
@@ -214,55 +163,35 @@ fn f(v: &Value, path: &[&str]) -> f64 {
     for p in path {
         x = &x[*p];
     }
-    x.as_f64()
-        .unwrap_or_else(|| panic!("{} is not a number in {v}", path.join(".")))
+    x.as_f64().unwrap_or_else(|| panic!("{} is not a number in {v}", path.join(".")))
 }
 
 /// (read, write, other) of a summary.
 fn rwo(s: &Value) -> (u64, u64, u64) {
-    (
-        u(s, &["queries", "read"]),
-        u(s, &["queries", "write"]),
-        u(s, &["queries", "other"]),
-    )
+    (u(s, &["queries", "read"]), u(s, &["queries", "write"]), u(s, &["queries", "other"]))
 }
 
 /// Drops the tables `TABLE1..TABLEn` (leftovers of an earlier run against the same servers).
 fn cleanup(t: &Target, table: &str, tables: u32) {
-    run_ok(&mut fb(
-        t,
-        "cleanup",
-        "oltp_read_write",
-        table,
-        &["--tables", &tables.to_string()],
-    ));
+    run_ok(&mut fb(t, "cleanup", "oltp_read_write", table, &["--tables", &tables.to_string()]));
 }
 
 /// Drops the tables, then prepares them afresh.
 fn prepare(t: &Target, table: &str, args: &[&str]) {
-    let tables = args
-        .iter()
-        .position(|a| *a == "--tables")
-        .map(|i| args[i + 1].parse().unwrap())
-        .unwrap_or(1);
+    let tables = args.iter().position(|a| *a == "--tables").map(|i| args[i + 1].parse().unwrap()).unwrap_or(1);
     cleanup(t, table, tables);
     run_ok(&mut fb(t, "prepare", "oltp_read_write", table, args));
 }
 
 /// Rows of a query run with the engine's own client (SQLite: directly on the file).
 fn rows(t: &Target, sql: &str) -> Vec<Vec<String>> {
-    let split = |out: String, sep: char| -> Vec<Vec<String>> {
-        out.lines()
-            .map(|l| l.split(sep).map(String::from).collect())
-            .collect()
-    };
+    let split = |out: String, sep: char| -> Vec<Vec<String>> { out.lines().map(|l| l.split(sep).map(String::from).collect()).collect() };
     match t.engine {
         Engine::Mysql => split(mysql_admin_db(&t.database, sql), '\t'),
         Engine::Postgres => split(pg_admin_db(&t.database, sql), '|'),
         Engine::Sqlite => {
             let file = t.file.as_ref().unwrap();
-            let conn = rusqlite::Connection::open(file)
-                .unwrap_or_else(|e| panic!("open {}: {e}", file.display()));
+            let conn = rusqlite::Connection::open(file).unwrap_or_else(|e| panic!("open {}: {e}", file.display()));
             let mut st = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
             let n = st.column_count();
             let mut q = st.raw_query();
@@ -275,9 +204,7 @@ fn rows(t: &Target, sql: &str) -> Vec<Vec<String>> {
                         ValueRef::Null => String::new(),
                         ValueRef::Integer(v) => v.to_string(),
                         ValueRef::Real(v) => v.to_string(),
-                        ValueRef::Text(b) | ValueRef::Blob(b) => {
-                            String::from_utf8_lossy(b).into_owned()
-                        }
+                        ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
                     });
                 }
                 out.push(row);
@@ -288,9 +215,7 @@ fn rows(t: &Target, sql: &str) -> Vec<Vec<String>> {
 }
 
 fn int(s: &str) -> i64 {
-    s.trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("not an integer: {s:?}"))
+    s.trim().parse().unwrap_or_else(|_| panic!("not an integer: {s:?}"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -350,10 +275,7 @@ const CASES: &[Case] = &[
 fn count_and_sum_k(t: &Target, base: &str, tables: u32) -> (i64, i64) {
     let mut total = (0, 0);
     for i in 1..=tables {
-        let r = &rows(
-            t,
-            &format!("SELECT COUNT(*), COALESCE(SUM(k), 0) FROM {base}{i}"),
-        )[0];
+        let r = &rows(t, &format!("SELECT COUNT(*), COALESCE(SUM(k), 0) FROM {base}{i}"))[0];
         total.0 += int(&r[0]);
         total.1 += int(&r[1]);
     }
@@ -363,10 +285,7 @@ fn count_and_sum_k(t: &Target, base: &str, tables: u32) -> (i64, i64) {
 fn query_counts(t: &Target) {
     for case in CASES {
         let table = format!("qc_{}_{}_", t.tag, case.name);
-        let what = format!(
-            "{} {} {:?} on {}",
-            case.name, case.workload, case.args, t.tag
-        );
+        let what = format!("{} {} {:?} on {}", case.name, case.workload, case.args, t.tag);
         let size = case.table_size.to_string();
         let tables = case.tables.to_string();
         let mut common = vec!["--table-size", &size, "--tables", &tables];
@@ -374,28 +293,13 @@ fn query_counts(t: &Target) {
         cleanup(t, &table, case.tables);
         run_ok(&mut fb(t, "prepare", case.workload, &table, &common));
         let before = count_and_sum_k(t, &table, case.tables);
-        let loaded = if case.workload == "oltp_insert" && case.args.contains(&"--auto-inc=off") {
-            0
-        } else {
-            case.table_size as i64 * case.tables as i64
-        };
+        let loaded = if case.workload == "oltp_insert" && case.args.contains(&"--auto-inc=off") { 0 } else { case.table_size as i64 * case.tables as i64 };
         assert_eq!(before.0, loaded, "{what}: rows after prepare");
 
         let n = EVENTS;
         let (events, threads) = (n.to_string(), case.threads.to_string());
-        let s = run_json(fb(t, "run", case.workload, &table, &common).args([
-            "--no-prepare",
-            "--events",
-            &events,
-            "--time",
-            "120",
-            "--threads",
-            &threads,
-            "--report-interval",
-            "0",
-            "--output",
-            "json",
-        ]));
+        let s =
+            run_json(fb(t, "run", case.workload, &table, &common).args(["--no-prepare", "--events", &events, "--time", "120", "--threads", &threads, "--report-interval", "0", "--output", "json"]));
         assert_eq!(u(&s, &["transactions"]), n, "{what}: events\n{s}");
         assert_eq!(s["transport"], t.transport, "{what}");
         assert_eq!(u(&s, &["reconnects"]), 0, "{what}: reconnects\n{s}");
@@ -405,35 +309,20 @@ fn query_counts(t: &Target) {
         match case.expect {
             Exact(er, ew, eo) => {
                 assert_eq!(u(&s, &["ignored_errors"]), 0, "{what}: ignored errors\n{s}");
-                assert_eq!(
-                    (r, w, o),
-                    (n * er, n * ew, n * eo),
-                    "{what}: read/write/other over {n} events\n{s}"
-                );
+                assert_eq!((r, w, o), (n * er, n * ew, n * eo), "{what}: read/write/other over {n} events\n{s}");
             }
             Delete => {
                 assert_eq!(u(&s, &["ignored_errors"]), 0, "{what}: ignored errors\n{s}");
                 assert_eq!(r, 0, "{what}: reads\n{s}");
                 assert_eq!(w + o, n, "{what}: one DELETE per event\n{s}");
                 // 200 draws from 1000 ids: most are first deletes of a row that exists.
-                assert!(
-                    w >= n * 3 / 4,
-                    "{what}: deletes of existing rows count as writes\n{s}"
-                );
-                assert_eq!(
-                    after.0,
-                    before.0 - w as i64,
-                    "{what}: rows left after {w} effective deletes"
-                );
+                assert!(w >= n * 3 / 4, "{what}: deletes of existing rows count as writes\n{s}");
+                assert_eq!(after.0, before.0 - w as i64, "{what}: rows left after {w} effective deletes");
             }
             ReadWriteRacing => {
                 if u(&s, &["ignored_errors"]) == 0 {
                     assert_eq!(r, 14 * n, "{what}: reads\n{s}");
-                    assert_eq!(
-                        w + o,
-                        6 * n,
-                        "{what}: 4 writes + BEGIN/COMMIT per event\n{s}"
-                    );
+                    assert_eq!(w + o, 6 * n, "{what}: 4 writes + BEGIN/COMMIT per event\n{s}");
                     assert!(w >= 4 * n - n / 10 && w <= 4 * n, "{what}: writes\n{s}");
                 } else {
                     // Restarted events run their queries again, and those count too.
@@ -442,26 +331,15 @@ fn query_counts(t: &Target) {
             }
         }
         match case.workload {
-            "oltp_insert" => assert_eq!(
-                after.0,
-                before.0 + n as i64,
-                "{what}: rows after {n} inserts"
-            ),
+            "oltp_insert" => assert_eq!(after.0, before.0 + n as i64, "{what}: rows after {n} inserts"),
             "oltp_update_index" => {
-                assert_eq!(
-                    after,
-                    (before.0, before.1 + n as i64),
-                    "{what}: k=k+1 once per event"
-                )
+                assert_eq!(after, (before.0, before.1 + n as i64), "{what}: k=k+1 once per event")
             }
             "oltp_delete" => {}
             // Reads change nothing; delete+insert puts the row back.
             _ => assert_eq!(after.0, before.0, "{what}: row count"),
         }
-        if case.workload.contains("read_only")
-            || case.workload.starts_with("select")
-            || case.workload == "oltp_point_select"
-        {
+        if case.workload.contains("read_only") || case.workload.starts_with("select") || case.workload == "oltp_point_select" {
             assert_eq!(after, before, "{what}: a read-only workload changed data");
         }
         cleanup(t, &table, case.tables);
@@ -504,10 +382,7 @@ fn transport_guard(engine: Engine, socket: bool) -> String {
             if socket { "<>" } else { "=" }
         ),
         // inet_client_addr() is NULL on a unix socket.
-        Engine::Postgres => format!(
-            "SELECT 1 / (CASE WHEN inet_client_addr() IS {} NULL THEN 1 ELSE 0 END)",
-            if socket { "" } else { "NOT" }
-        ),
+        Engine::Postgres => format!("SELECT 1 / (CASE WHEN inet_client_addr() IS {} NULL THEN 1 ELSE 0 END)", if socket { "" } else { "NOT" }),
         Engine::Sqlite => "SELECT 1".into(),
     }
 }
@@ -520,46 +395,14 @@ fn targets_use_the_transport_they_name() {
         let table = format!("tr_{}_", t.tag);
         cleanup(t, &table, 1);
         let guard = transport_guard(t.engine, t.transport == "socket");
-        let s = run_json(fb(
-            t,
-            "run",
-            "oltp_point_select",
-            &table,
-            &[
-                "--table-size",
-                "100",
-                "--events",
-                "20",
-                "--threads",
-                "2",
-                "--output",
-                "json",
-                "--extra-query-before",
-                &guard,
-            ],
-        ));
+        let s = run_json(fb(t, "run", "oltp_point_select", &table, &["--table-size", "100", "--events", "20", "--threads", "2", "--output", "json", "--extra-query-before", &guard]));
         assert_eq!(s["transport"], t.transport, "{}: {s}", t.tag);
         // The guard is a read of its own.
         assert_eq!(rwo(&s), (40, 0, 0), "{}: {s}", t.tag);
         if t.engine != Engine::Sqlite {
             // The guard does fail on the other transport.
             let wrong = transport_guard(t.engine, t.transport != "socket");
-            let out = run_fail(&mut fb(
-                t,
-                "run",
-                "oltp_point_select",
-                &table,
-                &[
-                    "--table-size",
-                    "100",
-                    "--events",
-                    "20",
-                    "--output",
-                    "json",
-                    "--extra-query-before",
-                    &wrong,
-                ],
-            ));
+            let out = run_fail(&mut fb(t, "run", "oltp_point_select", &table, &["--table-size", "100", "--events", "20", "--output", "json", "--extra-query-before", &wrong]));
             assert_eq!(out.status.code(), Some(4), "{}: {}", t.tag, stderr(&out));
         }
         cleanup(t, &table, 1);
@@ -583,46 +426,16 @@ fn pg_socket_directory_url_forms() {
     let pg = parse_url(&pg_url());
     let (dir, port) = (pct_encode(&pg_socket_dir()), pg_port());
     let forms = [
-        format!(
-            "postgres://{}:{}@{dir}:{port}/{}",
-            pg.user, pg.password, pg.database
-        ),
-        format!(
-            "postgres://{}:{}@{dir}/{}?port={port}",
-            pg.user, pg.password, pg.database
-        ),
-        format!(
-            "postgres://{}:{}@localhost:{port}/{}?host={}",
-            pg.user,
-            pg.password,
-            pg.database,
-            pg_socket_dir()
-        ),
+        format!("postgres://{}:{}@{dir}:{port}/{}", pg.user, pg.password, pg.database),
+        format!("postgres://{}:{}@{dir}/{}?port={port}", pg.user, pg.password, pg.database),
+        format!("postgres://{}:{}@localhost:{port}/{}?host={}", pg.user, pg.password, pg.database, pg_socket_dir()),
     ];
     let guard = transport_guard(Engine::Postgres, true);
     for (i, url) in forms.iter().enumerate() {
-        let t = Target {
-            url: url.clone(),
-            ..base.clone()
-        };
+        let t = Target { url: url.clone(), ..base.clone() };
         let table = format!("sockform{i}_");
         cleanup(&t, &table, 1);
-        let s = run_json(fb(
-            &t,
-            "run",
-            "oltp_point_select",
-            &table,
-            &[
-                "--table-size",
-                "100",
-                "--events",
-                "10",
-                "--output",
-                "json",
-                "--extra-query-before",
-                &guard,
-            ],
-        ));
+        let s = run_json(fb(&t, "run", "oltp_point_select", &table, &["--table-size", "100", "--events", "10", "--output", "json", "--extra-query-before", &guard]));
         assert_eq!(s["transport"], "socket", "{url}: {s}");
         assert_eq!(rwo(&s), (20, 0, 0), "{url}: {s}");
         cleanup(&t, &table, 1);
@@ -636,10 +449,7 @@ fn pg_socket_directory_url_forms() {
 /// `groups` groups of 11 digits joined by '-'.
 fn is_digit_groups(s: &str, groups: usize) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
-    parts.len() == groups
-        && parts
-            .iter()
-            .all(|p| p.len() == 11 && p.bytes().all(|b| b.is_ascii_digit()))
+    parts.len() == groups && parts.iter().all(|p| p.len() == 11 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// BMK-kit's fixed pattern (`--rand-data 0`): "1234567890X" in place of every group.
@@ -668,10 +478,7 @@ fn secondary_indexes(t: &Target, table: &str) -> Vec<(String, String)> {
              WHERE il.origin = 'c' ORDER BY 1, 2"
         ),
     };
-    rows(t, &sql)
-        .into_iter()
-        .map(|r| (r[0].clone(), r[1].clone()))
-        .collect()
+    rows(t, &sql).into_iter().map(|r| (r[0].clone(), r[1].clone())).collect()
 }
 
 /// Columns of the primary key of `table`.
@@ -696,75 +503,30 @@ fn prepared_data_has_sysbench_shape() {
     const SIZE: i64 = 1500;
     for t in targets("shape") {
         let base = format!("shape_{}_", t.tag);
-        prepare(
-            &t,
-            &base,
-            &[
-                "--tables",
-                "2",
-                "--table-size",
-                &SIZE.to_string(),
-                "--threads",
-                "2",
-            ],
-        );
+        prepare(&t, &base, &["--tables", "2", "--table-size", &SIZE.to_string(), "--threads", "2"]);
         for n in 1..=2 {
             let table = format!("{base}{n}");
             let what = format!("{table} on {}", t.tag);
             let agg = &rows(&t, &format!("SELECT COUNT(*), MIN(id), MAX(id), COUNT(DISTINCT id), MIN(k), MAX(k) FROM {table}"))[0];
             let agg: Vec<i64> = agg.iter().map(|v| int(v)).collect();
             assert_eq!(agg[0], SIZE, "{what}: row count");
-            assert_eq!(
-                (agg[1], agg[2], agg[3]),
-                (1, SIZE, SIZE),
-                "{what}: ids are 1..{SIZE}"
-            );
-            assert!(
-                agg[4] >= 1 && agg[5] <= SIZE,
-                "{what}: k within [1, {SIZE}]: {agg:?}"
-            );
+            assert_eq!((agg[1], agg[2], agg[3]), (1, SIZE, SIZE), "{what}: ids are 1..{SIZE}");
+            assert!(agg[4] >= 1 && agg[5] <= SIZE, "{what}: k within [1, {SIZE}]: {agg:?}");
             // Uniform k over 1..SIZE: both ends of the range are reached.
-            assert!(
-                agg[4] <= SIZE / 10 && agg[5] >= SIZE - SIZE / 10,
-                "{what}: k spread: {agg:?}"
-            );
-            let data = rows(
-                &t,
-                &format!("SELECT id, TRIM(c), TRIM(pad) FROM {table} ORDER BY id"),
-            );
+            assert!(agg[4] <= SIZE / 10 && agg[5] >= SIZE - SIZE / 10, "{what}: k spread: {agg:?}");
+            let data = rows(&t, &format!("SELECT id, TRIM(c), TRIM(pad) FROM {table} ORDER BY id"));
             assert_eq!(data.len() as i64, SIZE);
             for r in &data {
-                assert!(
-                    is_digit_groups(&r[1], 10) && r[1].len() == 119,
-                    "{what}: c of id {}: {:?}",
-                    r[0],
-                    r[1]
-                );
-                assert!(
-                    is_digit_groups(&r[2], 5) && r[2].len() == 59,
-                    "{what}: pad of id {}: {:?}",
-                    r[0],
-                    r[2]
-                );
+                assert!(is_digit_groups(&r[1], 10) && r[1].len() == 119, "{what}: c of id {}: {:?}", r[0], r[1]);
+                assert!(is_digit_groups(&r[2], 5) && r[2].len() == 59, "{what}: pad of id {}: {:?}", r[0], r[2]);
             }
-            let distinct_c = data
-                .iter()
-                .map(|r| r[1].as_str())
-                .collect::<std::collections::HashSet<_>>()
-                .len();
+            let distinct_c = data.iter().map(|r| r[1].as_str()).collect::<std::collections::HashSet<_>>().len();
             assert_eq!(distinct_c as i64, SIZE, "{what}: c values are random");
-            assert_eq!(
-                primary_key(&t, &table),
-                vec!["id".to_string()],
-                "{what}: primary key"
-            );
+            assert_eq!(primary_key(&t, &table), vec!["id".to_string()], "{what}: primary key");
             let idx = secondary_indexes(&t, &table);
             assert_eq!(idx.len(), 1, "{what}: one secondary index: {idx:?}");
             assert_eq!(idx[0].1, "k", "{what}: secondary index on k: {idx:?}");
-            assert!(
-                idx[0].0.ends_with(&format!("k_{n}")),
-                "{what}: secondary index named k_{n}: {idx:?}"
-            );
+            assert!(idx[0].0.ends_with(&format!("k_{n}")), "{what}: secondary index named k_{n}: {idx:?}");
             if t.engine == Engine::Mysql {
                 assert_eq!(idx[0].0, format!("k_{n}"), "{what}: sysbench's index name");
             }
@@ -773,45 +535,22 @@ fn prepared_data_has_sysbench_shape() {
 
         // --create-secondary=off: no index on k.
         let base = format!("shapenok_{}_", t.tag);
-        prepare(
-            &t,
-            &base,
-            &["--table-size", "300", "--create-secondary=off"],
-        );
+        prepare(&t, &base, &["--table-size", "300", "--create-secondary=off"]);
         let table = format!("{base}1");
-        assert_eq!(
-            secondary_indexes(&t, &table),
-            vec![],
-            "{table} on {}: no secondary index",
-            t.tag
-        );
+        assert_eq!(secondary_indexes(&t, &table), vec![], "{table} on {}: no secondary index", t.tag);
         assert_eq!(primary_key(&t, &table), vec!["id".to_string()]);
-        assert_eq!(
-            int(&rows(&t, &format!("SELECT COUNT(*) FROM {table}"))[0][0]),
-            300
-        );
+        assert_eq!(int(&rows(&t, &format!("SELECT COUNT(*) FROM {table}"))[0][0]), 300);
         cleanup(&t, &base, 1);
 
         // --rand-data 0: c and pad are BMK-kit's fixed pattern.
         let base = format!("shapefix_{}_", t.tag);
         prepare(&t, &base, &["--table-size", "300", "--rand-data", "0"]);
         let table = format!("{base}1");
-        let vals = rows(
-            &t,
-            &format!("SELECT DISTINCT TRIM(c), TRIM(pad) FROM {table}"),
-        );
+        let vals = rows(&t, &format!("SELECT DISTINCT TRIM(c), TRIM(pad) FROM {table}"));
         let fixed_c = fixed_pattern(10);
-        assert_eq!(
-            vals,
-            vec![vec![fixed_c.clone(), fixed_c[..59].to_string()]],
-            "{table} on {}",
-            t.tag
-        );
+        assert_eq!(vals, vec![vec![fixed_c.clone(), fixed_c[..59].to_string()]], "{table} on {}", t.tag);
         assert_eq!(fixed_c.len(), 119);
-        assert_eq!(
-            int(&rows(&t, &format!("SELECT COUNT(*) FROM {table}"))[0][0]),
-            300
-        );
+        assert_eq!(int(&rows(&t, &format!("SELECT COUNT(*) FROM {table}"))[0][0]), 300);
         cleanup(&t, &base, 1);
     }
 }
@@ -840,23 +579,7 @@ fn update_hits(t: &Target, table: &str, dist: &[&str]) -> Vec<u64> {
             .collect()
     };
     let before = k(t);
-    let mut args = vec![
-        "--no-prepare",
-        "--table-size",
-        &size,
-        "--events",
-        "3000",
-        "--time",
-        "120",
-        "--threads",
-        "4",
-        "--rand-seed",
-        "20240611",
-        "--report-interval",
-        "0",
-        "--output",
-        "json",
-    ];
+    let mut args = vec!["--no-prepare", "--table-size", &size, "--events", "3000", "--time", "120", "--threads", "4", "--rand-seed", "20240611", "--report-interval", "0", "--output", "json"];
     if t.engine == Engine::Postgres {
         args.extend(["--session-options", "SET synchronous_commit = off"]);
     }
@@ -874,11 +597,7 @@ fn update_hits(t: &Target, table: &str, dist: &[&str]) -> Vec<u64> {
             (a - b) as u64
         })
         .collect();
-    assert_eq!(
-        hits.iter().sum::<u64>(),
-        DIST_EVENTS,
-        "every update hit one row"
-    );
+    assert_eq!(hits.iter().sum::<u64>(), DIST_EVENTS, "every update hit one row");
     hits
 }
 
@@ -890,86 +609,40 @@ fn share(hits: &[u64], ids: std::ops::RangeInclusive<usize>) -> f64 {
 #[test]
 fn key_distributions_pareto_and_uniform() {
     for t in one_per_engine("dist") {
-        let hits = update_hits(
-            &t,
-            &format!("dpar_{}_", t.tag),
-            &["--rand-type", "pareto", "--rand-pareto-h", "0.2"],
-        );
+        let hits = update_hits(&t, &format!("dpar_{}_", t.tag), &["--rand-type", "pareto", "--rand-pareto-h", "0.2"]);
         let low = share(&hits, 1..=DIST_SIZE / 5);
-        assert!(
-            (0.77..=0.83).contains(&low),
-            "pareto h=0.2 on {}: {low:.3} of updates hit the lowest 20% of ids",
-            t.tag
-        );
+        assert!((0.77..=0.83).contains(&low), "pareto h=0.2 on {}: {low:.3} of updates hit the lowest 20% of ids", t.tag);
         // The hottest id is id 1.
-        assert_eq!(
-            hits.iter().max(),
-            Some(&hits[0]),
-            "pareto on {}: {:?}",
-            t.tag,
-            &hits[..10]
-        );
+        assert_eq!(hits.iter().max(), Some(&hits[0]), "pareto on {}: {:?}", t.tag, &hits[..10]);
 
         let hits = update_hits(&t, &format!("duni_{}_", t.tag), &["--rand-type", "uniform"]);
         let low = share(&hits, 1..=DIST_SIZE / 5);
-        assert!(
-            (0.17..=0.23).contains(&low),
-            "uniform on {}: {low:.3} of updates hit the lowest 20% of ids",
-            t.tag
-        );
+        assert!((0.17..=0.23).contains(&low), "uniform on {}: {low:.3} of updates hit the lowest 20% of ids", t.tag);
         let mid = share(&hits, 401..=600);
-        assert!(
-            (0.17..=0.23).contains(&mid),
-            "uniform on {}: {mid:.3} in ids 401..600",
-            t.tag
-        );
+        assert!((0.17..=0.23).contains(&mid), "uniform on {}: {mid:.3} in ids 401..600", t.tag);
         // 3 hits per id on average: no id is hot.
-        assert!(
-            *hits.iter().max().unwrap() <= 15,
-            "uniform on {}: max hits {}",
-            t.tag,
-            hits.iter().max().unwrap()
-        );
+        assert!(*hits.iter().max().unwrap() <= 15, "uniform on {}: max hits {}", t.tag, hits.iter().max().unwrap());
     }
 }
 
 #[test]
 fn key_distributions_zipfian_and_special() {
     let t = target("dist2", "lite");
-    let hits = update_hits(
-        &t,
-        "dzipf_lite_",
-        &["--rand-type", "zipfian", "--rand-zipfian-exp", "0.8"],
-    );
+    let hits = update_hits(&t, "dzipf_lite_", &["--rand-type", "zipfian", "--rand-zipfian-exp", "0.8"]);
     // P(k) = k^-0.8 / H(n, 0.8).
     let h: f64 = (1..=DIST_SIZE).map(|k| (k as f64).powf(-0.8)).sum();
     let p1 = hits[0] as f64 / DIST_EVENTS as f64;
-    assert_eq!(
-        hits.iter().max(),
-        Some(&hits[0]),
-        "zipfian: id 1 is the hottest: {:?}",
-        &hits[..10]
-    );
-    assert!(
-        (p1 - 1.0 / h).abs() <= 0.25 / h,
-        "zipfian: id 1 got {p1:.4} of the updates, expected {:.4}",
-        1.0 / h
-    );
+    assert_eq!(hits.iter().max(), Some(&hits[0]), "zipfian: id 1 is the hottest: {:?}", &hits[..10]);
+    assert!((p1 - 1.0 / h).abs() <= 0.25 / h, "zipfian: id 1 got {p1:.4} of the updates, expected {:.4}", 1.0 / h);
     let top10: f64 = (1..=10).map(|k| (k as f64).powf(-0.8)).sum::<f64>() / h;
     let got10 = share(&hits, 1..=10);
-    assert!(
-        (got10 - top10).abs() <= 0.03,
-        "zipfian: ids 1..10 got {got10:.3}, expected {top10:.3}"
-    );
+    assert!((got10 - top10).abs() <= 0.03, "zipfian: ids 1..10 got {got10:.3}, expected {top10:.3}");
 
     // sysbench 1.0's special: 75% of draws in the central 1% of the range (the rest are
     // gaussian around the centre as well).
     let hits = update_hits(&t, "dspec_lite_", &["--rand-type", "special"]);
     let centre = share(&hits, 490..=511);
-    assert!(
-        centre >= 0.75,
-        "special: {centre:.3} of updates hit the central ids 490..511"
-    );
+    assert!(centre >= 0.75, "special: {centre:.3} of updates hit the central ids 490..511");
     assert!(share(&hits, 1..=100) < 0.01, "special: edges are cold");
 }
 
@@ -989,12 +662,7 @@ struct Running {
 impl Running {
     fn start(mut cmd: impl BorrowMut<Command>, what: &str) -> Running {
         let cmd = cmd.borrow_mut();
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+        let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
         let (tx, lines) = mpsc::channel();
         let out = child.stdout.take().unwrap();
         std::thread::spawn(move || {
@@ -1011,13 +679,7 @@ impl Running {
             let _ = err.read_to_string(&mut s);
             s
         });
-        Running {
-            child,
-            lines,
-            stdout: Vec::new(),
-            stderr,
-            what: what.to_string(),
-        }
+        Running { child, lines, stdout: Vec::new(), stderr, what: what.to_string() }
     }
 
     /// Kills the run and fails the test.
@@ -1028,22 +690,14 @@ impl Running {
             self.stdout.push(l);
         }
         let err = self.stderr.join().unwrap_or_default();
-        panic!(
-            "{}: {why}\n--- stdout ---\n{}\n--- stderr ---\n{err}",
-            self.what,
-            self.stdout.join("\n")
-        );
+        panic!("{}: {why}\n--- stdout ---\n{}\n--- stderr ---\n{err}", self.what, self.stdout.join("\n"));
     }
 
     /// Blocks until the run has reported `n` intervals (so it is `n` report intervals in).
     fn wait_intervals(mut self, n: usize, limit: Duration) -> Running {
         let deadline = Instant::now() + limit;
         loop {
-            let seen = self
-                .stdout
-                .iter()
-                .filter(|l| l.contains("\"type\":\"interval\""))
-                .count();
+            let seen = self.stdout.iter().filter(|l| l.contains("\"type\":\"interval\"")).count();
             if seen >= n {
                 return self;
             }
@@ -1059,15 +713,10 @@ impl Running {
     fn finish(mut self, limit: Duration) -> (std::process::ExitStatus, String, String) {
         let deadline = Instant::now() + limit;
         loop {
-            match self
-                .lines
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            {
+            match self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                 Ok(l) => self.stdout.push(l),
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    self.fail(&format!("still running after {limit:?}"))
-                }
+                Err(mpsc::RecvTimeoutError::Timeout) => self.fail(&format!("still running after {limit:?}")),
             }
         }
         let status = self.child.wait().expect("wait");
@@ -1108,19 +757,14 @@ fn killed_connections_reconnect(engine: Engine) {
     };
     match engine {
         Engine::Mysql => {
-            mysql_admin(&format!(
-                "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
-            ));
+            mysql_admin(&format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"));
         }
         _ => {
             pg_admin(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
             pg_admin(&format!("CREATE DATABASE {db}"));
         }
     }
-    let t = targets_in(&format!("recon-{tag}"), Some(db))
-        .into_iter()
-        .find(|t| t.tag == tag)
-        .unwrap();
+    let t = targets_in(&format!("recon-{tag}"), Some(db)).into_iter().find(|t| t.tag == tag).unwrap();
     prepare(&t, "recon_", &["--table-size", "1000"]);
     let run = Running::start(
         fb(
@@ -1157,16 +801,9 @@ fn killed_connections_reconnect(engine: Engine) {
     assert_eq!(s["status"], "completed", "{s}");
     let reconnects = u(&s, &["reconnects"]);
     // Each client reconnected once to go on.
-    assert!(
-        reconnects >= 4 && reconnects <= killed as u64,
-        "reconnects after killing {killed} connections: {s}"
-    );
+    assert!(reconnects >= 4 && reconnects <= killed as u64, "reconnects after killing {killed} connections: {s}");
     // Events went on after the kill (at ~2 s): in the intervals from 3 s on.
-    let after: u64 = json_objects(&text, "interval")
-        .iter()
-        .filter(|iv| f(iv, &["time_s"]) >= 3.99)
-        .map(|iv| u(iv, &["events"]))
-        .sum();
+    let after: u64 = json_objects(&text, "interval").iter().filter(|iv| f(iv, &["time_s"]) >= 3.99).map(|iv| u(iv, &["events"])).sum();
     assert!(after > 0, "events after the kill\n{text}");
     let total = u(&s, &["transactions"]);
     assert!(total > after, "{s}");
@@ -1195,11 +832,7 @@ fn reconnect_option_reconnects_every_n_events() {
         cleanup(&t, &table, 1);
         // A PostgreSQL (scram-sha-256) connection costs the client far more CPU than the
         // others: fewer events there.
-        let events: u64 = if t.engine == Engine::Postgres {
-            10
-        } else {
-            100
-        };
+        let events: u64 = if t.engine == Engine::Postgres { 10 } else { 100 };
         for (every, threads) in [(1u64, 1u32), (5, 2)] {
             let s = run_json(fb(
                 &t,
@@ -1227,11 +860,7 @@ fn reconnect_option_reconnects_every_n_events() {
             assert_eq!(u(&s, &["transactions"]), events, "{what}: {s}");
             // Every client reconnects after each `every` of its own events.
             assert_eq!(u(&s, &["reconnects"]), events / every, "{what}: {s}");
-            assert_eq!(
-                rwo(&s),
-                (events, 0, 0),
-                "{what}: statements are prepared again after reconnecting: {s}"
-            );
+            assert_eq!(rwo(&s), (events, 0, 0), "{what}: statements are prepared again after reconnecting: {s}");
             assert_eq!(u(&s, &["ignored_errors"]), 0, "{what}: {s}");
         }
         cleanup(&t, &table, 1);
@@ -1247,62 +876,33 @@ fn rate_mode_corrects_for_coordinated_omission() {
     let t = target("rate", "my");
     let table = "rate_my_";
     prepare(&t, table, &["--table-size", "1000"]);
-    let args = [
-        "--no-prepare",
-        "--table-size",
-        "1000",
-        "--rate",
-        "200",
-        "--threads",
-        "1",
-        "--time",
-        "3",
-        "--report-interval",
-        "1",
-        "--output",
-        "json",
-    ];
+    let args = ["--no-prepare", "--table-size", "1000", "--rate", "200", "--threads", "1", "--time", "3", "--report-interval", "1", "--output", "json"];
 
     // Not slowed: about rate x time events (Poisson arrivals), none dropped. (How far the
     // corrected latency exceeds the uncorrected one here depends on how busy the machine
     // is, so only its direction is checked.)
     let s = run_json(&mut fb(&t, "run", "oltp_point_select", table, &args));
     let events = u(&s, &["transactions"]);
-    assert!(
-        (510..=690).contains(&events),
-        "200/s for 3 s: {events} events\n{s}"
-    );
+    assert!((510..=690).contains(&events), "200/s for 3 s: {events} events\n{s}");
     assert_eq!(u(&s, &["dropped"]), 0, "{s}");
     assert!(f(&s, &["rate"]) == 200.0, "{s}");
     assert!(s["latency_uncorrected_ms"].is_object(), "{s}");
     for p in ["p50", "p99", "max"] {
-        assert!(
-            f(&s, &["latency_ms", p]) >= f(&s, &["latency_uncorrected_ms", p]),
-            "{p}: measured from the intended start, latency can only be longer\n{s}"
-        );
+        assert!(f(&s, &["latency_ms", p]) >= f(&s, &["latency_uncorrected_ms", p]), "{p}: measured from the intended start, latency can only be longer\n{s}");
     }
 
     // The table is locked for 1 s in the middle: arrivals queue up behind the blocked event.
     let run = Running::start(fb(&t, "run", "oltp_point_select", table, &args), "rate run");
     // One second into the run, for one second.
     let run = run.wait_intervals(1, Duration::from_secs(60));
-    mysql_admin_db(
-        &t.database,
-        "LOCK TABLES rate_my_1 WRITE; DO SLEEP(1); UNLOCK TABLES;",
-    );
+    mysql_admin_db(&t.database, "LOCK TABLES rate_my_1 WRITE; DO SLEEP(1); UNLOCK TABLES;");
     let (status, text, err) = run.finish(Duration::from_secs(60));
     assert!(status.success(), "{text}\n{err}");
     let s = summary_of(&text);
     let corrected = f(&s, &["latency_ms", "p99"]);
     let raw = f(&s, &["latency_uncorrected_ms", "p99"]);
-    assert!(
-        corrected >= 5.0 * raw,
-        "corrected p99 {corrected} ms vs uncorrected p99 {raw} ms\n{s}"
-    );
-    assert!(
-        corrected >= 500.0,
-        "events that arrived during the 1 s stall waited for it: p99 {corrected} ms\n{s}"
-    );
+    assert!(corrected >= 5.0 * raw, "corrected p99 {corrected} ms vs uncorrected p99 {raw} ms\n{s}");
+    assert!(corrected >= 500.0, "events that arrived during the 1 s stall waited for it: p99 {corrected} ms\n{s}");
     assert!(f(&s, &["latency_ms", "max"]) >= 800.0, "{s}");
     // The one event caught by the lock waited for it from its actual start as well.
     assert!(f(&s, &["latency_uncorrected_ms", "max"]) >= 800.0, "{s}");
@@ -1343,17 +943,9 @@ fn serialization_failures_restart_the_event() {
         ],
     ));
     let errors = u(&s, &["ignored_errors"]);
-    assert!(
-        errors > 0,
-        "8 serializable clients on 100 rows conflict: {s}"
-    );
+    assert!(errors > 0, "8 serializable clients on 100 rows conflict: {s}");
     assert!(u(&s, &["errors_by_code", "40001"]) > 0, "{s}");
-    let by_code: u64 = s["errors_by_code"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let by_code: u64 = s["errors_by_code"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
     assert_eq!(by_code, errors, "{s}");
     assert!(u(&s, &["transactions"]) > 0, "{s}");
     cleanup(&t, table, 1);
@@ -1367,25 +959,7 @@ fn concurrent_delete_insert_of_one_id_is_retried() {
     for t in one_per_engine("errors-dup") {
         let table = format!("dup_{}_", t.tag);
         prepare(&t, &table, &["--table-size", "100"]);
-        let s = run_json(fb(
-            &t,
-            "run",
-            "oltp_write_only",
-            &table,
-            &[
-                "--no-prepare",
-                "--table-size",
-                "100",
-                "--threads",
-                "8",
-                "--time",
-                "2",
-                "--report-interval",
-                "0",
-                "--output",
-                "json",
-            ],
-        ));
+        let s = run_json(fb(&t, "run", "oltp_write_only", &table, &["--no-prepare", "--table-size", "100", "--threads", "8", "--time", "2", "--report-interval", "0", "--output", "json"]));
         assert!(u(&s, &["transactions"]) > 0, "{}: {s}", t.tag);
         let count = int(&rows(&t, &format!("SELECT COUNT(*) FROM {table}1"))[0][0]);
         assert_eq!(count, 100, "{}: delete+insert keeps the row count", t.tag);
@@ -1403,51 +977,21 @@ fn fatal_error_stops_the_run_with_exit_4() {
             "run",
             "oltp_point_select",
             &table,
-            &[
-                "--no-prepare",
-                "--table-size",
-                "100",
-                "--threads",
-                "2",
-                "--time",
-                "60",
-                "--output",
-                "json",
-                "--extra-query-after",
-                "SELECT * FROM no_such_table",
-            ],
+            &["--no-prepare", "--table-size", "100", "--threads", "2", "--time", "60", "--output", "json", "--extra-query-after", "SELECT * FROM no_such_table"],
         );
         let t0 = Instant::now();
         let out = run_fail(&mut cmd);
         let what = format!("fatal error on {}", t.tag);
-        assert_eq!(
-            out.status.code(),
-            Some(4),
-            "{what}\n{}\n{}",
-            stdout(&out),
-            stderr(&out)
-        );
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "{what}: the run stopped at once, not after --time"
-        );
+        assert_eq!(out.status.code(), Some(4), "{what}\n{}\n{}", stdout(&out), stderr(&out));
+        assert!(t0.elapsed() < Duration::from_secs(30), "{what}: the run stopped at once, not after --time");
         let err = stderr(&out);
         let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
         assert_eq!(lines.len(), 1, "{what}: one line on stderr:\n{err}");
-        assert!(
-            lines[0].contains("no_such_table"),
-            "{what}: the server's message: {err}"
-        );
-        assert!(
-            lines[0].contains("SELECT * FROM no_such_table"),
-            "{what}: the statement: {err}"
-        );
+        assert!(lines[0].contains("no_such_table"), "{what}: the server's message: {err}");
+        assert!(lines[0].contains("SELECT * FROM no_such_table"), "{what}: the statement: {err}");
         let s = summary_of(&stdout(&out));
         assert_eq!(s["status"], "failed", "{s}");
-        assert!(
-            s["error"].as_str().unwrap_or("").contains("no_such_table"),
-            "{s}"
-        );
+        assert!(s["error"].as_str().unwrap_or("").contains("no_such_table"), "{s}");
         cleanup(&t, &table, 1);
     }
 }

@@ -35,11 +35,7 @@ fn fb(wire: &str, t: &T, args: &[&str]) -> Command {
 }
 
 fn summary(out: &str) -> Value {
-    out.lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["type"] == "summary")
-        .unwrap_or_else(|| panic!("no summary in {out}"))
+    out.lines().filter(|l| l.trim_start().starts_with('{')).map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|v| v["type"] == "summary").unwrap_or_else(|| panic!("no summary in {out}"))
 }
 
 fn n(v: &Value, path: &[&str]) -> u64 {
@@ -56,7 +52,19 @@ fn counts(wire: &str, t: &T, table: &str, workload: &str, ps: &str) -> (u64, u64
     run_ok(fb(wire, t, &["cleanup", workload]).args(common));
     run_ok(fb(wire, t, &["prepare", workload]).args(common));
     let out = run_ok(fb(wire, t, &["run", workload]).args(common).args([
-        "--no-prepare", "--events", "60", "--time", "120", "--threads", "1", "--report-interval", "0", "--output", "json", "--db-ps-mode", ps,
+        "--no-prepare",
+        "--events",
+        "60",
+        "--time",
+        "120",
+        "--threads",
+        "1",
+        "--report-interval",
+        "0",
+        "--output",
+        "json",
+        "--db-ps-mode",
+        ps,
     ]));
     let s = summary(&stdout(&out));
     assert_eq!(s["status"], "completed", "{s}");
@@ -97,7 +105,15 @@ fn same_fatal_errors_as_the_drivers() {
         for wire in ["fast", "driver"] {
             for ps in ["auto", "disable"] {
                 let out = run_fail(fb(wire, &t, &["run", "oltp_point_select"]).args(common).args([
-                    "--no-prepare", "--events", "5", "--threads", "1", "--db-ps-mode", ps, "--extra-query-before", "SELECT nosuchcolumn FROM fp_no_such_table",
+                    "--no-prepare",
+                    "--events",
+                    "5",
+                    "--threads",
+                    "1",
+                    "--db-ps-mode",
+                    ps,
+                    "--extra-query-before",
+                    "SELECT nosuchcolumn FROM fp_no_such_table",
                 ]));
                 assert_eq!(out.status.code(), Some(4), "{wire} {ps} {}: {}", t.tag, stderr(&out));
                 let e = stderr(&out);
@@ -127,14 +143,34 @@ fn lost_connections_and_retries_are_classified_alike() {
         let mut errs = Vec::new();
         for wire in ["fast", "driver"] {
             let out = run_ok(fb(wire, &t, &["run", "oltp_point_select"]).args(common).args([
-                "--no-prepare", "--time", "1", "--threads", "1", "--report-interval", "0", "--output", "json", "--extra-query-before", kill,
+                "--no-prepare",
+                "--time",
+                "1",
+                "--threads",
+                "1",
+                "--report-interval",
+                "0",
+                "--output",
+                "json",
+                "--extra-query-before",
+                kill,
             ]));
             let s = summary(&stdout(&out));
             assert!(n(&s, &["reconnects"]) > 0, "{wire} {}: {s}", t.tag);
             errs.push(s["errors"].as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default());
             if !t.tag.starts_with("my") {
                 let out = run_ok(fb(wire, &t, &["run", "oltp_point_select"]).args(common).args([
-                    "--no-prepare", "--events", "20", "--threads", "1", "--report-interval", "0", "--output", "json", "--extra-query-before", retry,
+                    "--no-prepare",
+                    "--events",
+                    "20",
+                    "--threads",
+                    "1",
+                    "--report-interval",
+                    "0",
+                    "--output",
+                    "json",
+                    "--extra-query-before",
+                    retry,
                 ]));
                 let s = summary(&stdout(&out));
                 assert_eq!(n(&s, &["transactions"]), 20, "{wire} {}: {s}", t.tag);

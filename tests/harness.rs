@@ -8,9 +8,7 @@ use common::*;
 #[test]
 fn mysql_server_is_reachable_and_configured() {
     assert_eq!(mysql_admin("SELECT 1").trim(), "1");
-    let row = mysql_admin(
-        "SELECT @@max_connections, @@local_infile, @@character_set_server, @@port, CURRENT_USER()",
-    );
+    let row = mysql_admin("SELECT @@max_connections, @@local_infile, @@character_set_server, @@port, CURRENT_USER()");
     let cols: Vec<&str> = row.trim().split('\t').collect();
     assert_eq!(cols[0], "2000", "max_connections: {row}");
     assert_eq!(cols[1], "1", "local_infile: {row}");
@@ -32,11 +30,7 @@ fn pg_server_is_reachable_and_configured() {
         "SELECT current_setting('max_connections'), current_setting('port'), \
          current_user, current_database(), (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)",
     );
-    assert_eq!(
-        row.trim(),
-        format!("1200|{}|fb|fbtest|t", pg_port()),
-        "settings"
-    );
+    assert_eq!(row.trim(), format!("1200|{}|fb|fbtest|t", pg_port()), "settings");
     let socket = std::path::Path::new(&pg_socket_dir()).join(format!(".s.PGSQL.{}", pg_port()));
     assert!(socket.exists(), "{}", socket.display());
 }

@@ -31,9 +31,7 @@ fn recreate_database(e: Engine) {
     let db = database(e);
     match e {
         Engine::Mysql => {
-            mysql_admin(&format!(
-                "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
-            ));
+            mysql_admin(&format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"));
         }
         Engine::Postgres => {
             pg_admin(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
@@ -56,18 +54,8 @@ fn target_url(e: Engine) -> String {
         Engine::Mysql => (parse_url(&mysql_url()), mysql_port()),
         Engine::Postgres => (parse_url(&pg_url()), pg_port()),
     };
-    let scheme = if e == Engine::Mysql {
-        "mysql"
-    } else {
-        "postgres"
-    };
-    format!(
-        "{scheme}://{}:{}@{}:{port}/{}",
-        u.user,
-        u.password,
-        u.host,
-        database(e)
-    )
+    let scheme = if e == Engine::Mysql { "mysql" } else { "postgres" };
+    format!("{scheme}://{}:{}@{}:{port}/{}", u.user, u.password, u.host, database(e))
 }
 
 /// `sysbench TEST --db-driver=... connection options --tables --table-size [ARGS] COMMAND`
@@ -94,10 +82,7 @@ fn sysbench(e: Engine, test: &str, args: &[&str], command: &str) -> Command {
                 .arg(format!("--pgsql-db={}", database(e)));
         }
     }
-    c.arg(format!("--tables={TABLES}"))
-        .arg(format!("--table-size={SIZE}"))
-        .args(args)
-        .arg(command);
+    c.arg(format!("--tables={TABLES}")).arg(format!("--table-size={SIZE}")).args(args).arg(command);
     c
 }
 
@@ -107,16 +92,7 @@ fn fairbench_cmd(e: Engine, command: &str, workload: &str, args: &[&str]) -> Com
     let dir = tmp_dir().join("scratch").join(database(e));
     std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
     let mut c = fairbench();
-    c.current_dir(&dir)
-        .arg(command)
-        .arg(workload)
-        .arg("--target")
-        .arg(target_url(e))
-        .arg("--tables")
-        .arg(TABLES.to_string())
-        .arg("--table-size")
-        .arg(SIZE.to_string())
-        .args(args);
+    c.current_dir(&dir).arg(command).arg(workload).arg("--target").arg(target_url(e)).arg("--tables").arg(TABLES.to_string()).arg("--table-size").arg(SIZE.to_string()).args(args);
     c
 }
 
@@ -126,16 +102,11 @@ fn rows(e: Engine, sql: &str) -> Vec<Vec<String>> {
         Engine::Mysql => (mysql_admin_db(database(e), sql), '\t'),
         Engine::Postgres => (pg_admin_db(database(e), sql), '|'),
     };
-    out.lines()
-        .map(|l| l.split(sep).map(String::from).collect())
-        .collect()
+    out.lines().map(|l| l.split(sep).map(String::from).collect()).collect()
 }
 
 fn count(e: Engine, table: &str) -> i64 {
-    rows(e, &format!("SELECT COUNT(*) FROM {table}"))[0][0]
-        .trim()
-        .parse()
-        .unwrap()
+    rows(e, &format!("SELECT COUNT(*) FROM {table}"))[0][0].trim().parse().unwrap()
 }
 
 /// Tables of the interop database.
@@ -153,14 +124,8 @@ fn sbtest_tables() -> Vec<String> {
 
 /// The summary object of a `--output json` run.
 fn summary(out: &str) -> Value {
-    let s: Vec<Value> = out
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap_or_else(|err| panic!("bad JSON {l:?}: {err}"))
-        })
-        .filter(|v| v["type"] == "summary")
-        .collect();
+    let s: Vec<Value> =
+        out.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|err| panic!("bad JSON {l:?}: {err}"))).filter(|v| v["type"] == "summary").collect();
     assert_eq!(s.len(), 1, "one summary in:\n{out}");
     s.into_iter().next().unwrap()
 }
@@ -175,15 +140,8 @@ fn n(v: &Value, a: &str, b: Option<&str>) -> u64 {
 
 /// A number from sysbench's report: the first number after `label` on its line.
 fn sysbench_figure(report: &str, label: &str) -> u64 {
-    let line = report
-        .lines()
-        .find(|l| l.trim_start().starts_with(label))
-        .unwrap_or_else(|| panic!("no {label:?} line in sysbench's report:\n{report}"));
-    line.trim_start()[label.len()..]
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("cannot read {label:?} from {line:?}"))
+    let line = report.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("no {label:?} line in sysbench's report:\n{report}"));
+    line.trim_start()[label.len()..].split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("cannot read {label:?} from {line:?}"))
 }
 
 /// fairbench runs on tables that sysbench prepared.
@@ -194,33 +152,14 @@ fn fairbench_on_sysbench_tables(e: Engine) {
         assert_eq!(count(e, &t), SIZE as i64);
     }
 
-    let out = run_ok(&mut fairbench_cmd(
-        e,
-        "run",
-        "oltp_read_write",
-        &[
-            "--no-prepare",
-            "--time",
-            "2",
-            "--threads",
-            "1",
-            "--report-interval",
-            "0",
-            "--output",
-            "json",
-        ],
-    ));
+    let out = run_ok(&mut fairbench_cmd(e, "run", "oltp_read_write", &["--no-prepare", "--time", "2", "--threads", "1", "--report-interval", "0", "--output", "json"]));
     let s = summary(&stdout(&out));
     let ev = n(&s, "transactions", None);
     assert_eq!(s["status"], "completed", "{s}");
     assert!(ev > 0, "{s}");
     assert_eq!(n(&s, "ignored_errors", None), 0, "{s}");
     assert_eq!(
-        (
-            n(&s, "queries", Some("read")),
-            n(&s, "queries", Some("write")),
-            n(&s, "queries", Some("other"))
-        ),
+        (n(&s, "queries", Some("read")), n(&s, "queries", Some("write")), n(&s, "queries", Some("other"))),
         (14 * ev, 4 * ev, 2 * ev),
         "per-event counts of oltp_read_write on sysbench's tables: {s}"
     );
@@ -230,75 +169,35 @@ fn fairbench_on_sysbench_tables(e: Engine) {
     for t in sbtest_tables() {
         rows(e, &format!("UPDATE {t} SET pad = '{marker}' WHERE id = 1"));
     }
-    let out = run_ok(&mut fairbench_cmd(
-        e,
-        "run",
-        "oltp_read_only",
-        &[
-            "--events",
-            "50",
-            "--threads",
-            "2",
-            "--report-interval",
-            "0",
-            "--output",
-            "json",
-        ],
-    ));
+    let out = run_ok(&mut fairbench_cmd(e, "run", "oltp_read_only", &["--events", "50", "--threads", "2", "--report-interval", "0", "--output", "json"]));
     let s = summary(&stdout(&out));
     assert_eq!(n(&s, "transactions", None), 50, "{s}");
-    assert_eq!(
-        (
-            n(&s, "queries", Some("read")),
-            n(&s, "queries", Some("write")),
-            n(&s, "queries", Some("other"))
-        ),
-        (14 * 50, 0, 2 * 50),
-        "{s}"
-    );
+    assert_eq!((n(&s, "queries", Some("read")), n(&s, "queries", Some("write")), n(&s, "queries", Some("other"))), (14 * 50, 0, 2 * 50), "{s}");
     for t in sbtest_tables() {
         let pad = &rows(e, &format!("SELECT TRIM(pad) FROM {t} WHERE id = 1"))[0][0];
         assert_eq!(pad, marker, "{t} was not prepared again");
     }
 
     run_ok(&mut sysbench(e, "oltp_read_write", &[], "cleanup"));
-    assert_eq!(
-        tables(e),
-        Vec::<String>::new(),
-        "sysbench cleanup dropped the tables"
-    );
+    assert_eq!(tables(e), Vec::<String>::new(), "sysbench cleanup dropped the tables");
 }
 
 /// sysbench runs on tables that fairbench prepared.
 fn sysbench_on_fairbench_tables(e: Engine) {
-    run_ok(&mut fairbench_cmd(
-        e,
-        "prepare",
-        "oltp_read_write",
-        &["--threads", "2"],
-    ));
+    run_ok(&mut fairbench_cmd(e, "prepare", "oltp_read_write", &["--threads", "2"]));
     assert_eq!(tables(e), sbtest_tables(), "fairbench prepared");
     for t in sbtest_tables() {
         assert_eq!(count(e, &t), SIZE as i64);
     }
 
-    let out = run_ok(&mut sysbench(
-        e,
-        "oltp_read_write",
-        &["--time=2", "--threads=1"],
-        "run",
-    ));
+    let out = run_ok(&mut sysbench(e, "oltp_read_write", &["--time=2", "--threads=1"], "run"));
     let report = stdout(&out);
     let trx = sysbench_figure(&report, "transactions:");
     assert!(trx > 0, "sysbench ran no transactions:\n{report}");
     assert_eq!(sysbench_figure(&report, "ignored errors:"), 0, "{report}");
     assert_eq!(sysbench_figure(&report, "reconnects:"), 0, "{report}");
     assert_eq!(
-        (
-            sysbench_figure(&report, "read:"),
-            sysbench_figure(&report, "write:"),
-            sysbench_figure(&report, "other:")
-        ),
+        (sysbench_figure(&report, "read:"), sysbench_figure(&report, "write:"), sysbench_figure(&report, "other:")),
         (14 * trx, 4 * trx, 2 * trx),
         "sysbench's per-event counts on fairbench's tables:\n{report}"
     );
@@ -308,11 +207,7 @@ fn sysbench_on_fairbench_tables(e: Engine) {
     }
 
     run_ok(&mut fairbench_cmd(e, "cleanup", "oltp_read_write", &[]));
-    assert_eq!(
-        tables(e),
-        Vec::<String>::new(),
-        "fairbench cleanup dropped the tables"
-    );
+    assert_eq!(tables(e), Vec::<String>::new(), "fairbench cleanup dropped the tables");
 }
 
 fn interop(e: Engine) {

@@ -110,7 +110,13 @@ fn strip(src: &str) -> (String, Vec<(usize, String)>) {
         }
         // A char literal may hold a quote ('"'); a lifetime is code.
         if c == b'\'' {
-            let len = if b.get(i + 1) == Some(&b'\\') { src[i + 2..].find('\'').map(|k| k + 3) } else if b.get(i + 2) == Some(&b'\'') { Some(3) } else { None };
+            let len = if b.get(i + 1) == Some(&b'\\') {
+                src[i + 2..].find('\'').map(|k| k + 3)
+            } else if b.get(i + 2) == Some(&b'\'') {
+                Some(3)
+            } else {
+                None
+            };
             if let Some(n) = len {
                 code.push_str(&src[i..i + n]);
                 i += n;
@@ -192,11 +198,7 @@ fn allowed(h: &Hit, (place, pattern, _): &(&str, &str, &str)) -> bool {
 fn families_are_named_only_in_their_folder_and_the_registry() {
     let hits = hits();
     let unexplained: Vec<String> = hits.iter().filter(|h| !ALLOWED.iter().any(|a| allowed(h, a))).map(|h| format!("{}:{}: names '{}'", h.file, h.line, h.pattern)).collect();
-    assert!(
-        unexplained.is_empty(),
-        "a workload family is named outside its folder and {REGISTRY}: go through the registry (workload::family) instead\n{}",
-        unexplained.join("\n")
-    );
+    assert!(unexplained.is_empty(), "a workload family is named outside its folder and {REGISTRY}: go through the registry (workload::family) instead\n{}", unexplained.join("\n"));
 }
 
 #[test]

@@ -20,11 +20,7 @@ fn config(cases: u32) -> Config {
 
 /// Printable text with the characters the parsers split on, plus anything else.
 fn text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        "[-_=,.:/@?&%+xXkKmMbBwW0-9a-zA-Z \n\t]{0,40}",
-        any::<String>(),
-        "[%a-f0-9é\u{fffd}]{0,12}",
-    ]
+    prop_oneof!["[-_=,.:/@?&%+xXkKmMbBwW0-9a-zA-Z \n\t]{0,40}", any::<String>(), "[%a-f0-9é\u{fffd}]{0,12}",]
 }
 
 fn one_line(s: &str) -> bool {
@@ -291,12 +287,27 @@ fn parsers() -> Vec<(&'static str, Check)> {
         Box::new(move |s| f(s).map(|_| ()))
     }
     let strings: [(&str, StrParser); 21] = [
-        ("output", values::output), ("db-driver", values::db_driver), ("db-ps-mode", values::db_ps_mode), ("transport", values::transport),
-        ("mysql-ssl", values::ssl_mode), ("rand-type", values::rand_type), ("load-mode", values::load_mode), ("table-pick", values::table_pick),
-        ("fail-on", values::fail_on), ("fk", values::fk), ("isolation", values::isolation), ("terminals", values::terminals),
-        ("format", values::tpcc_format), ("trx-debug", values::trx_debug), ("mix", values::tpcc_mix), ("tpcc-prefix", values::identifier_prefix),
-        ("mysql-ignore-errors", values::mysql_error_codes), ("pgsql-ignore-errors", values::sqlstates), ("tables", |s| values::positive32(s).map(|n| n.to_string())),
-        ("percentile", |s| values::percentile(s).map(|n| n.to_string())), ("warehouses", |s| values::warehouses(s).map(|n| n.to_string())),
+        ("output", values::output),
+        ("db-driver", values::db_driver),
+        ("db-ps-mode", values::db_ps_mode),
+        ("transport", values::transport),
+        ("mysql-ssl", values::ssl_mode),
+        ("rand-type", values::rand_type),
+        ("load-mode", values::load_mode),
+        ("table-pick", values::table_pick),
+        ("fail-on", values::fail_on),
+        ("fk", values::fk),
+        ("isolation", values::isolation),
+        ("terminals", values::terminals),
+        ("format", values::tpcc_format),
+        ("trx-debug", values::trx_debug),
+        ("mix", values::tpcc_mix),
+        ("tpcc-prefix", values::identifier_prefix),
+        ("mysql-ignore-errors", values::mysql_error_codes),
+        ("pgsql-ignore-errors", values::sqlstates),
+        ("tables", |s| values::positive32(s).map(|n| n.to_string())),
+        ("percentile", |s| values::percentile(s).map(|n| n.to_string())),
+        ("warehouses", |s| values::warehouses(s).map(|n| n.to_string())),
     ];
     let mut v: Vec<(&'static str, Check)> = strings.into_iter().map(|(n, f)| (n, erase(f))).collect();
     v.push(("threads", erase(values::parse_levels)));

@@ -136,7 +136,8 @@ fn loader_line_never_prints_the_loader_count_as_cores() {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let table = "reg_loaders_";
     run_ok(fairbench().args(["cleanup", "oltp_read_write", "--target", &pg_url(), "--table-name", table, "--tables", "2"]));
-    let out = stdout(&run_ok(fairbench().args(["prepare", "oltp_read_write", "--target", &pg_url(), "--table-name", table, "--tables", "2", "--table-size", "500", "--threads", &(cores + 2).to_string()])));
+    let out =
+        stdout(&run_ok(fairbench().args(["prepare", "oltp_read_write", "--target", &pg_url(), "--table-name", table, "--tables", "2", "--table-size", "500", "--threads", &(cores + 2).to_string()])));
     run_ok(fairbench().args(["cleanup", "oltp_read_write", "--target", &pg_url(), "--table-name", table, "--tables", "2"]));
     let line = out.lines().find(|l| l.starts_with("Loading with")).unwrap_or_else(|| panic!("no loader line:\n{out}"));
     let plural = if cores == 1 { "" } else { "s" };
@@ -239,10 +240,7 @@ fn lite_json_run(dir: &Path, args: &[&str]) -> (Vec<Value>, Value) {
     cmd.current_dir(dir).args(["run", "--target", &target, "--output", "json"]).args(args);
     let out = run_within(&mut cmd, Duration::from_secs(300));
     assert!(out.status.success(), "status {}\n{}\n{}", out.status, stdout(&out), stderr(&out));
-    let lines: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .collect();
+    let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"))).collect();
     let (summary, intervals): (Vec<Value>, Vec<Value>) = lines.into_iter().partition(|v| v["type"] == "summary");
     assert_eq!(summary.len(), 1, "one summary expected\n{}", stdout(&out));
     (intervals, summary.into_iter().next().unwrap())
@@ -364,7 +362,9 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         kinds: vec![],
         steps: vec![],
     };
-    let rec = Recorder::begin(Begin { path: &store, info: &info, cfg: &cfg, levels: &[4], tag: "", tables: &fairbench::env::DatasetTables::Prefix(String::new()), sample_period: Duration::from_secs(1) }).expect("results store");
+    let rec =
+        Recorder::begin(Begin { path: &store, info: &info, cfg: &cfg, levels: &[4], tag: "", tables: &fairbench::env::DatasetTables::Prefix(String::new()), sample_period: Duration::from_secs(1) })
+            .expect("results store");
     let mut sink = rec.sink();
     let r = run_level(Arc::new(stall::Stall), cfg.clone(), &rc, &mut *sink).expect("run");
     sink.summary(&r, &info);
@@ -605,7 +605,9 @@ fn label_with_a_control_character_gives_one_line() {
 // far past their end (`--rand-spec-iter 4294967295` spent minutes on each random number).
 #[test]
 fn numbers_beyond_what_a_run_can_use_are_refused() {
-    for (opt, v) in [("--time", "1e300"), ("--warmup-time", "1e300"), ("--pause", "1e300"), ("--rate", "1e-300"), ("--rate", "1e300"), ("--rand-spec-iter", "4294967295"), ("--client-threads", "100000000")] {
+    for (opt, v) in
+        [("--time", "1e300"), ("--warmup-time", "1e300"), ("--pause", "1e300"), ("--rate", "1e-300"), ("--rate", "1e300"), ("--rand-spec-iter", "4294967295"), ("--client-threads", "100000000")]
+    {
         refused(&["run", opt, v, "--table-size", "100"], &[opt, v]);
     }
 }
@@ -776,7 +778,10 @@ mod interrupts {
         drop();
         let query = |sql: &str| mysql_admin_db(&db, &to_concat(sql)).trim().to_string();
         interrupted_prepare_is_resumed(&dir, &mysql_url(), prefix, &query);
-        let idx = mysql_admin_db(&db, &format!("SELECT COUNT(DISTINCT table_name) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name LIKE '{prefix}%' AND index_name LIKE 'k\\_%'"));
+        let idx = mysql_admin_db(
+            &db,
+            &format!("SELECT COUNT(DISTINCT table_name) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name LIKE '{prefix}%' AND index_name LIKE 'k\\_%'"),
+        );
         assert_eq!(idx.trim(), "3", "secondary indexes");
         drop();
     }
@@ -872,9 +877,7 @@ fn tls_run_silently_fell_back_to_the_general_driver() {
     let (my, pg) = (mysql_url(), pg_url());
     for url in [pg.clone(), format!("{pg}?sslmode=require"), format!("{my}?ssl-mode=PREFERRED"), format!("{my}?ssl-mode=REQUIRED")] {
         let mut cmd = fairbench();
-        cmd.env("FAIRBENCH_WIRE", "fast")
-            .args(["run", "oltp_point_select", "--target", &url, "--table-name", "reg_tls_fallback_"])
-            .args(["--table-size", "100", "--time", "1", "--no-save"]);
+        cmd.env("FAIRBENCH_WIRE", "fast").args(["run", "oltp_point_select", "--target", &url, "--table-name", "reg_tls_fallback_"]).args(["--table-size", "100", "--time", "1", "--no-save"]);
         let out = run_ok(&mut cmd);
         let so = stdout(&out);
         assert!(so.contains("queries:"), "{url}: no run summary\n{so}");

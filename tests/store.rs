@@ -153,7 +153,8 @@ fn a_run_whose_clients_cannot_connect_stores_why() {
     pg_admin("DROP ROLE IF EXISTS fb_limited; CREATE ROLE fb_limited LOGIN PASSWORD 'fbpass' CONNECTION LIMIT 2 IN ROLE fb;");
     let u = parse_url(&pg_url());
     let url = format!("postgres://fb_limited:fbpass@{}:{}/{}", u.host, u.port.unwrap(), u.database);
-    let out = run_fail(fairbench().args(["run", "oltp_point_select", "--target", &url, "--table-name", "sto_connfail_", "--table-size", "300", "--threads", "4", "--time", "1", "--results"]).arg(&store));
+    let out =
+        run_fail(fairbench().args(["run", "oltp_point_select", "--target", &url, "--table-name", "sto_connfail_", "--table-size", "300", "--threads", "4", "--time", "1", "--results"]).arg(&store));
     pg_admin("DROP ROLE IF EXISTS fb_limited;");
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let show = results(&store, &["show", "1"]);
@@ -232,8 +233,36 @@ fn the_password_is_nowhere_in_the_store_or_output() {
     }
     // Given as an option instead of in the URL.
     let u = parse_url(&pg_url());
-    keep(run_ok(fairbench().args(["run", "oltp_point_select", "--db-driver", "pgsql", "--pgsql-host", &u.host, "--pgsql-port", &u.port.unwrap().to_string(), "--pgsql-user", &u.user, "--pgsql-password", &u.password, "--pgsql-db", &u.database, "--table-name", "sto_pw_pg_", "--table-size", "300", "--time", "1", "--results"]).arg(&store)));
-    for args in [vec!["results", "list"], vec!["results", "show", "1"], vec!["results", "export", "--json"], vec!["compare", "1", "2", "3"], vec!["compare", "1", "2", "--json"], vec!["audit", "1", "2", "3"]] {
+    keep(run_ok(
+        fairbench()
+            .args([
+                "run",
+                "oltp_point_select",
+                "--db-driver",
+                "pgsql",
+                "--pgsql-host",
+                &u.host,
+                "--pgsql-port",
+                &u.port.unwrap().to_string(),
+                "--pgsql-user",
+                &u.user,
+                "--pgsql-password",
+                &u.password,
+                "--pgsql-db",
+                &u.database,
+                "--table-name",
+                "sto_pw_pg_",
+                "--table-size",
+                "300",
+                "--time",
+                "1",
+                "--results",
+            ])
+            .arg(&store),
+    ));
+    for args in
+        [vec!["results", "list"], vec!["results", "show", "1"], vec!["results", "export", "--json"], vec!["compare", "1", "2", "3"], vec!["compare", "1", "2", "--json"], vec!["audit", "1", "2", "3"]]
+    {
         let mut c = fairbench();
         c.args(&args).arg("--results").arg(&store);
         keep(run_ok(&mut c));

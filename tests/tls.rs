@@ -76,8 +76,7 @@ fn mode(db: Db, m: &str) -> String {
 /// `fairbench run oltp_point_select` for one second against `url`.
 fn run_cmd(url: &str, table: &str, seconds: u32) -> Command {
     let mut c = fairbench();
-    c.args(["run", "oltp_point_select", "--target", url, "--table-name", table])
-        .args(["--table-size", "500", "--time", &seconds.to_string(), "--output", "json"]);
+    c.args(["run", "oltp_point_select", "--target", url, "--table-name", table]).args(["--table-size", "500", "--time", &seconds.to_string(), "--output", "json"]);
     c
 }
 
@@ -90,12 +89,7 @@ fn fast_run_cmd(url: &str, table: &str) -> Command {
 }
 
 fn describe(cmd: &Command, out: &Output) -> String {
-    format!(
-        "command: {cmd:?}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        stdout(out),
-        stderr(out)
-    )
+    format!("command: {cmd:?}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}", out.status, stdout(out), stderr(out))
 }
 
 /// Runs `cmd` to completion within [`RUN_LIMIT`] (killing it and failing otherwise).
@@ -122,14 +116,9 @@ fn succeeds(mut cmd: Command) {
     let out = run_limited(&mut cmd);
     assert!(out.status.success(), "expected success\n{}", describe(&cmd, &out));
     let so = stdout(&out);
-    let summary = so
-        .lines()
-        .find(|l| l.contains("\"type\":\"summary\""))
-        .unwrap_or_else(|| panic!("no summary line\n{}", describe(&cmd, &out)));
+    let summary = so.lines().find(|l| l.contains("\"type\":\"summary\"")).unwrap_or_else(|| panic!("no summary line\n{}", describe(&cmd, &out)));
     assert_eq!(json_field(summary, "status"), Some("\"completed\""), "{}", describe(&cmd, &out));
-    let events: u64 = json_field(summary, "transactions")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no transaction count in the summary\n{}", describe(&cmd, &out)));
+    let events: u64 = json_field(summary, "transactions").and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no transaction count in the summary\n{}", describe(&cmd, &out)));
     assert!(events > 0, "the run did nothing\n{}", describe(&cmd, &out));
     let se = stderr(&out);
     assert!(!se.contains(SSL_PASSWORD), "stderr shows the password\n{}", describe(&cmd, &out));
@@ -155,10 +144,7 @@ fn refused(mut cmd: Command, why: &[&str]) -> String {
     assert!(line.starts_with("fairbench: "), "{d}");
     assert!(line.contains("cannot connect to") && line.contains(":****@"), "{d}");
     let lower = line.to_lowercase();
-    assert!(
-        why.iter().any(|w| lower.contains(&w.to_lowercase())),
-        "stderr does not say why (expected one of {why:?})\n{d}"
-    );
+    assert!(why.iter().any(|w| lower.contains(&w.to_lowercase())), "stderr does not say why (expected one of {why:?})\n{d}");
     line.to_string()
 }
 
@@ -250,11 +236,7 @@ fn host_name_is_checked(db: Db, tag: &str) {
     let ca = test_ca();
     let table = format!("tls_{tag}_vid_");
     run_succeeds(&ssl_url(db, "127.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_CA"))), &table);
-    run_refused(
-        &ssl_url(db, "127.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_IDENTITY"))),
-        &table,
-        &["mismatch", "certificate verify failed"],
-    );
+    run_refused(&ssl_url(db, "127.1", &format!("{}&ssl-ca={ca}", mode(db, "VERIFY_IDENTITY"))), &table, &["mismatch", "certificate verify failed"]);
 }
 
 #[test]
@@ -433,12 +415,7 @@ mod record_layer {
         let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(dir.join("server.pem")).unwrap().map(Result::unwrap).collect();
         let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).unwrap();
         let provider = rustls::crypto::CryptoProvider { cipher_suites: vec![suite], ..rustls::crypto::ring::default_provider() };
-        let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
-            .with_protocol_versions(&[suite.version()])
-            .unwrap()
-            .with_no_client_auth()
-            .with_single_cert(certs, key)
-            .unwrap();
+        let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(provider)).with_protocol_versions(&[suite.version()]).unwrap().with_no_client_auth().with_single_cert(certs, key).unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let h = thread::spawn(move || {

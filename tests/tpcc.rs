@@ -61,7 +61,12 @@ fn server_flow(target: &str, prefix: &str) {
     resume_after_interruption(target, prefix, &size);
 
     // Both datasets hold one complete warehouse.
-    let out = run_ok(&mut tpcc("run", target, prefix, &["--warehouses", "1", "--datasets", "1", "--threads", "8", "--time", "4", "--isolation", "SER", "--for-update", "0", "--output", "json", "--report-interval", "1"]));
+    let out = run_ok(&mut tpcc(
+        "run",
+        target,
+        prefix,
+        &["--warehouses", "1", "--datasets", "1", "--threads", "8", "--time", "4", "--isolation", "SER", "--for-update", "0", "--output", "json", "--report-interval", "1"],
+    ));
     let s = summary(&out);
     assert_eq!(s["status"], "completed");
     let retries: u64 = s["workload"]["transactions"].as_array().unwrap().iter().map(|t| t["retries"].as_u64().unwrap()).sum();
@@ -245,8 +250,10 @@ fn tpcc_variants() {
         run_ok(&mut tpcc("cleanup", &my, p, &[]));
         run_ok(&mut tpcc("prepare", &my, p, &["--fk", fk, "--force-null", null, "--force-pk", pk, "--schema-only"]));
         let fks: u32 = q(format!("SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA='{db}' AND TABLE_NAME LIKE '{p}%'")).parse().unwrap();
-        let backing: u32 = q(format!("SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='{db}' AND TABLE_NAME LIKE '{p}%' AND INDEX_NAME LIKE '{p}fkey%'")).parse().unwrap();
-        let secondary: u32 = q(format!("SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='{db}' AND TABLE_NAME LIKE '{p}%' AND INDEX_NAME LIKE '{p}idx%'")).parse().unwrap();
+        let backing: u32 =
+            q(format!("SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='{db}' AND TABLE_NAME LIKE '{p}%' AND INDEX_NAME LIKE '{p}fkey%'")).parse().unwrap();
+        let secondary: u32 =
+            q(format!("SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='{db}' AND TABLE_NAME LIKE '{p}%' AND INDEX_NAME LIKE '{p}idx%'")).parse().unwrap();
         assert_eq!(fks, if fk == "fk" { 10 } else { 0 }, "{fk}: foreign keys");
         assert_eq!(backing, if fk == "nofk2" { 0 } else { 4 }, "{fk}: FK-backing indexes");
         assert_eq!(secondary, 2, "{fk}: idx_customer and idx_orders");

@@ -321,7 +321,9 @@ pub fn rule_client_saturation(r: &RunRecord) -> Vec<Finding> {
             continue;
         }
         let mut ev = vec![format!("client CPU {used:.2} cores of {cores} available at {} threads (level average)", l.threads)];
-        ev.extend(spans.iter().map(|(f, t, peak)| format!("{} threads: client CPU at {:.0}% of its cores or more from {f:.0}s to {t:.0}s (peak {peak:.2} cores)", l.threads, SATURATED_INTERVAL * 100.0)));
+        ev.extend(
+            spans.iter().map(|(f, t, peak)| format!("{} threads: client CPU at {:.0}% of its cores or more from {f:.0}s to {t:.0}s (peak {peak:.2} cores)", l.threads, SATURATED_INTERVAL * 100.0)),
+        );
         if r.env_start.as_ref().map(|e| e.server.local).unwrap_or(false) {
             ev.push("the server runs on the same machine and competes for the same CPUs".into());
         }
@@ -570,7 +572,17 @@ fn per_run(rs: &[&RunRecord], f: impl Fn(&RunRecord) -> String) -> Vec<String> {
 }
 
 pub fn rule_durability_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
-    let ds: Vec<(DurClass, Option<bool>)> = rs.iter().map(|r| server_of(r).map(|s| { let d = durability(s); (d.class, d.torn_pages) }).unwrap_or((DurClass::Unknown, None))).collect();
+    let ds: Vec<(DurClass, Option<bool>)> = rs
+        .iter()
+        .map(|r| {
+            server_of(r)
+                .map(|s| {
+                    let d = durability(s);
+                    (d.class, d.torn_pages)
+                })
+                .unwrap_or((DurClass::Unknown, None))
+        })
+        .collect();
     let mut out = vec![];
     let known: Vec<DurClass> = ds.iter().map(|d| d.0).filter(|c| *c != DurClass::Unknown).collect();
     if known.windows(2).any(|w| w[0] != w[1]) {
@@ -590,7 +602,9 @@ pub fn rule_durability_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
             Severity::Warning,
             ids(rs),
             "torn-page protection differs (doublewrite / full_page_writes): it costs write bandwidth".into(),
-            per_run(rs, |r| server_of(r).map(|s| durability(s).evidence.iter().filter(|e| e.contains("doublewrite") || e.contains("full_page")).cloned().collect::<Vec<_>>().join(", ")).unwrap_or_default()),
+            per_run(rs, |r| {
+                server_of(r).map(|s| durability(s).evidence.iter().filter(|e| e.contains("doublewrite") || e.contains("full_page")).cloned().collect::<Vec<_>>().join(", ")).unwrap_or_default()
+            }),
             "turn innodb_doublewrite / full_page_writes on (or off) on every side",
         ));
     }
@@ -606,7 +620,14 @@ pub fn rule_memory_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
             Severity::Critical,
             ids(rs),
             "the runs do not fit memory the same way: one reads from disk, the other from its cache".into(),
-            per_run(rs, |r| server_of(r).map(|s| { let (f, why) = memory_fit(s); format!("{} ({why})", f.name()) }).unwrap_or_default()),
+            per_run(rs, |r| {
+                server_of(r)
+                    .map(|s| {
+                        let (f, why) = memory_fit(s);
+                        format!("{} ({why})", f.name())
+                    })
+                    .unwrap_or_default()
+            }),
             "size the buffer pool / shared_buffers / cache so the dataset fits (or does not) on every side",
         )];
     }
@@ -622,11 +643,39 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
             out.push(finding(rule, sev, ids(rs), format!("{what} differs between the runs"), per_run(rs, |r| get(r)), advice));
         }
     };
-    check(&mut out, "transport-mismatch", Severity::Warning, "transport (unix socket vs TCP)", &|r| r.transport.clone(), "connect every side the same way: a socket is often 30% faster than TCP on the same server");
+    check(
+        &mut out,
+        "transport-mismatch",
+        Severity::Warning,
+        "transport (unix socket vs TCP)",
+        &|r| r.transport.clone(),
+        "connect every side the same way: a socket is often 30% faster than TCP on the same server",
+    );
     check(&mut out, "prepared-mismatch", Severity::Warning, "prepared statements", &|r| r.opt("db-ps-mode").unwrap_or("?").to_string(), "use the same --db-ps-mode on every side");
-    check(&mut out, "distribution-mismatch", Severity::Warning, "key distribution", &|r| r.opt("rand-type").unwrap_or("?").to_string(), "use the same --rand-type on every side: skewed keys hit the cache far more");
-    check(&mut out, "table-count-mismatch", Severity::Warning, "table count or size", &|r| format!("{} x {}", r.opt("tables").unwrap_or("?"), r.opt("table-size").unwrap_or("?")), "use the same --tables and --table-size on every side");
-    check(&mut out, "transactions-mismatch", Severity::Warning, "transactions vs autocommit", &|r| if r.opt("skip-trx").map(|v| v == "on" || v == "1" || v == "true").unwrap_or(false) { "autocommit (--skip-trx)".into() } else { "BEGIN/COMMIT".into() }, "use the same --skip-trx on every side");
+    check(
+        &mut out,
+        "distribution-mismatch",
+        Severity::Warning,
+        "key distribution",
+        &|r| r.opt("rand-type").unwrap_or("?").to_string(),
+        "use the same --rand-type on every side: skewed keys hit the cache far more",
+    );
+    check(
+        &mut out,
+        "table-count-mismatch",
+        Severity::Warning,
+        "table count or size",
+        &|r| format!("{} x {}", r.opt("tables").unwrap_or("?"), r.opt("table-size").unwrap_or("?")),
+        "use the same --tables and --table-size on every side",
+    );
+    check(
+        &mut out,
+        "transactions-mismatch",
+        Severity::Warning,
+        "transactions vs autocommit",
+        &|r| if r.opt("skip-trx").map(|v| v == "on" || v == "1" || v == "true").unwrap_or(false) { "autocommit (--skip-trx)".into() } else { "BEGIN/COMMIT".into() },
+        "use the same --skip-trx on every side",
+    );
     check(&mut out, "workload-mismatch", Severity::Warning, "workload", &|r| r.workload.clone(), "compare the same workload");
     let same_engine = rs.windows(2).all(|w| w[0].engine == w[1].engine);
     check(
@@ -637,9 +686,17 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         &|r| server_of(r).map(|s| s.version.clone()).unwrap_or_else(|| "?".into()),
         "say which versions were compared; defaults change between versions",
     );
-    let hosts: Vec<String> = rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::env::human_bytes(e.host.mem_total_bytes as f64)))).collect();
+    let hosts: Vec<String> =
+        rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::env::human_bytes(e.host.mem_total_bytes as f64)))).collect();
     if hosts.windows(2).any(|w| w[0] != w[1]) {
-        out.push(finding("client-host-mismatch", Severity::Warning, ids(rs), "the client ran on different hardware".into(), per_run(rs, |r| r.env_start.as_ref().map(|e| format!("{} {}", e.host.hostname, e.host.cpu_model)).unwrap_or_default()), "run every side from the same client machine"));
+        out.push(finding(
+            "client-host-mismatch",
+            Severity::Warning,
+            ids(rs),
+            "the client ran on different hardware".into(),
+            per_run(rs, |r| r.env_start.as_ref().map(|e| format!("{} {}", e.host.hostname, e.host.cpu_model)).unwrap_or_default()),
+            "run every side from the same client machine",
+        ));
     }
     out
 }

@@ -213,24 +213,11 @@ const OPTION_ORDER: [&str; 22] = [
 const RANGE_OPTIONS: [&str; 4] = [SIMPLE_RANGES, SUM_RANGES, ORDER_RANGES, DISTINCT_RANGES];
 const WRITE_OPTIONS: [&str; 3] = [INDEX_UPDATES, NON_INDEX_UPDATES, DELETE_INSERTS];
 /// Options that only matter to workloads that select rows.
-const READ_OPTIONS: [&str; 7] = [
-    POINT_SELECTS,
-    RANGE_SELECTS,
-    SIMPLE_RANGES,
-    SUM_RANGES,
-    ORDER_RANGES,
-    DISTINCT_RANGES,
-    RANGE_SIZE,
-];
+const READ_OPTIONS: [&str; 7] = [POINT_SELECTS, RANGE_SELECTS, SIMPLE_RANGES, SUM_RANGES, ORDER_RANGES, DISTINCT_RANGES, RANGE_SIZE];
 /// The BMK token for "only this kind of range select", per range option.
 /// `s_ranges`, `sum_ranges` and `dst_ranges` appear in BMK script names.
 /// `ord_ranges` is our own spelling: no BMK name for it was found.
-const RANGE_TOKENS: [(&str, &str); 4] = [
-    ("s_ranges", SIMPLE_RANGES),
-    ("sum_ranges", SUM_RANGES),
-    ("ord_ranges", ORDER_RANGES),
-    ("dst_ranges", DISTINCT_RANGES),
-];
+const RANGE_TOKENS: [(&str, &str); 4] = [("s_ranges", SIMPLE_RANGES), ("sum_ranges", SUM_RANGES), ("ord_ranges", ORDER_RANGES), ("dst_ranges", DISTINCT_RANGES)];
 
 // sysbench's defaults (oltp_common.lua). canonical() leaves a setting out of
 // the label when it equals its default, because `get` reports values in effect.
@@ -242,15 +229,7 @@ const DISTRIBUTIONS: [&str; 5] = ["uniform", "gaussian", "special", "pareto", "z
 
 /// Engines accepted as bare tokens: lowercase key, and the spelling used in
 /// settings and labels. Other engines go through `engine=NAME`.
-const ENGINES: [(&str, &str); 7] = [
-    ("innodb", "InnoDB"),
-    ("myisam", "MyISAM"),
-    ("rocksdb", "RocksDB"),
-    ("myrocks", "RocksDB"),
-    ("aria", "Aria"),
-    ("tokudb", "TokuDB"),
-    ("memory", "MEMORY"),
-];
+const ENGINES: [(&str, &str); 7] = [("innodb", "InnoDB"), ("myisam", "MyISAM"), ("rocksdb", "RocksDB"), ("myrocks", "RocksDB"), ("aria", "Aria"), ("tokudb", "TokuDB"), ("memory", "MEMORY")];
 
 /// `name=value` tokens. The names use `_` because `-` separates tokens.
 const EXPLICIT: [(&str, &str); 12] = [
@@ -269,8 +248,7 @@ const EXPLICIT: [(&str, &str); 12] = [
 ];
 
 const ENGINE_LIST: &str = "InnoDB, MyISAM, RocksDB, Aria, TokuDB, MEMORY, or engine=NAME";
-const MIX_LIST: &str =
-    "p_selN, upd_noidxN, upd_idxN, upd_insdelN, s_rangesN, sum_rangesN, ord_rangesN, dst_rangesN";
+const MIX_LIST: &str = "p_selN, upd_noidxN, upd_idxN, upd_insdelN, s_rangesN, sum_rangesN, ord_rangesN, dst_rangesN";
 const SCENARIO_LIST: &str = "OLTP_RO, OLTP_RW, OLTP_RW+, OLTP_RW++, OLTP_WO, TPCC or Prepare, \
      or a fairbench workload name in lowercase (e.g. oltp_update_index)";
 
@@ -355,14 +333,8 @@ enum Tok {
     Prefix,
     Prepare,
     Scenario,
-    Dataset {
-        rows: Option<u64>,
-        tables: Option<u64>,
-    },
-    Warehouses {
-        datasets: u64,
-        warehouses: u64,
-    },
+    Dataset { rows: Option<u64>, tables: Option<u64> },
+    Warehouses { datasets: u64, warehouses: u64 },
     Dist(&'static str),
     Ps,
     Trx,
@@ -392,13 +364,7 @@ impl Tok {
     /// Describes how a run behaves, so it has no place in a Prepare label.
     fn run_only(&self) -> bool {
         match self {
-            Tok::Dist(_)
-            | Tok::Ps
-            | Tok::Trx
-            | Tok::NoTrx
-            | Tok::Mix(_)
-            | Tok::RangeSize(_)
-            | Tok::Reconnect => true,
+            Tok::Dist(_) | Tok::Ps | Tok::Trx | Tok::NoTrx | Tok::Mix(_) | Tok::RangeSize(_) | Tok::Reconnect => true,
             Tok::Explicit(opt, _) => *opt != ENGINE,
             _ => false,
         }
@@ -410,11 +376,7 @@ impl Tok {
 
     fn oltp_only(&self) -> bool {
         match self {
-            Tok::Dataset { .. }
-            | Tok::Dist(_)
-            | Tok::Mix(_)
-            | Tok::RangeSize(_)
-            | Tok::Reconnect => true,
+            Tok::Dataset { .. } | Tok::Dist(_) | Tok::Mix(_) | Tok::RangeSize(_) | Tok::Reconnect => true,
             Tok::Explicit(opt, _) => *opt != ENGINE,
             _ => false,
         }
@@ -450,12 +412,7 @@ fn is_bmk_scenario(word: &str) -> bool {
 /// A workload name written the way fairbench spells workloads.
 fn is_workload_name(s: &str) -> bool {
     let b = s.as_bytes();
-    !b.is_empty()
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
-        && !s.ends_with('_')
-        && !s.contains("__")
+    !b.is_empty() && b[0].is_ascii_lowercase() && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_') && !s.ends_with('_') && !s.contains("__")
 }
 
 /// "10", "10k", "10m", "1b" (already lowercase) -> rows. `None` if it is
@@ -472,12 +429,7 @@ pub fn parse_size(l: &str) -> Option<Option<u64>> {
         "b" | "g" => 1_000_000_000,
         _ => return None,
     };
-    Some(
-        l[..end]
-            .parse::<u64>()
-            .ok()
-            .and_then(|n| n.checked_mul(mult)),
-    )
+    Some(l[..end].parse::<u64>().ok().and_then(|n| n.checked_mul(mult)))
 }
 
 /// Sizes print compactly: 10000 -> 10K, 10000000 -> 10M, 1500 -> 1500.
@@ -535,10 +487,7 @@ fn explicit(tok: &str, name: &str, value: &str) -> Result<Tok, String> {
     let lname = name.to_ascii_lowercase();
     let Some(&(_, opt)) = EXPLICIT.iter().find(|(n, _)| *n == lname) else {
         let names: Vec<&str> = EXPLICIT.iter().map(|(n, _)| *n).collect();
-        return Err(format!(
-            "'{tok}': '{name}' cannot be set in a label; name=value accepts {}",
-            names.join(", ")
-        ));
+        return Err(format!("'{tok}': '{name}' cannot be set in a label; name=value accepts {}", names.join(", ")));
     };
     let value = match opt {
         RANGE_SELECTS => match flag_value(value) {
@@ -547,24 +496,14 @@ fn explicit(tok: &str, name: &str, value: &str) -> Result<Tok, String> {
             None => return Err(format!("'{tok}': range_selects takes on or off")),
         },
         ENGINE => {
-            if value.is_empty()
-                || !value
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            {
-                return Err(format!(
-                    "'{tok}': an engine name is letters, digits and '_'"
-                ));
+            if value.is_empty() || !value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                return Err(format!("'{tok}': an engine name is letters, digits and '_'"));
             }
             engine_spelling(value).map_or_else(|| value.to_string(), str::to_string)
         }
         RANGE_SIZE => match parse_count(value) {
             Some(n) if n > 0 => n.to_string(),
-            _ => {
-                return Err(format!(
-                    "'{tok}': range_size takes a whole number of at least 1"
-                ))
-            }
+            _ => return Err(format!("'{tok}': range_size takes a whole number of at least 1")),
         },
         _ => match parse_count(value) {
             Some(n) => n.to_string(),
@@ -593,10 +532,7 @@ fn dataset(l: &str, tok: &str) -> Option<Result<Tok, String>> {
         if tables == 0 {
             return Some(Err(format!("'{tok}': a dataset has at least 1 table")));
         }
-        return Some(Ok(Tok::Dataset {
-            rows,
-            tables: Some(tables),
-        }));
+        return Some(Ok(Tok::Dataset { rows, tables: Some(tables) }));
     }
     if let Some(body) = l.strip_suffix('w') {
         let (datasets, warehouses) = match body.split_once('x') {
@@ -604,29 +540,15 @@ fn dataset(l: &str, tok: &str) -> Option<Result<Tok, String>> {
             None => (1, parse_count(body)?),
         };
         if datasets == 0 || warehouses == 0 {
-            return Some(Err(format!(
-                "'{tok}': TPC-C needs at least 1 dataset of at least 1 warehouse"
-            )));
+            return Some(Err(format!("'{tok}': TPC-C needs at least 1 dataset of at least 1 warehouse")));
         }
-        return Some(Ok(Tok::Warehouses {
-            datasets,
-            warehouses,
-        }));
+        return Some(Ok(Tok::Warehouses { datasets, warehouses }));
     }
-    parse_size(l).map(|r| {
-        r.map(|rows| Tok::Dataset {
-            rows: Some(rows),
-            tables: None,
-        })
-        .ok_or_else(|| too_large(tok))
-    })
+    parse_size(l).map(|r| r.map(|rows| Tok::Dataset { rows: Some(rows), tables: None }).ok_or_else(|| too_large(tok)))
 }
 
 fn too_large(tok: &str) -> String {
-    format!(
-        "'{tok}' is too large for a size (at most {} rows)",
-        u64::MAX
-    )
+    format!("'{tok}' is too large for a size (at most {} rows)", u64::MAX)
 }
 
 /// Classifies a token by its shape. `Err(None)`: not a label token at all.
@@ -713,12 +635,7 @@ fn split_head(seg: &str) -> Head {
     let mut scenario = None;
     if i < parts.len() {
         let p = parts[i];
-        let oltp_suffix = |s: &str| {
-            matches!(
-                s.trim_end_matches('+').to_ascii_lowercase().as_str(),
-                "ro" | "rw" | "wo"
-            )
-        };
+        let oltp_suffix = |s: &str| matches!(s.trim_end_matches('+').to_ascii_lowercase().as_str(), "ro" | "rw" | "wo");
         if p.eq_ignore_ascii_case("oltp") && i + 1 < parts.len() && oltp_suffix(parts[i + 1]) {
             scenario = Some(format!("{p}_{}", parts[i + 1]));
             i += 2;
@@ -734,11 +651,7 @@ fn split_head(seg: &str) -> Head {
             scenario = Some(parts[start..i].join("_"));
         }
     }
-    Head {
-        prepare,
-        scenario,
-        rest: parts[i..].iter().map(|s| s.to_string()).collect(),
-    }
+    Head { prepare, scenario, rest: parts[i..].iter().map(|s| s.to_string()).collect() }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -752,11 +665,7 @@ enum Role {
 /// Drops a leading directory and a `.sh` suffix.
 pub fn strip_decorations(label: &str) -> &str {
     let base = label.rsplit(['/', '\\']).next().unwrap_or(label);
-    match base
-        .len()
-        .checked_sub(3)
-        .and_then(|i| base.get(i..).map(|s| (i, s)))
-    {
+    match base.len().checked_sub(3).and_then(|i| base.get(i..).map(|s| (i, s))) {
         Some((i, suffix)) if suffix.eq_ignore_ascii_case(".sh") => &base[..i],
         _ => base,
     }
@@ -765,10 +674,7 @@ pub fn strip_decorations(label: &str) -> &str {
 fn tokenize(body: &str) -> Result<Vec<(String, Role)>, (String, String)> {
     let segs: Vec<&str> = body.split('-').collect();
     if segs.iter().any(|s| s.is_empty()) {
-        return Err((
-            String::new(),
-            "'' (an empty token): two '-' in a row, or a '-' at either end; tokens are separated by one '-'".to_string(),
-        ));
+        return Err((String::new(), "'' (an empty token): two '-' in a row, or a '-' at either end; tokens are separated by one '-'".to_string()));
     }
     let mut out = Vec::new();
     let mut k = 0;
@@ -791,8 +697,7 @@ fn tokenize(body: &str) -> Result<Vec<(String, Role)>, (String, String)> {
     push_head(&mut out, head);
     // "Prepare-TPCC-1000W", "Prepare-OLTP_RO-10Mx8tab": the scenario may follow
     // a bare Prepare as its own segment.
-    if bare_prepare && k < segs.len() && matches!(classify(segs[k]), Ok(Tok::Scenario) | Err(None))
-    {
+    if bare_prepare && k < segs.len() && matches!(classify(segs[k]), Ok(Tok::Scenario) | Err(None)) {
         let next = split_head(segs[k]);
         if next.prepare.is_none() && next.scenario.is_some() {
             push_head(&mut out, next);
@@ -870,27 +775,15 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn err(&self, token: &str, message: String) -> LabelError {
-        LabelError {
-            label: self.label.to_string(),
-            token: token.to_string(),
-            message,
-        }
+        LabelError { label: self.label.to_string(), token: token.to_string(), message }
     }
 
-    fn set(
-        &mut self,
-        opt: &'static str,
-        value: impl Into<String>,
-        token: &str,
-    ) -> Result<(), LabelError> {
+    fn set(&mut self, opt: &'static str, value: impl Into<String>, token: &str) -> Result<(), LabelError> {
         if let Some((_, _, prev)) = self.options.iter().find(|(o, _, _)| *o == opt) {
             let message = if prev == token {
                 format!("'{token}' appears twice; a label names {}", once_hint(opt))
             } else {
-                format!(
-                    "'{token}' conflicts with '{prev}' (both set {opt}); a label names {}",
-                    once_hint(opt)
-                )
+                format!("'{token}' conflicts with '{prev}' (both set {opt}); a label names {}", once_hint(opt))
             };
             return Err(self.err(token, message));
         }
@@ -906,45 +799,24 @@ impl<'a> Parser<'a> {
     /// `extra` items, then every option set since `mark`.
     fn explain(&mut self, token: &str, meaning: &str, mark: usize, extra: &[String]) {
         let mut set: Vec<String> = extra.to_vec();
-        set.extend(
-            self.options[mark..]
-                .iter()
-                .map(|(o, v, _)| format!("{o}={v}")),
-        );
-        let line = if set.is_empty() {
-            meaning.to_string()
-        } else {
-            format!("{meaning} -> {}", set.join(", "))
-        };
+        set.extend(self.options[mark..].iter().map(|(o, v, _)| format!("{o}={v}")));
+        let line = if set.is_empty() { meaning.to_string() } else { format!("{meaning} -> {}", set.join(", ")) };
         self.explanation.push((token.to_string(), line));
     }
 
     fn token(&mut self, tok: &str, role: Role) -> Result<(), LabelError> {
         match role {
             Role::Prefix => {
-                self.explain(
-                    tok,
-                    "BMK-kit script prefix (the sysbench build the kit runs); ignored",
-                    0,
-                    &[],
-                );
+                self.explain(tok, "BMK-kit script prefix (the sysbench build the kit runs); ignored", 0, &[]);
                 Ok(())
             }
             Role::Prepare => {
                 if self.prepare {
-                    return Err(self.err(
-                        tok,
-                        format!("'{tok}' appears twice; a label names Prepare at most once"),
-                    ));
+                    return Err(self.err(tok, format!("'{tok}' appears twice; a label names Prepare at most once")));
                 }
                 self.prepare = true;
                 let n = self.options.len();
-                self.explain(
-                    tok,
-                    "prepare (create and load) the dataset instead of running",
-                    n,
-                    &["command prepare".into()],
-                );
+                self.explain(tok, "prepare (create and load) the dataset instead of running", n, &["command prepare".into()]);
                 Ok(())
             }
             Role::Scenario => self.scenario(tok),
@@ -978,12 +850,7 @@ impl<'a> Parser<'a> {
             self.set(POINT_SELECTS, n.to_string(), tok)?;
             self.set(RANGE_SELECTS, "off", tok)?;
         }
-        self.explain(
-            tok,
-            &format!("scenario: {meaning}"),
-            mark,
-            &[format!("workload {workload}")],
-        );
+        self.explain(tok, &format!("scenario: {meaning}"), mark, &[format!("workload {workload}")]);
         Ok(())
     }
 
@@ -993,12 +860,7 @@ impl<'a> Parser<'a> {
         self.workload = Some("oltp_read_write".into());
         self.scenario = "Prepare".into();
         let n = self.options.len();
-        self.explain(
-            "(no scenario)",
-            "a Prepare label without a scenario prepares the sysbench OLTP tables, which every OLTP scenario uses",
-            n,
-            &["workload oltp_read_write".into()],
-        );
+        self.explain("(no scenario)", "a Prepare label without a scenario prepares the sysbench OLTP tables, which every OLTP scenario uses", n, &["workload oltp_read_write".into()]);
     }
 
     fn check_fits(&self, tok: &str, t: &Tok) -> Result<(), LabelError> {
@@ -1007,24 +869,16 @@ impl<'a> Parser<'a> {
         let scen = &self.scenario;
         let fail = |msg: String| Err(self.err(tok, msg));
         if kind == Kind::Tpcc && t.oltp_only() {
-            return fail(format!(
-                "'{tok}' belongs to the sysbench OLTP scenarios, not to TPCC; TPCC takes {here}"
-            ));
+            return fail(format!("'{tok}' belongs to the sysbench OLTP scenarios, not to TPCC; TPCC takes {here}"));
         }
         if kind != Kind::Tpcc && t.tpcc_only() {
-            return fail(format!(
-                "'{tok}' is a TPC-C token, but the scenario is {scen}; {scen} takes {here}"
-            ));
+            return fail(format!("'{tok}' is a TPC-C token, but the scenario is {scen}; {scen} takes {here}"));
         }
         if kind == Kind::Tpcc && *t == Tok::NoTrx {
-            return fail(format!(
-                "'{tok}': TPC-C transactions always run inside BEGIN/COMMIT; TPCC takes {here}"
-            ));
+            return fail(format!("'{tok}': TPC-C transactions always run inside BEGIN/COMMIT; TPCC takes {here}"));
         }
         if self.prepare && t.run_only() {
-            return fail(format!(
-                "'{tok}' describes a run, but a Prepare label names only the dataset: {here}"
-            ));
+            return fail(format!("'{tok}' describes a run, but a Prepare label names only the dataset: {here}"));
         }
         if kind == Kind::Other && (t.sets_selects() || t.sets_writes()) {
             return fail(format!(
@@ -1033,14 +887,10 @@ impl<'a> Parser<'a> {
             ));
         }
         if kind == Kind::ReadOnly && t.sets_writes() {
-            return fail(format!(
-                "'{tok}' sets writes, but {scen} runs no writes (did you mean OLTP_RW-…-{tok}?)"
-            ));
+            return fail(format!("'{tok}' sets writes, but {scen} runs no writes (did you mean OLTP_RW-…-{tok}?)"));
         }
         if kind == Kind::WriteOnly && t.sets_selects() {
-            return fail(format!(
-                "'{tok}' sets selects, but {scen} runs no selects (did you mean OLTP_RW-…-{tok}?)"
-            ));
+            return fail(format!("'{tok}' sets selects, but {scen} runs no selects (did you mean OLTP_RW-…-{tok}?)"));
         }
         Ok(())
     }
@@ -1048,10 +898,7 @@ impl<'a> Parser<'a> {
     fn option(&mut self, tok: &str) -> Result<(), LabelError> {
         if self.kind.is_none() {
             if !self.prepare {
-                return Err(self.err(
-                    tok,
-                    format!("'{tok}' cannot start a label; a label starts with {SCENARIO_LIST}"),
-                ));
+                return Err(self.err(tok, format!("'{tok}' cannot start a label; a label starts with {SCENARIO_LIST}")));
             }
             self.default_prepare_scenario();
         }
@@ -1059,38 +906,16 @@ impl<'a> Parser<'a> {
         let t = match classify(tok) {
             Ok(t) => t,
             Err(None) => {
-                let msg = format!(
-                    "'{tok}' is not a label token; after {} come {}",
-                    self.scenario,
-                    accepted(kind, self.prepare)
-                );
+                let msg = format!("'{tok}' is not a label token; after {} come {}", self.scenario, accepted(kind, self.prepare));
                 return Err(self.err(tok, msg));
             }
             Err(Some(m)) => return Err(self.err(tok, m)),
         };
         match t {
-            Tok::Prefix => {
-                return Err(self.err(
-                    tok,
-                    format!("'{tok}': the sb11-/sb10- script prefix may only open the label"),
-                ))
-            }
-            Tok::Prepare => {
-                return Err(self.err(
-                    tok,
-                    format!(
-                    "'{tok}': Prepare must open the label (Prepare_10M_8tab, Prepare_TPCC_1000W)"
-                ),
-                ))
-            }
+            Tok::Prefix => return Err(self.err(tok, format!("'{tok}': the sb11-/sb10- script prefix may only open the label"))),
+            Tok::Prepare => return Err(self.err(tok, format!("'{tok}': Prepare must open the label (Prepare_10M_8tab, Prepare_TPCC_1000W)"))),
             Tok::Scenario => {
-                return Err(self.err(
-                    tok,
-                    format!(
-                        "'{tok}': a label names one scenario, and first; this one is already {}",
-                        self.scenario
-                    ),
-                ));
+                return Err(self.err(tok, format!("'{tok}': a label names one scenario, and first; this one is already {}", self.scenario)));
             }
             _ => {}
         }
@@ -1111,10 +936,7 @@ impl<'a> Parser<'a> {
                     (None, None) => unreachable!("a dataset token sets something"),
                 }
             }
-            Tok::Warehouses {
-                datasets,
-                warehouses,
-            } => {
+            Tok::Warehouses { datasets, warehouses } => {
                 self.set(WAREHOUSES, warehouses.to_string(), tok)?;
                 self.set(DATASETS, datasets.to_string(), tok)?;
                 if datasets == 1 {
@@ -1134,14 +956,10 @@ impl<'a> Parser<'a> {
             }
             Tok::Trx if kind == Kind::Tpcc => {
                 if let Some(prev) = &self.tpcc_trx_token {
-                    return Err(self.err(
-                        tok,
-                        format!("'{tok}' conflicts with '{prev}'; a label names trx at most once"),
-                    ));
+                    return Err(self.err(tok, format!("'{tok}' conflicts with '{prev}'; a label names trx at most once")));
                 }
                 self.tpcc_trx_token = Some(tok.to_string());
-                "TPC-C always runs its transactions inside BEGIN/COMMIT; accepted, sets nothing"
-                    .into()
+                "TPC-C always runs its transactions inside BEGIN/COMMIT; accepted, sets nothing".into()
             }
             Tok::Trx => {
                 self.set(SKIP_TRX, "off", tok)?;
@@ -1238,15 +1056,7 @@ impl<'a> Parser<'a> {
                 self.set(POINT_SELECTS, "0", tok)?;
                 self.set(RANGE_SELECTS, "on", tok)?;
                 for o in RANGE_OPTIONS {
-                    self.set(
-                        o,
-                        if o == opt {
-                            n.to_string()
-                        } else {
-                            "0".to_string()
-                        },
-                        tok,
-                    )?;
+                    self.set(o, if o == opt { n.to_string() } else { "0".to_string() }, tok)?;
                 }
                 let what = opt.trim_end_matches("-ranges");
                 format!("only {n} {what} range select(s) per event")
@@ -1257,10 +1067,7 @@ impl<'a> Parser<'a> {
     fn finish(mut self) -> Result<Decoded, LabelError> {
         if self.kind.is_none() {
             if !self.prepare {
-                return Err(self.err(
-                    "",
-                    format!("the label names no scenario; it starts with {SCENARIO_LIST}"),
-                ));
+                return Err(self.err("", format!("the label names no scenario; it starts with {SCENARIO_LIST}")));
             }
             self.default_prepare_scenario();
         }
@@ -1277,53 +1084,27 @@ impl<'a> Parser<'a> {
         // What a BMK name means by leaving a token out.
         if !self.prepare && !self.is_set(PS_MODE) {
             let n = self.options.len();
-            self.options
-                .push((PS_MODE, "disable".into(), "(no ps)".into()));
-            self.explain(
-                "(no ps)",
-                "no 'ps' token: BMK runs such a script without prepared statements",
-                n,
-                &[],
-            );
+            self.options.push((PS_MODE, "disable".into(), "(no ps)".into()));
+            self.explain("(no ps)", "no 'ps' token: BMK runs such a script without prepared statements", n, &[]);
         }
         if kind == Kind::Tpcc {
             if !self.is_set(FORCE_NULL) {
                 let n = self.options.len();
-                self.options
-                    .push((FORCE_NULL, "off".into(), "(no NULL)".into()));
-                self.explain(
-                    "(no NULL)",
-                    "no 'NULL' token: DEFAULT values instead of NULL (less index lock contention)",
-                    n,
-                    &[],
-                );
+                self.options.push((FORCE_NULL, "off".into(), "(no NULL)".into()));
+                self.explain("(no NULL)", "no 'NULL' token: DEFAULT values instead of NULL (less index lock contention)", n, &[]);
             }
             if !self.is_set(FK) {
                 let n = self.options.len();
                 self.options.push((FK, "fk".into(), "(no NoFK)".into()));
-                self.explain(
-                    "(no NoFK)",
-                    "no 'NoFK'/'NoFK2' token: foreign keys are created",
-                    n,
-                    &[],
-                );
+                self.explain("(no NoFK)", "no 'NoFK'/'NoFK2' token: foreign keys are created", n, &[]);
             }
         }
-        let mut options: Vec<(&str, String)> =
-            self.options.into_iter().map(|(o, v, _)| (o, v)).collect();
-        options.sort_by_key(|(o, _)| {
-            OPTION_ORDER
-                .iter()
-                .position(|x| x == o)
-                .unwrap_or(usize::MAX)
-        });
+        let mut options: Vec<(&str, String)> = self.options.into_iter().map(|(o, v, _)| (o, v)).collect();
+        options.sort_by_key(|(o, _)| OPTION_ORDER.iter().position(|x| x == o).unwrap_or(usize::MAX));
         Ok(Decoded {
             workload: self.workload.expect("scenario known"),
             command: if self.prepare { "prepare" } else { "run" }.to_string(),
-            options: options
-                .into_iter()
-                .map(|(o, v)| (o.to_string(), v))
-                .collect(),
+            options: options.into_iter().map(|(o, v)| (o.to_string(), v)).collect(),
             explanation: self.explanation,
         })
     }
@@ -1352,10 +1133,7 @@ pub fn parse(label: &str) -> Result<Decoded, LabelError> {
     };
     let body = strip_decorations(label.trim());
     if body.is_empty() {
-        return Err(p.err(
-            "",
-            "the label is empty; expected e.g. OLTP_RW-10Mx8tab-uniform-ps-trx".into(),
-        ));
+        return Err(p.err("", "the label is empty; expected e.g. OLTP_RW-10Mx8tab-uniform-ps-trx".into()));
     }
     let tokens = tokenize(body).map_err(|(t, m)| p.err(&t, m))?;
     for (tok, role) in &tokens {
@@ -1366,21 +1144,12 @@ pub fn parse(label: &str) -> Result<Decoded, LabelError> {
 
 /// The name of a setting in a `name=value` token.
 fn explicit_name(opt: &str) -> &'static str {
-    EXPLICIT
-        .iter()
-        .find(|(_, o)| *o == opt)
-        .map(|(n, _)| *n)
-        .expect("every explicit option has a name")
+    EXPLICIT.iter().find(|(_, o)| *o == opt).map(|(n, _)| *n).expect("every explicit option has a name")
 }
 
 /// The query-mix tokens for the effective mix. A BMK name when the mix is
 /// one, otherwise `name=value` for each setting off its sysbench default.
-fn mix_tokens(
-    kind: Kind,
-    notrx: bool,
-    num: &dyn Fn(&str) -> Option<u64>,
-    flag: &dyn Fn(&str) -> Option<bool>,
-) -> Vec<String> {
+fn mix_tokens(kind: Kind, notrx: bool, num: &dyn Fn(&str) -> Option<u64>, flag: &dyn Fn(&str) -> Option<bool>) -> Vec<String> {
     let selects = kind.runs_selects();
     let writes = kind.runs_writes();
     let point = num(POINT_SELECTS).unwrap_or(DEFAULT_POINT_SELECTS);
@@ -1396,11 +1165,7 @@ fn mix_tokens(
             // upd_insdel must not meet notrx (parse rejects that pair), so
             // such a run falls through to p_sel0 / name=value below. On
             // OLTP_WO, upd_insdel1 is the scenario's own mix and prints nothing.
-            [a, b, c]
-                if a == b && b == c && a > 0 && !notrx && (selects || a != DEFAULT_QUERY_COUNT) =>
-            {
-                Some(format!("upd_insdel{a}"))
-            }
+            [a, b, c] if a == b && b == c && a > 0 && !notrx && (selects || a != DEFAULT_QUERY_COUNT) => Some(format!("upd_insdel{a}")),
             _ => None,
         };
         if let Some(t) = named {
@@ -1411,13 +1176,11 @@ fn mix_tokens(
     if selects {
         let only_one_range = || {
             let nonzero: Vec<usize> = (0..4).filter(|&i| ranges[i] > 0).collect();
-            (point == 0 && nonzero.len() == 1)
-                .then(|| format!("{}{}", RANGE_TOKENS[nonzero[0]].0, ranges[nonzero[0]]))
+            (point == 0 && nonzero.len() == 1).then(|| format!("{}{}", RANGE_TOKENS[nonzero[0]].0, ranges[nonzero[0]]))
         };
         if !ranges_on {
             out.push(format!("p_sel{point}"));
-        } else if point == DEFAULT_POINT_SELECTS && ranges.iter().all(|&n| n == DEFAULT_QUERY_COUNT)
-        {
+        } else if point == DEFAULT_POINT_SELECTS && ranges.iter().all(|&n| n == DEFAULT_QUERY_COUNT) {
             // sysbench's own mix: nothing to say.
         } else if let Some(t) = only_one_range() {
             out.push(t);
@@ -1457,11 +1220,7 @@ pub fn canonical(workload: &str, get: &dyn Fn(&str) -> Option<String>) -> String
         return l;
     }
     let kind = Kind::of_workload(workload);
-    let val = |name: &str| {
-        get(name)
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-    };
+    let val = |name: &str| get(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
     // Numbers as Decoded holds them ("10000000"), or written as sizes ("10M").
     let num = |name: &str| val(name).and_then(|v| parse_size(&v.to_ascii_lowercase()).flatten());
     let flag = |name: &str| val(name).and_then(|v| flag_value(&v));
@@ -1472,20 +1231,14 @@ pub fn canonical(workload: &str, get: &dyn Fn(&str) -> Option<String>) -> String
         parts.push("Prepare".into());
         // BMK's Prepare_10M_8tab names no scenario: the OLTP tables serve them all.
         if kind != Kind::ReadWrite {
-            parts.push(
-                plain_scenario(workload).map_or_else(|| workload.to_string(), |s| s.token.to_string()),
-            );
+            parts.push(plain_scenario(workload).map_or_else(|| workload.to_string(), |s| s.token.to_string()));
         }
     } else {
-        parts.push(
-            plain_scenario(workload).map_or_else(|| workload.to_string(), |s| s.token.to_string()),
-        );
+        parts.push(plain_scenario(workload).map_or_else(|| workload.to_string(), |s| s.token.to_string()));
     }
     let engine = val(ENGINE).and_then(|e| match engine_spelling(&e) {
         Some(s) => Some(s.to_string()),
-        None if e.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
-            Some(format!("engine={e}"))
-        }
+        None if e.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => Some(format!("engine={e}")),
         None => None,
     });
     // BMK names the engine only in its Prepare scripts. A run label names it
@@ -1584,10 +1337,7 @@ pub fn looks_like_label(s: &str) -> bool {
         if is_sb_prefix(&segs[0].to_ascii_lowercase()) {
             return true;
         }
-        if segs[1..]
-            .iter()
-            .any(|t| !t.is_empty() && classify(t).is_ok())
-        {
+        if segs[1..].iter().any(|t| !t.is_empty() && classify(t).is_ok()) {
             return true;
         }
     }
@@ -1595,8 +1345,7 @@ pub fn looks_like_label(s: &str) -> bool {
     if head.prepare.is_some() || !head.rest.is_empty() {
         return true;
     }
-    head.scenario
-        .is_some_and(|sc| is_bmk_scenario(&sc) && sc != "tpcc")
+    head.scenario.is_some_and(|sc| is_bmk_scenario(&sc) && sc != "tpcc")
 }
 
 #[cfg(test)]
@@ -1605,16 +1354,8 @@ mod tests {
 
     /// Expected options, put into `OPTION_ORDER` so that tests can list them freely.
     fn opts(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(o, v)| (o.to_string(), v.to_string()))
-            .collect();
-        v.sort_by_key(|(o, _)| {
-            OPTION_ORDER
-                .iter()
-                .position(|x| x == o)
-                .expect("known option")
-        });
+        let mut v: Vec<(String, String)> = pairs.iter().map(|(o, v)| (o.to_string(), v.to_string())).collect();
+        v.sort_by_key(|(o, _)| OPTION_ORDER.iter().position(|x| x == o).expect("known option"));
         v
     }
 
@@ -1634,10 +1375,7 @@ mod tests {
             if name == "command" {
                 return Some(d.command.clone());
             }
-            d.options
-                .iter()
-                .find(|(o, _)| o == name)
-                .map(|(_, v)| v.clone())
+            d.options.iter().find(|(o, _)| o == name).map(|(_, v)| v.clone())
         }
     }
 
@@ -1647,10 +1385,7 @@ mod tests {
 
     const TEN_M_8: [(&str, &str); 2] = [("table-size", "10000000"), ("tables", "8")];
 
-    fn with(
-        base: &[(&'static str, &'static str)],
-        more: &[(&'static str, &'static str)],
-    ) -> Vec<(&'static str, &'static str)> {
+    fn with(base: &[(&'static str, &'static str)], more: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
         base.iter().chain(more).copied().collect()
     }
 
@@ -1658,46 +1393,13 @@ mod tests {
 
     #[test]
     fn canonical_examples_decode() {
-        check(
-            "OLTP_RW-10Mx8tab-uniform-ps-trx",
-            "oltp_read_write",
-            "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "auto"),
-                    ("skip-trx", "off"),
-                ],
-            ),
-        );
-        check(
-            "OLTP_RW-10Mx8tab-pareto-notrx",
-            "oltp_read_write",
-            "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "pareto"),
-                    ("db-ps-mode", "disable"),
-                    ("skip-trx", "on"),
-                ],
-            ),
-        );
+        check("OLTP_RW-10Mx8tab-uniform-ps-trx", "oltp_read_write", "run", &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "auto"), ("skip-trx", "off")]));
+        check("OLTP_RW-10Mx8tab-pareto-notrx", "oltp_read_write", "run", &with(&TEN_M_8, &[("rand-type", "pareto"), ("db-ps-mode", "disable"), ("skip-trx", "on")]));
         check(
             "OLTP_RO-10Mx8tab-uniform-ps-p_sel1-notrx",
             "oltp_read_only",
             "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "auto"),
-                    ("point-selects", "1"),
-                    ("range-selects", "off"),
-                    ("skip-trx", "on"),
-                ],
-            ),
+            &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "auto"), ("point-selects", "1"), ("range-selects", "off"), ("skip-trx", "on")]),
         );
     }
 
@@ -1705,67 +1407,20 @@ mod tests {
 
     #[test]
     fn script_names_decode() {
-        let point_select = with(
-            &TEN_M_8,
-            &[
-                ("rand-type", "uniform"),
-                ("db-ps-mode", "auto"),
-                ("point-selects", "1"),
-                ("range-selects", "off"),
-                ("skip-trx", "on"),
-            ],
-        );
-        check(
-            "sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh",
-            "oltp_read_only",
-            "run",
-            &point_select,
-        );
-        check(
-            "/BMK/sb_exec/sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh",
-            "oltp_read_only",
-            "run",
-            &point_select,
-        );
-        check(
-            "OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx",
-            "oltp_read_only",
-            "run",
-            &point_select,
-        );
-        check(
-            "sb10-oltp_ro_10m_8tab-UNIFORM-PS-P_SEL1-NOTRX.SH",
-            "oltp_read_only",
-            "run",
-            &point_select,
-        );
+        let point_select = with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "auto"), ("point-selects", "1"), ("range-selects", "off"), ("skip-trx", "on")]);
+        check("sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh", "oltp_read_only", "run", &point_select);
+        check("/BMK/sb_exec/sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh", "oltp_read_only", "run", &point_select);
+        check("OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx", "oltp_read_only", "run", &point_select);
+        check("sb10-oltp_ro_10m_8tab-UNIFORM-PS-P_SEL1-NOTRX.SH", "oltp_read_only", "run", &point_select);
 
         check(
             "sb11-OLTP_RW_50M_8tab-uniform-ps-trx.sh",
             "oltp_read_write",
             "run",
-            &[
-                ("table-size", "50000000"),
-                ("tables", "8"),
-                ("rand-type", "uniform"),
-                ("db-ps-mode", "auto"),
-                ("skip-trx", "off"),
-            ],
+            &[("table-size", "50000000"), ("tables", "8"), ("rand-type", "uniform"), ("db-ps-mode", "auto"), ("skip-trx", "off")],
         );
         // The guide's OLTP_RW run without prepared statements.
-        check(
-            "sb11-OLTP_RW_10M_8tab-uniform-trx.sh",
-            "oltp_read_write",
-            "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "disable"),
-                    ("skip-trx", "off"),
-                ],
-            ),
-        );
+        check("sb11-OLTP_RW_10M_8tab-uniform-trx.sh", "oltp_read_write", "run", &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "disable"), ("skip-trx", "off")]));
         check(
             "sb11-OLTP_RW_10M_8tab-uniform-upd_noidx1-notrx.sh",
             "oltp_read_write",
@@ -1824,34 +1479,10 @@ mod tests {
             "sb11-OLTP_RO_10M_8tab-uniform-p_sel1-reconnect-notrx.sh",
             "oltp_read_only",
             "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "disable"),
-                    ("point-selects", "1"),
-                    ("range-selects", "off"),
-                    ("reconnect", "1"),
-                    ("skip-trx", "on"),
-                ],
-            ),
+            &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "disable"), ("point-selects", "1"), ("range-selects", "off"), ("reconnect", "1"), ("skip-trx", "on")]),
         );
-        check(
-            "sb11-Prepare_10M_8tab-InnoDB.sh",
-            "oltp_read_write",
-            "prepare",
-            &with(&TEN_M_8, &[("mysql-storage-engine", "InnoDB")]),
-        );
-        check(
-            "sb11-Prepare_50M_8tab-InnoDB.sh",
-            "oltp_read_write",
-            "prepare",
-            &[
-                ("table-size", "50000000"),
-                ("tables", "8"),
-                ("mysql-storage-engine", "InnoDB"),
-            ],
-        );
+        check("sb11-Prepare_10M_8tab-InnoDB.sh", "oltp_read_write", "prepare", &with(&TEN_M_8, &[("mysql-storage-engine", "InnoDB")]));
+        check("sb11-Prepare_50M_8tab-InnoDB.sh", "oltp_read_write", "prepare", &[("table-size", "50000000"), ("tables", "8"), ("mysql-storage-engine", "InnoDB")]);
     }
 
     #[test]
@@ -1861,17 +1492,7 @@ mod tests {
             "sb11-OLTP_RO_10M_8tab-pareto-p_sel1-notrx-socket.sh",
             "oltp_read_only",
             "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "pareto"),
-                    ("db-ps-mode", "disable"),
-                    ("point-selects", "1"),
-                    ("range-selects", "off"),
-                    ("skip-trx", "on"),
-                    ("transport", "socket"),
-                ],
-            ),
+            &with(&TEN_M_8, &[("rand-type", "pareto"), ("db-ps-mode", "disable"), ("point-selects", "1"), ("range-selects", "off"), ("skip-trx", "on"), ("transport", "socket")]),
         );
         check(
             "sb11-OLTP_RO_1M_8tab-pareto-ps-p_sel1-reconnect-notrx-socket.sh",
@@ -1889,152 +1510,61 @@ mod tests {
                 ("transport", "socket"),
             ],
         );
-        check(
-            "OLTP_RW-10Mx8tab-uniform-ps-socket-trx",
-            "oltp_read_write",
-            "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "auto"),
-                    ("skip-trx", "off"),
-                    ("transport", "socket"),
-                ],
-            ),
-        );
+        check("OLTP_RW-10Mx8tab-uniform-ps-socket-trx", "oltp_read_write", "run", &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "auto"), ("skip-trx", "off"), ("transport", "socket")]));
         for d in ["uniform", "gaussian", "special", "pareto", "zipfian"] {
             let d_up = d.to_ascii_uppercase();
-            for label in [
-                format!("OLTP_RW-10Mx8tab-{d}-ps-trx"),
-                format!("sb11-OLTP_RW_10M_8tab-{d_up}-trx.sh"),
-            ] {
-                assert_eq!(
-                    decode(&label)
-                        .options
-                        .iter()
-                        .find(|(o, _)| o == "rand-type")
-                        .map(|(_, v)| v.as_str()),
-                    Some(d),
-                    "{label}"
-                );
+            for label in [format!("OLTP_RW-10Mx8tab-{d}-ps-trx"), format!("sb11-OLTP_RW_10M_8tab-{d_up}-trx.sh")] {
+                assert_eq!(decode(&label).options.iter().find(|(o, _)| o == "rand-type").map(|(_, v)| v.as_str()), Some(d), "{label}");
             }
         }
     }
 
     #[test]
     fn rw_plus_variants_and_other_scenarios() {
-        assert_eq!(
-            decode("OLTP_RW+-10Mx8tab-uniform-trx").options,
-            decode("OLTP_RW-10Mx8tab-uniform-p_sel10-trx").options
-        );
-        assert_eq!(
-            decode("OLTP_RW++-10Mx8tab-uniform-trx").options,
-            decode("OLTP_RW-10Mx8tab-uniform-p_sel1-trx").options
-        );
+        assert_eq!(decode("OLTP_RW+-10Mx8tab-uniform-trx").options, decode("OLTP_RW-10Mx8tab-uniform-p_sel10-trx").options);
+        assert_eq!(decode("OLTP_RW++-10Mx8tab-uniform-trx").options, decode("OLTP_RW-10Mx8tab-uniform-p_sel1-trx").options);
         check(
             "sb11-OLTP_RW+_10M_8tab-uniform-trx.sh",
             "oltp_read_write",
             "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "disable"),
-                    ("point-selects", "10"),
-                    ("range-selects", "off"),
-                    ("skip-trx", "off"),
-                ],
-            ),
+            &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "disable"), ("point-selects", "10"), ("range-selects", "off"), ("skip-trx", "off")]),
         );
-        check(
-            "OLTP_WO-10Mx8tab-uniform-ps-trx",
-            "oltp_write_only",
-            "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "auto"),
-                    ("skip-trx", "off"),
-                ],
-            ),
-        );
+        check("OLTP_WO-10Mx8tab-uniform-ps-trx", "oltp_write_only", "run", &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "auto"), ("skip-trx", "off")]));
         // On OLTP_WO a write token only touches the writes.
         check(
             "OLTP_WO-10Mx8tab-uniform-upd_noidx2-notrx",
             "oltp_write_only",
             "run",
-            &with(
-                &TEN_M_8,
-                &[
-                    ("rand-type", "uniform"),
-                    ("db-ps-mode", "disable"),
-                    ("index-updates", "0"),
-                    ("non-index-updates", "2"),
-                    ("delete-inserts", "0"),
-                    ("skip-trx", "on"),
-                ],
-            ),
+            &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "disable"), ("index-updates", "0"), ("non-index-updates", "2"), ("delete-inserts", "0"), ("skip-trx", "on")]),
         );
         check(
             "oltp_update_index-10Kx1tab-uniform-ps-notrx",
             "oltp_update_index",
             "run",
-            &[
-                ("table-size", "10000"),
-                ("tables", "1"),
-                ("rand-type", "uniform"),
-                ("db-ps-mode", "auto"),
-                ("skip-trx", "on"),
-            ],
+            &[("table-size", "10000"), ("tables", "1"), ("rand-type", "uniform"), ("db-ps-mode", "auto"), ("skip-trx", "on")],
         );
-        check(
-            "bulk_insert-1tab-ps",
-            "bulk_insert",
-            "run",
-            &[("tables", "1"), ("db-ps-mode", "auto")],
-        );
+        check("bulk_insert-1tab-ps", "bulk_insert", "run", &[("tables", "1"), ("db-ps-mode", "auto")]);
         // Without trx/notrx, skip-trx is left alone.
-        check(
-            "OLTP_RW-10Mx8tab-uniform",
-            "oltp_read_write",
-            "run",
-            &with(
-                &TEN_M_8,
-                &[("rand-type", "uniform"), ("db-ps-mode", "disable")],
-            ),
-        );
+        check("OLTP_RW-10Mx8tab-uniform", "oltp_read_write", "run", &with(&TEN_M_8, &[("rand-type", "uniform"), ("db-ps-mode", "disable")]));
     }
 
     #[test]
     fn sizes() {
         let size = |label: &str| {
             let d = decode(label);
-            let get = |o: &str| {
-                d.options
-                    .iter()
-                    .find(|(n, _)| n == o)
-                    .map(|(_, v)| v.clone())
-            };
+            let get = |o: &str| d.options.iter().find(|(n, _)| n == o).map(|(_, v)| v.clone());
             (get("table-size"), get("tables"))
         };
         let s = |a: &str, b: &str| (Some(a.to_string()), Some(b.to_string()));
         assert_eq!(size("OLTP_RW-50Mx1tab-uniform-trx"), s("50000000", "1"));
         assert_eq!(size("OLTP_RW-400Mx1tab-uniform-trx"), s("400000000", "1"));
         assert_eq!(size("OLTP_RW-400M_1tab-uniform-trx"), s("400000000", "1"));
-        assert_eq!(
-            size("sb11-OLTP_RW_400M_1tab-uniform-trx.sh"),
-            s("400000000", "1")
-        );
+        assert_eq!(size("sb11-OLTP_RW_400M_1tab-uniform-trx.sh"), s("400000000", "1"));
         assert_eq!(size("OLTP_RW-500Kx4tab-uniform-trx"), s("500000", "4"));
         assert_eq!(size("OLTP_RW-1Bx1tab-uniform-trx"), s("1000000000", "1"));
         assert_eq!(size("OLTP_RW-1500x2tab-uniform-trx"), s("1500", "2"));
         assert_eq!(size("OLTP_RW-10mX8TAB-uniform-trx"), s("10000000", "8"));
-        assert_eq!(
-            size("OLTP_RW-10M-uniform-trx"),
-            (Some("10000000".into()), None)
-        );
+        assert_eq!(size("OLTP_RW-10M-uniform-trx"), (Some("10000000".into()), None));
         assert_eq!(size("OLTP_RW-8tab-uniform-trx"), (None, Some("8".into())));
         assert_eq!(compact(10_000), "10K");
         assert_eq!(compact(10_000_000), "10M");
@@ -2092,100 +1622,16 @@ mod tests {
 
     #[test]
     fn tpcc_labels() {
-        let run_defaults = [
-            ("force-null", "off"),
-            ("fk", "fk"),
-            ("db-ps-mode", "disable"),
-        ];
-        check(
-            "sb11-TPCC_1000W.sh",
-            "tpcc",
-            "run",
-            &with(&[("warehouses", "1000"), ("datasets", "1")], &run_defaults),
-        );
-        check(
-            "TPCC_1000W",
-            "tpcc",
-            "run",
-            &with(&[("warehouses", "1000"), ("datasets", "1")], &run_defaults),
-        );
-        check(
-            "sb11-TPCC_10x100W.sh",
-            "tpcc",
-            "run",
-            &with(&[("warehouses", "100"), ("datasets", "10")], &run_defaults),
-        );
-        check(
-            "sb11-TPCC_1000W-NULL.sh",
-            "tpcc",
-            "run",
-            &[
-                ("warehouses", "1000"),
-                ("datasets", "1"),
-                ("force-null", "on"),
-                ("fk", "fk"),
-                ("db-ps-mode", "disable"),
-            ],
-        );
-        check(
-            "sb11-Prepare_TPCC_1000W-NULL-InnoDB-NoFK.sh",
-            "tpcc",
-            "prepare",
-            &[
-                ("warehouses", "1000"),
-                ("datasets", "1"),
-                ("mysql-storage-engine", "InnoDB"),
-                ("force-null", "on"),
-                ("fk", "nofk"),
-            ],
-        );
-        check(
-            "sb11-Prepare_TPCC_1000W-InnoDB-NoFK.sh",
-            "tpcc",
-            "prepare",
-            &[
-                ("warehouses", "1000"),
-                ("datasets", "1"),
-                ("mysql-storage-engine", "InnoDB"),
-                ("force-null", "off"),
-                ("fk", "nofk"),
-            ],
-        );
-        check(
-            "sb11-Prepare_TPCC_10x100W-InnoDB-NoFK2.sh",
-            "tpcc",
-            "prepare",
-            &[
-                ("warehouses", "100"),
-                ("datasets", "10"),
-                ("mysql-storage-engine", "InnoDB"),
-                ("force-null", "off"),
-                ("fk", "nofk2"),
-            ],
-        );
-        check(
-            "TPCC-10x100W-NULL-NoFK2-ps-trx",
-            "tpcc",
-            "run",
-            &[
-                ("warehouses", "100"),
-                ("datasets", "10"),
-                ("force-null", "on"),
-                ("fk", "nofk2"),
-                ("db-ps-mode", "auto"),
-            ],
-        );
-        check(
-            "Prepare-TPCC-1000W",
-            "tpcc",
-            "prepare",
-            &[
-                ("warehouses", "1000"),
-                ("datasets", "1"),
-                ("force-null", "off"),
-                ("fk", "fk"),
-            ],
-        );
+        let run_defaults = [("force-null", "off"), ("fk", "fk"), ("db-ps-mode", "disable")];
+        check("sb11-TPCC_1000W.sh", "tpcc", "run", &with(&[("warehouses", "1000"), ("datasets", "1")], &run_defaults));
+        check("TPCC_1000W", "tpcc", "run", &with(&[("warehouses", "1000"), ("datasets", "1")], &run_defaults));
+        check("sb11-TPCC_10x100W.sh", "tpcc", "run", &with(&[("warehouses", "100"), ("datasets", "10")], &run_defaults));
+        check("sb11-TPCC_1000W-NULL.sh", "tpcc", "run", &[("warehouses", "1000"), ("datasets", "1"), ("force-null", "on"), ("fk", "fk"), ("db-ps-mode", "disable")]);
+        check("sb11-Prepare_TPCC_1000W-NULL-InnoDB-NoFK.sh", "tpcc", "prepare", &[("warehouses", "1000"), ("datasets", "1"), ("mysql-storage-engine", "InnoDB"), ("force-null", "on"), ("fk", "nofk")]);
+        check("sb11-Prepare_TPCC_1000W-InnoDB-NoFK.sh", "tpcc", "prepare", &[("warehouses", "1000"), ("datasets", "1"), ("mysql-storage-engine", "InnoDB"), ("force-null", "off"), ("fk", "nofk")]);
+        check("sb11-Prepare_TPCC_10x100W-InnoDB-NoFK2.sh", "tpcc", "prepare", &[("warehouses", "100"), ("datasets", "10"), ("mysql-storage-engine", "InnoDB"), ("force-null", "off"), ("fk", "nofk2")]);
+        check("TPCC-10x100W-NULL-NoFK2-ps-trx", "tpcc", "run", &[("warehouses", "100"), ("datasets", "10"), ("force-null", "on"), ("fk", "nofk2"), ("db-ps-mode", "auto")]);
+        check("Prepare-TPCC-1000W", "tpcc", "prepare", &[("warehouses", "1000"), ("datasets", "1"), ("force-null", "off"), ("fk", "fk")]);
     }
 
     #[test]
@@ -2207,16 +1653,7 @@ mod tests {
                 ],
             ),
         );
-        check(
-            "OLTP_RW-range_selects=OFF-reconnect=50",
-            "oltp_read_write",
-            "run",
-            &[
-                ("db-ps-mode", "disable"),
-                ("range-selects", "off"),
-                ("reconnect", "50"),
-            ],
-        );
+        check("OLTP_RW-range_selects=OFF-reconnect=50", "oltp_read_write", "run", &[("db-ps-mode", "disable"), ("range-selects", "off"), ("reconnect", "50")]);
     }
 
     #[test]
@@ -2224,11 +1661,7 @@ mod tests {
         let a = decode("OLTP_RO-10Mx8tab-uniform-ps-p_sel1-notrx");
         let b = decode("OLTP_RO-notrx-p_sel1-ps-uniform-10Mx8tab");
         assert_eq!(a.options, b.options);
-        let idx: Vec<usize> = a
-            .options
-            .iter()
-            .map(|(o, _)| OPTION_ORDER.iter().position(|x| x == o).unwrap())
-            .collect();
+        let idx: Vec<usize> = a.options.iter().map(|(o, _)| OPTION_ORDER.iter().position(|x| x == o).unwrap()).collect();
         assert!(idx.windows(2).all(|w| w[0] < w[1]), "{idx:?}");
     }
 
@@ -2236,91 +1669,27 @@ mod tests {
     fn explanation_covers_every_token() {
         let d = decode("sb11-OLTP_RO_10M_8tab-uniform-p_sel1-reconnect-notrx.sh");
         let tokens: Vec<&str> = d.explanation.iter().map(|(t, _)| t.as_str()).collect();
-        assert_eq!(
-            tokens,
-            [
-                "sb11",
-                "OLTP_RO",
-                "10M",
-                "8tab",
-                "uniform",
-                "p_sel1",
-                "reconnect",
-                "notrx",
-                "(no ps)"
-            ]
-        );
-        let line = |t: &str| {
-            d.explanation
-                .iter()
-                .find(|(x, _)| x == t)
-                .unwrap()
-                .1
-                .clone()
-        };
-        assert!(
-            line("OLTP_RO").contains("workload oltp_read_only"),
-            "{}",
-            line("OLTP_RO")
-        );
-        assert!(
-            line("p_sel1").contains("point-selects=1, range-selects=off"),
-            "{}",
-            line("p_sel1")
-        );
+        assert_eq!(tokens, ["sb11", "OLTP_RO", "10M", "8tab", "uniform", "p_sel1", "reconnect", "notrx", "(no ps)"]);
+        let line = |t: &str| d.explanation.iter().find(|(x, _)| x == t).unwrap().1.clone();
+        assert!(line("OLTP_RO").contains("workload oltp_read_only"), "{}", line("OLTP_RO"));
+        assert!(line("p_sel1").contains("point-selects=1, range-selects=off"), "{}", line("p_sel1"));
         assert!(line("(no ps)").contains("db-ps-mode=disable"));
         let tpcc = decode("TPCC_10x100W");
         let lines: Vec<&str> = tpcc.explanation.iter().map(|(t, _)| t.as_str()).collect();
-        assert_eq!(
-            lines,
-            ["TPCC", "10x100W", "(no ps)", "(no NULL)", "(no NoFK)"]
-        );
+        assert_eq!(lines, ["TPCC", "10x100W", "(no ps)", "(no NULL)", "(no NoFK)"]);
     }
 
     // ---- canonical ----
 
     #[test]
     fn canonical_from_settings() {
-        let settings = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(o, _)| *o == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        let rw = settings(&[
-            ("table-size", "10000000"),
-            ("tables", "8"),
-            ("rand-type", "uniform"),
-            ("db-ps-mode", "auto"),
-            ("skip-trx", "off"),
-        ]);
-        assert_eq!(
-            canonical("oltp_read_write", &rw),
-            "OLTP_RW-10Mx8tab-uniform-ps-trx"
-        );
-        let ui = settings(&[
-            ("table-size", "10000"),
-            ("tables", "1"),
-            ("rand-type", "uniform"),
-            ("db-ps-mode", "auto"),
-            ("skip-trx", "on"),
-        ]);
-        assert_eq!(
-            canonical("oltp_update_index", &ui),
-            "oltp_update_index-10Kx1tab-uniform-ps-notrx"
-        );
-        let odd = settings(&[
-            ("table-size", "1500"),
-            ("tables", "3"),
-            ("rand-type", "zipfian"),
-            ("db-ps-mode", "disable"),
-        ]);
-        assert_eq!(
-            canonical("oltp_read_only", &odd),
-            "OLTP_RO-1500x3tab-zipfian"
-        );
+        let settings = |pairs: &'static [(&'static str, &'static str)]| move |name: &str| pairs.iter().find(|(o, _)| *o == name).map(|(_, v)| v.to_string());
+        let rw = settings(&[("table-size", "10000000"), ("tables", "8"), ("rand-type", "uniform"), ("db-ps-mode", "auto"), ("skip-trx", "off")]);
+        assert_eq!(canonical("oltp_read_write", &rw), "OLTP_RW-10Mx8tab-uniform-ps-trx");
+        let ui = settings(&[("table-size", "10000"), ("tables", "1"), ("rand-type", "uniform"), ("db-ps-mode", "auto"), ("skip-trx", "on")]);
+        assert_eq!(canonical("oltp_update_index", &ui), "oltp_update_index-10Kx1tab-uniform-ps-notrx");
+        let odd = settings(&[("table-size", "1500"), ("tables", "3"), ("rand-type", "zipfian"), ("db-ps-mode", "disable")]);
+        assert_eq!(canonical("oltp_read_only", &odd), "OLTP_RO-1500x3tab-zipfian");
 
         // Effective settings include sysbench's defaults; they print nothing.
         let defaults = settings(&[
@@ -2342,40 +1711,15 @@ mod tests {
             ("skip-trx", "on"),
             ("transport", "tcp"),
         ]);
-        assert_eq!(
-            canonical("oltp_read_write", &defaults),
-            "OLTP_RW-10Mx8tab-pareto-notrx"
-        );
+        assert_eq!(canonical("oltp_read_write", &defaults), "OLTP_RW-10Mx8tab-pareto-notrx");
 
-        let tpcc = settings(&[
-            ("warehouses", "100"),
-            ("datasets", "10"),
-            ("force-null", "on"),
-            ("fk", "nofk"),
-            ("db-ps-mode", "auto"),
-            ("skip-trx", "off"),
-        ]);
+        let tpcc = settings(&[("warehouses", "100"), ("datasets", "10"), ("force-null", "on"), ("fk", "nofk"), ("db-ps-mode", "auto"), ("skip-trx", "off")]);
         assert_eq!(canonical("tpcc", &tpcc), "TPCC-10x100W-NULL-NoFK-ps");
-        let tpcc1 = settings(&[
-            ("warehouses", "1000"),
-            ("datasets", "1"),
-            ("force-null", "off"),
-            ("fk", "fk"),
-            ("db-ps-mode", "disable"),
-        ]);
+        let tpcc1 = settings(&[("warehouses", "1000"), ("datasets", "1"), ("force-null", "off"), ("fk", "fk"), ("db-ps-mode", "disable")]);
         assert_eq!(canonical("tpcc", &tpcc1), "TPCC-1000W");
 
-        let prep = settings(&[
-            ("command", "prepare"),
-            ("table-size", "10000000"),
-            ("tables", "8"),
-            ("mysql-storage-engine", "innodb"),
-            ("rand-type", "uniform"),
-        ]);
-        assert_eq!(
-            canonical("oltp_read_write", &prep),
-            "Prepare-10Mx8tab-InnoDB"
-        );
+        let prep = settings(&[("command", "prepare"), ("table-size", "10000000"), ("tables", "8"), ("mysql-storage-engine", "innodb"), ("rand-type", "uniform")]);
+        assert_eq!(canonical("oltp_read_write", &prep), "Prepare-10Mx8tab-InnoDB");
         let bmk_order = settings(&[
             ("table-size", "1000000"),
             ("tables", "8"),
@@ -2387,10 +1731,7 @@ mod tests {
             ("skip-trx", "on"),
             ("transport", "socket"),
         ]);
-        assert_eq!(
-            canonical("oltp_read_only", &bmk_order),
-            "OLTP_RO-1Mx8tab-pareto-ps-p_sel1-reconnect-notrx-socket"
-        );
+        assert_eq!(canonical("oltp_read_only", &bmk_order), "OLTP_RO-1Mx8tab-pareto-ps-p_sel1-reconnect-notrx-socket");
     }
 
     /// Every label form the module documents: canonical -> parse gives the
@@ -2457,36 +1798,17 @@ mod tests {
             let d1 = decode(label);
             let c1 = canon(&d1);
             let d2 = parse(&c1).unwrap_or_else(|e| panic!("{label} -> {c1}: {e}"));
-            assert_eq!(
-                (&d2.workload, &d2.command),
-                (&d1.workload, &d1.command),
-                "{label} -> {c1}"
-            );
+            assert_eq!((&d2.workload, &d2.command), (&d1.workload, &d1.command), "{label} -> {c1}");
             assert_eq!(d2.options, d1.options, "{label} -> {c1}");
             assert_eq!(canon(&d2), c1, "{label}: canonical is not a fixpoint");
             assert!(looks_like_label(label), "{label}");
             assert!(looks_like_label(&c1), "{c1}");
         }
-        assert_eq!(
-            canon(&decode("sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh")),
-            "OLTP_RO-10Mx8tab-uniform-ps-p_sel1-notrx"
-        );
-        assert_eq!(
-            canon(&decode("sb11-OLTP_RW_10M_8tab-uniform-upd_noidx1-notrx.sh")),
-            "OLTP_RW-10Mx8tab-uniform-upd_noidx1-notrx"
-        );
-        assert_eq!(
-            canon(&decode("OLTP_RW++-10Mx8tab-uniform-ps-trx")),
-            "OLTP_RW-10Mx8tab-uniform-ps-p_sel1-trx"
-        );
-        assert_eq!(
-            canon(&decode("sb11-Prepare_TPCC_1000W-NULL-InnoDB-NoFK.sh")),
-            "Prepare-TPCC-1000W-NULL-InnoDB-NoFK"
-        );
-        assert_eq!(
-            canon(&decode("sb11-Prepare_10M_8tab-InnoDB.sh")),
-            "Prepare-10Mx8tab-InnoDB"
-        );
+        assert_eq!(canon(&decode("sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh")), "OLTP_RO-10Mx8tab-uniform-ps-p_sel1-notrx");
+        assert_eq!(canon(&decode("sb11-OLTP_RW_10M_8tab-uniform-upd_noidx1-notrx.sh")), "OLTP_RW-10Mx8tab-uniform-upd_noidx1-notrx");
+        assert_eq!(canon(&decode("OLTP_RW++-10Mx8tab-uniform-ps-trx")), "OLTP_RW-10Mx8tab-uniform-ps-p_sel1-trx");
+        assert_eq!(canon(&decode("sb11-Prepare_TPCC_1000W-NULL-InnoDB-NoFK.sh")), "Prepare-TPCC-1000W-NULL-InnoDB-NoFK");
+        assert_eq!(canon(&decode("sb11-Prepare_10M_8tab-InnoDB.sh")), "Prepare-10Mx8tab-InnoDB");
         assert_eq!(canon(&decode("sb11-TPCC_10x100W.sh")), "TPCC-10x100W");
     }
 
@@ -2552,14 +1874,7 @@ mod tests {
     /// the fixed mix of a workload that has no BMK scenario.
     #[test]
     fn canonical_with_every_setting_reported() {
-        let report = |pairs: Vec<(&'static str, &'static str)>| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(o, _)| *o == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
+        let report = |pairs: Vec<(&'static str, &'static str)>| move |name: &str| pairs.iter().find(|(o, _)| *o == name).map(|(_, v)| v.to_string());
         let common = [
             ("table-size", "10000"),
             ("tables", "1"),
@@ -2584,27 +1899,11 @@ mod tests {
                 ("delete-inserts", "0"),
             ],
         ));
-        assert_eq!(
-            canonical("oltp_update_index", &update_index),
-            "oltp_update_index-10Kx1tab-uniform-ps-notrx"
-        );
-        let point_select = report(with(
-            &common,
-            &[
-                ("point-selects", "1"),
-                ("range-selects", "off"),
-                ("index-updates", "0"),
-            ],
-        ));
-        assert_eq!(
-            canonical("oltp_point_select", &point_select),
-            "oltp_point_select-10Kx1tab-uniform-ps-notrx"
-        );
+        assert_eq!(canonical("oltp_update_index", &update_index), "oltp_update_index-10Kx1tab-uniform-ps-notrx");
+        let point_select = report(with(&common, &[("point-selects", "1"), ("range-selects", "off"), ("index-updates", "0")]));
+        assert_eq!(canonical("oltp_point_select", &point_select), "oltp_point_select-10Kx1tab-uniform-ps-notrx");
         // The same settings on OLTP_RO are BMK's point-select test.
-        assert_eq!(
-            canonical("oltp_read_only", &point_select),
-            "OLTP_RO-10Kx1tab-uniform-ps-p_sel1-notrx"
-        );
+        assert_eq!(canonical("oltp_read_only", &point_select), "OLTP_RO-10Kx1tab-uniform-ps-p_sel1-notrx");
     }
 
     /// canonical() must print a parseable label for any combination of
@@ -2613,15 +1912,7 @@ mod tests {
     fn canonical_is_total_over_mixes() {
         // Every combination of these values: a mixed-radix walk.
         let axes: [(&str, &[&str]); 10] = [
-            (
-                "workload",
-                &[
-                    "oltp_read_write",
-                    "oltp_read_only",
-                    "oltp_write_only",
-                    "oltp_delete",
-                ],
-            ),
+            ("workload", &["oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_delete"]),
             ("point-selects", &["0", "1", "2", "10"]),
             ("range-selects", &["on", "off"]),
             ("simple-ranges", &["0", "1", "3"]),
@@ -2634,50 +1925,26 @@ mod tests {
         ];
         let total: usize = axes.iter().map(|(_, values)| values.len()).product();
         for mut n in 0..total {
-            let mut settings: Vec<(&str, &str)> = vec![
-                ("table-size", "10000"),
-                ("tables", "2"),
-                ("rand-type", "uniform"),
-                ("db-ps-mode", "auto"),
-                ("order-ranges", "1"),
-                ("distinct-ranges", "1"),
-            ];
+            let mut settings: Vec<(&str, &str)> = vec![("table-size", "10000"), ("tables", "2"), ("rand-type", "uniform"), ("db-ps-mode", "auto"), ("order-ranges", "1"), ("distinct-ranges", "1")];
             for (name, values) in axes {
                 settings.push((name, values[n % values.len()]));
                 n /= values.len();
             }
             let workload = settings.iter().find(|(o, _)| *o == "workload").unwrap().1;
             settings.retain(|(o, _)| *o != "workload");
-            let get = |name: &str| {
-                settings
-                    .iter()
-                    .find(|(o, _)| *o == name)
-                    .map(|(_, v)| v.to_string())
-            };
+            let get = |name: &str| settings.iter().find(|(o, _)| *o == name).map(|(_, v)| v.to_string());
             let label = canonical(workload, &get);
-            let d =
-                parse(&label).unwrap_or_else(|e| panic!("{workload} {settings:?} -> {label}: {e}"));
+            let d = parse(&label).unwrap_or_else(|e| panic!("{workload} {settings:?} -> {label}: {e}"));
             // What the workload actually uses of those settings.
             let kind = Kind::of_workload(workload);
-            let applies = |o: &str| {
-                (kind.runs_selects() || !READ_OPTIONS.contains(&o))
-                    && (kind.runs_writes() || !WRITE_OPTIONS.contains(&o))
-            };
+            let applies = |o: &str| (kind.runs_selects() || !READ_OPTIONS.contains(&o)) && (kind.runs_writes() || !WRITE_OPTIONS.contains(&o));
             let expected = Decoded {
                 workload: workload.into(),
                 command: "run".into(),
-                options: settings
-                    .iter()
-                    .filter(|(o, _)| applies(o))
-                    .map(|(o, v)| (o.to_string(), v.to_string()))
-                    .collect(),
+                options: settings.iter().filter(|(o, _)| applies(o)).map(|(o, v)| (o.to_string(), v.to_string())).collect(),
                 explanation: vec![],
             };
-            assert_eq!(
-                effective(&d),
-                effective(&expected),
-                "{workload} {settings:?} -> {label}"
-            );
+            assert_eq!(effective(&d), effective(&expected), "{workload} {settings:?} -> {label}");
         }
     }
 
@@ -2690,11 +1957,7 @@ mod tests {
         };
         assert_eq!(e.token, token, "{label}: {e}");
         assert_eq!(e.label, label);
-        assert!(
-            e.message.contains(&format!("'{token}'")),
-            "{label}: message does not name '{token}': {}",
-            e.message
-        );
+        assert!(e.message.contains(&format!("'{token}'")), "{label}: message does not name '{token}': {}", e.message);
         let line = e.to_string();
         assert!(!line.contains('\n') && line.contains(label), "{line}");
         e
@@ -2703,46 +1966,20 @@ mod tests {
     #[test]
     fn errors_name_the_bad_token() {
         let e = expect_err("OLTP_RW-10Mx8tab-unifrom-ps-trx", "unifrom");
-        assert!(
-            e.message
-                .contains("uniform, gaussian, special, pareto, zipfian"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("uniform, gaussian, special, pareto, zipfian"), "{}", e.message);
         let e = expect_err("OLTP_RW-10Mx8tab-uniform-trx-notrx", "notrx");
-        assert!(
-            e.message.contains("'trx'") && e.message.contains("either trx or notrx"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("'trx'") && e.message.contains("either trx or notrx"), "{}", e.message);
         let e = expect_err("OLTP_RW-10Mx8tab-uniform-pareto-trx", "pareto");
-        assert!(
-            e.message.contains("'uniform'") && e.message.contains("one distribution"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("'uniform'") && e.message.contains("one distribution"), "{}", e.message);
         let e = expect_err("OLTP_RW-10Mx8tab-50Mx8tab-uniform-trx", "50Mx8tab");
         assert!(e.message.contains("one dataset size"), "{}", e.message);
         expect_err("sb11-OLTP_RW_10M_8tab-uniform-10M_8tab-trx.sh", "10M_8tab");
-        let e = expect_err(
-            "sb11-OLTP_RW_10M_8tab-uniform-upd_insdel1-notrx.sh",
-            "notrx",
-        );
-        assert!(
-            e.message.contains("'upd_insdel1'") && e.message.contains("transactions"),
-            "{}",
-            e.message
-        );
+        let e = expect_err("sb11-OLTP_RW_10M_8tab-uniform-upd_insdel1-notrx.sh", "notrx");
+        assert!(e.message.contains("'upd_insdel1'") && e.message.contains("transactions"), "{}", e.message);
         expect_err("OLTP_RW-10Mx8tab-uniform-ps-ps-trx", "ps");
-        expect_err(
-            "OLTP_RW-10Mx8tab-uniform-p_sel1-upd_noidx1-trx",
-            "upd_noidx1",
-        );
+        expect_err("OLTP_RW-10Mx8tab-uniform-p_sel1-upd_noidx1-trx", "upd_noidx1");
         expect_err("OLTP_RW+-10Mx8tab-uniform-p_sel1-trx", "p_sel1");
-        expect_err(
-            "OLTP_RW-10Mx8tab-uniform-upd_noidx1-non_index_updates=2-trx",
-            "non_index_updates=2",
-        );
+        expect_err("OLTP_RW-10Mx8tab-uniform-upd_noidx1-non_index_updates=2-trx", "non_index_updates=2");
         expect_err("OLTP_RW-10Mx8tab-uniform-p_sel-trx", "p_sel");
         expect_err("OLTP_RW-10Mx8tab-uniform-upd_idx0-trx", "upd_idx0");
         expect_err("OLTP_RW-10Mx8tab-uniform-socket-socket", "socket");
@@ -2756,19 +1993,12 @@ mod tests {
     #[test]
     fn errors_for_tokens_in_the_wrong_scenario() {
         let e = expect_err("OLTP_RO-10Mx8tab-uniform-upd_noidx1-notrx", "upd_noidx1");
-        assert!(
-            e.message.contains("OLTP_RO runs no writes"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("OLTP_RO runs no writes"), "{}", e.message);
         expect_err("OLTP_WO-10Mx8tab-uniform-p_sel1-trx", "p_sel1");
         expect_err("OLTP_WO-10Mx8tab-uniform-Rsize10-trx", "Rsize10");
         let e = expect_err("oltp_update_index-10Kx1tab-upd_idx2", "upd_idx2");
         assert!(e.message.contains("fixed mix"), "{}", e.message);
-        expect_err(
-            "oltp_point_select-10Kx1tab-point_selects=5",
-            "point_selects=5",
-        );
+        expect_err("oltp_point_select-10Kx1tab-point_selects=5", "point_selects=5");
         let e = expect_err("TPCC_1000W-uniform", "uniform");
         assert!(e.message.contains("NoFK"), "{}", e.message);
         expect_err("TPCC_1000W-10Mx8tab", "10Mx8tab");
@@ -2778,11 +2008,7 @@ mod tests {
         expect_err("OLTP_RW-10Mx8tab-NULL-trx", "NULL");
         expect_err("OLTP_RW-1000W-trx", "1000W");
         let e = expect_err("sb11-Prepare_10M_8tab-uniform.sh", "uniform");
-        assert!(
-            e.message.contains("Prepare label names only the dataset"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("Prepare label names only the dataset"), "{}", e.message);
         expect_err("Prepare_TPCC_1000W-ps", "ps");
         expect_err("Prepare-OLTP_RW+-10Mx8tab", "OLTP_RW+");
     }
@@ -2810,16 +2036,7 @@ mod tests {
 
     #[test]
     fn label_or_workload_name() {
-        for name in [
-            "oltp_read_write",
-            "oltp_read_only",
-            "oltp_point_select",
-            "tpcc",
-            "bulk_insert",
-            "select_random_points",
-            "oltp-read-write",
-            "",
-        ] {
+        for name in ["oltp_read_write", "oltp_read_only", "oltp_point_select", "tpcc", "bulk_insert", "select_random_points", "oltp-read-write", ""] {
             assert!(!looks_like_label(name), "{name}");
         }
         for label in [

@@ -356,18 +356,12 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
             let given: Vec<String> = sm.get_raw(&id).map(|v| v.map(|s| s.to_string_lossy().into_owned()).collect()).unwrap_or_default();
             let given = given.join(",");
             if !same_value(&given, value) {
-                return Err(label_error(
-                    clap::error::ErrorKind::ArgumentConflict,
-                    format!("label '{wl}' sets --{name}={value} but the command line says --{name}={given}: drop one of them"),
-                ));
+                return Err(label_error(clap::error::ErrorKind::ArgumentConflict, format!("label '{wl}' sets --{name}={value} but the command line says --{name}={given}: drop one of them")));
             }
         } else if command().find_subcommand(&sub).map(|c| c.get_arguments().any(|a| a.get_id() == id.as_str())).unwrap_or(false) {
             extra.push(format!("--{name}={value}"));
         } else {
-            return Err(label_error(
-                clap::error::ErrorKind::ValueValidation,
-                format!("label '{wl}' needs --{name}, which the {} workload does not support yet", decoded.workload),
-            ));
+            return Err(label_error(clap::error::ErrorKind::ValueValidation, format!("label '{wl}' needs --{name}, which the {} workload does not support yet", decoded.workload)));
         }
     }
     // Replace the label by the workload name it stands for.

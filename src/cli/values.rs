@@ -184,9 +184,7 @@ pub const MIN_RATE: f64 = 0.001;
 pub const MAX_RATE: f64 = 1e9;
 
 pub fn rate(s: &str) -> Result<f64, String> {
-    finite(s)
-        .filter(|v| *v == 0.0 || (MIN_RATE..=MAX_RATE).contains(v))
-        .ok_or_else(|| format!("use events per second from {MIN_RATE} to {MAX_RATE}, or 0 for a closed loop"))
+    finite(s).filter(|v| *v == 0.0 || (MIN_RATE..=MAX_RATE).contains(v)).ok_or_else(|| format!("use events per second from {MIN_RATE} to {MAX_RATE}, or 0 for a closed loop"))
 }
 
 /// A percentage as a real number, 0 to 100.

@@ -12,9 +12,62 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Group of a setting, by name: what it changes.
 pub fn group_of(name: &str) -> &'static str {
     let n = name.to_ascii_lowercase();
-    const DUR: &[&str] = &["flush_log_at_trx_commit", "flush_log_at_timeout", "sync_binlog", "log_bin", "doublewrite", "flush_method", "fsync", "synchronous", "full_page_writes", "wal_sync_method", "journal_mode", "commit_delay", "commit_siblings", "binlog_commit_wait", "wal_writer", "wal_level", "binlog_format", "durability"];
-    const MEM: &[&str] = &["buffer_pool", "shared_buffers", "cache_size", "work_mem", "effective_cache_size", "mmap_size", "memory fit", "dataset", "cache", "temp_buffers", "maintenance_work_mem", "huge_pages"];
-    const IO: &[&str] = &["io_capacity", "io_threads", "log_file_size", "max_wal_size", "min_wal_size", "checkpoint", "wal_buffers", "log_buffer", "bgwriter", "flush_neighbors", "random_page_cost", "effective_io", "page_size", "wal_autocheckpoint", "adaptive_flushing", "max_dirty_pages", "lru_scan_depth", "read_ahead", "io_scheduler", "dirty", "flush_after", "maintenance_io", "native_aio", "log_write_ahead", "flush_sync", "log_file_buffering", "wal_compression", "io_method", "io_workers", "io_direct", "io_combine", "redo_log"];
+    const DUR: &[&str] = &[
+        "flush_log_at_trx_commit",
+        "flush_log_at_timeout",
+        "sync_binlog",
+        "log_bin",
+        "doublewrite",
+        "flush_method",
+        "fsync",
+        "synchronous",
+        "full_page_writes",
+        "wal_sync_method",
+        "journal_mode",
+        "commit_delay",
+        "commit_siblings",
+        "binlog_commit_wait",
+        "wal_writer",
+        "wal_level",
+        "binlog_format",
+        "durability",
+    ];
+    const MEM: &[&str] =
+        &["buffer_pool", "shared_buffers", "cache_size", "work_mem", "effective_cache_size", "mmap_size", "memory fit", "dataset", "cache", "temp_buffers", "maintenance_work_mem", "huge_pages"];
+    const IO: &[&str] = &[
+        "io_capacity",
+        "io_threads",
+        "log_file_size",
+        "max_wal_size",
+        "min_wal_size",
+        "checkpoint",
+        "wal_buffers",
+        "log_buffer",
+        "bgwriter",
+        "flush_neighbors",
+        "random_page_cost",
+        "effective_io",
+        "page_size",
+        "wal_autocheckpoint",
+        "adaptive_flushing",
+        "max_dirty_pages",
+        "lru_scan_depth",
+        "read_ahead",
+        "io_scheduler",
+        "dirty",
+        "flush_after",
+        "maintenance_io",
+        "native_aio",
+        "log_write_ahead",
+        "flush_sync",
+        "log_file_buffering",
+        "wal_compression",
+        "io_method",
+        "io_workers",
+        "io_direct",
+        "io_combine",
+        "redo_log",
+    ];
     const CONC: &[&str] = &["threads", "thread_concurrency", "max_connections", "thread_pool", "thread_handling", "worker", "parallel", "client", "spin", "concurrency"];
     if DUR.iter().any(|k| n.contains(k)) {
         "durability"
@@ -280,7 +333,48 @@ fn raw_vars(s: &Server) -> BTreeMap<String, String> {
         m.insert(k.clone(), v.clone());
     }
     // Identity and bookkeeping that always differ and say nothing about the result.
-    const NOISE: &[&str] = &["port", "socket", "pid_file", "datadir", "hostname", "server_id", "server_uuid", "gtid", "timestamp", "data_directory", "config_file", "hba_file", "ident_file", "log_error", "general_log_file", "slow_query_log_file", "tmpdir", "unix_socket", "external_pid_file", "insert_id", "last_insert_id", "rand_seed", "pseudo_thread_id", "warning_count", "error_count", "identity", "application_name", "krb_server", "cluster_name", "wsrep", "page_count", "innodb_buffer_pool_load_at_startup", "log_bin_basename", "log_bin_index", "relay_log", "lc_messages_dir", "plugin_dir", "character_sets_dir", "basedir", "secure_file_priv"];
+    const NOISE: &[&str] = &[
+        "port",
+        "socket",
+        "pid_file",
+        "datadir",
+        "hostname",
+        "server_id",
+        "server_uuid",
+        "gtid",
+        "timestamp",
+        "data_directory",
+        "config_file",
+        "hba_file",
+        "ident_file",
+        "log_error",
+        "general_log_file",
+        "slow_query_log_file",
+        "tmpdir",
+        "unix_socket",
+        "external_pid_file",
+        "insert_id",
+        "last_insert_id",
+        "rand_seed",
+        "pseudo_thread_id",
+        "warning_count",
+        "error_count",
+        "identity",
+        "application_name",
+        "krb_server",
+        "cluster_name",
+        "wsrep",
+        "page_count",
+        "innodb_buffer_pool_load_at_startup",
+        "log_bin_basename",
+        "log_bin_index",
+        "relay_log",
+        "lc_messages_dir",
+        "plugin_dir",
+        "character_sets_dir",
+        "basedir",
+        "secure_file_priv",
+    ];
     m.retain(|k, _| !NOISE.iter().any(|n| k.contains(n)));
     m
 }
@@ -366,7 +460,16 @@ pub fn text(rs: &[&RunRecord]) -> String {
     o.push('\n');
     o.push_str("Runs:\n");
     for r in rs {
-        o.push_str(&format!("  {:>4}: {} on {} ({}, {}), {}{}\n", r.id, r.label, r.target, r.engine, r.transport, r.status_text(), if r.tag.is_empty() { String::new() } else { format!(" [{}]", r.tag) }));
+        o.push_str(&format!(
+            "  {:>4}: {} on {} ({}, {}), {}{}\n",
+            r.id,
+            r.label,
+            r.target,
+            r.engine,
+            r.transport,
+            r.status_text(),
+            if r.tag.is_empty() { String::new() } else { format!(" [{}]", r.tag) }
+        ));
     }
     o.push('\n');
     let base = rs[0];
@@ -384,18 +487,7 @@ pub fn text(rs: &[&RunRecord]) -> String {
                 (Some(b), false) => (pct(b.tps, l.tps), pct(b.qps, l.qps), pct(b.p95_ms, l.p95_ms), pct(b.p99_ms, l.p99_ms)),
                 _ => (None, None, None, None),
             };
-            o.push_str(&format!(
-                "  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}\n",
-                r.id,
-                l.tps,
-                d(dt),
-                l.qps,
-                d(dq),
-                l.p95_ms,
-                d(d95),
-                l.p99_ms,
-                d(d99)
-            ));
+            o.push_str(&format!("  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}\n", r.id, l.tps, d(dt), l.qps, d(dq), l.p95_ms, d(d95), l.p99_ms, d(d99)));
         }
     }
     o.push('\n');

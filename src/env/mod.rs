@@ -173,12 +173,8 @@ fn read_trim(path: &str) -> Option<String> {
 
 /// The client host, from /proc and /sys (Linux; empty fields elsewhere).
 pub fn host() -> Host {
-    let mut h = Host {
-        hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_default(),
-        kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),
-        cpus_available: cpus(),
-        ..Host::default()
-    };
+    let mut h =
+        Host { hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_default(), kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(), cpus_available: cpus(), ..Host::default() };
     if let Some(ci) = read_trim("/proc/cpuinfo") {
         h.cpu_model = ci.lines().find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string())).unwrap_or_default();
         h.cpus = ci.lines().filter(|l| l.starts_with("processor")).count();
@@ -254,7 +250,11 @@ pub fn cpus() -> usize {
 /// this machine: more backends loading or building at once than there are
 /// cores only slow each other (and the client) down.
 pub fn per_core_if_local(cfg: &ConnConfig, threads: usize) -> usize {
-    if is_local(cfg) { threads.min(cpus()) } else { threads }
+    if is_local(cfg) {
+        threads.min(cpus())
+    } else {
+        threads
+    }
 }
 
 /// Whether the server runs on this machine (so host and disk figures describe it too).
@@ -351,7 +351,12 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
                 s.version = format!("{} ({comment})", s.version);
             }
             s.cache_bytes = s.variables.get("innodb_buffer_pool_size").and_then(|v| v.parse().ok());
-            let size = rows(c, &format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND {}", tables.condition("table_name", false, false)), errors).await;
+            let size = rows(
+                c,
+                &format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND {}", tables.condition("table_name", false, false)),
+                errors,
+            )
+            .await;
             s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).map(|v| v as u64);
             s.status = mysql_status(c, errors).await;
             let cipher = rows(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", errors).await;
@@ -395,7 +400,8 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
             s.cache_bytes = Some((cache.max(num("mmap_size").unwrap_or(0))) as u64);
             s.os_cache_bytes = mem_available();
             let size = rows(c, &format!("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE {}", tables.sqlite_condition()), &mut Vec::new()).await;
-            s.dataset_bytes = size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).filter(|v| *v > 0.0).map(|v| v as u64).or_else(|| Some((num("page_count").unwrap_or(0) * page) as u64));
+            s.dataset_bytes =
+                size.first().and_then(|r| r.first()).and_then(|v| v.parse::<f64>().ok()).filter(|v| *v > 0.0).map(|v| v as u64).or_else(|| Some((num("page_count").unwrap_or(0) * page) as u64));
         }
     }
     s
@@ -453,7 +459,10 @@ async fn pg_status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>)
             put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint"], rows(c, "SELECT num_timed, num_requested, buffers_written FROM pg_stat_checkpointer", errors).await);
             put(&["buffers_clean"], rows(c, "SELECT buffers_clean FROM pg_stat_bgwriter", errors).await);
         }
-        Some(_) => put(&["checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_clean", "buffers_backend"], rows(c, "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter", errors).await),
+        Some(_) => put(
+            &["checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_clean", "buffers_backend"],
+            rows(c, "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter", errors).await,
+        ),
         None => errors.push("checkpoint counters: the server's version is unknown, so its view of them is too".into()),
     }
     m

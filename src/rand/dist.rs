@@ -19,13 +19,7 @@ pub enum RandType {
 }
 
 impl RandType {
-    pub const ALL: [RandType; 5] = [
-        RandType::Uniform,
-        RandType::Gaussian,
-        RandType::Special,
-        RandType::Pareto,
-        RandType::Zipfian,
-    ];
+    pub const ALL: [RandType; 5] = [RandType::Uniform, RandType::Gaussian, RandType::Special, RandType::Pareto, RandType::Zipfian];
 
     pub fn name(&self) -> &'static str {
         match self {
@@ -48,14 +42,7 @@ impl FromStr for RandType {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        RandType::ALL
-            .into_iter()
-            .find(|t| t.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                format!(
-                    "invalid random distribution '{s}': expected one of uniform, gaussian, special, pareto, zipfian"
-                )
-            })
+        RandType::ALL.into_iter().find(|t| t.name().eq_ignore_ascii_case(s)).ok_or_else(|| format!("invalid random distribution '{s}': expected one of uniform, gaussian, special, pareto, zipfian"))
     }
 }
 
@@ -77,14 +64,7 @@ pub struct DistConfig {
 
 impl Default for DistConfig {
     fn default() -> Self {
-        DistConfig {
-            kind: RandType::Uniform,
-            spec_iter: 12,
-            spec_pct: 1.0,
-            spec_res: 75.0,
-            pareto_h: 0.2,
-            zipfian_exp: 0.8,
-        }
+        DistConfig { kind: RandType::Uniform, spec_iter: 12, spec_pct: 1.0, spec_res: 75.0, pareto_h: 0.2, zipfian_exp: 0.8 }
     }
 }
 
@@ -97,28 +77,16 @@ impl DistConfig {
             return Err("--rand-spec-iter must be at least 1".into());
         }
         if !(0.0..=100.0).contains(&c.spec_pct) {
-            return Err(format!(
-                "--rand-spec-pct must be within [0, 100], got {}",
-                c.spec_pct
-            ));
+            return Err(format!("--rand-spec-pct must be within [0, 100], got {}", c.spec_pct));
         }
         if !(0.0..=100.0).contains(&c.spec_res) {
-            return Err(format!(
-                "--rand-spec-res must be within [0, 100], got {}",
-                c.spec_res
-            ));
+            return Err(format!("--rand-spec-res must be within [0, 100], got {}", c.spec_res));
         }
         if !(c.pareto_h > 0.0 && c.pareto_h < 1.0) {
-            return Err(format!(
-                "--rand-pareto-h must be within (0, 1), got {}",
-                c.pareto_h
-            ));
+            return Err(format!("--rand-pareto-h must be within (0, 1), got {}", c.pareto_h));
         }
         if !(c.zipfian_exp >= 0.0 && c.zipfian_exp.is_finite()) {
-            return Err(format!(
-                "--rand-zipfian-exp must be >= 0, got {}",
-                c.zipfian_exp
-            ));
+            return Err(format!("--rand-zipfian-exp must be >= 0, got {}", c.zipfian_exp));
         }
         Ok(())
     }
@@ -139,27 +107,10 @@ pub struct Dist {
 #[derive(Clone, Debug)]
 enum Kind {
     Uniform,
-    Gaussian {
-        iter: u32,
-        inv_iter: f64,
-    },
-    Special {
-        iter: u32,
-        inv_iter: f64,
-        t: f64,
-        range_size: f64,
-        d: f64,
-        shift: f64,
-    },
-    Pareto {
-        power: f64,
-    },
-    Zipfian {
-        exp: f64,
-        s: f64,
-        h_x1: f64,
-        h_n: f64,
-    },
+    Gaussian { iter: u32, inv_iter: f64 },
+    Special { iter: u32, inv_iter: f64, t: f64, range_size: f64, d: f64, shift: f64 },
+    Pareto { power: f64 },
+    Zipfian { exp: f64, s: f64, h_x1: f64, h_n: f64 },
 }
 
 impl Dist {
@@ -180,10 +131,7 @@ impl Dist {
             // sysbench master dropped --rand-spec-iter but still reads it, so
             // it averages zero uniforms and every draw returns `a`; here the
             // option is honoured.
-            RandType::Gaussian => Kind::Gaussian {
-                iter: cfg.spec_iter,
-                inv_iter,
-            },
+            RandType::Gaussian => Kind::Gaussian { iter: cfg.spec_iter, inv_iter },
             RandType::Special => {
                 // sysbench 1.0: stretch the range so that a first uniform falls
                 // in the real range only (100 - res)% of the time; those draws
@@ -191,26 +139,12 @@ impl Dist {
                 // the range centred on its midpoint.
                 let t = span as f64;
                 let d = t * (cfg.spec_pct / 100.0);
-                Kind::Special {
-                    iter: cfg.spec_iter,
-                    inv_iter,
-                    t,
-                    range_size: t * (100.0 / (100.0 - cfg.spec_res)),
-                    d,
-                    shift: t / 2.0 - t * (cfg.spec_pct / 200.0),
-                }
+                Kind::Special { iter: cfg.spec_iter, inv_iter, t, range_size: t * (100.0 / (100.0 - cfg.spec_res)), d, shift: t / 2.0 - t * (cfg.spec_pct / 200.0) }
             }
-            RandType::Pareto => Kind::Pareto {
-                power: cfg.pareto_h.ln() / (1.0 - cfg.pareto_h).ln(),
-            },
+            RandType::Pareto => Kind::Pareto { power: cfg.pareto_h.ln() / (1.0 - cfg.pareto_h).ln() },
             RandType::Zipfian => {
                 let e = cfg.zipfian_exp;
-                Kind::Zipfian {
-                    exp: e,
-                    s: 2.0 - h_integral_inv(h_integral(2.5, e) - h(2.0, e), e),
-                    h_x1: h_integral(1.5, e) - 1.0,
-                    h_n: h_integral(n + 0.5, e),
-                }
+                Kind::Zipfian { exp: e, s: 2.0 - h_integral_inv(h_integral(2.5, e) - h(2.0, e), e), h_x1: h_integral(1.5, e) - 1.0, h_n: h_integral(n + 0.5, e) }
             }
         };
         Dist { a, span, n, kind }
@@ -244,14 +178,7 @@ impl Dist {
                 }
                 add_trunc(a, sum * inv_iter, span)
             }
-            Kind::Special {
-                iter,
-                inv_iter,
-                t,
-                range_size,
-                d,
-                shift,
-            } => {
+            Kind::Special { iter, inv_iter, t, range_size, d, shift } => {
                 let rnd = rng.uniform_double();
                 if rnd * range_size < t {
                     let mut sum = 0.0;
@@ -335,10 +262,7 @@ mod tests {
     use super::*;
 
     fn cfg(kind: RandType) -> DistConfig {
-        DistConfig {
-            kind,
-            ..DistConfig::default()
-        }
+        DistConfig { kind, ..DistConfig::default() }
     }
 
     fn draws(d: &Dist, n: usize, seed: u64) -> Vec<u64> {
@@ -374,30 +298,12 @@ mod tests {
         assert_eq!((d.pareto_h, d.zipfian_exp), (0.2, 0.8));
         assert!(d.validate().is_ok());
         let bad = [
-            DistConfig {
-                spec_iter: 0,
-                ..d.clone()
-            },
-            DistConfig {
-                spec_pct: 101.0,
-                ..d.clone()
-            },
-            DistConfig {
-                spec_res: -1.0,
-                ..d.clone()
-            },
-            DistConfig {
-                pareto_h: 1.0,
-                ..d.clone()
-            },
-            DistConfig {
-                zipfian_exp: f64::NAN,
-                ..d.clone()
-            },
-            DistConfig {
-                zipfian_exp: -0.5,
-                ..d.clone()
-            },
+            DistConfig { spec_iter: 0, ..d.clone() },
+            DistConfig { spec_pct: 101.0, ..d.clone() },
+            DistConfig { spec_res: -1.0, ..d.clone() },
+            DistConfig { pareto_h: 1.0, ..d.clone() },
+            DistConfig { zipfian_exp: f64::NAN, ..d.clone() },
+            DistConfig { zipfian_exp: -0.5, ..d.clone() },
         ];
         for c in bad {
             assert!(c.validate().is_err(), "{c:?}");
@@ -409,25 +315,12 @@ mod tests {
         let (a, b) = (1u64, 1_000_000u64);
         let range = (b - a + 1) as f64;
         for iter in [1u32, 12] {
-            let d = Dist::new(
-                &DistConfig {
-                    spec_iter: iter,
-                    ..cfg(RandType::Gaussian)
-                },
-                a,
-                b,
-            );
+            let d = Dist::new(&DistConfig { spec_iter: iter, ..cfg(RandType::Gaussian) }, a, b);
             let v = draws(&d, 200_000, 21);
             let (mean, var) = mean_var(&v);
             let want_var = range * range / (12.0 * f64::from(iter));
-            assert!(
-                (mean - (a + b) as f64 / 2.0).abs() < 0.003 * range,
-                "iter {iter}: mean {mean}"
-            );
-            assert!(
-                (var / want_var - 1.0).abs() < 0.03,
-                "iter {iter}: var {var} want {want_var}"
-            );
+            assert!((mean - (a + b) as f64 / 2.0).abs() < 0.003 * range, "iter {iter}: mean {mean}");
+            assert!((var / want_var - 1.0).abs() < 0.03, "iter {iter}: var {var} want {want_var}");
         }
     }
 
@@ -438,19 +331,13 @@ mod tests {
         let v = draws(&d, 200_000, 22);
         let mid = (a + b) as f64 / 2.0;
         let half = 0.005 * (b - a) as f64;
-        let central = v
-            .iter()
-            .filter(|&&x| (x as f64 - mid).abs() <= half + 1.0)
-            .count();
+        let central = v.iter().filter(|&&x| (x as f64 - mid).abs() <= half + 1.0).count();
         let frac = central as f64 / v.len() as f64;
         // 75% land in the window, plus the few of the 25% gaussian draws
         // (sd = range/12) that happen to fall there too (~1.2%).
         assert!((0.755..0.775).contains(&frac), "central fraction {frac}");
         // The rest really is spread out.
-        let far = v
-            .iter()
-            .filter(|&&x| (x as f64 - mid).abs() > 0.1 * (b - a) as f64)
-            .count();
+        let far = v.iter().filter(|&&x| (x as f64 - mid).abs() > 0.1 * (b - a) as f64).count();
         assert!(far as f64 / v.len() as f64 > 0.05);
     }
 
@@ -481,15 +368,8 @@ mod tests {
             counts[x as usize] += 1;
         }
         let ratio = counts[1] as f64 / counts[2] as f64;
-        assert!(
-            (ratio / 2f64.powf(0.8) - 1.0).abs() < 0.05,
-            "count(1)/count(2) = {ratio}"
-        );
-        assert!(
-            counts[1..=10].windows(2).all(|w| w[0] > w[1]),
-            "{:?}",
-            &counts[1..=10]
-        );
+        assert!((ratio / 2f64.powf(0.8) - 1.0).abs() < 0.05, "count(1)/count(2) = {ratio}");
+        assert!(counts[1..=10].windows(2).all(|w| w[0] > w[1]), "{:?}", &counts[1..=10]);
         // The whole shape: chi-square against P(k) = k^-0.8 / sum j^-0.8.
         let norm: f64 = (1..=1000).map(|k| (k as f64).powf(-0.8)).sum();
         let chi2: f64 = (1..=1000)
@@ -502,35 +382,17 @@ mod tests {
         assert!(chi2 < 1225.0, "chi2 = {chi2}");
         // The hottest key on its own, within five standard deviations.
         let p1 = 1e6 / norm;
-        assert!(
-            (counts[1] as f64 - p1).abs() < 5.0 * p1.sqrt(),
-            "count(1) = {}, want {p1}",
-            counts[1]
-        );
+        assert!((counts[1] as f64 - p1).abs() < 5.0 * p1.sqrt(), "count(1) = {}, want {p1}", counts[1]);
     }
 
     #[test]
     fn zipfian_exponent_edges() {
         // e = 1 goes through the series branches; e = 0 is uniform.
-        let d = Dist::new(
-            &DistConfig {
-                zipfian_exp: 1.0,
-                ..cfg(RandType::Zipfian)
-            },
-            1,
-            100,
-        );
+        let d = Dist::new(&DistConfig { zipfian_exp: 1.0, ..cfg(RandType::Zipfian) }, 1, 100);
         let v = draws(&d, 200_000, 25);
         let c = |k| v.iter().filter(|&&x| x == k).count() as f64;
         assert!((c(1) / c(2) - 2.0).abs() < 0.1);
-        let d = Dist::new(
-            &DistConfig {
-                zipfian_exp: 0.0,
-                ..cfg(RandType::Zipfian)
-            },
-            1,
-            10,
-        );
+        let d = Dist::new(&DistConfig { zipfian_exp: 0.0, ..cfg(RandType::Zipfian) }, 1, 10);
         let v = draws(&d, 100_000, 26);
         for k in 1..=10 {
             let f = v.iter().filter(|&&x| x == k).count() as f64 / 1e5;
@@ -542,34 +404,12 @@ mod tests {
     fn all_kinds_stay_in_range() {
         let big = 1_000_000_000_000u64;
         let m32 = u64::from(u32::MAX);
-        let ranges = [
-            (5, 5),
-            (0, 0),
-            (1, 2),
-            (1, 10),
-            (1, big),
-            (big, 2 * big),
-            (m32 - 5, m32 + 5),
-            (0, u64::MAX),
-        ];
+        let ranges = [(5, 5), (0, 0), (1, 2), (1, 10), (1, big), (big, 2 * big), (m32 - 5, m32 + 5), (0, u64::MAX)];
         let specials = [
-            DistConfig {
-                spec_pct: 100.0,
-                ..cfg(RandType::Special)
-            },
-            DistConfig {
-                spec_res: 100.0,
-                ..cfg(RandType::Special)
-            },
-            DistConfig {
-                spec_res: 0.0,
-                spec_pct: 0.0,
-                ..cfg(RandType::Special)
-            },
-            DistConfig {
-                pareto_h: 0.7,
-                ..cfg(RandType::Pareto)
-            },
+            DistConfig { spec_pct: 100.0, ..cfg(RandType::Special) },
+            DistConfig { spec_res: 100.0, ..cfg(RandType::Special) },
+            DistConfig { spec_res: 0.0, spec_pct: 0.0, ..cfg(RandType::Special) },
+            DistConfig { pareto_h: 0.7, ..cfg(RandType::Pareto) },
         ];
         let configs = RandType::ALL.map(cfg).into_iter().chain(specials);
         for c in configs {
@@ -587,10 +427,7 @@ mod tests {
                 // Never collapsed onto one value.
                 assert!(v.iter().any(|&x| x != v[0]), "{c:?} [{a}, {b}] constant");
                 if b - a >= big - 1 && c.kind == RandType::Uniform {
-                    assert!(
-                        v.iter().any(|&x| x - a > m32),
-                        "offsets squeezed into 32 bits"
-                    );
+                    assert!(v.iter().any(|&x| x - a > m32), "offsets squeezed into 32 bits");
                 }
             }
         }

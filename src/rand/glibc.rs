@@ -35,11 +35,7 @@ impl GlibcRandom {
             }
             *slot = word as u32;
         }
-        let mut g = GlibcRandom {
-            state,
-            front: SEP,
-            rear: 0,
-        };
+        let mut g = GlibcRandom { state, front: SEP, rear: 0 };
         // glibc throws away the first 10 * DEG outputs to decorrelate the
         // linear-congruential start.
         for _ in 0..10 * DEG {
@@ -63,10 +59,7 @@ impl GlibcRandom {
         self.rear = (self.rear + shift) % DEG;
         let mut poly = x_pow_mod(n);
         for i in 0..DEG {
-            let v = poly
-                .iter()
-                .zip(&window)
-                .fold(0u32, |acc, (c, w)| acc.wrapping_add(c.wrapping_mul(*w)));
+            let v = poly.iter().zip(&window).fold(0u32, |acc, (c, w)| acc.wrapping_add(c.wrapping_mul(*w)));
             self.state[(self.front + i) % DEG] = v;
             poly = times_x(&poly);
         }
@@ -136,10 +129,7 @@ mod tests {
     fn known_values_seed_1() {
         let mut g = GlibcRandom::new(1);
         let first: Vec<u32> = (0..6).map(|_| g.next()).collect();
-        assert_eq!(
-            first,
-            [1804289383, 846930886, 1681692777, 1714636915, 1957747793, 424238335]
-        );
+        assert_eq!(first, [1804289383, 846930886, 1681692777, 1714636915, 1957747793, 424238335]);
     }
 
     #[test]
@@ -164,11 +154,7 @@ mod tests {
                 }
                 jumped.skip(n);
                 for i in 0..70 {
-                    assert_eq!(
-                        jumped.next(),
-                        stepped.next(),
-                        "seed {seed} skip {n} output {i}"
-                    );
+                    assert_eq!(jumped.next(), stepped.next(), "seed {seed} skip {n} output {i}");
                 }
             }
         }
@@ -192,24 +178,10 @@ mod tests {
             end_ptr: *mut i32,
         }
         unsafe extern "C" {
-            fn initstate_r(
-                seed: c_uint,
-                buf: *mut c_char,
-                len: usize,
-                data: *mut RandomData,
-            ) -> c_int;
+            fn initstate_r(seed: c_uint, buf: *mut c_char, len: usize, data: *mut RandomData) -> c_int;
             fn random_r(data: *mut RandomData, result: *mut i32) -> c_int;
         }
-        for seed in [
-            1u32,
-            2,
-            42,
-            12345,
-            0x7fff_ffff,
-            0x8000_0000,
-            3_000_000_000,
-            u32::MAX,
-        ] {
+        for seed in [1u32, 2, 42, 12345, 0x7fff_ffff, 0x8000_0000, 3_000_000_000, u32::MAX] {
             // 128 bytes of state selects TYPE_3, glibc's default.
             let mut words = [0i32; 32];
             let mut data: RandomData = unsafe { std::mem::zeroed() };

@@ -63,9 +63,7 @@ impl Rng {
         let s = [word(), word()];
         // An all-zero state would make xoroshiro emit zeros forever; glibc
         // cannot realistically produce it, but it costs nothing to rule out.
-        Rng {
-            s: if s == [0, 0] { [1, 0] } else { s },
-        }
+        Rng { s: if s == [0, 0] { [1, 0] } else { s } }
     }
 
     #[inline]
@@ -111,12 +109,9 @@ pub fn entropy_seed() -> u64 {
     *SEED.get_or_init(|| {
         use std::hash::BuildHasher;
         use std::time::{SystemTime, UNIX_EPOCH};
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         // RandomState carries per-process keys from the OS's random source.
-        let h =
-            std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()));
+        let h = std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()));
         h % 0x7FFF_FFFF + 1
     })
 }
@@ -231,10 +226,7 @@ mod tests {
         let mut a = Rng::from_entropy(5);
         let mut b = Rng::from_seed(s, 5);
         assert_eq!(a.next_u64(), b.next_u64());
-        assert_ne!(
-            Rng::from_entropy(0).next_u64(),
-            Rng::from_entropy(1).next_u64()
-        );
+        assert_ne!(Rng::from_entropy(0).next_u64(), Rng::from_entropy(1).next_u64());
     }
 
     #[test]
@@ -263,9 +255,7 @@ mod tests {
     /// a + 10U rounds up to a + 5 where truncating first would give a + 4.
     #[test]
     fn uniform_rounds_like_sysbench() {
-        let mut r = Rng {
-            s: [((1u64 << 51) - 1) << 12, 0],
-        };
+        let mut r = Rng { s: [((1u64 << 51) - 1) << 12, 0] };
         let a = 4_000_000_000;
         assert_eq!(r.uniform(a, a + 9), a + 5);
     }
@@ -282,10 +272,7 @@ mod tests {
             counts[(v - 1) as usize] += 1;
         }
         let expect = (N / K) as f64;
-        let chi2: f64 = counts
-            .iter()
-            .map(|&c| (c as f64 - expect).powi(2) / expect)
-            .sum();
+        let chi2: f64 = counts.iter().map(|&c| (c as f64 - expect).powi(2) / expect).sum();
         // 99 degrees of freedom: mean 99, sd 14; 170 is five sd out.
         assert!(chi2 < 170.0, "chi2 = {chi2}");
         assert!(counts.iter().all(|&c| c > 0));
@@ -313,12 +300,7 @@ mod tests {
     #[test]
     fn nurand_stays_in_range() {
         let mut r = Rng::from_seed(17, 0);
-        for &(a, c, x, y) in &[
-            (255, 123, 0, 999),
-            (1023, 259, 1, 3000),
-            (8191, 7911, 1, 100_000),
-            (255, 0, 5, 5),
-        ] {
+        for &(a, c, x, y) in &[(255, 123, 0, 999), (1023, 259, 1, 3000), (8191, 7911, 1, 100_000), (255, 0, 5, 5)] {
             let mut seen = std::collections::HashSet::new();
             for _ in 0..50_000 {
                 let v = nurand(&mut r, a, c, x, y);

@@ -4,10 +4,7 @@
 use super::Rng;
 
 /// sysbench's `c` value: 10 groups of 11 '#' joined by '-' (119 bytes).
-pub const C_TEMPLATE: &str = concat!(
-    "###########-###########-###########-###########-###########-",
-    "###########-###########-###########-###########-###########"
-);
+pub const C_TEMPLATE: &str = concat!("###########-###########-###########-###########-###########-", "###########-###########-###########-###########-###########");
 
 /// sysbench's `pad` value: 5 groups of 11 '#' joined by '-' (59 bytes).
 pub const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
@@ -157,16 +154,10 @@ fn write_digits(dst: &mut [u8], x: u64) {
 mod tests {
     use super::*;
 
-    const FIXED_C: &str = concat!(
-        "1234567890X-1234567890X-1234567890X-1234567890X-1234567890X-",
-        "1234567890X-1234567890X-1234567890X-1234567890X-1234567890X"
-    );
+    const FIXED_C: &str = concat!("1234567890X-1234567890X-1234567890X-1234567890X-1234567890X-", "1234567890X-1234567890X-1234567890X-1234567890X-1234567890X");
 
     fn is_group_layout(s: &[u8], groups: usize, is_body: impl Fn(u8) -> bool) -> bool {
-        s.len() == groups * 12 - 1
-            && s.iter()
-                .enumerate()
-                .all(|(i, &c)| if i % 12 == 11 { c == b'-' } else { is_body(c) })
+        s.len() == groups * 12 - 1 && s.iter().enumerate().all(|(i, &c)| if i % 12 == 11 { c == b'-' } else { is_body(c) })
     }
 
     #[test]
@@ -203,11 +194,7 @@ mod tests {
             assert!((count(c) / 2000.0 - 1.0).abs() < 0.1, "digit {}", c as char);
         }
         for c in b'a'..=b'z' {
-            assert!(
-                (count(c) / (2000.0 * 13.0 / 26.0) - 1.0).abs() < 0.15,
-                "letter {}",
-                c as char
-            );
+            assert!((count(c) / (2000.0 * 13.0 / 26.0) - 1.0).abs() < 0.15, "letter {}", c as char);
         }
     }
 
@@ -251,9 +238,7 @@ mod tests {
             outs.push(out);
         }
         // Positions that change between rows: 55 of the 110 digits.
-        let varying = (0..119)
-            .filter(|&i| outs.iter().any(|o| o[i] != outs[0][i]))
-            .count();
+        let varying = (0..119).filter(|&i| outs.iter().any(|o| o[i] != outs[0][i])).count();
         assert_eq!(varying, 55);
     }
 

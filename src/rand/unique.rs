@@ -49,10 +49,7 @@ impl UniquePermutation {
         // the offset seed and the second the index seed.
         let offset_seed = g.next();
         let index_seed = g.next();
-        UniquePermutation {
-            base: permute(permute(index_seed).wrapping_add(0x682f_0161)),
-            offset: permute(permute(offset_seed).wrapping_add(0x4679_0905)),
-        }
+        UniquePermutation { base: permute(permute(index_seed).wrapping_add(0x682f_0161)), offset: permute(permute(offset_seed).wrapping_add(0x4679_0905)) }
     }
 
     /// The `index`-th id of the sequence; distinct indexes give distinct ids.
@@ -88,10 +85,7 @@ mod tests {
     fn matches_sysbench_sequence() {
         let u = UniquePermutation::new(1);
         let got: Vec<u32> = (0..5).map(|i| u.at(i)).collect();
-        assert_eq!(
-            got,
-            [2672933100, 2916245674, 2834291422, 4086920756, 1846093984]
-        );
+        assert_eq!(got, [2672933100, 2916245674, 2834291422, 4086920756, 1846093984]);
     }
 
     fn assert_distinct(u: &UniquePermutation, start: u32, count: u32) {

@@ -159,11 +159,16 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
         let (w, cfg, rc, shared, tx) = (w.clone(), cfg.clone(), rc.clone(), shared.clone(), tx.clone());
         let rate_share = rc.rate / nworkers as f64;
         let qcap = (rc.queue_max / nworkers).max(1);
-        joins.push(std::thread::Builder::new().name(format!("fb-worker-{wi}")).spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
-            let local = tokio::task::LocalSet::new();
-            local.block_on(&rt, worker(wi, ids, threads, w, cfg, rc, rate_share, qcap, shared, tx));
-        }).map_err(|e| Error::Io(format!("cannot start worker thread: {e}")))?);
+        joins.push(
+            std::thread::Builder::new()
+                .name(format!("fb-worker-{wi}"))
+                .spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
+                    let local = tokio::task::LocalSet::new();
+                    local.block_on(&rt, worker(wi, ids, threads, w, cfg, rc, rate_share, qcap, shared, tx));
+                })
+                .map_err(|e| Error::Io(format!("cannot start worker thread: {e}")))?,
+        );
     }
     drop(tx);
 
@@ -384,7 +389,15 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         g.unwrap()
     };
     shared.started.fetch_add(1, Ordering::SeqCst);
-    let local = Rc::new(Local { window: RefCell::new(Window::default()), stop: Cell::new(shared.stop.load(Ordering::SeqCst)), finished: Cell::new(0), queue: RefCell::new(VecDeque::new()), notify: tokio::sync::Notify::new(), busy: Cell::new(0), halt });
+    let local = Rc::new(Local {
+        window: RefCell::new(Window::default()),
+        stop: Cell::new(shared.stop.load(Ordering::SeqCst)),
+        finished: Cell::new(0),
+        queue: RefCell::new(VecDeque::new()),
+        notify: tokio::sync::Notify::new(),
+        busy: Cell::new(0),
+        halt,
+    });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
     let n_local = ids.len();
@@ -493,7 +506,19 @@ async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed:
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn client<W: Workload>(id: usize, li: usize, mut conn: Conn, w: Arc<W>, local: Rc<Local>, shared: Arc<Shared>, totals: Rc<RefCell<Vec<ClientTotals>>>, quota: u64, warm_end: Instant, rate_mode: bool, clients: usize) {
+async fn client<W: Workload>(
+    id: usize,
+    li: usize,
+    mut conn: Conn,
+    w: Arc<W>,
+    local: Rc<Local>,
+    shared: Arc<Shared>,
+    totals: Rc<RefCell<Vec<ClientTotals>>>,
+    quota: u64,
+    warm_end: Instant,
+    rate_mode: bool,
+    clients: usize,
+) {
     let mut st = w.new_client(id, clients);
     let reconnect_every = w.reconnect_every();
     let kinds = !w.kinds().is_empty();
@@ -628,7 +653,18 @@ mod tests {
     use super::*;
 
     fn rc(iv: u64, warm: u64) -> RunControl {
-        RunControl { threads: 1, time: Duration::from_secs(10), events: 0, warmup: Duration::from_millis(warm), rate: 0.0, report_interval: Duration::from_millis(iv), sync_file: None, worker_threads: 1, queue_max: 1000, seed: 1 }
+        RunControl {
+            threads: 1,
+            time: Duration::from_secs(10),
+            events: 0,
+            warmup: Duration::from_millis(warm),
+            rate: 0.0,
+            report_interval: Duration::from_millis(iv),
+            sync_file: None,
+            worker_threads: 1,
+            queue_max: 1000,
+            seed: 1,
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! Passwords never reach the store: targets are written through `Target`'s
 //! `Display`, which masks them, and options never include the URL.
 
-use crate::env::{now_rfc3339, DatasetTables, Sampler, SampleRow};
+use crate::env::{now_rfc3339, DatasetTables, SampleRow, Sampler};
 use crate::error::{Error, Result};
 use crate::model::record::Finding;
 use crate::model::{Interval, LevelResult, RunInfo, Sink, Stop};
@@ -467,10 +467,7 @@ impl Sink for StoreSink {
         if let Some(s) = &l.sampler {
             s.level_start(l.level_no);
         }
-        let r = l.conn.execute(
-            "INSERT OR REPLACE INTO levels(run_id, level_no, threads, started_at, status) VALUES (?1, ?2, ?3, ?4, 'running')",
-            params![id, n, threads as i64, now_rfc3339()],
-        );
+        let r = l.conn.execute("INSERT OR REPLACE INTO levels(run_id, level_no, threads, started_at, status) VALUES (?1, ?2, ?3, ?4, 'running')", params![id, n, threads as i64, now_rfc3339()]);
         if let Err(e) = r {
             l.warn(e);
         }
@@ -678,7 +675,9 @@ pub fn export_json(path: &Path, refs: &[String]) -> Result<Value> {
             runs.push(v);
         }
     }
-    Ok(serde_json::json!({ "tool": "fairbench", "version": env!("CARGO_PKG_VERSION"), "schema_version": SCHEMA_VERSION, "histogram_format": "HdrHistogram V2 + deflate, base64, microseconds", "runs": runs }))
+    Ok(
+        serde_json::json!({ "tool": "fairbench", "version": env!("CARGO_PKG_VERSION"), "schema_version": SCHEMA_VERSION, "histogram_format": "HdrHistogram V2 + deflate, base64, microseconds", "runs": runs }),
+    )
 }
 
 pub fn delete(path: &Path, refs: &[String]) -> Result<Vec<i64>> {

@@ -158,14 +158,7 @@ pub struct ConnConfig {
 
 impl ConnConfig {
     pub fn new(target: Target) -> ConnConfig {
-        ConnConfig {
-            target,
-            prepared: true,
-            mysql_ignore: IgnoreList::parse("1213,1020,1205"),
-            pgsql_ignore: IgnoreList::parse("40001,40P01,23505"),
-            session_sql: vec![],
-            sqlite_busy_ms: 5000,
-        }
+        ConnConfig { target, prepared: true, mysql_ignore: IgnoreList::parse("1213,1020,1205"), pgsql_ignore: IgnoreList::parse("40001,40P01,23505"), session_sql: vec![], sqlite_busy_ms: 5000 }
     }
 }
 
@@ -613,7 +606,9 @@ mod tests {
         for (v, scale, want) in [(1234, 2, "12.34"), (-5, 2, "-0.05"), (7, 4, "0.0007"), (-1000, 0, "-1000"), (3_000_000, 2, "30000.00"), (i64::MIN, 2, "-92233720368547758.08")] {
             assert_eq!(decimal_text(v, scale), want);
         }
-        for (secs, want) in [(0, "1970-01-01 00:00:00"), (951_782_400, "2000-02-29 00:00:00"), (1_700_000_000, "2023-11-14 22:13:20"), (-1, "1969-12-31 23:59:59"), (253_402_300_799, "9999-12-31 23:59:59")] {
+        for (secs, want) in
+            [(0, "1970-01-01 00:00:00"), (951_782_400, "2000-02-29 00:00:00"), (1_700_000_000, "2023-11-14 22:13:20"), (-1, "1969-12-31 23:59:59"), (253_402_300_799, "9999-12-31 23:59:59")]
+        {
             assert_eq!(timestamp_text(secs), want);
         }
     }

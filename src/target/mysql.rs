@@ -2,7 +2,7 @@
 //! mysql_async: binary protocol with server-side prepared statements, or the
 //! text protocol when prepared statements are off.
 
-use super::{interpolate, push_int, push_scaled, push_timestamp, Column, ColType, LoadMode, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId, SslMode};
+use super::{interpolate, push_int, push_scaled, push_timestamp, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
 use mysql_async::prelude::*;
 use mysql_async::{Opts, OptsBuilder, Params, SslOpts, Value};
 
@@ -63,9 +63,7 @@ impl MyConn {
         }
         let ssl = match t.ssl_mode {
             SslMode::Disabled => None,
-            SslMode::Preferred | SslMode::Required => {
-                Some(SslOpts::default().with_danger_accept_invalid_certs(true).with_danger_skip_domain_validation(true))
-            }
+            SslMode::Preferred | SslMode::Required => Some(SslOpts::default().with_danger_accept_invalid_certs(true).with_danger_skip_domain_validation(true)),
             SslMode::VerifyCa => Some(ssl_with_ca(t.ssl_ca.as_deref()).with_danger_skip_domain_validation(true)),
             SslMode::VerifyIdentity => Some(ssl_with_ca(t.ssl_ca.as_deref())),
         };
@@ -193,7 +191,11 @@ pub(crate) async fn bulk_load<C: BulkConn>(c: &mut C, table: &str, cols: &[Colum
         LoadMode::Auto => c.infile_allowed().await,
         LoadMode::Infile => {
             if !c.infile_allowed().await {
-                return Err(DbError { kind: ErrKind::Fatal, code: "local_infile".into(), message: "--load-mode=infile but the server has local_infile=OFF (SET GLOBAL local_infile=ON, or use --load-mode=insert)".into() });
+                return Err(DbError {
+                    kind: ErrKind::Fatal,
+                    code: "local_infile".into(),
+                    message: "--load-mode=infile but the server has local_infile=OFF (SET GLOBAL local_infile=ON, or use --load-mode=insert)".into(),
+                });
             }
             true
         }
@@ -265,7 +267,11 @@ pub(crate) fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
         }
         if row.nulls & (1 << k) != 0 {
             buf.extend_from_slice(b"\\N");
-            if c.ty.is_int() { ii += 1 } else { ti += 1 }
+            if c.ty.is_int() {
+                ii += 1
+            } else {
+                ti += 1
+            }
             continue;
         }
         match c.ty {
@@ -321,7 +327,11 @@ pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first:
         }
         if row.nulls & (1 << k) != 0 {
             sql.push_str("NULL");
-            if c.ty.is_int() { ii += 1 } else { ti += 1 }
+            if c.ty.is_int() {
+                ii += 1
+            } else {
+                ti += 1
+            }
             continue;
         }
         num.clear();

@@ -17,9 +17,7 @@ pub fn to_db_error(e: tokio_postgres::Error) -> DbError {
     match e.code() {
         // Terminated by an administrator or a server shutdown: the
         // connection is gone, not the statement wrong.
-        Some(c) if lost_sqlstate(c.code()) => {
-            DbError { kind: ErrKind::ConnectionLost, code: c.code().to_string(), message: db_message(&e) }
-        }
+        Some(c) if lost_sqlstate(c.code()) => DbError { kind: ErrKind::ConnectionLost, code: c.code().to_string(), message: db_message(&e) },
         Some(c) => DbError { kind: ErrKind::Fatal, code: c.code().to_string(), message: db_message(&e) },
         None => DbError { kind: ErrKind::ConnectionLost, code: String::new(), message: format!("connection lost: {e}") },
     }
@@ -253,7 +251,11 @@ pub(crate) fn encode_copy_row(cols: &[Column], row: &Row, buf: &mut bytes::Bytes
     for (k, c) in cols.iter().enumerate() {
         if row.nulls & (1 << k) != 0 {
             buf.extend_from_slice(&(-1i32).to_be_bytes());
-            if c.ty.is_int() { ii += 1 } else { ti += 1 }
+            if c.ty.is_int() {
+                ii += 1
+            } else {
+                ti += 1
+            }
             continue;
         }
         match c.ty {

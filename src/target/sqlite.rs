@@ -130,7 +130,11 @@ impl LiteConn {
             self.writes.resize(i + 1, None);
         }
         let writes = *self.writes[i].get_or_insert_with(|| sql_writes(&self.conn, &st.sql));
-        if writes { self.turn.clone() } else { None }
+        if writes {
+            self.turn.clone()
+        } else {
+            None
+        }
     }
 
     /// The same for a text statement.
@@ -231,7 +235,11 @@ impl LiteConn {
                 for (k, c) in cols.iter().enumerate() {
                     if row.nulls & (1 << k) != 0 {
                         s.raw_bind_parameter(k + 1, rusqlite::types::Null).map_err(to_db_error)?;
-                        if c.ty.is_int() { ii += 1 } else { ti += 1 }
+                        if c.ty.is_int() {
+                            ii += 1
+                        } else {
+                            ti += 1
+                        }
                         continue;
                     }
                     match c.ty {
@@ -289,20 +297,20 @@ fn run(conn: &Connection, s: &mut rusqlite::Statement<'_>, params: &[Param<'_>],
 
 /// Every row of a bound statement, each value as text (NULL as None).
 fn rows_as_text(s: &mut rusqlite::Statement<'_>) -> DbResult<Vec<Vec<Option<String>>>> {
-        let n = s.column_count();
-        let mut rows = s.raw_query();
-        let mut out = Vec::new();
-        while let Some(r) = rows.next().map_err(to_db_error)? {
-            let mut v = Vec::with_capacity(n);
-            for i in 0..n {
-                v.push(match r.get_ref(i).map_err(to_db_error)? {
-                    ValueRef::Null => None,
-                    ValueRef::Integer(i) => Some(i.to_string()),
-                    ValueRef::Real(f) => Some(f.to_string()),
-                    ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
-                });
-            }
-            out.push(v);
+    let n = s.column_count();
+    let mut rows = s.raw_query();
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().map_err(to_db_error)? {
+        let mut v = Vec::with_capacity(n);
+        for i in 0..n {
+            v.push(match r.get_ref(i).map_err(to_db_error)? {
+                ValueRef::Null => None,
+                ValueRef::Integer(i) => Some(i.to_string()),
+                ValueRef::Real(f) => Some(f.to_string()),
+                ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+            });
         }
-        Ok(out)
+        out.push(v);
     }
+    Ok(out)
+}

@@ -154,16 +154,8 @@ impl Dialect {
                 format!("SELECT AVG(id) FROM (SELECT * FROM {table} FORCE KEY (PRIMARY)) t"),
                 format!("SELECT COUNT(*) FROM (SELECT * FROM {table} WHERE k LIKE '%0%') t"),
             ],
-            Engine::Postgres => vec![
-                format!("ANALYZE {table}"),
-                format!("SELECT AVG(id) FROM {table}"),
-                format!("SELECT COUNT(*) FROM {table} WHERE k::text LIKE '%0%'"),
-            ],
-            Engine::Sqlite => vec![
-                format!("ANALYZE {table}"),
-                format!("SELECT AVG(id) FROM {table}"),
-                format!("SELECT COUNT(*) FROM {table} WHERE k LIKE '%0%'"),
-            ],
+            Engine::Postgres => vec![format!("ANALYZE {table}"), format!("SELECT AVG(id) FROM {table}"), format!("SELECT COUNT(*) FROM {table} WHERE k::text LIKE '%0%'")],
+            Engine::Sqlite => vec![format!("ANALYZE {table}"), format!("SELECT AVG(id) FROM {table}"), format!("SELECT COUNT(*) FROM {table} WHERE k LIKE '%0%'")],
         }
     }
 }

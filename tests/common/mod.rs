@@ -13,9 +13,7 @@ use std::process::{Command, Output, Stdio};
 fn required_env(name: &str) -> String {
     match std::env::var(name) {
         Ok(v) if !v.is_empty() => v,
-        _ => panic!(
-            "{name} is not set: run the tests through `bash scripts/test.sh`, which starts the servers"
-        ),
+        _ => panic!("{name} is not set: run the tests through `bash scripts/test.sh`, which starts the servers"),
     }
 }
 
@@ -65,8 +63,7 @@ pub fn pg_port() -> u16 {
 
 fn parse_port(name: &str) -> u16 {
     let v = required_env(name);
-    v.parse()
-        .unwrap_or_else(|_| panic!("{name}={v:?} is not a port number"))
+    v.parse().unwrap_or_else(|_| panic!("{name}={v:?} is not a port number"))
 }
 
 /// The test run's temp dir (removed when the run ends). Prefer a subdirectory of your own
@@ -79,8 +76,7 @@ pub fn tmp_dir() -> PathBuf {
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = tmp_dir().join("scratch").join(name);
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     dir
 }
 
@@ -90,12 +86,7 @@ pub fn fairbench() -> Command {
 }
 
 fn describe(cmd: &Command, out: &Output) -> String {
-    format!(
-        "command: {cmd:?}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    format!("command: {cmd:?}\nstatus: {}\n--- stdout ---\n{}\n--- stderr ---\n{}", out.status, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 /// Longest a single fairbench command may take in a test: a hang fails the
@@ -110,12 +101,7 @@ fn run(cmd: &mut Command) -> Output {
 /// longer than `limit`.
 pub fn run_within(cmd: &mut Command, limit: std::time::Duration) -> Output {
     use std::io::Read;
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let drain = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut v = Vec::new();
@@ -185,10 +171,7 @@ pub fn parse_url(url: &str) -> UrlParts {
     fn bad(url: &str) -> ! {
         panic!("cannot parse database URL {url:?}")
     }
-    let rest = url
-        .split_once("://")
-        .map(|(_, r)| r)
-        .unwrap_or_else(|| bad(url));
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or_else(|| bad(url));
     let rest = rest.split(['?', '#']).next().unwrap_or("");
     let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
     let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));
@@ -204,13 +187,7 @@ pub fn parse_url(url: &str) -> UrlParts {
         }
     };
     let port = port.map(|p| p.parse::<u16>().unwrap_or_else(|_| bad(url)));
-    UrlParts {
-        user: percent_decode(user),
-        password: percent_decode(password),
-        host: host.to_string(),
-        port,
-        database: percent_decode(database),
-    }
+    UrlParts { user: percent_decode(user), password: percent_decode(password), host: host.to_string(), port, database: percent_decode(database) }
 }
 
 fn percent_decode(s: &str) -> String {
@@ -235,21 +212,13 @@ fn percent_decode(s: &str) -> String {
 }
 
 fn run_sql(mut cmd: Command, sql: &str) -> String {
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     {
         let mut stdin = child.stdin.take().expect("stdin was piped");
-        stdin
-            .write_all(sql.as_bytes())
-            .unwrap_or_else(|e| panic!("cannot write SQL to {cmd:?}: {e}"));
+        stdin.write_all(sql.as_bytes()).unwrap_or_else(|e| panic!("cannot write SQL to {cmd:?}: {e}"));
     }
-    let out = child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("waiting for {cmd:?}: {e}"));
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("waiting for {cmd:?}: {e}"));
     if !out.status.success() {
         panic!("SQL failed: {sql}\n{}", describe(&cmd, &out));
     }
@@ -327,12 +296,7 @@ pub fn pg_admin_db(database: &str, sql: &str) -> String {
 
 /// Status, stdout and stderr of a finished command, for assertion messages.
 pub fn show(out: &Output) -> String {
-    format!(
-        "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        stdout(out),
-        stderr(out)
-    )
+    format!("status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}", out.status, stdout(out), stderr(out))
 }
 
 /// The documented error contract: exactly one line on stderr, starting like an error message,
@@ -340,23 +304,10 @@ pub fn show(out: &Output) -> String {
 pub fn assert_one_line_error(out: &Output, mentions: &[&str]) {
     let err = stderr(out);
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "expected exactly one line on stderr\n{}",
-        show(out)
-    );
-    assert!(
-        !lines[0].trim().is_empty(),
-        "empty error line\n{}",
-        show(out)
-    );
+    assert_eq!(lines.len(), 1, "expected exactly one line on stderr\n{}", show(out));
+    assert!(!lines[0].trim().is_empty(), "empty error line\n{}", show(out));
     for m in mentions {
-        assert!(
-            lines[0].contains(m),
-            "the error line should mention {m:?}\n{}",
-            show(out)
-        );
+        assert!(lines[0].contains(m), "the error line should mention {m:?}\n{}", show(out));
     }
     assert_no_panic(out);
 }

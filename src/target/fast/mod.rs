@@ -189,7 +189,11 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>) -> io::Result<usize
             // SAFETY: `ptr..ptr+len` is the vector's allocated, unused
             // capacity; recv writes at most `len` bytes there.
             let r = unsafe { libc::recv(s.get_ref().as_raw_fd(), ptr, len, 0) };
-            if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r as usize) }
+            if r < 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(r as usize)
+            }
         });
         if let Ok(r) = got {
             let k = r?;

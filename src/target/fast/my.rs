@@ -210,11 +210,24 @@ impl MyFast {
             // PREFERRED: TLS when the server offers it.
             Some(_) if caps & CLIENT_SSL == 0 && mode == SslMode::Preferred => None,
             Some(_) if caps & CLIENT_SSL == 0 => {
-                return Err(DbError { kind: ErrKind::Connect, code: "2026".into(), message: format!("ssl-mode={} but the server does not offer TLS (turn TLS on in the server, or use ssl-mode=PREFERRED or DISABLED)", mode.name()) });
+                return Err(DbError {
+                    kind: ErrKind::Connect,
+                    code: "2026".into(),
+                    message: format!("ssl-mode={} but the server does not offer TLS (turn TLS on in the server, or use ssl-mode=PREFERRED or DISABLED)", mode.name()),
+                });
             }
             other => other,
         };
-        let mut want = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_LONG_PASSWORD | CLIENT_TRANSACTIONS | CLIENT_LOCAL_FILES | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS | CLIENT_PS_MULTI_RESULTS | CLIENT_DEPRECATE_EOF | CLIENT_PLUGIN_AUTH;
+        let mut want = CLIENT_PROTOCOL_41
+            | CLIENT_SECURE_CONNECTION
+            | CLIENT_LONG_PASSWORD
+            | CLIENT_TRANSACTIONS
+            | CLIENT_LOCAL_FILES
+            | CLIENT_MULTI_STATEMENTS
+            | CLIENT_MULTI_RESULTS
+            | CLIENT_PS_MULTI_RESULTS
+            | CLIENT_DEPRECATE_EOF
+            | CLIENT_PLUGIN_AUTH;
         if !t.database.is_empty() {
             want |= CLIENT_CONNECT_WITH_DB;
         }
@@ -543,7 +556,7 @@ impl MyFast {
             w.push(1); // types follow
             for p in params {
                 match p {
-                    Param::Int(_) => w.extend_from_slice(&[0x08, 0x00]),   // LONGLONG, signed
+                    Param::Int(_) => w.extend_from_slice(&[0x08, 0x00]),  // LONGLONG, signed
                     Param::Text(_) => w.extend_from_slice(&[0xfd, 0x00]), // VAR_STRING
                 }
             }

@@ -7,10 +7,10 @@
 //! Per execution it writes Bind/Execute/Sync in one buffer and reads up to
 //! ReadyForQuery; nothing else crosses the socket.
 
+use super::scram::Scram;
 use super::{be16, be32, tls, Choice, ReadBuf, Sock};
 use crate::target::postgres::{encode_copy_row, lost_sqlstate, value_text};
 use crate::target::{dollar_params, interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
-use super::scram::Scram;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
 
 /// SCRAM state: the cached implementation, or the general one for
@@ -602,7 +602,11 @@ fn decode_row(body: &[u8], types: Option<&[u32]>) -> DbResult<Vec<Option<String>
         i += len as usize;
         out.push(Some(match types {
             None => String::from_utf8_lossy(raw).into_owned(),
-            Some(t) => value_text(t.get(c).copied().unwrap_or(TEXT), raw).map_err(|e| DbError { kind: ErrKind::Fatal, code: String::new(), message: format!("reading column {c}: error deserializing column {c}: {e}") })?,
+            Some(t) => value_text(t.get(c).copied().unwrap_or(TEXT), raw).map_err(|e| DbError {
+                kind: ErrKind::Fatal,
+                code: String::new(),
+                message: format!("reading column {c}: error deserializing column {c}: {e}"),
+            })?,
         }));
     }
     Ok(out)

@@ -138,9 +138,7 @@ struct Verify {
 impl ServerCertVerifier for Verify {
     fn verify_server_cert(&self, end: &CertificateDer<'_>, chain: &[CertificateDer<'_>], name: &ServerName<'_>, ocsp: &[u8], now: UnixTime) -> Result<ServerCertVerified, rustls::Error> {
         match self.webpki.verify_server_cert(end, chain, name, ocsp, now) {
-            Err(rustls::Error::InvalidCertificate(CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. })) if !self.check_name => {
-                Ok(ServerCertVerified::assertion())
-            }
+            Err(rustls::Error::InvalidCertificate(CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. })) if !self.check_name => Ok(ServerCertVerified::assertion()),
             other => other,
         }
     }
@@ -158,7 +156,9 @@ impl ServerCertVerifier for Verify {
 /// A handshake failure in the words users know from OpenSSL's clients.
 fn handshake_error(e: &rustls::Error, host: &str) -> DbError {
     let why = match e {
-        rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer) => "certificate verify failed: unable to get local issuer certificate (the certificate is not signed by a CA in ssl-ca, or by a system CA without it)".to_string(),
+        rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
+            "certificate verify failed: unable to get local issuer certificate (the certificate is not signed by a CA in ssl-ca, or by a system CA without it)".to_string()
+        }
         rustls::Error::InvalidCertificate(CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. }) => {
             format!("certificate verify failed: host name mismatch: the certificate is not valid for {host}")
         }
@@ -359,10 +359,7 @@ impl Tls {
             header = aad12(k.seq, ty, plain.len());
             &header[..]
         };
-        let tag = k
-            .key
-            .seal_in_place_separate_tag(aead::Nonce::assume_unique_for_key(nonce), aead::Aad::from(aad), &mut self.out[body..])
-            .map_err(|_| bad_record("encryption failed"))?;
+        let tag = k.key.seal_in_place_separate_tag(aead::Nonce::assume_unique_for_key(nonce), aead::Aad::from(aad), &mut self.out[body..]).map_err(|_| bad_record("encryption failed"))?;
         self.out.extend_from_slice(tag.as_ref());
         k.seq += 1;
         Ok(())
@@ -456,11 +453,8 @@ impl Tls {
             header = aad12(k.seq, ty, len - skip - TAG);
             &header[..]
         };
-        let n = k
-            .key
-            .open_within(aead::Nonce::assume_unique_for_key(nonce), aead::Aad::from(aad), &mut self.cin[body..body + len], skip..)
-            .map_err(|_| bad_record("a record failed to decrypt"))?
-            .len();
+        let n =
+            k.key.open_within(aead::Nonce::assume_unique_for_key(nonce), aead::Aad::from(aad), &mut self.cin[body..body + len], skip..).map_err(|_| bad_record("a record failed to decrypt"))?.len();
         k.seq += 1;
         if !self.tls13 {
             return Ok((ty, body..body + n));

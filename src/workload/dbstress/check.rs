@@ -27,16 +27,8 @@ impl Dbstress {
                 ),
                 0,
             ),
-            (
-                format!("every object has {h} rows"),
-                format!("SELECT COUNT(*) FROM {} O WHERE NOT EXISTS (SELECT 1 FROM {h} H WHERE H.REF_OBJECT = O.REF)", n.object),
-                0,
-            ),
-            (
-                format!("every {h} row belongs to an object"),
-                format!("SELECT COUNT(*) FROM {h} H WHERE NOT EXISTS (SELECT 1 FROM {} O WHERE O.REF = H.REF_OBJECT)", n.object),
-                0,
-            ),
+            (format!("every object has {h} rows"), format!("SELECT COUNT(*) FROM {} O WHERE NOT EXISTS (SELECT 1 FROM {h} H WHERE H.REF_OBJECT = O.REF)", n.object), 0),
+            (format!("every {h} row belongs to an object"), format!("SELECT COUNT(*) FROM {h} H WHERE NOT EXISTS (SELECT 1 FROM {} O WHERE O.REF = H.REF_OBJECT)", n.object), 0),
         ]
     }
 

@@ -30,8 +30,21 @@ use crate::cli::values::parse_bool;
 
 /// Options a label sets (and the workload records), in the order labels list them.
 pub const OPTIONS: &[&str] = &[
-    "obj-table-size", "obj-tables", "SEL1", "SEL2", "updates", "delete-inserts", "rw-ratio", "anti-dead", "same-ref", "hpk", "skip-trx", "rand-type",
-    "db-ps-mode", "transport", "mysql-storage-engine",
+    "obj-table-size",
+    "obj-tables",
+    "SEL1",
+    "SEL2",
+    "updates",
+    "delete-inserts",
+    "rw-ratio",
+    "anti-dead",
+    "same-ref",
+    "hpk",
+    "skip-trx",
+    "rand-type",
+    "db-ps-mode",
+    "transport",
+    "mysql-storage-engine",
 ];
 
 const ENGINES: &[&str] = &["InnoDB", "MyISAM", "RocksDB", "Aria", "TokuDB", "MEMORY"];
@@ -176,7 +189,10 @@ impl Parser {
                     let ratio: u32 = n.parse().ok().filter(|&r| r > 0).ok_or_else(|| self.err(t, format!("'{t}': the ratio after RW is a whole number from 1")))?;
                     self.workload_is(RW, t)?;
                     self.set("rw-ratio", ratio.to_string(), t)?;
-                    self.explain(t, format!("read-write: the selects every event, writes on every {}event (--rw-ratio={ratio}, workload dbstress)", if ratio == 1 { String::new() } else { format!("{ratio}th ") }));
+                    self.explain(
+                        t,
+                        format!("read-write: the selects every event, writes on every {}event (--rw-ratio={ratio}, workload dbstress)", if ratio == 1 { String::new() } else { format!("{ratio}th ") }),
+                    );
                 } else if let Some(e) = ENGINES.iter().find(|e| e.eq_ignore_ascii_case(t)) {
                     let name = e.to_string();
                     self.set("mysql-storage-engine", name.clone(), t)?;

@@ -216,7 +216,10 @@ impl Dbstress {
             format!("CREATE TABLE {} (REF CHAR(3) NOT NULL, NAME CHAR(40) NOT NULL, NUMB {int} NOT NULL) {tail}", n.stat),
             format!("CREATE TABLE {} (REF CHAR(2) NOT NULL, REF_ZONE CHAR(2) NOT NULL, NAME CHAR(40) NOT NULL) {tail}", n.section),
             format!("CREATE TABLE {} (REF CHAR(10) NOT NULL, REF_SECTION CHAR(2) NOT NULL, NAME CHAR(30) NOT NULL, CREATE_DATE CHAR(12) NOT NULL, NOTE CHAR(100)) {tail}", n.object),
-            format!("CREATE TABLE {} (REF_OBJECT CHAR(10) NOT NULL, HORDER {int} NOT NULL, REF_STAT CHAR(3) NOT NULL, BEGIN_DATE CHAR(12) NOT NULL, END_DATE CHAR(12), NOTE CHAR(100)) {tail}", n.history),
+            format!(
+                "CREATE TABLE {} (REF_OBJECT CHAR(10) NOT NULL, HORDER {int} NOT NULL, REF_STAT CHAR(3) NOT NULL, BEGIN_DATE CHAR(12) NOT NULL, END_DATE CHAR(12), NOTE CHAR(100)) {tail}",
+                n.history
+            ),
         ]
     }
 
@@ -225,13 +228,7 @@ impl Dbstress {
     /// carry the table's, as PostgreSQL and SQLite want them unique per schema.
     fn indexes(&self, n: &Names) -> Vec<String> {
         let ix = |unique: bool, t: &str, cols: &str| format!("CREATE {}INDEX {t}_REF_IDX ON {t} ({cols})", if unique { "UNIQUE " } else { "" });
-        vec![
-            ix(true, &n.object, "REF"),
-            ix(self.args.hpk, &n.history, "REF_OBJECT, HORDER"),
-            ix(true, &n.stat, "REF"),
-            ix(true, &n.section, "REF"),
-            ix(true, &n.zone, "REF"),
-        ]
+        vec![ix(true, &n.object, "REF"), ix(self.args.hpk, &n.history, "REF_OBJECT, HORDER"), ix(true, &n.stat, "REF"), ix(true, &n.section, "REF"), ix(true, &n.zone, "REF")]
     }
 
     async fn set_state(&self, conn: &mut Conn, n: &Names) -> SetState {
@@ -278,7 +275,10 @@ impl Dbstress {
                     }
                 }
                 SetState::Complete(objects) => {
-                    return Err(Error::Usage(format!("table {} holds {objects} objects but --obj-table-size is {}: run cleanup first, or prepare with --obj-table-size={objects}", n.object, self.args.obj_table_size)));
+                    return Err(Error::Usage(format!(
+                        "table {} holds {objects} objects but --obj-table-size is {}: run cleanup first, or prepare with --obj-table-size={objects}",
+                        n.object, self.args.obj_table_size
+                    )));
                 }
                 state => {
                     if state == SetState::Unfinished && !quiet {
@@ -376,7 +376,14 @@ impl Dbstress {
         let ocols = [col("REF", ColType::Text), col("REF_SECTION", ColType::Text), col("NAME", ColType::Text), col("CREATE_DATE", ColType::Text), col("NOTE", ColType::Text)];
         let mut objects = Objects { next: p.first, last: p.last, progress, pending: 0 };
         conn.bulk_load(&n.object, &ocols, &mut objects, bulk, mode).await.map_err(loading(&n.object))?;
-        let hcols = [col("REF_OBJECT", ColType::Text), col("HORDER", ColType::Int), col("REF_STAT", ColType::Text), col("BEGIN_DATE", ColType::Text), col("END_DATE", ColType::Text), col("NOTE", ColType::Text)];
+        let hcols = [
+            col("REF_OBJECT", ColType::Text),
+            col("HORDER", ColType::Int),
+            col("REF_STAT", ColType::Text),
+            col("BEGIN_DATE", ColType::Text),
+            col("END_DATE", ColType::Text),
+            col("NOTE", ColType::Text),
+        ];
         let mut history = History { object: p.first, horder: 0, last: p.last, progress, pending: 0 };
         conn.bulk_load(&n.history, &hcols, &mut history, bulk, mode).await.map_err(loading(&n.history))?;
         Ok(())
@@ -393,28 +400,40 @@ impl Dbstress {
             ddl(conn, &sql).await?;
         }
         let (mode, bulk) = (self.load_mode(), self.shared.load_bulk_size);
-        let mut stat = Fixed { next: 0, n: STATS, f: |i: u64, row: &mut Row| {
-            texts(row, 2);
-            let _ = write!(row.texts[0], "{i:03}");
-            let _ = write!(row.texts[1], "Status {i:03} ");
-            padded(&mut row.texts[1], 40);
-            row.ints.push(0);
-        } };
+        let mut stat = Fixed {
+            next: 0,
+            n: STATS,
+            f: |i: u64, row: &mut Row| {
+                texts(row, 2);
+                let _ = write!(row.texts[0], "{i:03}");
+                let _ = write!(row.texts[1], "Status {i:03} ");
+                padded(&mut row.texts[1], 40);
+                row.ints.push(0);
+            },
+        };
         conn.bulk_load(&n.stat, &[col("REF", ColType::Text), col("NAME", ColType::Text), col("NUMB", ColType::Int)], &mut stat, bulk, mode).await.map_err(loading(&n.stat))?;
-        let mut section = Fixed { next: 0, n: SECTIONS, f: |i: u64, row: &mut Row| {
-            texts(row, 3);
-            let _ = write!(row.texts[0], "{i:02}");
-            let _ = write!(row.texts[1], "{:02}", i % ZONES);
-            let _ = write!(row.texts[2], "Section {i:02} ");
-            padded(&mut row.texts[2], 40);
-        } };
+        let mut section = Fixed {
+            next: 0,
+            n: SECTIONS,
+            f: |i: u64, row: &mut Row| {
+                texts(row, 3);
+                let _ = write!(row.texts[0], "{i:02}");
+                let _ = write!(row.texts[1], "{:02}", i % ZONES);
+                let _ = write!(row.texts[2], "Section {i:02} ");
+                padded(&mut row.texts[2], 40);
+            },
+        };
         conn.bulk_load(&n.section, &[col("REF", ColType::Text), col("REF_ZONE", ColType::Text), col("NAME", ColType::Text)], &mut section, bulk, mode).await.map_err(loading(&n.section))?;
-        let mut zone = Fixed { next: 0, n: ZONES, f: |i: u64, row: &mut Row| {
-            texts(row, 2);
-            let _ = write!(row.texts[0], "{i:02}");
-            let _ = write!(row.texts[1], "Zone {i:02} ");
-            padded(&mut row.texts[1], 40);
-        } };
+        let mut zone = Fixed {
+            next: 0,
+            n: ZONES,
+            f: |i: u64, row: &mut Row| {
+                texts(row, 2);
+                let _ = write!(row.texts[0], "{i:02}");
+                let _ = write!(row.texts[1], "Zone {i:02} ");
+                padded(&mut row.texts[1], 40);
+            },
+        };
         conn.bulk_load(&n.zone, &[col("REF", ColType::Text), col("NAME", ColType::Text)], &mut zone, bulk, mode).await.map_err(loading(&n.zone))?;
         for t in n.all() {
             crate::runner::check_interrupt()?;

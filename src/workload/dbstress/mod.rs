@@ -17,8 +17,8 @@ pub mod options;
 use super::{Counters, DatasetTables, TableState, Workload};
 use crate::error::Result;
 use crate::rand::{Dist, DistConfig, Rng};
-use crate::usage;
 use crate::target::{Class, Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
+use crate::usage;
 use crate::workload::dialect::Dialect;
 pub use options::{DbstressArgs, Shared};
 use std::fmt::Write as _;
@@ -190,8 +190,12 @@ impl Dbstress {
         for n in &self.names {
             let (z, st, s, o, h) = (&n.zone, &n.stat, &n.section, &n.object, &n.history);
             self.st.push(SetStmts {
-                sel1: set.add(format!("SELECT S.REF, S.NAME, Z.REF, Z.NAME, O.NAME, O.CREATE_DATE, O.NOTE FROM {o} O, {s} S, {z} Z WHERE S.REF = O.REF_SECTION AND Z.REF = S.REF_ZONE AND O.REF = {r}{fu}"), true),
-                sel2: set.add(format!("SELECT S.REF, S.NAME, H.HORDER, H.BEGIN_DATE, H.END_DATE, H.NOTE FROM {h} H, {st} S WHERE S.REF = H.REF_STAT AND H.REF_OBJECT = {r} ORDER BY H.HORDER{fu}"), true),
+                sel1: set.add(
+                    format!("SELECT S.REF, S.NAME, Z.REF, Z.NAME, O.NAME, O.CREATE_DATE, O.NOTE FROM {o} O, {s} S, {z} Z WHERE S.REF = O.REF_SECTION AND Z.REF = S.REF_ZONE AND O.REF = {r}{fu}"),
+                    true,
+                ),
+                sel2: set
+                    .add(format!("SELECT S.REF, S.NAME, H.HORDER, H.BEGIN_DATE, H.END_DATE, H.NOTE FROM {h} H, {st} S WHERE S.REF = H.REF_STAT AND H.REF_OBJECT = {r} ORDER BY H.HORDER{fu}"), true),
                 update: set.add(format!("UPDATE {h} SET REF_STAT = ?, BEGIN_DATE = ?, END_DATE = ?, NOTE = ? WHERE REF_OBJECT = {r} AND HORDER = ?"), false),
                 delete: set.add(format!("DELETE FROM {h} WHERE REF_OBJECT = {r} AND HORDER = ?"), false),
                 insert: set.add(format!("INSERT INTO {h} (REF_OBJECT, HORDER, REF_STAT, BEGIN_DATE, END_DATE, NOTE) VALUES (?, ?, ?, ?, ?, ?)"), false),
@@ -406,13 +410,16 @@ impl Workload for Dbstress {
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = label::OPTIONS.iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect();
         let b = |x: bool| crate::cli::values::bool_str(x).to_string();
-        crate::workload::add_missing(&mut v, vec![
-            ("for-update".into(), b(self.shared.for_update)),
-            ("trx-retry".into(), b(self.shared.trx_retry)),
-            ("reconnect".into(), self.shared.reconnect.to_string()),
-            ("load-mode".into(), self.shared.load_mode.clone()),
-            ("load-bulk-size".into(), self.shared.load_bulk_size.to_string()),
-        ]);
+        crate::workload::add_missing(
+            &mut v,
+            vec![
+                ("for-update".into(), b(self.shared.for_update)),
+                ("trx-retry".into(), b(self.shared.trx_retry)),
+                ("reconnect".into(), self.shared.reconnect.to_string()),
+                ("load-mode".into(), self.shared.load_mode.clone()),
+                ("load-bulk-size".into(), self.shared.load_bulk_size.to_string()),
+            ],
+        );
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
         if self.read_only() {
             // It never writes: the write options do not describe it.

@@ -15,10 +15,28 @@ const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_rand
 /// BMK's names of the sysbench OLTP scripts.
 const SCENARIOS: &[Scenario] = &[
     Scenario { token: "OLTP_RO", workload: "oltp_read_only", shape: Shape::ReadOnly, meaning: "sysbench OLTP read-only: 10 point selects + 4 range selects per event", point_selects: None },
-    Scenario { token: "OLTP_RW", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "sysbench OLTP read-write: the OLTP_RO selects + 2 UPDATEs + DELETE/INSERT per event", point_selects: None },
-    Scenario { token: "OLTP_RW+", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "OLTP_RW made more write-intensive: range selects dropped, 10 point selects kept (= OLTP_RW-p_sel10)", point_selects: Some(10) },
+    Scenario {
+        token: "OLTP_RW",
+        workload: "oltp_read_write",
+        shape: Shape::ReadWrite,
+        meaning: "sysbench OLTP read-write: the OLTP_RO selects + 2 UPDATEs + DELETE/INSERT per event",
+        point_selects: None,
+    },
+    Scenario {
+        token: "OLTP_RW+",
+        workload: "oltp_read_write",
+        shape: Shape::ReadWrite,
+        meaning: "OLTP_RW made more write-intensive: range selects dropped, 10 point selects kept (= OLTP_RW-p_sel10)",
+        point_selects: Some(10),
+    },
     Scenario { token: "OLTP_RW++", workload: "oltp_read_write", shape: Shape::ReadWrite, meaning: "OLTP_RW+ with a single point select (= OLTP_RW-p_sel1)", point_selects: Some(1) },
-    Scenario { token: "OLTP_WO", workload: "oltp_write_only", shape: Shape::WriteOnly, meaning: "sysbench OLTP write-only: index UPDATE + non-index UPDATE + DELETE/INSERT per event", point_selects: None },
+    Scenario {
+        token: "OLTP_WO",
+        workload: "oltp_write_only",
+        shape: Shape::WriteOnly,
+        meaning: "sysbench OLTP write-only: index UPDATE + non-index UPDATE + DELETE/INSERT per event",
+        point_selects: None,
+    },
 ];
 
 #[derive(Debug)]

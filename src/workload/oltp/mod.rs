@@ -60,7 +60,8 @@ pub struct Mix {
 impl Mix {
     /// sysbench's per-script defaults, then explicit options on top.
     pub fn resolve(test: &str, a: &OltpArgs) -> Result<Mix> {
-        let z = Mix { kind: Kind::Standard, point_selects: 0, simple_ranges: 0, sum_ranges: 0, order_ranges: 0, distinct_ranges: 0, index_updates: 0, non_index_updates: 0, delete_inserts: 0, trx: false };
+        let z =
+            Mix { kind: Kind::Standard, point_selects: 0, simple_ranges: 0, sum_ranges: 0, order_ranges: 0, distinct_ranges: 0, index_updates: 0, non_index_updates: 0, delete_inserts: 0, trx: false };
         let reads = |m: Mix| Mix { point_selects: 10, simple_ranges: 1, sum_ranges: 1, order_ranges: 1, distinct_ranges: 1, ..m };
         let writes = |m: Mix| Mix { index_updates: 1, non_index_updates: 1, delete_inserts: 1, ..m };
         let mut m = match test {
@@ -493,13 +494,16 @@ impl Workload for Oltp {
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = LABEL_OPTIONS.iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect();
         let d = &self.dist;
-        crate::workload::add_missing(&mut v, vec![
-            ("rand-spec-iter".into(), d.spec_iter.to_string()),
-            ("rand-spec-pct".into(), d.spec_pct.to_string()),
-            ("rand-spec-res".into(), d.spec_res.to_string()),
-            ("rand-pareto-h".into(), d.pareto_h.to_string()),
-            ("rand-zipfian-exp".into(), d.zipfian_exp.to_string()),
-        ]);
+        crate::workload::add_missing(
+            &mut v,
+            vec![
+                ("rand-spec-iter".into(), d.spec_iter.to_string()),
+                ("rand-spec-pct".into(), d.spec_pct.to_string()),
+                ("rand-spec-res".into(), d.spec_res.to_string()),
+                ("rand-pareto-h".into(), d.pareto_h.to_string()),
+                ("rand-zipfian-exp".into(), d.zipfian_exp.to_string()),
+            ],
+        );
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
         // Only MySQL-family servers have storage engines.
         if cfg.target.engine != Engine::Mysql {
@@ -528,8 +532,23 @@ impl Workload for Oltp {
 }
 
 const LABEL_OPTIONS: &[&str] = &[
-    "table-size", "tables", "rand-type", "db-ps-mode", "skip-trx", "point-selects", "range-selects", "simple-ranges", "sum-ranges",
-    "order-ranges", "distinct-ranges", "index-updates", "non-index-updates", "delete-inserts", "range-size", "reconnect", "transport",
+    "table-size",
+    "tables",
+    "rand-type",
+    "db-ps-mode",
+    "skip-trx",
+    "point-selects",
+    "range-selects",
+    "simple-ranges",
+    "sum-ranges",
+    "order-ranges",
+    "distinct-ranges",
+    "index-updates",
+    "non-index-updates",
+    "delete-inserts",
+    "range-size",
+    "reconnect",
+    "transport",
     "mysql-storage-engine",
 ];
 

@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::report::progress::Progress;
 use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
+use crate::usage;
 use crate::workload::dialect::Dialect;
 use crate::workload::TableState;
-use crate::usage;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -75,18 +75,9 @@ impl Oltp {
         let a = &self.args;
         let d = Dialect(self.engine);
         let id = if a.auto_inc { d.auto_inc_int() } else { "INTEGER NOT NULL" };
-        let mut cols = vec![
-            format!("id {id}"),
-            "k INTEGER DEFAULT '0' NOT NULL".to_string(),
-            "c CHAR(120) DEFAULT '' NOT NULL".to_string(),
-            "pad CHAR(60) DEFAULT '' NOT NULL".to_string(),
-        ];
+        let mut cols = vec![format!("id {id}"), "k INTEGER DEFAULT '0' NOT NULL".to_string(), "c CHAR(120) DEFAULT '' NOT NULL".to_string(), "pad CHAR(60) DEFAULT '' NOT NULL".to_string()];
         for i in 1..=a.extra_cols {
-            let def = if a.extra_cols_default.is_empty() || a.extra_cols_default.contains(['#', '@']) {
-                String::new()
-            } else {
-                format!(" DEFAULT '{}'", a.extra_cols_default.replace('\'', "''"))
-            };
+            let def = if a.extra_cols_default.is_empty() || a.extra_cols_default.contains(['#', '@']) { String::new() } else { format!(" DEFAULT '{}'", a.extra_cols_default.replace('\'', "''")) };
             cols.push(format!("e{i} {}{def} {}", a.extra_cols_type, a.extra_cols_options).trim_end().to_string());
         }
         let mut post = Vec::new();
@@ -521,10 +512,7 @@ async fn wait_loaders(set: &mut tokio::task::JoinSet<Result<()>>) -> Result<()> 
             () = crate::runner::interrupt_signal() => break,
         }
     }
-    let _ = tokio::time::timeout(std::time::Duration::from_millis(500), async {
-        while set.join_next().await.is_some() {}
-    })
-    .await;
+    let _ = tokio::time::timeout(std::time::Duration::from_millis(500), async { while set.join_next().await.is_some() {} }).await;
     set.abort_all();
     Err(Error::Interrupted)
 }

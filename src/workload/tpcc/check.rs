@@ -67,42 +67,87 @@ impl Tpcc {
         // payments (conditions 10 and 12).
         let delivered = format!(
             "SELECT o.o_w_id w, o.o_d_id d, o.o_c_id cid, SUM(l.ol_amount) s FROM {o} o JOIN {ol} l ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id \
-             WHERE NOT ({ol_unset}) GROUP BY o.o_w_id, o.o_d_id, o.o_c_id");
+             WHERE NOT ({ol_unset}) GROUP BY o.o_w_id, o.o_d_id, o.o_c_id"
+        );
         let paid = format!("SELECT h_c_w_id w, h_c_d_id d, h_c_id cid, SUM(h_amount) s FROM {h} GROUP BY h_c_w_id, h_c_d_id, h_c_id");
         let per_customer = |cond: &str| {
             format!(
                 "SELECT COUNT(*) FROM {c} cu LEFT JOIN ({delivered}) a ON a.w = cu.c_w_id AND a.d = cu.c_d_id AND a.cid = cu.c_id \
-                 LEFT JOIN ({paid}) b ON b.w = cu.c_w_id AND b.d = cu.c_d_id AND b.cid = cu.c_id WHERE {cond}")
+                 LEFT JOIN ({paid}) b ON b.w = cu.c_w_id AND b.d = cu.c_d_id AND b.cid = cu.c_id WHERE {cond}"
+            )
         };
         // Money compares with a tolerance: SQLite keeps DECIMAL as floating point.
         let mut v: Vec<Condition> = vec![
             (1, "W_YTD = sum(D_YTD)", format!("SELECT COUNT(*) FROM {w} JOIN (SELECT d_w_id, SUM(d_ytd) s FROM {di} GROUP BY d_w_id) x ON x.d_w_id = w_id WHERE ABS(w_ytd - x.s) > 0.005")),
-            (2, "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)", format!(
-                "SELECT COUNT(*) FROM {di} LEFT JOIN (SELECT o_w_id, o_d_id, MAX(o_id) m FROM {o} GROUP BY o_w_id, o_d_id) a ON a.o_w_id = d_w_id AND a.o_d_id = d_id \
+            (
+                2,
+                "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
+                format!(
+                    "SELECT COUNT(*) FROM {di} LEFT JOIN (SELECT o_w_id, o_d_id, MAX(o_id) m FROM {o} GROUP BY o_w_id, o_d_id) a ON a.o_w_id = d_w_id AND a.o_d_id = d_id \
                  LEFT JOIN (SELECT no_w_id, no_d_id, MAX(no_o_id) m FROM {no} GROUP BY no_w_id, no_d_id) b ON b.no_w_id = d_w_id AND b.no_d_id = d_id \
-                 WHERE a.m IS NULL OR d_next_o_id - 1 <> a.m OR (b.m IS NOT NULL AND b.m <> d_next_o_id - 1)")),
-            (3, "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER", format!("SELECT COUNT(*) FROM (SELECT no_w_id FROM {no} GROUP BY no_w_id, no_d_id HAVING MAX(no_o_id) - MIN(no_o_id) + 1 <> COUNT(*)) x")),
-            (4, "sum(O_OL_CNT) = rows in ORDER-LINE", format!(
-                "SELECT COUNT(*) FROM (SELECT o_w_id w, o_d_id d, SUM(o_ol_cnt) s FROM {o} GROUP BY o_w_id, o_d_id) a \
-                 LEFT JOIN (SELECT ol_w_id w, ol_d_id d, COUNT(*) c FROM {ol} GROUP BY ol_w_id, ol_d_id) b ON a.w = b.w AND a.d = b.d WHERE b.c IS NULL OR a.s <> b.c")),
-            (5, "O_CARRIER_ID unset iff a NEW-ORDER row exists", format!(
-                "SELECT COUNT(*) FROM {o} o LEFT JOIN {no} n ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id AND n.no_o_id = o.o_id \
-                 WHERE (n.no_o_id IS NULL AND {o_unset}) OR (n.no_o_id IS NOT NULL AND NOT ({o_unset}))")),
-            (6, "O_OL_CNT = the order's ORDER-LINE rows", format!(
-                "SELECT COUNT(*) FROM {o} o LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, COUNT(*) c FROM {ol} GROUP BY ol_w_id, ol_d_id, ol_o_id) x \
-                 ON x.ol_w_id = o.o_w_id AND x.ol_d_id = o.o_d_id AND x.ol_o_id = o.o_id WHERE x.c IS NULL OR x.c <> o.o_ol_cnt")),
-            (7, "OL_DELIVERY_D unset iff O_CARRIER_ID unset", format!(
-                "SELECT COUNT(*) FROM {o} o JOIN {ol} l ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id \
-                 WHERE ({o_unset} AND NOT ({ol_unset})) OR (NOT ({o_unset}) AND {ol_unset})")),
-            (8, "W_YTD = sum(H_AMOUNT)", format!("SELECT COUNT(*) FROM {w} LEFT JOIN (SELECT h_w_id, SUM(h_amount) s FROM {h} GROUP BY h_w_id) x ON x.h_w_id = w_id WHERE x.s IS NULL OR ABS(w_ytd - x.s) > 0.005")),
-            (9, "D_YTD = sum(H_AMOUNT)", format!(
-                "SELECT COUNT(*) FROM {di} LEFT JOIN (SELECT h_w_id, h_d_id, SUM(h_amount) s FROM {h} GROUP BY h_w_id, h_d_id) x ON x.h_w_id = d_w_id AND x.h_d_id = d_id \
-                 WHERE x.s IS NULL OR ABS(d_ytd - x.s) > 0.005")),
+                 WHERE a.m IS NULL OR d_next_o_id - 1 <> a.m OR (b.m IS NOT NULL AND b.m <> d_next_o_id - 1)"
+                ),
+            ),
+            (
+                3,
+                "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER",
+                format!("SELECT COUNT(*) FROM (SELECT no_w_id FROM {no} GROUP BY no_w_id, no_d_id HAVING MAX(no_o_id) - MIN(no_o_id) + 1 <> COUNT(*)) x"),
+            ),
+            (
+                4,
+                "sum(O_OL_CNT) = rows in ORDER-LINE",
+                format!(
+                    "SELECT COUNT(*) FROM (SELECT o_w_id w, o_d_id d, SUM(o_ol_cnt) s FROM {o} GROUP BY o_w_id, o_d_id) a \
+                 LEFT JOIN (SELECT ol_w_id w, ol_d_id d, COUNT(*) c FROM {ol} GROUP BY ol_w_id, ol_d_id) b ON a.w = b.w AND a.d = b.d WHERE b.c IS NULL OR a.s <> b.c"
+                ),
+            ),
+            (
+                5,
+                "O_CARRIER_ID unset iff a NEW-ORDER row exists",
+                format!(
+                    "SELECT COUNT(*) FROM {o} o LEFT JOIN {no} n ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id AND n.no_o_id = o.o_id \
+                 WHERE (n.no_o_id IS NULL AND {o_unset}) OR (n.no_o_id IS NOT NULL AND NOT ({o_unset}))"
+                ),
+            ),
+            (
+                6,
+                "O_OL_CNT = the order's ORDER-LINE rows",
+                format!(
+                    "SELECT COUNT(*) FROM {o} o LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, COUNT(*) c FROM {ol} GROUP BY ol_w_id, ol_d_id, ol_o_id) x \
+                 ON x.ol_w_id = o.o_w_id AND x.ol_d_id = o.o_d_id AND x.ol_o_id = o.o_id WHERE x.c IS NULL OR x.c <> o.o_ol_cnt"
+                ),
+            ),
+            (
+                7,
+                "OL_DELIVERY_D unset iff O_CARRIER_ID unset",
+                format!(
+                    "SELECT COUNT(*) FROM {o} o JOIN {ol} l ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id \
+                 WHERE ({o_unset} AND NOT ({ol_unset})) OR (NOT ({o_unset}) AND {ol_unset})"
+                ),
+            ),
+            (
+                8,
+                "W_YTD = sum(H_AMOUNT)",
+                format!("SELECT COUNT(*) FROM {w} LEFT JOIN (SELECT h_w_id, SUM(h_amount) s FROM {h} GROUP BY h_w_id) x ON x.h_w_id = w_id WHERE x.s IS NULL OR ABS(w_ytd - x.s) > 0.005"),
+            ),
+            (
+                9,
+                "D_YTD = sum(H_AMOUNT)",
+                format!(
+                    "SELECT COUNT(*) FROM {di} LEFT JOIN (SELECT h_w_id, h_d_id, SUM(h_amount) s FROM {h} GROUP BY h_w_id, h_d_id) x ON x.h_w_id = d_w_id AND x.h_d_id = d_id \
+                 WHERE x.s IS NULL OR ABS(d_ytd - x.s) > 0.005"
+                ),
+            ),
             (10, "C_BALANCE = delivered OL_AMOUNT - sum(H_AMOUNT)", per_customer("ABS(cu.c_balance - (COALESCE(a.s, 0) - COALESCE(b.s, 0))) > 0.005")),
-            (11, "count(ORDER) - count(NEW-ORDER) = 2100", format!(
-                "SELECT COUNT(*) FROM {di} LEFT JOIN (SELECT o_w_id, o_d_id, COUNT(*) c FROM {o} GROUP BY o_w_id, o_d_id) a ON a.o_w_id = d_w_id AND a.o_d_id = d_id \
+            (
+                11,
+                "count(ORDER) - count(NEW-ORDER) = 2100",
+                format!(
+                    "SELECT COUNT(*) FROM {di} LEFT JOIN (SELECT o_w_id, o_d_id, COUNT(*) c FROM {o} GROUP BY o_w_id, o_d_id) a ON a.o_w_id = d_w_id AND a.o_d_id = d_id \
                  LEFT JOIN (SELECT no_w_id, no_d_id, COUNT(*) c FROM {no} GROUP BY no_w_id, no_d_id) b ON b.no_w_id = d_w_id AND b.no_d_id = d_id \
-                 WHERE COALESCE(a.c, 0) - COALESCE(b.c, 0) <> 2100")),
+                 WHERE COALESCE(a.c, 0) - COALESCE(b.c, 0) <> 2100"
+                ),
+            ),
             (12, "C_BALANCE + C_YTD_PAYMENT = delivered OL_AMOUNT", per_customer("ABS(cu.c_balance + cu.c_ytd_payment - COALESCE(a.s, 0)) > 0.005")),
         ]
         .into_iter()

@@ -448,11 +448,7 @@ impl Tpcc {
                 if t == n.warehouse {
                     continue;
                 }
-                let mut sqls: Vec<String> = indexes
-                    .iter()
-                    .filter(|ix| ix.1 == t)
-                    .map(|(name, table, cols)| self.dialect().create_index(name, table, cols))
-                    .collect();
+                let mut sqls: Vec<String> = indexes.iter().filter(|ix| ix.1 == t).map(|(name, table, cols)| self.dialect().create_index(name, table, cols)).collect();
                 sqls.push(self.dialect().analyze(t));
                 out.push((t.to_string(), weight(n, t), sqls));
             }
@@ -571,11 +567,27 @@ impl Tpcc {
             Part::Customer => {
                 // CUSTOMER (3000 per district; last names sequential, then NURand(255))
                 let cols = [
-                    col("c_id", ColType::Int), col("c_d_id", ColType::SmallInt), col("c_w_id", ColType::SmallInt), col("c_first", ColType::Text), col("c_middle", ColType::Text),
-                    col("c_last", ColType::Text), col("c_street_1", ColType::Text), col("c_street_2", ColType::Text), col("c_city", ColType::Text), col("c_state", ColType::Text),
-                    col("c_zip", ColType::Text), col("c_phone", ColType::Text), col("c_since", ColType::Timestamp), col("c_credit", ColType::Text), col("c_credit_lim", ColType::BigInt),
-                    col("c_discount", ColType::Numeric(4)), col("c_balance", ColType::Numeric(2)), col("c_ytd_payment", ColType::Numeric(2)), col("c_payment_cnt", ColType::SmallInt),
-                    col("c_delivery_cnt", ColType::SmallInt), col("c_data", ColType::Text),
+                    col("c_id", ColType::Int),
+                    col("c_d_id", ColType::SmallInt),
+                    col("c_w_id", ColType::SmallInt),
+                    col("c_first", ColType::Text),
+                    col("c_middle", ColType::Text),
+                    col("c_last", ColType::Text),
+                    col("c_street_1", ColType::Text),
+                    col("c_street_2", ColType::Text),
+                    col("c_city", ColType::Text),
+                    col("c_state", ColType::Text),
+                    col("c_zip", ColType::Text),
+                    col("c_phone", ColType::Text),
+                    col("c_since", ColType::Timestamp),
+                    col("c_credit", ColType::Text),
+                    col("c_credit_lim", ColType::BigInt),
+                    col("c_discount", ColType::Numeric(4)),
+                    col("c_balance", ColType::Numeric(2)),
+                    col("c_ytd_payment", ColType::Numeric(2)),
+                    col("c_payment_cnt", ColType::SmallInt),
+                    col("c_delivery_cnt", ColType::SmallInt),
+                    col("c_data", ColType::Text),
                 ];
                 let mut rng = self.rng_for(d, w, 2);
                 let mut walk = Districts::new(1, 3000);
@@ -607,8 +619,14 @@ impl Tpcc {
             Part::History => {
                 // HISTORY (one per customer)
                 let cols = [
-                    col("h_c_id", ColType::Int), col("h_c_d_id", ColType::SmallInt), col("h_c_w_id", ColType::SmallInt), col("h_d_id", ColType::SmallInt), col("h_w_id", ColType::SmallInt),
-                    col("h_date", ColType::Timestamp), col("h_amount", ColType::Numeric(2)), col("h_data", ColType::Text),
+                    col("h_c_id", ColType::Int),
+                    col("h_c_d_id", ColType::SmallInt),
+                    col("h_c_w_id", ColType::SmallInt),
+                    col("h_d_id", ColType::SmallInt),
+                    col("h_w_id", ColType::SmallInt),
+                    col("h_date", ColType::Timestamp),
+                    col("h_amount", ColType::Numeric(2)),
+                    col("h_data", ColType::Text),
                 ];
                 let mut rng = self.rng_for(d, w, 3);
                 let mut walk = Districts::new(1, 3000);
@@ -625,8 +643,14 @@ impl Tpcc {
                 // ORDERS with a shuffled customer per district, and their line counts.
                 let (mut rng, perms, ol_cnt) = self.order_shapes(d, w);
                 let cols = [
-                    col("o_id", ColType::Int), col("o_d_id", ColType::SmallInt), col("o_w_id", ColType::SmallInt), col("o_c_id", ColType::Int), col("o_entry_d", ColType::Timestamp),
-                    col("o_carrier_id", ColType::SmallInt), col("o_ol_cnt", ColType::SmallInt), col("o_all_local", ColType::SmallInt),
+                    col("o_id", ColType::Int),
+                    col("o_d_id", ColType::SmallInt),
+                    col("o_w_id", ColType::SmallInt),
+                    col("o_c_id", ColType::Int),
+                    col("o_entry_d", ColType::Timestamp),
+                    col("o_carrier_id", ColType::SmallInt),
+                    col("o_ol_cnt", ColType::SmallInt),
+                    col("o_all_local", ColType::SmallInt),
                 ];
                 let mut walk = Districts::new(1, 3000);
                 let mut src = Gen::new(progress, |row: &mut Row| {
@@ -658,8 +682,15 @@ impl Tpcc {
                 // ORDER_LINE, with the line counts ORDERS drew
                 let (_, _, ol_cnt) = self.order_shapes(d, w);
                 let cols = [
-                    col("ol_o_id", ColType::Int), col("ol_d_id", ColType::SmallInt), col("ol_w_id", ColType::SmallInt), col("ol_number", ColType::SmallInt), col("ol_i_id", ColType::Int),
-                    col("ol_supply_w_id", ColType::SmallInt), col("ol_delivery_d", ColType::Timestamp), col("ol_quantity", ColType::SmallInt), col("ol_amount", ColType::Numeric(2)),
+                    col("ol_o_id", ColType::Int),
+                    col("ol_d_id", ColType::SmallInt),
+                    col("ol_w_id", ColType::SmallInt),
+                    col("ol_number", ColType::SmallInt),
+                    col("ol_i_id", ColType::Int),
+                    col("ol_supply_w_id", ColType::SmallInt),
+                    col("ol_delivery_d", ColType::Timestamp),
+                    col("ol_quantity", ColType::SmallInt),
+                    col("ol_amount", ColType::Numeric(2)),
                     col("ol_dist_info", ColType::Text),
                 ];
                 let mut rng = self.rng_for(d, w, 5);
@@ -691,8 +722,16 @@ impl Tpcc {
             }
             Part::District => {
                 let cols = [
-                    col("d_id", ColType::SmallInt), col("d_w_id", ColType::SmallInt), col("d_name", ColType::Text), col("d_street_1", ColType::Text), col("d_street_2", ColType::Text),
-                    col("d_city", ColType::Text), col("d_state", ColType::Text), col("d_zip", ColType::Text), col("d_tax", ColType::Numeric(4)), col("d_ytd", ColType::Numeric(2)),
+                    col("d_id", ColType::SmallInt),
+                    col("d_w_id", ColType::SmallInt),
+                    col("d_name", ColType::Text),
+                    col("d_street_1", ColType::Text),
+                    col("d_street_2", ColType::Text),
+                    col("d_city", ColType::Text),
+                    col("d_state", ColType::Text),
+                    col("d_zip", ColType::Text),
+                    col("d_tax", ColType::Numeric(4)),
+                    col("d_ytd", ColType::Numeric(2)),
                     col("d_next_o_id", ColType::Int),
                 ];
                 let mut rng = self.rng_for(d, w, 6);
@@ -738,8 +777,15 @@ impl Tpcc {
     async fn load_warehouse_rows(&self, conn: &mut Conn, d: u32, ws: &[u32], mode: LoadMode, progress: &Arc<Progress>) -> Result<()> {
         let n = &self.names[d as usize - 1];
         let cols = [
-            col("w_id", ColType::SmallInt), col("w_name", ColType::Text), col("w_street_1", ColType::Text), col("w_street_2", ColType::Text), col("w_city", ColType::Text),
-            col("w_state", ColType::Text), col("w_zip", ColType::Text), col("w_tax", ColType::Numeric(4)), col("w_ytd", ColType::Numeric(2)),
+            col("w_id", ColType::SmallInt),
+            col("w_name", ColType::Text),
+            col("w_street_1", ColType::Text),
+            col("w_street_2", ColType::Text),
+            col("w_city", ColType::Text),
+            col("w_state", ColType::Text),
+            col("w_zip", ColType::Text),
+            col("w_tax", ColType::Numeric(4)),
+            col("w_ytd", ColType::Numeric(2)),
         ];
         let mut next = ws.iter();
         let mut src = Gen::new(progress, |row: &mut Row| {

@@ -498,7 +498,11 @@ fn cents(v: &Option<String>) -> i64 {
 }
 
 fn missing(what: &str, a: i64, b: i64) -> crate::target::DbError {
-    crate::target::DbError { kind: crate::target::ErrKind::Fatal, code: "tpcc".into(), message: format!("{what} ({a}, {b}) not found: the data is not a complete TPC-C dataset (run `fairbench check`)") }
+    crate::target::DbError {
+        kind: crate::target::ErrKind::Fatal,
+        code: "tpcc".into(),
+        message: format!("{what} ({a}, {b}) not found: the data is not a complete TPC-C dataset (run `fairbench check`)"),
+    }
 }
 
 impl Workload for Tpcc {
@@ -584,7 +588,8 @@ impl Workload for Tpcc {
     }
 
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
-        let mut v: Vec<(String, String)> = ["warehouses", "datasets", "force-null", "fk", "db-ps-mode", "transport", "mysql-storage-engine"].iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect();
+        let mut v: Vec<(String, String)> =
+            ["warehouses", "datasets", "force-null", "fk", "db-ps-mode", "transport", "mysql-storage-engine"].iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect();
         let b = |x: bool| crate::cli::values::bool_str(x).to_string();
         v.extend([
             ("force-pk".to_string(), b(self.args.force_pk)),

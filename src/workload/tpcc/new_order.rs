@@ -46,7 +46,13 @@ impl Tpcc {
             let new_qty = if s_qty >= qty + 10 { s_qty - qty } else { s_qty - qty + 91 };
             let dist_info = s[2].clone().unwrap_or_default();
             self.x(conn, q, st.no_stock_upd, &[Param::Int(new_qty), Param::Int(qty), Param::Int(i64::from(supply != w)), Param::Int(item), Param::Int(supply)]).await?;
-            self.x(conn, q, st.no_ol_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(n as i64 + 1), Param::Int(item), Param::Int(supply), Param::Int(qty), Param::Int(qty * price), Param::Text(&dist_info)]).await?;
+            self.x(
+                conn,
+                q,
+                st.no_ol_ins,
+                &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(n as i64 + 1), Param::Int(item), Param::Int(supply), Param::Int(qty), Param::Int(qty * price), Param::Text(&dist_info)],
+            )
+            .await?;
         }
         self.end(conn, c, q, true).await
     }

@@ -153,11 +153,7 @@ impl TpccSink {
 
     fn tpcc_text(&self, r: &LevelResult, f: &Figures) -> String {
         let mut s = String::new();
-        let model = if self.spec {
-            format!("spec (10 terminals per warehouse, keying and think times x{})", self.time_scale)
-        } else {
-            "stress (closed loop, no keying or think times)".to_string()
-        };
+        let model = if self.spec { format!("spec (10 terminals per warehouse, keying and think times x{})", self.time_scale) } else { "stress (closed loop, no keying or think times)".to_string() };
         s.push_str(&format!("TPC-C ({model}, {} warehouse(s)):\n", self.warehouses));
         s.push_str(&format!("    tpmC (New-Orders/min incl. 1% rolled back, client): {:.2}\n", f.tpmc));
         match f.nopm {
@@ -165,7 +161,11 @@ impl TpccSink {
             None => s.push_str("    NOPM: not available (the database could not be read)\n"),
         }
         if let Some(e) = f.efficiency {
-            s.push_str(&format!("    efficiency: {e:.2}% of {:.2} tpmC ({CEILING_PER_WAREHOUSE} per warehouse{})\n", CEILING_PER_WAREHOUSE * self.warehouses as f64 / self.time_scale, if self.time_scale != 1.0 { ", scaled by the time scale" } else { "" }));
+            s.push_str(&format!(
+                "    efficiency: {e:.2}% of {:.2} tpmC ({CEILING_PER_WAREHOUSE} per warehouse{})\n",
+                CEILING_PER_WAREHOUSE * self.warehouses as f64 / self.time_scale,
+                if self.time_scale != 1.0 { ", scaled by the time scale" } else { "" }
+            ));
         }
         s.push_str("    transaction      count   mix%  (min)  rollbacks  retries    avg     p50     p95     p99     max (ms)\n");
         let t = &r.total;

@@ -110,10 +110,13 @@ impl SchemaOpts {
     }
 
     fn table(&self, name: &str, cols: &[(&str, &str)], extra: &[String]) -> String {
-        let mut v: Vec<String> = cols.iter().map(|(c, t)| {
-            let (base, rest) = t.split_once(' ').unwrap_or((t, ""));
-            format!("{c} {} {rest}", Dialect(self.engine).column_type(base)).trim_end().to_string()
-        }).collect();
+        let mut v: Vec<String> = cols
+            .iter()
+            .map(|(c, t)| {
+                let (base, rest) = t.split_once(' ').unwrap_or((t, ""));
+                format!("{c} {} {rest}", Dialect(self.engine).column_type(base)).trim_end().to_string()
+            })
+            .collect();
         v.extend(extra.iter().cloned());
         format!("CREATE TABLE IF NOT EXISTS {name} (\n  {}\n) {}", v.join(",\n  "), self.tail).trim_end().to_string()
     }
@@ -123,9 +126,7 @@ impl SchemaOpts {
     pub fn create(&self, n: &Names) -> Vec<String> {
         let in_create = Dialect(self.engine).fk_path() == FkPath::InCreateTable && self.fk == Fk::Fk;
         let fks = if in_create { self.foreign_keys(n) } else { vec![] };
-        let fk_of = |table: &str| -> Vec<String> {
-            fks.iter().filter(|(t, _, _)| t == table).map(|(_, _, body)| body.clone()).collect()
-        };
+        let fk_of = |table: &str| -> Vec<String> { fks.iter().filter(|(t, _, _)| t == table).map(|(_, _, body)| body.clone()).collect() };
         let carrier = if self.force_null { "tinyint" } else { "tinyint NOT NULL DEFAULT 0" };
         let delivery = if self.force_null { "datetime".to_string() } else { format!("datetime NOT NULL DEFAULT '{UNDELIVERED_TS}'") };
         let with = |mut a: Vec<String>, b: Vec<String>| {
@@ -133,20 +134,117 @@ impl SchemaOpts {
             a
         };
         let mut v = vec![
-            self.table(&n.warehouse, &[("w_id", "smallint NOT NULL"), ("w_name", "varchar(10)"), ("w_street_1", "varchar(20)"), ("w_street_2", "varchar(20)"), ("w_city", "varchar(20)"), ("w_state", "char(2)"), ("w_zip", "char(9)"), ("w_tax", "decimal(4,4)"), ("w_ytd", "decimal(12,2)")], &["PRIMARY KEY (w_id)".into()]),
-            self.table(&n.district, &[("d_id", "tinyint NOT NULL"), ("d_w_id", "smallint NOT NULL"), ("d_name", "varchar(10)"), ("d_street_1", "varchar(20)"), ("d_street_2", "varchar(20)"), ("d_city", "varchar(20)"), ("d_state", "char(2)"), ("d_zip", "char(9)"), ("d_tax", "decimal(4,4)"), ("d_ytd", "decimal(12,2)"), ("d_next_o_id", "int")], &with(vec!["PRIMARY KEY (d_w_id, d_id)".into()], fk_of(&n.district))),
-            self.table(&n.customer, &[("c_id", "int NOT NULL"), ("c_d_id", "tinyint NOT NULL"), ("c_w_id", "smallint NOT NULL"), ("c_first", "varchar(16)"), ("c_middle", "char(2)"), ("c_last", "varchar(16)"), ("c_street_1", "varchar(20)"), ("c_street_2", "varchar(20)"), ("c_city", "varchar(20)"), ("c_state", "char(2)"), ("c_zip", "char(9)"), ("c_phone", "char(16)"), ("c_since", "datetime"), ("c_credit", "char(2)"), ("c_credit_lim", "bigint"), ("c_discount", "decimal(4,4)"), ("c_balance", "decimal(12,2)"), ("c_ytd_payment", "decimal(12,2)"), ("c_payment_cnt", "smallint"), ("c_delivery_cnt", "smallint"), ("c_data", "varchar(500)")], &with(vec!["PRIMARY KEY (c_w_id, c_d_id, c_id)".into()], fk_of(&n.customer))),
+            self.table(
+                &n.warehouse,
+                &[
+                    ("w_id", "smallint NOT NULL"),
+                    ("w_name", "varchar(10)"),
+                    ("w_street_1", "varchar(20)"),
+                    ("w_street_2", "varchar(20)"),
+                    ("w_city", "varchar(20)"),
+                    ("w_state", "char(2)"),
+                    ("w_zip", "char(9)"),
+                    ("w_tax", "decimal(4,4)"),
+                    ("w_ytd", "decimal(12,2)"),
+                ],
+                &["PRIMARY KEY (w_id)".into()],
+            ),
+            self.table(
+                &n.district,
+                &[
+                    ("d_id", "tinyint NOT NULL"),
+                    ("d_w_id", "smallint NOT NULL"),
+                    ("d_name", "varchar(10)"),
+                    ("d_street_1", "varchar(20)"),
+                    ("d_street_2", "varchar(20)"),
+                    ("d_city", "varchar(20)"),
+                    ("d_state", "char(2)"),
+                    ("d_zip", "char(9)"),
+                    ("d_tax", "decimal(4,4)"),
+                    ("d_ytd", "decimal(12,2)"),
+                    ("d_next_o_id", "int"),
+                ],
+                &with(vec!["PRIMARY KEY (d_w_id, d_id)".into()], fk_of(&n.district)),
+            ),
+            self.table(
+                &n.customer,
+                &[
+                    ("c_id", "int NOT NULL"),
+                    ("c_d_id", "tinyint NOT NULL"),
+                    ("c_w_id", "smallint NOT NULL"),
+                    ("c_first", "varchar(16)"),
+                    ("c_middle", "char(2)"),
+                    ("c_last", "varchar(16)"),
+                    ("c_street_1", "varchar(20)"),
+                    ("c_street_2", "varchar(20)"),
+                    ("c_city", "varchar(20)"),
+                    ("c_state", "char(2)"),
+                    ("c_zip", "char(9)"),
+                    ("c_phone", "char(16)"),
+                    ("c_since", "datetime"),
+                    ("c_credit", "char(2)"),
+                    ("c_credit_lim", "bigint"),
+                    ("c_discount", "decimal(4,4)"),
+                    ("c_balance", "decimal(12,2)"),
+                    ("c_ytd_payment", "decimal(12,2)"),
+                    ("c_payment_cnt", "smallint"),
+                    ("c_delivery_cnt", "smallint"),
+                    ("c_data", "varchar(500)"),
+                ],
+                &with(vec!["PRIMARY KEY (c_w_id, c_d_id, c_id)".into()], fk_of(&n.customer)),
+            ),
         ];
         let mut hcols: Vec<(&str, &str)> = vec![];
         if self.force_pk {
             hcols.push(("id", "serial"));
         }
-        hcols.extend_from_slice(&[("h_c_id", "int"), ("h_c_d_id", "tinyint"), ("h_c_w_id", "smallint"), ("h_d_id", "tinyint"), ("h_w_id", "smallint"), ("h_date", "datetime"), ("h_amount", "decimal(6,2)"), ("h_data", "varchar(24)")]);
+        hcols.extend_from_slice(&[
+            ("h_c_id", "int"),
+            ("h_c_d_id", "tinyint"),
+            ("h_c_w_id", "smallint"),
+            ("h_d_id", "tinyint"),
+            ("h_w_id", "smallint"),
+            ("h_date", "datetime"),
+            ("h_amount", "decimal(6,2)"),
+            ("h_data", "varchar(24)"),
+        ]);
         let hpk: Vec<String> = if self.force_pk { vec!["PRIMARY KEY (id)".into()] } else { vec![] };
         v.push(self.table(&n.history, &hcols, &with(hpk, fk_of(&n.history))));
-        v.push(self.table(&n.orders, &[("o_id", "int NOT NULL"), ("o_d_id", "tinyint NOT NULL"), ("o_w_id", "smallint NOT NULL"), ("o_c_id", "int"), ("o_entry_d", "datetime"), ("o_carrier_id", carrier), ("o_ol_cnt", "tinyint"), ("o_all_local", "tinyint")], &with(vec!["PRIMARY KEY (o_w_id, o_d_id, o_id)".into()], fk_of(&n.orders))));
-        v.push(self.table(&n.new_orders, &[("no_o_id", "int NOT NULL"), ("no_d_id", "tinyint NOT NULL"), ("no_w_id", "smallint NOT NULL")], &with(vec!["PRIMARY KEY (no_w_id, no_d_id, no_o_id)".into()], fk_of(&n.new_orders))));
-        v.push(self.table(&n.order_line, &[("ol_o_id", "int NOT NULL"), ("ol_d_id", "tinyint NOT NULL"), ("ol_w_id", "smallint NOT NULL"), ("ol_number", "tinyint NOT NULL"), ("ol_i_id", "int"), ("ol_supply_w_id", "smallint"), ("ol_delivery_d", &delivery), ("ol_quantity", "tinyint"), ("ol_amount", "decimal(6,2)"), ("ol_dist_info", "char(24)")], &with(vec!["PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)".into()], fk_of(&n.order_line))));
+        v.push(self.table(
+            &n.orders,
+            &[
+                ("o_id", "int NOT NULL"),
+                ("o_d_id", "tinyint NOT NULL"),
+                ("o_w_id", "smallint NOT NULL"),
+                ("o_c_id", "int"),
+                ("o_entry_d", "datetime"),
+                ("o_carrier_id", carrier),
+                ("o_ol_cnt", "tinyint"),
+                ("o_all_local", "tinyint"),
+            ],
+            &with(vec!["PRIMARY KEY (o_w_id, o_d_id, o_id)".into()], fk_of(&n.orders)),
+        ));
+        v.push(self.table(
+            &n.new_orders,
+            &[("no_o_id", "int NOT NULL"), ("no_d_id", "tinyint NOT NULL"), ("no_w_id", "smallint NOT NULL")],
+            &with(vec!["PRIMARY KEY (no_w_id, no_d_id, no_o_id)".into()], fk_of(&n.new_orders)),
+        ));
+        v.push(self.table(
+            &n.order_line,
+            &[
+                ("ol_o_id", "int NOT NULL"),
+                ("ol_d_id", "tinyint NOT NULL"),
+                ("ol_w_id", "smallint NOT NULL"),
+                ("ol_number", "tinyint NOT NULL"),
+                ("ol_i_id", "int"),
+                ("ol_supply_w_id", "smallint"),
+                ("ol_delivery_d", &delivery),
+                ("ol_quantity", "tinyint"),
+                ("ol_amount", "decimal(6,2)"),
+                ("ol_dist_info", "char(24)"),
+            ],
+            &with(vec!["PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)".into()], fk_of(&n.order_line)),
+        ));
         let mut scols: Vec<(String, String)> = vec![("s_i_id".into(), "int NOT NULL".into()), ("s_w_id".into(), "smallint NOT NULL".into()), ("s_quantity".into(), "smallint".into())];
         for d in 1..=10 {
             scols.push((format!("s_dist_{d:02}"), "char(24)".into()));
