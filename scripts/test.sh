@@ -4,15 +4,15 @@
 # 1. installs what is missing with apt-get (MariaDB server+client, PostgreSQL, sysbench, and
 #    the C toolchain/OpenSSL headers the crate builds with). Rust/cargo itself must already be
 #    installed: this script does not install it.
-# 2. starts throwaway MariaDB and PostgreSQL servers in a temp dir (scripts/servers.sh),
+# 2. checks the code: `cargo fmt --check` and `cargo clippy --locked --all-targets -- -D warnings`
+#    (installing the rustfmt/clippy components with rustup when they are missing)
+# 3. starts throwaway MariaDB and PostgreSQL servers in a temp dir (scripts/servers.sh),
 #    never the system services, and exports FAIRBENCH_TEST_* for the tests:
 #      FAIRBENCH_TEST_MYSQL_URL, FAIRBENCH_TEST_MYSQL_SOCKET, FAIRBENCH_TEST_MYSQL_PORT,
 #      FAIRBENCH_TEST_PG_URL, FAIRBENCH_TEST_PG_SOCKET_DIR, FAIRBENCH_TEST_PG_PORT,
 #      FAIRBENCH_TEST_TMP, FAIRBENCH_TEST_CA, FAIRBENCH_TEST_WRONG_CA
 #    Both servers offer TLS (certificates of a throwaway CA); the `fbssl` account may only
 #    connect with it.
-# 3. checks the code first: `cargo fmt --check` and `cargo clippy --locked --all-targets -- -D warnings`
-#    (installing the rustfmt/clippy components with rustup when they are missing)
 # 4. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
 # 5. stops both servers and removes the temp dir, whatever happened, and exits with
 #    cargo's exit code.
@@ -91,7 +91,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-# Formatting and lints first: they need no server and fail in seconds.
+# The packages first: clippy compiles the crate's native parts (ring, bundled SQLite).
+fb_install_missing
+# Formatting and lints before the servers: they need none and fail in seconds.
 for comp in rustfmt clippy; do
     if ! cargo "${comp/rustfmt/fmt}" --version >/dev/null 2>&1; then
         command -v rustup >/dev/null 2>&1 || fb_die "cargo $comp is missing and there is no rustup to add it"
