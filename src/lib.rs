@@ -54,6 +54,13 @@ pub fn main_entry() -> i32 {
     // transaction: nothing is lost by stopping them at once.
     let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Env(_) | Cmd::Explain { .. });
     runner::install_signal_handlers(at_once);
+    if at_once || matches!(cli.cmd, Cmd::Check(_)) {
+        // Commands that only report end quietly when their reader goes away
+        // (`| head`), as Unix tools do: printing to a closed pipe would
+        // otherwise panic.
+        // SAFETY: restores the default action of one signal before any thread starts.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     runner::start_stop_watchdog();
     match run(cli) {
         Ok(()) => exit::OK,

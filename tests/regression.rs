@@ -883,3 +883,18 @@ fn tls_run_silently_fell_back_to_the_general_driver() {
         assert!(so.contains("queries:"), "{url}: no run summary\n{so}");
     }
 }
+
+// Output into a closed pipe: `fairbench check tpcc | head` panicked with "Broken pipe" (exit
+// 101 and a stack trace), since printing to a pipe whose reader has gone fails.
+#[test]
+fn report_into_a_closed_pipe_panicked() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = fairbench().args(["explain", "OLTP_RW-10Mx8tab-uniform-ps-trx"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // Close the reading end before fairbench writes: every line it prints meets a closed pipe.
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked") && status.code() != Some(101), "{status:?}\n{err}");
+}
