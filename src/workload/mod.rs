@@ -43,6 +43,19 @@ pub fn args_options<A: clap::Args + serde::Serialize>(args: &A) -> Vec<(String, 
 }
 
 /// Adds the pairs of `more` whose names `to` does not have yet.
+/// The end of a consistency check: "All conditions hold." and Ok, or
+/// Err(Check) naming each failure (`what` names the workload's check).
+pub fn check_verdict(what: &str, failed: &[String], separator: &str, quiet: bool) -> Result<()> {
+    if failed.is_empty() {
+        if !quiet {
+            println!("All conditions hold.");
+        }
+        Ok(())
+    } else {
+        Err(crate::error::Error::Check(format!("{what} consistency check failed: {}", failed.join(separator))))
+    }
+}
+
 pub fn add_missing(to: &mut Vec<(String, String)>, more: Vec<(String, String)>) {
     for (k, v) in more {
         if !to.iter().any(|(n, _)| *n == k) {

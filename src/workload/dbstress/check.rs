@@ -56,13 +56,6 @@ impl Dbstress {
             }
         }
         conn.close().await;
-        if failed.is_empty() {
-            if !quiet {
-                println!("All conditions hold.");
-            }
-            Ok(())
-        } else {
-            Err(Error::Check(format!("dbSTRESS consistency check failed: {}", failed.join("; "))))
-        }
+        crate::workload::check_verdict("dbSTRESS", &failed, "; ", quiet)
     }
 }

@@ -280,12 +280,7 @@ impl Dbstress {
             *set = self.draw(c);
         }
         for i in 0..self.mix.updates {
-            if i > 0 {
-                let r = c.refs.sample(&mut c.rng);
-                write_ref(&mut c.reference, r);
-            }
-            let horder = c.rng.uniform(0, N_HISTORY as u64 - 1) as i64;
-            self.row_values(c, horder);
+            let horder = self.next_history_row(c, i);
             let st = self.st[*set];
             let p = [Param::Text(&c.state), Param::Text(&c.date), Param::Text(&c.date), Param::Text(&c.note), Param::Text(&c.reference), Param::Int(horder)];
             self.timed(conn, q, UPDATE, st.update, &p).await?;
@@ -301,12 +296,7 @@ impl Dbstress {
             *set = self.draw(c);
         }
         for i in 0..self.mix.delete_inserts {
-            if i > 0 {
-                let r = c.refs.sample(&mut c.rng);
-                write_ref(&mut c.reference, r);
-            }
-            let horder = c.rng.uniform(0, N_HISTORY as u64 - 1) as i64;
-            self.row_values(c, horder);
+            let horder = self.next_history_row(c, i);
             let st = self.st[*set];
             let deleted = self.timed(conn, q, DELETE, st.delete, &[Param::Text(&c.reference), Param::Int(horder)]).await?;
             if deleted != Class::Write {
@@ -316,6 +306,18 @@ impl Dbstress {
             self.timed(conn, q, INSERT, st.insert, &p).await?;
         }
         Ok(())
+    }
+
+    /// The HISTORY row the `i`th write of a kind changes: the event's REF
+    /// first, a new one after; its HORDER drawn and its new values filled.
+    fn next_history_row(&self, c: &mut DbstressClient, i: u32) -> i64 {
+        if i > 0 {
+            let r = c.refs.sample(&mut c.rng);
+            write_ref(&mut c.reference, r);
+        }
+        let horder = c.rng.uniform(0, N_HISTORY as u64 - 1) as i64;
+        self.row_values(c, horder);
+        horder
     }
 
     fn trx(&self) -> bool {

@@ -203,13 +203,6 @@ impl Tpcc {
             }
         }
         conn.close().await;
-        if failed.is_empty() {
-            if !quiet {
-                println!("All conditions hold.");
-            }
-            Ok(())
-        } else {
-            Err(Error::Check(format!("TPC-C consistency check failed: {}", failed.join(", "))))
-        }
+        crate::workload::check_verdict("TPC-C", &failed, ", ", quiet)
     }
 }
