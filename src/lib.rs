@@ -5,6 +5,7 @@ pub mod audit;
 pub mod cli;
 mod commands;
 pub mod compare;
+pub mod db;
 pub mod env;
 pub mod error;
 pub mod model;
@@ -13,7 +14,6 @@ pub mod report;
 pub mod runner;
 pub mod stats;
 pub mod store;
-pub mod target;
 pub mod workload;
 
 use cli::{BenchArgs, Cmd, Plan};
@@ -112,7 +112,7 @@ fn bench(command: &str, args: BenchArgs) -> Result<()> {
 /// prepare / cleanup / prewarm / check / run for any workload: a family's
 /// [`Family::bench`](workload::family::Family::bench) calls it with the
 /// workload it built.
-pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<target::ConnConfig>) -> Result<()> {
+pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> Result<()> {
     let c = &plan.args.control;
     let levels = c.threads.0.clone();
     let max_threads = *levels.iter().max().unwrap_or(&1);
@@ -265,7 +265,7 @@ fn until_interrupted<T>(rt: tokio::runtime::Runtime, work: impl std::future::Fut
 /// Makes sure the workload's tables are there and match the options,
 /// preparing them when missing unless `--no-prepare`. Gives the rows per
 /// table when the tables hold well more than the options touch.
-async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<target::ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool) -> Result<Option<u64>> {
+async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<db::ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool) -> Result<Option<u64>> {
     match w.table_state(cfg).await? {
         TableState::Ready => Ok(None),
         TableState::Larger(rows) => Ok(Some(rows)),

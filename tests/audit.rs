@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use fairbench::audit::{self, Finding, Severity};
+use fairbench::audit;
 use fairbench::env::{Host, Sample, Server, Snapshot};
-use fairbench::store::{IntervalRec, LevelRec, RunRecord, StoredSample};
+use fairbench::model::record::{Finding, IntervalRec, LevelRec, RunRecord, Severity, StoredSample};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;

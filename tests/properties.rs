@@ -8,8 +8,8 @@
 
 use fairbench::cli::label::{self, Decoded};
 use fairbench::cli::values;
-use fairbench::target::url::{mask_url, Target};
-use fairbench::target::{Engine, SslMode};
+use fairbench::db::url::{mask_url, Target};
+use fairbench::db::{Engine, SslMode};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -402,7 +402,7 @@ proptest! {
         prop_assert_eq!(values::mysql_error_codes(&my), Ok(my.clone()));
         let pg = states.join(",");
         prop_assert_eq!(values::sqlstates(&pg), Ok(pg.clone()));
-        let list = fairbench::target::IgnoreList::parse(&pg);
+        let list = fairbench::db::IgnoreList::parse(&pg);
         prop_assert!(states.iter().all(|s| list.contains(s)));
     }
 }

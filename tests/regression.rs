@@ -302,7 +302,7 @@ fn embedded_engine_cpu_reported_as_client_saturation() {
 #[test]
 fn embedded_engine_cpu_drew_a_client_saturation_finding() {
     use fairbench::env::{Host, Server, Snapshot};
-    use fairbench::store::{IntervalRec, LevelRec, RunRecord};
+    use fairbench::model::record::{IntervalRec, LevelRec, RunRecord};
     let intervals: Vec<IntervalRec> = (0..10).map(|i| IntervalRec { seq: i, t: (i + 1) as f64, secs: 1.0, events: 3000, cpu_s: 1.98, ..IntervalRec::default() }).collect();
     let level = LevelRec { threads: 4, status: "completed".into(), ended_at: Some("x".into()), events: 30_000, elapsed_s: 10.0, tps: 3000.0, cpu_cores: 1.95, intervals, ..LevelRec::default() };
     let server = Server { engine: "sqlite".into(), local: true, ..Server::default() };
@@ -330,9 +330,10 @@ fn embedded_engine_cpu_drew_a_client_saturation_finding() {
 // machine). CPU is now read at each interval's own boundaries.
 #[test]
 fn interval_cpu_piled_up_behind_a_blocked_client() {
-    use fairbench::runner::{run_level, RunControl};
+    use fairbench::db::{ConnConfig, Target};
+    use fairbench::model::RunControl;
+    use fairbench::runner::run_level;
     use fairbench::store::{Begin, Recorder};
-    use fairbench::target::{ConnConfig, Target};
     use std::sync::Arc;
 
     let dir = lite_dir("interval-cpu");
@@ -351,7 +352,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         queue_max: 1000,
         seed: 1,
     };
-    let info = fairbench::report::RunInfo {
+    let info = fairbench::model::RunInfo {
         label: "stall".into(),
         workload: "stall".into(),
         engine: "sqlite".into(),
@@ -386,8 +387,8 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
 /// A workload whose client 0 blocks its thread for 2.5 s once (as a SQLite call waiting in
 /// the busy handler did) while the others burn CPU.
 mod stall {
+    use fairbench::db::{Conn, ConnConfig, DbResult, StatementSet};
     use fairbench::error::Result;
-    use fairbench::target::{Conn, ConnConfig, DbResult, StatementSet};
     use fairbench::workload::{Counters, TableState, Workload};
     use std::sync::Arc;
     use std::time::{Duration, Instant};

@@ -396,8 +396,8 @@ fn preferred_sessions_of_the_built_in_client_are_encrypted() {
 
 mod record_layer {
     use super::*;
-    use fairbench::target::fast::{tls, ReadBuf, Sock};
-    use fairbench::target::url::{SslMode, Target};
+    use fairbench::db::fast::{tls, ReadBuf, Sock};
+    use fairbench::db::url::{SslMode, Target};
     use rustls::crypto::ring::cipher_suite as cs;
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};

@@ -8,10 +8,10 @@
 //! differently, so settings are first normalised into classes.
 
 use crate::env::{reads_of, Server};
+use crate::model::record::{Finding, Severity};
 use crate::model::record::{LevelRec, RunRecord};
 
 // Moved to crate::model::record; kept here so code naming them through the audit still compiles.
-pub use crate::model::record::{Finding, Severity};
 
 fn finding(rule: &str, severity: Severity, runs: Vec<i64>, message: String, evidence: Vec<String>, advice: &str) -> Finding {
     Finding { rule: rule.into(), severity, runs, message, evidence, advice: advice.into() }

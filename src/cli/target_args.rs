@@ -2,8 +2,8 @@
 //! `--mysql-*` and `--pgsql-*` options so existing command lines carry over.
 
 use super::values;
+use crate::db::{ConnConfig, Engine, IgnoreList, SslMode, Target};
 use crate::error::Result;
-use crate::target::{ConnConfig, Engine, IgnoreList, SslMode, Target};
 use crate::usage;
 use clap::Args;
 
@@ -137,7 +137,7 @@ impl TargetArgs {
             Some(o) => return Err(usage!("--transport={o}: use socket or tcp")),
         }
         if t.password.is_none() && t.engine != Engine::Sqlite {
-            t.password = crate::target::password::lookup(&t);
+            t.password = crate::db::password::lookup(&t);
         }
         let mut cfg = ConnConfig::new(t);
         cfg.prepared = match self.db_ps_mode.to_ascii_lowercase().as_str() {

@@ -273,7 +273,7 @@ pub fn transport(s: &str) -> Result<String, String> {
 }
 
 pub fn ssl_mode(s: &str) -> Result<String, String> {
-    crate::target::SslMode::parse(s).map(|_| s.to_string()).map_err(|_| "use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY (or disable, prefer, require, verify-full)".to_string())
+    crate::db::SslMode::parse(s).map(|_| s.to_string()).map_err(|_| "use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY (or disable, prefer, require, verify-full)".to_string())
 }
 
 pub fn rand_type(s: &str) -> Result<String, String> {
@@ -281,7 +281,7 @@ pub fn rand_type(s: &str) -> Result<String, String> {
 }
 
 pub fn load_mode(s: &str) -> Result<String, String> {
-    crate::target::LoadMode::parse(s).map(|_| s.to_string()).ok_or_else(|| "use auto, infile or insert".to_string())
+    crate::db::LoadMode::parse(s).map(|_| s.to_string()).ok_or_else(|| "use auto, infile or insert".to_string())
 }
 
 pub fn table_pick(s: &str) -> Result<String, String> {

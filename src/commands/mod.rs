@@ -1,13 +1,14 @@
 //! The commands around the results store: recording runs, `results`,
 //! `env`, `audit` and `compare`.
 
-use crate::audit::{self, Severity};
+use crate::audit;
 use crate::cli::{AuditArgs, CompareArgs, ControlArgs, EnvArgs, ResultsAction, ResultsArgs};
+use crate::db::ConnConfig;
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
+use crate::model::record::{RunRecord, Severity};
 use crate::model::RunInfo;
 use crate::store::{self, Begin, Recorder};
-use crate::target::ConnConfig;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -100,7 +101,7 @@ fn sqlite_file_exists(cfg: &ConnConfig) -> Result<()> {
     let t = &cfg.target;
     let path = t.path.as_deref().unwrap_or("");
     let in_memory = path.is_empty() || path == ":memory:" || path.starts_with("file:");
-    if t.engine == crate::target::Engine::Sqlite && !in_memory && !Path::new(path).exists() {
+    if t.engine == crate::db::Engine::Sqlite && !in_memory && !Path::new(path).exists() {
         return Err(Error::Connect(format!("the database file {path} does not exist (`fairbench prepare` creates it)")));
     }
     Ok(())
@@ -114,7 +115,7 @@ pub fn audit(a: AuditArgs) -> Result<()> {
         o => return Err(Error::Usage(format!("--fail-on={o}: use critical, warning or never"))),
     };
     let rs = store::load_many(&a.store.results, &a.runs)?;
-    let refs: Vec<&store::RunRecord> = rs.iter().collect();
+    let refs: Vec<&RunRecord> = rs.iter().collect();
     let fs = audit::audit(&refs);
     if a.json {
         println!("{}", serde_json::json!({ "type": "audit", "runs": rs.iter().map(|r| r.id).collect::<Vec<_>>(), "findings": fs }));
@@ -131,7 +132,7 @@ pub fn audit(a: AuditArgs) -> Result<()> {
 
 pub fn compare(a: CompareArgs) -> Result<()> {
     let rs = store::load_many(&a.store.results, &a.runs)?;
-    let refs: Vec<&store::RunRecord> = rs.iter().collect();
+    let refs: Vec<&RunRecord> = rs.iter().collect();
     if a.json {
         println!("{}", crate::compare::json(&refs));
     } else {

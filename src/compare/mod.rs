@@ -3,9 +3,9 @@
 //! the audit's findings first, since they decide whether the numbers below
 //! them mean anything.
 
-use crate::audit::{self, durability, memory_fit, Finding};
+use crate::audit::{self, durability, memory_fit};
 use crate::env::{human_bytes, Server};
-use crate::store::RunRecord;
+use crate::model::record::{Finding, RunRecord};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -519,7 +519,7 @@ pub fn json(rs: &[&RunRecord]) -> Value {
                 .iter()
                 .filter_map(|r| {
                     let l = r.levels.iter().find(|l| l.threads == t)?;
-                    let diff = |f: fn(&crate::store::LevelRec) -> f64| b.filter(|_| r.id != base.id).and_then(|b| pct(f(b), f(l)));
+                    let diff = |f: fn(&crate::model::record::LevelRec) -> f64| b.filter(|_| r.id != base.id).and_then(|b| pct(f(b), f(l)));
                     Some(json!({
                         "run": r.id, "tps": l.tps, "qps": l.qps, "qps_without_trx": l.qps_no_trx, "p95_ms": l.p95_ms, "p99_ms": l.p99_ms,
                         "tps_diff_pct": diff(|l| l.tps), "qps_diff_pct": diff(|l| l.qps), "p95_diff_pct": diff(|l| l.p95_ms), "p99_diff_pct": diff(|l| l.p99_ms),

@@ -14,7 +14,7 @@
 //! slow or blocked server never holds up the reporter that prints and
 //! stores the intervals.
 
-use crate::target::{Conn, ConnConfig, Engine, StatementSet};
+use crate::db::{Conn, ConnConfig, Engine, StatementSet};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
@@ -22,7 +22,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 // Moved to crate::report with the other text outputs; kept here so code naming it through env still compiles.
-pub use crate::report::snapshot::snapshot_text;
 
 /// Everything known about a run's environment at one moment.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -5,13 +5,13 @@
 pub mod progress;
 pub mod snapshot;
 
+use crate::model::RunInfo;
 use crate::model::{Interval, LevelResult, Sink, Stop};
 use crate::stats::{mean_stddev, pct_ms};
 use serde_json::{json, Value};
 use std::io::Write;
 
 // Moved to crate::model; kept here so code naming it through the report still compiles.
-pub use crate::model::RunInfo;
 
 impl RunInfo {
     /// The engine runs inside fairbench (SQLite): the process's CPU is the

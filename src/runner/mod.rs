@@ -12,15 +12,15 @@
 //! event's intended start (coordinated omission corrected) and also from
 //! its actual start.
 
+use crate::db::connect_error;
+use crate::db::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::error::{Error, Result};
+use crate::model::{Interval, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
 use crate::rand::Rng;
 use crate::stats::{process_cpu, ClientTotals, Window};
-use crate::target::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::workload::{Counters, Workload};
 // The run types moved to crate::model; kept here so code naming them through the runner still compiles.
-pub use crate::model::{Interval, LevelResult, RunControl, Sink, Sinks, Stop, INTERRUPTED};
-// Moved to crate::target, likewise.
-pub use crate::target::connect_error;
+// Moved to crate::db, likewise.
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;

@@ -15,11 +15,12 @@
 //! Passwords never reach the store: targets are written through `Target`'s
 //! `Display`, which masks them, and options never include the URL.
 
+use crate::db::ConnConfig;
 use crate::env::{now_rfc3339, DatasetTables, SampleRow, Sampler};
 use crate::error::{Error, Result};
 use crate::model::record::Finding;
+use crate::model::record::{IntervalRec, LevelRec, RunRecord, StoredSample};
 use crate::model::{Interval, LevelResult, RunInfo, Sink, Stop};
-use crate::target::ConnConfig;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 // The records moved to crate::model::record; kept here so code naming them through the store still compiles.
-pub use crate::model::record::{IntervalRec, LevelRec, RunRecord, StoredSample};
 
 pub const DEFAULT_PATH: &str = "fairbench-results.sqlite";
 const SCHEMA_VERSION: i64 = 1;

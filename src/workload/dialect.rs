@@ -1,7 +1,7 @@
 //! The few SQL forms that differ between engines. Workloads write their
 //! SQL once and ask here only for these.
 
-use crate::target::Engine;
+use crate::db::Engine;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Dialect(pub Engine);

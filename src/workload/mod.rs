@@ -14,9 +14,9 @@ pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 
+use crate::db::{Class, Conn, ConnConfig, DbResult, StatementSet};
 use crate::env::DatasetTables;
 use crate::error::Result;
-use crate::target::{Class, Conn, ConnConfig, DbResult, StatementSet};
 use std::future::Future;
 use std::sync::Arc;
 

@@ -3,8 +3,8 @@
 
 use super::load::{connect, count};
 use super::{Dbstress, Names, N_HISTORY, SECTIONS, STATS, ZONES};
+use crate::db::ConnConfig;
 use crate::error::{Error, Result};
-use crate::target::ConnConfig;
 use crate::workload::TableState;
 use std::sync::Arc;
 

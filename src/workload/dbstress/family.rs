@@ -3,8 +3,8 @@
 use super::{label, Dbstress, DbstressArgs, Shared, RO, RW};
 use crate::cli::label::{Decoded, LabelError};
 use crate::cli::Plan;
+use crate::db::ConnConfig;
 use crate::error::Result;
-use crate::target::ConnConfig;
 use crate::workload::family::Family;
 use clap::{Args, Command};
 use std::sync::Arc;

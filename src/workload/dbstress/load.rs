@@ -8,9 +8,9 @@
 //! ones.
 
 use super::{write_ref, Dbstress, Names, N_HISTORY, SECTIONS, STATS, ZONES};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::report::progress::Progress;
-use crate::target::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::workload::TableState;
 use std::collections::VecDeque;
 use std::io::Write as _;
@@ -21,7 +21,7 @@ const PIECE_MAX: u64 = 100_000;
 
 /// One connection for admin work; failures map to exit codes.
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))
+    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
 }
 
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
@@ -41,7 +41,7 @@ async fn rows_of(conn: &mut Conn, table: &str) -> Option<u64> {
 }
 
 /// The error of a failed load into `table`.
-fn loading(table: &str) -> impl FnOnce(crate::target::DbError) -> Error + '_ {
+fn loading(table: &str) -> impl FnOnce(crate::db::DbError) -> Error + '_ {
     move |e| Error::Sql(format!("loading {table}: {e}"))
 }
 

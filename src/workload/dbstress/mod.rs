@@ -15,9 +15,9 @@ pub mod load;
 pub mod options;
 
 use super::{Counters, DatasetTables, TableState, Workload};
+use crate::db::{Class, Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{Dist, DistConfig, Rng};
-use crate::target::{Class, Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::usage;
 use crate::workload::dialect::Dialect;
 pub use options::{DbstressArgs, Shared};

@@ -8,9 +8,9 @@ pub mod prepare;
 
 use super::dialect::Dialect;
 use super::{Counters, DatasetTables, TableState, Workload};
+use crate::db::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
-use crate::target::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::usage;
 pub use options::OltpArgs;
 use std::sync::{Arc, OnceLock};

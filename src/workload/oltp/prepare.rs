@@ -4,10 +4,10 @@
 //! its rows are in, while the other tables are still loading.
 
 use super::{Kind, Oltp};
+use crate::db::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::report::progress::Progress;
-use crate::target::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
 use crate::usage;
 use crate::workload::dialect::Dialect;
 use crate::workload::TableState;
@@ -550,7 +550,7 @@ async fn max_id(conn: &mut Conn, table: &str, range: Option<(u64, u64)>) -> Resu
 
 /// One connection for admin work; failures map to exit codes.
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))
+    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
 }
 
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {

@@ -4,8 +4,8 @@
 use super::load::count;
 use super::schema::{SchemaOpts, UNDELIVERED_TS};
 use super::Tpcc;
+use crate::db::{Conn, ConnConfig, StatementSet};
 use crate::error::{Error, Result};
-use crate::target::{Conn, ConnConfig, StatementSet};
 use std::sync::Arc;
 
 /// One consistency condition: a query counting what violates it, and a
@@ -168,7 +168,7 @@ impl Tpcc {
             crate::workload::TableState::Missing => return Err(crate::usage!("the TPC-C tables do not exist: run `fairbench prepare tpcc` with the same options first")),
             crate::workload::TableState::Mismatch(why) => return Err(Error::Check(format!("TPC-C check failed: {why}"))),
         }
-        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
+        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))?;
         let mut failed = Vec::new();
         for d in 0..self.names.len() {
             let n = &self.names[d];

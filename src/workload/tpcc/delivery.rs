@@ -1,7 +1,7 @@
 //! Delivery (TPC-C 2.7): the oldest undelivered order of each of the ten districts.
 
 use super::{cents, int, missing, Tpcc, TpccClient};
-use crate::target::{Conn, DbResult, Param};
+use crate::db::{Conn, DbResult, Param};
 use crate::workload::Counters;
 
 impl Tpcc {
@@ -14,7 +14,7 @@ impl Tpcc {
             let no = self.rows(conn, q, st.dl_no_sel, &[Param::Int(w), Param::Int(d)]).await?;
             let Some(o_id) = no.first().and_then(|r| int(&r[0])) else { continue };
             // Another Delivery may have taken this order first (no locking read).
-            if self.x(conn, q, st.dl_no_del, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await? != crate::target::Class::Write {
+            if self.x(conn, q, st.dl_no_del, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await? != crate::db::Class::Write {
                 continue;
             }
             let o = self.rows(conn, q, st.dl_o_sel, &[Param::Int(w), Param::Int(d), Param::Int(o_id)]).await?;

@@ -3,8 +3,8 @@
 use super::{session_sql, Tpcc, TpccArgs};
 use crate::cli::label::{Scenario, Shape};
 use crate::cli::Plan;
+use crate::db::ConnConfig;
 use crate::error::{Error, Result};
-use crate::target::ConnConfig;
 use crate::workload::family::Family;
 use clap::{Args, Command};
 use std::sync::Arc;

@@ -13,10 +13,10 @@
 
 use super::schema::{Fk, Names};
 use super::{last_name, Tpcc, C_LOAD_LAST};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::rand::{nurand, Rng};
 use crate::report::progress::Progress;
-use crate::target::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::usage;
 use crate::workload::dialect::FkPath;
 use std::sync::Arc;
@@ -276,7 +276,7 @@ impl Plan {
 
 impl Tpcc {
     async fn admin(&self, cfg: &Arc<ConnConfig>) -> Result<Conn> {
-        let mut c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
+        let mut c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))?;
         // Loads and repairs run in an order foreign keys would refuse.
         if let Some(off) = self.dialect().fk_checks_off() {
             ddl(&mut c, off).await?;

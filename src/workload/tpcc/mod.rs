@@ -25,9 +25,9 @@ pub mod schema;
 mod stock_level;
 
 use super::{Counters, DatasetTables, TableState, Workload};
+use crate::db::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::Rng;
-use crate::target::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::usage;
 use crate::workload::dialect::Dialect;
 pub use options::TpccArgs;
@@ -442,7 +442,7 @@ impl Tpcc {
         ok
     }
 
-    async fn x(&self, conn: &mut Conn, q: &mut Counters, id: StmtId, p: &[Param<'_>]) -> DbResult<crate::target::Class> {
+    async fn x(&self, conn: &mut Conn, q: &mut Counters, id: StmtId, p: &[Param<'_>]) -> DbResult<crate::db::Class> {
         let class = conn.exec(id, p).await?;
         q.add(class);
         Ok(class)
@@ -450,7 +450,7 @@ impl Tpcc {
 
     async fn rows(&self, conn: &mut Conn, q: &mut Counters, id: StmtId, p: &[Param<'_>]) -> DbResult<Vec<Vec<Option<String>>>> {
         let r = conn.exec_rows(id, p).await?;
-        q.add(crate::target::Class::Read);
+        q.add(crate::db::Class::Read);
         Ok(r)
     }
 
@@ -497,12 +497,8 @@ fn cents(v: &Option<String>) -> i64 {
     v.as_deref().and_then(|s| s.trim().parse::<f64>().ok()).map(|f| (f * 100.0).round() as i64).unwrap_or(0)
 }
 
-fn missing(what: &str, a: i64, b: i64) -> crate::target::DbError {
-    crate::target::DbError {
-        kind: crate::target::ErrKind::Fatal,
-        code: "tpcc".into(),
-        message: format!("{what} ({a}, {b}) not found: the data is not a complete TPC-C dataset (run `fairbench check`)"),
-    }
+fn missing(what: &str, a: i64, b: i64) -> crate::db::DbError {
+    crate::db::DbError { kind: crate::db::ErrKind::Fatal, code: "tpcc".into(), message: format!("{what} ({a}, {b}) not found: the data is not a complete TPC-C dataset (run `fairbench check`)") }
 }
 
 impl Workload for Tpcc {
@@ -678,7 +674,7 @@ impl Tpcc {
     async fn nopm_start(&self, cfg: &Arc<ConnConfig>, warmup: Duration) -> Result<()> {
         *self.shared.start.lock().unwrap() = None;
         self.shared.started.store(false, Ordering::Relaxed);
-        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
+        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))?;
         if warmup.is_zero() {
             let v = self.next_o_id_sum(&mut conn).await?;
             conn.close().await;
@@ -726,7 +722,7 @@ impl Tpcc {
             let v = h.join().ok().flatten();
             self.shared.nopm.lock().unwrap().before = v;
         }
-        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::target::connect_error(&cfg.target, &e))?;
+        let mut conn = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))?;
         let v = self.next_o_id_sum(&mut conn).await?;
         conn.close().await;
         self.shared.nopm.lock().unwrap().after = Some(v);

@@ -1,8 +1,8 @@
 //! New-Order (TPC-C 2.4): an order of 5..15 lines, 1% rolled back on an unused item.
 
 use super::{cents, int, missing, Tpcc, TpccClient};
+use crate::db::{Conn, DbResult, Param};
 use crate::rand::nurand;
-use crate::target::{Conn, DbResult, Param};
 use crate::workload::Counters;
 
 impl Tpcc {

@@ -1,8 +1,8 @@
 //! Order-Status (TPC-C 2.6): a customer's last order and its lines, read only.
 
 use super::{int, last_name, missing, Tpcc, TpccClient};
+use crate::db::{Conn, DbResult, Param};
 use crate::rand::nurand;
-use crate::target::{Conn, DbResult, Param};
 use crate::workload::Counters;
 
 impl Tpcc {

@@ -1,8 +1,8 @@
 //! Payment (TPC-C 2.5): the customer by id or, 60% of the time, by last name; 15% from a remote warehouse.
 
 use super::{last_name, missing, Tpcc, TpccClient};
+use crate::db::{Conn, DbResult, Param};
 use crate::rand::nurand;
-use crate::target::{Conn, DbResult, Param};
 use crate::workload::Counters;
 
 impl Tpcc {

@@ -3,7 +3,7 @@
 //! NULL / DEFAULT for the "not delivered yet" columns, history with or
 //! without a primary key.
 
-use crate::target::Engine;
+use crate::db::Engine;
 use crate::usage;
 use crate::workload::dialect::{Dialect, FkPath};
 

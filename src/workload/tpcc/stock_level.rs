@@ -1,7 +1,7 @@
 //! Stock-Level (TPC-C 2.8): items of the district's last 20 orders below a stock threshold, read only.
 
 use super::{int, missing, Tpcc, TpccClient};
-use crate::target::{Conn, DbResult, Param};
+use crate::db::{Conn, DbResult, Param};
 use crate::workload::Counters;
 
 impl Tpcc {

@@ -9,8 +9,8 @@
 
 use super::scram::Scram;
 use super::{be16, be32, tls, Choice, ReadBuf, Sock};
-use crate::target::postgres::{encode_copy_row, lost_sqlstate, value_text};
-use crate::target::{dollar_params, interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
+use crate::db::postgres::{encode_copy_row, lost_sqlstate, value_text};
+use crate::db::{dollar_params, interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
 
 /// SCRAM state: the cached implementation, or the general one for
@@ -123,7 +123,7 @@ fn cstr(w: &mut Vec<u8>, s: &[u8]) {
 fn stmt_name(w: &mut Vec<u8>, id: StmtId) {
     // "s<id>" without formatting machinery.
     w.push(b's');
-    crate::target::push_decimal(w, u64::from(id.0));
+    crate::db::push_decimal(w, u64::from(id.0));
     w.push(0);
 }
 
@@ -565,7 +565,7 @@ impl PgFast {
             let mut sql = String::new();
             let mut n = 0;
             while n < bulk_rows.max(1) && rows.next_row(&mut row) {
-                crate::target::mysql::encode_values(cols, &row, &mut sql, n == 0, false);
+                crate::db::mysql::encode_values(cols, &row, &mut sql, n == 0, false);
                 n += 1;
             }
             if n == 0 {

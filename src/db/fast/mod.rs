@@ -48,9 +48,9 @@ pub fn enabled() -> bool {
 }
 
 /// The error for FAIRBENCH_WIRE=fast when the driver would have to step in.
-pub fn refused() -> crate::target::DbError {
-    crate::target::DbError {
-        kind: crate::target::ErrKind::Connect,
+pub fn refused() -> crate::db::DbError {
+    crate::db::DbError {
+        kind: crate::db::ErrKind::Connect,
         code: String::new(),
         message: "FAIRBENCH_WIRE=fast: the built-in wire client cannot serve this target (an authentication method it does not speak)".into(),
     }

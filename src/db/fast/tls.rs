@@ -13,7 +13,7 @@
 //! when we rotate ours before the cipher's record limit.
 
 use super::Sock;
-use crate::target::{DbError, ErrKind, SslMode, Target};
+use crate::db::{DbError, ErrKind, SslMode, Target};
 use ring::aead;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{ClientConnectionData, UnbufferedClientConnection, WebPkiServerVerifier};

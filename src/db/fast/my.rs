@@ -8,8 +8,8 @@
 //! from memory for loading.
 
 use super::{tls, Choice, ReadBuf, Sock};
-use crate::target::mysql::{bulk_load, BulkConn, LOST};
-use crate::target::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, RowSource, SslMode, Statement, StmtId};
+use crate::db::mysql::{bulk_load, BulkConn, LOST};
+use crate::db::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, RowSource, SslMode, Statement, StmtId};
 
 const CLIENT_LONG_PASSWORD: u32 = 1;
 const CLIENT_CONNECT_WITH_DB: u32 = 8;
