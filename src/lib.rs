@@ -9,16 +9,19 @@ pub mod db;
 pub mod env;
 pub mod error;
 pub mod model;
+pub mod plan;
 pub mod rand;
 pub mod report;
 pub mod runner;
 pub mod stats;
 pub mod store;
+pub mod values;
 pub mod workload;
 
-use cli::{BenchArgs, Cmd, Plan};
+use cli::Cmd;
 use error::{exit, Error, Result};
 use model::{RunControl, RunInfo, Sink, Sinks, Stop};
+use plan::{BenchArgs, Plan};
 use report::{Console, Format};
 use std::sync::Arc;
 use std::time::Duration;
@@ -280,7 +283,7 @@ async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<db::ConnConfig>, max_threads
     }
 }
 
-fn print_header(info: &RunInfo, threads: usize, c: &cli::ControlArgs) {
+fn print_header(info: &RunInfo, threads: usize, c: &plan::ControlArgs) {
     println!("fairbench {} ({} on {}, {})", env!("CARGO_PKG_VERSION"), info.workload, info.target, info.transport);
     println!("Label: {}", info.label);
     println!();

@@ -18,8 +18,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     // (path or folder prefix, pattern, reason)
     ("src/cli/label.rs", "*", "the BMK label grammar still holds every family's tokens and canonical form (issue 15: move them into the families)"),
     ("src/workload/tpcc/", "oltp", "TPC-C borrows the OLTP family's engine, table and load options (OltpArgs), read from the same parsed command line"),
-    ("src/cli/values.rs", "tpcc", "TPC-C's value parsers (--format, --mix) sit with the shared ones while their options are being reworked; they belong in src/workload/tpcc/"),
-    ("src/cli/mod.rs", "OLTP", "the tool's description ('Fair, exact OLTP benchmarks'), not the family"),
 ];
 
 #[derive(Debug)]

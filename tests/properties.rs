@@ -7,9 +7,10 @@
 //! found here becomes a named test in tests/regression.rs.
 
 use fairbench::cli::label::{self, Decoded};
-use fairbench::cli::values;
 use fairbench::db::url::{mask_url, Target};
 use fairbench::db::{Engine, SslMode};
+use fairbench::values;
+use fairbench::workload::tpcc::values as tpcc_values;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -296,18 +297,18 @@ fn parsers() -> Vec<(&'static str, Check)> {
         ("load-mode", values::load_mode),
         ("table-pick", values::table_pick),
         ("fail-on", values::fail_on),
-        ("fk", values::fk),
-        ("isolation", values::isolation),
-        ("terminals", values::terminals),
-        ("format", values::tpcc_format),
-        ("trx-debug", values::trx_debug),
-        ("mix", values::tpcc_mix),
+        ("fk", tpcc_values::fk),
+        ("isolation", tpcc_values::isolation),
+        ("terminals", tpcc_values::terminals),
+        ("format", tpcc_values::tpcc_format),
+        ("trx-debug", tpcc_values::trx_debug),
+        ("mix", tpcc_values::tpcc_mix),
         ("tpcc-prefix", values::identifier_prefix),
         ("mysql-ignore-errors", values::mysql_error_codes),
         ("pgsql-ignore-errors", values::sqlstates),
         ("tables", |s| values::positive32(s).map(|n| n.to_string())),
         ("percentile", |s| values::percentile(s).map(|n| n.to_string())),
-        ("warehouses", |s| values::warehouses(s).map(|n| n.to_string())),
+        ("warehouses", |s| tpcc_values::warehouses(s).map(|n| n.to_string())),
     ];
     let mut v: Vec<(&'static str, Check)> = strings.into_iter().map(|(n, f)| (n, erase(f))).collect();
     v.push(("threads", erase(values::parse_levels)));
@@ -318,13 +319,13 @@ fn parsers() -> Vec<(&'static str, Check)> {
     v.push(("client-threads", erase(values::positive_usize)));
     v.push(("rand-data", erase(values::percent8)));
     v.push(("mysql-port", erase(values::port)));
-    v.push(("for-update", erase(values::for_update)));
+    v.push(("for-update", erase(tpcc_values::for_update)));
     v.push(("time", erase(values::seconds)));
     v.push(("rate", erase(values::rate)));
     v.push(("rand-spec-pct", erase(values::percent)));
     v.push(("rand-pareto-h", erase(values::pareto_h)));
     v.push(("rand-zipfian-exp", erase(values::zipfian_exp)));
-    v.push(("time-scale", erase(values::time_scale)));
+    v.push(("time-scale", erase(tpcc_values::time_scale)));
     v
 }
 

@@ -4,21 +4,15 @@
 //! workload name.
 
 pub mod label;
-pub mod target_args;
-pub mod values;
 
-use crate::error::{Error, Result};
-use crate::rand::{DistConfig, RandType};
-use crate::usage;
-use crate::workload::family::FamilyArgs;
+use crate::plan::{BenchArgs, TargetArgs};
+use crate::values;
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
-pub use target_args::TargetArgs;
-use values::parse_levels;
 
 #[derive(Parser, Debug)]
-#[command(name = "fairbench", version, about = "Fair, exact OLTP benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None)]
+#[command(name = "fairbench", version, about = "Fair, exact database benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
@@ -126,107 +120,6 @@ pub struct CompareArgs {
     /// Print JSON
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct BenchArgs {
-    #[arg(default_value = crate::workload::DEFAULT_WORKLOAD, help = crate::workload::family::workload_help())]
-    pub workload: String,
-    #[command(flatten)]
-    pub target: TargetArgs,
-    // Every registered family's options, each under its own help heading.
-    #[command(flatten)]
-    pub families: FamilyArgs,
-    #[command(flatten)]
-    pub rand: RandArgs,
-    #[command(flatten)]
-    pub control: ControlArgs,
-}
-
-#[derive(Args, Debug, Clone)]
-#[command(next_help_heading = "Random numbers (sysbench names and defaults)")]
-pub struct RandArgs {
-    /// uniform, gaussian, special, pareto, zipfian
-    #[arg(long, default_value = "uniform", value_parser = values::rand_type)]
-    pub rand_type: String,
-    /// Seed (0: from the clock, so runs differ)
-    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
-    pub rand_seed: u64,
-    #[arg(long, default_value_t = 12, value_parser = values::spec_iter)]
-    pub rand_spec_iter: u32,
-    #[arg(long, default_value_t = 1.0, value_parser = values::percent)]
-    pub rand_spec_pct: f64,
-    #[arg(long, default_value_t = 75.0, value_parser = values::percent)]
-    pub rand_spec_res: f64,
-    #[arg(long, default_value_t = 0.2, value_parser = values::pareto_h)]
-    pub rand_pareto_h: f64,
-    #[arg(long, default_value_t = 0.8, value_parser = values::zipfian_exp)]
-    pub rand_zipfian_exp: f64,
-}
-
-#[derive(Args, Debug, Clone)]
-#[command(next_help_heading = "Run control")]
-pub struct ControlArgs {
-    /// Clients; a list (1,2,4,8 or 1..64) runs a sweep, one level after another
-    #[arg(long, default_value = "1", value_parser = parse_levels)]
-    pub threads: values::Levels,
-    /// Seconds to run each level (after warmup); 0 with --events: no limit
-    #[arg(long, default_value_t = 10.0, value_parser = values::seconds)]
-    pub time: f64,
-    /// Stop after this many events in total (0: no limit)
-    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
-    pub events: u64,
-    /// Seconds run before measuring
-    #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
-    pub warmup_time: f64,
-    /// Open loop: events per second over all clients (0: closed loop)
-    #[arg(long, default_value_t = 0.0, value_parser = values::rate)]
-    pub rate: f64,
-    /// Seconds between intermediate reports (0: none)
-    #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
-    pub report_interval: f64,
-    /// Latency percentile of the sysbench lines
-    #[arg(long, default_value_t = 95, value_parser = values::percentile)]
-    pub percentile: u32,
-    /// Start barrier: once all clients are connected, wait until this file is removed
-    #[arg(long)]
-    pub sync_file: Option<PathBuf>,
-    /// Seconds to pause between the levels of a sweep
-    #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
-    pub pause: f64,
-    /// text (sysbench format) or json (JSON lines)
-    #[arg(long, default_value = "text", value_parser = values::output)]
-    pub output: String,
-    /// OS threads for network clients (default: CPU count)
-    #[arg(long, value_parser = values::client_threads)]
-    pub client_threads: Option<usize>,
-    /// Rate mode: events that may wait for a free client before arrivals are dropped
-    #[arg(long, default_value_t = 131072, value_parser = values::positive_usize)]
-    pub queue_max: usize,
-    /// Do not prepare missing tables before run
-    #[arg(long)]
-    pub no_prepare: bool,
-    /// Results store every run is recorded in (SQLite file)
-    #[arg(long, default_value = crate::store::DEFAULT_PATH)]
-    pub results: PathBuf,
-    /// Do not record the run in the results store
-    #[arg(long)]
-    pub no_save: bool,
-    /// Free text stored with the run (e.g. "io-bound baseline"), shown by results and compare
-    #[arg(long, default_value = "")]
-    pub tag: String,
-}
-
-/// The validated plan of one command.
-#[derive(Debug)]
-pub struct Plan {
-    pub command: String,
-    pub workload: String,
-    /// The registered family serving `workload`.
-    pub family: &'static dyn crate::workload::family::Family,
-    pub args: BenchArgs,
-    pub dist: DistConfig,
-    pub label_used: Option<String>,
 }
 
 /// sysbench writes options with '_' and puts the command last; accept both.
@@ -397,36 +290,4 @@ fn same_value(a: &str, b: &str) -> bool {
         return x == y;
     }
     false
-}
-
-impl Plan {
-    pub fn new(command: &str, args: BenchArgs) -> Result<Plan> {
-        let r = &args.rand;
-        let kind: RandType = r.rand_type.parse().map_err(|e: String| Error::Usage(format!("--rand-type: {e}")))?;
-        let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
-        dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
-        // Each value was checked alone when parsed (cli::values); what is left are combinations.
-        let c = &args.control;
-        if c.time == 0.0 && c.events == 0 && command == "run" {
-            return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
-        }
-        let workload = args.workload.clone();
-        let Some(family) = crate::workload::family::find(&workload) else {
-            return Err(usage!(
-                "unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)",
-                crate::workload::family::workload_names().join(", "),
-                crate::workload::family::label_examples()
-            ));
-        };
-        if command == "check" && !family.has_check() {
-            let checked = crate::workload::family::checked_workloads();
-            return Err(usage!(
-                "`check` verifies the consistency conditions of {}: use `fairbench check {}` (the {workload} workload has none)",
-                checked.join(", "),
-                checked.first().copied().unwrap_or_default()
-            ));
-        }
-        let label_used = args.target.label.clone();
-        Ok(Plan { command: command.to_string(), workload, family, args, dist, label_used })
-    }
 }

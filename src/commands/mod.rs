@@ -2,12 +2,13 @@
 //! `env`, `audit` and `compare`.
 
 use crate::audit;
-use crate::cli::{AuditArgs, CompareArgs, ControlArgs, EnvArgs, ResultsAction, ResultsArgs};
+use crate::cli::{AuditArgs, CompareArgs, EnvArgs, ResultsAction, ResultsArgs};
 use crate::db::ConnConfig;
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::model::record::{RunRecord, Severity};
 use crate::model::RunInfo;
+use crate::plan::ControlArgs;
 use crate::store::{self, Begin, Recorder};
 use std::path::Path;
 use std::sync::Arc;

@@ -6,9 +6,9 @@
 
 use super::FAMILIES;
 use crate::cli::label::{Decoded, LabelError, Scenario};
-use crate::cli::Plan;
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
+use crate::plan::Plan;
 use clap::{ArgMatches, Command, FromArgMatches};
 
 pub trait Family: Sync + std::fmt::Debug {

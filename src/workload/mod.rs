@@ -33,7 +33,7 @@ pub fn args_options<A: clap::Args + serde::Serialize>(args: &A) -> Vec<(String, 
             let long = a.get_long()?;
             let v = match values.get(a.get_id().as_str())? {
                 serde_json::Value::Null => return None,
-                serde_json::Value::Bool(b) => crate::cli::values::bool_str(*b).to_string(),
+                serde_json::Value::Bool(b) => crate::values::bool_str(*b).to_string(),
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };

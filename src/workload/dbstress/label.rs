@@ -26,7 +26,7 @@
 
 use super::{RO, RW};
 use crate::cli::label::{compact, is_sb_prefix, parse_size, strip_decorations, Decoded, LabelError};
-use crate::cli::values::parse_bool;
+use crate::values::parse_bool;
 
 /// Options a label sets (and the workload records), in the order labels list them.
 pub const OPTIONS: &[&str] = &[

@@ -288,7 +288,7 @@ impl Dbstress {
                         ddl(&mut conn, &sql).await?;
                     }
                     if !quiet {
-                        println!("Creating set #{} [hpk: {}]...", i + 1, crate::cli::values::bool_str(self.args.hpk));
+                        println!("Creating set #{} [hpk: {}]...", i + 1, crate::values::bool_str(self.args.hpk));
                     }
                     for sql in self.create_tables(n) {
                         ddl(&mut conn, &sql).await?;

@@ -411,7 +411,7 @@ impl Workload for Dbstress {
 
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = label::OPTIONS.iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect();
-        let b = |x: bool| crate::cli::values::bool_str(x).to_string();
+        let b = |x: bool| crate::values::bool_str(x).to_string();
         crate::workload::add_missing(
             &mut v,
             vec![
@@ -458,7 +458,7 @@ impl Workload for Dbstress {
 impl Dbstress {
     /// Effective value of an option a label can carry.
     fn label_value(&self, cfg: &ConnConfig, name: &str) -> Option<String> {
-        let b = |x: bool| crate::cli::values::bool_str(x).to_string();
+        let b = |x: bool| crate::values::bool_str(x).to_string();
         Some(match name {
             "obj-table-size" => self.args.obj_table_size.to_string(),
             "obj-tables" => self.args.obj_tables.to_string(),

@@ -6,7 +6,7 @@
 //! `--table-compression`, `--load-mode`, `--load-bulk-size`, `--trx-retry`
 //! and `--reconnect`; [`Shared`] reads them back.
 
-use crate::cli::values::{self, parse_bool};
+use crate::values::{self, parse_bool};
 use crate::workload::family::FamilyArgs;
 use clap::Args;
 use serde::Serialize;

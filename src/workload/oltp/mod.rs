@@ -556,7 +556,7 @@ impl Oltp {
     /// Effective value of a label option, for the canonical label.
     fn label_value(&self, cfg: &ConnConfig, name: &str) -> Option<String> {
         let m = &self.mix;
-        let b = |v: bool| crate::cli::values::bool_str(v).to_string();
+        let b = |v: bool| crate::values::bool_str(v).to_string();
         Some(match name {
             "table-size" => self.args.table_size.to_string(),
             "tables" => self.args.tables.to_string(),

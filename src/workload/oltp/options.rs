@@ -1,7 +1,7 @@
 //! Options of the sysbench OLTP family, with sysbench's names and defaults,
 //! plus BMK-kit's extensions.
 
-use crate::cli::values::{self, parse_bool};
+use crate::values::{self, parse_bool};
 use clap::Args;
 use serde::Serialize;
 

@@ -2,9 +2,9 @@
 
 use super::{session_sql, Tpcc, TpccArgs};
 use crate::cli::label::{Scenario, Shape};
-use crate::cli::Plan;
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
+use crate::plan::Plan;
 use crate::workload::family::Family;
 use clap::{Args, Command};
 use std::sync::Arc;

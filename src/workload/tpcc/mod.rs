@@ -23,6 +23,7 @@ pub mod output;
 mod payment;
 pub mod schema;
 mod stock_level;
+pub mod values;
 
 use super::{Counters, DatasetTables, TableState, Workload};
 use crate::db::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
@@ -586,7 +587,7 @@ impl Workload for Tpcc {
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> =
             ["warehouses", "datasets", "force-null", "fk", "db-ps-mode", "transport", "mysql-storage-engine"].iter().filter_map(|n| self.label_value(cfg, n).map(|v| (n.to_string(), v))).collect();
-        let b = |x: bool| crate::cli::values::bool_str(x).to_string();
+        let b = |x: bool| crate::values::bool_str(x).to_string();
         v.extend([
             ("force-pk".to_string(), b(self.args.force_pk)),
             ("mix".into(), self.args.mix.clone()),
@@ -652,7 +653,7 @@ impl Tpcc {
         Some(match name {
             "warehouses" => self.warehouses.to_string(),
             "datasets" => self.datasets.to_string(),
-            "force-null" => crate::cli::values::bool_str(self.schema.force_null).to_string(),
+            "force-null" => crate::values::bool_str(self.schema.force_null).to_string(),
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),

@@ -5,7 +5,8 @@
 //! `--create-table-options`, `--table-compression`), `--trx-retry`,
 //! `--load-mode` and `--load-bulk-size` are shared with the OLTP family.
 
-use crate::cli::values::{self, parse_bool};
+use super::values as own;
+use crate::values::{self, parse_bool};
 use clap::Args;
 use serde::Serialize;
 
@@ -13,7 +14,7 @@ use serde::Serialize;
 #[command(next_help_heading = "TPC-C")]
 pub struct TpccArgs {
     /// Warehouses per dataset (sysbench-tpcc's --scale)
-    #[arg(long, default_value_t = 1, alias = "scale", value_parser = values::warehouses)]
+    #[arg(long, default_value_t = 1, alias = "scale", value_parser = own::warehouses)]
     pub warehouses: u32,
     /// Independent datasets (table sets suffixed 1..N) used in parallel: --datasets 10 --warehouses 100 is BMK's 10x100W
     #[arg(long, default_value_t = 1, value_parser = values::positive32)]
@@ -22,37 +23,37 @@ pub struct TpccArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub force_null: bool,
     /// fk: foreign keys; nofk: none, FK-backing indexes kept; nofk2: neither
-    #[arg(long, default_value = "fk", value_parser = values::fk)]
+    #[arg(long, default_value = "fk", value_parser = own::fk)]
     pub fk: String,
     /// Give history an auto-increment primary key (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub force_pk: bool,
     /// Transaction mix in percent: New-Order,Payment,Order-Status,Delivery,Stock-Level (sum 100)
-    #[arg(long, default_value = "45,43,4,4,4", value_parser = values::tpcc_mix)]
+    #[arg(long, default_value = "45,43,4,4,4", value_parser = own::tpcc_mix)]
     pub mix: String,
     /// Locking reads: 0 none, 1 FOR UPDATE where sysbench-tpcc locks, 2 also the Payment warehouse/district reads
-    #[arg(long, default_value_t = 1, value_parser = values::for_update)]
+    #[arg(long, default_value_t = 1, value_parser = own::for_update)]
     pub for_update: u8,
     /// MySQL-family: FORCE INDEX (PRIMARY) on primary-key lookups (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub force_primary: bool,
     /// Isolation level: RR, RC or SER (default: the server's)
-    #[arg(long, default_value = "", value_parser = values::isolation)]
+    #[arg(long, default_value = "", value_parser = own::isolation)]
     pub isolation: String,
     /// Run only one transaction type: new_order, payment, order_status, delivery, stock_level
-    #[arg(long, default_value = "", value_parser = values::trx_debug)]
+    #[arg(long, default_value = "", value_parser = own::trx_debug)]
     pub trx_debug: String,
     /// Stress mode: deal warehouses round-robin to clients, each picking among its own (HammerDB's all-warehouse mode)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub use_all_warehouses: bool,
     /// stress: closed loop, any warehouse per transaction; spec: 10 terminals per warehouse with keying and think times
-    #[arg(long, default_value = "stress", value_parser = values::terminals)]
+    #[arg(long, default_value = "stress", value_parser = own::terminals)]
     pub terminals: String,
     /// Spec mode: factor applied to keying and think times (0.01 makes a short test run; the ceiling scales with it)
-    #[arg(long, default_value_t = 1.0, value_parser = values::time_scale)]
+    #[arg(long, default_value_t = 1.0, value_parser = own::time_scale)]
     pub time_scale: f64,
     /// Output format: fairbench (sysbench lines plus TPC-C figures) or tpcc-mysql
-    #[arg(long, default_value = "fairbench", value_parser = values::tpcc_format)]
+    #[arg(long, default_value = "fairbench", value_parser = own::tpcc_format)]
     pub format: String,
     /// Prefix of the TPC-C table names (tables are PREFIXwarehouseN, ...)
     #[arg(long, default_value = "", value_parser = values::identifier_prefix)]

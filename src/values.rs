@@ -92,7 +92,7 @@ fn bad_level() -> String {
 }
 
 /// A whole number within `min..=max`, of any unsigned type.
-fn whole<T: TryFrom<u64>>(s: &str, min: u64, max: u64) -> Result<T, String> {
+pub fn whole<T: TryFrom<u64>>(s: &str, min: u64, max: u64) -> Result<T, String> {
     let n = s.trim().parse::<u64>().ok().filter(|n| (min..=max).contains(n));
     match n.and_then(|n| T::try_from(n).ok()) {
         Some(v) => Ok(v),
@@ -153,18 +153,8 @@ pub fn port(s: &str) -> Result<u16, String> {
     whole(s, 1, u16::MAX as u64)
 }
 
-/// TPC-C warehouses per dataset: w_id is a SMALLINT.
-pub fn warehouses(s: &str) -> Result<u32, String> {
-    whole(s, 1, 32_767)
-}
-
-/// TPC-C's locking-read levels.
-pub fn for_update(s: &str) -> Result<u8, String> {
-    whole(s, 0, 2)
-}
-
 /// A finite number parsed as f64 (not "inf", "NaN").
-fn finite(s: &str) -> Option<f64> {
+pub fn finite(s: &str) -> Option<f64> {
     s.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
@@ -202,11 +192,6 @@ pub fn zipfian_exp(s: &str) -> Result<f64, String> {
     finite(s).filter(|v| *v >= 0.0).ok_or_else(|| "use a number, 0 or more (e.g. 0.8)".to_string())
 }
 
-/// TPC-C spec mode's factor on keying and think times.
-pub fn time_scale(s: &str) -> Result<f64, String> {
-    finite(s).filter(|v| *v > 0.0 && *v <= 100.0).ok_or_else(|| "use a number above 0 and at most 100 (e.g. 0.01 for a short test)".to_string())
-}
-
 /// Items of a comma list; an empty item (`1,,2`, a trailing comma) is a typo, not "nothing".
 fn list_items(s: &str) -> Option<Vec<&str>> {
     let items: Vec<&str> = s.split(',').map(str::trim).collect();
@@ -239,7 +224,7 @@ pub fn sqlstates(s: &str) -> Result<String, String> {
 }
 
 /// `s` when it is one of `allowed` (ASCII case ignored), else `hint`.
-fn choice(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
+pub fn choice(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
     if allowed.iter().any(|a| a.eq_ignore_ascii_case(s)) {
         Ok(s.to_string())
     } else {
@@ -248,7 +233,7 @@ fn choice(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
 }
 
 /// `s` when it is exactly one of `allowed` (the code compares it as given).
-fn exact(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
+pub fn exact(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
     if allowed.contains(&s) {
         Ok(s.to_string())
     } else {
@@ -290,42 +275,6 @@ pub fn table_pick(s: &str) -> Result<String, String> {
 
 pub fn fail_on(s: &str) -> Result<String, String> {
     choice(s, &["critical", "warning", "never"], "use critical, warning or never")
-}
-
-pub fn fk(s: &str) -> Result<String, String> {
-    choice(s, &["fk", "on", "1", "nofk", "off", "0", "nofk2"], "use fk, nofk or nofk2")
-}
-
-pub fn isolation(s: &str) -> Result<String, String> {
-    let levels = ["", "RR", "REPEATABLE-READ", "REPEATABLE READ", "RC", "READ-COMMITTED", "READ COMMITTED", "SER", "SERIALIZABLE"];
-    choice(s, &levels, "use RR, RC or SER")
-}
-
-pub fn terminals(s: &str) -> Result<String, String> {
-    exact(s, &["stress", "spec"], "use stress or spec")
-}
-
-pub fn tpcc_format(s: &str) -> Result<String, String> {
-    exact(s, &["fairbench", "tpcc-mysql"], "use fairbench or tpcc-mysql")
-}
-
-/// TPC-C transaction names, `_` or `-` between words.
-pub fn trx_debug(s: &str) -> Result<String, String> {
-    let kinds = ["new_order", "payment", "order_status", "delivery", "stock_level"];
-    if s.is_empty() || kinds.contains(&s.replace('-', "_").as_str()) {
-        Ok(s.to_string())
-    } else {
-        Err(format!("use one of {}", kinds.join(", ")))
-    }
-}
-
-/// TPC-C mix: five whole percentages that sum to 100.
-pub fn tpcc_mix(s: &str) -> Result<String, String> {
-    let v: Option<Vec<u32>> = s.split(',').map(|x| x.trim().parse::<u32>().ok().filter(|p| *p <= 100)).collect();
-    match v {
-        Some(v) if v.len() == 5 && v.iter().sum::<u32>() == 100 => Ok(s.to_string()),
-        _ => Err("give five whole percentages (New-Order,Payment,Order-Status,Delivery,Stock-Level) that sum to 100, e.g. 45,43,4,4,4".into()),
-    }
 }
 
 /// Names pasted into SQL: letters, digits and _ only.

@@ -1,10 +1,10 @@
 //! Connection options: `--target URL`, or sysbench's `--db-driver`,
 //! `--mysql-*` and `--pgsql-*` options so existing command lines carry over.
 
-use super::values;
 use crate::db::{ConnConfig, Engine, IgnoreList, SslMode, Target};
 use crate::error::Result;
 use crate::usage;
+use crate::values;
 use clap::Args;
 
 #[derive(Args, Debug, Clone, Default)]

@@ -1,0 +1,55 @@
+//! TPC-C's option values: each parser checks one value where clap reads it
+//! (see `crate::values` for the shared ones and the message style).
+
+use crate::values::{choice, exact, finite, whole};
+
+/// TPC-C warehouses per dataset: w_id is a SMALLINT.
+pub fn warehouses(s: &str) -> Result<u32, String> {
+    whole(s, 1, 32_767)
+}
+
+/// TPC-C's locking-read levels.
+pub fn for_update(s: &str) -> Result<u8, String> {
+    whole(s, 0, 2)
+}
+
+/// TPC-C spec mode's factor on keying and think times.
+pub fn time_scale(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v <= 100.0).ok_or_else(|| "use a number above 0 and at most 100 (e.g. 0.01 for a short test)".to_string())
+}
+
+pub fn fk(s: &str) -> Result<String, String> {
+    choice(s, &["fk", "on", "1", "nofk", "off", "0", "nofk2"], "use fk, nofk or nofk2")
+}
+
+pub fn isolation(s: &str) -> Result<String, String> {
+    let levels = ["", "RR", "REPEATABLE-READ", "REPEATABLE READ", "RC", "READ-COMMITTED", "READ COMMITTED", "SER", "SERIALIZABLE"];
+    choice(s, &levels, "use RR, RC or SER")
+}
+
+pub fn terminals(s: &str) -> Result<String, String> {
+    exact(s, &["stress", "spec"], "use stress or spec")
+}
+
+pub fn tpcc_format(s: &str) -> Result<String, String> {
+    exact(s, &["fairbench", "tpcc-mysql"], "use fairbench or tpcc-mysql")
+}
+
+/// TPC-C transaction names, `_` or `-` between words.
+pub fn trx_debug(s: &str) -> Result<String, String> {
+    let kinds = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+    if s.is_empty() || kinds.contains(&s.replace('-', "_").as_str()) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("use one of {}", kinds.join(", ")))
+    }
+}
+
+/// TPC-C mix: five whole percentages that sum to 100.
+pub fn tpcc_mix(s: &str) -> Result<String, String> {
+    let v: Option<Vec<u32>> = s.split(',').map(|x| x.trim().parse::<u32>().ok().filter(|p| *p <= 100)).collect();
+    match v {
+        Some(v) if v.len() == 5 && v.iter().sum::<u32>() == 100 => Ok(s.to_string()),
+        _ => Err("give five whole percentages (New-Order,Payment,Order-Status,Delivery,Stock-Level) that sum to 100, e.g. 45,43,4,4,4".into()),
+    }
+}
