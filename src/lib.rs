@@ -8,6 +8,7 @@ pub mod compare;
 pub mod db;
 pub mod env;
 pub mod error;
+pub mod label;
 pub mod model;
 pub mod plan;
 pub mod rand;
@@ -92,7 +93,7 @@ pub fn run(cli: cli::Cli) -> Result<()> {
 }
 
 fn explain(label: &str) -> Result<()> {
-    let d = cli::label::parse(label).map_err(|e| Error::Usage(e.to_string()))?;
+    let d = workload::family::parse_label(label).map_err(|e| Error::Usage(e.to_string()))?;
     println!("{label}");
     for (tok, what) in &d.explanation {
         println!("  {tok:<20} {what}");
@@ -102,7 +103,7 @@ fn explain(label: &str) -> Result<()> {
     let opts: Vec<String> = d.options.iter().map(|(k, v)| format!("--{k}={v}")).collect();
     println!("options: {}", opts.join(" "));
     let get = |n: &str| if n == "command" { Some(d.command.clone()) } else { d.options.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()) };
-    println!("canonical: {}", cli::label::canonical(&d.workload, &get));
+    println!("canonical: {}", workload::family::canonical_label(&d.workload, &get));
     Ok(())
 }
 

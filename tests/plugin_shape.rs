@@ -16,7 +16,6 @@ const REGISTRY: &str = "src/workload/mod.rs";
 /// it is removed when its reason goes away.
 const ALLOWED: &[(&str, &str, &str)] = &[
     // (path or folder prefix, pattern, reason)
-    ("src/cli/label.rs", "*", "the BMK label grammar still holds every family's tokens and canonical form (issue 15: move them into the families)"),
     ("src/workload/tpcc/", "oltp", "TPC-C borrows the OLTP family's engine, table and load options (OltpArgs), read from the same parsed command line"),
 ];
 

@@ -6,10 +6,11 @@
 //! on two cores (debug build): the suite runs on every CI push. Every failure
 //! found here becomes a named test in tests/regression.rs.
 
-use fairbench::cli::label::{self, Decoded};
 use fairbench::db::url::{mask_url, Target};
 use fairbench::db::{Engine, SslMode};
+use fairbench::label::Decoded;
 use fairbench::values;
+use fairbench::workload::family as label;
 use fairbench::workload::tpcc::values as tpcc_values;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -126,7 +127,7 @@ fn getter(d: &Decoded) -> impl Fn(&str) -> Option<String> + '_ {
 }
 
 fn canonical_of(d: &Decoded) -> String {
-    label::canonical(&d.workload, &getter(d))
+    label::canonical_label(&d.workload, &getter(d))
 }
 
 /// The settings in effect: options a label may spell out although they equal
@@ -172,7 +173,7 @@ proptest! {
 
     #[test]
     fn label_parse_never_panics_and_errors_are_one_line(s in text()) {
-        if let Err(e) = label::parse(&s) {
+        if let Err(e) = label::parse_label(&s) {
             prop_assert!(one_line(&e.to_string()), "{e}");
         }
         let _ = label::looks_like_label(&s);
@@ -181,9 +182,9 @@ proptest! {
     #[test]
     fn label_round_trips_through_canonical(l in prop_oneof![decorated(oltp_label()), decorated(tpcc_label())]) {
         // Tokens a scenario does not take are errors; the round trip is about the rest.
-        if let Ok(d1) = label::parse(&l) {
+        if let Ok(d1) = label::parse_label(&l) {
             let c1 = canonical_of(&d1);
-            let d2 = label::parse(&c1).map_err(|e| TestCaseError::fail(format!("{l} -> {c1}: {e}")))?;
+            let d2 = label::parse_label(&c1).map_err(|e| TestCaseError::fail(format!("{l} -> {c1}: {e}")))?;
             prop_assert_eq!((&d2.workload, &d2.command), (&d1.workload, &d1.command), "{} -> {}", l, c1);
             prop_assert_eq!(effective(&d2), effective(&d1), "{} -> {}", l, c1);
             prop_assert_eq!(canonical_of(&d2), c1.clone(), "{}: canonical is not a fixpoint", l);
@@ -212,8 +213,8 @@ proptest! {
         for n in ["warehouses", "datasets", "tables"] {
             prop_assume!(get(n).as_deref() != Some("0"));
         }
-        let c = label::canonical(workload, &get);
-        prop_assert!(label::parse(&c).is_ok(), "{} -> {}: {:?}", workload, c, label::parse(&c).err());
+        let c = label::canonical_label(workload, &get);
+        prop_assert!(label::parse_label(&c).is_ok(), "{} -> {}: {:?}", workload, c, label::parse_label(&c).err());
     }
 }
 

@@ -899,3 +899,20 @@ fn report_into_a_closed_pipe_panicked() {
     let status = child.wait().unwrap();
     assert!(!err.contains("panicked") && status.code() != Some(101), "{status:?}\n{err}");
 }
+
+// ---- issue 15, the shared label grammar (labels of one family decoded with another's tokens) ----
+
+// `dbstress_ro-10K` decoded with the sysbench OLTP tokens (table-size=10000, which dbSTRESS
+// has no option for) and printed `dbSTRESS_1M-RO-noPS-trx` as its canonical label: a
+// workload name whose family has no tokens in the shared grammar, or no family at all
+// (`foo_bar-10K`), took the OLTP family's tokens. Now it is refused, naming the scenario.
+#[test]
+fn label_took_another_familys_tokens_for_a_workload_name() {
+    for label in ["dbstress_ro-10K", "foo_bar-10K"] {
+        let out = fairbench().args(["explain", label]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{label}: {err}");
+        let scenario = label.split('-').next().unwrap();
+        assert!(err.contains(&format!("'{scenario}' is not a scenario")) && err.contains("dbSTRESS"), "{label}: {err}");
+    }
+}

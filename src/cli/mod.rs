@@ -3,8 +3,6 @@
 //! `sysbench TEST [options] COMMAND` order) and BMK-kit labels in place of a
 //! workload name.
 
-pub mod label;
-
 use crate::plan::{BenchArgs, TargetArgs};
 use crate::values;
 use clap::parser::ValueSource;
@@ -237,10 +235,10 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         return Cli::from_arg_matches(&matches);
     }
     let wl: String = sm.get_one::<String>("workload").cloned().unwrap_or_default();
-    if !label::looks_like_label(&wl) {
+    if !crate::workload::family::looks_like_label(&wl) {
         return Cli::from_arg_matches(&matches);
     }
-    let decoded = label::parse(&wl).map_err(|e| label_error(clap::error::ErrorKind::ValueValidation, e.to_string()))?;
+    let decoded = crate::workload::family::parse_label(&wl).map_err(|e| label_error(clap::error::ErrorKind::ValueValidation, e.to_string()))?;
     let mut extra = Vec::new();
     for (name, value) in &decoded.options {
         let id = name.replace('-', "_");

@@ -5,9 +5,9 @@
 //! the generic driver, so nothing outside the family's folder names its type.
 
 use super::FAMILIES;
-use crate::cli::label::{Decoded, LabelError, Scenario};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
+use crate::label::{Decoded, Grammar, LabelError, Registry, Scenario};
 use crate::plan::Plan;
 use clap::{ArgMatches, Command, FromArgMatches};
 
@@ -34,6 +34,18 @@ pub trait Family: Sync + std::fmt::Debug {
         &[]
     }
 
+    /// Its part of the shared label grammar (its tokens after the
+    /// scenario), when its labels follow the shared shape.
+    fn label_grammar(&self) -> Option<&'static dyn Grammar> {
+        None
+    }
+
+    /// The words its labels start with, for messages: its scenario words
+    /// unless it decodes its labels whole.
+    fn label_words(&self) -> Vec<&'static str> {
+        self.label_scenarios().iter().map(|s| s.token).collect()
+    }
+
     /// Decodes a label when it is one of the family's own grammar (a
     /// scenario whose tokens the shared grammar does not know); None leaves
     /// the label to the shared grammar. Asked before the shared grammar, so
@@ -44,8 +56,8 @@ pub trait Family: Sync + std::fmt::Debug {
     }
 
     /// The canonical label of one of its workloads, when it decodes its own
-    /// labels (`get` as for [`canonical`](crate::cli::label::canonical));
-    /// None: the shared grammar builds it.
+    /// labels (`get(name)` gives an option's effective value, `get("command")`
+    /// the command); None: the label is the workload's name.
     fn canonical_label(&self, _workload: &str, _get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
         None
     }
@@ -151,4 +163,59 @@ pub fn label_scenarios() -> impl Iterator<Item = &'static Scenario> {
 /// Label examples of every family, for the unknown-workload error.
 pub fn label_examples() -> String {
     FAMILIES.iter().map(|f| f.label_example()).collect::<Vec<_>>().join(" or ")
+}
+
+/// The registered families as the label grammar sees them.
+struct Families;
+
+impl Registry for Families {
+    fn scenarios(&self) -> Vec<&'static Scenario> {
+        label_scenarios().collect()
+    }
+
+    fn words(&self) -> Vec<&'static str> {
+        FAMILIES.iter().flat_map(|f| f.label_words()).collect()
+    }
+
+    fn workloads(&self) -> Vec<&'static str> {
+        workload_names()
+    }
+
+    fn grammar(&self, workload: &str) -> Option<&'static dyn Grammar> {
+        find(workload).and_then(|f| f.label_grammar())
+    }
+
+    fn grammars(&self) -> Vec<&'static dyn Grammar> {
+        FAMILIES.iter().filter_map(|f| f.label_grammar()).collect()
+    }
+
+    fn default_workload(&self) -> &'static str {
+        super::DEFAULT_WORKLOAD
+    }
+
+    fn example(&self) -> String {
+        label_examples()
+    }
+
+    fn decode_whole(&self, label: &str) -> Option<std::result::Result<Decoded, LabelError>> {
+        FAMILIES.iter().find_map(|f| f.decode_label(label))
+    }
+}
+
+/// Decodes a label (canonical form or BMK script name) with every
+/// registered family's tokens (see `crate::label`).
+pub fn parse_label(label: &str) -> std::result::Result<Decoded, LabelError> {
+    crate::label::parse(label, &Families)
+}
+
+/// Whether a workload argument is a label rather than a workload name.
+pub fn looks_like_label(s: &str) -> bool {
+    crate::label::looks_like_label(s, &Families)
+}
+
+/// The canonical label of a workload's effective settings (`get(name)`: an
+/// option's value, defaults included, or None where it does not apply;
+/// `get("command")`: `prepare` builds a Prepare label).
+pub fn canonical_label(workload: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
+    find(workload).and_then(|f| f.canonical_label(workload, get)).unwrap_or_else(|| workload.to_string())
 }

@@ -1,9 +1,9 @@
 //! dbSTRESS as one family in the workload registry.
 
 use super::{label, Dbstress, DbstressArgs, Shared, RO, RW};
-use crate::cli::label::{Decoded, LabelError};
 use crate::db::ConnConfig;
 use crate::error::Result;
+use crate::label::{Decoded, LabelError};
 use crate::plan::Plan;
 use crate::workload::family::Family;
 use clap::{Args, Command};
@@ -31,6 +31,10 @@ impl Family for DbstressFamily {
 
     fn augment_args(&self, cmd: Command) -> Command {
         DbstressArgs::augment_args(cmd)
+    }
+
+    fn label_words(&self) -> Vec<&'static str> {
+        vec!["dbSTRESS"]
     }
 
     fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {

@@ -25,7 +25,7 @@
 //! and `Prepare_dbSTRESS_SIZE[-ENGINE][-HPK][-socket]`.
 
 use super::{RO, RW};
-use crate::cli::label::{compact, is_sb_prefix, parse_size, strip_decorations, Decoded, LabelError};
+use crate::label::{compact, is_sb_prefix, parse_size, strip_decorations, Decoded, LabelError};
 use crate::values::parse_bool;
 
 /// Options a label sets (and the workload records), in the order labels list them.

@@ -406,7 +406,7 @@ impl Workload for Dbstress {
 
     fn label(&self, cfg: &ConnConfig) -> String {
         let get = |n: &str| self.label_value(cfg, n);
-        crate::cli::label::canonical(&self.workload, &get)
+        crate::workload::family::canonical_label(&self.workload, &get)
     }
 
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {

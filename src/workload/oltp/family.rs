@@ -1,9 +1,9 @@
 //! The sysbench OLTP scripts as one family in the workload registry.
 
 use super::{Oltp, OltpArgs, TESTS};
-use crate::cli::label::{Scenario, Shape};
 use crate::db::ConnConfig;
 use crate::error::Result;
+use crate::label::{Grammar, Scenario, Shape};
 use crate::plan::Plan;
 use crate::workload::family::Family;
 use clap::{Args, Command};
@@ -13,7 +13,7 @@ use std::sync::Arc;
 const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_random_points", "select_random_ranges"];
 
 /// BMK's names of the sysbench OLTP scripts.
-const SCENARIOS: &[Scenario] = &[
+pub(super) const SCENARIOS: &[Scenario] = &[
     Scenario { token: "OLTP_RO", workload: "oltp_read_only", shape: Shape::ReadOnly, meaning: "sysbench OLTP read-only: 10 point selects + 4 range selects per event", point_selects: None },
     Scenario {
         token: "OLTP_RW",
@@ -65,6 +65,14 @@ impl Family for OltpFamily {
 
     fn label_scenarios(&self) -> &'static [Scenario] {
         SCENARIOS
+    }
+
+    fn label_grammar(&self) -> Option<&'static dyn Grammar> {
+        Some(&super::label::OltpGrammar)
+    }
+
+    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(super::label::canonical(workload, get))
     }
 
     fn read_only(&self, workload: &str) -> bool {

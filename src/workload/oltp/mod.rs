@@ -3,6 +3,7 @@
 //! read/write/other classification as sysbench's Lua scripts.
 
 pub mod family;
+pub mod label;
 pub mod options;
 pub mod prepare;
 
@@ -488,7 +489,7 @@ impl Workload for Oltp {
 
     fn label(&self, cfg: &ConnConfig) -> String {
         let get = |n: &str| self.label_value(cfg, n);
-        crate::cli::label::canonical(&self.test, &get)
+        label::canonical(&self.test, &get)
     }
 
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {

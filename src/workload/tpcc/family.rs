@@ -1,9 +1,9 @@
 //! TPC-C as one family in the workload registry.
 
 use super::{session_sql, Tpcc, TpccArgs};
-use crate::cli::label::{Scenario, Shape};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
+use crate::label::{Grammar, Scenario, Shape};
 use crate::plan::Plan;
 use crate::workload::family::Family;
 use clap::{Args, Command};
@@ -37,6 +37,14 @@ impl Family for TpccFamily {
 
     fn label_scenarios(&self) -> &'static [Scenario] {
         &[Scenario { token: "TPCC", workload: "tpcc", shape: Shape::Warehouses, meaning: "TPC-C (sysbench-tpcc as in BMK-kit)", point_selects: None }]
+    }
+
+    fn label_grammar(&self) -> Option<&'static dyn Grammar> {
+        Some(&super::label::TpccGrammar)
+    }
+
+    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(super::label::canonical(get))
     }
 
     fn has_check(&self) -> bool {

@@ -15,6 +15,7 @@
 pub mod check;
 mod delivery;
 pub mod family;
+pub mod label;
 pub mod load;
 mod new_order;
 pub mod options;
@@ -581,7 +582,7 @@ impl Workload for Tpcc {
 
     fn label(&self, cfg: &ConnConfig) -> String {
         let get = |n: &str| self.label_value(cfg, n);
-        crate::cli::label::canonical("tpcc", &get)
+        label::canonical(&get)
     }
 
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
