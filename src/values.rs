@@ -153,6 +153,11 @@ pub fn port(s: &str) -> Result<u16, String> {
     whole(s, 1, u16::MAX as u64)
 }
 
+/// Locking-read levels (`--for-update`): 0, 1 or 2.
+pub fn for_update(s: &str) -> Result<u8, String> {
+    whole(s, 0, 2)
+}
+
 /// A finite number parsed as f64 (not "inf", "NaN").
 pub fn finite(s: &str) -> Option<f64> {
     s.trim().parse::<f64>().ok().filter(|v| v.is_finite())

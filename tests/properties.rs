@@ -320,7 +320,7 @@ fn parsers() -> Vec<(&'static str, Check)> {
     v.push(("client-threads", erase(values::positive_usize)));
     v.push(("rand-data", erase(values::percent8)));
     v.push(("mysql-port", erase(values::port)));
-    v.push(("for-update", erase(tpcc_values::for_update)));
+    v.push(("for-update", erase(values::for_update)));
     v.push(("time", erase(values::seconds)));
     v.push(("rate", erase(values::rate)));
     v.push(("rand-spec-pct", erase(values::percent)));

@@ -50,6 +50,65 @@ impl Dialect {
         }
     }
 
+    /// Whether tables have a storage engine (`--mysql-storage-engine`
+    /// and the table options apply): MySQL-family servers only.
+    pub fn has_storage_engines(self) -> bool {
+        self.0 == Engine::Mysql
+    }
+
+    /// The statement that sets a session's isolation level (`level` as
+    /// SQL spells it, e.g. READ COMMITTED); None where there is no choice
+    /// (SQLite transactions are always serializable: one writer).
+    pub fn isolation_sql(self, level: &str) -> Option<String> {
+        match self.0 {
+            Engine::Mysql => Some(format!("SET SESSION TRANSACTION ISOLATION LEVEL {level}")),
+            Engine::Postgres => Some(format!("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {level}")),
+            Engine::Sqlite => None,
+        }
+    }
+
+    /// The locking-read suffix of a SELECT; empty on SQLite, which locks
+    /// the whole database instead and has no FOR UPDATE.
+    pub fn for_update(self) -> &'static str {
+        match self.0 {
+            Engine::Sqlite => "",
+            _ => " FOR UPDATE",
+        }
+    }
+
+    /// The hint that makes a primary-key lookup use the primary key, after
+    /// the table name; empty where the engine takes no index hints.
+    pub fn force_primary(self) -> &'static str {
+        match self.0 {
+            Engine::Mysql => " FORCE INDEX (PRIMARY)",
+            _ => "",
+        }
+    }
+
+    /// A parameter compared with a CHAR(len) column. PostgreSQL compares a
+    /// CHAR column with a text parameter as text, which no index on the
+    /// column serves, so the parameter is cast to the column's type.
+    pub fn char_param(self, len: u32) -> String {
+        match self.0 {
+            Engine::Postgres => format!("?::CHAR({len})"),
+            _ => "?".to_string(),
+        }
+    }
+
+    /// The table compression clause for a `--table-compression` value
+    /// (a MySQL COMPRESSION value, `compressed` for ROW_FORMAT, `page` for
+    /// MariaDB's page compression); None where the engine has none.
+    pub fn compression_clause(self, c: &str) -> Option<String> {
+        match self.0 {
+            Engine::Mysql => Some(match c.to_ascii_lowercase().as_str() {
+                "compressed" => " ROW_FORMAT=COMPRESSED".to_string(),
+                "page" => " PAGE_COMPRESSED=1".to_string(),
+                _ => format!(" COMPRESSION='{c}'"),
+            }),
+            _ => None,
+        }
+    }
+
     /// Names of the tables that start with `prefix` in the current
     /// database: one catalog query instead of one probe per table.
     pub fn tables_like(self, prefix: &str) -> String {
@@ -178,5 +237,22 @@ mod tests {
     fn drop_tables_per_engine() {
         assert_eq!(Dialect(Engine::Postgres).drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a, b CASCADE"]);
         assert_eq!(Dialect(Engine::Mysql).drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a", "DROP TABLE IF EXISTS b"]);
+    }
+
+    /// The text the workloads wrote inline per engine before asking the
+    /// dialect (TPC-C's session isolation, locking reads and FORCE INDEX,
+    /// dbSTRESS's CHAR parameter): each engine receives the same SQL.
+    #[test]
+    fn statement_parts_per_engine() {
+        let (my, pg, lite) = (Dialect(Engine::Mysql), Dialect(Engine::Postgres), Dialect(Engine::Sqlite));
+        assert_eq!(my.isolation_sql("READ COMMITTED").as_deref(), Some("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"));
+        assert_eq!(pg.isolation_sql("SERIALIZABLE").as_deref(), Some("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"));
+        assert_eq!(lite.isolation_sql("REPEATABLE READ"), None);
+        assert_eq!([my.for_update(), pg.for_update(), lite.for_update()], [" FOR UPDATE", " FOR UPDATE", ""]);
+        assert_eq!([my.force_primary(), pg.force_primary(), lite.force_primary()], [" FORCE INDEX (PRIMARY)", "", ""]);
+        assert_eq!([my.char_param(10), pg.char_param(10), lite.char_param(10)], ["?", "?::CHAR(10)", "?"]);
+        assert_eq!([my.has_storage_engines(), pg.has_storage_engines(), lite.has_storage_engines()], [true, false, false]);
+        assert_eq!(my.compression_clause("zlib").as_deref(), Some(" COMPRESSION='zlib'"));
+        assert_eq!(pg.compression_clause("zlib"), None);
     }
 }

@@ -122,6 +122,7 @@ impl FromArgMatches for FamilyArgs {
 
 impl clap::Args for FamilyArgs {
     fn augment_args(cmd: Command) -> Command {
+        let cmd = <super::common::CommonArgs as clap::Args>::augment_args(cmd);
         FAMILIES.iter().fold(cmd, |c, f| f.augment_args(c))
     }
 

@@ -3,6 +3,7 @@
 //! workload; adding one is a folder here plus one line in the registry
 //! below. This file is the only one outside a family's folder that names it.
 
+pub mod common;
 pub mod dialect;
 pub mod family;
 

@@ -55,7 +55,7 @@ impl Family for DbstressFamily {
 
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
         let args: DbstressArgs = plan.args.families.get()?;
-        let shared = Shared::read(&plan.args.families);
+        let shared = Shared::read(&plan.args.families)?;
         let w = Dbstress::new(&plan.workload, args, shared, plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine)?;
         crate::drive(Arc::new(w), plan, Arc::new(cfg))
     }

@@ -139,7 +139,7 @@ impl Dbstress {
         if args.obj_table_size > 9_999_999_999 {
             return Err(usage!("--obj-table-size={}: a REF has 10 digits, so at most 9999999999 objects", args.obj_table_size));
         }
-        if !shared.table_compression.is_empty() && engine != Engine::Mysql {
+        if !shared.table_compression.is_empty() && Dialect(engine).compression_clause(&shared.table_compression).is_none() {
             return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
         }
         let mix = Mix {
@@ -182,11 +182,9 @@ impl Dbstress {
 
     fn build_statements(&mut self) {
         let mut set = StatementSet::default();
-        // SQLite locks the whole database instead: it has no FOR UPDATE.
-        let fu = if self.shared.for_update && self.engine != Engine::Sqlite { " FOR UPDATE" } else { "" };
-        // PostgreSQL compares a CHAR column with a text parameter as text,
-        // which no index on the column serves: the REF is cast to CHAR.
-        let r = if self.engine == Engine::Postgres { "?::CHAR(10)" } else { "?" };
+        let fu = if self.shared.for_update { self.dialect().for_update() } else { "" };
+        // The REF column is CHAR(10).
+        let r = self.dialect().char_param(10);
         for n in &self.names {
             let (z, st, s, o, h) = (&n.zone, &n.stat, &n.section, &n.object, &n.history);
             self.st.push(SetStmts {
@@ -427,7 +425,7 @@ impl Workload for Dbstress {
             // It never writes: the write options do not describe it.
             v.retain(|(k, _)| !["updates", "delete-inserts", "rw-ratio"].contains(&k.as_str()));
         }
-        if cfg.target.engine == Engine::Mysql {
+        if Dialect(cfg.target.engine).has_storage_engines() {
             v.push(("create-table-options".into(), self.shared.table_options.clone()));
             v.push(("table-compression".into(), self.shared.table_compression.clone()));
         }
@@ -474,7 +472,7 @@ impl Dbstress {
             "rand-type" => self.dist.kind.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.engine == Engine::Mysql => self.shared.storage_engine.clone(),
+            "mysql-storage-engine" if Dialect(cfg.target.engine).has_storage_engines() => self.shared.storage_engine.clone(),
             _ => return None,
         })
     }

@@ -1,12 +1,16 @@
 //! Options of dbSTRESS, named as BMK-kit's dbSTRESS scripts name them.
-//! Those the concept shares with other workloads keep the one name the
-//! command line already has, whichever family declares it:
-//! `--delete-inserts`, `--skip-trx`, `--for-update` (any value above 0
-//! turns it on), `--mysql-storage-engine`, `--create-table-options`,
-//! `--table-compression`, `--load-mode`, `--load-bulk-size`, `--trx-retry`
-//! and `--reconnect`; [`Shared`] reads them back.
+//! The table, loading and retry options every family shares
+//! (`--mysql-storage-engine`, `--create-table-options`,
+//! `--table-compression`, `--load-mode`, `--load-bulk-size`,
+//! `--trx-retry`, `--reconnect` and `--for-update`, which turns dbSTRESS's
+//! locking reads on at any value above 0 and is off unless given) come
+//! from `workload::common`. `--delete-inserts` and `--skip-trx` keep the
+//! one name the command line already has for the concept, whichever family
+//! declares it. [`Shared`] reads them back.
 
+use crate::error::Result;
 use crate::values::{self, parse_bool};
+use crate::workload::common::CommonArgs;
 use crate::workload::family::FamilyArgs;
 use clap::Args;
 use serde::Serialize;
@@ -65,18 +69,20 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn read(a: &FamilyArgs) -> Shared {
-        Shared {
+    pub fn read(a: &FamilyArgs) -> Result<Shared> {
+        let c: CommonArgs = a.get()?;
+        Ok(Shared {
             delete_inserts: a.given::<u32>("delete_inserts").unwrap_or(1),
             skip_trx: a.given::<bool>("skip_trx").unwrap_or(false),
+            // BMK-kit's dbSTRESS locks only when asked: the shared default (1) does not apply.
             for_update: a.given::<u8>("for_update").is_some_and(|n| n > 0),
-            storage_engine: a.value::<String>("mysql_storage_engine").unwrap_or_else(|| "innodb".into()),
-            table_options: a.value::<String>("create_table_options").unwrap_or_default(),
-            table_compression: a.value::<String>("table_compression").unwrap_or_default(),
-            load_mode: a.value::<String>("load_mode").unwrap_or_else(|| "auto".into()),
-            load_bulk_size: a.value::<usize>("load_bulk_size").unwrap_or(10_000),
-            trx_retry: a.value::<bool>("trx_retry").unwrap_or(false),
-            reconnect: a.value::<u64>("reconnect").unwrap_or(0),
-        }
+            storage_engine: c.mysql_storage_engine,
+            table_options: c.create_table_options,
+            table_compression: c.table_compression,
+            load_mode: c.load_mode,
+            load_bulk_size: c.load_bulk_size,
+            trx_retry: c.trx_retry,
+            reconnect: c.reconnect,
+        })
     }
 }

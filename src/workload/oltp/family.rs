@@ -82,7 +82,8 @@ impl Family for OltpFamily {
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
         let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
         let args: OltpArgs = plan.args.families.get()?;
-        let w = Oltp::new(&plan.workload, args, plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
+        let common = plan.args.families.get()?;
+        let w = Oltp::new(&plan.workload, args, common, plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
         crate::drive(Arc::new(w), plan, Arc::new(cfg))
     }
 }

@@ -13,6 +13,7 @@ use crate::db::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, Sta
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
 use crate::usage;
+use crate::workload::common::CommonArgs;
 pub use options::OltpArgs;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -141,6 +142,8 @@ struct Stmts {
 pub struct Oltp {
     pub test: String,
     pub args: OltpArgs,
+    /// The options every family shares (engine, table options, loading, retries).
+    pub common: CommonArgs,
     pub mix: Mix,
     pub dist: DistConfig,
     pub seed: u64,
@@ -172,7 +175,7 @@ pub struct OltpClient {
 }
 
 impl Oltp {
-    pub fn new(test: &str, args: OltpArgs, dist: DistConfig, seed: u64, engine: Engine, clients: usize) -> Result<Oltp> {
+    pub fn new(test: &str, args: OltpArgs, common: CommonArgs, dist: DistConfig, seed: u64, engine: Engine, clients: usize) -> Result<Oltp> {
         let mix = Mix::resolve(test, &args)?;
         if matches!(mix.kind, Kind::RandomPoints | Kind::RandomRanges) && args.tables != 1 {
             return Err(usage!("{test} works on one table only: use --tables=1"));
@@ -189,7 +192,7 @@ impl Oltp {
             "auto" => clients >= args.tables as usize,
             other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
         };
-        Ok(Oltp { test: test.to_string(), args, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients })
+        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients })
     }
 
     fn st(&self) -> &Stmts {
@@ -416,7 +419,7 @@ impl Workload for Oltp {
     }
 
     async fn event(&self, conn: &mut Conn, c: &mut OltpClient, q: &mut Counters, retry: bool) -> DbResult<()> {
-        if retry && self.args.trx_retry {
+        if retry && self.common.trx_retry {
             c.rng = c.saved.clone();
         } else {
             c.saved = c.rng.clone();
@@ -484,7 +487,7 @@ impl Workload for Oltp {
     }
 
     fn reconnect_every(&self) -> u64 {
-        self.args.reconnect
+        self.common.reconnect
     }
 
     fn label(&self, cfg: &ConnConfig) -> String {
@@ -506,8 +509,9 @@ impl Workload for Oltp {
             ],
         );
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
+        crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if cfg.target.engine != Engine::Mysql {
+        if !Dialect(cfg.target.engine).has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -574,9 +578,9 @@ impl Oltp {
             "non-index-updates" => m.non_index_updates.to_string(),
             "delete-inserts" => m.delete_inserts.to_string(),
             "range-size" => self.args.range_size.to_string(),
-            "reconnect" => self.args.reconnect.to_string(),
+            "reconnect" => self.common.reconnect.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.engine == Engine::Mysql => self.args.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if Dialect(cfg.target.engine).has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

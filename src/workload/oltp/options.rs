@@ -1,5 +1,6 @@
 //! Options of the sysbench OLTP family, with sysbench's names and defaults,
-//! plus BMK-kit's extensions.
+//! plus BMK-kit's extensions. The options other families share (engine,
+//! table options, loading, retries) are in `workload::common`.
 
 use crate::values::{self, parse_bool};
 use clap::Args;
@@ -49,15 +50,6 @@ pub struct OltpArgs {
     /// Create the secondary index on k after loading
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
     pub create_secondary: bool,
-    /// Reconnect every N events (0: never)
-    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
-    pub reconnect: u64,
-    /// MySQL storage engine
-    #[arg(long, default_value = "innodb")]
-    pub mysql_storage_engine: String,
-    /// Extra options appended to CREATE TABLE
-    #[arg(long, default_value = "", alias = "mysql-table-options")]
-    pub create_table_options: String,
 
     // --- BMK-kit extensions ---
     /// Table name base (tables are NAME1..NAMEn)
@@ -66,9 +58,6 @@ pub struct OltpArgs {
     /// Partitions per table (hash on id); MySQL and PostgreSQL
     #[arg(long, default_value_t = 0, alias = "mysql-table-partitions", value_parser = values::uint32)]
     pub table_partitions: u32,
-    /// Table compression: MySQL COMPRESSION value, or "compressed" (ROW_FORMAT), or "page" (MariaDB)
-    #[arg(long, default_value = "", alias = "mysql-table-compression")]
-    pub table_compression: String,
     /// Percent of random characters in c/pad (the rest is a fixed pattern, so data compresses)
     #[arg(long, default_value_t = 100, value_parser = values::percent8)]
     pub rand_data: u8,
@@ -89,15 +78,6 @@ pub struct OltpArgs {
     /// Rows changed per UPDATE (0/1: one row by id, N: id BETWEEN ? AND ?+N-1)
     #[arg(long, default_value_t = 0, value_parser = values::rows)]
     pub update_range_size: u64,
-    /// How prepare loads rows: auto, infile (LOAD DATA LOCAL), insert (multi-row INSERT), copy
-    #[arg(long, default_value = "auto", value_parser = values::load_mode)]
-    pub load_mode: String,
-    /// Rows per bulk INSERT / LOAD DATA chunk / SQLite transaction
-    #[arg(long, default_value_t = 10000, value_parser = values::positive_usize)]
-    pub load_bulk_size: usize,
-    /// After a deadlock/rollback, replay the event with the same ids (on|off)
-    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
-    pub trx_retry: bool,
     /// Optimizer hint placed after SELECT, e.g. '/*+ NO_ICP(t) */'
     #[arg(long, default_value = "", alias = "mysql-query-hint")]
     pub query_hint: String,

@@ -89,22 +89,7 @@ impl Oltp {
         } else {
             cols.push("PRIMARY KEY (id)".into());
         }
-        let mut tail = d.engine_clause(&a.mysql_storage_engine);
-        if !a.table_compression.is_empty() {
-            if self.engine != Engine::Mysql {
-                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", self.engine.name()));
-            }
-            let c = &a.table_compression;
-            tail.push_str(&match c.to_ascii_lowercase().as_str() {
-                "compressed" => " ROW_FORMAT=COMPRESSED".to_string(),
-                "page" => " PAGE_COMPRESSED=1".to_string(),
-                _ => format!(" COMPRESSION='{c}'"),
-            });
-        }
-        if !a.create_table_options.is_empty() {
-            tail.push(' ');
-            tail.push_str(&a.create_table_options);
-        }
+        let mut tail = self.common.table_tail(self.engine)?;
         if a.table_partitions > 0 {
             match self.engine {
                 Engine::Mysql => tail.push_str(&format!(" PARTITION BY HASH(id) PARTITIONS {}", a.table_partitions)),
@@ -239,7 +224,7 @@ impl Oltp {
         let pieces = Arc::new(std::sync::Mutex::new(Pieces::new(names.len(), rows, &resumed)));
         let complete: Arc<Vec<AtomicBool>> = Arc::new((0..names.len()).map(|_| AtomicBool::new(false)).collect());
         let loaded = Arc::new(AtomicU64::new(0));
-        let load_mode = LoadMode::parse(&self.args.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.args.load_mode))?;
+        let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
         let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary, prefix: self.args.table_name.clone(), quiet });
         let mut texts = vec![BulkTemplate::new(C_TEMPLATE.as_bytes(), self.args.rand_data), BulkTemplate::new(PAD_TEMPLATE.as_bytes(), self.args.rand_data)];
         if self.args.extra_cols_default.contains(['#', '@']) {
@@ -254,7 +239,7 @@ impl Oltp {
                 dist: self.dist.clone(),
                 seed: self.seed,
                 texts: texts.clone(),
-                bulk: self.args.load_bulk_size,
+                bulk: self.common.load_bulk_size,
                 mode: load_mode,
                 size: self.args.table_size,
                 progress: progress.clone(),

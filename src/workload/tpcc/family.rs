@@ -29,8 +29,8 @@ impl Family for TpccFamily {
         "TPCC_100W"
     }
 
-    /// Only its own options: the OLTP family's that TPC-C shares (see
-    /// options.rs) are added by that family and read back in `bench`.
+    /// Only its own options: those every family shares
+    /// (`workload::common`) are added once and read back in `bench`.
     fn augment_args(&self, cmd: Command) -> Command {
         TpccArgs::augment_args(cmd)
     }
@@ -53,8 +53,8 @@ impl Family for TpccFamily {
 
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<()> {
         let args: TpccArgs = plan.args.families.get()?;
-        let shared: crate::workload::oltp::OltpArgs = plan.args.families.get()?;
-        let w = Tpcc::new(args.clone(), shared, plan.args.rand.rand_seed, cfg.target.engine)?;
+        let common = plan.args.families.get()?;
+        let w = Tpcc::new(args.clone(), common, plan.args.rand.rand_seed, cfg.target.engine)?;
         cfg.session_sql.extend(session_sql(cfg.target.engine, &args.isolation)?);
         if w.spec && plan.command == "run" {
             spec_threads(plan, w.spec_terminals())?;

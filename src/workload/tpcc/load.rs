@@ -312,7 +312,7 @@ impl Tpcc {
     }
 
     pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let load_mode = LoadMode::parse(&self.oltp.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.oltp.load_mode))?;
+        let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
         let mut conn = self.admin(&cfg).await?;
         let mut jobs = Vec::new();
         // Per dataset: the warehouses whose WAREHOUSE row is still missing.
@@ -525,7 +525,7 @@ impl Tpcc {
             data_original(&mut rng, &mut row.texts[1]);
             true
         });
-        bulk(conn, &n.item, &cols, &mut src, self.oltp.load_bulk_size, mode).await
+        bulk(conn, &n.item, &cols, &mut src, self.common.load_bulk_size, mode).await
     }
 
     /// One table's rows of warehouse `w`, after removing what an
@@ -533,7 +533,7 @@ impl Tpcc {
     #[allow(clippy::too_many_arguments)]
     async fn load_part(&self, conn: &mut Conn, d: u32, w: u32, part: Part, clear: bool, mode: LoadMode, progress: &Arc<Progress>) -> Result<()> {
         let n = &self.names[d as usize - 1];
-        let bulk_rows = self.oltp.load_bulk_size;
+        let bulk_rows = self.common.load_bulk_size;
         if clear {
             ddl(conn, &format!("DELETE FROM {} WHERE {} = {w}", part.table(n), part.w_col())).await?;
         }
@@ -797,7 +797,7 @@ impl Tpcc {
             row.ints.extend([wi, rng.uniform(0, 2000) as i64, 30_000_000]);
             true
         });
-        bulk(conn, &n.warehouse, &cols, &mut src, self.oltp.load_bulk_size, mode).await
+        bulk(conn, &n.warehouse, &cols, &mut src, self.common.load_bulk_size, mode).await
     }
 
     pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {

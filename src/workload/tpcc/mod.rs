@@ -31,6 +31,7 @@ use crate::db::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId}
 use crate::error::Result;
 use crate::rand::Rng;
 use crate::usage;
+use crate::workload::common::CommonArgs;
 use crate::workload::dialect::Dialect;
 pub use options::TpccArgs;
 use schema::{Fk, Names, SchemaOpts};
@@ -45,8 +46,6 @@ const PAYMENT: usize = 1;
 const ORDER_STATUS: usize = 2;
 const DELIVERY: usize = 3;
 const STOCK_LEVEL: usize = 4;
-/// The OLTP family's options TPC-C uses too (see options.rs), recorded with its own.
-const SHARED_OLTP_OPTIONS: &[&str] = &["mysql-storage-engine", "create-table-options", "table-compression", "trx-retry", "load-mode", "load-bulk-size", "reconnect"];
 
 /// The C constant of NURand(255) used for C_LAST at load time. Fixed, so
 /// that every later run can pick a run-time constant satisfying the spec's
@@ -141,7 +140,8 @@ pub struct NopmState {
 #[derive(Clone)]
 pub struct Tpcc {
     pub args: TpccArgs,
-    pub oltp: crate::workload::oltp::OltpArgs,
+    /// The options every family shares (engine, table options, loading, retries, locking reads).
+    pub common: CommonArgs,
     pub engine: Engine,
     pub warehouses: u32,
     pub datasets: u32,
@@ -205,24 +205,19 @@ pub fn session_sql(engine: Engine, isolation: &str) -> Result<Vec<String>> {
         "SER" | "SERIALIZABLE" => "SERIALIZABLE",
         other => return Err(usage!("--isolation={other}: use RR, RC or SER")),
     };
-    Ok(match engine {
-        Engine::Mysql => vec![format!("SET SESSION TRANSACTION ISOLATION LEVEL {level}")],
-        Engine::Postgres => vec![format!("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {level}")],
-        // SQLite transactions are always serializable (one writer).
-        Engine::Sqlite => vec![],
-    })
+    Ok(Dialect(engine).isolation_sql(level).into_iter().collect())
 }
 
 impl Tpcc {
-    pub fn new(args: TpccArgs, oltp: crate::workload::oltp::OltpArgs, seed: u64, engine: Engine) -> Result<Tpcc> {
+    pub fn new(args: TpccArgs, common: CommonArgs, seed: u64, engine: Engine) -> Result<Tpcc> {
         if args.warehouses == 0 || args.datasets == 0 {
             return Err(usage!("--warehouses and --datasets must be at least 1"));
         }
         if args.warehouses > 32_767 {
             return Err(usage!("--warehouses={}: at most 32767 per dataset (w_id is a SMALLINT)", args.warehouses));
         }
-        if args.for_update > 2 {
-            return Err(usage!("--for-update={}: use 0, 1 or 2", args.for_update));
+        if common.for_update > 2 {
+            return Err(usage!("--for-update={}: use 0, 1 or 2", common.for_update));
         }
         if !args.tpcc_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(usage!("--tpcc-prefix={}: letters, digits and _ only", args.tpcc_prefix));
@@ -245,23 +240,7 @@ impl Tpcc {
         }
         session_sql(engine, &args.isolation)?;
         let fk = Fk::parse(&args.fk)?;
-        let d = Dialect(engine);
-        let mut tail = d.engine_clause(&oltp.mysql_storage_engine);
-        if !oltp.table_compression.is_empty() {
-            if engine != Engine::Mysql {
-                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
-            }
-            let c = &oltp.table_compression;
-            tail.push_str(&match c.to_ascii_lowercase().as_str() {
-                "compressed" => " ROW_FORMAT=COMPRESSED".to_string(),
-                "page" => " PAGE_COMPRESSED=1".to_string(),
-                _ => format!(" COMPRESSION='{c}'"),
-            });
-        }
-        if !oltp.create_table_options.is_empty() {
-            tail.push(' ');
-            tail.push_str(&oltp.create_table_options);
-        }
+        let tail = common.table_tail(engine)?;
         let schema = SchemaOpts { engine, force_null: args.force_null, force_pk: args.force_pk, fk, tail: tail.trim().to_string() };
         let names: Vec<Names> = (1..=args.datasets).map(|n| Names::new(&args.tpcc_prefix, n)).collect();
         let run_seed = if seed == 0 { crate::rand::entropy_seed() } else { seed };
@@ -274,7 +253,7 @@ impl Tpcc {
             warehouses: args.warehouses,
             datasets: args.datasets,
             args,
-            oltp,
+            common,
             engine,
             names,
             schema,
@@ -311,11 +290,10 @@ impl Tpcc {
 
     fn build_statements(&mut self) {
         let mut set = StatementSet::default();
-        let e = self.engine;
-        let lock = e != Engine::Sqlite;
-        let fu1 = if lock && self.args.for_update >= 1 { " FOR UPDATE" } else { "" };
-        let fu2 = if lock && self.args.for_update >= 2 { " FOR UPDATE" } else { "" };
-        let fp = if e == Engine::Mysql && self.args.force_primary { " FORCE INDEX (PRIMARY)" } else { "" };
+        let dialect = Dialect(self.engine);
+        let fu1 = if self.common.for_update >= 1 { dialect.for_update() } else { "" };
+        let fu2 = if self.common.for_update >= 2 { dialect.for_update() } else { "" };
+        let fp = if self.args.force_primary { dialect.force_primary() } else { "" };
         let now = "CURRENT_TIMESTAMP";
         for n in &self.names {
             let (w, d, c, h, o, no, ol, s, i) = (&n.warehouse, &n.district, &n.customer, &n.history, &n.orders, &n.new_orders, &n.order_line, &n.stock, &n.item);
@@ -355,9 +333,8 @@ impl Tpcc {
             };
             self.st.push(st);
         }
-        let d = Dialect(e);
-        self.begin_rw = set.add(d.begin_rw(), false);
-        self.begin_ro = set.add(d.begin_ro(), false);
+        self.begin_rw = set.add(dialect.begin_rw(), false);
+        self.begin_ro = set.add(dialect.begin_ro(), false);
         self.commit = set.add("COMMIT", false);
         self.rollback = set.add("ROLLBACK", false);
         self.set = Arc::new(set);
@@ -535,7 +512,7 @@ impl Workload for Tpcc {
     async fn event(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, retry: bool) -> DbResult<()> {
         self.mark_started();
         if retry {
-            if self.oltp.trx_retry {
+            if self.common.trx_retry {
                 c.rng = c.saved.clone();
             }
         } else {
@@ -573,7 +550,7 @@ impl Workload for Tpcc {
     }
 
     fn reconnect_every(&self) -> u64 {
-        self.oltp.reconnect
+        self.common.reconnect
     }
 
     fn kinds(&self) -> &'static [&'static str] {
@@ -592,10 +569,10 @@ impl Workload for Tpcc {
         v.extend([
             ("force-pk".to_string(), b(self.args.force_pk)),
             ("mix".into(), self.args.mix.clone()),
-            ("for-update".into(), self.args.for_update.to_string()),
+            ("for-update".into(), self.common.for_update.to_string()),
             ("force-primary".into(), b(self.args.force_primary)),
             ("isolation".into(), if self.args.isolation.is_empty() { "default".into() } else { self.args.isolation.to_uppercase() }),
-            ("trx-retry".into(), b(self.oltp.trx_retry)),
+            ("trx-retry".into(), b(self.common.trx_retry)),
             ("terminals".into(), self.args.terminals.clone()),
             ("use-all-warehouses".into(), b(self.args.use_all_warehouses)),
             ("trx-debug".into(), if self.args.trx_debug.is_empty() { "off".into() } else { self.args.trx_debug.clone() }),
@@ -608,10 +585,9 @@ impl Workload for Tpcc {
             v.push(("time-scale".into(), self.args.time_scale.to_string()));
         }
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
-        let shared = crate::workload::args_options(&self.oltp).into_iter().filter(|(k, _)| SHARED_OLTP_OPTIONS.contains(&k.as_str())).collect();
-        crate::workload::add_missing(&mut v, shared);
+        crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if cfg.target.engine != Engine::Mysql {
+        if !Dialect(cfg.target.engine).has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -658,7 +634,7 @@ impl Tpcc {
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.engine == Engine::Mysql => self.oltp.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if Dialect(cfg.target.engine).has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

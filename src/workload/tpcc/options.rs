@@ -3,7 +3,8 @@
 //! to (`warehouses`, `datasets`, `force-null`, `fk`), so labels work.
 //! Engine and table options (`--mysql-storage-engine`,
 //! `--create-table-options`, `--table-compression`), `--trx-retry`,
-//! `--load-mode` and `--load-bulk-size` are shared with the OLTP family.
+//! `--for-update`, `--reconnect`, `--load-mode` and `--load-bulk-size` are
+//! the options every family shares (`workload::common`).
 
 use super::values as own;
 use crate::values::{self, parse_bool};
@@ -31,9 +32,6 @@ pub struct TpccArgs {
     /// Transaction mix in percent: New-Order,Payment,Order-Status,Delivery,Stock-Level (sum 100)
     #[arg(long, default_value = "45,43,4,4,4", value_parser = own::tpcc_mix)]
     pub mix: String,
-    /// Locking reads: 0 none, 1 FOR UPDATE where sysbench-tpcc locks, 2 also the Payment warehouse/district reads
-    #[arg(long, default_value_t = 1, value_parser = own::for_update)]
-    pub for_update: u8,
     /// MySQL-family: FORCE INDEX (PRIMARY) on primary-key lookups (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub force_primary: bool,

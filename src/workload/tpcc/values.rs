@@ -8,11 +8,6 @@ pub fn warehouses(s: &str) -> Result<u32, String> {
     whole(s, 1, 32_767)
 }
 
-/// TPC-C's locking-read levels.
-pub fn for_update(s: &str) -> Result<u8, String> {
-    whole(s, 0, 2)
-}
-
 /// TPC-C spec mode's factor on keying and think times.
 pub fn time_scale(s: &str) -> Result<f64, String> {
     finite(s).filter(|v| *v > 0.0 && *v <= 100.0).ok_or_else(|| "use a number above 0 and at most 100 (e.g. 0.01 for a short test)".to_string())

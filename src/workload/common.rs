@@ -1,0 +1,90 @@
+//! Options several workload families share: the tables' storage engine,
+//! options and compression, how prepare loads rows, and the retry,
+//! reconnect and locking-read policies of a run. One struct, declared once
+//! on the command line (before the families' own options), so the names
+//! stay the ones sysbench and BMK-kit use and no family reads another
+//! family's options; each family reads this struct back (`FamilyArgs::get`).
+
+use super::dialect::Dialect;
+use crate::db::Engine;
+use crate::error::Result;
+use crate::usage;
+use crate::values::{self, parse_bool};
+use clap::Args;
+use serde::Serialize;
+
+#[derive(Args, Clone, Debug, Serialize)]
+#[command(next_help_heading = "Tables, loading and retries (every workload)")]
+pub struct CommonArgs {
+    /// Reconnect every N events (0: never)
+    #[arg(long, default_value_t = 0, value_parser = values::uint64)]
+    pub reconnect: u64,
+    /// MySQL storage engine
+    #[arg(long, default_value = "innodb")]
+    pub mysql_storage_engine: String,
+    /// Extra options appended to CREATE TABLE
+    #[arg(long, default_value = "", alias = "mysql-table-options")]
+    pub create_table_options: String,
+    /// Table compression: MySQL COMPRESSION value, or "compressed" (ROW_FORMAT), or "page" (MariaDB)
+    #[arg(long, default_value = "", alias = "mysql-table-compression")]
+    pub table_compression: String,
+    /// How prepare loads rows: auto, infile (LOAD DATA LOCAL), insert (multi-row INSERT), copy
+    #[arg(long, default_value = "auto", value_parser = values::load_mode)]
+    pub load_mode: String,
+    /// Rows per bulk INSERT / LOAD DATA chunk / SQLite transaction
+    #[arg(long, default_value_t = 10000, value_parser = values::positive_usize)]
+    pub load_bulk_size: usize,
+    /// After a deadlock/rollback, replay the event with the same ids (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub trx_retry: bool,
+    /// Locking reads (SELECT ... FOR UPDATE): 0 none, 1 where the workload's reference kit locks, 2 also its optional ones; a workload that only has on/off leaves them off unless given
+    #[arg(long, default_value_t = 1, value_parser = values::for_update)]
+    pub for_update: u8,
+}
+
+impl CommonArgs {
+    /// What follows CREATE TABLE's closing parenthesis: the storage
+    /// engine, the compression and the extra table options.
+    pub fn table_tail(&self, engine: Engine) -> Result<String> {
+        let d = Dialect(engine);
+        let mut tail = d.engine_clause(&self.mysql_storage_engine);
+        if !self.table_compression.is_empty() {
+            let Some(clause) = d.compression_clause(&self.table_compression) else {
+                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
+            };
+            tail.push_str(&clause);
+        }
+        if !self.create_table_options.is_empty() {
+            tail.push(' ');
+            tail.push_str(&self.create_table_options);
+        }
+        Ok(tail)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::FromArgMatches;
+
+    fn args(extra: &[&str]) -> CommonArgs {
+        let cmd = CommonArgs::augment_args(clap::Command::new("t"));
+        let m = cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap();
+        CommonArgs::from_arg_matches(&m).unwrap()
+    }
+
+    /// The text each engine received before the three families shared this code.
+    #[test]
+    fn table_tail_is_the_text_each_family_built() {
+        assert_eq!(args(&[]).table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = innodb */");
+        let all = args(&["--mysql-storage-engine=RocksDB", "--table-compression=zlib", "--create-table-options=STATS_PERSISTENT=0"]);
+        assert_eq!(all.table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = RocksDB */ COMPRESSION='zlib' STATS_PERSISTENT=0");
+        assert_eq!(args(&["--table-compression=compressed"]).table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = innodb */ ROW_FORMAT=COMPRESSED");
+        assert_eq!(args(&["--table-compression=PAGE"]).table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = innodb */ PAGE_COMPRESSED=1");
+        for e in [Engine::Postgres, Engine::Sqlite] {
+            assert_eq!(args(&[]).table_tail(e).unwrap(), "");
+            assert_eq!(args(&["--create-table-options=WITH (fillfactor=90)"]).table_tail(e).unwrap(), " WITH (fillfactor=90)");
+            assert!(args(&["--table-compression=zlib"]).table_tail(e).is_err());
+        }
+    }
+}
