@@ -82,25 +82,23 @@ impl Oltp {
         }
         let mut post = Vec::new();
         if a.secondary {
-            match self.engine {
-                Engine::Mysql => cols.push("KEY xid (id)".into()),
-                _ => post.push(format!("CREATE INDEX xid_{table} ON {table}(id)")),
+            if d.inline_index() {
+                cols.push("KEY xid (id)".into());
+            } else {
+                post.push(format!("CREATE INDEX xid_{table} ON {table}(id)"));
             }
         } else {
             cols.push("PRIMARY KEY (id)".into());
         }
         let mut tail = self.common.table_tail(self.engine)?;
         if a.table_partitions > 0 {
-            match self.engine {
-                Engine::Mysql => tail.push_str(&format!(" PARTITION BY HASH(id) PARTITIONS {}", a.table_partitions)),
-                Engine::Postgres => {
-                    tail.push_str(" PARTITION BY HASH (id)");
-                    for p in 0..a.table_partitions {
-                        post.insert(p as usize, format!("CREATE TABLE {table}_p{p} PARTITION OF {table} FOR VALUES WITH (MODULUS {}, REMAINDER {p})", a.table_partitions));
-                    }
-                }
-                Engine::Sqlite => return Err(usage!("--table-partitions: SQLite has no partitioned tables")),
-            }
+            let Some((clause, parts)) = d.hash_partitions(table, "id", a.table_partitions) else {
+                // SQLite, the one engine without partitions.
+                return Err(usage!("--table-partitions: SQLite has no partitioned tables"));
+            };
+            tail.push_str(&clause);
+            // The partitions exist before any index on the table is built.
+            post.splice(0..0, parts);
         }
         let mut v = vec![format!("CREATE TABLE {table} (\n  {}\n) {}", cols.join(",\n  "), tail.trim())];
         v.extend(post);
@@ -206,16 +204,13 @@ impl Oltp {
         let total = rows * names.len() as u64;
         let started = std::time::Instant::now();
         let progress = Arc::new(Progress::new("Loading", total, quiet));
-        let loaders = match self.engine {
-            // SQLite has one writer: parallel loaders would only queue on its lock.
-            Engine::Sqlite => 1,
-            // PostgreSQL backends loading more tables at once than the
-            // machine has cores slow each other down when the server shares
-            // this machine: 2 loaders on 2 cores load 4 x 1M rows 10-25%
-            // faster than 4 (and so does the server alone, reading its own
-            // files). MariaDB gains nothing from the cap, so it keeps --threads.
-            Engine::Postgres => crate::env::per_core_if_local(&cfg, threads),
-            Engine::Mysql => threads,
+        let d = Dialect(self.engine);
+        let loaders = if d.one_writer() {
+            1
+        } else if d.loaders_per_core() {
+            crate::env::per_core_if_local(&cfg, threads)
+        } else {
+            threads
         }
         .max(1);
         if let Some(why) = fewer_loaders_note(self.engine, loaders, threads).filter(|_| !quiet) {
@@ -268,8 +263,8 @@ impl Oltp {
                 done.store(true, Ordering::SeqCst);
             }
         }
-        if self.engine == Engine::Sqlite {
-            ddl(&mut conn, "PRAGMA wal_checkpoint(TRUNCATE)").await?;
+        if let Some(sql) = Dialect(self.engine).after_bulk_load() {
+            ddl(&mut conn, sql).await?;
         }
         conn.close().await;
         if !quiet {
@@ -328,9 +323,10 @@ impl TableFinish {
     /// created or loaded by this prepare (a table found complete gets its
     /// index built silently, and only when it lacks it).
     async fn table(&self, conn: &mut Conn, t: &str, say: bool) -> Result<()> {
-        if self.engine == Engine::Postgres && self.auto_inc {
-            // Rows were loaded with explicit ids: move the sequence past them.
-            ddl(conn, &format!("SELECT setval(pg_get_serial_sequence('{t}', 'id'), GREATEST((SELECT MAX(id) FROM {t}), 1))")).await?;
+        let d = Dialect(self.engine);
+        // Rows were loaded with explicit ids: move the counter past them.
+        if let Some(sql) = d.sync_auto_inc(t, "id").filter(|_| self.auto_inc) {
+            ddl(conn, &sql).await?;
         }
         if self.secondary {
             if !self.quiet && say {
@@ -340,12 +336,12 @@ impl TableFinish {
             // An interrupted prepare may have left it built: MariaDB has IF
             // NOT EXISTS but MySQL does not, so its "duplicate key name"
             // (1061) is what says so there.
-            match self.engine {
-                Engine::Mysql => match conn.query(&format!("CREATE INDEX {idx} ON {t}(k)")).await {
-                    Err(e) if e.code != "1061" => return Err(Error::Sql(format!("{e}\n  in: CREATE INDEX {idx} ON {t}(k)"))),
-                    _ => {}
-                },
-                _ => ddl(conn, &format!("CREATE INDEX IF NOT EXISTS {t}_{idx} ON {t}(k)")).await?,
+            if d.index_if_not_exists() {
+                ddl(conn, &format!("CREATE INDEX IF NOT EXISTS {t}_{idx} ON {t}(k)")).await?;
+            } else if let Err(e) = conn.query(&format!("CREATE INDEX {idx} ON {t}(k)")).await {
+                if e.code != "1061" {
+                    return Err(Error::Sql(format!("{e}\n  in: CREATE INDEX {idx} ON {t}(k)")));
+                }
             }
         }
         Ok(())
@@ -548,18 +544,52 @@ fn fewer_loaders_note(engine: Engine, loaders: usize, threads: usize) -> Option<
         return None;
     }
     let conns = if loaders == 1 { "one connection".to_string() } else { format!("{loaders} connections") };
-    Some(match engine {
-        Engine::Sqlite => format!("Loading with {conns}: SQLite has one writer, so parallel loaders would only queue on its lock"),
-        _ => {
-            let cores = crate::env::cpus();
-            format!("Loading with {conns}: the server shares this machine's {cores} core{}, and more concurrent loads only contend", if cores == 1 { "" } else { "s" })
-        }
-    })
+    if Dialect(engine).one_writer() {
+        return Some(format!("Loading with {conns}: SQLite has one writer, so parallel loaders would only queue on its lock"));
+    }
+    let cores = crate::env::cpus();
+    Some(format!("Loading with {conns}: the server shares this machine's {cores} core{}, and more concurrent loads only contend", if cores == 1 { "" } else { "s" }))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Pieces;
+    use clap::{Args, FromArgMatches};
+
+    fn parsed<A: Args + FromArgMatches>(extra: &[&str]) -> A {
+        let cmd = A::augment_args(clap::Command::new("t"));
+        A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
+    }
+
+    fn create(engine: Engine, extra: &[&str]) -> Result<Vec<String>> {
+        let w = Oltp::new("oltp_read_write", parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, engine, 1)?;
+        w.create_sql("sbtest1")
+    }
+
+    /// The DDL each engine receives, partitions and a secondary id index
+    /// included: unchanged by the move of its engine differences into the dialect.
+    #[test]
+    fn create_sql_per_engine() {
+        let cols = "id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
+        assert_eq!(
+            create(Engine::Mysql, &["--secondary", "--table-partitions=2"]).unwrap(),
+            vec![format!("CREATE TABLE sbtest1 (\n  {cols},\n  KEY xid (id)\n) /*! ENGINE = innodb */ PARTITION BY HASH(id) PARTITIONS 2")]
+        );
+        let pg_cols = "id SERIAL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
+        assert_eq!(
+            create(Engine::Postgres, &["--secondary", "--table-partitions=2"]).unwrap(),
+            vec![
+                format!("CREATE TABLE sbtest1 (\n  {pg_cols}\n) PARTITION BY HASH (id)"),
+                "CREATE TABLE sbtest1_p0 PARTITION OF sbtest1 FOR VALUES WITH (MODULUS 2, REMAINDER 0)".to_string(),
+                "CREATE TABLE sbtest1_p1 PARTITION OF sbtest1 FOR VALUES WITH (MODULUS 2, REMAINDER 1)".to_string(),
+                "CREATE INDEX xid_sbtest1 ON sbtest1(id)".to_string(),
+            ]
+        );
+        let lite_cols = "id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
+        assert_eq!(create(Engine::Sqlite, &[]).unwrap(), vec![format!("CREATE TABLE sbtest1 (\n  {lite_cols},\n  PRIMARY KEY (id)\n) ")]);
+        assert!(create(Engine::Sqlite, &["--table-partitions=2"]).is_err());
+    }
+
+    use super::{Engine, Oltp, Pieces, Result};
 
     #[test]
     fn pieces_spread_loaders_over_tables_and_keep_their_ranges() {
