@@ -10,7 +10,6 @@ pub mod env;
 pub mod error;
 pub mod label;
 pub mod model;
-pub mod plan;
 pub mod rand;
 pub mod report;
 pub mod runner;
@@ -22,10 +21,10 @@ pub mod workload;
 use cli::Cmd;
 use error::{exit, Error, Result};
 use model::{RunControl, RunInfo, Sink, Sinks, Stop};
-use plan::{BenchArgs, Plan};
 use report::{Console, Format};
 use std::sync::Arc;
 use std::time::Duration;
+use workload::plan::{self, BenchArgs, Plan};
 use workload::{TableState, Workload};
 
 /// Parse the command line, run, and turn the outcome into an exit code.
@@ -190,7 +189,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             runner::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
         }
         // Stopped between levels (during --pause): the sweep is cut short.
-        if runner::interrupted() {
+        if crate::model::interrupted() {
             outcome = Err(Error::Interrupted);
             break;
         }
@@ -257,7 +256,7 @@ fn until_interrupted<T>(rt: tokio::runtime::Runtime, work: impl std::future::Fut
             biased;
             r = work => r,
             () = async {
-                runner::interrupt_signal().await;
+                model::interrupt_signal().await;
                 tokio::time::sleep(STOP_GRACE).await;
             } => Err(Error::Interrupted),
         }

@@ -93,7 +93,7 @@ fn has(fs: &[Finding], rule: &str) -> bool {
 
 #[test]
 fn durability_classes_across_engines() {
-    use fairbench::audit::{durability, DurClass};
+    use fairbench::env::durability::{durability, DurClass};
     assert_eq!(durability(&mysql_durable()).class, DurClass::Synced);
     let mut m = mysql_durable();
     m.variables.insert("innodb_flush_log_at_trx_commit".into(), "2".into());

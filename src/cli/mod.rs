@@ -3,8 +3,8 @@
 //! `sysbench TEST [options] COMMAND` order) and BMK-kit labels in place of a
 //! workload name.
 
-use crate::plan::{BenchArgs, TargetArgs};
 use crate::values;
+use crate::workload::plan::{BenchArgs, TargetArgs};
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
@@ -46,7 +46,7 @@ pub enum Cmd {
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
     /// Results store (SQLite file)
-    #[arg(long, global = true, default_value = crate::store::DEFAULT_PATH)]
+    #[arg(long, global = true, default_value = crate::model::record::DEFAULT_STORE_PATH)]
     pub results: PathBuf,
 }
 

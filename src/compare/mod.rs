@@ -3,7 +3,8 @@
 //! the audit's findings first, since they decide whether the numbers below
 //! them mean anything.
 
-use crate::audit::{self, durability, memory_fit};
+use crate::audit::{self, memory_fit};
+use crate::env::durability::durability;
 use crate::env::{human_bytes, Server};
 use crate::model::record::{Finding, RunRecord};
 use serde_json::{json, Value};

@@ -14,14 +14,14 @@
 //! slow or blocked server never holds up the reporter that prints and
 //! stores the intervals.
 
+pub mod durability;
+
 use crate::db::{Conn, ConnConfig, Engine, StatementSet};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-// Moved to crate::report with the other text outputs; kept here so code naming it through env still compiles.
 
 /// Everything known about a run's environment at one moment.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -7,11 +7,34 @@ pub mod record;
 
 use crate::stats::{ClientTotals, Window};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Set by SIGINT/SIGTERM.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether Ctrl-C / SIGTERM arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Resolves once Ctrl-C / SIGTERM arrived: raced against work that may
+/// block on a server, so the command ends without waiting for it.
+pub async fn interrupt_signal() {
+    while !interrupted() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Err(Interrupted) once Ctrl-C / SIGTERM arrived: for loops that should
+/// stop between steps.
+pub fn check_interrupt() -> crate::error::Result<()> {
+    if interrupted() {
+        Err(crate::error::Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}
 
 /// How one load level runs.
 #[derive(Clone, Debug)]

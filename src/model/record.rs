@@ -5,6 +5,9 @@
 
 use crate::env::{Sample, Snapshot};
 use serde::{Deserialize, Serialize};
+
+/// Where runs are recorded unless `--store` says otherwise.
+pub const DEFAULT_STORE_PATH: &str = "fairbench-results.sqlite";
 use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! The text of an environment snapshot (`fairbench env`).
 
-use crate::audit::durability;
+use crate::env::durability::durability;
 use crate::env::{human_bytes, tls_text, Snapshot};
 
 /// `fairbench env`: a snapshot now, as text.

@@ -15,7 +15,7 @@
 use crate::db::connect_error;
 use crate::db::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::error::{Error, Result};
-use crate::model::{Interval, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
+use crate::model::{interrupted, Interval, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
 use crate::rand::Rng;
 use crate::stats::{process_cpu, ClientTotals, Window};
 use crate::workload::{Counters, Workload};
@@ -35,29 +35,6 @@ extern "C" fn on_signal(_: libc::c_int) {
     if INTERRUPTED.swap(true, Ordering::SeqCst) || EXIT_AT_ONCE.load(Ordering::SeqCst) {
         // Second signal: the user means it.
         unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
-    }
-}
-
-/// Whether Ctrl-C / SIGTERM arrived.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
-}
-
-/// Err(Interrupted) once Ctrl-C / SIGTERM arrived: for loops that should
-/// stop between steps.
-pub fn check_interrupt() -> Result<()> {
-    if interrupted() {
-        Err(Error::Interrupted)
-    } else {
-        Ok(())
-    }
-}
-
-/// Resolves once Ctrl-C / SIGTERM arrived: raced against work that may
-/// block on a server, so the command ends without waiting for it.
-pub async fn interrupt_signal() {
-    while !interrupted() {
-        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 

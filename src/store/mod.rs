@@ -29,7 +29,6 @@ use std::time::Duration;
 
 // The records moved to crate::model::record; kept here so code naming them through the store still compiles.
 
-pub const DEFAULT_PATH: &str = "fairbench-results.sqlite";
 const SCHEMA_VERSION: i64 = 1;
 
 const SCHEMA: &str = "
@@ -610,7 +609,7 @@ pub fn show_text(r: &RunRecord) -> String {
     let opts: Vec<String> = r.options.iter().map(|(k, v)| option_arg(k, v.as_str().unwrap_or(""))).collect();
     p(format!("Options: {}", opts.join(" ")));
     if let Some(e) = &r.env_start {
-        let d = crate::audit::durability(&e.server);
+        let d = crate::env::durability::durability(&e.server);
         let (fit, why) = crate::audit::memory_fit(&e.server);
         p(format!("Server: {} {}", e.server.engine, e.server.version));
         if let Some(t) = crate::env::tls_text(&e.server) {

@@ -8,7 +8,7 @@ use super::FAMILIES;
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Decoded, Grammar, LabelError, Registry, Scenario};
-use crate::plan::Plan;
+use crate::workload::plan::Plan;
 use clap::{ArgMatches, Command, FromArgMatches};
 
 pub trait Family: Sync + std::fmt::Debug {

@@ -6,6 +6,7 @@
 pub mod common;
 pub mod dialect;
 pub mod family;
+pub mod plan;
 
 // The registry: one module and one entry per workload family.
 pub mod dbstress;

@@ -45,7 +45,7 @@ impl Dbstress {
                 println!("dbSTRESS consistency check, set #{} ({} objects):", i + 1, self.args.obj_table_size);
             }
             for (what, sql, want) in self.conditions(n) {
-                crate::runner::check_interrupt()?;
+                crate::model::check_interrupt()?;
                 let got = count(&mut conn, &sql).await?;
                 if !quiet {
                     println!("  {what:<56} {}", if got == want { "PASS".to_string() } else { format!("FAIL ({got})") });

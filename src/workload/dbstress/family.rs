@@ -4,8 +4,8 @@ use super::{label, Dbstress, DbstressArgs, Shared, RO, RW};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::label::{Decoded, LabelError};
-use crate::plan::Plan;
 use crate::workload::family::Family;
+use crate::workload::plan::Plan;
 use clap::{Args, Command};
 use std::sync::Arc;
 

@@ -241,7 +241,7 @@ impl Dbstress {
         let (mut complete, mut missing) = (0, 0);
         let mut wrong = None;
         for n in &self.names {
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             match self.set_state(&mut conn, n).await {
                 SetState::Missing => missing += 1,
                 SetState::Unfinished => wrong = wrong.or(Some(format!("set {} ({}) was not fully prepared: run prepare again to finish it", n.object, n.history))),
@@ -264,7 +264,7 @@ impl Dbstress {
         let mut conn = connect(&cfg).await?;
         let mut todo = Vec::new();
         for (i, n) in self.names.iter().enumerate() {
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             match self.set_state(&mut conn, n).await {
                 SetState::Complete(objects) if objects == self.args.obj_table_size => {
                     if !quiet {
@@ -349,7 +349,7 @@ impl Dbstress {
             tasks.spawn(async move {
                 let mut conn = connect(&cfg).await?;
                 loop {
-                    crate::runner::check_interrupt()?;
+                    crate::model::check_interrupt()?;
                     let next = queue.lock().unwrap().pop_front();
                     let Some(p) = next else { break };
                     me.load_piece(&mut conn, p, &progress).await?;
@@ -393,7 +393,7 @@ impl Dbstress {
             println!("Building the indexes of {} and {}, loading {}, {} and {}...", n.object, n.history, n.stat, n.section, n.zone);
         }
         for sql in self.indexes(n) {
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             ddl(conn, &sql).await?;
         }
         let (mode, bulk) = (self.load_mode(), self.shared.load_bulk_size);
@@ -433,7 +433,7 @@ impl Dbstress {
         };
         conn.bulk_load(&n.zone, &[col("REF", ColType::Text), col("NAME", ColType::Text)], &mut zone, bulk, mode).await.map_err(loading(&n.zone))?;
         for t in n.all() {
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             ddl(conn, &self.dialect().analyze(t)).await?;
         }
         Ok(())
@@ -442,7 +442,7 @@ impl Dbstress {
     pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for (i, n) in self.names.iter().enumerate() {
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             if !quiet {
                 println!("Dropping set #{} ({})...", i + 1, n.all().join(", "));
             }
@@ -472,7 +472,7 @@ impl Dbstress {
                 format!("SELECT COUNT(*) FROM {} WHERE REF_OBJECT >= '{first}'", n.history),
             ];
             for sql in sqls {
-                crate::runner::check_interrupt()?;
+                crate::model::check_interrupt()?;
                 ddl(&mut conn, &sql).await?;
             }
         }

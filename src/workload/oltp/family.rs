@@ -4,8 +4,8 @@ use super::{Oltp, OltpArgs, TESTS};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::label::{Grammar, Scenario, Shape};
-use crate::plan::Plan;
 use crate::workload::family::Family;
+use crate::workload::plan::Plan;
 use clap::{Args, Command};
 use std::sync::Arc;
 

@@ -54,7 +54,7 @@ impl RowSource for SbRows {
     fn next_row(&mut self, row: &mut Row) -> bool {
         // Ctrl-C ends the rows early: the bulk path commits what it has,
         // a prefix of the piece, and the loader leaves the piece unfinished.
-        let stop = self.pending.is_multiple_of(256) && crate::runner::interrupted();
+        let stop = self.pending.is_multiple_of(256) && crate::model::interrupted();
         if self.next > self.last || stop {
             self.progress.add(self.pending);
             self.pending = 0;
@@ -135,7 +135,7 @@ impl Oltp {
                 continue;
             }
             // Thousands of tables on a server take a while: stay stoppable.
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             let max = max_id(&mut conn, &t, None).await?;
             present += 1;
             if needs_rows && max < self.args.table_size && short.is_none() {
@@ -171,7 +171,7 @@ impl Oltp {
         if self.mix.kind == Kind::BulkInsert {
             for i in 1..=threads {
                 let t = format!("{}{i}", self.args.table_name);
-                crate::runner::check_interrupt()?;
+                crate::model::check_interrupt()?;
                 if !found(&t) {
                     ddl(&mut conn, &format!("CREATE TABLE {t} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))")).await?;
                 }
@@ -182,7 +182,7 @@ impl Oltp {
         let names = Arc::new(self.table_names());
         let mut resumed = Vec::with_capacity(names.len());
         for t in names.iter() {
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             if found(t) {
                 resumed.push(true);
                 continue;
@@ -258,7 +258,7 @@ impl Oltp {
         if rows == 0 {
             // No pieces, so no loader finished these tables.
             for (t, done) in names.iter().zip(complete.iter()) {
-                crate::runner::check_interrupt().inspect_err(|_| report_complete(&names, &complete))?;
+                crate::model::check_interrupt().inspect_err(|_| report_complete(&names, &complete))?;
                 finish.table(&mut conn, t, true).await?;
                 done.store(true, Ordering::SeqCst);
             }
@@ -282,7 +282,7 @@ impl Oltp {
         let d = Dialect(self.engine);
         for i in 1..=n {
             let t = format!("{}{i}", self.args.table_name);
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             if !quiet {
                 println!("Dropping table '{t}'...");
             }
@@ -300,7 +300,7 @@ impl Oltp {
                 println!("Prewarming table '{t}'...");
             }
             for sql in d.prewarm_queries(&t) {
-                crate::runner::check_interrupt()?;
+                crate::model::check_interrupt()?;
                 ddl(&mut conn, &sql).await?;
             }
         }
@@ -446,7 +446,7 @@ impl Loader {
     async fn run(self) -> Result<()> {
         let mut conn = connect(&self.cfg).await?;
         loop {
-            crate::runner::check_interrupt()?;
+            crate::model::check_interrupt()?;
             let Some(p) = self.pieces.lock().unwrap().take() else { break };
             let table = &self.names[p.table];
             // A table found there may hold part of this piece: a prefix
@@ -463,7 +463,7 @@ impl Loader {
                 self.loaded.fetch_add(n, Ordering::SeqCst);
                 // The rows stop early when asked to: what went in is a
                 // committed prefix, and the piece is not done.
-                crate::runner::check_interrupt()?;
+                crate::model::check_interrupt()?;
             } else {
                 self.progress.add(p.last - p.first + 1);
             }
@@ -490,7 +490,7 @@ async fn wait_loaders(set: &mut tokio::task::JoinSet<Result<()>>) -> Result<()> 
                 None => return Ok(()),
                 Some(r) => joined(r)?,
             },
-            () = crate::runner::interrupt_signal() => break,
+            () = crate::model::interrupt_signal() => break,
         }
     }
     let _ = tokio::time::timeout(std::time::Duration::from_millis(500), async { while set.join_next().await.is_some() {} }).await;

@@ -4,8 +4,8 @@ use super::{session_sql, Tpcc, TpccArgs};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Grammar, Scenario, Shape};
-use crate::plan::Plan;
 use crate::workload::family::Family;
+use crate::workload::plan::Plan;
 use clap::{Args, Command};
 use std::sync::Arc;
 

@@ -94,7 +94,7 @@ pub struct ControlArgs {
     #[arg(long)]
     pub no_prepare: bool,
     /// Results store every run is recorded in (SQLite file)
-    #[arg(long, default_value = crate::store::DEFAULT_PATH)]
+    #[arg(long, default_value = crate::model::record::DEFAULT_STORE_PATH)]
     pub results: PathBuf,
     /// Do not record the run in the results store
     #[arg(long)]
