@@ -1,0 +1,3 @@
+pub fn scenario(_a: crate::cli::ScenarioArgs) -> crate::error::Result<()> {
+    Ok(())
+}
