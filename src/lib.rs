@@ -12,6 +12,7 @@ pub mod model;
 pub mod rand;
 pub mod report;
 pub mod runner;
+pub mod scenario;
 pub mod server;
 pub mod stats;
 pub mod store;
