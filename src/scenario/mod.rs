@@ -562,11 +562,13 @@ pub(crate) fn generate(path: &Path, rows: u64, cols: &[ColumnGen], seed: u64) ->
     w.flush().map_err(|e| Error::Io(format!("{}: {e}", path.display())))
 }
 
-/// Bytes under `p` (files of a directory tree, or one file).
+/// Bytes on disk under `p` (a directory tree, or one file), as `du` counts
+/// them: allocated blocks, so that page compression's punched holes show.
 pub fn du(p: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
     match std::fs::symlink_metadata(p) {
         Ok(m) if m.is_dir() => std::fs::read_dir(p).into_iter().flatten().flatten().map(|e| du(&e.path())).sum(),
-        Ok(m) => m.len(),
+        Ok(m) => m.blocks() * 512,
         Err(_) => 0,
     }
 }
