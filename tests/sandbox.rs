@@ -198,7 +198,17 @@ fn profiles_are_listed_and_shown_scaled() {
 
 #[test]
 fn ctrl_c_during_start_leaves_nothing_running() {
-    let mut child = fairbench().args(["server", "start", "postgres", "--env"]).args(SMALL).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    // A registry of its own, so that what is left behind can be seen.
+    let root = scratch("ctrlc-root");
+    let mut child = fairbench()
+        .args(["server", "start", "postgres", "--env"])
+        .args(SMALL)
+        .env("FAIRBENCH_SANDBOX_ROOT", &root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Inside initdb, whose bootstrapping server must not outlive the start.
     std::thread::sleep(std::time::Duration::from_millis(300));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -210,8 +220,11 @@ fn ctrl_c_during_start_leaves_nothing_running() {
         let mut out = String::new();
         std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
         let dir = out.lines().find_map(|l| l.strip_prefix("export FAIRBENCH_SANDBOX_DIR=")).unwrap().trim_matches('\'').to_string();
-        let _ = fairbench().args(["server", "stop", &dir]).output();
+        let _ = fairbench().args(["server", "stop", &dir]).env("FAIRBENCH_SANDBOX_ROOT", &root).output();
     } else {
         assert_eq!(st.code(), Some(130));
     }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

@@ -249,3 +249,29 @@ fn bad_scenario_files_are_one_line_with_exit_code_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown engine"));
 }
+
+#[test]
+fn ctrl_c_stops_a_scenario_within_two_seconds() {
+    let dir = scratch("ctrlc");
+    let root = scratch("ctrlc-root");
+    let mut child = fairbench()
+        .env("FAIRBENCH_SANDBOX_ROOT", &root)
+        .args(["scenario", "engines", "--rows", "300000", "--engines", "innodb,postgres", "--no-save", "--work-dir"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Long enough to be inside a step (the CSV is written, a server is up).
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t0 = std::time::Instant::now();
+    let st = child.wait().unwrap();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "took {:?}", t0.elapsed());
+    assert_eq!(st.code(), Some(130));
+    // The sandboxes it started are gone with it.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -240,7 +240,10 @@ fn wait_child(mut child: Child, what: &str, log: &Path, limit: Duration) -> Resu
             return if st.success() { Ok(()) } else { Err(Error::Io(format!("{what} failed: {} (log: {})", last_line(log), log.display()))) };
         }
         if runner::interrupted() || Instant::now() > end {
-            let _ = child.kill();
+            // The whole group: mariadb-install-db and initdb leave a bootstrapping
+            // server behind that would go on writing into the directory being removed.
+            // SAFETY: kill has no memory-safety preconditions; the group is our child's own.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
             let _ = child.wait();
             return Err(if runner::interrupted() { Error::Interrupted } else { Error::Io(format!("{what} did not finish within {}s (log: {})", limit.as_secs(), log.display())) });
         }
@@ -503,7 +506,7 @@ fn start_mariadb(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -
         c.arg(format!("--user={u}"));
     }
     c.args(["--skip-test-db", "--skip-name-resolve"]).arg(format!("--extra-file={}", d.join("init.sql").display()));
-    c.current_dir("/").stdin(Stdio::null()).stdout(log_file(&log)?).stderr(log_file(&log)?);
+    c.process_group(0).current_dir("/").stdin(Stdio::null()).stdout(log_file(&log)?).stderr(log_file(&log)?);
     let child = c.spawn().map_err(|e| io(b.init.display(), e))?;
     wait_child(child, "mariadb-install-db", &log, o.timeout).map_err(|e| match e {
         Error::Io(m) => Error::Io(format!("{m}; server log: {}", last_line(&d.join("error.log")))),
@@ -556,7 +559,7 @@ fn start_postgres(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) 
     let mut c = as_user(user, &b.init);
     c.arg("-D").arg(&data).arg("-U").arg(&o.user).arg(format!("--pwfile={}", pw.display()));
     c.args(["--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C.UTF-8"]);
-    c.stdout(log_file(&log)?).stderr(log_file(&log)?);
+    c.process_group(0).stdout(log_file(&log)?).stderr(log_file(&log)?);
     let child = c.spawn().map_err(|e| io(b.init.display(), e))?;
     wait_child(child, "initdb", &log, o.timeout)?;
     let _ = fs::remove_file(&pw);
@@ -683,7 +686,11 @@ pub fn stop(sb: &Sandbox, limit: Duration) -> Result<()> {
 
 fn remove(sb: &Sandbox, entry: &Path) {
     if sb.owns_dir && sb.dir.join(MARKER).exists() {
-        let _ = fs::remove_dir_all(&sb.dir);
+        // A process that was just killed may still close files: a second pass then.
+        if fs::remove_dir_all(&sb.dir).is_err() {
+            std::thread::sleep(Duration::from_millis(100));
+            let _ = fs::remove_dir_all(&sb.dir);
+        }
     } else if !sb.owns_dir {
         // A directory the user gave: only what the sandbox put there goes.
         for f in [
