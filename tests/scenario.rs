@@ -100,6 +100,13 @@ fn engines_at_100k_rows_runs_every_engine_this_machine_has() {
         }
         assert!(step(c, "import CSV")["seconds"][0].as_f64().unwrap() > 0.0);
     }
+    // Page compression shows on disk once the pages are flushed: fewer blocks than plain InnoDB.
+    let files = |n: &str| cols.iter().find(|c| c["name"] == n).map(|c| size(step(c, "size"), "files")).unwrap();
+    let plain = files("innodb");
+    assert!(plain > 2 << 20, "innodb files {plain}");
+    if plugin("provider_lz4") {
+        assert!(files("innodb-lz4") < plain * 3 / 4, "lz4 {} vs plain {plain}", files("innodb-lz4"));
+    }
     checksums.dedup();
     assert_eq!(checksums.len(), 1, "the engines returned different rows: {checksums:?}");
     assert!(stored_steps(&store) > 20);

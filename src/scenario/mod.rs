@@ -595,6 +595,9 @@ fn sizes(c: &Client, table: &str, object_store: Option<&Path>) -> Result<std::re
         // information_schema's sizes are the statistics' (stale after a bulk load):
         // refreshed first; engines without ANALYZE (S3) keep theirs.
         let _ = c.run(&format!("ANALYZE TABLE {table};"))?;
+        // The files hold what was flushed: InnoDB's dirty pages of the table are written
+        // first (engines without FOR EXPORT refuse it and keep their files as they are).
+        let _ = c.run(&format!("FLUSH TABLES {table} FOR EXPORT; UNLOCK TABLES;"))?;
         let q = format!(
             "SELECT IFNULL(data_length,0), IFNULL(index_length,0), IFNULL(engine,''), @@datadir, DATABASE() FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = {};",
             sql_str(table)
