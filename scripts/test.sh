@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
 # fairbench's test command:  bash scripts/test.sh [--keep-servers] [CARGO TEST ARGS] [-- TEST BINARY ARGS]
 #
-# 1. installs what is missing with apt-get (MariaDB server+client, PostgreSQL, sysbench, and
-#    the C toolchain/OpenSSL headers the crate builds with). Rust/cargo itself must already be
-#    installed: this script does not install it.
+# 1. installs what is missing with apt-get (MariaDB server+client and the storage-engine
+#    plugins MyRocks, S3 and lz4, PostgreSQL, sysbench, and the C toolchain/OpenSSL headers
+#    the crate builds with; scripts/servers.sh's fb_install_missing). Rust/cargo itself must
+#    already be installed: this script does not install it.
 # 2. checks the code: `cargo fmt --check` and `cargo clippy --locked --all-targets -- -D warnings`
 #    (installing the rustfmt/clippy components with rustup when they are missing)
-# 3. starts throwaway MariaDB and PostgreSQL servers in a temp dir (scripts/servers.sh),
-#    never the system services, and exports FAIRBENCH_TEST_* for the tests:
+# 3. builds MinIO, the local S3 endpoint of `fairbench scenario engines`, with `go install`
+#    from the Go module proxy into ~/.cache/fairbench/bin (once; a few minutes) when Go 1.24+
+#    is installed and the binary is not there yet; without it the S3 column says why.
+# 4. starts throwaway MariaDB and PostgreSQL servers with the freshly built
+#    `fairbench server start` (sandboxes in one temp dir, never the system services) and
+#    exports FAIRBENCH_TEST_* for the tests:
 #      FAIRBENCH_TEST_MYSQL_URL, FAIRBENCH_TEST_MYSQL_SOCKET, FAIRBENCH_TEST_MYSQL_PORT,
 #      FAIRBENCH_TEST_PG_URL, FAIRBENCH_TEST_PG_SOCKET_DIR, FAIRBENCH_TEST_PG_PORT,
 #      FAIRBENCH_TEST_TMP, FAIRBENCH_TEST_CA, FAIRBENCH_TEST_WRONG_CA
 #    Both servers offer TLS (certificates of a throwaway CA); the `fbssl` account may only
 #    connect with it.
-# 4. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
-# 5. stops both servers and removes the temp dir, whatever happened, and exits with
+# 5. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
+# 6. stops both servers and removes the temp dir, whatever happened, and exits with
 #    cargo's exit code.
 #
 # --keep-servers  leave the servers running afterwards and print their export lines;
-#                 stop them later with `bash scripts/servers.sh stop DIR`.
+#                 stop them later with `fairbench server stop DIR/mysql DIR/pg`.
 #
 # Examples:
 #   bash scripts/test.sh
@@ -28,6 +33,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# For fb_install_missing, fb_make_certs and the log helpers; the servers are sandboxes.
 # shellcheck source=scripts/servers.sh
 source "$here/servers.sh"
 cd "$here/.."
@@ -61,6 +67,82 @@ if ! command -v cargo >/dev/null 2>&1; then
     fi
 fi
 
+# The fairbench binary `cargo test` uses too (same profile).
+FB_BIN=$PWD/target/debug/fairbench
+# MinIO's version for the S3 endpoint (a pseudo-version: the proxy serves no release tags).
+FB_MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
+FB_MINIO_DIR=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin
+
+# Builds MinIO once into the cache, outside the repository. Optional: a machine without a
+# recent Go runs the suite without the S3 column (the tests then expect it to say why).
+fb_build_minio() {
+    [[ -x $FB_MINIO_DIR/minio ]] && return 0
+    local go gov
+    go=$(command -v go || true)
+    [[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
+    if [[ -z $go ]]; then
+        fb_log "note: no Go toolchain: MinIO is not built, the S3 engine is left out"
+        return 0
+    fi
+    gov=$("$go" env GOVERSION 2>/dev/null | sed 's/^go//')
+    if [[ $(printf '%s\n' "1.24" "$gov" | sort -V | head -n 1) != 1.24 ]]; then
+        fb_log "note: Go $gov is older than 1.24: MinIO is not built, the S3 engine is left out"
+        return 0
+    fi
+    fb_log "building MinIO $FB_MINIO_VERSION into $FB_MINIO_DIR (once; a few minutes)"
+    mkdir -p "$FB_MINIO_DIR"
+    if ! GOBIN=$FB_MINIO_DIR GOFLAGS=-trimpath "$go" install "github.com/minio/minio@$FB_MINIO_VERSION" \
+        >"$FB_MINIO_DIR/build.log" 2>&1 </dev/null; then
+        fb_tail "$FB_MINIO_DIR/build.log" 20
+        fb_log "note: building MinIO failed (log above): the S3 engine is left out"
+        rm -f "$FB_MINIO_DIR/minio"
+    fi
+}
+
+# Starts both test servers as sandboxes in a new temp dir; FB_DIR/env holds the export lines.
+fb_start_sandboxes() {
+    local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS out
+    cargo build --locked --quiet --bin fairbench
+    fb_make_dir
+    fb_make_certs
+    local common=(--user "$FB_USER" --password "$FB_PASS" --database "$FB_DB" --tls-dir "$FB_DIR/tls"
+        --tls-only-user "$FB_SSL_USER" --timeout "$timeout" --env)
+    out=$("$FB_BIN" server start mariadb --dir "$FB_DIR/mysql" "${common[@]}" \
+        --set max_connections=2000 --set innodb_buffer_pool_size=256M --set innodb_log_file_size=256M) ||
+        fb_die "could not start the MariaDB test server (above)"
+    FB_MYSQL_PORT=$(sed -n "s/^export FAIRBENCH_SANDBOX_PORT=//p" <<<"$out")
+    FB_MYSQL_SOCKET=$FB_DIR/mysql/mysqld.sock
+    out=$("$FB_BIN" server start postgres --dir "$FB_DIR/pg" "${common[@]}" \
+        --set max_connections=1200 --set shared_buffers=256MB) ||
+        fb_die "could not start the PostgreSQL test server (above)"
+    FB_PG_PORT=$(sed -n "s/^export FAIRBENCH_SANDBOX_PORT=//p" <<<"$out")
+    FB_PG_SOCKET_DIR=$FB_DIR/pg
+    {
+        printf 'export FAIRBENCH_TEST_TMP=%q\n' "$FB_DIR"
+        printf 'export FAIRBENCH_TEST_MYSQL_URL=%q\n' "mysql://$FB_USER:$FB_PASS@127.0.0.1:$FB_MYSQL_PORT/$FB_DB"
+        printf 'export FAIRBENCH_TEST_MYSQL_SOCKET=%q\n' "$FB_MYSQL_SOCKET"
+        printf 'export FAIRBENCH_TEST_MYSQL_PORT=%q\n' "$FB_MYSQL_PORT"
+        printf 'export FAIRBENCH_TEST_PG_URL=%q\n' "postgres://$FB_USER:$FB_PASS@127.0.0.1:$FB_PG_PORT/$FB_DB"
+        printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
+        printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
+        printf 'export FAIRBENCH_TEST_CA=%q\n' "$FB_DIR/tls/ca.pem"
+        printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
+    } >"$FB_DIR/env"
+    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT (up in $((SECONDS - t0))s, dir $FB_DIR)"
+}
+
+# Stops the sandboxes, then removes the temp dir (fb_stop also ends anything left over).
+fb_stop_sandboxes() {
+    [[ -n $FB_DIR && -d $FB_DIR ]] || return 0
+    if [[ -x $FB_BIN ]]; then
+        local d
+        for d in "$FB_DIR/mysql" "$FB_DIR/pg"; do
+            [[ -e $d/sandbox.json ]] && "$FB_BIN" server stop "$d" >/dev/null 2>&1 </dev/null
+        done
+    fi
+    fb_stop "$FB_DIR"
+}
+
 started=""
 cargo_pid=""
 # shellcheck disable=SC2317  # invoked by the trap
@@ -80,9 +162,9 @@ on_exit() {
     if [[ -n $keep && -n $started ]]; then
         printf '\n# fairbench test servers left running; for your shell:\n'
         cat "$FB_DIR/env"
-        printf '# stop them with: bash scripts/servers.sh stop %q\n' "$FB_DIR"
+        printf '# stop them with: fairbench server stop %q %q\n' "$FB_DIR/mysql" "$FB_DIR/pg"
     else
-        fb_stop "$FB_DIR"
+        fb_stop_sandboxes
     fi
     exit "$rc"
 }
@@ -103,7 +185,8 @@ done
 cargo fmt --check || fb_die "cargo fmt --check found unformatted code: run cargo fmt"
 cargo clippy --locked --all-targets --quiet -- -D warnings || fb_die "cargo clippy found warnings (shown above)"
 
-fb_start
+fb_build_minio
+fb_start_sandboxes
 started=1
 # shellcheck disable=SC1091
 source "$FB_DIR/env"

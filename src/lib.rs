@@ -13,6 +13,8 @@ pub mod model;
 pub mod rand;
 pub mod report;
 pub mod runner;
+pub mod scenario;
+pub mod server;
 pub mod stats;
 pub mod store;
 pub mod values;
@@ -88,6 +90,8 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Env(a) => commands::env(a),
         Cmd::Audit(a) => commands::audit(a),
         Cmd::Compare(a) => commands::compare(a),
+        Cmd::Server(a) => commands::server::server(a),
+        Cmd::Scenario(a) => commands::scenario::scenario(a),
     }
 }
 

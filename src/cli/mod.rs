@@ -3,10 +3,13 @@
 //! `sysbench TEST [options] COMMAND` order) and BMK-kit labels in place of a
 //! workload name.
 
+pub mod server_args;
+
 use crate::values;
 use crate::workload::plan::{BenchArgs, TargetArgs};
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+pub use server_args::{ScenarioArgs, ServerAction, ServerArgs, ServerStartArgs};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -41,6 +44,10 @@ pub enum Cmd {
     Audit(AuditArgs),
     /// Compare stored runs or sweeps side by side (also across engines)
     Compare(CompareArgs),
+    /// Throwaway MariaDB / PostgreSQL servers with configuration profiles
+    Server(ServerArgs),
+    /// Run a file of timed steps (generate, import, SQL, queries, sizes), or the built-in `engines`
+    Scenario(ScenarioArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -139,7 +146,7 @@ pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
             }
         })
         .collect();
-    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare"];
+    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare", "server", "scenario"];
     if v.len() > 2 && !CMDS.contains(&v[1].as_str()) && !v[1].starts_with('-') {
         if let Some(pos) = v.iter().skip(2).position(|a| CMDS.contains(&a.as_str())) {
             let cmd = v.remove(pos + 2);

@@ -1,5 +1,8 @@
 //! The commands around the results store: recording runs, `results`,
-//! `env`, `audit` and `compare`.
+//! `env`, `audit` and `compare`; `server` and `scenario` in their own files.
+
+pub mod scenario;
+pub mod server;
 
 use crate::audit;
 use crate::cli::{AuditArgs, CompareArgs, EnvArgs, ResultsAction, ResultsArgs};

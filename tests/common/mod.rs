@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests (`mod common;` in each test file).
 //!
-//! The MariaDB and PostgreSQL test servers are started by `bash scripts/test.sh` (or
+//! The MariaDB and PostgreSQL test servers are started by `bash scripts/test.sh` (as
+//! `fairbench server start` sandboxes; for a development loop also
 //! `eval "$(bash scripts/servers.sh start)"`), which exports the `FAIRBENCH_TEST_*`
 //! variables read here. A test that needs a server panics when they are missing: it fails,
 //! it never silently skips.

@@ -1,0 +1,117 @@
+//! `fairbench server ...` and `fairbench scenario ...` options.
+
+use super::{StoreArgs, TargetArgs};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct ServerArgs {
+    #[command(subcommand)]
+    pub action: ServerAction,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum ServerAction {
+    /// Start a throwaway server from the installed binaries; prints its --target URL
+    Start(Box<ServerStartArgs>),
+    /// Stop sandboxes (by name, port or directory) and remove what they made
+    Stop {
+        /// e.g. mariadb-13306, 13306, or the sandbox's directory
+        names: Vec<String>,
+        /// Stop every registered sandbox
+        #[arg(long)]
+        all: bool,
+    },
+    /// The running sandboxes
+    List {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Shell `export` lines of a sandbox (FAIRBENCH_SANDBOX_URL, _SOCKET, _PORT, _DIR)
+    Env {
+        /// Name, port or directory
+        name: String,
+    },
+    /// The configuration profiles; with a name, its file and its settings on this machine
+    Profiles {
+        name: Option<String>,
+        /// Dataset size for the memory-fit profiles (e.g. 2G)
+        #[arg(long)]
+        data_size: Option<String>,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServerStartArgs {
+    /// mariadb or postgres
+    pub engine: String,
+    /// Configuration profile (`fairbench server profiles` lists them)
+    #[arg(long, default_value = "packaged")]
+    pub profile: String,
+    /// A server setting on top of the profile (repeatable): --set innodb_buffer_pool_size=1G
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// TCP port on 127.0.0.1 (default: the first free from 13306 / 15432)
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Directory for data, socket and logs (default: under /tmp/fairbench-sandboxes)
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Account created for you
+    #[arg(long, default_value = "fairbench")]
+    pub user: String,
+    /// Its password (a throwaway server's: it appears in the printed URL)
+    #[arg(long, default_value = "fairbench")]
+    pub password: String,
+    /// Database created for you
+    #[arg(long, default_value = "fairbench")]
+    pub database: String,
+    /// Dataset size the memory-fit profiles size the cache from (e.g. 2G)
+    #[arg(long)]
+    pub data_size: Option<String>,
+    /// RAM to scale the profiles to (default: this machine's)
+    #[arg(long)]
+    pub ram: Option<String>,
+    /// Cores to scale the profiles to (default: this machine's)
+    #[arg(long)]
+    pub cores: Option<usize>,
+    /// Offer TLS with DIR/ca.pem, DIR/server.pem and DIR/server.key
+    #[arg(long)]
+    pub tls_dir: Option<PathBuf>,
+    /// Also create this account (same password), allowed to connect only over TLS
+    #[arg(long, requires = "tls_dir")]
+    pub tls_only_user: Option<String>,
+    /// Seconds the server may take to come up
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Print `export` lines instead of the URL
+    #[arg(long)]
+    pub env: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ScenarioArgs {
+    /// A scenario file (TOML), or `engines` for the built-in engine comparison
+    pub file: String,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Rows of the built-in `engines` scenario's table
+    #[arg(long, default_value_t = 1_000_000)]
+    pub rows: u64,
+    /// Engines of `engines`, comma-separated (default: every one this machine has):
+    /// innodb, aria, myrocks, innodb-lz4, s3, postgres
+    #[arg(long)]
+    pub engines: Option<String>,
+    /// Where generated CSV files go (default: a temp dir, removed afterwards)
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Do not store the results
+    #[arg(long)]
+    pub no_save: bool,
+}

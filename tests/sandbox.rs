@@ -1,0 +1,230 @@
+//! `fairbench server`: throwaway servers from the installed binaries, with
+//! configuration profiles. These tests start their own sandboxes (they need
+//! the MariaDB and PostgreSQL packages that scripts/test.sh installs).
+
+mod common;
+
+use common::{fairbench, run_fail, run_ok, stdout};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A started sandbox, stopped when dropped (also when the test fails).
+struct Sandbox {
+    name: String,
+    url: String,
+    dir: PathBuf,
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = fairbench().args(["server", "stop", &self.name]).output();
+    }
+}
+
+/// Small memory so that several sandboxes fit on a test machine at once.
+const SMALL: &[&str] = &["--ram", "1G", "--cores", "2"];
+
+fn start(engine: &str, profile: &str, extra: &[&str]) -> Sandbox {
+    let out = run_ok(fairbench().args(["server", "start", engine, "--profile", profile]).args(SMALL).args(extra));
+    let url = stdout(&out).trim().to_string();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
+    let env = stdout(&run_ok(fairbench().args(["server", "env", &name])));
+    let dir = env.lines().find_map(|l| l.strip_prefix("export FAIRBENCH_SANDBOX_DIR=")).map(|d| PathBuf::from(d.trim_matches('\''))).expect("dir line");
+    assert!(url.starts_with(if engine == "mariadb" { "mysql://" } else { "postgres://" }), "{url}");
+    Sandbox { name, url, dir }
+}
+
+fn run_workload(sb: &Sandbox, results: &Path) -> Output {
+    run_ok(fairbench().args(["run", "oltp_read_write", "--tables", "1", "--table-size", "500", "--threads", "1", "--time", "1", "--target", &sb.url]).arg("--results").arg(results))
+}
+
+fn durability_line(sb: &Sandbox) -> String {
+    let out = stdout(&run_ok(fairbench().args(["env", "--target", &sb.url])));
+    out.lines().find(|l| l.trim_start().starts_with("durability:")).unwrap_or_else(|| panic!("no durability line in\n{out}")).to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fairbench-sandbox-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn start_run_stop(engine: &str, profile: &str, extra: &[&str]) {
+    let dir = scratch(&format!("{engine}-{profile}"));
+    let sb = start(engine, profile, extra);
+    assert!(sb.dir.join("sandbox.json").exists());
+    let out = run_workload(&sb, &dir.join("r.sqlite"));
+    assert!(stdout(&out).contains("transactions:"), "{}", stdout(&out));
+    let dir_of = sb.dir.clone();
+    drop(sb);
+    assert!(!dir_of.exists(), "stop left {} behind", dir_of.display());
+}
+
+#[test]
+fn mariadb_each_profile_starts_runs_and_stops() {
+    for p in ["packaged", "durable", "relaxed", "seed-000", "seed-002"] {
+        start_run_stop("mariadb", p, &[]);
+    }
+    start_run_stop("mariadb", "cache=0.25x-data", &["--data-size", "200M"]);
+    start_run_stop("mariadb", "cache-2x-data", &["--data-size", "100M"]);
+}
+
+#[test]
+fn postgres_each_profile_starts_runs_and_stops() {
+    for p in ["packaged", "durable", "relaxed", "seed-000", "seed-002"] {
+        start_run_stop("postgres", p, &[]);
+    }
+    start_run_stop("postgres", "cache=0.25x-data", &["--data-size", "200M"]);
+    start_run_stop("postgres", "cache-2x-data", &["--data-size", "100M"]);
+}
+
+#[test]
+fn durable_and_relaxed_give_the_audits_durability_classes() {
+    let dir = scratch("durability");
+    let store = dir.join("r.sqlite");
+    let md = start("mariadb", "durable", &[]);
+    let pd = start("postgres", "durable", &[]);
+    let mr = start("mariadb", "relaxed", &[]);
+    let pr = start("postgres", "relaxed", &[]);
+    for sb in [&md, &pd] {
+        assert!(durability_line(sb).contains("every commit flushed and synced"), "{}: {}", sb.name, durability_line(sb));
+    }
+    for sb in [&mr, &pr] {
+        assert!(durability_line(sb).contains("flushed about once per second"), "{}: {}", sb.name, durability_line(sb));
+    }
+    for sb in [&md, &pd, &mr, &pr] {
+        run_workload(sb, &store);
+    }
+    let audit = |ids: &[&str]| stdout(&run_ok(fairbench().args(["audit", "--json"]).args(ids).arg("--results").arg(&store)));
+    // Same profile on both engines: the same class, so no durability finding.
+    assert!(!audit(&["1", "2"]).contains("durability-mismatch"), "{}", audit(&["1", "2"]));
+    assert!(!audit(&["3", "4"]).contains("durability-mismatch"), "{}", audit(&["3", "4"]));
+    assert!(audit(&["1", "4"]).contains("durability-mismatch"), "{}", audit(&["1", "4"]));
+}
+
+#[test]
+fn two_sandboxes_at_once_get_their_own_port_socket_and_dir() {
+    let a = start("mariadb", "packaged", &[]);
+    let b = start("mariadb", "packaged", &[]);
+    assert_ne!(a.url, b.url);
+    assert_ne!(a.dir, b.dir);
+    let list = stdout(&run_ok(fairbench().args(["server", "list"])));
+    assert!(list.contains(&a.name) && list.contains(&b.name), "{list}");
+    let dir = scratch("two");
+    run_workload(&a, &dir.join("a.sqlite"));
+    run_workload(&b, &dir.join("b.sqlite"));
+}
+
+#[test]
+fn a_given_dir_and_port_are_used() {
+    let base = scratch("given");
+    let d = base.join("srv");
+    let port = free_port();
+    let sb = start("postgres", "packaged", &["--dir", d.to_str().unwrap(), "--port", &port.to_string()]);
+    assert_eq!(sb.dir, d);
+    assert!(sb.url.contains(&format!(":{port}/")), "{}", sb.url);
+    assert!(d.join(format!(".s.PGSQL.{port}")).exists());
+    drop(sb);
+    assert!(!d.exists());
+}
+
+fn free_port() -> u16 {
+    // A port the OS just handed out, above the sandboxes' default ranges.
+    for p in 24000..25000u16 {
+        if std::net::TcpListener::bind(("127.0.0.1", p)).is_ok() {
+            return p;
+        }
+    }
+    panic!("no free port");
+}
+
+#[test]
+fn profile_settings_reach_the_server_and_old_options_are_dropped_with_a_note() {
+    let out = run_ok(fairbench().args(["server", "start", "mariadb", "--profile", "seed-000", "--set", "max_connections=321"]).args(SMALL));
+    let url = stdout(&out).trim().to_string();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap();
+    let sb = Sandbox { name, url, dir: PathBuf::new() };
+    // innodb_file_format left MariaDB in 10.3.
+    assert!(err.contains("note: innodb_file_format = barracuda dropped"), "{err}");
+    let env = stdout(&run_ok(fairbench().args(["env", "--target", &sb.url])));
+    assert!(env.contains("max_connections = 321"), "{env}");
+    // 50G of 132G on a machine of 1G: 387M, which InnoDB rounds up to its chunk size.
+    let pool: u64 = env.lines().find_map(|l| l.trim().strip_prefix("innodb_buffer_pool_size = ")).and_then(|v| v.trim().parse().ok()).expect("buffer pool line");
+    assert!((387 << 20..=400 << 20).contains(&pool), "innodb_buffer_pool_size = {pool}");
+}
+
+#[test]
+fn bad_input_is_one_line_with_exit_code_2() {
+    for args in [
+        vec!["server", "start", "mariadb", "--set", "no_such_setting=1"],
+        vec!["server", "start", "postgres", "--set", "no_such_setting=1"],
+        vec!["server", "start", "mariadb", "--profile", "nope"],
+        vec!["server", "start", "mariadb", "--profile", "cache-2x-data"],
+        vec!["server", "start", "oracle"],
+        vec!["server", "start", "mariadb", "--set", "novalue"],
+        vec!["server", "stop", "mariadb-1"],
+    ] {
+        let out = run_fail(fairbench().args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_missing_binary_is_one_line_with_exit_code_2() {
+    // FAIRBENCH_MARIADB_BINDIR names the only place the binaries are looked for.
+    let empty = scratch("nopath");
+    let out = run_fail(fairbench().args(["server", "start", "mariadb"]).env("FAIRBENCH_MARIADB_BINDIR", &empty));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not found: install"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn profiles_are_listed_and_shown_scaled() {
+    let list = stdout(&run_ok(fairbench().args(["server", "profiles"])));
+    for p in ["packaged", "durable", "relaxed", "seed-000", "seed-002", "cache-0.25x-data", "cache-2x-data"] {
+        assert!(list.contains(p), "{list}");
+    }
+    let one = stdout(&run_ok(fairbench().args(["server", "profiles", "cache=2x-data", "--data-size", "1G"])));
+    assert!(one.contains("innodb_buffer_pool_size = 2048M"), "{one}");
+    assert!(one.contains("shared_buffers = 2048MB"), "{one}");
+}
+
+#[test]
+fn ctrl_c_during_start_leaves_nothing_running() {
+    // A registry of its own, so that what is left behind can be seen.
+    let root = scratch("ctrlc-root");
+    let mut child = fairbench()
+        .args(["server", "start", "postgres", "--env"])
+        .args(SMALL)
+        .env("FAIRBENCH_SANDBOX_ROOT", &root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Inside initdb, whose bootstrapping server must not outlive the start.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t0 = std::time::Instant::now();
+    let st = child.wait().unwrap();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "took {:?}", t0.elapsed());
+    // Either it was stopped (130) or it had already finished starting (0): then stop it.
+    if st.code() == Some(0) {
+        let mut out = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+        let dir = out.lines().find_map(|l| l.strip_prefix("export FAIRBENCH_SANDBOX_DIR=")).unwrap().trim_matches('\'').to_string();
+        let _ = fairbench().args(["server", "stop", &dir]).env("FAIRBENCH_SANDBOX_ROOT", &root).output();
+    } else {
+        assert_eq!(st.code(), Some(130));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

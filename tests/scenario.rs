@@ -1,0 +1,284 @@
+//! `fairbench scenario`: files of timed steps, and the built-in `engines`.
+//! The servers are sandboxes started by the tests themselves.
+
+mod common;
+
+use common::{fairbench, run_fail, run_ok, stdout};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+struct Sandbox {
+    name: String,
+    url: String,
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = fairbench().args(["server", "stop", &self.name]).output();
+    }
+}
+
+fn start(engine: &str) -> Sandbox {
+    let out = run_ok(fairbench().args(["server", "start", engine, "--ram", "1G"]));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("{err}"));
+    Sandbox { name, url: stdout(&out).trim().to_string() }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fairbench-scenario-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    let s = stdout(out);
+    let line = s.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON in {s}"));
+    serde_json::from_str(line).unwrap()
+}
+
+fn step<'a>(col: &'a Value, name: &str) -> &'a Value {
+    col["steps"].as_array().unwrap().iter().find(|s| s["step"] == name).unwrap_or_else(|| panic!("no step {name} in {col}"))
+}
+
+fn size(step: &Value, what: &str) -> u64 {
+    step["sizes"].as_array().unwrap().iter().find(|p| p[0] == what).and_then(|p| p[1].as_u64()).unwrap_or_else(|| panic!("no size {what} in {step}"))
+}
+
+fn plugin(name: &str) -> bool {
+    Path::new("/usr/lib/mysql/plugin").join(format!("{name}.so")).exists()
+}
+
+fn minio_available() -> bool {
+    let home = std::env::var("HOME").unwrap_or_default();
+    std::env::var_os("FAIRBENCH_MINIO").is_some() || Path::new(&home).join(".cache/fairbench/bin/minio").exists()
+}
+
+fn stored_steps(store: &Path) -> i64 {
+    let c = rusqlite::Connection::open(store).unwrap();
+    c.query_row("SELECT COUNT(*) FROM scenario_steps WHERE seconds > 0", [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn engines_at_100k_rows_runs_every_engine_this_machine_has() {
+    let dir = scratch("engines");
+    let store = dir.join("r.sqlite");
+    let out = run_ok(fairbench().args(["scenario", "engines", "--rows", "100000", "--json", "--results"]).arg(&store));
+    let rep = json_of(&out);
+    let cols = rep["columns"].as_array().unwrap();
+    let names: Vec<&str> = cols.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["innodb", "aria", "myrocks", if plugin("provider_lz4") { "innodb-lz4" } else { "innodb-zlib" }, "s3", "postgres"], "{rep}");
+    let expected = |name: &str| match name {
+        "myrocks" => plugin("ha_rocksdb"),
+        "s3" => plugin("ha_s3") && minio_available(),
+        _ => true,
+    };
+    let mut checksums = Vec::new();
+    for c in cols {
+        let name = c["name"].as_str().unwrap();
+        if !expected(name) {
+            assert!(c["unavailable"].as_str().unwrap_or("").starts_with("not available"), "{c}");
+            continue;
+        }
+        assert!(c.get("failed").is_none() && c.get("unavailable").is_none(), "{name}: {c}");
+        let sz = step(c, "size");
+        // 100k rows of an INT and 40 characters: a few MB on every engine.
+        let data = size(sz, "data");
+        assert!((1 << 20..64 << 20).contains(&data), "{name}: data {data}");
+        assert!(size(step(c, "size with index"), "index") > 100 << 10, "{name}");
+        if name == "s3" {
+            let obj = size(sz, "object store");
+            assert!((1 << 20..64 << 20).contains(&obj), "object store {obj}");
+        }
+        for q in ["scan id=8 (no index)", "query id=8 (index)"] {
+            let s = step(c, q);
+            assert_eq!(s["seconds"].as_array().unwrap().len(), 2, "{name} {q}");
+            // ids cycle over 100000/512 = 195 values: id 8 has 513 rows.
+            assert_eq!(s["rows"], 513, "{name} {q}");
+            checksums.push(s["checksum"].as_str().unwrap().to_string());
+        }
+        assert!(step(c, "import CSV")["seconds"][0].as_f64().unwrap() > 0.0);
+    }
+    // Page compression shows on disk once the pages are flushed: fewer blocks than plain InnoDB.
+    let files = |n: &str| cols.iter().find(|c| c["name"] == n).map(|c| size(step(c, "size"), "files")).unwrap();
+    let plain = files("innodb");
+    assert!(plain > 2 << 20, "innodb files {plain}");
+    if plugin("provider_lz4") {
+        assert!(files("innodb-lz4") < plain * 3 / 4, "lz4 {} vs plain {plain}", files("innodb-lz4"));
+    }
+    checksums.dedup();
+    assert_eq!(checksums.len(), 1, "the engines returned different rows: {checksums:?}");
+    assert!(stored_steps(&store) > 20);
+    let text = stdout(&run_ok(fairbench().args(["scenario", "engines", "--rows", "2000", "--engines", "aria,postgres", "--no-save"])));
+    assert!(text.contains("ALTER TABLE to the engine") && text.contains("aria") && text.contains("postgres"), "{text}");
+}
+
+const USER_SCENARIO: &str = r#"
+name = "every step kind"
+description = "a file as users write it"
+
+[[step]]
+kind = "generate"
+file = "t.csv"
+rows = 3000
+columns = [
+  { name = "id", gen = "seq" },
+  { name = "grp", gen = "cycle", max = 10 },
+  { name = "n", gen = "int", min = 5, max = 9 },
+  { name = "s", gen = "string", len = 12 },
+  { name = "c", gen = "const", value = "x,y" },
+]
+
+[[step]]
+kind = "sql"
+name = "create"
+sql = ["DROP TABLE IF EXISTS t", "CREATE TABLE t(id INT PRIMARY KEY, grp INT, n INT, s VARCHAR(20), c VARCHAR(10))"]
+
+[[step]]
+kind = "import"
+table = "t"
+file = "t.csv"
+
+[[step]]
+kind = "query"
+name = "count"
+sql = "SELECT COUNT(*), MIN(n), MAX(n), COUNT(DISTINCT grp) FROM t WHERE c = 'x,y'"
+repeat = 3
+
+[[step]]
+kind = "sql"
+name = "engine-specific"
+mysql = "ANALYZE TABLE t"
+postgres = "ANALYZE t"
+
+[[step]]
+kind = "sizes"
+table = "t"
+
+[[step]]
+kind = "pause"
+seconds = 0.3
+"#;
+
+#[test]
+fn a_user_scenario_runs_each_step_kind_on_both_engines() {
+    let dir = scratch("user");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, USER_SCENARIO).unwrap();
+    let store = dir.join("r.sqlite");
+    for engine in ["mariadb", "postgres"] {
+        let sb = start(engine);
+        let out = run_ok(fairbench().args(["scenario"]).arg(&file).args(["--target", &sb.url, "--json", "--results"]).arg(&store));
+        let rep = json_of(&out);
+        let col = &rep["columns"][0];
+        assert!(col.get("failed").is_none(), "{col}");
+        let steps = col["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 7, "{col}");
+        assert_eq!(steps[0]["rows"], 3000);
+        assert!(size(&steps[0], "csv") > 3000 * 20);
+        let q = step(col, "count");
+        assert_eq!(q["seconds"].as_array().unwrap().len(), 3);
+        let pause = steps[6]["seconds"][0].as_f64().unwrap();
+        assert!((0.3..2.0).contains(&pause), "{pause}");
+        assert!(size(&steps[5], "data") > 0);
+        // Text output: one row per run of the query.
+        let text = stdout(&run_ok(fairbench().args(["scenario"]).arg(&file).args(["--target", &sb.url, "--no-save"])));
+        assert!(text.contains("count #3") && text.contains("pause 0.3s"), "{text}");
+        // The result itself: 3000 rows, n in 5..=9, 10 groups.
+        let out = stdout(&run_ok(fairbench().args(["scenario"]).arg(write_query(&dir, "SELECT COUNT(*), MIN(n) >= 5, MAX(n) <= 9, COUNT(DISTINCT grp) FROM t")).args([
+            "--target",
+            &sb.url,
+            "--json",
+            "--no-save",
+        ])));
+        assert!(out.contains("\"rows\":1"), "{out}");
+    }
+    assert!(stored_steps(&store) >= 2 * 7);
+}
+
+fn write_query(dir: &Path, q: &str) -> PathBuf {
+    let f = dir.join("q.toml");
+    std::fs::write(&f, format!("[[step]]\nkind = \"query\"\nsql = \"{q}\"\n")).unwrap();
+    f
+}
+
+#[test]
+fn a_failing_step_stops_the_scenario_keeps_what_was_measured_and_names_the_step() {
+    let dir = scratch("fail");
+    let file = dir.join("f.toml");
+    std::fs::write(
+        &file,
+        "[[step]]\nkind = \"sql\"\nsql = \"CREATE TABLE IF NOT EXISTS ok1(a INT)\"\n\n[[step]]\nkind = \"query\"\nsql = \"SELECT * FROM no_such_table\"\n\n[[step]]\nkind = \"pause\"\nseconds = 5\n",
+    )
+    .unwrap();
+    let store = dir.join("r.sqlite");
+    let sb = start("mariadb");
+    let out = run_fail(fairbench().args(["scenario"]).arg(&file).args(["--target", &sb.url, "--json", "--results"]).arg(&store));
+    assert_eq!(out.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("step 2") && err.contains("no_such_table"), "{err}");
+    let rep = json_of(&out);
+    let col = &rep["columns"][0];
+    assert_eq!(col["steps"].as_array().unwrap().len(), 2, "the pause after the failure ran: {col}");
+    assert!(col["steps"][0]["seconds"][0].as_f64().unwrap() > 0.0);
+    let c = rusqlite::Connection::open(&store).unwrap();
+    let failed: String = c.query_row("SELECT failed FROM scenarios", [], |r| r.get(0)).unwrap();
+    assert!(failed.contains("step 2"), "{failed}");
+    // A missing CSV is a failed step too.
+    std::fs::write(&file, "[[step]]\nkind = \"import\"\ntable = \"ok1\"\nfile = \"missing.csv\"\n").unwrap();
+    let out = run_fail(fairbench().args(["scenario"]).arg(&file).args(["--target", &sb.url, "--no-save"]));
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("step 1 (import into ok1) failed: no file"));
+}
+
+#[test]
+fn bad_scenario_files_are_one_line_with_exit_code_2() {
+    let dir = scratch("bad");
+    let cases = [
+        ("[[step]]\nkind = \"teleport\"\n", "line 2"),
+        ("[[step]]\nkind = \"pause\"\nsecs = 1\n", "secs"),
+        ("name = \"x\"\n", "no [[step]]"),
+        ("[[step]]\nkind = \"generate\"\nfile = \"a.csv\"\nrows = 1\ncolumns = [{ name = \"a\", gen = \"zipf\" }]\n", "zipf"),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let f = dir.join(format!("b{i}.toml"));
+        std::fs::write(&f, text).unwrap();
+        let out = run_fail(fairbench().args(["scenario"]).arg(&f).args(["--target", "mysql://u:p@127.0.0.1:1/db", "--no-save"]));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
+        assert!(err.contains(want), "{text}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{text}: {err}");
+    }
+    let out = run_fail(fairbench().args(["scenario", "/no/such/file.toml", "--target", "mysql://u:p@127.0.0.1:1/db"]));
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_fail(fairbench().args(["scenario", "engines", "--engines", "oracle"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown engine"));
+}
+
+#[test]
+fn ctrl_c_stops_a_scenario_within_two_seconds() {
+    let dir = scratch("ctrlc");
+    let root = scratch("ctrlc-root");
+    let mut child = fairbench()
+        .env("FAIRBENCH_SANDBOX_ROOT", &root)
+        .args(["scenario", "engines", "--rows", "300000", "--engines", "innodb,postgres", "--no-save", "--work-dir"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Long enough to be inside a step (the CSV is written, a server is up).
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t0 = std::time::Instant::now();
+    let st = child.wait().unwrap();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "took {:?}", t0.elapsed());
+    assert_eq!(st.code(), Some(130));
+    // The sandboxes it started are gone with it.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
