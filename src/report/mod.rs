@@ -2,6 +2,10 @@
 //! existing parsers keep working) followed by fairbench's extra figures;
 //! JSON lines with a checked-in schema (`schema/run.schema.json`).
 
+pub mod chart;
+pub mod csv;
+pub mod html;
+pub mod png;
 pub mod progress;
 pub mod snapshot;
 

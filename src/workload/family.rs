@@ -9,6 +9,7 @@ use crate::cli::label::{Decoded, LabelError, Scenario};
 use crate::cli::Plan;
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
+use crate::model::record::LevelRec;
 use clap::{ArgMatches, Command, FromArgMatches};
 
 pub trait Family: Sync + std::fmt::Debug {
@@ -58,6 +59,13 @@ pub trait Family: Sync + std::fmt::Debug {
     /// Whether `check` has consistency conditions to verify.
     fn has_check(&self) -> bool {
         false
+    }
+
+    /// Figures a report shows for one stored level besides the common ones
+    /// (name, value), computed from what the record holds: the level's
+    /// summary with its per-kind counts and latencies.
+    fn report_figures(&self, _level: &LevelRec) -> Vec<(String, String)> {
+        Vec::new()
     }
 
     /// Run `plan.command` (prepare, run, cleanup, prewarm, check): build the
