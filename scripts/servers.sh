@@ -91,8 +91,8 @@ fb_install_missing() {
     if command -v dpkg-query >/dev/null 2>&1; then
         # Servers and clients, the load generator the benchmarks are compared against, and
         # what the crate's native dependencies (openssl-sys, bundled SQLite) need to build;
-        # the openssl CLI makes the servers' throwaway TLS certificates.
-        for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make; do
+        # the openssl CLI makes the servers' throwaway TLS certificates; chromium renders the reports in tests.
+        for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make chromium; do
             fb_pkg_installed "$p" || missing+=("$p")
         done
         [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)

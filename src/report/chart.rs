@@ -104,6 +104,9 @@ pub fn esc(s: &str) -> String {
 /// A number for axis labels and hover values: short, no needless zeros.
 pub fn num(v: f64) -> String {
     let a = v.abs();
+    if a < 1e-9 {
+        return "0".into();
+    }
     if a >= 1e6 {
         format!("{:.2}M", v / 1e6).replace(".00M", "M")
     } else if a >= 1e4 {
@@ -164,14 +167,15 @@ impl Axis {
         }
     }
 
+    /// A y axis starts at zero and ends on a tick; an x axis (`from_zero`
+    /// false) spans the data exactly, so a time series fills the plot.
     fn linear(lo: f64, hi: f64, from_zero: bool) -> Axis {
         let lo = if from_zero { lo.min(0.0) } else { lo };
         let hi = if hi <= lo { lo + 1.0 } else { hi };
-        let step = nice_step(hi - lo, 5.0);
-        let lo = (lo / step).floor() * step;
-        let hi = (hi / step).ceil() * step;
+        let step = nice_step(hi - lo, if from_zero { 5.0 } else { 8.0 });
+        let (lo, hi) = if from_zero { ((lo / step).floor() * step, (hi / step).ceil() * step) } else { (lo, hi) };
         let mut ticks = Vec::new();
-        let mut v = lo;
+        let mut v = (lo / step - 1e-9).ceil() * step;
         while v <= hi + step * 1e-6 {
             ticks.push((v, num(v)));
             v += step;
@@ -268,10 +272,12 @@ impl Chart {
             let (x0, x1) = (px(b.from.max(xa.lo)), px(b.to.min(xa.hi)));
             let _ = write!(
                 o,
-                r#"<rect class="band" data-kind="{}" x="{x0:.1}" y="{top}" width="{:.1}" height="{ph}" fill="{}" fill-opacity="0.16"><title>{} {}..{} s</title></rect>"#,
+                r#"<rect class="band" data-kind="{}" x="{x0:.1}" y="{top}" width="{:.1}" height="{ph}" fill="{}" fill-opacity="{}"><title>{} {}..{} s</title></rect>"#,
                 b.kind.name(),
-                (x1 - x0).max(1.5),
+                // A stall of seconds in a day is a sliver: kept wide enough to see.
+                (x1 - x0).max(if b.kind == BandKind::Stall { 3.0 } else { 1.5 }),
                 b.kind.fill(),
+                if b.kind == BandKind::Stall { 0.3 } else { 0.16 },
                 b.kind.name(),
                 num(b.from),
                 num(b.to)
@@ -366,5 +372,6 @@ mod tests {
         assert_eq!(num(12.5), "12.5");
         assert_eq!(num(3.0), "3");
         assert_eq!(num(0.125), "0.125");
+        assert_eq!(num(-0.0), "0");
     }
 }
