@@ -360,3 +360,194 @@ fn report_of_a_missing_run_is_one_line() {
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert_one_line_error(&out, &["999"]);
 }
+
+/// GET over plain HTTP: (status, body).
+fn get(addr: &str, path: &str, method: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
+    let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).expect("a status code");
+    (status, body.to_string())
+}
+
+/// Reads the child's stdout until a line starting with each of `prefixes`
+/// has been seen; gives the address (`host:port`) each line names.
+fn addresses(out: &mut impl std::io::BufRead, prefixes: &[&str]) -> Vec<String> {
+    let mut found = vec![String::new(); prefixes.len()];
+    let mut line = String::new();
+    while found.iter().any(String::is_empty) {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "output ended before {prefixes:?} were printed");
+        for (i, p) in prefixes.iter().enumerate() {
+            if let Some(url) = line.trim().strip_prefix(p).and_then(|rest| rest.split("http://").nth(1)) {
+                found[i] = url.split('/').next().unwrap().to_string();
+            }
+        }
+    }
+    found
+}
+
+/// A strict reading of the OpenMetrics text format: every family declared
+/// with HELP and TYPE before its samples, sample names of a declared family
+/// (counters end in `_total`, infos in `_info`), quoted label values with
+/// only the allowed escapes, numeric values, and `# EOF` last. Gives the
+/// samples as (name with labels, value).
+fn parse_openmetrics(text: &str) -> Vec<(String, f64)> {
+    let ident = |s: &str| !s.is_empty() && s.chars().enumerate().all(|(i, c)| c.is_ascii_alphabetic() || c == '_' || c == ':' || (i > 0 && c.is_ascii_digit()));
+    let mut types: std::collections::HashMap<String, String> = Default::default();
+    let mut samples = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.last(), Some(&"# EOF"), "ends with # EOF");
+    for l in &lines[..lines.len() - 1] {
+        if let Some(rest) = l.strip_prefix("# ") {
+            let mut p = rest.splitn(3, ' ');
+            let (kw, name, arg) = (p.next().unwrap(), p.next().unwrap_or(""), p.next().unwrap_or(""));
+            assert!(ident(name), "bad family name in {l:?}");
+            match kw {
+                "HELP" | "UNIT" => {}
+                "TYPE" => {
+                    assert!(["counter", "gauge", "info", "histogram", "summary", "stateset", "unknown", "gaugehistogram"].contains(&arg), "bad type in {l:?}");
+                    types.insert(name.to_string(), arg.to_string());
+                }
+                _ => panic!("unknown descriptor {l:?}"),
+            }
+            continue;
+        }
+        let (name, rest) = match l.find('{') {
+            Some(i) => (&l[..i], &l[i..]),
+            None => l.split_once(' ').unwrap_or_else(|| panic!("no value in {l:?}")),
+        };
+        assert!(ident(name), "bad sample name in {l:?}");
+        let family = types.keys().find(|f| name == f.as_str() || name.strip_prefix(f.as_str()).is_some_and(|s| ["_total", "_info", "_created"].contains(&s)));
+        let family = family.unwrap_or_else(|| panic!("sample {name} of no declared family"));
+        match types[family].as_str() {
+            "counter" => assert!(name.ends_with("_total") || name.ends_with("_created"), "{name}"),
+            "info" => assert!(name.ends_with("_info"), "{name}"),
+            _ => {}
+        }
+        let (labels, value) = if let Some(r) = rest.strip_prefix('{') {
+            // Label pairs: name="value", with \\ \" \n the only escapes.
+            let b = r.as_bytes();
+            let mut i = 0;
+            loop {
+                let eq = r[i..].find('=').map(|e| e + i).unwrap_or_else(|| panic!("label without = in {l:?}"));
+                assert!(ident(&r[i..eq]), "bad label name in {l:?}");
+                assert_eq!(b[eq + 1], b'"', "unquoted label value in {l:?}");
+                let mut j = eq + 2;
+                while b[j] != b'"' {
+                    if b[j] == b'\\' {
+                        assert!(matches!(b[j + 1], b'\\' | b'"' | b'n'), "bad escape in {l:?}");
+                        j += 1;
+                    }
+                    j += 1;
+                }
+                match b[j + 1] {
+                    b',' => i = j + 2,
+                    b'}' => break (r[..j + 1].to_string(), r[j + 2..].trim()),
+                    _ => panic!("bad label list in {l:?}"),
+                }
+            }
+        } else {
+            (String::new(), rest.trim())
+        };
+        let value: f64 = value.split(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("bad value in {l:?}"));
+        samples.push((format!("{name}{{{labels}"), value));
+    }
+    samples
+}
+
+fn sample(samples: &[(String, f64)], name: &str) -> f64 {
+    samples.iter().find(|(n, _)| n.starts_with(&format!("{name}{{"))).unwrap_or_else(|| panic!("no {name} in {samples:?}")).1
+}
+
+#[test]
+fn a_run_is_watched_live_and_through_openmetrics() {
+    let dir = scratch_dir("report_live");
+    let target = format!("sqlite:{}", dir.join("db.sqlite").display());
+    run_ok(fairbench().args(["prepare", "oltp_read_write", "--target", &target, "--tables", "2", "--table-size", "1000"]));
+    let mut child = fairbench()
+        .args(["run", "oltp_read_write", "--target", &target, "--tables", "2", "--table-size", "1000", "--threads", "2", "--time", "10"])
+        .args(["--live", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--tag", INJECTED, "--results"])
+        .arg(dir.join("r.sqlite"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let a = addresses(&mut out, &["Live view:", "OpenMetrics:"]);
+    let (live, metrics) = (a[0].clone(), a[1].clone());
+    assert!(live.starts_with("127.0.0.1:") && metrics.starts_with("127.0.0.1:"), "{a:?}");
+    // Keep reading the run's output so it never blocks on a full pipe.
+    let drain = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+
+    // OpenMetrics: parses, and its counters grow from one interval to the next.
+    let t0 = Instant::now();
+    let first = loop {
+        let (status, body) = get(&metrics, "/metrics", "GET");
+        assert_eq!(status, 200);
+        let s = parse_openmetrics(&body);
+        if sample(&s, "fairbench_intervals_total") >= 1.0 {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "no interval published");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(first.iter().any(|(n, _)| n.starts_with("fairbench_latency_seconds{") && n.contains("quantile=\"0.99\"")), "{first:?}");
+    assert!(first.iter().all(|(n, _)| n.contains("label=\"OLTP_RW")), "the run's label on every sample");
+    for name in ["fairbench_tps", "fairbench_qps", "fairbench_client_cpu_cores", "fairbench_errors_total", "fairbench_reconnects_total", "fairbench_run_info"] {
+        sample(&first, name);
+    }
+    std::thread::sleep(Duration::from_millis(2200));
+    let (_, body) = get(&metrics, "/metrics", "GET");
+    let second = parse_openmetrics(&body);
+    for name in ["fairbench_transactions_total", "fairbench_queries_total", "fairbench_intervals_total"] {
+        assert!(sample(&second, name) > sample(&first, name), "{name} did not grow");
+    }
+    assert_eq!(get(&metrics, "/metrics", "POST").0, 405, "read-only");
+
+    // The live page: points arrive over server-sent events while it is open
+    // (Chromium's virtual time runs the page until the run's stream ends).
+    let out = {
+        let mut c =
+            Command::new(["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success())).expect("chromium"));
+        c.args(["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--virtual-time-budget=6000", "--dump-dom"])
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .arg(format!("http://{live}/"));
+        run_within(&mut c, Duration::from_secs(120))
+    };
+    assert!(out.status.success(), "{}", show(&out));
+    let dom = stdout(&out);
+    let initial: usize = dom.split("data-initial=\"").nth(1).and_then(|s| s.split('"').next()).and_then(|s| s.parse().ok()).expect("data-initial");
+    let cs = charts(&dom);
+    let drawn = series(chart(&cs, "live-tps"));
+    assert!(initial >= 1, "the page starts with the points so far");
+    assert!(drawn[0].1 > initial, "no point arrived while the page was open: {initial} at load, {} drawn", drawn[0].1);
+    assert!(!dom.contains(INJECTED), "the tag is not in the live page unescaped");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "the run ended with {status}");
+    let _ = drain.join();
+}
+
+#[test]
+fn results_serve_lists_reports_and_compares_read_only() {
+    let f = fixture();
+    let mut child = fairbench().args(["results", "serve", "--addr", "127.0.0.1:0", "--results"]).arg(&f.store).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let addr = addresses(&mut out, &["Serving"]).remove(0);
+    let (status, list) = get(&addr, "/", "GET");
+    assert_eq!(status, 200);
+    assert!(list.contains("href=\"report?runs=1\"") && list.contains("href=\"report?runs=2\""), "{list}");
+    let (status, page) = get(&addr, "/compare?runs=1%2C2", "GET");
+    assert_eq!(status, 200);
+    assert_eq!(series(chart(&charts(&page), "scaling-tps")).len(), 2);
+    let (status, page) = get(&addr, "/report?runs=<b>", "GET");
+    assert_eq!(status, 400);
+    assert!(!page.contains("<b>"), "the bad reference is shown as text");
+    assert_eq!(get(&addr, "/", "DELETE").0, 405, "read-only");
+    child.kill().unwrap();
+    let _ = child.wait();
+}

@@ -87,6 +87,12 @@ pub enum ResultsAction {
         #[arg(long, conflicts_with = "json")]
         csv: bool,
     },
+    /// Browse the store in a web browser: list, reports, comparisons (read-only)
+    Serve {
+        /// HOST:PORT, or a port (loopback)
+        #[arg(long, default_value = "127.0.0.1:8088")]
+        addr: String,
+    },
     /// Delete runs
     Delete {
         #[arg(required = true)]
@@ -235,6 +241,12 @@ pub struct ControlArgs {
     /// Free text stored with the run (e.g. "io-bound baseline"), shown by results and compare
     #[arg(long, default_value = "")]
     pub tag: String,
+    /// Serve a page drawing the run's time series as it goes: HOST:PORT, or a port (loopback)
+    #[arg(long, value_name = "ADDR")]
+    pub live: Option<String>,
+    /// Serve OpenMetrics (Prometheus) figures of the run: HOST:PORT, or a port (loopback)
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
 }
 
 /// The validated plan of one command.

@@ -2,9 +2,12 @@
 //! existing parsers keep working) followed by fairbench's extra figures;
 //! JSON lines with a checked-in schema (`schema/run.schema.json`).
 
+pub mod browse;
 pub mod chart;
 pub mod csv;
 pub mod html;
+pub mod http;
+pub mod live;
 pub mod png;
 pub mod progress;
 pub mod snapshot;
