@@ -551,3 +551,22 @@ fn results_serve_lists_reports_and_compares_read_only() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+#[test]
+fn workload_figures_come_from_the_family_through_the_report_hook() {
+    let dir = scratch_dir("report_tpcc");
+    let target = format!("sqlite:{}", dir.join("t.sqlite").display());
+    let store = dir.join("r.sqlite");
+    run_ok(fairbench().args(["prepare", "tpcc", "--target", &target, "--warehouses", "1"]));
+    let out = run_ok(fairbench().args(["run", "tpcc", "--target", &target, "--warehouses", "1", "--threads", "2", "--time", "3", "--results"]).arg(&store));
+    let printed: f64 =
+        stdout(&out).lines().find_map(|l| l.trim().strip_prefix("tpmC (New-Orders/min incl. 1% rolled back, client): ")).and_then(|v| v.trim().parse().ok()).expect("the run prints its tpmC");
+    let page = dir.join("t.html");
+    report(&store, &["last"], &page, &[]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let shown: f64 = html.split("<th>tpmC (New-Orders/min incl. rolled back)</th><td class=n>").nth(1).and_then(|s| s.split('<').next()).and_then(|v| v.parse().ok()).expect("the report shows tpmC");
+    assert!((shown - printed).abs() <= 0.06 + printed * 1e-6, "report {shown} vs run {printed}");
+    for kind in ["new_order", "payment", "order_status", "delivery", "stock_level"] {
+        assert!(html.contains(&format!("<tr><td>{kind}</td>")), "per-transaction row for {kind}");
+    }
+}
