@@ -220,6 +220,7 @@ code,pre{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:13px}
 pre{background:#1d2733;color:#e8edf2;padding:12px 14px;border-radius:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 details{margin:8px 0}summary{cursor:pointer;color:var(--muted)}
 .ok{color:#2e7d32}
+table.runs code,td.n{white-space:nowrap}td.tgt{overflow-wrap:anywhere}
 .legend-note{color:var(--muted);font-size:13px}
 #tip{position:fixed;pointer-events:none;background:rgba(29,39,51,.94);color:#fff;font-size:12px;padding:6px 9px;border-radius:6px;display:none;z-index:9;white-space:nowrap}
 footer{color:var(--muted);font-size:13px;margin-top:40px}
@@ -325,13 +326,13 @@ fn findings_section(o: &mut String, fs: &[Finding]) {
 }
 
 fn runs_section(o: &mut String, runs: &[ReportRun]) {
-    o.push_str("<h2 id=\"runs\">Runs</h2><table><tr><th>run</th><th>label</th><th>target</th><th>status</th><th class=n>threads</th><th class=n>TPS</th><th class=n>QPS</th><th class=n>p95 ms</th><th class=n>p99 ms</th><th class=n>CPU cores</th></tr>");
+    o.push_str("<h2 id=\"runs\">Runs</h2><table class=\"runs\"><tr><th>run</th><th>label</th><th>target</th><th>status</th><th class=n>threads</th><th class=n>TPS</th><th class=n>QPS</th><th class=n>p95 ms</th><th class=n>p99 ms</th><th class=n>CPU cores</th></tr>");
     for r in runs {
         let rec = &r.rec;
         for (i, l) in rec.levels.iter().enumerate() {
             let head = if i == 0 {
                 format!(
-                    "<td rowspan=\"{n}\"><b>{}</b>{}</td><td rowspan=\"{n}\"><code>{}</code></td><td rowspan=\"{n}\">{} ({})</td><td rowspan=\"{n}\">{}</td>",
+                    "<td rowspan=\"{n}\"><b>{}</b>{}</td><td rowspan=\"{n}\"><code>{}</code></td><td class=\"tgt\" rowspan=\"{n}\">{} ({})</td><td rowspan=\"{n}\">{}</td>",
                     rec.id,
                     if rec.tag.is_empty() { String::new() } else { format!("<br><span class=\"legend-note\">{}</span>", esc(&rec.tag)) },
                     esc(&rec.label),
