@@ -167,7 +167,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         Some(s) => s,
         None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
     };
-    let live = report::live::watch(&info, c.live.as_deref(), c.metrics_addr.as_deref(), json)?;
+    let live = report::live::watch(&info, c.live, c.metrics_addr, json)?;
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
     let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };

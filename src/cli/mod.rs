@@ -90,8 +90,8 @@ pub enum ResultsAction {
     /// Browse the store in a web browser: list, reports, comparisons (read-only)
     Serve {
         /// HOST:PORT, or a port (loopback)
-        #[arg(long, default_value = "127.0.0.1:8088")]
-        addr: String,
+        #[arg(long, default_value = "127.0.0.1:8088", value_parser = values::listen_addr)]
+        addr: std::net::SocketAddr,
     },
     /// Delete runs
     Delete {
@@ -242,11 +242,11 @@ pub struct ControlArgs {
     #[arg(long, default_value = "")]
     pub tag: String,
     /// Serve a page drawing the run's time series as it goes: HOST:PORT, or a port (loopback)
-    #[arg(long, value_name = "ADDR")]
-    pub live: Option<String>,
+    #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
+    pub live: Option<std::net::SocketAddr>,
     /// Serve OpenMetrics (Prometheus) figures of the run: HOST:PORT, or a port (loopback)
-    #[arg(long, value_name = "ADDR")]
-    pub metrics_addr: Option<String>,
+    #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
+    pub metrics_addr: Option<std::net::SocketAddr>,
 }
 
 /// The validated plan of one command.

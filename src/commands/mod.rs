@@ -70,7 +70,7 @@ pub fn results(a: ResultsArgs) -> Result<()> {
             let v = store::export_json(path, &runs)?;
             println!("{}", serde_json::to_string_pretty(&v).map_err(|e| Error::Io(e.to_string()))?);
         }
-        ResultsAction::Serve { addr } => crate::report::browse::serve(path.clone(), &addr)?,
+        ResultsAction::Serve { addr } => crate::report::browse::serve(path.clone(), addr)?,
         ResultsAction::Delete { runs } => {
             let ids = store::delete(path, &runs)?;
             println!("Deleted run{} {}", if ids.len() > 1 { "s" } else { "" }, ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "));

@@ -72,12 +72,11 @@ a{{color:#4269d0}}form{{margin:14px 0}}input[type=text]{{padding:4px 8px}}</styl
 }
 
 /// Serves the store until the process is stopped.
-pub fn serve(store: PathBuf, addr: &str) -> crate::error::Result<()> {
+pub fn serve(store: PathBuf, addr: std::net::SocketAddr) -> crate::error::Result<()> {
     // Fails now on a missing store rather than on the first request.
     crate::store::open(&store, false)?;
-    let a = super::http::parse_addr("addr", addr)?;
     let s = store.clone();
-    let bound = super::http::serve("addr", a, std::sync::Arc::new(move |r: &Request| handle(&s, r)))?;
+    let bound = super::http::serve("addr", addr, std::sync::Arc::new(move |r: &Request| handle(&s, r)))?;
     println!("Serving {} at http://{bound}/ (read-only; Ctrl-C stops)", store.display());
     while !crate::runner::interrupted() {
         std::thread::sleep(std::time::Duration::from_millis(200));

@@ -42,16 +42,6 @@ impl Request {
     }
 }
 
-/// `ADDR` as the options take it: `HOST:PORT`, or a bare port on loopback.
-/// Loopback unless an address is given: a benchmark's figures and settings
-/// are not for the whole network unless asked.
-pub fn parse_addr(opt: &str, s: &str) -> Result<SocketAddr> {
-    if let Ok(port) = s.parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    s.parse().map_err(|_| Error::Usage(format!("--{opt}={s}: use HOST:PORT (e.g. 127.0.0.1:8080) or a port number (loopback)")))
-}
-
 /// Binds `addr` now (so a taken port is an error before anything runs) and
 /// serves in the background for the rest of the process.
 pub fn serve(opt: &str, addr: SocketAddr, handler: Arc<dyn Fn(&Request) -> Reply + Send + Sync>) -> Result<SocketAddr> {
@@ -164,12 +154,5 @@ mod tests {
         assert_eq!(decode("a+b"), "a b");
         assert_eq!(decode("50%"), "50%");
         assert_eq!(decode("%zz"), "%zz");
-    }
-
-    #[test]
-    fn a_bare_port_binds_loopback() {
-        assert_eq!(parse_addr("live", "8080").unwrap(), SocketAddr::from(([127, 0, 0, 1], 8080)));
-        assert_eq!(parse_addr("live", "0.0.0.0:9").unwrap(), SocketAddr::from(([0, 0, 0, 0], 9)));
-        assert!(parse_addr("live", "nowhere").is_err());
     }
 }

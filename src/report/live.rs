@@ -19,7 +19,7 @@ use prometheus_client::registry::{Registry, Unit};
 use serde_json::json;
 use std::borrow::Cow;
 use std::io::Write;
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -215,9 +215,7 @@ impl Live {
 
 /// Starts `--live` and `--metrics-addr` when given (bound before the first
 /// level, so a taken port stops the run before it starts); None when neither is.
-pub fn watch(info: &RunInfo, live: Option<&str>, metrics: Option<&str>, quiet: bool) -> crate::error::Result<Option<Arc<Live>>> {
-    let live_addr = live.map(|a| super::http::parse_addr("live", a)).transpose()?;
-    let metrics_addr = metrics.map(|a| super::http::parse_addr("metrics-addr", a)).transpose()?;
+pub fn watch(info: &RunInfo, live_addr: Option<SocketAddr>, metrics_addr: Option<SocketAddr>, quiet: bool) -> crate::error::Result<Option<Arc<Live>>> {
     if live_addr.is_none() && metrics_addr.is_none() {
         return Ok(None);
     }
