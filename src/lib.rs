@@ -18,6 +18,7 @@ pub mod server;
 pub mod stats;
 pub mod store;
 pub mod values;
+pub mod view;
 pub mod workload;
 
 use cli::Cmd;
@@ -57,7 +58,7 @@ pub fn main_entry() -> i32 {
     };
     // The store commands only read, or change the store in one SQLite
     // transaction: nothing is lost by stopping them at once.
-    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Env(_) | Cmd::Explain { .. });
+    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Env(_) | Cmd::Explain { .. });
     runner::install_signal_handlers(at_once);
     if at_once || matches!(cli.cmd, Cmd::Check(_)) {
         // Commands that only report end quietly when their reader goes away
@@ -92,6 +93,7 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Compare(a) => commands::compare(a),
         Cmd::Server(a) => commands::server::server(a),
         Cmd::Scenario(a) => commands::scenario::scenario(a),
+        Cmd::Report(a) => commands::report(a),
     }
 }
 
@@ -173,6 +175,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         Some(s) => s,
         None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
     };
+    let live = report::live::watch(&info, c.live, c.metrics_addr, json)?;
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
     let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
@@ -186,6 +189,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     }
     let mut sinks: Vec<Box<dyn Sink>> = vec![console];
     sinks.extend(recorder.as_ref().map(|r| r.sink()));
+    sinks.extend(live.map(|l| l.sink()));
     let mut sink = Sinks(sinks);
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {

@@ -153,6 +153,16 @@ pub fn port(s: &str) -> Result<u16, String> {
     whole(s, 1, u16::MAX as u64)
 }
 
+/// An address to serve on (`--live`, `--metrics-addr`, `results serve
+/// --addr`): HOST:PORT, or a bare port on loopback, so nothing is opened
+/// to the network unless an address says so.
+pub fn listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| "use HOST:PORT with a numeric host (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080) or a port number (on 127.0.0.1)".to_string())
+}
+
 /// Locking-read levels (`--for-update`): 0, 1 or 2.
 pub fn for_update(s: &str) -> Result<u8, String> {
     whole(s, 0, 2)
@@ -294,6 +304,14 @@ pub fn identifier_prefix(s: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_port_listens_on_loopback_only() {
+        assert_eq!(listen_addr("8080"), Ok(std::net::SocketAddr::from(([127, 0, 0, 1], 8080))));
+        assert_eq!(listen_addr("0.0.0.0:9"), Ok(std::net::SocketAddr::from(([0, 0, 0, 0], 9))));
+        assert!(listen_addr("nowhere").is_err());
+        assert!(listen_addr("70000").is_err());
+    }
 
     #[test]
     fn counts() {

@@ -314,6 +314,7 @@ fn parsers() -> Vec<(&'static str, Check)> {
     let mut v: Vec<(&'static str, Check)> = strings.into_iter().map(|(n, f)| (n, erase(f))).collect();
     v.push(("threads", erase(values::parse_levels)));
     v.push(("table-size", erase(values::table_size)));
+    v.push(("live", erase(values::listen_addr)));
     v.push(("skip-trx", erase(values::parse_bool)));
     v.push(("events", erase(values::uint64)));
     v.push(("point-selects", erase(values::uint32)));

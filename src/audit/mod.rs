@@ -123,40 +123,51 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Intervals with throughput below 10% of the level's median for 2 s or more.
-pub fn rule_stalls(r: &RunRecord) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for l in &r.levels {
-        let ivs: Vec<_> = l.intervals.iter().filter(|i| !i.warmup && i.secs > 0.0).collect();
-        if ivs.len() < 3 {
-            continue;
-        }
-        let mut rates: Vec<f64> = ivs.iter().map(|i| i.events as f64 / i.secs).collect();
-        let med = median(&mut rates);
-        if med <= 0.0 {
-            continue;
-        }
-        let mut spans: Vec<(f64, f64, f64)> = Vec::new(); // from, to, events/s
-        let mut cur: Option<(f64, f64, u64, f64)> = None; // from, to, events, secs
-        for i in &ivs {
-            let low = (i.events as f64 / i.secs) < 0.1 * med;
-            if low {
-                let from = i.t - i.secs;
-                cur = Some(match cur {
-                    Some((f, _, e, s)) => (f, i.t, e + i.events, s + i.secs),
-                    None => (from, i.t, i.events, i.secs),
-                });
-            } else if let Some((f, t, e, s)) = cur.take() {
-                if s >= 2.0 - 1e-6 {
-                    spans.push((f, t, e as f64 / s));
-                }
-            }
-        }
-        if let Some((f, t, e, s)) = cur {
+/// A span of a level: from s, to s, and a figure over it (events/s, cores).
+pub type Span = (f64, f64, f64);
+
+/// A level's stalls: spans where throughput stayed below 10% of the
+/// level's median for 2 s or more, as (from s, to s, events/s), with that
+/// median. None when the level is too short or idle to tell.
+pub fn stall_spans(l: &LevelRec) -> Option<(f64, Vec<Span>)> {
+    let ivs: Vec<_> = l.intervals.iter().filter(|i| !i.warmup && i.secs > 0.0).collect();
+    if ivs.len() < 3 {
+        return None;
+    }
+    let mut rates: Vec<f64> = ivs.iter().map(|i| i.events as f64 / i.secs).collect();
+    let med = median(&mut rates);
+    if med <= 0.0 {
+        return None;
+    }
+    let mut spans: Vec<Span> = Vec::new();
+    let mut cur: Option<(f64, f64, u64, f64)> = None; // from, to, events, secs
+    for i in &ivs {
+        let low = (i.events as f64 / i.secs) < 0.1 * med;
+        if low {
+            let from = i.t - i.secs;
+            cur = Some(match cur {
+                Some((f, _, e, s)) => (f, i.t, e + i.events, s + i.secs),
+                None => (from, i.t, i.events, i.secs),
+            });
+        } else if let Some((f, t, e, s)) = cur.take() {
             if s >= 2.0 - 1e-6 {
                 spans.push((f, t, e as f64 / s));
             }
         }
+    }
+    if let Some((f, t, e, s)) = cur {
+        if s >= 2.0 - 1e-6 {
+            spans.push((f, t, e as f64 / s));
+        }
+    }
+    Some((med, spans))
+}
+
+/// Intervals with throughput below 10% of the level's median for 2 s or more.
+pub fn rule_stalls(r: &RunRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for l in &r.levels {
+        let Some((med, spans)) = stall_spans(l) else { continue };
         if spans.is_empty() {
             continue;
         }

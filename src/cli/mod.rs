@@ -48,6 +48,8 @@ pub enum Cmd {
     Server(ServerArgs),
     /// Run a file of timed steps (generate, import, SQL, queries, sizes), or the built-in `engines`
     Scenario(ScenarioArgs),
+    /// Write stored runs or sweeps as one self-contained HTML page with charts
+    Report(ReportArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -74,12 +76,21 @@ pub enum ResultsAction {
         /// Run id, last or last-N
         run: String,
     },
-    /// Runs as JSON (all runs when none is named)
+    /// Runs as JSON, or as CSV with --csv (all runs when none is named)
     Export {
         runs: Vec<String>,
-        /// JSON (the only export format)
+        /// JSON (the default)
         #[arg(long, default_value_t = true)]
         json: bool,
+        /// CSV: one row per interval and one per level summary (columns in the README)
+        #[arg(long, conflicts_with = "json")]
+        csv: bool,
+    },
+    /// Browse the store in a web browser: list, reports, comparisons (read-only)
+    Serve {
+        /// HOST:PORT, or a port (loopback)
+        #[arg(long, default_value = "127.0.0.1:8088", value_parser = values::listen_addr)]
+        addr: std::net::SocketAddr,
     },
     /// Delete runs
     Delete {
@@ -127,6 +138,21 @@ pub struct CompareArgs {
     pub json: bool,
 }
 
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Run ids (or last, last-N); several are compared, the first is the baseline
+    #[arg(required = true)]
+    pub runs: Vec<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The HTML file to write
+    #[arg(short = 'o', long, default_value = "report.html")]
+    pub output: PathBuf,
+    /// Also write every chart as its own SVG and PNG into this directory
+    #[arg(long)]
+    pub charts: Option<PathBuf>,
+}
+
 /// sysbench writes options with '_' and puts the command last; accept both.
 pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
     let mut v: Vec<String> = argv
@@ -146,7 +172,7 @@ pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
             }
         })
         .collect();
-    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare", "server", "scenario"];
+    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare", "server", "scenario", "report"];
     if v.len() > 2 && !CMDS.contains(&v[1].as_str()) && !v[1].starts_with('-') {
         if let Some(pos) = v.iter().skip(2).position(|a| CMDS.contains(&a.as_str())) {
             let cmd = v.remove(pos + 2);

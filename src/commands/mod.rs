@@ -5,7 +5,7 @@ pub mod scenario;
 pub mod server;
 
 use crate::audit;
-use crate::cli::{AuditArgs, CompareArgs, EnvArgs, ResultsAction, ResultsArgs};
+use crate::cli::{AuditArgs, CompareArgs, EnvArgs, ReportArgs, ResultsAction, ResultsArgs};
 use crate::db::ConnConfig;
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
@@ -66,10 +66,15 @@ pub fn results(a: ResultsArgs) -> Result<()> {
                 print!("{}", store::show_text(r));
             }
         }
+        ResultsAction::Export { runs, csv: true, .. } => {
+            let rs = if runs.is_empty() { store::load_all(path)? } else { store::load_many(path, &runs)? };
+            print!("{}", crate::view::csv::csv(&rs));
+        }
         ResultsAction::Export { runs, .. } => {
             let v = store::export_json(path, &runs)?;
             println!("{}", serde_json::to_string_pretty(&v).map_err(|e| Error::Io(e.to_string()))?);
         }
+        ResultsAction::Serve { addr } => crate::view::browse::serve(path.clone(), addr)?,
         ResultsAction::Delete { runs } => {
             let ids = store::delete(path, &runs)?;
             println!("Deleted run{} {}", if ids.len() > 1 { "s" } else { "" }, ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
@@ -142,5 +147,33 @@ pub fn compare(a: CompareArgs) -> Result<()> {
     } else {
         print!("{}", crate::compare::text(&refs));
     }
+    Ok(())
+}
+
+pub fn report(a: ReportArgs) -> Result<()> {
+    use crate::view::html;
+    let t0 = std::time::Instant::now();
+    let runs: Vec<html::ReportRun> = store::load_for_report(&a.store.results, &a.runs)?.into_iter().map(|(rec, hists)| html::ReportRun { rec, hists }).collect();
+    let page = html::build(&runs, &crate::env::now_rfc3339());
+    let write = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| Error::Io(format!("cannot write {}: {e}", p.display())));
+    write(&a.output, page.html.as_bytes())?;
+    if let Some(dir) = &a.charts {
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+        let raster = crate::view::png::Rasterizer::new();
+        for c in &page.charts {
+            let svg = c.svg();
+            write(&dir.join(format!("{}.svg", c.id)), svg.as_bytes())?;
+            let png = raster.png(&svg, 2.0).map_err(|e| Error::Io(format!("chart {}: {e}", c.id)))?;
+            write(&dir.join(format!("{}.png", c.id)), &png)?;
+        }
+    }
+    println!(
+        "Wrote {} ({} KiB, {} charts) in {:.2} s{}",
+        a.output.display(),
+        page.html.len().div_ceil(1024),
+        page.charts.len(),
+        t0.elapsed().as_secs_f64(),
+        a.charts.as_ref().map(|d| format!("; charts as SVG and PNG in {}", d.display())).unwrap_or_default()
+    );
     Ok(())
 }

@@ -2,6 +2,9 @@
 //! existing parsers keep working) followed by fairbench's extra figures;
 //! JSON lines with a checked-in schema (`schema/run.schema.json`).
 
+pub mod chart;
+pub mod http;
+pub mod live;
 pub mod progress;
 pub mod snapshot;
 

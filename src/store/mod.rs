@@ -565,6 +565,44 @@ pub fn load_many(path: &Path, refs: &[String]) -> Result<Vec<RunRecord>> {
     Ok(v)
 }
 
+/// Each level's latency histogram (all measured intervals merged), in level order.
+pub type LevelHistograms = Vec<Option<hdrhistogram::Histogram<u64>>>;
+
+pub fn level_histograms(c: &Connection, id: i64) -> rusqlite::Result<LevelHistograms> {
+    let mut st = c.prepare("SELECT histogram FROM levels WHERE run_id = ?1 ORDER BY level_no")?;
+    let rows = st.query_map(params![id], |r| r.get::<_, Option<Vec<u8>>>(0))?;
+    rows.map(|b| b.map(|b| b.and_then(|b| hist_from_bytes(&b)))).collect()
+}
+
+/// Runs for a report: each record (without interval histograms) with its
+/// levels' histograms.
+pub fn load_for_report(path: &Path, refs: &[String]) -> Result<Vec<(RunRecord, LevelHistograms)>> {
+    let c = open(path, false)?;
+    let ids = resolve_ids(&c, refs)?;
+    let mut v = Vec::new();
+    for id in ids {
+        if let Some(r) = load(&c, id, false).map_err(|e| io(path, e))? {
+            let h = level_histograms(&c, id).map_err(|e| io(path, e))?;
+            v.push((r, h));
+        }
+    }
+    Ok(v)
+}
+
+/// Every stored run, oldest first.
+pub fn load_all(path: &Path) -> Result<Vec<RunRecord>> {
+    let c = open(path, false)?;
+    let mut st = c.prepare("SELECT id FROM runs ORDER BY id").map_err(|e| io(path, e))?;
+    let ids: Vec<i64> = st.query_map([], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
+    let mut v = Vec::new();
+    for id in ids {
+        if let Some(r) = load(&c, id, false).map_err(|e| io(path, e))? {
+            v.push(r);
+        }
+    }
+    Ok(v)
+}
+
 pub fn list_text(path: &Path) -> Result<String> {
     let c = open(path, false)?;
     let mut st = c.prepare("SELECT id FROM runs ORDER BY id").map_err(|e| io(path, e))?;

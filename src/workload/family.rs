@@ -8,6 +8,7 @@ use super::FAMILIES;
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Decoded, Grammar, LabelError, Registry, Scenario};
+use crate::model::record::LevelRec;
 use crate::workload::plan::Plan;
 use clap::{ArgMatches, Command, FromArgMatches};
 
@@ -70,6 +71,13 @@ pub trait Family: Sync + std::fmt::Debug {
     /// Whether `check` has consistency conditions to verify.
     fn has_check(&self) -> bool {
         false
+    }
+
+    /// Figures a report shows for one stored level besides the common ones
+    /// (name, value), computed from what the record holds: the level's
+    /// summary with its per-kind counts and latencies.
+    fn report_figures(&self, _level: &LevelRec) -> Vec<(String, String)> {
+        Vec::new()
     }
 
     /// Run `plan.command` (prepare, run, cleanup, prewarm, check): build the

@@ -102,6 +102,12 @@ pub struct ControlArgs {
     /// Free text stored with the run (e.g. "io-bound baseline"), shown by results and compare
     #[arg(long, default_value = "")]
     pub tag: String,
+    /// Serve a page drawing the run's time series as it goes: HOST:PORT, or a port (loopback)
+    #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
+    pub live: Option<std::net::SocketAddr>,
+    /// Serve OpenMetrics (Prometheus) figures of the run: HOST:PORT, or a port (loopback)
+    #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
+    pub metrics_addr: Option<std::net::SocketAddr>,
 }
 
 /// The validated plan of one command.

@@ -1,9 +1,10 @@
 //! TPC-C as one family in the workload registry.
 
-use super::{session_sql, Tpcc, TpccArgs};
+use super::{session_sql, Tpcc, TpccArgs, KINDS};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Grammar, Scenario, Shape};
+use crate::model::record::LevelRec;
 use crate::workload::family::Family;
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
@@ -49,6 +50,28 @@ impl Family for TpccFamily {
 
     fn has_check(&self) -> bool {
         true
+    }
+
+    /// tpmC and committed New-Orders per minute from the stored per-kind
+    /// counts (NOPM proper reads the district table, which a stored run
+    /// cannot), and each transaction's share of the mix.
+    fn report_figures(&self, level: &LevelRec) -> Vec<(String, String)> {
+        let Some(kinds) = level.summary.as_ref().and_then(|s| s.get("kinds")).and_then(|k| k.as_array()) else { return Vec::new() };
+        let count = |k: &serde_json::Value, f: &str| k.get(f).and_then(|v| v.as_u64()).unwrap_or(0);
+        let secs = level.elapsed_s.max(1e-9);
+        let total: u64 = kinds.iter().map(|k| count(k, "events")).sum();
+        let mut out = Vec::new();
+        if let Some(no) = kinds.iter().find(|k| k.get("name").and_then(|n| n.as_str()) == Some(KINDS[0])) {
+            out.push(("tpmC (New-Orders/min incl. rolled back)".to_string(), format!("{:.1}", count(no, "events") as f64 * 60.0 / secs)));
+            out.push(("committed New-Orders/min".to_string(), format!("{:.1}", (count(no, "events") - count(no, "rollbacks")) as f64 * 60.0 / secs)));
+        }
+        for k in kinds {
+            let name = k.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            if total > 0 {
+                out.push((format!("{name} share of the mix"), format!("{:.1}%", count(k, "events") as f64 * 100.0 / total as f64)));
+            }
+        }
+        out
     }
 
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<()> {
