@@ -213,8 +213,8 @@ fn properties_file_and_overrides_decode() {
          workload_file = config/OnlyNodes.properties\nmaxid1 = 2001\nrequesters = 3\nrequests = 50\nmaxtime : 30\nloaders 2\n",
     );
     let target = format!("sqlite://{}", dir.join("p.db").display());
-    run_ok(&mut cmd("prepare", &target, &["-c", &main]).current_dir(&dir));
-    let s = summary(&run_ok(&mut cmd("run", &target, &["-c", &main, "-D", "requesters=2", "-Drequests=40"]).current_dir(&dir)));
+    run_ok(cmd("prepare", &target, &["-c", &main]).current_dir(&dir));
+    let s = summary(&run_ok(cmd("run", &target, &["-c", &main, "-D", "requesters=2", "-Drequests=40"]).current_dir(&dir)));
     assert_eq!(s["threads"], 2, "{s}");
     assert_eq!(s["transactions"], 80, "{s}");
     assert_eq!(kind_events(&s, "GET_NODE"), 80, "{s}");
@@ -222,7 +222,7 @@ fn properties_file_and_overrides_decode() {
     assert_eq!(s["options"]["maxid1"], "2001", "{s}");
     assert_eq!(s["options"]["linkbench-getnode"], "100", "{s}");
     // A fairbench option on the command line wins over the file.
-    let s = summary(&run_ok(&mut cmd("run", &target, &["-c", &main, "--threads", "1", "--events", "7"]).current_dir(&dir)));
+    let s = summary(&run_ok(cmd("run", &target, &["-c", &main, "--threads", "1", "--events", "7"]).current_dir(&dir)));
     assert_eq!((s["threads"].as_u64(), s["transactions"].as_u64()), (Some(1), Some(7)), "{s}");
 }
 
