@@ -3,7 +3,7 @@
 //! passes, the achieved mix within 1 point of both published mixes, a
 //! properties file with its workload file and -D overrides, bad keys and
 //! values as one line with exit 2, the open-loop rate, labels, the CSV
-//! files, and Ctrl-C during the load. Each engine's steps run in one test
+//! files, dbprefix/dbcount sets, and Ctrl-C during the load. Each engine's steps run in one test
 //! because they share the engine's three tables.
 
 mod common;
@@ -154,15 +154,31 @@ fn all_steps(target: &str) {
     check_passes(target);
 }
 
+/// Two databases (MySQL) or schemas (PostgreSQL) lbt0 and lbt1, loaded
+/// alike, shared by the requesters, checked one by one.
+fn dbprefix_sets(target: &str) {
+    let sets = ["--maxid1", "2001", "--dbprefix", "lbt", "--dbcount", "2"];
+    run_ok(&mut cmd("cleanup", target, &sets));
+    let text = stdout(&run_ok(&mut cmd("prepare", target, &sets)));
+    assert!(text.contains("Loaded 4000 nodes (Expected 4000)"), "{text}");
+    let s = summary(&run_ok(&mut cmd("run", target, &[&sets[..], &["--threads", "4", "--time", "2"]].concat())));
+    assert_eq!(s["status"], "completed", "{s}");
+    let text = stdout(&run_ok(&mut cmd("check", target, &sets)));
+    assert!(text.contains("lbt0.linktable") && text.contains("lbt1.linktable") && text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", target, &sets));
+}
+
 #[test]
 fn mariadb() {
     all_steps(&mysql_url());
+    dbprefix_sets(&mysql_url());
     interrupted_load(&mysql_url());
 }
 
 #[test]
 fn postgresql() {
     all_steps(&pg_url());
+    dbprefix_sets(&pg_url());
     interrupted_load(&pg_url());
 }
 
