@@ -217,10 +217,12 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
                     }
                     cpu_marks.catch_up(start, rc);
                     let (cpu_user_s, cpu_sys_s) = cpu_marks.over(next_seq);
-                    let iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win, cpu_user_s, cpu_sys_s };
+                    let mut iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win, cpu_user_s, cpu_sys_s };
                     prev_t = t;
                     if !rc.report_interval.is_zero() {
                         sink.interval(&iv, rate_mode);
+                        // The sinks have its latencies: keep the counters only.
+                        iv.w.compact();
                     }
                     intervals.push(iv);
                     next_seq += 1;

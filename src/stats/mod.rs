@@ -16,6 +16,12 @@ pub fn new_hist() -> Histogram<u64> {
     Histogram::new_with_bounds(1, HIST_MAX_US, 3).expect("valid histogram bounds")
 }
 
+/// A histogram that holds nothing and takes a few bytes (for intervals
+/// whose latencies were reported already).
+pub fn empty_hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 2, 0).expect("valid histogram bounds")
+}
+
 /// Counts of one interval (or of a whole run, once merged).
 #[derive(Clone, Debug)]
 pub struct Window {
@@ -126,6 +132,18 @@ impl Window {
             self.kinds.resize_with(kind + 1, KindWindow::default);
         }
         self.kinds[kind].retries += 1;
+    }
+
+    /// Drops what an interval no longer needs once every sink has seen it:
+    /// its latency histograms (about 190 KB each at 1 h and 3 digits) and
+    /// its per-kind and per-statement windows. The run keeps its intervals
+    /// to the end, so a 24-hour run at one per second would otherwise hold
+    /// tens of GB; the counters stay.
+    pub fn compact(&mut self) {
+        self.lat = empty_hist();
+        self.lat_raw = empty_hist();
+        self.kinds = Vec::new();
+        self.steps = Vec::new();
     }
 
     pub fn count_error(&mut self, code: &str) {

@@ -10,9 +10,10 @@ pub mod plan;
 
 // The registry: one module and one entry per workload family.
 pub mod dbstress;
+pub mod linkbench;
 pub mod oltp;
 pub mod tpcc;
-pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily];
+pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily, &linkbench::family::LinkbenchFamily];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 

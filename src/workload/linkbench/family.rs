@@ -1,0 +1,94 @@
+//! LinkBench as one family in the workload registry.
+
+use super::props::Props;
+use super::{label, mix_by_name, Config, LinkBench, LinkbenchArgs, NAME};
+use crate::db::ConnConfig;
+use crate::error::Result;
+use crate::label::{Decoded, LabelError};
+use crate::usage;
+use crate::values::Levels;
+use crate::workload::family::Family;
+use crate::workload::plan::Plan;
+use clap::{Args, Command};
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct LinkbenchFamily;
+
+impl Family for LinkbenchFamily {
+    fn name(&self) -> &'static str {
+        "linkbench"
+    }
+
+    fn workloads(&self) -> &'static [&'static str] {
+        &[NAME]
+    }
+
+    fn help(&self) -> &'static str {
+        "linkbench"
+    }
+
+    fn label_example(&self) -> &'static str {
+        "LinkBench_1M-FB2011-64req"
+    }
+
+    fn augment_args(&self, cmd: Command) -> Command {
+        LinkbenchArgs::augment_args(cmd)
+    }
+
+    fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {
+        label::decode(l)
+    }
+
+    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(label::canonical(get))
+    }
+
+    fn has_check(&self) -> bool {
+        true
+    }
+
+    fn bench(&self, plan: &mut Plan, conn: ConnConfig) -> Result<()> {
+        let args: LinkbenchArgs = plan.args.families.get()?;
+        let mix = mix_by_name(&args.linkbench_mix).ok_or_else(|| usage!("--linkbench-mix={}: write fb2011 or mdc2017", args.linkbench_mix))?;
+        let mut props = Props::defaults(mix);
+        if let Some(f) = &args.linkbench_config {
+            props.read_file(f)?;
+        }
+        for kv in &args.linkbench_set {
+            props.set_override(kv)?;
+        }
+        let mut cfg = Config::new(&props, &args, conn.target.engine)?;
+        let fam = &plan.args.families;
+        cfg.storage_engine = fam.value::<String>("mysql_storage_engine").unwrap_or_else(|| "innodb".into());
+        // With a properties file or -D, LinkBench's request-phase keys set
+        // the run, except where the command line gives fairbench's option.
+        let linkbench_mode = args.linkbench_config.is_some() || !args.linkbench_set.is_empty();
+        let c = &mut plan.args.control;
+        if linkbench_mode {
+            if fam.given::<Levels>("threads").is_none() {
+                c.threads = Levels(vec![cfg.requesters]);
+            }
+            let threads = c.threads.0.iter().copied().max().unwrap_or(1);
+            if fam.given::<u64>("events").is_none() {
+                c.events = cfg.requests.saturating_mul(threads as u64);
+            }
+            if fam.given::<f64>("time").is_none() {
+                c.time = cfg.maxtime;
+            }
+            if fam.given::<f64>("warmup_time").is_none() {
+                c.warmup_time = cfg.warmup;
+            }
+            if fam.given::<f64>("rate").is_none() && cfg.requestrate > 0.0 {
+                c.rate = cfg.requestrate * threads as f64;
+            }
+        }
+        cfg.requesters = c.threads.0.iter().copied().max().unwrap_or(1);
+        let mut w = LinkBench::new(cfg, conn.target.engine, plan.args.rand.rand_seed);
+        w.csvstats = args.csvstats.clone();
+        w.csvstream = args.csvstream.clone();
+        w.requests_total = c.events;
+        w.maxtime = c.time;
+        crate::drive(Arc::new(w), plan, Arc::new(conn))
+    }
+}

@@ -1,0 +1,320 @@
+//! LinkBench on MariaDB, PostgreSQL and SQLite at maxid1 = 10001: load
+//! then check, a request phase with several requesters that check still
+//! passes, the achieved mix within 1 point of both published mixes, a
+//! properties file with its workload file and -D overrides, bad keys and
+//! values as one line with exit 2, the open-loop rate, labels, the CSV
+//! files, dbprefix/dbcount sets, and Ctrl-C during the load. Each engine's steps run in one test
+//! because they share the engine's three tables.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SIZE: &[&str] = &["--maxid1", "10001"];
+
+const FB2011: [(&str, f64); 10] = [
+    ("ADD_LINK", 8.9886601),
+    ("DELETE_LINK", 2.9907664),
+    ("UPDATE_LINK", 8.0122125),
+    ("COUNT_LINK", 4.8863567),
+    ("MULTIGET_LINK", 0.5261142),
+    ("GET_LINKS_LIST", 50.7119145),
+    ("ADD_NODE", 2.5732789),
+    ("UPDATE_NODE", 7.366437),
+    ("DELETE_NODE", 1.0115914),
+    ("GET_NODE", 12.9326683),
+];
+const MDC2017: [(&str, f64); 10] = [
+    ("ADD_LINK", 5.35038),
+    ("DELETE_LINK", 0.98401),
+    ("UPDATE_LINK", 4.75589),
+    ("COUNT_LINK", 4.27898),
+    ("MULTIGET_LINK", 12.14725),
+    ("GET_LINKS_LIST", 22.57039),
+    ("ADD_NODE", 2.61198),
+    ("UPDATE_NODE", 3.06256),
+    ("DELETE_NODE", 0.25166),
+    ("GET_NODE", 43.9869),
+];
+
+fn cmd(command: &str, target: &str, extra: &[&str]) -> Command {
+    let mut c = fairbench();
+    c.arg(command).arg("linkbench").arg("--target").arg(target).args(extra);
+    if command == "run" {
+        c.args(["--no-save", "--output", "json"]);
+    }
+    c
+}
+
+fn summary(out: &std::process::Output) -> Value {
+    let text = stdout(out);
+    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    serde_json::from_str(line).unwrap()
+}
+
+fn run(target: &str, extra: &[&str]) -> Value {
+    let s = summary(&run_ok(&mut cmd("run", target, &[SIZE, extra].concat())));
+    assert_eq!(s["status"], "completed", "{s}");
+    assert!(s["transactions"].as_u64().unwrap() > 0, "{s}");
+    s
+}
+
+fn kind_events(s: &Value, name: &str) -> u64 {
+    s["kinds"].as_array().unwrap().iter().find(|k| k["name"] == name).map(|k| k["events"].as_u64().unwrap()).unwrap_or(0)
+}
+
+fn check_passes(target: &str) {
+    let text = stdout(&run_ok(&mut cmd("check", target, SIZE)));
+    assert!(text.contains("All conditions hold.") && !text.contains("FAIL"), "{text}");
+    assert!(text.contains("every count equals the visible links of its (id1, link_type)"), "{text}");
+}
+
+fn prepare(target: &str) {
+    run_ok(&mut cmd("cleanup", target, SIZE));
+    let out = run_ok(&mut cmd("prepare", target, &[SIZE, &["--loaders", "4", "--loader-chunk-size", "1000", "--rand-seed", "5"]].concat()));
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.starts_with("LOAD PHASE COMPLETED.")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("Loaded 10000 nodes (Expected 10000). Loaded "), "{line}");
+    assert!(line.contains(" links per node). Took ") && line.contains(" seconds. Links/second = "), "{line}");
+}
+
+/// Several requesters for 3 s; the counts still match the links.
+fn requests_keep_counts(target: &str) {
+    let s = run(target, &["--threads", "4", "--time", "3"]);
+    assert_eq!(s["label"], "LinkBench_10K-FB2011-4req", "{s}");
+    for (op, _) in FB2011 {
+        assert!(kind_events(&s, op) > 0 || op == "MULTIGET_LINK", "no {op} in {s}");
+    }
+    check_passes(target);
+}
+
+/// Each operation's share of 20000 requests within 1 point of the mix.
+fn mix_holds(target: &str, mix: &str, want: &[(&str, f64); 10]) {
+    let s = run(target, &["--threads", "4", "--events", "20000", "--time", "0", "--rand-seed", "11", "--linkbench-mix", mix]);
+    let n = s["transactions"].as_u64().unwrap() as f64;
+    assert_eq!(n, 20000.0, "{s}");
+    for (op, share) in want {
+        let got = kind_events(&s, op) as f64 * 100.0 / n;
+        assert!((got - share).abs() <= 1.0, "{mix} on {target}: {op} {got:.2}% of requests, configured {share}%");
+    }
+}
+
+/// Plain and LinkBench's own spelling of a rate: 25 per requester.
+fn open_loop_rate(target: &str) {
+    let s = run(target, &["-D", "requesters=4", "-D", "requestrate=25", "-D", "requests=100000", "-D", "maxtime=4"]);
+    assert_eq!(s["rate"].as_f64().unwrap(), 100.0, "{s}");
+    let tps = s["tps"].as_f64().unwrap();
+    assert!((85.0..=115.0).contains(&tps), "open loop at 100/s achieved {tps}/s: {s}");
+    let (corr, raw) = (&s["latency_ms"], &s["latency_uncorrected_ms"]);
+    assert!(raw.is_object(), "no uncorrected latency: {s}");
+    assert!(corr["max"].as_f64().unwrap() >= raw["max"].as_f64().unwrap(), "corrected latency below uncorrected: {s}");
+}
+
+fn csv_files(target: &str) {
+    let dir = scratch_dir("linkbench-csv");
+    let (stats, stream) = (dir.join("stats.csv"), dir.join("stream.csv"));
+    let out = run_ok(&mut cmd("run", target, &[SIZE, &["--threads", "2", "--time", "2", "--csvstats", stats.to_str().unwrap(), "--csvstream", stream.to_str().unwrap()]].concat()));
+    assert_eq!(summary(&out)["status"], "completed");
+    let st = std::fs::read_to_string(&stats).unwrap();
+    assert!(st.starts_with("op,count,p25_low,p25_high,p50_low,p50_high,p75_low,p75_high,p95_low,p95_high,p99_low,p99_high,max,mean\n"), "{st}");
+    assert!(st.lines().any(|l| l.starts_with("GET_LINKS_LIST,")), "{st}");
+    let sm = std::fs::read_to_string(&stream).unwrap();
+    assert!(sm.starts_with("threadID,timestamp,op,"), "{sm}");
+    assert!(sm.lines().count() > 2, "{sm}");
+}
+
+/// The text output: sysbench lines, then LinkBench's own.
+fn linkbench_lines(target: &str) {
+    let mut c = fairbench();
+    c.args(["run", "LinkBench_10K-MDC2017-2req", "--target", target, "--time", "2", "--no-save"]);
+    let text = stdout(&run_ok(&mut c));
+    assert!(text.contains("Label: LinkBench_10K-MDC2017-2req"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("[ 1s ] thds: 2 tps: ")), "{text}");
+    let get = text.lines().find(|l| l.starts_with("GET_NODE count = ")).unwrap_or_else(|| panic!("{text}"));
+    for f in ["  p25 = ", "ms  p50 = ", "ms  p75 = ", "ms  p95 = ", "ms  p99 = ", "ms  max = ", "ms  mean = "] {
+        assert!(get.contains(f), "{get}");
+    }
+    assert!(text.lines().any(|l| l.starts_with("REQUEST PHASE COMPLETED. ") && l.contains(" requests done in ") && l.contains(" seconds. Requests/second = ")), "{text}");
+}
+
+fn all_steps(target: &str) {
+    prepare(target);
+    check_passes(target);
+    requests_keep_counts(target);
+    mix_holds(target, "fb2011", &FB2011);
+    mix_holds(target, "mdc2017", &MDC2017);
+    open_loop_rate(target);
+    csv_files(target);
+    linkbench_lines(target);
+    check_passes(target);
+}
+
+/// Two databases (MySQL) or schemas (PostgreSQL) lbt0 and lbt1, loaded
+/// alike, shared by the requesters, checked one by one.
+fn dbprefix_sets(target: &str) {
+    let sets = ["--maxid1", "2001", "--dbprefix", "lbt", "--dbcount", "2"];
+    run_ok(&mut cmd("cleanup", target, &sets));
+    let text = stdout(&run_ok(&mut cmd("prepare", target, &sets)));
+    assert!(text.contains("Loaded 4000 nodes (Expected 4000)"), "{text}");
+    let s = summary(&run_ok(&mut cmd("run", target, &[&sets[..], &["--threads", "4", "--time", "2"]].concat())));
+    assert_eq!(s["status"], "completed", "{s}");
+    let text = stdout(&run_ok(&mut cmd("check", target, &sets)));
+    assert!(text.contains("lbt0.linktable") && text.contains("lbt1.linktable") && text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", target, &sets));
+}
+
+#[test]
+fn mariadb() {
+    all_steps(&mysql_url());
+    dbprefix_sets(&mysql_url());
+    interrupted_load(&mysql_url());
+}
+
+#[test]
+fn postgresql() {
+    all_steps(&pg_url());
+    dbprefix_sets(&pg_url());
+    interrupted_load(&pg_url());
+}
+
+#[test]
+fn sqlite() {
+    let db = scratch_dir("linkbench-sqlite").join("lb.db");
+    all_steps(&format!("sqlite://{}", db.display()));
+}
+
+/// The same load twice from one seed: the same links.
+#[test]
+fn load_is_reproducible_with_a_seed() {
+    let dir = scratch_dir("linkbench-seed");
+    let dump = |name: &str| {
+        let db = dir.join(name);
+        let target = format!("sqlite://{}", db.display());
+        run_ok(&mut cmd("prepare", &target, &["--maxid1", "3001", "--rand-seed", "9"]));
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mut st = conn.prepare("SELECT id1, id2, link_type, data FROM linktable ORDER BY link_type, id1, id2").unwrap();
+        st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))).unwrap().map(|r| r.unwrap()).collect::<Vec<_>>()
+    };
+    let (a, b) = (dump("a.db"), dump("b.db"));
+    assert!(a.len() > 3000, "{}", a.len());
+    assert_eq!(a, b);
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// A LinkBench properties file, its workload file found relative to the
+/// directory LinkBench runs from, and -D winning over both.
+#[test]
+fn properties_file_and_overrides_decode() {
+    let dir = scratch_dir("linkbench-props");
+    write(
+        &dir,
+        "config/OnlyNodes.properties",
+        "# reads only\naddlink = 0\ndeletelink = 0\nupdatelink = 0\ncountlink = 0\ngetlink = 0\ngetlinklist = 0\naddnode = 0\nupdatenode = 0\ndeletenode = 0\ngetnode = 100\n",
+    );
+    let main = write(
+        &dir,
+        "config/LinkConfigTest.properties",
+        "linkstore = com.facebook.LinkBench.LinkStoreMysql\nhost = yourhostname.here\nuser = u\npassword = p\ndbid = linkdb\nport = 3306\n\
+         workload_file = config/OnlyNodes.properties\nmaxid1 = 2001\nrequesters = 3\nrequests = 50\nmaxtime : 30\nloaders 2\n",
+    );
+    let target = format!("sqlite://{}", dir.join("p.db").display());
+    run_ok(cmd("prepare", &target, &["-c", &main]).current_dir(&dir));
+    let s = summary(&run_ok(cmd("run", &target, &["-c", &main, "-D", "requesters=2", "-Drequests=40"]).current_dir(&dir)));
+    assert_eq!(s["threads"], 2, "{s}");
+    assert_eq!(s["transactions"], 80, "{s}");
+    assert_eq!(kind_events(&s, "GET_NODE"), 80, "{s}");
+    assert_eq!(s["label"], "LinkBench_2K-CUSTOM-2req", "{s}");
+    assert_eq!(s["options"]["maxid1"], "2001", "{s}");
+    assert_eq!(s["options"]["linkbench-getnode"], "100", "{s}");
+    // A fairbench option on the command line wins over the file.
+    let s = summary(&run_ok(cmd("run", &target, &["-c", &main, "--threads", "1", "--events", "7"]).current_dir(&dir)));
+    assert_eq!((s["threads"].as_u64(), s["transactions"].as_u64()), (Some(1), Some(7)), "{s}");
+}
+
+/// Unknown keys, bad values, a missing file: one line, exit 2.
+#[test]
+fn bad_properties_are_one_line_and_exit_2() {
+    let dir = scratch_dir("linkbench-bad");
+    let target = format!("sqlite://{}", dir.join("b.db").display());
+    let bad_key = write(&dir, "bad.properties", "maxid1 = 1001\nmaxidd1 = 5\n");
+    let bad_value = write(&dir, "value.properties", "maxid1 = lots\n");
+    let bad_mix = write(&dir, "mix.properties", "getnode = 50\n");
+    let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
+        (vec!["-c".into(), bad_key.clone()], vec!["maxidd1", "bad.properties:2"]),
+        (vec!["-D".into(), "maxidd1=5".into()], vec!["maxidd1"]),
+        (vec!["-D".into(), "maxid1".into()], vec!["key=value"]),
+        (vec!["-c".into(), bad_value], vec!["maxid1", "lots"]),
+        (vec!["-c".into(), bad_mix], vec!["sums to"]),
+        (vec!["-c".into(), dir.join("missing.properties").display().to_string()], vec!["missing.properties"]),
+        (vec!["--maxid1".into(), "1".into()], vec!["maxid1"]),
+    ];
+    for (args, mentions) in cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_fail(&mut cmd("prepare", &target, &a));
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {}", show(&out));
+        assert_one_line_error(&out, &mentions);
+    }
+}
+
+#[test]
+fn labels_explain() {
+    let out = run_ok(fairbench().args(["explain", "LinkBench_1M-FB2011-64req"]));
+    let text = stdout(&out);
+    assert!(text.contains("--maxid1=1000001") && text.contains("--threads=64") && text.contains("canonical: LinkBench_1M-FB2011-64req"), "{text}");
+    let out = run_fail(fairbench().args(["explain", "LinkBench_1M-FB2011-64x"]));
+    assert_one_line_error(&out, &["64x"]);
+}
+
+/// Ctrl-C while the link loaders run: exit 130 within 2 s.
+fn interrupted_load(target: &str) {
+    run_ok(&mut cmd("cleanup", target, SIZE));
+    let mut child = cmd("prepare", target, &["--maxid1", "2000001", "--loaders", "2"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 256];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+            if String::from_utf8_lossy(&seen).contains("Loading LinkBench graph") {
+                let _ = seen_tx.send(());
+                break;
+            }
+        }
+        let _ = std::io::copy(&mut out, &mut std::io::sink());
+    });
+    seen_rx.recv_timeout(Duration::from_secs(60)).expect("prepare never said it was loading");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "prepare ended before it could be interrupted");
+    // SAFETY: plain kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "still running after SIGINT");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(status.code(), Some(130), "exit status after SIGINT: {status}");
+    assert!(t0.elapsed() <= Duration::from_secs(2), "took {:?} to stop", t0.elapsed());
+    let _ = reader.join();
+    // The unfinished load is not taken for a complete one.
+    let text = stdout(&run_fail(&mut cmd("check", target, SIZE)));
+    assert!(!text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", target, SIZE));
+}
