@@ -410,7 +410,7 @@ impl Plan {
         if c.time == 0.0 && c.events == 0 && command == "run" {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
         }
-        let workload = args.workload.clone();
+        let workload = crate::workload::family::claimed(&args.families).map(str::to_string).unwrap_or_else(|| args.workload.clone());
         let Some(family) = crate::workload::family::find(&workload) else {
             return Err(usage!(
                 "unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)",

@@ -55,6 +55,13 @@ pub trait Family: Sync + std::fmt::Debug {
         false
     }
 
+    /// The workload this family runs when the command line names none but
+    /// gives options only this family reads (a script file, say); None
+    /// leaves the run to the default workload.
+    fn claims(&self, _args: &FamilyArgs) -> Option<&'static str> {
+        None
+    }
+
     /// Whether `check` has consistency conditions to verify.
     fn has_check(&self) -> bool {
         false
@@ -116,6 +123,15 @@ impl clap::Args for FamilyArgs {
     fn augment_args_for_update(cmd: Command) -> Command {
         Self::augment_args(cmd)
     }
+}
+
+/// The workload a family claims from the options given, when the command
+/// line names no workload.
+pub fn claimed(args: &FamilyArgs) -> Option<&'static str> {
+    if args.given::<String>("workload").is_some() {
+        return None;
+    }
+    FAMILIES.iter().find_map(|f| f.claims(args))
 }
 
 /// Help of the workload argument: every family's names.

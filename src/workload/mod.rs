@@ -9,8 +9,9 @@ pub mod family;
 // The registry: one module and one entry per workload family.
 pub mod dbstress;
 pub mod oltp;
+pub mod pgscript;
 pub mod tpcc;
-pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily];
+pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily, &pgscript::family::PgscriptFamily];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 
