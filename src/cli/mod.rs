@@ -141,6 +141,10 @@ pub struct BenchArgs {
     pub rand: RandArgs,
     #[command(flatten)]
     pub control: ControlArgs,
+    /// Whether the command line (or a label) named the workload, rather
+    /// than leaving it to the default or to a family's options.
+    #[arg(skip)]
+    pub workload_given: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -334,6 +338,22 @@ pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::res
 /// added as options unless the user gave the same option explicitly with a
 /// different value, which is an error naming both.
 pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
+    let given = workload_given(&argv);
+    let mut cli = parse_args(argv)?;
+    if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) | Cmd::Check(a) = &mut cli.cmd {
+        a.workload_given = given;
+    }
+    Ok(cli)
+}
+
+/// Whether a run / prepare / ... command line names its workload (the
+/// parsed struct cannot tell a given default from a default).
+fn workload_given(argv: &[String]) -> bool {
+    let Ok(m) = command().try_get_matches_from(normalize_argv(argv.to_vec())) else { return false };
+    m.subcommand().is_some_and(|(_, sm)| sm.try_get_raw("workload").is_ok() && sm.value_source("workload") == Some(ValueSource::CommandLine))
+}
+
+fn parse_args(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
     let argv = normalize_argv(argv);
     let matches = command().try_get_matches_from(&argv)?;
     let (sub, sm) = match matches.subcommand() {
@@ -410,7 +430,7 @@ impl Plan {
         if c.time == 0.0 && c.events == 0 && command == "run" {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
         }
-        let workload = crate::workload::family::claimed(&args.families).map(str::to_string).unwrap_or_else(|| args.workload.clone());
+        let workload = crate::workload::family::chosen_workload(&args.workload, args.workload_given, &args.families)?;
         let Some(family) = crate::workload::family::find(&workload) else {
             return Err(usage!(
                 "unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)",

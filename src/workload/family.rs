@@ -125,13 +125,19 @@ impl clap::Args for FamilyArgs {
     }
 }
 
-/// The workload a family claims from the options given, when the command
-/// line names no workload.
-pub fn claimed(args: &FamilyArgs) -> Option<&'static str> {
-    if args.given::<String>("workload").is_some() {
-        return None;
+/// The workload a run is: the one the command line names, else one a
+/// family claims from the options given, else the default. A named
+/// workload of another family than the claiming one is an error: the
+/// options would be silently ignored.
+pub fn chosen_workload(named: &str, given: bool, args: &FamilyArgs) -> Result<String> {
+    let Some((family, claimed)) = FAMILIES.iter().find_map(|f| f.claims(args).map(|w| (*f, w))) else { return Ok(named.to_string()) };
+    if !given {
+        return Ok(claimed.to_string());
     }
-    FAMILIES.iter().find_map(|f| f.claims(args))
+    match find(named) {
+        Some(f) if f.name() != family.name() => Err(Error::Usage(format!("the options given run {claimed} ({}), not '{named}': drop '{named}' or those options", family.help()))),
+        _ => Ok(named.to_string()),
+    }
 }
 
 /// Help of the workload argument: every family's names.

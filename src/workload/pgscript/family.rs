@@ -41,10 +41,10 @@ impl Family for PgscriptFamily {
         if !a.pgbench_script.is_empty() || a.builtin.len() > 1 {
             Some(SCRIPTS)
         } else if let [one] = a.builtin.as_slice() {
-            let name = super::script::split_weight(one).ok()?.0;
-            // A single built-in runs under its own name; a bad name is
-            // reported when the scripts are loaded.
-            Some(super::script::builtin(name).map(|b| b.0).unwrap_or(SCRIPTS))
+            // A single built-in runs under its own name; a bad name or
+            // weight is reported when the scripts are loaded.
+            let name = super::script::split_weight(one).ok().and_then(|(n, _)| super::script::builtin(n).ok());
+            Some(name.map(|b| b.0).unwrap_or(SCRIPTS))
         } else {
             None
         }
@@ -61,7 +61,12 @@ impl Family for PgscriptFamily {
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<()> {
         let args: PgscriptArgs = plan.args.families.get()?;
         let scale = plan.args.families.given::<u32>("warehouses");
-        let w = PgScripts::new(&plan.workload, &args, scale, cfg.prepared, plan.args.rand.rand_seed)?;
+        let mut w = PgScripts::new(&plan.workload, &args, scale, cfg.prepared, plan.args.rand.rand_seed)?;
+        if w.scripts.len() > 1 {
+            // A mix is not the built-in the command line named.
+            plan.workload = SCRIPTS.to_string();
+            w.workload = SCRIPTS.to_string();
+        }
         // Simple sends text; extended and prepared bind parameters.
         cfg.prepared = w.protocol != super::Protocol::Simple;
         crate::drive(Arc::new(w), plan, Arc::new(cfg))

@@ -99,9 +99,12 @@ pub fn load_scripts(args: &PgscriptArgs, names: &mut Names) -> Result<Vec<Script
 impl PgScripts {
     pub fn new(workload: &str, args: &PgscriptArgs, scale: Option<u32>, prepared_default: bool, seed: u64) -> Result<PgScripts> {
         let mut args = args.clone();
+        if workload != SCRIPTS && !args.builtin.iter().any(|b| script::split_weight(b).is_ok_and(|(n, _)| script::builtin(n).is_ok_and(|x| x.0 == workload))) {
+            // The workload named a built-in: it runs, with the others given.
+            args.builtin.insert(0, workload.to_string());
+        }
         if args.builtin.is_empty() && args.pgbench_script.is_empty() {
-            // The workload named a built-in.
-            args.builtin.push(workload.to_string());
+            return Err(usage!("{SCRIPTS} runs pgbench scripts: give --pgbench-script FILE[@W] or --builtin NAME[@W]"));
         }
         let mut names = Names::default();
         // pgbench's automatic variables, always in the same slots.
