@@ -282,14 +282,23 @@ fn call(f: Func, args: &[Expr], env: &mut Env<'_>) -> Result<Value, String> {
         }
         _ => {}
     }
-    let mut v = Vec::with_capacity(args.len());
-    for a in args {
-        v.push(a.eval(env)?);
+    // Up to four arguments on the stack: a \set runs on every event.
+    const NONE: Value = Value::Null;
+    let mut small = [NONE; 4];
+    let mut big = Vec::new();
+    let v: &mut [Value] = if args.len() <= small.len() {
+        &mut small[..args.len()]
+    } else {
+        big.resize(args.len(), Value::Null);
+        &mut big
+    };
+    for (slot, a) in v.iter_mut().zip(args) {
+        *slot = a.eval(env)?;
     }
     if f != Func::Is && f != Func::Debug && v.contains(&Value::Null) {
         return Ok(Value::Null);
     }
-    apply(f, &v, env.rng)
+    apply(f, v, env.rng)
 }
 
 fn apply(f: Func, v: &[Value], rng: &mut PgRng) -> Result<Value, String> {

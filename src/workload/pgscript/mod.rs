@@ -203,25 +203,49 @@ impl PgScripts {
                 None
             }
         } else {
-            c.strs.clear();
-            for &i in &sql.params {
-                match &c.vars[i] {
-                    Some(v) => {
-                        let mut s = String::new();
-                        v.write_text(&mut s);
-                        c.strs.push(s);
-                    }
-                    None => return Err(script_error(path, line, format!("undefined variable \"{}\"", self.names.list[i]))),
-                }
-            }
             // Integers bind as BIGINT (as the driver binds them), so that
             // `WHERE aid = $1` compares as numbers; anything else as text.
-            let params: Vec<Param<'_>> = c.strs.iter().map(|s| s.parse::<i64>().map(Param::Int).unwrap_or(Param::Text(s))).collect();
+            // The text buffers are kept between statements.
+            if c.strs.len() < sql.params.len() {
+                c.strs.resize(sql.params.len(), String::new());
+            }
+            let mut ints = [0i64; 16];
+            let mut is_int = [false; 16];
+            for (k, &i) in sql.params.iter().enumerate() {
+                let v = c.vars[i].as_ref().ok_or_else(|| script_error(path, line, format!("undefined variable \"{}\"", self.names.list[i])))?;
+                let int = match v {
+                    Value::Int(n) => Some(*n),
+                    Value::Str(t) => t.parse::<i64>().ok(),
+                    _ => None,
+                };
+                match int {
+                    Some(n) if k < ints.len() => {
+                        ints[k] = n;
+                        is_int[k] = true;
+                    }
+                    _ => {
+                        c.strs[k].clear();
+                        v.write_text(&mut c.strs[k]);
+                    }
+                }
+            }
+            let param = |k: usize| if k < ints.len() && is_int[k] { Param::Int(ints[k]) } else { Param::Text(&c.strs[k]) };
+            let mut small = [Param::Int(0); 16];
+            let big: Vec<Param<'_>>;
+            let params: &[Param<'_>] = if sql.params.len() <= small.len() {
+                for (k, p) in small.iter_mut().enumerate().take(sql.params.len()) {
+                    *p = param(k);
+                }
+                &small[..sql.params.len()]
+            } else {
+                big = (0..sql.params.len()).map(param).collect();
+                &big
+            };
             let id = StmtId(sql.stmt);
             if sql.into.is_some() {
-                Some(conn.exec_rows(id, &params).await.map_err(|e| located(e, path, line))?)
+                Some(conn.exec_rows(id, params).await.map_err(|e| located(e, path, line))?)
             } else {
-                let class = conn.exec(id, &params).await.map_err(|e| located(e, path, line))?;
+                let class = conn.exec(id, params).await.map_err(|e| located(e, path, line))?;
                 q.add(class);
                 None
             }
