@@ -240,9 +240,9 @@ fn store_records_script_and_audit_finds_changed_contents() {
 fn open_loop_and_sweeps_run_scripts() {
     let dir = scratch_dir("pgscript_runner");
     let lite = format!("sqlite:{}", dir.join("r.sqlite").display());
-    let f = write(&dir, "q.sql", "\\set x random(1, 100)\nSELECT :x;\n");
+    let f = write(&dir, "q.sql", "\\set x random(1, :lim)\nSELECT :x;\n");
     let mut c = fairbench();
-    c.args(["run", "-f", f.to_str().unwrap(), "--threads", "1,2", "--time", "1", "--rate", "200", "--no-save", "--output", "json", "--target", &lite]);
+    c.args(["run", "-f", f.to_str().unwrap(), "-D", "lim=100", "--threads", "1,2", "--time", "1", "--rate", "200", "--no-save", "--output", "json", "--target", &lite]);
     let text = stdout(&run_ok(&mut c));
     let sums: Vec<Value> = text.lines().filter(|l| l.contains("\"summary\"")).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(sums.len(), 2, "{text}");
@@ -251,5 +251,6 @@ fn open_loop_and_sweeps_run_scripts() {
         let tps = s["tps"].as_f64().unwrap();
         assert!((150.0..=250.0).contains(&tps), "rate 200/s, got {tps}: {s}");
         assert!(s["latency_uncorrected_ms"].is_object(), "{s}");
+        assert_eq!(s["options"]["define"], "lim=100", "{s}");
     }
 }

@@ -395,10 +395,18 @@ impl Workload for PgScripts {
             ("scale".to_string(), self.scale().to_string()),
             ("transport".to_string(), cfg.target.transport().to_string()),
         ];
-        for (slot, val) in &self.defines {
-            let mut s = String::new();
-            val.write_text(&mut s);
-            v.push(("define".to_string(), format!("{}={s}", self.names.list[*slot])));
+        if !self.defines.is_empty() {
+            // One option holding every NAME=VALUE, as records keep one value per name.
+            let defs: Vec<String> = self
+                .defines
+                .iter()
+                .map(|(slot, val)| {
+                    let mut s = String::new();
+                    val.write_text(&mut s);
+                    format!("{}={s}", self.names.list[*slot])
+                })
+                .collect();
+            v.push(("define".to_string(), defs.join(",")));
         }
         v
     }

@@ -370,6 +370,7 @@ impl ScriptParser<'_> {
             }
             "setshell" | "shell" => return Err(self.err(line, format!("\\{lname} is not supported: fairbench does not run shell commands from scripts"))),
             "startpipeline" | "endpipeline" | "syncpipeline" => return Err(self.err(line, format!("\\{lname} is not supported: pipeline mode is not implemented"))),
+            _ if lname.starts_with(';') => return Err(self.err(line, "\\; is not supported: end each statement with its own ;")),
             _ => return Err(self.err(line, format!("invalid command \\{name}"))),
         }
         Ok(())
@@ -605,6 +606,7 @@ mod tests {
         assert_eq!(p("\\sleep 1 min\n").unwrap_err(), "t.sql:1: \\sleep: unknown time unit \"min\": use us, ms or s");
         assert_eq!(p("\\set 1x 2\n").unwrap_err(), "t.sql:1: \\set: invalid variable name: \"1x\"");
         assert_eq!(p("\n\n").unwrap_err(), "t.sql:2: the script has no commands");
+        assert_eq!(p("SELECT 1\\; SELECT 2;\n").unwrap_err(), "t.sql:1: \\; is not supported: end each statement with its own ;");
     }
 
     #[test]
