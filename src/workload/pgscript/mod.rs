@@ -77,6 +77,9 @@ pub struct PgClient {
     text: String,
     strs: Vec<String>,
     in_trx: bool,
+    /// The generators as the last event began: a retried event (deadlock,
+    /// serialization failure) runs the same script with the same draws.
+    saved: (PgRng, PgRng),
 }
 
 /// The scripts a command line names: built-ins first, then files, each
@@ -317,10 +320,16 @@ impl Workload for PgScripts {
         for (slot, v) in &self.defines {
             vars[*slot] = Some(v.clone());
         }
-        PgClient { vars, rng: PgRng::new(stream), choose: PgRng::new(stream ^ 0x5555_5555), text: String::with_capacity(256), strs: Vec::new(), in_trx: false }
+        let (rng, choose) = (PgRng::new(stream), PgRng::new(stream ^ 0x5555_5555));
+        PgClient { vars, saved: (rng.clone(), choose.clone()), rng, choose, text: String::with_capacity(256), strs: Vec::new(), in_trx: false }
     }
 
-    async fn event(&self, conn: &mut Conn, c: &mut PgClient, q: &mut Counters, _retry: bool) -> DbResult<()> {
+    async fn event(&self, conn: &mut Conn, c: &mut PgClient, q: &mut Counters, retry: bool) -> DbResult<()> {
+        if retry {
+            (c.rng, c.choose) = c.saved.clone();
+        } else {
+            c.saved = (c.rng.clone(), c.choose.clone());
+        }
         let si = self.choose(c);
         q.kind = si;
         let s = &self.scripts[si];
