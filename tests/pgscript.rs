@@ -85,6 +85,13 @@ fn queries(s: &Value) -> (u64, u64, u64) {
     (q["read"].as_u64().unwrap(), q["write"].as_u64().unwrap(), q["other"].as_u64().unwrap())
 }
 
+/// One value from the PostgreSQL test server, through psql.
+fn pg_value(sql: &str) -> String {
+    let u = parse_url(&pg_url());
+    let out = run_ok(Command::new("psql").env("PGPASSWORD", &u.password).args(["-h", "127.0.0.1", "-p", &pg_port().to_string(), "-U", &u.user, "-d", &u.database, "-Atc", sql]));
+    stdout(&out).trim().to_string()
+}
+
 fn prepare(target: &str, scale: &str) {
     run_ok(fairbench().args(["prepare", "select-only", "--scale", scale, "--target", target]));
 }
@@ -104,6 +111,16 @@ fn builtins_on_postgres() {
         // The scale is read from the tables when not given.
         assert_eq!(s["options"]["scale"], "2", "{s}");
         assert!(s["label"].as_str().unwrap().contains(w), "{s}");
+        if w == "tpcb-like" {
+            // Every transaction moved the same delta through accounts,
+            // tellers and branches and logged it once in history.
+            assert_eq!(pg_value("SELECT count(*) FROM pgbench_history"), n.to_string());
+            let sums = "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(delta) FROM pgbench_history) \
+                AND (SELECT sum(tbalance) FROM pgbench_tellers) = (SELECT sum(delta) FROM pgbench_history) \
+                AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT sum(delta) FROM pgbench_history)";
+            assert_eq!(pg_value(sums), "t");
+            assert_eq!(pg_value("SELECT count(*) FROM pgbench_accounts"), "200000");
+        }
     }
     // -b as pgbench takes it, prefixes included, and -M simple.
     let s = run_json(&pg, &["-b", "select", "-M", "simple", "--events", "200"]);
