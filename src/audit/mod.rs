@@ -612,6 +612,26 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     out
 }
 
+/// Runs of the same workload from scripts whose contents differ (the
+/// workload records each script's SHA-256 as `script-sha256`): the same
+/// name and path may stand for different SQL, so the results do not
+/// measure the same thing.
+pub fn rule_script_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let same_workload = rs.windows(2).all(|w| w[0].workload == w[1].workload);
+    let shas: Vec<&str> = rs.iter().filter_map(|r| r.opt("script-sha256")).collect();
+    if !same_workload || shas.len() != rs.len() || !shas.windows(2).any(|w| w[0] != w[1]) {
+        return vec![];
+    }
+    vec![finding(
+        "script-mismatch",
+        Severity::Critical,
+        ids(rs),
+        "the runs ran scripts with different contents under the same workload: they did not measure the same SQL".into(),
+        per_run(rs, |r| format!("{} sha256 {}", r.opt("script").unwrap_or("?"), r.opt("script-sha256").unwrap_or("?"))),
+        "run the same script file on every side (compare the SHA-256 of each), or compare runs of one script version only",
+    )]
+}
+
 /// Runs where one connection negotiated TLS and another did not. What was
 /// negotiated counts, not the URL's sslmode: `prefer` may end up either way.
 /// Runs whose TLS state was not recorded are left out.
@@ -641,6 +661,7 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_memory_mismatch(rs));
         v.extend(rule_config_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));
+        v.extend(rule_script_mismatch(rs));
     }
     for r in rs {
         v.extend(single(r));

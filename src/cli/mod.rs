@@ -258,6 +258,22 @@ pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::res
 /// added as options unless the user gave the same option explicitly with a
 /// different value, which is an error naming both.
 pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
+    let given = workload_given(&argv);
+    let mut cli = parse_args(argv)?;
+    if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) | Cmd::Check(a) = &mut cli.cmd {
+        a.workload_given = given;
+    }
+    Ok(cli)
+}
+
+/// Whether a run / prepare / ... command line names its workload (the
+/// parsed struct cannot tell a given default from a default).
+fn workload_given(argv: &[String]) -> bool {
+    let Ok(m) = command().try_get_matches_from(normalize_argv(argv.to_vec())) else { return false };
+    m.subcommand().is_some_and(|(_, sm)| sm.try_get_raw("workload").is_ok() && sm.value_source("workload") == Some(ValueSource::CommandLine))
+}
+
+fn parse_args(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
     let argv = normalize_argv(argv);
     let matches = command().try_get_matches_from(&argv)?;
     let (sub, sm) = match matches.subcommand() {

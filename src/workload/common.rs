@@ -40,6 +40,10 @@ pub struct CommonArgs {
     /// Locking reads (SELECT ... FOR UPDATE): 0 none, 1 where the workload's reference kit locks, 2 also its optional ones; a workload that only has on/off leaves them off unless given
     #[arg(long, default_value_t = 1, value_parser = values::for_update)]
     pub for_update: u8,
+    /// A workload variable, KEY=VALUE, as -D in the tools these workloads come from (a properties key, a script variable); repeatable
+    #[arg(long = "define", short = 'D', value_name = "KEY=VALUE")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub define: Vec<String>,
 }
 
 impl CommonArgs {

@@ -12,8 +12,10 @@ pub mod plan;
 pub mod dbstress;
 pub mod linkbench;
 pub mod oltp;
+pub mod pgscript;
 pub mod tpcc;
-pub static FAMILIES: &[&dyn family::Family] = &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily, &linkbench::family::LinkbenchFamily];
+pub static FAMILIES: &[&dyn family::Family] =
+    &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily, &linkbench::family::LinkbenchFamily, &pgscript::family::PgscriptFamily];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 

@@ -50,12 +50,13 @@ impl Family for LinkbenchFamily {
 
     fn bench(&self, plan: &mut Plan, conn: ConnConfig) -> Result<()> {
         let args: LinkbenchArgs = plan.args.families.get()?;
+        let defines = plan.args.families.get::<crate::workload::common::CommonArgs>()?.define;
         let mix = mix_by_name(&args.linkbench_mix).ok_or_else(|| usage!("--linkbench-mix={}: write fb2011 or mdc2017", args.linkbench_mix))?;
         let mut props = Props::defaults(mix);
         if let Some(f) = &args.linkbench_config {
             props.read_file(f)?;
         }
-        for kv in &args.linkbench_set {
+        for kv in &defines {
             props.set_override(kv)?;
         }
         let mut cfg = Config::new(&props, &args, conn.target.engine)?;
@@ -63,7 +64,7 @@ impl Family for LinkbenchFamily {
         cfg.storage_engine = fam.value::<String>("mysql_storage_engine").unwrap_or_else(|| "innodb".into());
         // With a properties file or -D, LinkBench's request-phase keys set
         // the run, except where the command line gives fairbench's option.
-        let linkbench_mode = args.linkbench_config.is_some() || !args.linkbench_set.is_empty();
+        let linkbench_mode = args.linkbench_config.is_some() || !defines.is_empty();
         let c = &mut plan.args.control;
         if linkbench_mode {
             if fam.given::<Levels>("threads").is_none() {

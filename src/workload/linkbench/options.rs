@@ -16,9 +16,6 @@ pub struct LinkbenchArgs {
     /// LinkBench properties file (e.g. LinkConfigMysql.properties); its workload_file is read too
     #[arg(short = 'c', long = "linkbench-config", value_name = "FILE")]
     pub linkbench_config: Option<PathBuf>,
-    /// LinkBench property override, as LinkBench's -D (repeatable), e.g. -D maxid1=1000001
-    #[arg(short = 'D', long = "linkbench-set", value_name = "KEY=VALUE")]
-    pub linkbench_set: Vec<String>,
     /// The request mix: fb2011 (LinkBench's FBWorkload) or mdc2017 (the maintained fork's)
     #[arg(long, default_value = "fb2011")]
     pub linkbench_mix: String,
@@ -59,7 +56,6 @@ impl LinkbenchArgs {
     pub fn default_for_tests() -> LinkbenchArgs {
         LinkbenchArgs {
             linkbench_config: None,
-            linkbench_set: Vec::new(),
             linkbench_mix: "fb2011".into(),
             startid1: None,
             maxid1: None,

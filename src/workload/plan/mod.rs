@@ -28,6 +28,10 @@ pub struct BenchArgs {
     pub rand: RandArgs,
     #[command(flatten)]
     pub control: ControlArgs,
+    /// Whether the command line (or a label) named the workload, rather
+    /// than leaving it to the default or to a family's options.
+    #[arg(skip)]
+    pub workload_given: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -133,7 +137,7 @@ impl Plan {
         if c.time == 0.0 && c.events == 0 && command == "run" {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
         }
-        let workload = args.workload.clone();
+        let workload = crate::workload::family::chosen_workload(&args.workload, args.workload_given, &args.families)?;
         let Some(family) = crate::workload::family::find(&workload) else {
             return Err(usage!(
                 "unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)",

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The same pgbench script through fairbench and through pgbench itself,
+on the same PostgreSQL server, the tools alternating: TPS and client CPU
+per transaction (user + system time of the client process, from
+getrusage of the finished child).
+
+    eval "$(bash scripts/servers.sh start)"      # or reuse running servers
+    cargo build --release
+    python3 bench/pgscript.py --fairbench target/release/fairbench \\
+        --clients 1,4 --seconds 10 --reps 3
+
+Scripts: pgbench's select-only built-in, and bench/oltp_ro.sql (sysbench's
+OLTP read-only transaction written as a pgbench script, as 002's
+pgbench -M prepared -f oltp_ro.sql runs). Both tools use -M prepared and
+TCP to 127.0.0.1. Writes bench/RESULTS-pgscript.md and .json.
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_child(cmd, env):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-3000:]}")
+    return p.stdout, wall, r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
+
+
+def pgbench(a, env, script, clients):
+    cmd = ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", str(clients), "-T", str(a.seconds),
+           "-h", "127.0.0.1", "-p", a.port, "-U", a.user, a.db]
+    cmd += ["-b", script] if not script.endswith(".sql") else ["-f", script]
+    out, wall, u, s = run_child(cmd, env)
+    tx = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+    tps = float(re.search(r"tps = ([\d.]+) \(without initial", out).group(1))
+    return {"tps": tps, "tx": tx, "cpu_us_per_tx": (u + s) / tx * 1e6, "user_s": u, "sys_s": s}
+
+
+def fairbench(a, env, script, clients):
+    cmd = [a.fairbench, "run", "-M", "prepared", "--threads", str(clients), "--time", str(a.seconds),
+           "--target", a.url, "--no-save", "--output", "json", "--report-interval", "0"]
+    cmd += ["-b", script] if not script.endswith(".sql") else ["-f", script]
+    out, wall, u, s = run_child(cmd, env)
+    summ = json.loads([l for l in out.splitlines() if '"summary"' in l][-1])
+    tx = summ["transactions"]
+    return {"tps": summ["tps"], "tx": tx, "cpu_us_per_tx": (u + s) / tx * 1e6, "user_s": u, "sys_s": s}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fairbench", default=os.path.join(HERE, "..", "target", "release", "fairbench"))
+    ap.add_argument("--clients", default="1,4")
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--scale", type=int, default=1)
+    a = ap.parse_args()
+    a.url = os.environ["FAIRBENCH_TEST_PG_URL"]
+    m = re.match(r"postgres://([^:]+):([^@]+)@[^:]+:(\d+)/(\w+)", a.url)
+    a.user, password, a.port, a.db = m.group(1), m.group(2), m.group(3), m.group(4)
+    env = dict(os.environ, PGPASSWORD=password, PGSSLMODE="disable")
+    subprocess.run([a.fairbench, "prepare", "select-only", "--scale", str(a.scale), "--target", a.url], check=True, stdout=subprocess.DEVNULL)
+    load0 = os.getloadavg()[0]
+    scripts = ["select-only", os.path.join(HERE, "oltp_ro.sql")]
+    rows = []
+    for script in scripts:
+        for clients in [int(c) for c in a.clients.split(",")]:
+            res = {"fairbench": [], "pgbench": []}
+            for rep in range(a.reps):
+                # Alternate which tool goes first, so drift favours neither.
+                order = [("fairbench", fairbench), ("pgbench", pgbench)]
+                if rep % 2:
+                    order.reverse()
+                for name, f in order:
+                    res[name].append(f(a, env, script, clients))
+            med = {k: {m: statistics.median(x[m] for x in v) for m in ("tps", "cpu_us_per_tx")} for k, v in res.items()}
+            rows.append({"script": os.path.basename(script), "clients": clients, "median": med, "runs": res})
+            print(f"{os.path.basename(script)} x{clients}: fairbench {med['fairbench']['tps']:.0f} tps {med['fairbench']['cpu_us_per_tx']:.1f} us/tx;"
+                  f" pgbench {med['pgbench']['tps']:.0f} tps {med['pgbench']['cpu_us_per_tx']:.1f} us/tx", flush=True)
+    load1 = os.getloadavg()[0]
+    ver = subprocess.run(["pgbench", "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    with open(os.path.join(HERE, "RESULTS-pgscript.json"), "w") as f:
+        json.dump({"pgbench": ver, "loadavg": [load0, load1], "seconds": a.seconds, "reps": a.reps, "scale": a.scale, "cores": os.cpu_count(), "rows": rows}, f, indent=1)
+    with open(os.path.join(HERE, "RESULTS-pgscript.md"), "w") as f:
+        f.write(f"# pgbench scripts: fairbench vs {ver}\n\n")
+        f.write(f"Same server (PostgreSQL over TCP 127.0.0.1), -M prepared, scale {a.scale}, {a.seconds} s per run, "
+                f"{a.reps} runs per tool alternating, medians; {os.cpu_count()} cores shared by client and server.\n"
+                "Client CPU is user + system time of the client process per transaction.\n"
+                f"Load average (1 min) {load0:.1f} at the start, {load1:.1f} at the end: other work on the machine shows in both tools' figures.\n\n")
+        f.write("| script | clients | fairbench TPS | pgbench TPS | fairbench CPU us/tx | pgbench CPU us/tx |\n|---|---|---|---|---|---|\n")
+        for r in rows:
+            fb, pg = r["median"]["fairbench"], r["median"]["pgbench"]
+            f.write(f"| {r['script']} | {r['clients']} | {fb['tps']:.0f} | {pg['tps']:.0f} | {fb['cpu_us_per_tx']:.1f} | {pg['cpu_us_per_tx']:.1f} |\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+//! pgbench scripts as one family in the workload registry.
+
+use super::{PgScripts, PgscriptArgs, SCRIPTS};
+use crate::db::ConnConfig;
+use crate::error::Result;
+use crate::workload::family::{Family, FamilyArgs};
+use crate::workload::plan::Plan;
+use clap::{Args, Command};
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct PgscriptFamily;
+
+/// The built-ins first (their names are workloads), then the name of a
+/// run of script files.
+const WORKLOADS: &[&str] = &["tpcb-like", "simple-update", "select-only", SCRIPTS];
+
+impl Family for PgscriptFamily {
+    fn name(&self) -> &'static str {
+        "pgscript"
+    }
+
+    fn workloads(&self) -> &'static [&'static str] {
+        WORKLOADS
+    }
+
+    fn help(&self) -> &'static str {
+        "tpcb-like, simple-update, select-only (pgbench's built-ins), pgscript (--pgbench-script FILE)"
+    }
+
+    fn label_example(&self) -> &'static str {
+        "tpcb-like --scale=10"
+    }
+
+    fn augment_args(&self, cmd: Command) -> Command {
+        PgscriptArgs::augment_args(cmd)
+    }
+
+    fn claims(&self, args: &FamilyArgs) -> Option<&'static str> {
+        let a: PgscriptArgs = args.get().ok()?;
+        if !a.pgbench_script.is_empty() || a.builtin.len() > 1 {
+            Some(SCRIPTS)
+        } else if let [one] = a.builtin.as_slice() {
+            // A single built-in runs under its own name; a bad name or
+            // weight is reported when the scripts are loaded.
+            let name = super::script::split_weight(one).ok().and_then(|(n, _)| super::script::builtin(n).ok());
+            Some(name.map(|b| b.0).unwrap_or(SCRIPTS))
+        } else {
+            None
+        }
+    }
+
+    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(label(workload, get))
+    }
+
+    fn read_only(&self, workload: &str) -> bool {
+        workload == "select-only"
+    }
+
+    fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<()> {
+        let args: PgscriptArgs = plan.args.families.get()?;
+        let scale = plan.args.families.given::<u32>("warehouses");
+        let defines = plan.args.families.get::<crate::workload::common::CommonArgs>()?.define;
+        let mut w = PgScripts::new(&plan.workload, &args, &defines, scale, cfg.prepared, plan.args.rand.rand_seed)?;
+        if w.scripts.len() > 1 {
+            // A mix is not the built-in the command line named.
+            plan.workload = SCRIPTS.to_string();
+            w.workload = SCRIPTS.to_string();
+        }
+        // Simple sends text; extended and prepared bind parameters.
+        cfg.prepared = w.protocol != super::Protocol::Simple;
+        crate::drive(Arc::new(w), plan, Arc::new(cfg))
+    }
+}
+
+/// A label naming the scripts, scale and protocol:
+/// `pgbench_tpcb-like-scale10-prepared`, `pgbench_oltp_ro.sql-scale1-prepared`.
+pub fn label(workload: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
+    let scripts = get("script").unwrap_or_else(|| workload.to_string());
+    let names: Vec<String> = scripts
+        .split(',')
+        .map(|s| {
+            let s = s.strip_prefix("builtin:").unwrap_or(s);
+            s.rsplit('/').next().unwrap_or(s).to_string()
+        })
+        .collect();
+    let mut l = format!("pgbench_{}", names.join("+"));
+    if let Some(s) = get("scale") {
+        l.push_str(&format!("-scale{s}"));
+    }
+    if let Some(p) = get("protocol") {
+        l.push_str(&format!("-{p}"));
+    }
+    l
+}

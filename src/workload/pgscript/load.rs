@@ -1,0 +1,191 @@
+//! pgbench's tables as `pgbench -i` makes them: branches, tellers (10 per
+//! branch), accounts (100,000 per branch) and an empty history, scaled by
+//! `--scale`; primary keys added after the load.
+
+use super::{PgScripts, TABLES};
+use crate::db::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
+use crate::error::{Error, Result};
+use crate::report::progress::Progress;
+use crate::workload::dialect::Dialect;
+use crate::workload::TableState;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+const TELLERS: i64 = 10;
+const ACCOUNTS: i64 = 100_000;
+
+async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
+    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
+}
+
+async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
+    conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))
+}
+
+/// Rows of pgbench_branches, None when the table is not there.
+async fn branches(conn: &mut Conn) -> Option<i64> {
+    let rows = conn.query_strings("SELECT COUNT(*) FROM pgbench_branches").await.ok()?;
+    rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|s| s.trim().parse().ok())
+}
+
+/// Rows of one table: `n` of them, each from its number (1-based).
+struct Gen<'a> {
+    next: i64,
+    last: i64,
+    table: usize,
+    progress: &'a Progress,
+}
+
+impl RowSource for Gen<'_> {
+    fn next_row(&mut self, row: &mut Row) -> bool {
+        if self.next > self.last {
+            return false;
+        }
+        let i = self.next;
+        self.next += 1;
+        row.ints.clear();
+        row.texts.resize(1, Vec::new());
+        row.texts[0].clear();
+        match self.table {
+            // branches: bid, bbalance, filler NULL
+            0 => {
+                row.ints.extend([i, 0]);
+                row.nulls = 1 << 2;
+            }
+            // tellers: tid, bid, tbalance, filler NULL
+            1 => {
+                row.ints.extend([i, (i - 1) / TELLERS + 1, 0]);
+                row.nulls = 1 << 3;
+            }
+            // accounts: aid, bid, abalance, filler '' (blank-padded)
+            _ => {
+                row.ints.extend([i, (i - 1) / ACCOUNTS + 1, 0]);
+                row.nulls = 0;
+            }
+        }
+        if i % 4096 == 0 {
+            self.progress.add(4096);
+        }
+        true
+    }
+}
+
+fn col(name: &str, ty: ColType) -> Column {
+    Column { name: name.into(), ty }
+}
+
+impl PgScripts {
+    /// The scale the tables were made with, when `--scale` was not given.
+    pub async fn detect_scale(&self, cfg: &Arc<ConnConfig>) -> Result<()> {
+        if self.scale_given.is_some() {
+            return Ok(());
+        }
+        if !self.builtins_only {
+            // pgbench gives custom scripts :scale = 1 unless told.
+            return Ok(());
+        }
+        let mut conn = connect(cfg).await?;
+        let n = branches(&mut conn).await;
+        conn.close().await;
+        if let Some(n) = n.filter(|n| *n > 0) {
+            self.scale.store(n, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    pub async fn do_table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        if !self.builtins_only {
+            // A script's tables are its own business: nothing to check.
+            return Ok(TableState::Ready);
+        }
+        let mut conn = connect(cfg).await?;
+        let n = branches(&mut conn).await;
+        conn.close().await;
+        if let (Some(n), None) = (n.filter(|n| *n > 0), self.scale_given) {
+            // The run's :scale, and its label, are the tables'.
+            self.scale.store(n, Ordering::Relaxed);
+        }
+        Ok(match (n, self.scale_given) {
+            (None, _) | (Some(0), _) => TableState::Missing,
+            (Some(n), Some(s)) if n != s => TableState::Mismatch(format!("pgbench_branches has {n} rows (scale {n}) but --scale is {s}")),
+            _ => TableState::Ready,
+        })
+    }
+
+    pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        let engine = cfg.target.engine;
+        let scale = self.scale_given.unwrap_or(1);
+        let mut conn = connect(&cfg).await?;
+        for sql in Dialect(engine).drop_tables(&TABLES) {
+            ddl(&mut conn, &sql).await?;
+        }
+        // Ids above 2^31 from scale 20000 on, as pgbench -i switches to bigint.
+        let id = if scale >= 20_000 { "bigint" } else { "int" };
+        let schema = [
+            "CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))".to_string(),
+            "CREATE TABLE pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84))".to_string(),
+            format!("CREATE TABLE pgbench_accounts (aid {id} not null, bid int, abalance int, filler char(84))"),
+            "CREATE TABLE pgbench_branches (bid int not null, bbalance int, filler char(88))".to_string(),
+        ];
+        for sql in &schema {
+            ddl(&mut conn, sql).await?;
+        }
+        let total = scale + scale * TELLERS + scale * ACCOUNTS;
+        let progress = Progress::new("Loading", total as u64, quiet);
+        let int = ColType::Int;
+        let acc_id = if scale >= 20_000 { ColType::BigInt } else { int };
+        let loads: [(&str, Vec<Column>, i64); 3] = [
+            ("pgbench_branches", vec![col("bid", int), col("bbalance", int), col("filler", ColType::Text)], scale),
+            ("pgbench_tellers", vec![col("tid", int), col("bid", int), col("tbalance", int), col("filler", ColType::Text)], scale * TELLERS),
+            ("pgbench_accounts", vec![col("aid", acc_id), col("bid", int), col("abalance", int), col("filler", ColType::Text)], scale * ACCOUNTS),
+        ];
+        for (k, (table, cols, n)) in loads.iter().enumerate() {
+            let mut rows = Gen { next: 1, last: *n, table: k, progress: &progress };
+            conn.bulk_load(table, cols, &mut rows, 10_000, LoadMode::Auto).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
+        }
+        progress.finish();
+        let keys = [("pgbench_branches", "bid"), ("pgbench_tellers", "tid"), ("pgbench_accounts", "aid")];
+        for (t, c) in keys {
+            let sql = match engine {
+                // SQLite cannot add a primary key to a table: a unique index serves the same lookups.
+                Engine::Sqlite => format!("CREATE UNIQUE INDEX {t}_pkey ON {t} ({c})"),
+                _ => format!("ALTER TABLE {t} ADD PRIMARY KEY ({c})"),
+            };
+            ddl(&mut conn, &sql).await?;
+        }
+        for t in TABLES {
+            ddl(&mut conn, &Dialect(engine).analyze(t)).await?;
+        }
+        conn.close().await;
+        if !quiet {
+            println!("pgbench tables ready: scale {scale} ({} accounts).", scale * ACCOUNTS);
+        }
+        Ok(())
+    }
+
+    pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        for sql in Dialect(cfg.target.engine).drop_tables(&TABLES) {
+            ddl(&mut conn, &sql).await?;
+        }
+        conn.close().await;
+        if !quiet {
+            println!("Dropped the pgbench tables.");
+        }
+        Ok(())
+    }
+
+    pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        for t in TABLES {
+            for sql in Dialect(cfg.target.engine).prewarm_queries(t) {
+                ddl(&mut conn, &sql).await?;
+            }
+        }
+        conn.close().await;
+        if !quiet {
+            println!("Read the pgbench tables.");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,20 @@
+//! Options of pgbench scripts, named as pgbench names them where no
+//! fairbench option already holds the name. `--scale` is the one TPC-C
+//! declared (sysbench-tpcc's name for its size); pgbench scripts read it back.
+
+use clap::Args;
+use serde::Serialize;
+
+#[derive(Args, Clone, Debug, Serialize)]
+#[command(next_help_heading = "pgbench scripts")]
+pub struct PgscriptArgs {
+    /// pgbench script to run, with an optional weight (FILE@W); repeat for a weighted mix (pgbench's -f)
+    #[arg(long = "pgbench-script", short = 'f', value_name = "FILE[@W]")]
+    pub pgbench_script: Vec<String>,
+    /// pgbench built-in script (tpcb-like, simple-update, select-only), with an optional weight; repeatable (pgbench's -b)
+    #[arg(long = "builtin", short = 'b', value_name = "NAME[@W]")]
+    pub builtin: Vec<String>,
+    /// How scripts send SQL: simple (text with values), extended (bound parameters), prepared (parsed once per connection); default: prepared, or simple with --db-ps-mode=disable (pgbench's -M)
+    #[arg(long = "protocol", short = 'M', value_parser = ["simple", "extended", "prepared"])]
+    pub protocol: Option<String>,
+}
