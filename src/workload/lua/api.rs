@@ -277,6 +277,25 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         sb.set("test", test)?;
         g.set("sysbench", sb.clone())?;
         sql::install(&lua, &sb, &ctx)?;
+        // print goes through fairbench's stdout, so script lines keep their
+        // place among fairbench's own.
+        g.set(
+            "print",
+            lua.create_function(|_, args: mlua::Variadic<Value>| {
+                use std::io::Write;
+                let mut line = String::new();
+                for (i, v) in args.iter().enumerate() {
+                    if i > 0 {
+                        line.push('\t');
+                    }
+                    line.push_str(&v.to_string()?);
+                }
+                line.push('\n');
+                flush_c_stdout();
+                let _ = std::io::stdout().lock().write_all(line.as_bytes());
+                Ok(())
+            })?,
+        )?;
         lua.load(PRELUDE).set_name("=sysbench").exec()?;
         // Ctrl-C reaches a script that never calls the API (an endless
         // loop): the interpreter checks every 10k instructions.
@@ -292,6 +311,12 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
     setup().map_err(|e| format!("cannot set up the Lua state: {e}"))?;
     lua.load(shared.script.source.as_str()).set_name(format!("@{path}")).exec().map_err(|e| error_line(&e))?;
     Ok((lua, ctx))
+}
+
+/// Writes out what a script wrote with `io.write` (C's buffered stdout).
+pub fn flush_c_stdout() {
+    // SAFETY: fflush(NULL) flushes every C output stream; no arguments to get wrong.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
 }
 
 /// A runner client's state.

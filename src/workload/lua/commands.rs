@@ -56,6 +56,9 @@ pub fn dispatch(script: Script, args: ScriptArgs, plan: &mut Plan, cfg: ConnConf
     }
     match command.as_str() {
         "run" => {
+            if lua.globals().get::<Function>("event").is_err() {
+                return Err(Error::Usage(format!("{path} defines no event() function, so it cannot run")));
+            }
             drop((lua, ctx));
             crate::drive(Arc::new(LuaWorkload::new(sh)), plan, cfg)
         }
@@ -93,6 +96,7 @@ fn script_command(lua: &Lua, name: &str) -> Option<(Function, bool)> {
 fn call_blocking(ctx: &Rc<Ctx>, f: Function, arg: i64) -> Result<Value> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     let r = rt.block_on(ffi::Scoped::new(ctx.clone(), f.call_async::<Value>(arg)));
+    api::flush_c_stdout();
     match r {
         Err(e) if crate::runner::interrupted() => {
             drop(e);
@@ -143,7 +147,9 @@ pub fn main_call(sh: &Arc<Shared>, name: &str) -> Result<()> {
     let (lua, ctx) = main_state(sh)?;
     let Ok(f) = lua.globals().get::<Function>(name) else { return Ok(()) };
     let _in = ffi::enter(&ctx);
-    f.call::<()>(()).map_err(|e| Error::Sql(error_line(&e)))
+    let r = f.call::<()>(()).map_err(|e| Error::Sql(error_line(&e)));
+    api::flush_c_stdout();
+    r
 }
 
 fn hook(lua: &Lua, name: &str) -> Option<Function> {
@@ -194,6 +200,7 @@ impl HookSink {
         if let Err(e) = stat.and_then(|s| f.call::<()>(s)) {
             eprintln!("fairbench: report hook: {}", error_line(&e));
         }
+        api::flush_c_stdout();
     }
 }
 

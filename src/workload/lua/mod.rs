@@ -184,6 +184,8 @@ impl Workload for LuaWorkload {
         if let Ok(f) = s.lua.globals().get::<Function>("thread_init") {
             s.call(conn, &f, s.ctx.tid as i64).await?;
         }
+        // Set-up queries run before the start barrier: not the run's.
+        s.ctx.drain_counts(&mut Counters::default());
         Ok(())
     }
 
@@ -211,6 +213,11 @@ impl Workload for LuaWorkload {
 
     async fn after_error(&self, conn: &mut Conn, c: &mut LuaClient) {
         let Ok(s) = c.state.as_ref() else { return };
+        // sysbench restarts the event inside the failed transaction; there
+        // PostgreSQL refuses every statement and SQLite every BEGIN until
+        // it ends, so the transaction is rolled back first (MySQL-family
+        // servers have rolled it back already after a deadlock).
+        let _ = conn.query("ROLLBACK").await;
         let Some(errdesc) = s.ctx.last_errdesc.take() else { return };
         let hook = s.lua.globals().get::<mlua::Table>("sysbench").and_then(|t| t.get::<mlua::Table>("hooks")).and_then(|h| h.get::<Function>("before_restart_event"));
         if let Ok(f) = hook {

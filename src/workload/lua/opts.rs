@@ -161,14 +161,14 @@ pub fn help_text(script: &str, decls: &[Decl]) -> String {
             OptVal::Unset => String::new(),
             v => format!(" [{}]", v.text()),
         };
-        s.push_str(&format!("  --{:<40}{}{def}\n", format!("{}=", d.name) + type_hint(d.ty), d.desc));
+        let spelled = if d.ty == ARG_BOOL { format!("{}[=on|off]", d.name) } else { format!("{}={}", d.name, type_hint(d.ty)) };
+        s.push_str(&format!("  --{spelled:<40}{}{def}\n", d.desc));
     }
     s
 }
 
 fn type_hint(ty: i64) -> &'static str {
     match ty {
-        ARG_BOOL => "[=on|off]",
         ARG_INT => "N",
         ARG_SIZE => "SIZE",
         ARG_DOUBLE => "N",

@@ -35,7 +35,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<()> {
         lua.create_function(move |_, name: Option<String>| {
             let engine = c.shared.cfg.target.engine;
             if let Some(n) = name {
-                let ok = matches!((n.as_str(), engine), ("mysql", Engine::Mysql | Engine::Sqlite) | ("pgsql", Engine::Postgres) | ("sqlite", Engine::Sqlite));
+                let ok = matches!((n.as_str(), engine), ("mysql", Engine::Mysql) | ("pgsql", Engine::Postgres | Engine::Sqlite) | ("sqlite", Engine::Sqlite));
                 if !ok {
                     return Err(mlua::Error::RuntimeError(format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", engine.name())));
                 }
@@ -51,12 +51,14 @@ pub struct Driver {
     ctx: Rc<Ctx>,
 }
 
-/// The name scripts branch on: sysbench knows mysql and pgsql, and
-/// SQLite takes the MySQL scripts' SQL once adapted ([`adapt`]).
+/// The name scripts branch on: sysbench knows mysql and pgsql. SQLite's
+/// SQL is closer to PostgreSQL's (no AUTO_INCREMENT, no ENGINE clause, a
+/// key generated when the INSERT leaves it out), so SQLite answers pgsql
+/// and takes the scripts' PostgreSQL statements once adapted ([`adapt`]).
 fn driver_name(e: Engine) -> &'static str {
     match e {
-        Engine::Postgres => "pgsql",
-        Engine::Mysql | Engine::Sqlite => "mysql",
+        Engine::Mysql => "mysql",
+        Engine::Postgres | Engine::Sqlite => "pgsql",
     }
 }
 
@@ -156,21 +158,39 @@ fn errdesc(lua: &Lua, e: &DbError, sql: &str) -> mlua::Result<Table> {
     Ok(t)
 }
 
-/// The statement's text for the engine: SQLite declares an auto-increment
-/// key as a plain INTEGER primary key, which MySQL scripts write with
-/// `AUTO_INCREMENT`.
+/// The statement's text for the engine. SQLite generates a key for an
+/// INTEGER primary key left out of an INSERT: PostgreSQL's `SERIAL` and
+/// MySQL's `AUTO_INCREMENT` become that.
 fn adapt(engine: Engine, sql: &str) -> String {
-    if engine == Engine::Sqlite && sql.to_ascii_uppercase().contains("AUTO_INCREMENT") {
-        let mut out = String::with_capacity(sql.len());
-        let mut rest = sql;
-        while let Some(i) = rest.to_ascii_uppercase().find("AUTO_INCREMENT") {
-            out.push_str(&rest[..i]);
-            rest = &rest[i + "AUTO_INCREMENT".len()..];
-        }
-        out.push_str(rest);
-        return out;
+    if engine != Engine::Sqlite {
+        return sql.to_string();
     }
-    sql.to_string()
+    let upper = sql.to_ascii_uppercase();
+    if !upper.contains("SERIAL") && !upper.contains("AUTO_INCREMENT") {
+        return sql.to_string();
+    }
+    let mut out = String::with_capacity(sql.len());
+    let bytes = sql.as_bytes();
+    let mut i = 0;
+    while i < sql.len() {
+        let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let rest = &upper[i..];
+        let ends = |n: usize| bytes.get(i + n).is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
+        if word_start && rest.starts_with("BIGSERIAL") && ends(9) {
+            out.push_str("INTEGER");
+            i += 9;
+        } else if word_start && rest.starts_with("SERIAL") && ends(6) {
+            out.push_str("INTEGER");
+            i += 6;
+        } else if word_start && rest.starts_with("AUTO_INCREMENT") && ends(14) {
+            i += 14;
+        } else {
+            let ch = sql[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
 }
 
 /// Whether a statement returns a result set (a read, in sysbench's counts).
@@ -430,5 +450,26 @@ impl UserData for ResultSet {
             Ok(Value::Table(t))
         });
         m.add_method("free", |_, _, ()| Ok(()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_takes_generated_keys_as_integer_primary_keys() {
+        assert_eq!(adapt(Engine::Sqlite, "CREATE TABLE t(id SERIAL, k INT, PRIMARY KEY (id))"), "CREATE TABLE t(id INTEGER, k INT, PRIMARY KEY (id))");
+        assert_eq!(adapt(Engine::Sqlite, "id INTEGER NOT NULL auto_increment,"), "id INTEGER NOT NULL ,");
+        assert_eq!(adapt(Engine::Sqlite, "SELECT serial_no FROM t"), "SELECT serial_no FROM t");
+        assert_eq!(adapt(Engine::Postgres, "id SERIAL"), "id SERIAL");
+    }
+
+    #[test]
+    fn reads_are_statements_that_return_rows() {
+        assert!(returns_rows("  SELECT c FROM t"));
+        assert!(returns_rows("(select 1)"));
+        assert!(!returns_rows("UPDATE t SET k=k+1"));
+        assert!(is_trx("begin") && is_trx("COMMIT") && !is_trx("SELECT 1"));
     }
 }
