@@ -90,7 +90,9 @@ fb_install_missing() {
     local missing=() p
     if command -v dpkg-query >/dev/null 2>&1; then
         # Servers and clients, the load generator the benchmarks are compared against, and
-        # what the crate's native dependencies (openssl-sys, bundled SQLite) need to build;
+        # what the crate's native dependencies (openssl-sys, bundled SQLite, LuaJIT built
+        # from source with gcc and make) need to build; sysbench also brings the Lua scripts
+        # tests/lua.rs runs unmodified;
         # the openssl CLI makes the servers' throwaway TLS certificates.
         for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make; do
             fb_pkg_installed "$p" || missing+=("$p")

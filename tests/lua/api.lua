@@ -144,7 +144,7 @@ function event()
       failed_once = true
       con:query("SELECT * FROM no_such_table")
    end
-   check(ffi.C.sb_more_events(sysbench.tid), "sb_more_events")
+   check(ffi.C.sb_more_events(sysbench.tid) == true, "sb_more_events")
    ffi.C.sb_event_start(sysbench.tid)
    local id = sysbench.rand.uniform(1, sysbench.opt.rows)
    sel_id:set(id)

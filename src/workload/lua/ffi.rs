@@ -13,9 +13,7 @@ use std::future::Future;
 use std::os::raw::{c_char, c_int};
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 thread_local! {
     static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };
@@ -60,19 +58,6 @@ fn with_ctx<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
     (!p.is_null()).then(|| f(unsafe { &*p }))
 }
 
-/// Nanoseconds since the process's epoch at which the level's time is up (0: no limit).
-static DEADLINE_NS: AtomicU64 = AtomicU64::new(0);
-
-fn epoch() -> Instant {
-    static E: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    *E.get_or_init(Instant::now)
-}
-
-pub fn run_started(rc: &crate::model::RunControl) {
-    let end = if rc.time.is_zero() { 0 } else { (Instant::now() + rc.warmup + rc.time).duration_since(epoch()).as_nanos() as u64 };
-    DEADLINE_NS.store(end, Ordering::Relaxed);
-}
-
 // sysbench's counter numbers (sb_counter_type).
 const SB_CNT_OTHER: c_int = 0;
 const SB_CNT_READ: c_int = 1;
@@ -102,11 +87,12 @@ pub extern "C" fn sb_event_start(_thread_id: c_int) {}
 #[no_mangle]
 pub extern "C" fn sb_event_stop(_thread_id: c_int) {}
 
-/// Whether the level still runs (not interrupted, time not up).
+/// Whether the run goes on: false once Ctrl-C / SIGTERM arrived. (The
+/// runner ends the level at its time or event count between events, so a
+/// script never needs to ask for that.)
 #[no_mangle]
 pub extern "C" fn sb_more_events(_thread_id: c_int) -> bool {
-    let end = DEADLINE_NS.load(Ordering::Relaxed);
-    !crate::runner::interrupted() && (end == 0 || (Instant::now().duration_since(epoch()).as_nanos() as u64) < end)
+    !crate::runner::interrupted()
 }
 
 fn draw(kind: Option<crate::rand::RandType>, a: u32, b: u32) -> u32 {

@@ -271,8 +271,7 @@ impl Workload for LuaWorkload {
         Ok(())
     }
 
-    async fn run_started(&self, _cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> Result<()> {
-        ffi::run_started(rc);
+    async fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> Result<()> {
         commands::main_call(&self.shared, "init")
     }
 
