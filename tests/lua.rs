@@ -236,16 +236,22 @@ fn broken_scripts_name_their_file_and_line() {
     assert_one_line_error(&out, &["event()"]);
 }
 
-#[test]
-fn ctrl_c_stops_a_script_that_never_returns() {
-    let dir = scratch_dir("lua-endless");
+/// Starts `script` on SQLite, sends Ctrl-C after 1.5 s; (exit code, time it took, stdout).
+fn interrupt(script: &str) -> (Option<i32>, Duration, String) {
+    let dir = scratch_dir(&format!("lua-{script}"));
     let mut child = fairbench()
-        .args([&own("endless"), &format!("--target=sqlite://{}/e.db", dir.display()), "--time=60", "--no-save", "run"])
+        .args([&own(script), &format!("--target=sqlite://{}/e.db", dir.display()), "--time=60", "--no-save", "run"])
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let mut pipe = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
+        s
+    });
     std::thread::sleep(Duration::from_millis(1500));
     let sent = Instant::now();
     // SAFETY: signals a child process this test started.
@@ -260,6 +266,25 @@ fn ctrl_c_stops_a_script_that_never_returns() {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    assert_eq!(status.code(), Some(130));
-    assert!(sent.elapsed() < Duration::from_millis(2500), "stopped {:?} after Ctrl-C", sent.elapsed());
+    let took = sent.elapsed();
+    (status.code(), took, reader.join().unwrap())
+}
+
+#[test]
+fn ctrl_c_stops_a_script_that_never_returns() {
+    // LuaJIT's compiled loop never calls the interpreter's hook: the stop
+    // watchdog ends the process.
+    let (code, took, _) = interrupt("endless");
+    assert_eq!(code, Some(130));
+    assert!(took < Duration::from_millis(2500), "stopped {took:?} after Ctrl-C");
+}
+
+#[test]
+fn ctrl_c_stops_an_interpreted_loop_with_its_summary() {
+    // The interpreter's hook raises an error in the script: the run ends
+    // as interrupted, with its summary, at once.
+    let (code, took, out) = interrupt("endless_interpreted");
+    assert_eq!(code, Some(130), "{out}");
+    assert!(took < Duration::from_millis(1000), "stopped {took:?} after Ctrl-C");
+    assert!(out.contains("Stopped: interrupted"), "{out}");
 }

@@ -299,7 +299,7 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         lua.load(PRELUDE).set_name("=sysbench").exec()?;
         // Ctrl-C reaches a script that never calls the API (an endless
         // loop): the interpreter checks every 10k instructions.
-        lua.set_hook(mlua::HookTriggers::new().every_nth_instruction(10_000), |_, _| {
+        lua.set_global_hook(mlua::HookTriggers::new().every_nth_instruction(10_000), |_, _| {
             if crate::runner::interrupted() {
                 Err(mlua::Error::RuntimeError("interrupted".into()))
             } else {

@@ -160,7 +160,12 @@ impl ClientState {
         self.ctx.lend(conn);
         let r = ffi::Scoped::new(self.ctx.clone(), f.call_async::<Value>(tid)).await;
         self.ctx.lend_end();
-        r.map_err(|e| self.ctx.take_sql_error().unwrap_or_else(|| LuaWorkload::fatal(api::error_line(&e))))
+        r.map_err(|e| match self.ctx.take_sql_error() {
+            Some(sql) => sql,
+            // Ctrl-C raised an error in the script (the interpreter's hook or an API call).
+            None if crate::runner::interrupted() => DbError { kind: ErrKind::Stopped, code: String::new(), message: "interrupted".into() },
+            None => LuaWorkload::fatal(api::error_line(&e)),
+        })
     }
 }
 
