@@ -16,8 +16,6 @@ sysbench.cmdline.options = {
 }
 
 ffi.cdef[[
-typedef enum { SB_CNT_OTHER, SB_CNT_READ, SB_CNT_WRITE, SB_CNT_TRX,
-               SB_CNT_ERROR, SB_CNT_RECONNECT, SB_CNT_MAX } sb_counter_type;
 void sb_counter_inc(int, sb_counter_type);
 uint32_t sb_rand_uniform(uint32_t, uint32_t);
 ]]

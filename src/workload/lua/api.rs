@@ -156,6 +156,11 @@ double sb_rand_uniform_double(void);
 void sb_event_start(int thread_id);
 void sb_event_stop(int thread_id);
 bool sb_more_events(int thread_id);
+typedef enum
+{
+  SB_CNT_OTHER, SB_CNT_READ, SB_CNT_WRITE, SB_CNT_TRX, SB_CNT_ERROR,
+  SB_CNT_RECONNECT, SB_CNT_BYTES_READ, SB_CNT_BYTES_WRITTEN, SB_CNT_MAX
+} sb_counter_type;
 ]]
 local C = ffi.C
 local r = {}
