@@ -90,8 +90,10 @@ fb_install_missing() {
     local missing=() p
     if command -v dpkg-query >/dev/null 2>&1; then
         # Servers and clients, the load generator the benchmarks are compared against, and
-        # what the crate's native dependencies (openssl-sys, bundled SQLite) need to build;
-        # the openssl CLI makes the servers' throwaway TLS certificates; chromium renders the reports in tests.
+        # what the crate's native dependencies (openssl-sys, bundled SQLite, LuaJIT built
+        # from source with gcc and make) need to build; sysbench also brings the Lua scripts
+        # tests/lua.rs runs unmodified; the openssl CLI makes the servers' throwaway TLS
+        # certificates; chromium renders the reports in tests.
         # The storage engines of `fairbench scenario engines` (MyRocks, S3, lz4 page compression).
         for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make \
             mariadb-plugin-rocksdb mariadb-plugin-s3 mariadb-plugin-provider-lz4 chromium; do

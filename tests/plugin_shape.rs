@@ -140,6 +140,13 @@ fn has_word(s: &str, word: &str) -> bool {
     s.match_indices(word).any(|(k, _)| !ident(s[..k].chars().next_back()) && !ident(s[k + word.len()..].chars().next()))
 }
 
+/// Whether `word` begins a word or a part of one in `s` (`LuaFamily`,
+/// `is_tpcc`, `crate::oltp`), not only inside another word (`evaluated`
+/// holds "lua").
+fn starts_a_word(s: &str, word: &str) -> bool {
+    s.match_indices(word).any(|(k, _)| !s[..k].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric()))
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
@@ -168,7 +175,7 @@ fn hits() -> Vec<Hit> {
             }
             for pattern in [name.to_string(), capitalized(name), name.to_ascii_uppercase()] {
                 for (n, l) in code.lines().enumerate() {
-                    if l.contains(&pattern) {
+                    if starts_a_word(l, &pattern) {
                         out.push(Hit { file: rel.clone(), line: n + 1, pattern: pattern.clone() });
                     }
                 }

@@ -258,6 +258,7 @@ pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::res
 /// added as options unless the user gave the same option explicitly with a
 /// different value, which is an error naming both.
 pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
+    let argv = own_command_line(argv)?;
     let given = workload_given(&argv);
     let mut cli = parse_args(argv)?;
     if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) | Cmd::Check(a) = &mut cli.cmd {
@@ -284,7 +285,8 @@ fn parse_args(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         return Cli::from_arg_matches(&matches);
     }
     let wl: String = sm.get_one::<String>("workload").cloned().unwrap_or_default();
-    if !crate::workload::family::looks_like_label(&wl) {
+    let scripted = crate::workload::family::find(&wl).is_some_and(|f| f.own_command_line(&wl));
+    if scripted || !crate::workload::family::looks_like_label(&wl) {
         return Cli::from_arg_matches(&matches);
     }
     let decoded = crate::workload::family::parse_label(&wl).map_err(|e| label_error(clap::error::ErrorKind::ValueValidation, e.to_string()))?;
@@ -318,6 +320,69 @@ fn parse_args(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         a.target.label = Some(wl);
     }
     Ok(cli)
+}
+
+/// The commands clap knows for a workload; any other command a workload
+/// defines itself runs under `run` with `--script-command`.
+const BENCH_COMMANDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check"];
+
+/// Rewrites the command line of a workload that declares its own options
+/// and commands (a script): `fairbench SCRIPT [options] COMMAND` and
+/// `fairbench COMMAND SCRIPT [options]` both become
+/// `fairbench SUB SCRIPT [fairbench options] --script-command=COMMAND
+/// --script-option=...`. fairbench's own run-control, target and
+/// random-number options stay fairbench's (the script sees them in its
+/// options too); every other option, including one a native family declares
+/// under the same name (`--tables`), is the script's, checked by the
+/// script's own declarations. Script options take `--name=value` or a bare
+/// `--name` (on), as sysbench's do.
+fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap::Error> {
+    let is_script = |a: &String| !a.starts_with('-') && crate::workload::family::find(a).is_some_and(|f| f.own_command_line(a));
+    let Some(si) = argv.iter().skip(1).position(is_script).map(|i| i + 1) else { return Ok(argv) };
+    let run = command().find_subcommand("run").cloned().unwrap_or_else(|| clap::Command::new("run"));
+    let family_ids: Vec<String> = crate::workload::family::FamilyArgs::augment_args(clap::Command::new("f")).get_arguments().map(|a| a.get_id().to_string()).collect();
+    let generic = |name: &str| run.get_arguments().find(|a| a.get_long() == Some(name) && !family_ids.iter().any(|f| f == a.get_id().as_str()));
+    let mut own = Vec::new();
+    let mut script_opts = Vec::new();
+    let mut positionals = Vec::new();
+    let mut i = 1;
+    while i < argv.len() {
+        let a = &argv[i];
+        i += 1;
+        if i - 1 == si {
+            continue;
+        }
+        let Some(rest) = a.strip_prefix("--") else {
+            positionals.push(a.clone());
+            continue;
+        };
+        let (name, has_value) = match rest.split_once('=') {
+            Some((n, _)) => (n.replace('_', "-"), true),
+            None => (rest.replace('_', "-"), false),
+        };
+        if name == "help" {
+            positionals.push("help".into());
+        } else if let Some(arg) = generic(&name) {
+            own.push(a.clone());
+            if !has_value && arg.get_action().takes_values() && i < argv.len() {
+                own.push(argv[i].clone());
+                i += 1;
+            }
+        } else {
+            script_opts.push(format!("--script-option={a}"));
+        }
+    }
+    let command = match positionals.len() {
+        1 => positionals.remove(0),
+        0 => return Err(label_error(clap::error::ErrorKind::MissingSubcommand, format!("{}: give a command (run, prepare, cleanup, help or one the script defines)", argv[si]))),
+        _ => return Err(label_error(clap::error::ErrorKind::UnknownArgument, format!("{}: one command at a time, got {}", argv[si], positionals.join(" ")))),
+    };
+    let sub = if BENCH_COMMANDS.contains(&command.as_str()) { command.clone() } else { "run".to_string() };
+    let mut out = vec![argv[0].clone(), sub, argv[si].clone()];
+    out.extend(own);
+    out.push(format!("--script-command={command}"));
+    out.extend(script_opts);
+    Ok(out)
 }
 
 /// A label error, printed as one line like the other usage errors

@@ -351,7 +351,14 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         match Conn::connect(cfg.clone(), set.clone(), id).await {
             Ok(mut c) => {
                 c.stop_waits_on(halt.clone());
-                conns.push(c);
+                // Client state is built and set up before the start
+                // barrier, so its setup is never measured.
+                let mut st = w.new_client(id, threads);
+                if let Err(e) = w.client_init(&mut c, &mut st).await {
+                    let _ = tx.send(Msg::ConnectFailed(e));
+                    return;
+                }
+                conns.push((c, st));
                 let _ = tx.send(Msg::Ready);
             }
             Err(e) => {
@@ -381,12 +388,12 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
     let n_local = ids.len();
     let mut handles = Vec::new();
-    for (li, (id, conn)) in ids.iter().copied().zip(conns).enumerate() {
+    for (li, (id, (conn, st))) in ids.iter().copied().zip(conns).enumerate() {
         let quota = if rc.events > 0 { rc.events / threads as u64 + u64::from((id as u64) < rc.events % threads as u64) } else { u64::MAX };
         let (w, local, shared, totals) = (w.clone(), local.clone(), shared.clone(), totals.clone());
         let rate_mode = rate > 0.0;
         handles.push(tokio::task::spawn_local(async move {
-            client(id, li, conn, w, local.clone(), shared, totals, quota, warm_end, rate_mode, threads).await;
+            client(id, li, conn, st, w, local.clone(), shared, totals, quota, warm_end, rate_mode).await;
             local.finished.set(local.finished.get() + 1);
         }));
     }
@@ -489,6 +496,7 @@ async fn client<W: Workload>(
     id: usize,
     li: usize,
     mut conn: Conn,
+    mut st: W::Client,
     w: Arc<W>,
     local: Rc<Local>,
     shared: Arc<Shared>,
@@ -496,9 +504,7 @@ async fn client<W: Workload>(
     quota: u64,
     warm_end: Instant,
     rate_mode: bool,
-    clients: usize,
 ) {
-    let mut st = w.new_client(id, clients);
     let reconnect_every = w.reconnect_every();
     let kinds = !w.kinds().is_empty();
     let mut steps_buf: Vec<(usize, u64)> = Vec::new();
@@ -576,6 +582,9 @@ async fn client<W: Workload>(
             win.writes += q.writes;
             win.other += q.other;
             win.trx_stmts += q.trx;
+            for _ in 0..q.errors {
+                win.count_error("script");
+            }
             if !ok || q.ended {
                 break;
             }
@@ -610,6 +619,7 @@ async fn client<W: Workload>(
             }
         }
     }
+    w.client_done(&mut conn, &mut st).await;
     conn.close().await;
 }
 

@@ -19,6 +19,23 @@ pub trait Family: Sync + std::fmt::Debug {
     /// The workload names it serves, as the command line takes them.
     fn workloads(&self) -> &'static [&'static str];
 
+    /// Whether it serves `workload`: one of its names, or (for a family
+    /// whose workloads are files, e.g. scripts) a name it recognises
+    /// without listing it.
+    fn serves(&self, workload: &str) -> bool {
+        self.workloads().contains(&workload)
+    }
+
+    /// Whether `workload` declares its own options and commands (a script
+    /// does): the command line then hands every option that is not a
+    /// run-control, target or random-number option to the family as it
+    /// was written ([`crate::workload::plan::BenchArgs::script_options`]), with the
+    /// command ([`crate::workload::plan::BenchArgs::script_command`]), which may be
+    /// one the workload defines.
+    fn own_command_line(&self, _workload: &str) -> bool {
+        false
+    }
+
     /// Its names as the help of the workload argument shows them.
     fn help(&self) -> &'static str;
 
@@ -168,7 +185,7 @@ pub fn workload_help() -> String {
 
 /// The family serving a workload name.
 pub fn find(workload: &str) -> Option<&'static dyn Family> {
-    FAMILIES.iter().copied().find(|f| f.workloads().contains(&workload))
+    FAMILIES.iter().copied().find(|f| f.serves(workload))
 }
 
 /// Every workload name, family by family.

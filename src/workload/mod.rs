@@ -11,11 +11,12 @@ pub mod plan;
 // The registry: one module and one entry per workload family.
 pub mod dbstress;
 pub mod linkbench;
+pub mod lua;
 pub mod oltp;
 pub mod pgscript;
 pub mod tpcc;
 pub static FAMILIES: &[&dyn family::Family] =
-    &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily, &linkbench::family::LinkbenchFamily, &pgscript::family::PgscriptFamily];
+    &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily, &linkbench::family::LinkbenchFamily, &pgscript::family::PgscriptFamily, &lua::family::LuaFamily];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 
@@ -95,6 +96,9 @@ pub struct Counters {
     /// The event ended in a rollback the workload asked for (TPC-C's 1%
     /// New-Order rollbacks): it counts, but separately.
     pub rolled_back: bool,
+    /// Errors the workload counted itself (a script's `sb_counter_inc`),
+    /// reported with the ignored errors.
+    pub errors: u64,
     /// Microseconds the event spent in deliberate waits (TPC-C keying and
     /// think times): left out of its latency.
     pub waited_us: u64,
@@ -137,6 +141,17 @@ pub trait Workload: Send + Sync + 'static {
     /// Run one event. `retry` is true when the previous attempt failed with
     /// a retryable error (so the workload can replay the same keys).
     fn event(&self, conn: &mut Conn, c: &mut Self::Client, q: &mut Counters, retry: bool) -> impl Future<Output = DbResult<()>>;
+
+    /// Sets up a client before the start barrier (a script's
+    /// `thread_init`); an error stops the level before it starts.
+    fn client_init(&self, _conn: &mut Conn, _c: &mut Self::Client) -> impl Future<Output = DbResult<()>> {
+        async { Ok(()) }
+    }
+
+    /// Called once a client has stopped, before its connection closes.
+    fn client_done(&self, _conn: &mut Conn, _c: &mut Self::Client) -> impl Future<Output = ()> {
+        async {}
+    }
 
     /// Called after a retryable error inside an event (roll back if a
     /// transaction is open).

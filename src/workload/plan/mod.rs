@@ -32,6 +32,13 @@ pub struct BenchArgs {
     /// than leaving it to the default or to a family's options.
     #[arg(skip)]
     pub workload_given: bool,
+    /// The command as written, for a workload that defines its own (see
+    /// [`crate::workload::family::Family::own_command_line`]).
+    #[arg(long, hide = true)]
+    pub script_command: Option<String>,
+    /// The workload's own options as written (`--tables=2`), one each.
+    #[arg(long = "script-option", hide = true, allow_hyphen_values = true)]
+    pub script_options: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -1,0 +1,219 @@
+//! The C symbols scripts reach through LuaJIT's `ffi.C` (sysbench's names
+//! and signatures): counters, the event loop's calls, and the `sb_rand_*`
+//! generators `sysbench.rand` itself is built on. build.rs exports them
+//! from the binary's dynamic symbol table, where `ffi.C` looks them up.
+//!
+//! They act on the client whose Lua code is running on this thread:
+//! [`Scoped`] marks it while its coroutine is polled, since the clients of
+//! one worker thread take turns.
+
+use super::api::Ctx;
+use std::cell::Cell;
+use std::future::Future;
+use std::os::raw::{c_char, c_int};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+thread_local! {
+    static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Marks `ctx` as the running client until dropped.
+pub struct Enter(*const Ctx);
+
+pub fn enter(ctx: &Rc<Ctx>) -> Enter {
+    Enter(CURRENT.with(|c| c.replace(Rc::as_ptr(ctx))))
+}
+
+impl Drop for Enter {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.0));
+    }
+}
+
+/// A client's future, polled with its context marked as running.
+pub struct Scoped<F> {
+    ctx: Rc<Ctx>,
+    fut: Pin<Box<F>>,
+}
+
+impl<F: Future> Scoped<F> {
+    pub fn new(ctx: Rc<Ctx>, fut: F) -> Scoped<F> {
+        Scoped { ctx, fut: Box::pin(fut) }
+    }
+}
+
+impl<F: Future> Future for Scoped<F> {
+    type Output = F::Output;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let _in = enter(&self.ctx);
+        self.fut.as_mut().poll(cx)
+    }
+}
+
+fn with_ctx<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
+    let p = CURRENT.with(|c| c.get());
+    // SAFETY: set only by `enter`, whose Rc outlives the guard; cleared on drop.
+    (!p.is_null()).then(|| f(unsafe { &*p }))
+}
+
+// sysbench's counter numbers (sb_counter_type).
+const SB_CNT_OTHER: c_int = 0;
+const SB_CNT_READ: c_int = 1;
+const SB_CNT_WRITE: c_int = 2;
+const SB_CNT_TRX: c_int = 3;
+const SB_CNT_ERROR: c_int = 4;
+const SB_CNT_RECONNECT: c_int = 5;
+
+#[no_mangle]
+pub extern "C" fn sb_counter_inc(_thread_id: c_int, counter: c_int) {
+    with_ctx(|c| match counter {
+        SB_CNT_OTHER => c.count(2),
+        SB_CNT_READ => c.count(0),
+        SB_CNT_WRITE => c.count(1),
+        // Events are counted by the runner, one per event() call.
+        SB_CNT_TRX => {}
+        SB_CNT_ERROR => c.count(4),
+        SB_CNT_RECONNECT => c.count(5),
+        _ => {}
+    });
+}
+
+/// The runner times each `event()` call itself; a script's own loop
+/// (`thread_run`) is not used, so these mark nothing.
+#[no_mangle]
+pub extern "C" fn sb_event_start(_thread_id: c_int) {}
+
+#[no_mangle]
+pub extern "C" fn sb_event_stop(_thread_id: c_int) {}
+
+/// Whether the run goes on: false once Ctrl-C / SIGTERM arrived. (The
+/// runner ends the level at its time or event count between events, so a
+/// script never needs to ask for that.)
+#[no_mangle]
+pub extern "C" fn sb_more_events(_thread_id: c_int) -> bool {
+    !crate::model::interrupted()
+}
+
+fn draw(kind: Option<crate::rand::RandType>, a: u32, b: u32) -> u32 {
+    let (lo, hi) = (a.min(b), a.max(b));
+    with_ctx(|c| c.rand_in(kind, lo as u64, hi as u64) as u32).unwrap_or(lo)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_default(a: u32, b: u32) -> u32 {
+    draw(None, a, b)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_uniform(a: u32, b: u32) -> u32 {
+    draw(Some(crate::rand::RandType::Uniform), a, b)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_gaussian(a: u32, b: u32) -> u32 {
+    draw(Some(crate::rand::RandType::Gaussian), a, b)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_special(a: u32, b: u32) -> u32 {
+    draw(Some(crate::rand::RandType::Special), a, b)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_pareto(a: u32, b: u32) -> u32 {
+    draw(Some(crate::rand::RandType::Pareto), a, b)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_zipfian(a: u32, b: u32) -> u32 {
+    draw(Some(crate::rand::RandType::Zipfian), a, b)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_unique() -> u32 {
+    with_ctx(|c| c.unique()).unwrap_or(0)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_uniform_uint64() -> u64 {
+    with_ctx(|c| c.rng.borrow_mut().next_u64()).unwrap_or(0)
+}
+
+#[no_mangle]
+pub extern "C" fn sb_rand_uniform_double() -> f64 {
+    with_ctx(|c| c.rng.borrow_mut().uniform_double()).unwrap_or(0.0)
+}
+
+/// `fmt` (NUL-terminated) into `buf` (as many bytes, not terminated):
+/// `#` a random digit, `@` a random letter, other bytes copied.
+///
+/// # Safety
+/// `fmt` must be NUL-terminated and `buf` hold at least `strlen(fmt)` bytes,
+/// as the script's `ffi.cdef` declaration promises.
+#[no_mangle]
+pub unsafe extern "C" fn sb_rand_str(fmt: *const c_char, buf: *mut c_char) {
+    if fmt.is_null() || buf.is_null() {
+        return;
+    }
+    let tmpl = std::ffi::CStr::from_ptr(fmt).to_bytes();
+    let out = std::slice::from_raw_parts_mut(buf as *mut u8, tmpl.len());
+    with_ctx(|c| c.fill(tmpl, out));
+}
+
+/// `buf` (at least `max` bytes) gets a random alphanumeric string of
+/// `min..=max` bytes; returns its length.
+///
+/// # Safety
+/// `buf` must hold at least `max` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sb_rand_varstr(buf: *mut c_char, min: u32, max: u32) -> u32 {
+    if buf.is_null() || max == 0 {
+        return 0;
+    }
+    let out = std::slice::from_raw_parts_mut(buf as *mut u8, max as usize);
+    with_ctx(|c| c.varstr(min.min(max), max, out)).unwrap_or(0)
+}
+
+/// Takes every symbol's address, so the linker keeps them all for the
+/// dynamic table even though no Rust code calls them.
+pub fn keep_symbols() {
+    let all: [usize; 15] = [
+        sb_counter_inc as *const () as usize,
+        sb_event_start as *const () as usize,
+        sb_event_stop as *const () as usize,
+        sb_more_events as *const () as usize,
+        sb_rand_default as *const () as usize,
+        sb_rand_uniform as *const () as usize,
+        sb_rand_gaussian as *const () as usize,
+        sb_rand_special as *const () as usize,
+        sb_rand_pareto as *const () as usize,
+        sb_rand_zipfian as *const () as usize,
+        sb_rand_unique as *const () as usize,
+        sb_rand_uniform_uint64 as *const () as usize,
+        sb_rand_uniform_double as *const () as usize,
+        sb_rand_str as *const () as usize,
+        sb_rand_varstr as *const () as usize,
+    ];
+    std::hint::black_box(all);
+}
+
+/// The exported names, for build.rs's list and the tests.
+pub const NAMES: &[&str] = &[
+    "sb_counter_inc",
+    "sb_event_start",
+    "sb_event_stop",
+    "sb_more_events",
+    "sb_rand_default",
+    "sb_rand_uniform",
+    "sb_rand_gaussian",
+    "sb_rand_special",
+    "sb_rand_pareto",
+    "sb_rand_zipfian",
+    "sb_rand_unique",
+    "sb_rand_uniform_uint64",
+    "sb_rand_uniform_double",
+    "sb_rand_str",
+    "sb_rand_varstr",
+];

@@ -1,0 +1,179 @@
+//! A script's options: its declarations in `sysbench.cmdline.options`
+//! (`name = {description, default[, type[, validator]]}`), the values the
+//! command line gives them, and `help`.
+
+use crate::error::{Error, Result};
+use mlua::{Function, Lua, Table, Value};
+
+/// sysbench's option types (`sysbench.cmdline.ARG_*`).
+pub const ARG_NULL: i64 = 0;
+pub const ARG_BOOL: i64 = 1;
+pub const ARG_INT: i64 = 2;
+pub const ARG_SIZE: i64 = 3;
+pub const ARG_DOUBLE: i64 = 4;
+pub const ARG_STRING: i64 = 5;
+pub const ARG_LIST: i64 = 6;
+pub const ARG_FILE: i64 = 7;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptVal {
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    Str(String),
+    List(Vec<String>),
+    /// Declared without a default and not given.
+    Unset,
+}
+
+impl OptVal {
+    /// As `--name=value` would write it.
+    pub fn text(&self) -> String {
+        match self {
+            OptVal::Bool(b) => crate::values::bool_str(*b).to_string(),
+            OptVal::Int(i) => i.to_string(),
+            OptVal::Num(n) => n.to_string(),
+            OptVal::Str(s) => s.clone(),
+            OptVal::List(l) => l.join(","),
+            OptVal::Unset => String::new(),
+        }
+    }
+
+    pub fn into_lua(&self, lua: &Lua) -> mlua::Result<Value> {
+        Ok(match self {
+            OptVal::Bool(b) => Value::Boolean(*b),
+            OptVal::Int(i) => Value::Number(*i as f64),
+            OptVal::Num(n) => Value::Number(*n),
+            OptVal::Str(s) => Value::String(lua.create_string(s)?),
+            OptVal::List(l) => Value::Table(lua.create_sequence_from(l.iter().map(String::as_str))?),
+            OptVal::Unset => Value::Nil,
+        })
+    }
+}
+
+/// One declared option.
+pub struct Decl {
+    pub name: String,
+    pub desc: String,
+    pub ty: i64,
+    pub default: OptVal,
+    pub validator: Option<Function>,
+}
+
+/// The script's declarations, sorted by name.
+pub fn declarations(lua: &Lua) -> Result<Vec<Decl>> {
+    let cmdline: Table = lua.globals().get::<Table>("sysbench").and_then(|s| s.get("cmdline")).map_err(|e| Error::Usage(e.to_string()))?;
+    let Ok(options) = cmdline.get::<Table>("options") else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    for pair in options.pairs::<String, Table>() {
+        let (name, def) = pair.map_err(|_| Error::Usage("sysbench.cmdline.options: each entry must be name = {description, default[, type[, validator]]}".into()))?;
+        let desc: String = def.get::<Option<String>>(1).ok().flatten().unwrap_or_default();
+        let default: Value = def.get(2).unwrap_or(Value::Nil);
+        let ty = match def.get::<Option<i64>>(3).ok().flatten() {
+            Some(t) => t,
+            None => match &default {
+                Value::Boolean(_) => ARG_BOOL,
+                Value::Integer(_) => ARG_INT,
+                Value::Number(n) if n.fract() == 0.0 => ARG_INT,
+                Value::Number(_) => ARG_DOUBLE,
+                Value::Table(_) => ARG_LIST,
+                _ => ARG_STRING,
+            },
+        };
+        let default_text = match &default {
+            Value::Nil => None,
+            Value::Boolean(b) => Some(if *b { "on".to_string() } else { "off".to_string() }),
+            Value::Table(t) => Some(t.sequence_values::<String>().filter_map(|v| v.ok()).collect::<Vec<_>>().join(",")),
+            v => Some(v.to_string().unwrap_or_default()),
+        };
+        let default = match default_text {
+            None => OptVal::Unset,
+            Some(t) => parse_value(&name, ty, &t).map_err(Error::Usage)?,
+        };
+        let validator = def.get::<Option<Function>>(4).ok().flatten();
+        out.push(Decl { name, desc, ty, default, validator });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// A value as an option of type `ty` takes it.
+pub fn parse_value(name: &str, ty: i64, v: &str) -> std::result::Result<OptVal, String> {
+    let bad = |what: &str| format!("--{name}={v}: {what}");
+    Ok(match ty {
+        ARG_BOOL => OptVal::Bool(crate::values::parse_bool(v).map_err(|_| bad("use on or off"))?),
+        ARG_INT => OptVal::Int(v.trim().parse::<i64>().map_err(|_| bad("use an integer"))?),
+        ARG_SIZE => OptVal::Int(parse_size(v).ok_or_else(|| bad("use a size such as 512, 64K, 1M or 2G"))?),
+        ARG_DOUBLE => OptVal::Num(v.trim().parse::<f64>().map_err(|_| bad("use a number"))?),
+        ARG_LIST => OptVal::List(v.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect()),
+        ARG_NULL | ARG_STRING | ARG_FILE => OptVal::Str(v.to_string()),
+        _ => return Err(format!("--{name}: the script declares an unknown option type {ty}")),
+    })
+}
+
+fn parse_size(v: &str) -> Option<i64> {
+    let v = v.trim();
+    let (num, mult) = match v.chars().last()?.to_ascii_uppercase() {
+        'K' => (&v[..v.len() - 1], 1i64 << 10),
+        'M' => (&v[..v.len() - 1], 1 << 20),
+        'G' => (&v[..v.len() - 1], 1 << 30),
+        'T' => (&v[..v.len() - 1], 1 << 40),
+        _ => (v, 1),
+    };
+    num.parse::<i64>().ok()?.checked_mul(mult)
+}
+
+/// The values of every declared option from `given` (`--name[=value]`,
+/// with `-` or `_`), checked by type and by the script's validators.
+pub fn resolve(script: &str, decls: &[Decl], given: &[String]) -> Result<Vec<(String, OptVal)>> {
+    let mut vals: Vec<(String, OptVal)> = decls.iter().map(|d| (d.name.clone(), d.default.clone())).collect();
+    for g in given {
+        let raw = g.trim_start_matches('-');
+        let (name, value) = match raw.split_once('=') {
+            Some((n, v)) => (n.replace('-', "_"), Some(v)),
+            None => (raw.replace('-', "_"), None),
+        };
+        let Some(i) = decls.iter().position(|d| d.name == name) else {
+            return Err(Error::Usage(format!("{g}: {script} has no such option (see `fairbench {script} help`)")));
+        };
+        let d = &decls[i];
+        let v = match value {
+            Some(v) => parse_value(&d.name, d.ty, v).map_err(Error::Usage)?,
+            None if d.ty == ARG_BOOL => OptVal::Bool(true),
+            None => return Err(Error::Usage(format!("--{}: give it a value (--{}=VALUE)", d.name, d.name))),
+        };
+        if let (Some(f), Some(text)) = (&d.validator, value) {
+            let ok: bool = f.call((d.name.as_str(), text)).map_err(|e| Error::Usage(format!("--{}={text}: {}", d.name, super::api::error_line(&e))))?;
+            if !ok {
+                return Err(Error::Usage(format!("--{}={text}: the script's check rejects this value", d.name)));
+            }
+        }
+        vals[i].1 = v;
+    }
+    Ok(vals)
+}
+
+/// `help`: the script's options as sysbench lists them.
+pub fn help_text(script: &str, decls: &[Decl]) -> String {
+    let mut s = format!("{script} options:\n");
+    for d in decls {
+        let def = match &d.default {
+            OptVal::Unset => String::new(),
+            v => format!(" [{}]", v.text()),
+        };
+        let spelled = if d.ty == ARG_BOOL { format!("{}[=on|off]", d.name) } else { format!("{}={}", d.name, type_hint(d.ty)) };
+        s.push_str(&format!("  --{spelled:<40}{}{def}\n", d.desc));
+    }
+    s
+}
+
+fn type_hint(ty: i64) -> &'static str {
+    match ty {
+        ARG_INT => "N",
+        ARG_SIZE => "SIZE",
+        ARG_DOUBLE => "N",
+        ARG_LIST => "[LIST,...]",
+        ARG_FILE => "FILENAME",
+        _ => "STRING",
+    }
+}

@@ -1,0 +1,290 @@
+//! sysbench Lua scripts: Debian's scripts unmodified on MariaDB, PostgreSQL
+//! and SQLite (prepare, run with the native OLTP family's query counts,
+//! options, a custom command, cleanup), a script of our own that exercises
+//! every API function and hook (tests/lua/api.lua) including FFI calls,
+//! the script's path and digest in the record, option and command errors,
+//! broken scripts' error lines, and Ctrl-C on a script that never returns.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const DEBIAN: &str = "/usr/share/sysbench";
+
+fn script(name: &str) -> String {
+    format!("{DEBIAN}/{name}.lua")
+}
+
+fn own(name: &str) -> String {
+    format!("{}/tests/lua/{name}.lua", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `fairbench SCRIPT --target=T ARGS...` (sysbench's order: the command is among ARGS).
+fn lua(script: &str, target: &str, args: &[&str]) -> Command {
+    let mut c = fairbench();
+    c.arg(script).arg(format!("--target={target}")).args(args);
+    c
+}
+
+/// The summary object of a `--output json` run.
+fn summary(out: &std::process::Output) -> Value {
+    let text = stdout(out);
+    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    serde_json::from_str(line).unwrap()
+}
+
+/// (read, write, other) of a json run of `events` events on one client.
+fn counts(script: &str, target: &str, extra: &[&str]) -> (u64, u64, u64) {
+    let mut args = vec!["--events=40", "--time=0", "--threads=1", "--no-save", "--output=json"];
+    args.extend_from_slice(extra);
+    args.push("run");
+    let s = summary(&run_ok(&mut lua(script, target, &args)));
+    assert_eq!(s["status"], "completed", "{s}");
+    assert_eq!(s["transactions"], 40, "{s}");
+    let q = &s["queries"];
+    (q["read"].as_u64().unwrap(), q["write"].as_u64().unwrap(), q["other"].as_u64().unwrap())
+}
+
+/// The same through the native OLTP family, on the tables the script made.
+fn native_counts(workload: &str, target: &str, extra: &[&str]) -> (u64, u64, u64) {
+    let mut c = fairbench();
+    c.args(["run", workload, "--target", target, "--events=40", "--time=0", "--threads=1", "--no-save", "--output=json", "--no-prepare"]).args(extra);
+    let s = summary(&run_ok(&mut c));
+    let q = &s["queries"];
+    (q["read"].as_u64().unwrap(), q["write"].as_u64().unwrap(), q["other"].as_u64().unwrap())
+}
+
+fn debian_scripts_on(target: &str, engine: &str) {
+    let size = ["--tables=2", "--table-size=300"];
+    let rw = script("oltp_read_write");
+    run_ok(&mut lua(&rw, target, &[&size[..], &["cleanup"]].concat()));
+    let out = run_ok(&mut lua(&rw, target, &[&size[..], &["--threads=2", "prepare"]].concat()));
+    assert!(stdout(&out).contains("Creating table 'sbtest2'"), "{}", show(&out));
+    // Per event: 14 reads, 4 writes, BEGIN and COMMIT, as the native family.
+    assert_eq!(counts(&rw, target, &size), (560, 160, 80));
+    assert_eq!(native_counts("oltp_read_write", target, &size), (560, 160, 80));
+    assert_eq!(counts(&rw, target, &[&size[..], &["--skip_trx"]].concat()), (560, 160, 0));
+    assert_eq!(counts(&rw, target, &[&size[..], &["--range_selects=off"]].concat()), (400, 160, 80));
+    assert_eq!(counts(&script("oltp_read_only"), target, &size), (560, 0, 80));
+    assert_eq!(native_counts("oltp_read_only", target, &size), (560, 0, 80));
+    assert_eq!(counts(&script("oltp_point_select"), target, &size), (40, 0, 0));
+    assert_eq!(native_counts("oltp_point_select", target, &size), (40, 0, 0));
+    let (r, w, o) = counts(&script("oltp_write_only"), target, &size);
+    assert_eq!((r, w + o), (0, 160 + 80), "{engine}: write_only");
+    for s in ["oltp_update_index", "oltp_update_non_index", "oltp_delete", "oltp_insert"] {
+        let (r, w, o) = counts(&script(s), target, &size);
+        assert_eq!((r, w + o), (0, 40), "{engine}: {s}");
+    }
+    // These two read table 1 only.
+    let one = ["--tables=1", "--table-size=300"];
+    assert_eq!(counts(&script("select_random_points"), target, &one), (40, 0, 0));
+    assert_eq!(counts(&script("select_random_ranges"), target, &one), (40, 0, 0));
+    let out = run_ok(&mut lua(&rw, target, &[&size[..], &["cleanup"]].concat()));
+    assert!(stdout(&out).contains("Dropping table 'sbtest2'"), "{}", show(&out));
+    // Gone: a run finds no table.
+    let out = run_fail(&mut lua(&script("oltp_point_select"), target, &["--table-size=300", "--events=1", "--time=0", "--no-save", "run"]));
+    assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+    // bulk_insert: one table per thread, an endless multi-row INSERT each.
+    let bulk = script("bulk_insert");
+    run_ok(&mut lua(&bulk, target, &["--threads=2", "prepare"]));
+    let s = summary(&run_ok(&mut lua(&bulk, target, &["--threads=2", "--events=2000", "--time=0", "--no-save", "--output=json", "run"])));
+    assert_eq!(s["transactions"], 2000, "{s}");
+    run_ok(&mut lua(&bulk, target, &["--threads=2", "cleanup"]));
+}
+
+#[test]
+fn debian_scripts_unmodified_on_sqlite() {
+    let dir = scratch_dir("lua-debian-sqlite");
+    debian_scripts_on(&format!("sqlite://{}/sb.db", dir.display()), "sqlite");
+}
+
+#[test]
+fn debian_scripts_unmodified_on_mariadb() {
+    debian_scripts_on(&mysql_url(), "mariadb");
+}
+
+#[test]
+fn debian_scripts_unmodified_on_postgres() {
+    debian_scripts_on(&pg_url(), "postgres");
+}
+
+#[test]
+fn a_custom_command_runs_in_either_order() {
+    // oltp_common.lua's prewarm (MySQL only), as `fairbench prewarm SCRIPT`
+    // and as `fairbench SCRIPT ... prewarm`.
+    let rw = script("oltp_read_only");
+    let url = mysql_url();
+    let size = ["--tables=1", "--table-size=200"];
+    run_ok(&mut lua(&rw, &url, &[&size[..], &["cleanup"]].concat()));
+    run_ok(&mut lua(&rw, &url, &[&size[..], &["prepare"]].concat()));
+    let out = run_ok(&mut lua(&rw, &url, &[&size[..], &["prewarm"]].concat()));
+    assert!(stdout(&out).contains("Prewarming table sbtest1"), "{}", show(&out));
+    let out = run_ok(fairbench().args(["prewarm", &rw, &format!("--target={url}"), "--tables=1", "--table-size=200"]));
+    assert!(stdout(&out).contains("Prewarming table sbtest1"), "{}", show(&out));
+    run_ok(&mut lua(&rw, &url, &[&size[..], &["cleanup"]].concat()));
+}
+
+fn api_script_on(target: &str) {
+    let api = own("api");
+    run_ok(&mut lua(&api, target, &["cleanup"]));
+    run_ok(&mut lua(&api, target, &["prepare"]));
+    let out = run_ok(&mut lua(&api, target, &["--events=20", "--time=0", "--threads=2", "--no-save", "--size=2K", "--names=x,y,z", "--flag", "--even=4", "run"]));
+    let text = stdout(&out);
+    assert!(text.contains("init: threads=2"), "{}", show(&out));
+    assert!(text.contains("done: called"), "{}", show(&out));
+    // One failed query per client, restarted through the error hooks; each
+    // event reads one row, writes one and counts a read through ffi.C.
+    assert_eq!(text.matches("restart: ").count(), 2, "{}", show(&out));
+    assert!(text.contains("cumulative: events=20 reads=40 writes=20 other=0 errors=2 avg_ok=true"), "{}", show(&out));
+    // The report hook replaces the standard final report.
+    assert!(!text.contains("SQL statistics:"), "{}", show(&out));
+    // A command the script defines, in both orders, and a parallel one.
+    for out in [run_ok(&mut lua(&api, target, &["verify"])), run_ok(fairbench().args(["verify", &api, &format!("--target={target}")]))] {
+        assert!(stdout(&out).contains("verify: rows=10"), "{}", show(&out));
+    }
+    let out = run_ok(&mut lua(&api, target, &["--threads=3", "par"]));
+    for tid in 0..3 {
+        assert!(stdout(&out).contains(&format!("par: tid={tid}")), "{}", show(&out));
+    }
+    // Open loop through the script.
+    let s = summary(&run_ok(&mut lua(&api, target, &["--rate=200", "--time=1", "--no-save", "--output=json", "run"])));
+    assert!(s["transactions"].as_u64().unwrap() > 50, "{s}");
+    run_ok(&mut lua(&api, target, &["cleanup"]));
+}
+
+#[test]
+fn every_api_function_and_hook_on_sqlite() {
+    let dir = scratch_dir("lua-api-sqlite");
+    api_script_on(&format!("sqlite://{}/api.db", dir.display()));
+}
+
+#[test]
+fn every_api_function_and_hook_on_mariadb() {
+    api_script_on(&mysql_url());
+}
+
+#[test]
+fn every_api_function_and_hook_on_postgres() {
+    api_script_on(&pg_url());
+}
+
+#[test]
+fn the_script_and_its_digest_are_recorded() {
+    use sha2::{Digest, Sha256};
+    let dir = scratch_dir("lua-record");
+    let target = format!("sqlite://{}/api.db", dir.display());
+    let store = dir.join("results.db");
+    let api = own("api");
+    run_ok(&mut lua(&api, &target, &["prepare"]));
+    let s = summary(&run_ok(&mut lua(&api, &target, &["--events=5", "--time=0", "--output=json", &format!("--results={}", store.display()), "run"])));
+    let want: String = Sha256::digest(std::fs::read(&api).unwrap()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(s["options"]["script"], api.as_str(), "{s}");
+    assert_eq!(s["options"]["script-sha256"], want.as_str(), "{s}");
+    let out = run_ok(fairbench().args(["results", "show", "last", &format!("--results={}", store.display())]));
+    assert!(stdout(&out).contains(&want), "{}", show(&out));
+}
+
+#[test]
+fn help_lists_the_script_options() {
+    let out = run_ok(fairbench().args([&own("api"), "help"]));
+    let text = stdout(&out);
+    for want in ["--rows=N", "rows to create [10]", "--flag[=on|off]", "--size=SIZE", "--names=[LIST,...]", "an even number [2]"] {
+        assert!(text.contains(want), "{want} missing:\n{text}");
+    }
+    // A script option named like a native family's goes to the script.
+    let out = run_ok(fairbench().args([&script("oltp_read_write"), "help"]));
+    assert!(stdout(&out).contains("--tables=N"), "{}", show(&out));
+}
+
+#[test]
+fn bad_options_and_commands_are_one_line_usage_errors() {
+    let dir = scratch_dir("lua-usage");
+    let t = format!("--target=sqlite://{}/u.db", dir.display());
+    let api = own("api");
+    for (args, mentions) in [
+        (vec![api.as_str(), t.as_str(), "--even=3", "run"], vec!["--even=3", "rejects"]),
+        (vec![api.as_str(), t.as_str(), "--rows=ten", "run"], vec!["--rows=ten", "integer"]),
+        (vec![api.as_str(), t.as_str(), "--bogus=1", "run"], vec!["--bogus=1", "no such option"]),
+        (vec![api.as_str(), t.as_str(), "nosuch"], vec!["nosuch", "verify"]),
+        (vec![api.as_str(), t.as_str()], vec!["give a command"]),
+        (vec!["/no/such/script.lua", t.as_str(), "run"], vec!["/no/such/script.lua"]),
+    ] {
+        let out = run_fail(fairbench().args(&args));
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert_one_line_error(&out, &mentions);
+    }
+}
+
+#[test]
+fn broken_scripts_name_their_file_and_line() {
+    let dir = scratch_dir("lua-broken");
+    let t = format!("--target=sqlite://{}/b.db", dir.display());
+    let syntax = own("syntax");
+    let out = run_fail(fairbench().args([syntax.as_str(), t.as_str(), "--no-save", "run"]));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_one_line_error(&out, &[&format!("{syntax}:4:")]);
+    let runtime = own("runtime");
+    let out = run_fail(fairbench().args([runtime.as_str(), t.as_str(), "--no-save", "--events=10", "--time=0", "run"]));
+    assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+    assert_one_line_error(&out, &[&format!("{runtime}:5: boom")]);
+    let noevent = own("noevent");
+    let out = run_fail(fairbench().args([noevent.as_str(), t.as_str(), "--no-save", "run"]));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_one_line_error(&out, &["event()"]);
+}
+
+/// Starts `script` on SQLite, sends Ctrl-C after 1.5 s; (exit code, time it took, stdout).
+fn interrupt(script: &str) -> (Option<i32>, Duration, String) {
+    let dir = scratch_dir(&format!("lua-{script}"));
+    let mut child = fairbench()
+        .args([&own(script), &format!("--target=sqlite://{}/e.db", dir.display()), "--time=60", "--no-save", "run"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
+        s
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    // SAFETY: signals a child process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("still running 10 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = sent.elapsed();
+    (status.code(), took, reader.join().unwrap())
+}
+
+#[test]
+fn ctrl_c_stops_a_script_that_never_returns() {
+    // LuaJIT's compiled loop never calls the interpreter's hook: the stop
+    // watchdog ends the process.
+    let (code, took, _) = interrupt("endless");
+    assert_eq!(code, Some(130));
+    assert!(took < Duration::from_millis(2500), "stopped {took:?} after Ctrl-C");
+}
+
+#[test]
+fn ctrl_c_stops_an_interpreted_loop_with_its_summary() {
+    // The interpreter's hook raises an error in the script: the run ends
+    // as interrupted, with its summary, at once.
+    let (code, took, out) = interrupt("endless_interpreted");
+    assert_eq!(code, Some(130), "{out}");
+    assert!(took < Duration::from_millis(1000), "stopped {took:?} after Ctrl-C");
+    assert!(out.contains("Stopped: interrupted"), "{out}");
+}

@@ -1,0 +1,2 @@
+-- no event function
+function thread_init() end

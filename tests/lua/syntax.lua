@@ -1,0 +1,4 @@
+function event()
+   local x = 1
+   x = x +
+end
