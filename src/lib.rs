@@ -130,7 +130,13 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     match plan.command.as_str() {
         "prepare" => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
-        "cleanup" => return until_interrupted(rt, w.cleanup(cfg.clone(), max_threads, quiet)),
+        "cleanup" => {
+            let drop_group = runner::group::drop_table(cfg.clone());
+            return until_interrupted(rt, async move {
+                w.cleanup(cfg.clone(), max_threads, quiet).await?;
+                drop_group.await
+            });
+        }
         "prewarm" => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
         "check" => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
         _ => {}
@@ -191,6 +197,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     sinks.extend(recorder.as_ref().map(|r| r.sink()));
     sinks.extend(live.map(|l| l.sink()));
     let mut sink = Sinks(sinks);
+    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {
         if i > 0 && c.pause > 0.0 {
@@ -215,6 +222,8 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             worker_threads: c.client_threads.unwrap_or_else(env::cpus),
             queue_max: c.queue_max,
             seed: plan.args.rand.rand_seed,
+            gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
+            round: i,
         };
         // Errors end the loop through `outcome`, so the record stores them.
         let r = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)) {
@@ -224,6 +233,9 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
                 break;
             }
         };
+        if let Some(g) = &group {
+            g.leave(i);
+        }
         // The level was measured: its summary is printed and stored even
         // when the workload's closing step (TPC-C's NOPM read) fails.
         let finished = hooks.block_on(w.run_finished(&cfg, &r));

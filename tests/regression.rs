@@ -351,6 +351,8 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         worker_threads: 4,
         queue_max: 1000,
         seed: 1,
+        gate: None,
+        round: 0,
     };
     let info = fairbench::model::RunInfo {
         label: "stall".into(),

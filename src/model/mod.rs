@@ -53,6 +53,17 @@ pub struct RunControl {
     /// Bound of the rate-mode queue (over all workers).
     pub queue_max: usize,
     pub seed: u64,
+    /// Start barrier over processes (`--group`): waited for once every
+    /// client is connected, after `sync_file`.
+    pub gate: Option<std::sync::Arc<dyn StartGate>>,
+    /// Which level of a sweep this is (a group meets once per level).
+    pub round: usize,
+}
+
+/// Holds the start of a level until something outside this process says go.
+pub trait StartGate: Send + Sync + std::fmt::Debug {
+    /// Returns at the start instant; Err ends the run before it began.
+    fn wait(&self, round: usize) -> crate::error::Result<()>;
 }
 
 #[derive(Clone, Debug, PartialEq)]
