@@ -182,6 +182,11 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
     };
     let live = report::live::watch(&info, c.live, c.metrics_addr, json)?;
+    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
+    let hdr_log: Option<Box<dyn Sink>> = match &c.hdr_log {
+        Some(path) => Some(Box::new(report::hdrlog::HdrLog::create(path, &info, group.clone().map(|g| g as Arc<dyn model::StartGate>))?)),
+        None => None,
+    };
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
     let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
@@ -196,8 +201,8 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     let mut sinks: Vec<Box<dyn Sink>> = vec![console];
     sinks.extend(recorder.as_ref().map(|r| r.sink()));
     sinks.extend(live.map(|l| l.sink()));
+    sinks.extend(hdr_log);
     let mut sink = Sinks(sinks);
-    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {
         if i > 0 && c.pause > 0.0 {

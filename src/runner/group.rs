@@ -11,7 +11,7 @@
 
 use crate::db::{Conn, ConnConfig, Engine, StatementSet};
 use crate::error::{Error, Result};
-use crate::model::{interrupted, StartGate};
+use crate::model::{interrupted, GroupMember as Membership, StartGate};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -24,20 +24,6 @@ const LEAD_MS: i64 = 1000;
 const POLL: Duration = Duration::from_millis(20);
 /// Round trips to the server's clock; the one with the shortest trip wins.
 const CLOCK_PROBES: usize = 7;
-
-/// What a member learnt at the start of its last level.
-#[derive(Clone, Debug, Default)]
-pub struct Membership {
-    pub group: String,
-    /// 1-based, in registration order.
-    pub member: usize,
-    pub size: usize,
-    pub host: String,
-    /// Database clock minus this host's clock, ms.
-    pub clock_offset_ms: f64,
-    /// Start instant on the database's clock, ms since the Unix epoch.
-    pub start_ms: i64,
-}
 
 #[derive(Debug)]
 pub struct Group {
@@ -52,7 +38,7 @@ pub struct Group {
 
 impl Group {
     pub fn new(name: &str, size: usize, timeout: Duration, cfg: Arc<ConnConfig>) -> Group {
-        let host = hostname();
+        let host = crate::env::hostname();
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let token = format!("{}:{}:{nanos}", safe(&host), std::process::id());
         Group { name: name.to_string(), size, timeout, cfg, token, host, last: Mutex::new(None) }
@@ -129,6 +115,10 @@ impl Group {
 }
 
 impl StartGate for Group {
+    fn member(&self) -> Option<Membership> {
+        self.membership()
+    }
+
     fn wait(&self, round: usize) -> Result<()> {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
         let m = rt.block_on(self.barrier(round))?;
@@ -170,17 +160,6 @@ pub async fn drop_table(cfg: Arc<ConnConfig>) -> Result<()> {
     let r = conn.query(&format!("DROP TABLE IF EXISTS {TABLE}")).await.map(|_| ()).map_err(|e| Error::Sql(format!("dropping {TABLE}: {e}")));
     conn.close().await;
     r
-}
-
-fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is writable for its whole length; the name is NUL-terminated within it.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len() - 1) };
-    if rc != 0 {
-        return "unknown".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
 fn now_ms() -> f64 {

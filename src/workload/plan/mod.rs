@@ -98,6 +98,9 @@ pub struct ControlArgs {
     /// Seconds a --group waits for its missing members before it gives up (exit 7)
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = values::seconds)]
     pub group_timeout: f64,
+    /// Write per-interval latency histograms as an HdrHistogram interval log (for fairbench merge)
+    #[arg(long, value_name = "FILE")]
+    pub hdr_log: Option<PathBuf>,
     /// Seconds to pause between the levels of a sweep
     #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
     pub pause: f64,
