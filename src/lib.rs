@@ -58,7 +58,7 @@ pub fn main_entry() -> i32 {
     };
     // The store commands only read, or change the store in one SQLite
     // transaction: nothing is lost by stopping them at once.
-    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Env(_) | Cmd::Explain { .. });
+    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Merge(_) | Cmd::Env(_) | Cmd::Explain { .. });
     runner::install_signal_handlers(at_once);
     if at_once || matches!(cli.cmd, Cmd::Check(_)) {
         // Commands that only report end quietly when their reader goes away
@@ -94,6 +94,7 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Server(a) => commands::server::server(a),
         Cmd::Scenario(a) => commands::scenario::scenario(a),
         Cmd::Report(a) => commands::report(a),
+        Cmd::Merge(a) => commands::merge::merge(a),
     }
 }
 
