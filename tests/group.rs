@@ -16,7 +16,7 @@ fn finish(c: Child) -> std::process::Output {
 }
 
 fn run_args(target: &str, group: &str, size: usize, extra: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = ["run", "oltp_read_only", "--target", target, "--table-size=100", "--time=1", "--report-interval=0", "--no-save", "--group", group, "--group-size", &size.to_string()]
+    let mut v: Vec<String> = ["run", "oltp_read_only", "--target", target, "--table-size=100", "--time=2.5", "--report-interval=1", "--no-save", "--group", group, "--group-size", &size.to_string()]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -36,11 +36,13 @@ fn started_at(out: &std::process::Output) -> f64 {
 fn members_start_together(target: &str, group: &str, n: usize) {
     let mut prep = fairbench();
     run_ok(prep.args(["prepare", "oltp_read_only", "--target", target, "--table-size=100", "--no-save"]));
+    let dir = scratch_dir(&format!("group_logs_{group}"));
+    let logs: Vec<String> = (0..n).map(|i| dir.join(format!("m{i}.hlog")).display().to_string()).collect();
     let kids: Vec<Child> = (0..n)
         .map(|i| {
             // Members arrive at different times; the group still starts at one instant.
             std::thread::sleep(Duration::from_millis(150 * i as u64));
-            spawn(&run_args(target, group, n, &[]))
+            spawn(&run_args(target, group, n, &["--hdr-log", &logs[i]]))
         })
         .collect();
     let outs: Vec<_> = kids.into_iter().map(finish).collect();
@@ -55,8 +57,74 @@ fn members_start_together(target: &str, group: &str, n: usize) {
         outs.iter().map(|o| stderr(o).lines().find(|l| l.contains(" started at ")).unwrap().split(" member ").nth(1).unwrap().split(' ').next().unwrap().to_string()).collect();
     members.sort();
     assert_eq!(members, (1..=n).map(|i| i.to_string()).collect::<Vec<_>>());
+    merge_is_exact(&logs, &dir);
     let mut clean = fairbench();
     run_ok(clean.args(["cleanup", "oltp_read_only", "--target", target]));
+}
+
+/// Every interval histogram of the logs, and the events their summaries report.
+fn read_log(path: &str) -> (Vec<hdrhistogram::Histogram<u64>>, u64) {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    let bytes = std::fs::read(path).unwrap();
+    let mut de = hdrhistogram::serialization::Deserializer::new();
+    let hists = IntervalLogIterator::new(&bytes)
+        .filter_map(|e| match e.expect("a valid interval log") {
+            LogEntry::Interval(iv) => Some(de.deserialize(&mut std::io::Cursor::new(base64::engine::general_purpose::STANDARD.decode(iv.encoded_histogram()).unwrap())).unwrap()),
+            _ => None,
+        })
+        .collect();
+    let text = String::from_utf8(bytes).unwrap();
+    let events = text.lines().filter(|l| l.starts_with("#fairbench-summary ")).map(|l| l.split(" events=").nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    (hists, events)
+}
+
+/// merge's totals equal the sum of the members' summaries, and its
+/// percentiles those of one histogram fed all members' values.
+fn merge_is_exact(logs: &[String], dir: &std::path::Path) {
+    let mut all = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    let mut summed = 0;
+    for l in logs {
+        let (hists, events) = read_log(l);
+        let logged: u64 = hists.iter().map(|h| h.len()).sum();
+        assert_eq!(logged, events, "{l}: the intervals add up to the summary");
+        hists.iter().for_each(|h| all.add(h).unwrap());
+        summed += events;
+    }
+    assert!(summed > 0);
+    let store = dir.join("store.sqlite");
+    let mut m = fairbench();
+    let out = run_ok(m.arg("merge").args(logs).arg("--results").arg(&store));
+    let text = stdout(&out);
+    let total = text.lines().find(|l| l.starts_with("Total at ")).unwrap_or_else(|| panic!("no total\n{text}"));
+    assert!(total.contains(&format!("events: {summed} ")), "{total} vs {summed}");
+    for p in [50.0, 95.0, 99.0] {
+        let want = format!("p{} {:.2}", p as u32, fairbench::stats::pct_ms(&all, p));
+        assert!(total.contains(&want), "{total} lacks {want}");
+    }
+    assert!(total.contains(&format!("max {:.2}", all.max() as f64 / 1000.0)), "{total}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("Member ")).count(), logs.len(), "{text}");
+    assert!(!text.contains("missing"), "{text}");
+    // Merging only some members says who is missing.
+    let mut part = fairbench();
+    let out = run_ok(part.args(["merge", &logs[0], "--no-save"]));
+    assert!(stdout(&out).contains("missing"), "{}", show(&out));
+}
+
+#[test]
+fn bad_merge_files_are_one_line_and_exit_2() {
+    let dir = scratch_dir("group_bad_merge");
+    let garbage = dir.join("garbage.hlog");
+    std::fs::write(&garbage, "#fairbench-member group=g member=1 size=1\nTag=threads=1,0.000,1.000,1.0,NOT-BASE64!!\n").unwrap();
+    let empty = dir.join("empty.hlog");
+    std::fs::write(&empty, "").unwrap();
+    let missing = dir.join("missing.hlog");
+    for f in [&garbage, &empty, &missing] {
+        let mut c = fairbench();
+        let out = run_fail(c.arg("merge").arg(f).arg("--no-save"));
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert_one_line_error(&out, &[f.file_name().unwrap().to_str().unwrap()]);
+    }
 }
 
 fn sqlite_target(name: &str) -> String {
