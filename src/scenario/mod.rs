@@ -430,12 +430,17 @@ impl Client {
 
 impl Drop for Client {
     fn drop(&mut self) {
-        if let Some(c) = self.conn.take() {
-            // A polite close, bounded: a server that went away must not hold the exit.
-            self.rt.block_on(async {
-                let _ = tokio::time::timeout(Duration::from_secs(1), c.close()).await;
-            });
+        let Some(c) = self.conn.take() else { return };
+        if crate::model::interrupted() {
+            // Ctrl-C: the connection is dropped, not closed politely, so the exit stays prompt.
+            let _in_runtime = self.rt.enter();
+            drop(c);
+            return;
         }
+        // A polite close, bounded: a server that went away must not hold the exit.
+        self.rt.block_on(async {
+            let _ = tokio::time::timeout(Duration::from_secs(1), c.close()).await;
+        });
     }
 }
 
