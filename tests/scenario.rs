@@ -263,14 +263,23 @@ fn ctrl_c_stops_a_scenario_within_two_seconds() {
     let root = scratch("ctrlc-root");
     let mut child = fairbench()
         .env("FAIRBENCH_SANDBOX_ROOT", &root)
-        .args(["scenario", "engines", "--rows", "300000", "--engines", "innodb,postgres", "--no-save", "--work-dir"])
+        .args(["scenario", "engines", "--rows", "1000000", "--engines", "innodb,postgres", "--no-save", "--work-dir"])
         .arg(&dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Long enough to be inside a step (the CSV is written, a server is up).
-    std::thread::sleep(std::time::Duration::from_secs(6));
+    // Inside a step: a sandbox is up (its directory exists), then a moment
+    // more. A fixed sleep raced the scenario's end once its statements got
+    // faster.
+    let t_start = std::time::Instant::now();
+    while std::fs::read_dir(&root).map(|d| d.count()).unwrap_or(0) == 0 {
+        assert!(t_start.elapsed() < std::time::Duration::from_secs(60), "no sandbox started within 60 s");
+        assert!(child.try_wait().unwrap().is_none(), "the scenario ended before a sandbox started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(child.try_wait().unwrap().is_none(), "the scenario ended before the signal: make it longer");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t0 = std::time::Instant::now();

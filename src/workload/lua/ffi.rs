@@ -198,22 +198,3 @@ pub fn keep_symbols() {
     ];
     std::hint::black_box(all);
 }
-
-/// The exported names, for build.rs's list and the tests.
-pub const NAMES: &[&str] = &[
-    "sb_counter_inc",
-    "sb_event_start",
-    "sb_event_stop",
-    "sb_more_events",
-    "sb_rand_default",
-    "sb_rand_uniform",
-    "sb_rand_gaussian",
-    "sb_rand_special",
-    "sb_rand_pareto",
-    "sb_rand_zipfian",
-    "sb_rand_unique",
-    "sb_rand_uniform_uint64",
-    "sb_rand_uniform_double",
-    "sb_rand_str",
-    "sb_rand_varstr",
-];

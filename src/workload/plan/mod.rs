@@ -90,10 +90,10 @@ pub struct ControlArgs {
     #[arg(long)]
     pub sync_file: Option<PathBuf>,
     /// Start barrier over processes: all members of the group NAME (on any hosts) start together
-    #[arg(long, value_name = "NAME", value_parser = values::group_name, requires = "group_size")]
+    #[arg(long, value_name = "NAME", value_parser = values::group_name)]
     pub group: Option<String>,
     /// Members the --group waits for (registered in the target database)
-    #[arg(long, value_name = "N", value_parser = values::group_size, requires = "group")]
+    #[arg(long, value_name = "N", value_parser = values::group_size)]
     pub group_size: Option<usize>,
     /// Seconds a --group waits for its missing members before it gives up (exit 7)
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = values::seconds)]
@@ -153,6 +153,11 @@ impl Plan {
         dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
         // Each value was checked alone when parsed (crate::values); what is left are combinations.
         let c = &args.control;
+        // Checked here rather than with clap's `requires`, whose message
+        // names only the missing option, not the one that needs it.
+        if c.group.is_some() != c.group_size.is_some() {
+            return Err(usage!("--group and --group-size go together: give both (--group NAME --group-size N)"));
+        }
         if c.time == 0.0 && c.events == 0 && command == "run" {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
         }
