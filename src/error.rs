@@ -19,6 +19,8 @@ pub mod exit {
     pub const CHECK: i32 = 5;
     /// Local I/O failed (output file, sync file, results store).
     pub const IO: i32 = 6;
+    /// A `--group` did not gather all its members within `--group-timeout`.
+    pub const GROUP: i32 = 7;
     /// Stopped by Ctrl-C / SIGTERM (the summary of what ran was printed).
     pub const INTERRUPTED: i32 = 130;
 }
@@ -30,6 +32,7 @@ pub enum Error {
     Sql(String),
     Check(String),
     Io(String),
+    Group(String),
     Interrupted,
 }
 
@@ -41,6 +44,7 @@ impl Error {
             Error::Sql(_) => exit::SQL,
             Error::Check(_) => exit::CHECK,
             Error::Io(_) => exit::IO,
+            Error::Group(_) => exit::GROUP,
             Error::Interrupted => exit::INTERRUPTED,
         }
     }
@@ -49,7 +53,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) => f.write_str(m),
+            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) | Error::Group(m) => f.write_str(m),
             Error::Interrupted => f.write_str("interrupted"),
         }
     }

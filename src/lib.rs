@@ -58,7 +58,7 @@ pub fn main_entry() -> i32 {
     };
     // The store commands only read, or change the store in one SQLite
     // transaction: nothing is lost by stopping them at once.
-    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Env(_) | Cmd::Explain { .. });
+    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Merge(_) | Cmd::Env(_) | Cmd::Explain { .. });
     runner::install_signal_handlers(at_once);
     if at_once || matches!(cli.cmd, Cmd::Check(_)) {
         // Commands that only report end quietly when their reader goes away
@@ -94,6 +94,7 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Server(a) => commands::server::server(a),
         Cmd::Scenario(a) => commands::scenario::scenario(a),
         Cmd::Report(a) => commands::report(a),
+        Cmd::Merge(a) => commands::merge::merge(a),
     }
 }
 
@@ -130,7 +131,13 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     match plan.command.as_str() {
         "prepare" => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
-        "cleanup" => return until_interrupted(rt, w.cleanup(cfg.clone(), max_threads, quiet)),
+        "cleanup" => {
+            let drop_group = runner::group::drop_table(cfg.clone());
+            return until_interrupted(rt, async move {
+                w.cleanup(cfg.clone(), max_threads, quiet).await?;
+                drop_group.await
+            });
+        }
         "prewarm" => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
         "check" => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
         _ => {}
@@ -176,6 +183,11 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
     };
     let live = report::live::watch(&info, c.live, c.metrics_addr, json)?;
+    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
+    let hdr_log: Option<Box<dyn Sink>> = match &c.hdr_log {
+        Some(path) => Some(Box::new(report::hdrlog::HdrLog::create(path, &info, group.clone().map(|g| g as Arc<dyn model::StartGate>))?)),
+        None => None,
+    };
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
     let recorder = if c.no_save { None } else { Some(commands::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
@@ -190,6 +202,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     let mut sinks: Vec<Box<dyn Sink>> = vec![console];
     sinks.extend(recorder.as_ref().map(|r| r.sink()));
     sinks.extend(live.map(|l| l.sink()));
+    sinks.extend(hdr_log);
     let mut sink = Sinks(sinks);
     let mut outcome = Ok(());
     for (i, &threads) in levels.iter().enumerate() {
@@ -215,6 +228,8 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             worker_threads: c.client_threads.unwrap_or_else(env::cpus),
             queue_max: c.queue_max,
             seed: plan.args.rand.rand_seed,
+            gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
+            round: i,
         };
         // Errors end the loop through `outcome`, so the record stores them.
         let r = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)) {
@@ -224,6 +239,9 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
                 break;
             }
         };
+        if let Some(g) = &group {
+            g.leave(i);
+        }
         // The level was measured: its summary is printed and stored even
         // when the workload's closing step (TPC-C's NOPM read) fails.
         let finished = hooks.block_on(w.run_finished(&cfg, &r));

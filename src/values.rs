@@ -301,6 +301,19 @@ pub fn identifier_prefix(s: &str) -> Result<String, String> {
     }
 }
 
+/// A `--group` name goes into the barrier table's rows as text.
+pub fn group_name(s: &str) -> Result<String, String> {
+    if !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+        Ok(s.to_string())
+    } else {
+        Err("use 1 to 64 letters, digits, '-', '_' or '.'".into())
+    }
+}
+
+pub fn group_size(s: &str) -> Result<usize, String> {
+    s.trim().parse::<usize>().ok().filter(|n| (1..=10000).contains(n)).ok_or_else(|| "use a member count from 1 to 10000".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -351,6 +351,8 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         worker_threads: 4,
         queue_max: 1000,
         seed: 1,
+        gate: None,
+        round: 0,
     };
     let info = fairbench::model::RunInfo {
         label: "stall".into(),
@@ -914,6 +916,11 @@ fn label_took_another_familys_tokens_for_a_workload_name() {
         assert_eq!(out.status.code(), Some(2), "{label}: {err}");
         let scenario = label.split('-').next().unwrap();
         assert!(err.contains(&format!("'{scenario}' is not a scenario")) && err.contains("dbSTRESS"), "{label}: {err}");
+        // Every family's label words are offered, those of families that
+        // decode their labels whole included.
+        for w in fairbench::workload::FAMILIES.iter().flat_map(|f| f.label_words()) {
+            assert!(err.contains(w), "{label}: '{w}' missing from: {err}");
+        }
     }
 }
 
@@ -955,4 +962,20 @@ fn intervals_kept_their_histograms_for_the_whole_run() {
     }
     let (early, last) = (early.expect("no early sample"), last.unwrap());
     assert!(last.saturating_sub(early) < 15_000, "peak RSS grew from {early} kB to {last} kB over ~10 s of a run");
+}
+
+// ---- labels of a family that decodes them whole ----
+
+// The LinkBench label decoder sliced a label's first 8 or 10 bytes to compare
+// them with `Prepare_` and `LinkBench_`, and panicked when the cut fell inside
+// a multi-byte character (the property test found `AﯓA𝍠`). Now every label
+// is one line and exit 2, never a panic.
+#[test]
+fn label_prefix_cut_inside_a_character() {
+    for label in ["AﯓA𝍠", "Prepare_é", "LinkBenché_1M", "Prepare\u{1d360}x", "LinkBench_\u{1d360}"] {
+        let out = fairbench().args(["explain", label]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{label}: {err}");
+        assert!(!err.contains("panicked") && err.trim().lines().count() == 1, "{label}: {err}");
+    }
 }

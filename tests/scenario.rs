@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fairbench, run_fail, run_ok, stdout};
+use common::{fairbench, mysql_url, pg_url, run_fail, run_ok, stdout};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -281,4 +281,71 @@ fn ctrl_c_stops_a_scenario_within_two_seconds() {
     std::thread::sleep(std::time::Duration::from_millis(500));
     let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Statements run on a connection opened before the steps: a trivial one
+/// costs a round trip, not a client's start (10-140 ms each when every step
+/// started `mariadb` or `psql`, so 50 of them took 0.5 s at the least).
+#[test]
+fn a_trivial_statement_step_costs_a_round_trip_not_a_client_start() {
+    let dir = scratch("roundtrip");
+    let file = dir.join("one.toml");
+    std::fs::write(&file, "[[step]]\nkind = \"query\"\nname = \"one\"\nsql = \"SELECT 1\"\nrepeat = 50\n\n[[step]]\nkind = \"sql\"\nname = \"fifty\"\nsql = [\"SELECT 1\", \"SELECT 1\", \"SELECT 1\", \"SELECT 1\", \"SELECT 1\", \"SELECT 1\", \"SELECT 1\", \"SELECT 1\", \"SELECT 1\", \"SELECT 1\"]\n").unwrap();
+    for url in [mysql_url(), pg_url()] {
+        let rep = json_of(&run_ok(fairbench().args(["scenario"]).arg(&file).args(["--target", &url, "--json", "--no-save"])));
+        let col = &rep["columns"][0];
+        let runs: Vec<f64> = step(col, "one")["seconds"].as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).collect();
+        assert_eq!(runs.len(), 50, "{col}");
+        let total: f64 = runs.iter().sum();
+        assert!(total < 0.25, "{url}: 50 x SELECT 1 took {:.1} ms", total * 1000.0);
+        assert_eq!(step(col, "one")["rows"], 1);
+        let ten = step(col, "fifty")["seconds"][0].as_f64().unwrap();
+        assert!(ten < 0.05, "{url}: 10 statements in one step took {:.1} ms", ten * 1000.0);
+        // No step started a client: no client start to report.
+        assert!(col.get("client_overhead_s").is_none(), "{col}");
+        let text = stdout(&run_ok(fairbench().args(["scenario"]).arg(&file).args(["--target", &url, "--no-save"])));
+        assert!(!text.contains("client start"), "{text}");
+    }
+}
+
+/// Ctrl-C abandons a statement in flight on the scenario's connection.
+#[test]
+fn ctrl_c_abandons_a_long_statement_within_two_seconds() {
+    let dir = scratch("ctrlc-stmt");
+    for (url, sleep) in [(mysql_url(), "SELECT SLEEP(20)"), (pg_url(), "SELECT pg_sleep(20)")] {
+        let file = dir.join("sleep.toml");
+        std::fs::write(&file, format!("[[step]]\nkind = \"query\"\nsql = \"{sleep}\"\n")).unwrap();
+        let mut child = fairbench().args(["scenario"]).arg(&file).args(["--target", &url, "--no-save"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let t0 = std::time::Instant::now();
+        let st = child.wait().unwrap();
+        assert!(t0.elapsed() < std::time::Duration::from_secs(2), "{url}: took {:?}", t0.elapsed());
+        assert_eq!(st.code(), Some(130), "{url}");
+    }
+}
+
+/// The same rows give the same checksum on both engines, NULLs included;
+/// one `sql` entry may hold several statements, as a client script did.
+#[test]
+fn a_query_checksum_is_the_same_on_both_engines() {
+    let dir = scratch("checksum");
+    let file = dir.join("q.toml");
+    std::fs::write(
+        &file,
+        "[[step]]\nkind = \"sql\"\nsql = \"DROP TABLE IF EXISTS ck; CREATE TABLE ck(a INT, b VARCHAR(5)); INSERT INTO ck VALUES (1, 'a b'), (2, NULL)\"\n\n\
+         [[step]]\nkind = \"query\"\nname = \"q\"\nsql = \"SELECT a, b, NULL FROM ck\"\n",
+    )
+    .unwrap();
+    let sums: Vec<String> = [mysql_url(), pg_url()]
+        .iter()
+        .map(|url| {
+            let rep = json_of(&run_ok(fairbench().args(["scenario"]).arg(&file).args(["--target", url, "--json", "--no-save"])));
+            let q = step(&rep["columns"][0], "q");
+            assert_eq!(q["rows"], 2, "{q}");
+            q["checksum"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(sums[0], sums[1]);
 }

@@ -50,6 +50,23 @@ pub enum Cmd {
     Scenario(ScenarioArgs),
     /// Write stored runs or sweeps as one self-contained HTML page with charts
     Report(ReportArgs),
+    /// Add the --hdr-log files of a group's members into one result (stored like a run)
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// The members' --hdr-log files
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Do not record the merged result in the results store
+    #[arg(long)]
+    pub no_save: bool,
+    /// Free text stored with the merged result
+    #[arg(long, default_value = "")]
+    pub tag: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -172,7 +189,7 @@ pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
             }
         })
         .collect();
-    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare", "server", "scenario", "report"];
+    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare", "server", "scenario", "report", "merge"];
     if v.len() > 2 && !CMDS.contains(&v[1].as_str()) && !v[1].starts_with('-') {
         if let Some(pos) = v.iter().skip(2).position(|a| CMDS.contains(&a.as_str())) {
             let cmd = v.remove(pos + 2);

@@ -1,6 +1,7 @@
 //! The commands around the results store: recording runs, `results`,
 //! `env`, `audit` and `compare`; `server` and `scenario` in their own files.
 
+pub mod merge;
 pub mod scenario;
 pub mod server;
 

@@ -47,18 +47,13 @@ pub fn scenario(a: ScenarioArgs) -> Result<()> {
             return Err(crate::usage!("scenario {}: give the server with --target URL (`fairbench server start` makes one)", a.file));
         }
         let cfg = a.target.resolve()?;
-        let client = Client::new(cfg.target.clone())?;
-        let name = cfg.target.engine.name().to_string();
+        let target = cfg.target.clone();
+        let mut client = Client::connect(cfg)?;
+        let name = target.engine.name().to_string();
         // Relative CSV paths are taken from the scenario file's directory.
         let base = path.parent().filter(|p| !p.as_os_str().is_empty()).map(PathBuf::from).unwrap_or_else(|| work.path.clone());
-        let col = scenario::run_steps(&client, &f.steps, if a.work_dir.is_some() { &work.path } else { &base }, &name, a.json)?;
-        Report {
-            scenario: f.name.unwrap_or_else(|| a.file.clone()),
-            target: cfg.target.to_string(),
-            started: crate::env::now_rfc3339(),
-            columns: vec![col],
-            notes: f.description.into_iter().collect(),
-        }
+        let col = scenario::run_steps(&mut client, &f.steps, if a.work_dir.is_some() { &work.path } else { &base }, &name, a.json)?;
+        Report { scenario: f.name.unwrap_or_else(|| a.file.clone()), target: target.to_string(), started: crate::env::now_rfc3339(), columns: vec![col], notes: f.description.into_iter().collect() }
     };
     rep.notes.retain(|n| !n.is_empty());
     let stored = if a.no_save { None } else { Some(scenario::store(&a.store.results, &rep)?) };

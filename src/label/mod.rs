@@ -208,6 +208,12 @@ const ENGINES: [(&str, &str); 7] = [("innodb", "InnoDB"), ("myisam", "MyISAM"), 
 
 pub const ENGINE_LIST: &str = "InnoDB, MyISAM, RocksDB, Aria, TokuDB, MEMORY, or engine=NAME";
 
+/// `s` without `prefix`, compared ASCII-case-insensitively; None when `s`
+/// does not start with it (never slicing inside a multi-byte character).
+pub fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    s.get(..prefix.len()).filter(|h| h.eq_ignore_ascii_case(prefix)).map(|_| &s[prefix.len()..])
+}
+
 pub fn is_sb_prefix(lower: &str) -> bool {
     // sb10 / sb11: the sysbench build a BMK script runs.
     lower.len() > 2 && lower.starts_with("sb") && lower[2..].bytes().all(|b| b.is_ascii_digit())

@@ -53,6 +53,33 @@ pub struct RunControl {
     /// Bound of the rate-mode queue (over all workers).
     pub queue_max: usize,
     pub seed: u64,
+    /// Start barrier over processes (`--group`): waited for once every
+    /// client is connected, after `sync_file`.
+    pub gate: Option<std::sync::Arc<dyn StartGate>>,
+    /// Which level of a sweep this is (a group meets once per level).
+    pub round: usize,
+}
+
+/// Holds the start of a level until something outside this process says go.
+pub trait StartGate: Send + Sync + std::fmt::Debug {
+    /// Returns at the start instant; Err ends the run before it began.
+    fn wait(&self, round: usize) -> crate::error::Result<()>;
+    /// Who this process was in the group at the start of its last level.
+    fn member(&self) -> Option<GroupMember>;
+}
+
+/// One process's place in a group of generators (`--group`).
+#[derive(Clone, Debug, Default)]
+pub struct GroupMember {
+    pub group: String,
+    /// 1-based, in registration order.
+    pub member: usize,
+    pub size: usize,
+    pub host: String,
+    /// Database clock minus this host's clock, ms.
+    pub clock_offset_ms: f64,
+    /// The level's start on the database's clock, ms since the Unix epoch.
+    pub start_ms: i64,
 }
 
 #[derive(Clone, Debug, PartialEq)]

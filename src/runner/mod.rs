@@ -12,6 +12,8 @@
 //! event's intended start (coordinated omission corrected) and also from
 //! its actual start.
 
+pub mod group;
+
 use crate::db::connect_error;
 use crate::db::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::error::{Error, Result};
@@ -175,6 +177,16 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     }
     if let Some(f) = &rc.sync_file {
         wait_sync_file(f)?;
+    }
+    if let Some(gate) = &rc.gate {
+        if let Err(e) = gate.wait(rc.round) {
+            shared.stop.store(true, Ordering::SeqCst);
+            release(&shared, Instant::now());
+            for j in joins {
+                let _ = j.join();
+            }
+            return Err(e);
+        }
     }
     let cpu0 = process_cpu();
     let start = Instant::now();
@@ -650,6 +662,8 @@ mod tests {
             rate: 0.0,
             report_interval: Duration::from_millis(iv),
             sync_file: None,
+            gate: None,
+            round: 0,
             worker_threads: 1,
             queue_max: 1000,
             seed: 1,

@@ -6,7 +6,7 @@
 //! exists. Every server is a sandbox started here and stopped afterwards.
 
 use super::{minio, run_steps, Client, Column, ColumnGen, Report, Sqls, Step};
-use crate::db::Target;
+use crate::db::{ConnConfig, Target};
 use crate::error::{Error, Result};
 use crate::server::{self, Kind, StartOpts};
 use std::path::{Path, PathBuf};
@@ -222,10 +222,10 @@ pub fn run(o: &Options, target_note: &mut String) -> Result<Report> {
             eprintln!("Starting MariaDB (plugins: {})", if plugins.is_empty() { "none".into() } else { plugins.join(", ") });
         }
         let sb = Running(server::start(&opts(Kind::Mariadb, sets))?);
-        let client = Client::new(Target::parse(&sb.0.url)?)?;
+        let mut client = Client::connect(ConnConfig::new(Target::parse(&sb.0.url)?))?;
         target_note.push_str(&format!("MariaDB {} ", sb.0.version));
-        let have = match client.run("SELECT LOWER(engine) FROM information_schema.engines WHERE support IN ('YES','DEFAULT');")? {
-            Ok(out) => out.lines().map(str::to_string).collect::<Vec<_>>(),
+        let have = match client.rows("SELECT LOWER(engine) FROM information_schema.engines WHERE support IN ('YES','DEFAULT')")? {
+            Ok(rows) => rows,
             Err(e) => return Err(Error::Sql(format!("listing the engines: {e}"))),
         };
         for e in &mariadb_engines {
@@ -244,10 +244,10 @@ pub fn run(o: &Options, target_note: &mut String) -> Result<Report> {
             let mut name = e.to_string();
             if e == "innodb-lz4" && why.is_none() {
                 // lz4 where available, zlib otherwise (always compiled in).
-                if client.run("SET GLOBAL innodb_compression_algorithm = lz4;")?.is_err() {
+                if client.exec("SET GLOBAL innodb_compression_algorithm = lz4")?.is_err() {
                     notes.push("innodb-lz4: lz4 is not available (Debian: mariadb-plugin-provider-lz4): page compression used zlib".to_string());
                     name = "innodb-zlib".into();
-                    if let Err(err) = client.run("SET GLOBAL innodb_compression_algorithm = zlib;")? {
+                    if let Err(err) = client.exec("SET GLOBAL innodb_compression_algorithm = zlib")? {
                         why = Some(format!("not available: {err}"));
                     }
                 }
@@ -260,22 +260,23 @@ pub fn run(o: &Options, target_note: &mut String) -> Result<Report> {
                 eprintln!("Engine {name}:");
             }
             let objects = if e == "s3" { endpoint.as_ref().map(|ep| ep.table_dir(DB, TABLE)) } else { None };
-            let mut col = run_steps(&client, &steps(e, &csv, objects.as_deref()), &o.work, &name, o.quiet)?;
+            let mut col = run_steps(&mut client, &steps(e, &csv, objects.as_deref()), &o.work, &name, o.quiet)?;
             col.name = name;
             columns.push(col);
         }
+        drop(client);
         drop(sb);
     }
     if want("postgres") {
         match server::start(&opts(Kind::Postgres, vec![])) {
             Ok(sb) => {
                 let sb = Running(sb);
-                let client = Client::new(Target::parse(&sb.0.url)?)?;
+                let mut client = Client::connect(ConnConfig::new(Target::parse(&sb.0.url)?))?;
                 target_note.push_str(&format!("PostgreSQL {}", sb.0.version));
                 if !o.quiet {
                     eprintln!("Engine postgres:");
                 }
-                columns.push(run_steps(&client, &steps("postgres", &csv, None), &o.work, "postgres", o.quiet)?);
+                columns.push(run_steps(&mut client, &steps("postgres", &csv, None), &o.work, "postgres", o.quiet)?);
             }
             Err(Error::Interrupted) => return Err(Error::Interrupted),
             Err(e) => columns.push(Column { name: "postgres".into(), unavailable: Some(format!("not available: {e}")), ..Default::default() }),

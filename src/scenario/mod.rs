@@ -3,14 +3,18 @@
 //! each step timed and stored; and the built-in `engines` scenario that
 //! runs the same steps on several storage engines side by side.
 //!
-//! Statements go through the server's own command-line client (`mariadb`,
-//! `psql`), as people time such operations by hand: the times include the
-//! client's start, which is measured once and reported with the results.
+//! Statements run on one connection per target, fairbench's own (`Conn`, as
+//! the benchmarks use), opened before the first step: a step's time is its
+//! statements' round trips, no process start or connection in it. Imports
+//! alone go through the server's command-line client (`LOAD DATA LOCAL
+//! INFILE`, `\copy`): the bulk paths of `db` load generated typed rows, not
+//! a CSV file as the server parses it; the client's start is measured once
+//! and reported beside them.
 
 pub mod engines;
 pub mod minio;
 
-use crate::db::{Engine, Target};
+use crate::db::{Conn, ConnConfig, Engine, StatementSet, Target};
 use crate::error::{Error, Result};
 use crate::rand::Rng;
 use crate::runner;
@@ -19,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A scenario file.
@@ -47,14 +52,15 @@ pub enum Step {
         #[serde(default)]
         seed: Option<u64>,
     },
-    /// LOAD DATA LOCAL INFILE (MySQL family) or \copy (PostgreSQL) of a CSV file.
+    /// LOAD DATA LOCAL INFILE (MySQL family) or \copy (PostgreSQL) of a CSV file,
+    /// through the server's command-line client.
     Import {
         #[serde(default)]
         name: Option<String>,
         table: String,
         file: String,
     },
-    /// One or more statements, run in one client session; per-engine variants override `sql`.
+    /// One or more statements (one per entry) on the scenario's connection, timed together; per-engine variants override `sql`.
     Sql {
         #[serde(default)]
         name: Option<String>,
@@ -183,9 +189,12 @@ pub struct StepResult {
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct Column {
     pub name: String,
-    /// The client's start and connection, included in every timed statement
-    /// (the fastest of three `SELECT 1`).
-    pub client_overhead_s: f64,
+    /// The command-line client's start and connection, included in every
+    /// import's time (the fastest of three `SELECT 1`); absent when no step
+    /// imports (every other statement runs on the connection opened before
+    /// the steps).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub client_overhead_s: Option<f64>,
     pub steps: Vec<StepResult>,
     /// Why the column stopped (the failed step) or could not run at all.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,10 +215,16 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-/// Runs statements on one target through its command-line client.
+/// Runs a scenario's statements on one target over fairbench's own
+/// connection (the benchmarks' `Conn`), opened once; the server's
+/// command-line client only for CSV imports.
 pub struct Client {
     pub target: Target,
-    bin: PathBuf,
+    rt: tokio::runtime::Runtime,
+    /// None once dropped by Ctrl-C (a statement abandoned mid-flight).
+    conn: Option<Conn>,
+    /// The CLI, found on first use: a scenario without imports needs none.
+    cli: Option<PathBuf>,
 }
 
 fn find_client(engine: Engine) -> Result<PathBuf> {
@@ -233,18 +248,97 @@ fn find_client(engine: Engine) -> Result<PathBuf> {
     Err(crate::server::missing(names[0], if engine == Engine::Postgres { "postgresql-client" } else { "mariadb-client" }))
 }
 
-/// A statement's output, or the server's error as one line.
-type Outcome = std::result::Result<String, String>;
+/// A statement's result, or the server's error as one line.
+type Outcome<T = String> = std::result::Result<T, String>;
+
+/// Resolves once Ctrl-C was pressed: raced against every database call so
+/// that a statement in flight is abandoned within the polling period.
+async fn interrupt() {
+    while !crate::model::interrupted() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A row as the `mariadb` client's batch mode prints it: values as the
+/// server sent them as text, tab-separated, NULL as `NULL`; the same on
+/// both engines, so that checksums compare.
+fn row_text(row: &[Option<String>]) -> String {
+    row.iter().map(|v| v.as_deref().unwrap_or("NULL")).collect::<Vec<_>>().join("\t")
+}
 
 impl Client {
-    pub fn new(target: Target) -> Result<Client> {
-        let bin = find_client(target.engine)?;
-        Ok(Client { target, bin })
+    /// Opens the connection the steps share (the target's engine decides
+    /// which; SQLite is refused).
+    pub fn connect(cfg: ConnConfig) -> Result<Client> {
+        if cfg.target.engine == Engine::Sqlite {
+            return Err(usage!("scenarios run on MySQL-family servers and PostgreSQL, not SQLite"));
+        }
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+        let cfg = Arc::new(cfg);
+        let opened = rt.block_on(async {
+            tokio::select! {
+                c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0) => Some(c),
+                () = interrupt() => None,
+            }
+        });
+        let conn = match opened {
+            None => return Err(Error::Interrupted),
+            Some(Err(e)) => return Err(crate::db::connect_error(&cfg.target, &e)),
+            Some(Ok(c)) => c,
+        };
+        Ok(Client { target: cfg.target.clone(), rt, conn: Some(conn), cli: None })
     }
 
-    fn command(&self) -> Command {
+    /// Runs `sql` on the connection, its rows as text lines. Ctrl-C drops
+    /// the connection (the server rolls back what was not committed).
+    pub fn rows(&mut self, sql: &str) -> Result<Outcome<Vec<String>>> {
+        let Some(conn) = self.conn.as_mut() else { return Err(Error::Interrupted) };
+        let done = self.rt.block_on(async {
+            tokio::select! {
+                r = conn.query_strings(sql) => Some(r),
+                () = interrupt() => None,
+            }
+        });
+        match done {
+            Some(r) => Ok(r.map(|rows| rows.iter().map(|r| row_text(r)).collect()).map_err(|e| e.to_string())),
+            None => {
+                let _in_runtime = self.rt.enter();
+                self.conn = None;
+                Err(Error::Interrupted)
+            }
+        }
+    }
+
+    /// Runs `sql` on the connection, rows (if any) discarded.
+    pub fn exec(&mut self, sql: &str) -> Result<Outcome<()>> {
+        let Some(conn) = self.conn.as_mut() else { return Err(Error::Interrupted) };
+        let done = self.rt.block_on(async {
+            tokio::select! {
+                r = conn.query(sql) => Some(r),
+                () = interrupt() => None,
+            }
+        });
+        match done {
+            Some(r) => Ok(r.map(|_| ()).map_err(|e| e.to_string())),
+            None => {
+                let _in_runtime = self.rt.enter();
+                self.conn = None;
+                Err(Error::Interrupted)
+            }
+        }
+    }
+
+    fn command(&mut self) -> Result<Command> {
+        let bin = match &self.cli {
+            Some(b) => b.clone(),
+            None => {
+                let b = find_client(self.target.engine)?;
+                self.cli = Some(b.clone());
+                b
+            }
+        };
         let t = &self.target;
-        let mut c = Command::new(&self.bin);
+        let mut c = Command::new(&bin);
         let (host, port) = t.hosts.first().cloned().unwrap_or(("127.0.0.1".into(), 0));
         match t.engine {
             Engine::Mysql => {
@@ -257,20 +351,21 @@ impl Client {
                 c.env("MYSQL_PWD", t.password.clone().unwrap_or_default());
             }
             _ => {
-                // Tab-separated, as the mariadb client's batch mode: results compare across engines.
                 c.args(["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1"]);
                 c.arg("-h").arg(t.socket.clone().unwrap_or(host)).arg("-p").arg(port.to_string()).arg("-U").arg(&t.user).arg("-d").arg(&t.database);
                 c.env("PGPASSWORD", t.password.clone().unwrap_or_default());
             }
         }
         c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).current_dir("/");
-        c
+        Ok(c)
     }
 
-    /// Runs `script` (statements separated and ended by `;`), returns stdout.
-    /// Ctrl-C ends the client (the server rolls back what it did not commit).
-    pub fn run(&self, script: &str) -> Result<Outcome> {
-        let mut child = self.command().spawn().map_err(|e| Error::Io(format!("{}: {e}", self.bin.display())))?;
+    /// Runs `script` through the server's command-line client (imports:
+    /// fairbench's bulk paths load generated rows, not a CSV file).
+    /// Ctrl-C ends the client.
+    pub fn run_cli(&mut self, script: &str) -> Result<Outcome> {
+        let mut cmd = self.command()?;
+        let mut child = cmd.spawn().map_err(|e| Error::Io(format!("{:?}: {e}", cmd.get_program())))?;
         let mut stdin = child.stdin.take().expect("piped");
         let script = script.to_string();
         let feeder = std::thread::spawn(move || {
@@ -318,12 +413,13 @@ impl Client {
         self.target.engine == Engine::Postgres
     }
 
-    /// The fastest of three `SELECT 1`: what every timed statement carries.
-    pub fn overhead(&self) -> Result<f64> {
+    /// The fastest of three `SELECT 1` through the command-line client:
+    /// what every import's time carries.
+    pub fn cli_overhead(&mut self) -> Result<f64> {
         let mut best = f64::MAX;
         for _ in 0..3 {
             let t = Instant::now();
-            if let Err(e) = self.run("SELECT 1;")? {
+            if let Err(e) = self.run_cli("SELECT 1;")? {
                 return Err(Error::Connect(format!("{}: {e}", self.target)));
             }
             best = best.min(t.elapsed().as_secs_f64());
@@ -332,19 +428,27 @@ impl Client {
     }
 }
 
-fn ends_with_semicolon(s: &str) -> String {
-    let t = s.trim_end();
-    if t.ends_with(';') {
-        format!("{t}\n")
-    } else {
-        format!("{t};\n")
+impl Drop for Client {
+    fn drop(&mut self) {
+        let Some(c) = self.conn.take() else { return };
+        if crate::model::interrupted() {
+            // Ctrl-C: the connection is dropped, not closed politely, so the exit stays prompt.
+            let _in_runtime = self.rt.enter();
+            drop(c);
+            return;
+        }
+        // A polite close, bounded: a server that went away must not hold the exit.
+        self.rt.block_on(async {
+            let _ = tokio::time::timeout(Duration::from_secs(1), c.close()).await;
+        });
     }
 }
 
 /// Runs `steps` in order on `c`; paths of files are relative to `work`. The
 /// first failed step ends the column: what was measured before it is kept.
-pub fn run_steps(c: &Client, steps: &[Step], work: &Path, name: &str, quiet: bool) -> Result<Column> {
-    let mut col = Column { name: name.to_string(), client_overhead_s: c.overhead()?, ..Default::default() };
+pub fn run_steps(c: &mut Client, steps: &[Step], work: &Path, name: &str, quiet: bool) -> Result<Column> {
+    let imports = steps.iter().any(|s| matches!(s, Step::Import { .. }));
+    let mut col = Column { name: name.to_string(), client_overhead_s: if imports { Some(c.cli_overhead()?) } else { None }, ..Default::default() };
     for (i, s) in steps.iter().enumerate() {
         if crate::model::interrupted() {
             return Err(Error::Interrupted);
@@ -386,7 +490,7 @@ fn resolve(work: &Path, f: &str) -> PathBuf {
     }
 }
 
-pub(crate) fn run_step(c: &Client, s: &Step, work: &Path) -> Result<StepResult> {
+pub(crate) fn run_step(c: &mut Client, s: &Step, work: &Path) -> Result<StepResult> {
     let mut r = StepResult { step: s.label(), kind: s.kind().into(), ..Default::default() };
     let t0 = Instant::now();
     match s {
@@ -417,10 +521,11 @@ pub(crate) fn run_step(c: &Client, s: &Step, work: &Path) -> Result<StepResult> 
                 )
             };
             let t = Instant::now();
-            match c.run(&script)? {
+            match c.run_cli(&script)? {
                 Ok(_) => r.seconds.push(t.elapsed().as_secs_f64()),
                 Err(e) => r.error = Some(e),
             }
+            r.note = Some(format!("through {}: includes its start and connection", if c.is_pg() { "psql" } else { "the mariadb client" }));
         }
         Step::Sql { sql, mysql, postgres, .. } => {
             let chosen = if c.is_pg() { postgres.as_ref().or(sql.as_ref()) } else { mysql.as_ref().or(sql.as_ref()) };
@@ -428,11 +533,15 @@ pub(crate) fn run_step(c: &Client, s: &Step, work: &Path) -> Result<StepResult> 
                 r.note = Some("n/a".into());
                 return Ok(r);
             };
-            let script: String = list.list().iter().map(|s| ends_with_semicolon(s)).collect();
             let t = Instant::now();
-            match c.run(&script)? {
-                Ok(_) => r.seconds.push(t.elapsed().as_secs_f64()),
-                Err(e) => r.error = Some(e),
+            for stmt in list.list() {
+                if let Err(e) = c.exec(&stmt)? {
+                    r.error = Some(e);
+                    break;
+                }
+            }
+            if r.error.is_none() {
+                r.seconds.push(t.elapsed().as_secs_f64());
             }
         }
         Step::Query { sql, mysql, postgres, repeat, .. } => {
@@ -441,14 +550,13 @@ pub(crate) fn run_step(c: &Client, s: &Step, work: &Path) -> Result<StepResult> 
                 r.note = Some("n/a".into());
                 return Ok(r);
             };
-            let script = ends_with_semicolon(q);
             for _ in 0..(*repeat).max(1) {
                 let t = Instant::now();
-                match c.run(&script)? {
-                    Ok(out) => {
+                match c.rows(q)? {
+                    Ok(rows) => {
                         r.seconds.push(t.elapsed().as_secs_f64());
-                        r.rows = Some(out.lines().count() as u64);
-                        r.checksum = Some(checksum(&out));
+                        r.rows = Some(rows.len() as u64);
+                        r.checksum = Some(checksum(rows));
                     }
                     Err(e) => {
                         r.error = Some(e);
@@ -478,12 +586,11 @@ pub(crate) fn run_step(c: &Client, s: &Step, work: &Path) -> Result<StepResult> 
 
 /// A result's checksum: rows sorted, so that engines returning the same rows
 /// in another order agree.
-fn checksum(out: &str) -> String {
+fn checksum(mut rows: Vec<String>) -> String {
     use sha2::{Digest, Sha256};
-    let mut lines: Vec<&str> = out.lines().collect();
-    lines.sort_unstable();
+    rows.sort_unstable();
     let mut h = Sha256::new();
-    for l in lines {
+    for l in rows {
         h.update(l.as_bytes());
         h.update(b"\n");
     }
@@ -577,12 +684,12 @@ fn sql_str(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
 }
 
-fn sizes(c: &Client, table: &str, object_store: Option<&Path>) -> Result<std::result::Result<Vec<(String, u64)>, String>> {
+fn sizes(c: &mut Client, table: &str, object_store: Option<&Path>) -> Result<std::result::Result<Vec<(String, u64)>, String>> {
     let mut v = Vec::new();
     if c.is_pg() {
         let t = sql_str(table);
-        let out = match c.run(&format!("SELECT pg_table_size({t}), pg_indexes_size({t}), pg_total_relation_size({t});"))? {
-            Ok(o) => o,
+        let out = match c.rows(&format!("SELECT pg_table_size({t}), pg_indexes_size({t}), pg_total_relation_size({t})"))? {
+            Ok(o) => o.concat(),
             Err(e) => return Ok(Err(e)),
         };
         let nums: Vec<u64> = out.trim().split('\t').filter_map(|x| x.trim().parse().ok()).collect();
@@ -594,16 +701,18 @@ fn sizes(c: &Client, table: &str, object_store: Option<&Path>) -> Result<std::re
     } else {
         // information_schema's sizes are the statistics' (stale after a bulk load):
         // refreshed first; engines without ANALYZE (S3) keep theirs.
-        let _ = c.run(&format!("ANALYZE TABLE {table};"))?;
+        let _ = c.rows(&format!("ANALYZE TABLE {table}"))?;
         // The files hold what was flushed: InnoDB's dirty pages of the table are written
         // first (engines without FOR EXPORT refuse it and keep their files as they are).
-        let _ = c.run(&format!("FLUSH TABLES {table} FOR EXPORT; UNLOCK TABLES;"))?;
+        if c.exec(&format!("FLUSH TABLES {table} FOR EXPORT"))?.is_ok() {
+            let _ = c.exec("UNLOCK TABLES")?;
+        }
         let q = format!(
-            "SELECT IFNULL(data_length,0), IFNULL(index_length,0), IFNULL(engine,''), @@datadir, DATABASE() FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = {};",
+            "SELECT IFNULL(data_length,0), IFNULL(index_length,0), IFNULL(engine,''), @@datadir, DATABASE() FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = {}",
             sql_str(table)
         );
-        let out = match c.run(&q)? {
-            Ok(o) => o,
+        let out = match c.rows(&q)? {
+            Ok(o) => o.concat(),
             Err(e) => return Ok(Err(e)),
         };
         let f: Vec<&str> = out.trim_end_matches('\n').split('\t').collect();
@@ -672,9 +781,13 @@ fn step_cells(s: &StepResult) -> Vec<(String, String)> {
 /// The table of results: one row per step (per run of a repeated query, and
 /// per size), one column per target or engine; rows in step order.
 pub fn table_text(rep: &Report) -> String {
-    const START: &str = "client start + connect (in every time)";
-    let mut rows: Vec<String> = vec![START.to_string()];
-    let mut cells: Vec<std::collections::BTreeMap<String, String>> = rep.columns.iter().map(|c| std::collections::BTreeMap::from([(START.to_string(), fmt_secs(c.client_overhead_s))])).collect();
+    const START: &str = "client start + connect (in import times)";
+    let mut rows: Vec<String> = Vec::new();
+    if rep.columns.iter().any(|c| c.client_overhead_s.is_some()) {
+        rows.push(START.to_string());
+    }
+    let mut cells: Vec<std::collections::BTreeMap<String, String>> =
+        rep.columns.iter().map(|c| c.client_overhead_s.map(|t| std::collections::BTreeMap::from([(START.to_string(), fmt_secs(t))])).unwrap_or_default()).collect();
     let longest = rep.columns.iter().map(|c| c.steps.len()).max().unwrap_or(0);
     for i in 0..longest {
         for (c, m) in rep.columns.iter().zip(cells.iter_mut()) {

@@ -322,6 +322,35 @@ impl Live {
     }
 }
 
+/// The run's row, status running; returns its id.
+fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize], tag: &str) -> Result<i64> {
+    let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    let levels: Vec<String> = levels_in.iter().map(|l| l.to_string()).collect();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
+    conn.execute(
+        "INSERT INTO runs(kind, label, tag, workload, engine, target, transport, tool_version, levels, options, started_at, status, hostname, pid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'running', ?12, ?13)",
+        params![
+            if levels_in.len() > 1 { "sweep" } else { "run" },
+            info.label,
+            tag,
+            info.workload,
+            info.engine,
+            info.target,
+            info.transport,
+            env!("CARGO_PKG_VERSION"),
+            levels.join(","),
+            Value::Object(opts).to_string(),
+            now_rfc3339(),
+            host,
+            std::process::id() as i64
+        ],
+    )
+    .map_err(|e| io(path, e))?;
+    let run_id = conn.last_insert_rowid();
+    Ok(run_id)
+}
+
 /// Records one run or sweep; `sink()` feeds it, `finish()` closes it.
 #[derive(Clone)]
 pub struct Recorder {
@@ -347,31 +376,7 @@ impl Recorder {
             }
         }
         let conn = open(b.path, true)?;
-        let info = b.info;
-        let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
-        let levels: Vec<String> = b.levels.iter().map(|l| l.to_string()).collect();
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
-        conn.execute(
-            "INSERT INTO runs(kind, label, tag, workload, engine, target, transport, tool_version, levels, options, started_at, status, hostname, pid)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'running', ?12, ?13)",
-            params![
-                if b.levels.len() > 1 { "sweep" } else { "run" },
-                info.label,
-                b.tag,
-                info.workload,
-                info.engine,
-                info.target,
-                info.transport,
-                env!("CARGO_PKG_VERSION"),
-                levels.join(","),
-                Value::Object(opts).to_string(),
-                now_rfc3339(),
-                host,
-                std::process::id() as i64
-            ],
-        )
-        .map_err(|e| io(b.path, e))?;
-        let run_id = conn.last_insert_rowid();
+        let run_id = insert_run(&conn, b.path, b.info, b.levels, b.tag)?;
         // The sampler writes through a connection of its own (WAL lets both write).
         let spath = b.path.to_path_buf();
         let mut sconn = open(&spath, true).ok();
@@ -388,6 +393,27 @@ impl Recorder {
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
         let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)) })
+    }
+
+    /// A record of measurements made elsewhere (`fairbench merge`): no
+    /// target to sample, so no environment snapshots.
+    pub fn begin_offline(path: &Path, info: &RunInfo, levels: &[usize], tag: &str) -> Result<Recorder> {
+        let conn = open(path, true)?;
+        let run_id = insert_run(&conn, path, info, levels, tag)?;
+        let live = Live { conn, path: path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: None, finished: false, last_error: None };
+        Ok(Recorder { live: Arc::new(Mutex::new(live)) })
+    }
+
+    /// Adds findings made outside the run's own audit (a merge's).
+    pub fn add_findings(&self, extra: &[Finding]) {
+        let Ok(mut l) = self.live.lock() else { return };
+        let id = l.run_id;
+        let mut all = load(&l.conn, id, false).ok().flatten().map(|r| r.findings).unwrap_or_default();
+        all.extend(extra.iter().cloned());
+        let r = l.conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(&all).unwrap_or_default(), id]);
+        if let Err(e) = r {
+            l.warn(e);
+        }
     }
 
     pub fn run_id(&self) -> i64 {

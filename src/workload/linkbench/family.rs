@@ -36,6 +36,10 @@ impl Family for LinkbenchFamily {
         LinkbenchArgs::augment_args(cmd)
     }
 
+    fn label_words(&self) -> Vec<&'static str> {
+        vec!["LinkBench"]
+    }
+
     fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {
         label::decode(l)
     }

@@ -8,7 +8,7 @@
 //! e.g. `LinkBench_1M-FB2011-64req`, `Prepare_LinkBench_10M`.
 
 use super::{Config, NAME};
-use crate::label::{compact, parse_size, Decoded, LabelError};
+use crate::label::{compact, parse_size, strip_prefix_ci, Decoded, LabelError};
 
 const HEAD: &str = "linkbench_";
 
@@ -22,18 +22,15 @@ pub fn decode(label: &str) -> Option<Result<Decoded, LabelError>> {
     let segs: Vec<&str> = body.split('-').collect();
     let mut head = segs[0];
     let mut prepare = false;
-    if head.len() > 8 && head[..8].eq_ignore_ascii_case("prepare_") {
+    if let Some(rest) = strip_prefix_ci(head, "prepare_").filter(|r| !r.is_empty()) {
         prepare = true;
-        head = &head[8..];
+        head = rest;
     }
-    if head.len() <= HEAD.len() || !head[..HEAD.len()].eq_ignore_ascii_case(HEAD) {
-        return None;
-    }
+    let size_tok = strip_prefix_ci(head, HEAD).filter(|r| !r.is_empty())?;
     let mut d = Decoded { workload: NAME.to_string(), command: if prepare { "prepare" } else { "run" }.to_string(), options: Vec::new(), explanation: Vec::new() };
     if prepare {
         d.explanation.push(("Prepare".into(), "command prepare: create and load the graph".into()));
     }
-    let size_tok = &head[HEAD.len()..];
     let nodes = match parse_size(&size_tok.to_ascii_lowercase()) {
         Some(Some(n)) if n > 0 => n,
         _ => return Some(Err(err(label, size_tok, format!("'{size_tok}' after LinkBench_ is not a graph size: write e.g. 1M or 10M")))),

@@ -89,6 +89,18 @@ pub struct ControlArgs {
     /// Start barrier: once all clients are connected, wait until this file is removed
     #[arg(long)]
     pub sync_file: Option<PathBuf>,
+    /// Start barrier over processes: all members of the group NAME (on any hosts) start together
+    #[arg(long, value_name = "NAME", value_parser = values::group_name, requires = "group_size")]
+    pub group: Option<String>,
+    /// Members the --group waits for (registered in the target database)
+    #[arg(long, value_name = "N", value_parser = values::group_size, requires = "group")]
+    pub group_size: Option<usize>,
+    /// Seconds a --group waits for its missing members before it gives up (exit 7)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = values::seconds)]
+    pub group_timeout: f64,
+    /// Write per-interval latency histograms as an HdrHistogram interval log (for fairbench merge)
+    #[arg(long, value_name = "FILE")]
+    pub hdr_log: Option<PathBuf>,
     /// Seconds to pause between the levels of a sweep
     #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
     pub pause: f64,

@@ -1,0 +1,198 @@
+//! Many generator processes, one start (`--group`), their HDR interval logs
+//! (`--hdr-log`) and the exact merge of those logs (`fairbench merge`).
+
+mod common;
+
+use common::*;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+fn spawn(args: &[String]) -> Child {
+    fairbench().args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("fairbench starts")
+}
+
+fn finish(c: Child) -> std::process::Output {
+    c.wait_with_output().expect("fairbench ends")
+}
+
+fn run_args(target: &str, group: &str, size: usize, extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = ["run", "oltp_read_only", "--target", target, "--table-size=100", "--time=2.5", "--report-interval=1", "--no-save", "--group", group, "--group-size", &size.to_string()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
+/// The instant (database clock, ms) a member's line says it started at.
+fn started_at(out: &std::process::Output) -> f64 {
+    let err = stderr(out);
+    let line = err.lines().find(|l| l.contains(" started at ")).unwrap_or_else(|| panic!("no start line\n{}", show(out)));
+    line.split(" started at ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+}
+
+/// `n` members started together: every one ran, and their starts lie
+/// within `spread_ms` of each other.
+fn members_start_together(target: &str, group: &str, n: usize) {
+    let mut prep = fairbench();
+    run_ok(prep.args(["prepare", "oltp_read_only", "--target", target, "--table-size=100", "--no-save"]));
+    let dir = scratch_dir(&format!("group_logs_{group}"));
+    let logs: Vec<String> = (0..n).map(|i| dir.join(format!("m{i}.hlog")).display().to_string()).collect();
+    let kids: Vec<Child> = (0..n)
+        .map(|i| {
+            // Members arrive at different times; the group still starts at one instant.
+            std::thread::sleep(Duration::from_millis(150 * i as u64));
+            spawn(&run_args(target, group, n, &["--hdr-log", &logs[i]]))
+        })
+        .collect();
+    let outs: Vec<_> = kids.into_iter().map(finish).collect();
+    for o in &outs {
+        assert!(o.status.success(), "{}", show(o));
+    }
+    let starts: Vec<f64> = outs.iter().map(started_at).collect();
+    let spread = starts.iter().cloned().fold(f64::MIN, f64::max) - starts.iter().cloned().fold(f64::MAX, f64::min);
+    // A few ms on an idle machine; the bound leaves room for a loaded one.
+    assert!(spread < 50.0, "members started {spread:.1} ms apart: {starts:?}");
+    let mut members: Vec<String> =
+        outs.iter().map(|o| stderr(o).lines().find(|l| l.contains(" started at ")).unwrap().split(" member ").nth(1).unwrap().split(' ').next().unwrap().to_string()).collect();
+    members.sort();
+    assert_eq!(members, (1..=n).map(|i| i.to_string()).collect::<Vec<_>>());
+    merge_is_exact(&logs, &dir);
+    let mut clean = fairbench();
+    run_ok(clean.args(["cleanup", "oltp_read_only", "--target", target]));
+}
+
+/// Every interval histogram of the logs, and the events their summaries report.
+fn read_log(path: &str) -> (Vec<hdrhistogram::Histogram<u64>>, u64) {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    let bytes = std::fs::read(path).unwrap();
+    let mut de = hdrhistogram::serialization::Deserializer::new();
+    let hists = IntervalLogIterator::new(&bytes)
+        .filter_map(|e| match e.expect("a valid interval log") {
+            LogEntry::Interval(iv) => Some(de.deserialize(&mut std::io::Cursor::new(base64::engine::general_purpose::STANDARD.decode(iv.encoded_histogram()).unwrap())).unwrap()),
+            _ => None,
+        })
+        .collect();
+    let text = String::from_utf8(bytes).unwrap();
+    let events = text.lines().filter(|l| l.starts_with("#fairbench-summary ")).map(|l| l.split(" events=").nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    (hists, events)
+}
+
+/// merge's totals equal the sum of the members' summaries, and its
+/// percentiles those of one histogram fed all members' values.
+fn merge_is_exact(logs: &[String], dir: &std::path::Path) {
+    let mut all = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    let mut summed = 0;
+    for l in logs {
+        let (hists, events) = read_log(l);
+        let logged: u64 = hists.iter().map(|h| h.len()).sum();
+        assert_eq!(logged, events, "{l}: the intervals add up to the summary");
+        hists.iter().for_each(|h| all.add(h).unwrap());
+        summed += events;
+    }
+    assert!(summed > 0);
+    let store = dir.join("store.sqlite");
+    let mut m = fairbench();
+    let out = run_ok(m.arg("merge").args(logs).arg("--results").arg(&store));
+    let text = stdout(&out);
+    let total = text.lines().find(|l| l.starts_with("Total at ")).unwrap_or_else(|| panic!("no total\n{text}"));
+    assert!(total.contains(&format!("events: {summed} ")), "{total} vs {summed}");
+    for p in [50.0, 95.0, 99.0] {
+        let want = format!("p{} {:.2}", p as u32, fairbench::stats::pct_ms(&all, p));
+        assert!(total.contains(&want), "{total} lacks {want}");
+    }
+    assert!(total.contains(&format!("max {:.2}", all.max() as f64 / 1000.0)), "{total}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("Member ")).count(), logs.len(), "{text}");
+    assert!(!text.contains("missing"), "{text}");
+    // Merging only some members says who is missing.
+    let mut part = fairbench();
+    let out = run_ok(part.args(["merge", &logs[0], "--no-save"]));
+    assert!(stdout(&out).contains("missing"), "{}", show(&out));
+}
+
+#[test]
+fn bad_merge_files_are_one_line_and_exit_2() {
+    let dir = scratch_dir("group_bad_merge");
+    let garbage = dir.join("garbage.hlog");
+    std::fs::write(&garbage, "#fairbench-member group=g member=1 size=1\nTag=threads=1,0.000,1.000,1.0,NOT-BASE64!!\n").unwrap();
+    let empty = dir.join("empty.hlog");
+    std::fs::write(&empty, "").unwrap();
+    let missing = dir.join("missing.hlog");
+    for f in [&garbage, &empty, &missing] {
+        let mut c = fairbench();
+        let out = run_fail(c.arg("merge").arg(f).arg("--no-save"));
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert_one_line_error(&out, &[f.file_name().unwrap().to_str().unwrap()]);
+    }
+}
+
+fn sqlite_target(name: &str) -> String {
+    format!("sqlite:{}", scratch_dir(name).join("g.sqlite").display())
+}
+
+#[test]
+fn two_sqlite_members_start_together() {
+    members_start_together(&sqlite_target("group_two_sqlite"), "two", 2);
+}
+
+#[test]
+fn three_sqlite_members_start_together() {
+    members_start_together(&sqlite_target("group_three_sqlite"), "three", 3);
+}
+
+// One test per server: the members of two tests would share its tables.
+#[test]
+fn two_then_three_mariadb_members_start_together() {
+    members_start_together(&mysql_url(), "two-my", 2);
+    members_start_together(&mysql_url(), "three-my", 3);
+    assert_eq!(mysql_admin("SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'fairbench_group'").trim(), "0", "cleanup drops the barrier table");
+}
+
+#[test]
+fn two_then_three_postgres_members_start_together() {
+    members_start_together(&pg_url(), "two-pg", 2);
+    members_start_together(&pg_url(), "three-pg", 3);
+    assert_eq!(pg_admin("SELECT COUNT(*) FROM pg_tables WHERE tablename = 'fairbench_group'").trim(), "0", "cleanup drops the barrier table");
+}
+
+/// A member that never comes: the others stop after --group-timeout with
+/// one line and exit 7.
+#[test]
+fn missing_member_times_out_with_one_line() {
+    let target = sqlite_target("group_timeout");
+    let mut prep = fairbench();
+    run_ok(prep.args(["prepare", "oltp_read_only", "--target", &target, "--table-size=100", "--no-save"]));
+    let t0 = Instant::now();
+    let out = finish(spawn(&run_args(&target, "lonely", 2, &["--group-timeout=1"])));
+    assert_eq!(out.status.code(), Some(7), "{}", show(&out));
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    assert_one_line_error(&out, &["group lonely", "1 of 2", "--group-timeout"]);
+}
+
+/// Ctrl-C while a member waits for its group ends it within 2 s.
+#[test]
+fn interrupt_while_waiting_for_the_group_ends_quickly() {
+    let target = sqlite_target("group_interrupt");
+    let mut prep = fairbench();
+    run_ok(prep.args(["prepare", "oltp_read_only", "--target", &target, "--table-size=100", "--no-save"]));
+    let child = spawn(&run_args(&target, "waiting", 2, &["--group-timeout=60"]));
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signals our own child process by its id.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t0 = Instant::now();
+    let out = finish(child);
+    assert!(t0.elapsed() < Duration::from_secs(2), "took {:?} to stop", t0.elapsed());
+    assert_eq!(out.status.code(), Some(130), "{}", show(&out));
+}
+
+#[test]
+fn bad_group_options_are_one_line_and_exit_2() {
+    for args in [vec!["--group", "a b", "--group-size", "2"], vec!["--group", "g", "--group-size", "0"], vec!["--group", "g"]] {
+        let mut c = fairbench();
+        let out = run_fail(c.args(["run", "oltp_read_only", "--target", "sqlite:/nonexistent/x"]).args(&args));
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert_no_panic(&out);
+        assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", show(&out));
+    }
+}
