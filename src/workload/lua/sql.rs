@@ -69,11 +69,11 @@ impl UserData for Driver {
             let ctx = this.ctx.clone();
             if ctx.runner_client && !ctx.primary_taken.get() {
                 ctx.primary_taken.set(true);
-                return Ok(Connection(Rc::new(ConnInner { ctx, primary: true, own: RefCell::new(None), bulk: RefCell::new(Bulk::default()) })));
+                return Ok(Connection(Rc::new(ConnInner::new(ctx, true, None))));
             }
             let cfg = ctx.shared.cfg.clone();
             let c = Conn::connect(cfg.clone(), Arc::new(Default::default()), ctx.tid).await.map_err(|e| mlua::Error::RuntimeError(format!("connection to {} failed: {e}", cfg.target)))?;
-            Ok(Connection(Rc::new(ConnInner { ctx, primary: false, own: RefCell::new(Some(Box::new(c))), bulk: RefCell::new(Bulk::default()) })))
+            Ok(Connection(Rc::new(ConnInner::new(ctx, false, Some(Box::new(c))))))
         });
     }
 }
@@ -90,9 +90,30 @@ pub struct ConnInner {
     primary: bool,
     own: RefCell<Option<Box<Conn>>>,
     bulk: RefCell<Bulk>,
+    /// The connection's one result set, as in sysbench, where a result
+    /// stays readable until the connection's next statement: every query
+    /// returns the same handle, so a statement costs the collector nothing.
+    result: Rc<ResultSlot>,
+    handle: RefCell<Option<AnyUserData>>,
 }
 
 impl ConnInner {
+    fn new(ctx: Rc<Ctx>, primary: bool, own: Option<Box<Conn>>) -> ConnInner {
+        ConnInner { ctx, primary, own: RefCell::new(own), bulk: RefCell::new(Bulk::default()), result: Rc::default(), handle: RefCell::new(None) }
+    }
+
+    /// Makes `rows` the connection's result and returns its handle.
+    fn set_result(&self, lua: &Lua, rows: Rows) -> mlua::Result<AnyUserData> {
+        self.result.rows.replace(rows);
+        self.result.next.set(0);
+        if let Some(h) = self.handle.borrow().as_ref() {
+            return Ok(h.clone());
+        }
+        let h = lua.create_userdata(ResultSet { slot: self.result.clone() })?;
+        self.handle.replace(Some(h.clone()));
+        Ok(h)
+    }
+
     /// The connection for one call. Scripts run one call at a time per
     /// state (each waits for its result), so no two calls hold it at once.
     fn conn(&self) -> mlua::Result<*mut Conn> {
@@ -238,8 +259,10 @@ async fn flush_bulk(lua: &Lua, c: &ConnInner) -> mlua::Result<()> {
 impl UserData for Connection {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         m.add_async_method("query", |lua, this: UserDataRef<Connection>, sql: String| async move {
-            let rows = query(&lua, &this.0, &sql).await?;
-            Ok(rows.map(ResultSet::new))
+            match query(&lua, &this.0, &sql).await? {
+                Some(rows) => this.0.set_result(&lua, rows).map(Some),
+                None => Ok(None),
+            }
         });
         m.add_async_method("query_row", |lua, this: UserDataRef<Connection>, sql: String| async move {
             let rows = query(&lua, &this.0, &sql).await?.unwrap_or_default();
@@ -353,10 +376,19 @@ impl UserData for BindParam {
             *this.val.borrow_mut() = pv;
             Ok(())
         });
-        m.add_method("set_rand_str", |_, this, fmt: String| {
-            let mut out = vec![0u8; fmt.len()];
-            this.ctx.fill(fmt.as_bytes(), &mut out);
-            *this.val.borrow_mut() = PVal::Text(String::from_utf8_lossy(&out).into_owned());
+        m.add_method("set_rand_str", |_, this, fmt: mlua::String| {
+            let fmt = fmt.as_bytes();
+            // The parameter's previous text is the buffer: oltp's writes set
+            // one per statement.
+            let mut val = this.val.borrow_mut();
+            let mut out = match std::mem::replace(&mut *val, PVal::Null) {
+                PVal::Text(t) => t.into_bytes(),
+                _ => Vec::new(),
+            };
+            out.clear();
+            out.resize(fmt.len(), 0);
+            this.ctx.fill(&fmt, &mut out);
+            *val = PVal::Text(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
             Ok(())
         });
     }
@@ -392,7 +424,7 @@ impl UserData for Statement {
 // The script's coroutine is suspended for the whole call, so nothing else
 // can borrow its parameters meanwhile.
 #[allow(clippy::await_holding_refcell_ref)]
-async fn execute(lua: &Lua, s: &Statement) -> mlua::Result<Option<ResultSet>> {
+async fn execute(lua: &Lua, s: &Statement) -> mlua::Result<Option<AnyUserData>> {
     crate::model::check_interrupt().map_err(|_| mlua::Error::RuntimeError("interrupted".into()))?;
     let c = &s.conn;
     let p = c.conn()?;
@@ -411,7 +443,7 @@ async fn execute(lua: &Lua, s: &Statement) -> mlua::Result<Option<ResultSet>> {
     if s.rows {
         let rows = conn.exec_rows(s.id, &ps).await.map_err(|e| c.fail(lua, e, &s.sql))?;
         c.count(Class::Read, false);
-        Ok(Some(ResultSet::new(rows)))
+        c.set_result(lua, rows).map(Some)
     } else {
         let class = conn.exec(s.id, &ps).await.map_err(|e| c.fail(lua, e, &s.sql))?;
         c.count(class, s.trx);
@@ -419,28 +451,30 @@ async fn execute(lua: &Lua, s: &Statement) -> mlua::Result<Option<ResultSet>> {
     }
 }
 
-pub struct ResultSet {
-    rows: Rows,
+/// A connection's last result and the next row `fetch_row` returns.
+#[derive(Default)]
+struct ResultSlot {
+    rows: RefCell<Rows>,
     next: Cell<usize>,
 }
 
-impl ResultSet {
-    fn new(rows: Rows) -> ResultSet {
-        ResultSet { rows, next: Cell::new(0) }
-    }
+pub struct ResultSet {
+    slot: Rc<ResultSlot>,
 }
 
 impl UserData for ResultSet {
     fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
-        f.add_field_method_get("nrows", |_, this| Ok(this.rows.len()));
-        f.add_field_method_get("nfields", |_, this| Ok(this.rows.first().map(Vec::len).unwrap_or(0)));
+        f.add_field_method_get("nrows", |_, this| Ok(this.slot.rows.borrow().len()));
+        f.add_field_method_get("nfields", |_, this| Ok(this.slot.rows.borrow().first().map(Vec::len).unwrap_or(0)));
     }
 
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         m.add_method("fetch_row", |lua, this, ()| {
-            let i = this.next.get();
-            let Some(r) = this.rows.get(i) else { return Ok(Value::Nil) };
-            this.next.set(i + 1);
+            let slot = &this.slot;
+            let i = slot.next.get();
+            let rows = slot.rows.borrow();
+            let Some(r) = rows.get(i) else { return Ok(Value::Nil) };
+            slot.next.set(i + 1);
             let t = lua.create_table()?;
             for (k, v) in r.iter().enumerate() {
                 if let Some(s) = v {
@@ -449,7 +483,10 @@ impl UserData for ResultSet {
             }
             Ok(Value::Table(t))
         });
-        m.add_method("free", |_, _, ()| Ok(()));
+        m.add_method("free", |_, this, ()| {
+            this.slot.rows.borrow_mut().clear();
+            Ok(())
+        });
     }
 }
 
