@@ -114,7 +114,20 @@ impl LiteConn {
         conn.set_prepared_statement_cache_capacity(512);
         conn.busy_timeout(std::time::Duration::from_millis(cfg.sqlite_busy_ms as u64)).map_err(to_db_error)?;
         // WAL lets readers run beside the writer, as on the server engines.
-        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(to_db_error)?;
+        // Switching a new file to WAL needs its write lock, and SQLite
+        // answers BUSY at once, without the busy handler, to a connection
+        // that must upgrade a read lock another holds: clients connecting
+        // together to a new file retry, within the same busy time.
+        let waited = std::time::Instant::now();
+        loop {
+            match conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())) {
+                Ok(()) => break,
+                Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::DatabaseBusy && waited.elapsed().as_millis() < cfg.sqlite_busy_ms as u128 => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(e) => return Err(to_db_error(e)),
+            }
+        }
         let turn = turn_of(&conn);
         Ok(LiteConn { conn, text: String::new(), turn, held: None, writes: Vec::new() })
     }
@@ -313,4 +326,36 @@ fn rows_as_text(s: &mut rusqlite::Statement<'_>) -> DbResult<Vec<Vec<Option<Stri
         out.push(v);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Clients connecting together to a new file raced to switch it to WAL:
+    // one got SQLITE_BUSY at once ("client setup failed: database is
+    // locked"), seen with 2 clients of a script that needs no tables.
+    #[test]
+    fn clients_connecting_together_to_a_new_file_all_get_in() {
+        let dir = std::env::temp_dir().join(format!("fb-wal-race-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for round in 0..30 {
+            let path = dir.join(format!("r{round}.sqlite"));
+            let cfg = ConnConfig::new(crate::db::Target::parse(&format!("sqlite:{}", path.display())).unwrap());
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    let (cfg, barrier) = (cfg.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        LiteConn::connect(&cfg).map(|_| ()).map_err(|e| e.message)
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap().unwrap_or_else(|e| panic!("round {round}: {e}"));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
