@@ -212,3 +212,16 @@ pub trait Workload: Send + Sync + 'static {
         async { Ok(()) }
     }
 }
+
+/// Waits for a family's loader tasks; the first that fails stops the
+/// others, and its error is the answer (`what` names them in a panic's
+/// message).
+pub async fn join_loaders(mut tasks: tokio::task::JoinSet<crate::error::Result<()>>, what: &str) -> crate::error::Result<()> {
+    while let Some(r) = tasks.join_next().await {
+        if let Err(e) = r.map_err(|e| crate::error::Error::Sql(format!("{what} failed: {e}")))? {
+            tasks.abort_all();
+            return Err(e);
+        }
+    }
+    Ok(())
+}

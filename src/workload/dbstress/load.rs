@@ -358,13 +358,7 @@ impl Dbstress {
                 Ok::<(), Error>(())
             });
         }
-        while let Some(r) = tasks.join_next().await {
-            if let Err(e) = r.map_err(|e| Error::Sql(format!("loader failed: {e}")))? {
-                tasks.abort_all();
-                return Err(e);
-            }
-        }
-        Ok(())
+        crate::workload::join_loaders(tasks, "loader").await
     }
 
     async fn load_piece(&self, conn: &mut Conn, p: Piece, progress: &Progress) -> Result<()> {

@@ -387,13 +387,7 @@ impl LinkBench {
                 Ok::<(), Error>(())
             });
         }
-        while let Some(r) = tasks.join_next().await {
-            if let Err(e) = r.map_err(|e| Error::Sql(format!("link loader failed: {e}")))? {
-                tasks.abort_all();
-                return Err(e);
-            }
-        }
-        Ok(())
+        crate::workload::join_loaders(tasks, "link loader").await
     }
 
     fn load_mode(&self) -> LoadMode {
