@@ -126,6 +126,27 @@ fn csv_files(target: &str) {
     let sm = std::fs::read_to_string(&stream).unwrap();
     assert!(sm.starts_with("threadID,timestamp,op,"), "{sm}");
     assert!(sm.lines().count() > 2, "{sm}");
+    // totalops is LinkBench's running total per operation; ops the count of
+    // the sample; their sums agree and never pass the run's requests.
+    let mut last: std::collections::HashMap<String, (u64, u64)> = Default::default();
+    for row in sm.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f.len(), 17, "{row}");
+        let (total, ops): (u64, u64) = (f[3].parse().unwrap(), f[5].parse().unwrap());
+        let prev = last.entry(f[2].to_string()).or_default();
+        assert_eq!(total, prev.0 + ops, "totalops is not a running total: {row}\n{sm}");
+        *prev = (total, ops);
+    }
+    let streamed: u64 = last.values().map(|v| v.0).sum();
+    let events = summary(&out)["transactions"].as_u64().unwrap();
+    assert!(streamed > 0 && streamed <= events, "{streamed} streamed of {events} requests\n{sm}");
+}
+
+/// The helper above ran for three engines at once in one directory: one
+/// run's `--csvstream` truncated another's file to nothing.
+#[test]
+fn csv_files_of_engines_tested_together_do_not_share_a_directory() {
+    assert_ne!(scratch_dir("linkbench-csv"), scratch_dir("linkbench-csv"));
 }
 
 /// The text output: sysbench lines, then LinkBench's own.

@@ -73,9 +73,13 @@ pub fn tmp_dir() -> PathBuf {
     PathBuf::from(required_env("FAIRBENCH_TEST_TMP"))
 }
 
-/// A fresh, empty directory `FAIRBENCH_TEST_TMP/scratch/<name>`.
+/// A fresh directory for one call: the name is only a hint, a counter makes
+/// it unique, so the same helper run for several engines at once (tests of
+/// one binary run in parallel) never shares, or truncates, another's files.
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = tmp_dir().join("scratch").join(name);
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = tmp_dir().join("scratch").join(format!("{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     dir

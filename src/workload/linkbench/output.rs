@@ -28,6 +28,10 @@ pub struct LinkBenchSink {
     csvstats: Option<std::path::PathBuf>,
     stream: Option<std::io::BufWriter<std::fs::File>>,
     stream_path: Option<std::path::PathBuf>,
+    /// Requests and errors so far, per operation and in all: LinkBench's
+    /// `totalops` and `totalerrors` columns are running totals.
+    stream_totals: Vec<u64>,
+    stream_errors: u64,
     pub requests_expected: u64,
 }
 
@@ -68,6 +72,8 @@ impl LinkBenchSink {
             csvstats: w.csvstats.clone(),
             stream: None,
             stream_path: w.csvstream.clone(),
+            stream_totals: Vec::new(),
+            stream_errors: 0,
             requests_expected: w.requests_total,
         }
     }
@@ -84,11 +90,25 @@ impl LinkBenchSink {
         }
     }
 
-    fn stream_interval(&mut self, iv: &Interval, totals: &[u64]) {
+    fn stream_interval(&mut self, iv: &Interval) {
         let Some(s) = self.stream.as_mut() else { return };
+        let totals = &mut self.stream_totals;
+        totals.resize(totals.len().max(iv.w.kinds.len()), 0);
+        for (t, k) in totals.iter_mut().zip(&iv.w.kinds) {
+            *t += k.events;
+        }
+        self.stream_errors += iv.w.errors;
+        // LinkBench writes the sample's duration in milliseconds under the
+        // header `sampleDuration_us`; files read by its tools expect that.
+        let sample_ms = (iv.secs * 1e3).round() as u64;
         let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         for (i, k) in iv.w.kinds.iter().enumerate() {
+            if totals[i] == 0 {
+                continue;
+            }
             if k.events == 0 {
+                // LinkBench's row for an operation without samples this time.
+                let _ = writeln!(s, "all,{ts},{},{},{},0,{},0,,,,,,,,,", OPS.get(i).copied().unwrap_or("?"), totals[i], self.stream_errors, sample_ms);
                 continue;
             }
             let h = &k.lat;
@@ -97,10 +117,10 @@ impl LinkBenchSink {
                 s,
                 "all,{ts},{},{},{},{},{},{},{:.1},{},{},{},{},{},{},{},{}",
                 OPS.get(i).copied().unwrap_or("?"),
-                totals.get(i).copied().unwrap_or(0),
-                iv.w.errors,
+                totals[i],
+                self.stream_errors,
                 k.events,
-                (iv.secs * 1e6) as u64,
+                sample_ms,
                 k.events,
                 h.mean(),
                 h.min(),
@@ -151,10 +171,7 @@ impl Sink for LinkBenchSink {
             return;
         }
         self.done += iv.w.events;
-        if self.stream.is_some() {
-            let totals: Vec<u64> = iv.w.kinds.iter().map(|k| k.events).collect();
-            self.stream_interval(iv, &totals);
-        }
+        self.stream_interval(iv);
         if !self.json && self.progressfreq > 0.0 && iv.t >= self.next_progress {
             self.next_progress += self.progressfreq;
             let expected = if self.expected > 0 { self.expected.to_string() } else { "-".into() };
