@@ -228,3 +228,65 @@ fn ctrl_c_during_start_leaves_nothing_running() {
     let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// Two registries know nothing of each other's claims: both took the first
+/// free port, one server could not bind it and exited, and its start
+/// passed because the readiness probe reached the other's server (the
+/// scenario test's import then met that server being stopped).
+#[test]
+fn sandboxes_of_two_registries_started_together_each_get_their_own_server() {
+    for engine in ["mariadb", "postgres"] {
+        let roots = [scratch(&format!("race-a-{engine}")), scratch(&format!("race-b-{engine}"))];
+        let children: Vec<_> = roots
+            .iter()
+            .map(|r| {
+                fairbench()
+                    .args(["server", "start", engine, "--env"])
+                    .args(SMALL)
+                    .env("FAIRBENCH_SANDBOX_ROOT", r)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+        let field = |o: &Output, k: &str| stdout(o).lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim_matches('\'').to_string()));
+        // Ours answers on the port: the server there names its data directory.
+        let seen: Vec<_> = outs.iter().map(|o| field(o, "export FAIRBENCH_SANDBOX_URL=").map(|u| data_directory(engine, &u))).collect();
+        // Both stopped before any assertion.
+        for (o, r) in outs.iter().zip(&roots) {
+            if let Some(d) = field(o, "export FAIRBENCH_SANDBOX_DIR=") {
+                let _ = fairbench().args(["server", "stop", &d]).env("FAIRBENCH_SANDBOX_ROOT", r).output();
+            }
+        }
+        for (o, seen) in outs.iter().zip(seen) {
+            assert!(o.status.success(), "{engine}: {}", String::from_utf8_lossy(&o.stderr));
+            let (dir, seen) = (field(o, "export FAIRBENCH_SANDBOX_DIR=").unwrap(), seen.unwrap());
+            assert!(seen.contains(&dir), "{engine}: the server on its port is not the one in {dir}:\n{seen}");
+        }
+        let port = |o: &Output| field(o, "export FAIRBENCH_SANDBOX_PORT=");
+        assert_ne!(port(&outs[0]), port(&outs[1]), "{engine}");
+    }
+}
+
+/// The data directory of the server at a sandbox URL, asked over TCP with
+/// the engine's own client.
+fn data_directory(engine: &str, url: &str) -> String {
+    let (user, rest) = url.split_once("://").unwrap().1.split_once(':').unwrap();
+    let (pass, rest) = rest.split_once('@').unwrap();
+    let port = rest.split_once(':').unwrap().1.split_once('/').unwrap().0;
+    let mut c = if engine == "mariadb" {
+        let mut c = std::process::Command::new("mariadb");
+        c.args(["--no-defaults", "--protocol=TCP", "-h127.0.0.1", "-N", "-B", "-e", "SELECT @@datadir"]).arg(format!("-P{port}")).arg(format!("-u{user}")).env("MYSQL_PWD", pass);
+        c
+    } else {
+        let bin =
+            ["/usr/lib/postgresql"].iter().flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten()).map(|e| e.path().join("bin/psql")).find(|p| p.exists()).unwrap_or_else(|| "psql".into());
+        let mut c = std::process::Command::new(bin);
+        c.args(["-X", "-A", "-t", "-h", "127.0.0.1", "-p", port, "-U", user, "-d", "postgres", "-c", "SHOW data_directory"]).env("PGPASSWORD", pass);
+        c
+    };
+    let o = c.output().unwrap();
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}

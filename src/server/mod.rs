@@ -376,6 +376,24 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
         settings.retain(|(s, _)| *s != n);
         settings.push((n, v.clone()));
     }
+    // Another program (or a sandbox of another registry) can bind the port
+    // between the claim and the server's start: the server then exits on
+    // "Address already in use" and the next free port is tried.
+    let mut attempts = if o.port.is_some() { 1 } else { 5 };
+    loop {
+        attempts -= 1;
+        match start_once(o, &b, &user, &ver, &resolved.name, &settings, &notes) {
+            Err(e) if attempts > 0 && matches!(&e, Error::Io(m) if m.contains(PORT_TAKEN)) => continue,
+            r => return r,
+        }
+    }
+}
+
+/// What a server's log says when its port was bound by another process.
+const PORT_TAKEN: &str = "Address already in use";
+
+#[allow(clippy::too_many_arguments)]
+fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile: &str, settings: &[(String, String)], notes: &[String]) -> Result<Sandbox> {
     let (port, entry) = claim(o.kind, o.port)?;
     let (dir, owns_dir) = match &o.dir {
         Some(d) => (d.clone(), !d.exists()),
@@ -384,7 +402,7 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
     let sb = Sandbox {
         name: format!("{}-{port}", o.kind.name()),
         engine: o.kind.name().into(),
-        version: ver,
+        version: ver.to_string(),
         dir: dir.clone(),
         port,
         socket: match o.kind {
@@ -392,9 +410,9 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
             Kind::Postgres => dir.clone(),
         },
         url: format!("{}://{}:{}@127.0.0.1:{port}/{}", if o.kind == Kind::Mariadb { "mysql" } else { "postgres" }, o.user, o.password, o.database),
-        profile: resolved.name.clone(),
-        settings,
-        notes,
+        profile: profile.to_string(),
+        settings: settings.to_vec(),
+        notes: notes.to_vec(),
         owns_dir,
     };
     let r = (|| {
@@ -405,8 +423,8 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
         let _ = fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755));
         write_state(&sb)?;
         match o.kind {
-            Kind::Mariadb => start_mariadb(o, &sb, &b, &user),
-            Kind::Postgres => start_postgres(o, &sb, &b, &user),
+            Kind::Mariadb => start_mariadb(o, &sb, b, user),
+            Kind::Postgres => start_postgres(o, &sb, b, user),
         }
     })();
     match r {
@@ -428,14 +446,18 @@ fn write_state(sb: &Sandbox) -> Result<()> {
 fn wait_ready(sb: &Sandbox, probe: &mut dyn FnMut() -> bool, alive: &mut dyn FnMut() -> bool, log: &Path, timeout: Duration) -> Result<()> {
     let end = Instant::now() + timeout;
     loop {
+        // Alive first: a probe that reaches another server on the port must
+        // not pass for ours (the probes also compare the data directory).
+        if !alive() {
+            let text = fs::read_to_string(log).unwrap_or_default();
+            let why = if text.contains(PORT_TAKEN) { format!("port {} on 127.0.0.1: {PORT_TAKEN}", sb.port) } else { last_line(log) };
+            return Err(Error::Io(format!("{} exited during start-up: {why} (log: {})", sb.engine, log.display())));
+        }
         if probe() {
             return Ok(());
         }
         if crate::model::interrupted() {
             return Err(Error::Interrupted);
-        }
-        if !alive() {
-            return Err(Error::Io(format!("{} exited during start-up: {} (log: {})", sb.engine, last_line(log), log.display())));
         }
         if Instant::now() > end {
             return Err(Error::Io(format!("{} did not accept connections on 127.0.0.1:{} within {}s (log: {})", sb.engine, sb.port, timeout.as_secs(), log.display())));
@@ -520,7 +542,8 @@ fn start_mariadb(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -
     c.process_group(0).current_dir("/").stdin(Stdio::null()).stdout(log_file(&d.join("stdout.log"))?).stderr(log_file(&d.join("stdout.log"))?);
     let mut child = c.spawn().map_err(|e| io(b.server.display(), e))?;
     fs::write(d.join("launch.pid"), child.id().to_string()).map_err(|e| io(d.display(), e))?;
-    let mut probe = || mariadb_sql(b, sb, &o.user, &o.password, "SELECT 1").is_ok();
+    let datadir = d.join("data");
+    let mut probe = || mariadb_sql(b, sb, &o.user, &o.password, "SELECT @@datadir").is_ok_and(|out| same_dir(out.trim(), &datadir));
     let mut alive = || matches!(child.try_wait(), Ok(None));
     wait_ready(sb, &mut probe, &mut alive, &d.join("error.log"), o.timeout)
 }
@@ -542,6 +565,13 @@ fn mariadb_sql(b: &Bins, sb: &Sandbox, user: &str, password: &str, sql: &str) ->
     } else {
         Err(String::from_utf8_lossy(&o.stderr).trim().to_string())
     }
+}
+
+/// Is the data directory a server reports this sandbox's? (trailing `/`
+/// and symlinks aside)
+fn same_dir(reported: &str, ours: &Path) -> bool {
+    let canon = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(Path::new(reported.trim_end_matches('/'))) == canon(ours)
 }
 
 fn pg_quote(v: &str) -> String {
@@ -593,7 +623,7 @@ fn start_postgres(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) 
     c.process_group(0).stdout(log_file(&ctl_log)?).stderr(log_file(&ctl_log)?);
     let child = c.spawn().map_err(|e| io(ctl.display(), e))?;
     wait_child(child, "pg_ctl start", &ctl_log, o.timeout)?;
-    let mut probe = || pg_sql(b, sb, &o.user, &o.password, "postgres", "SELECT 1").is_ok();
+    let mut probe = || pg_sql(b, sb, &o.user, &o.password, "postgres", "SHOW data_directory").is_ok_and(|out| same_dir(out.trim(), &data));
     let pidfile = data.join("postmaster.pid");
     let mut alive = || pidfile.exists();
     // postmaster.pid appears a moment after pg_ctl returns.
