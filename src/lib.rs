@@ -11,6 +11,7 @@ pub mod error;
 pub mod label;
 pub mod model;
 pub mod rand;
+mod relay;
 pub mod report;
 pub mod runner;
 pub mod scenario;
@@ -60,15 +61,19 @@ pub fn main_entry() -> i32 {
     // transaction: nothing is lost by stopping them at once.
     let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Merge(_) | Cmd::Env(_) | Cmd::Explain { .. });
     runner::install_signal_handlers(at_once);
-    if at_once || matches!(cli.cmd, Cmd::Check(_)) {
+    let relay = if at_once || matches!(cli.cmd, Cmd::Check(_)) {
         // Commands that only report end quietly when their reader goes away
         // (`| head`), as Unix tools do: printing to a closed pipe would
         // otherwise panic.
         // SAFETY: restores the default action of one signal before any thread starts.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    }
+        None
+    } else {
+        // The others have something to save: they go on to the end.
+        relay::install()
+    };
     runner::start_stop_watchdog();
-    match run(cli) {
+    let code = match run(cli) {
         Ok(()) => exit::OK,
         Err(e) => {
             if !matches!(e, Error::Interrupted) {
@@ -76,7 +81,11 @@ pub fn main_entry() -> i32 {
             }
             e.exit_code()
         }
+    };
+    if let Some(r) = relay {
+        r.finish();
     }
+    code
 }
 
 pub fn run(cli: cli::Cli) -> Result<()> {

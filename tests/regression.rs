@@ -979,3 +979,33 @@ fn label_prefix_cut_inside_a_character() {
         assert!(!err.contains("panicked") && err.trim().lines().count() == 1, "{label}: {err}");
     }
 }
+
+// Output into a pipe whose reader went away.
+
+/// `fairbench run ... | head -1` panicked ("failed printing to stdout:
+/// Broken pipe") at the next per-second line, and the run it had measured
+/// was never stored. It must go on to the end, exit 0 and store the run.
+#[test]
+fn run_piped_into_head_neither_panics_nor_loses_the_run() {
+    let s = Scratch::new("pipe");
+    let t = s.target("db.sqlite");
+    s.run(&["prepare", "oltp_point_select", "--tables", "1", "--table-size", "100", "--target", &t]);
+    let mut child = fairbench()
+        .current_dir(s.dir.path())
+        .args(["run", "oltp_point_select", "--tables", "1", "--table-size", "100", "--time", "3", "--report-interval", "1", "--target", &t, "--results"])
+        .arg(s.store())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one line, then close the pipe as `head -1` does.
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(&mut out, &mut first).unwrap();
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(s.export().len(), 1, "the run was not stored: {err}");
+}
