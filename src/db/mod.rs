@@ -218,6 +218,15 @@ impl Conn {
         self.cfg.target.engine
     }
 
+    /// A connection pooler answering for the server (PostgreSQL over the
+    /// built-in client), found when the connection opened.
+    pub fn pooler(&self) -> Option<fast::pg::Pooler> {
+        match &self.inner {
+            Inner::PgFast(c) => c.pooler(),
+            _ => None,
+        }
+    }
+
     /// A flag the runner sets when the run ends (deadline, Ctrl-C, a fatal
     /// error elsewhere): a client waiting for its turn to write stops waiting.
     pub fn stop_waits_on(&mut self, stop: Arc<AtomicBool>) {
@@ -327,6 +336,9 @@ impl Conn {
     }
 
     fn classify(&self, mut e: DbError) -> DbError {
+        if self.cfg.target.engine == Engine::Postgres && is_lost_statement(&e) {
+            e.message = LOST_STATEMENT.into();
+        }
         if e.kind == ErrKind::Fatal {
             let retry = match self.cfg.target.engine {
                 Engine::Mysql => self.cfg.mysql_ignore.contains(&e.code),
@@ -339,6 +351,18 @@ impl Conn {
         }
         e
     }
+}
+
+/// What a statement prepared in one transaction and missing in the next
+/// means, and what to do about it.
+pub const LOST_STATEMENT: &str =
+    "a prepared statement vanished between transactions: a pooler in transaction mode (pgbouncer) is in front of the server; run with --db-ps-mode=disable, or use session pooling";
+
+/// PostgreSQL's 'prepared statement "s3" does not exist' (26000) for one of
+/// fairbench's own statements: the session it was prepared in is not the
+/// one that ran it.
+fn is_lost_statement(e: &DbError) -> bool {
+    e.code == "26000" && e.message.starts_with("prepared statement \"s")
 }
 
 async fn drop_inner(inner: Inner) {

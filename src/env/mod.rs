@@ -69,6 +69,10 @@ pub struct Server {
     /// The negotiated cipher, when TLS is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_cipher: Option<String>,
+    /// A connection pooler answering for the server (pgbouncer), and how
+    /// fairbench sends statements through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<String>,
 }
 
 impl Server {
@@ -384,6 +388,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
             // Always one row: no pg_stat_ssl row means no TLS; no row at all means the query failed.
             let ssl = rows(c, "SELECT COALESCE((SELECT CASE WHEN ssl THEN COALESCE(cipher, 'unknown cipher') ELSE '' END FROM pg_stat_ssl WHERE pid = pg_backend_pid()), '')", errors).await;
             (s.tls, s.tls_cipher) = tls_of(ssl.first().and_then(|r| r.first()).map(String::as_str));
+            s.pooler = c.pooler().map(|p| pooler_text(p, cfg.prepared));
         }
         Engine::Sqlite => {
             for p in ["synchronous", "journal_mode", "cache_size", "page_size", "page_count", "mmap_size", "wal_autocheckpoint", "locking_mode", "temp_store", "foreign_keys", "cache_spill"] {
@@ -404,6 +409,12 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
         }
     }
     s
+}
+
+/// The pooler as recorded: the evidence, and the statement form used through it.
+fn pooler_text(p: crate::db::fast::pg::Pooler, prepared: bool) -> String {
+    let form = if prepared { "statements unnamed, parsed with each execution" } else { "statements as text (--db-ps-mode=disable)" };
+    format!("pooler in front of the server (cancel key pid {} is not the server process {}); {form}", p.key_pid, p.backend_pid)
 }
 
 /// TLS state from the cipher the server reports for the session: empty is

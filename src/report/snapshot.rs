@@ -24,6 +24,9 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     if let Some(t) = tls_text(&s.server) {
         p(format!("  connection: {t}"));
     }
+    if let Some(pl) = &s.server.pooler {
+        p(format!("  {pl}"));
+    }
     let d = durability(&s.server);
     p(format!("  durability: {} ({})", d.class.name(), d.evidence.join(", ")));
     p(format!("  status counters: {}", s.server.status.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")));
