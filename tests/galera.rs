@@ -162,6 +162,7 @@ fn galera_spreads_clients_counts_nodes_retries_conflicts_and_survives_a_killed_n
     assert!(last[0] > 0 && last[1] > 0 && last[2] == 0, "{per_second:?}");
     // The kill shows as a second with fewer events than the seconds before it.
     let totals: Vec<u64> = per_second.iter().map(|v| v.iter().sum()).collect();
+    eprintln!("events per second and node around the kill: {per_second:?}");
     let before = totals[1..3].iter().copied().max().unwrap();
     assert!(totals[3..].iter().any(|&t| t * 2 < before), "no gap visible per second: {totals:?}");
 }

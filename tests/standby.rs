@@ -161,6 +161,8 @@ fn read_only_on_a_caught_up_standby_records_it_without_a_lag_finding() {
     wait_caught_up(&p, &s);
     let env = stdout(&run_ok(fairbench().args(["env", "--target", &url(s.port)])));
     assert!(env.contains("standby (in recovery): replay 0.0 s behind"), "{env}");
+    // pg_current_wal_lsn() is an error during recovery: the capture must not send it there.
+    assert!(!env.contains("Not captured"), "{env}");
     let primary_env = stdout(&run_ok(fairbench().args(["env", "--target", &url(p.port)])));
     assert!(!primary_env.contains("standby (in recovery)") && primary_env.contains("standbys=1"), "{primary_env}");
     let store = scratch_dir("standby-store").join("r.sqlite");
