@@ -95,8 +95,10 @@ fb_install_missing() {
         # tests/lua.rs runs unmodified; the openssl CLI makes the servers' throwaway TLS
         # certificates; chromium renders the reports in tests.
         # The storage engines of `fairbench scenario engines` (MyRocks, S3, lz4 page compression).
+        # The cluster targets of tests/pooler.rs, tests/standby.rs and tests/galera.rs:
+        # pgbouncer and the Galera provider.
         for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make \
-            mariadb-plugin-rocksdb mariadb-plugin-s3 mariadb-plugin-provider-lz4 chromium; do
+            mariadb-plugin-rocksdb mariadb-plugin-s3 mariadb-plugin-provider-lz4 chromium pgbouncer galera-4; do
             fb_pkg_installed "$p" || missing+=("$p")
         done
         [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)

@@ -455,6 +455,39 @@ pub fn rule_unfinished(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
+/// Replication lag beyond which reads on a standby are judged not
+/// comparable: a standby more than a second behind is replaying a backlog
+/// while it serves the reads (replay competes for CPU and IO, and the reads
+/// see data older than the primary's).
+pub const STANDBY_LAG_LIMIT_S: f64 = 1.0;
+
+/// The largest replication lag a run on a standby saw, at its start and
+/// end and in every sample; None when it did not run on a standby.
+pub fn standby_lag(r: &RunRecord) -> Option<f64> {
+    let snaps = [r.env_start.as_ref(), r.env_end.as_ref()];
+    let on_standby = snaps.iter().flatten().any(|e| e.server.status.get("in_recovery").copied() == Some(1.0));
+    if !on_standby {
+        return None;
+    }
+    let ends = snaps.into_iter().flatten().filter_map(|e| e.server.status.get("replication_lag_s").copied());
+    let sampled = r.levels.iter().flat_map(|l| &l.samples).filter_map(|s| s.sample.gauges.get("replication_lag_s").copied());
+    Some(ends.chain(sampled).fold(0.0, f64::max))
+}
+
+pub fn rule_standby_lag(r: &RunRecord) -> Vec<Finding> {
+    match standby_lag(r) {
+        Some(lag) if lag > STANDBY_LAG_LIMIT_S => vec![finding(
+            "standby-lag",
+            Severity::Warning,
+            vec![r.id],
+            format!("run {} read from a standby up to {lag:.1} s behind its primary (limit {STANDBY_LAG_LIMIT_S} s)", r.id),
+            vec![format!("replication_lag_s max {lag:.1} (pg_last_xact_replay_timestamp with WAL waiting to be replayed)")],
+            "a lagging standby replays a backlog while it serves the reads, and answers from older data: compare standbys that are caught up (check recovery_min_apply_delay, replay conflicts, the primary's write load)",
+        )],
+        _ => vec![],
+    }
+}
+
 /// Every rule about one run.
 pub fn single(r: &RunRecord) -> Vec<Finding> {
     let mut v = Vec::new();
@@ -467,6 +500,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_working_set(r));
     v.extend(rule_rate_not_sustained(r));
     v.extend(rule_qps_trx(r));
+    v.extend(rule_standby_lag(r));
     v
 }
 

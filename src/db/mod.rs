@@ -176,22 +176,50 @@ pub struct Conn {
     inner: Inner,
     pub set: Arc<StatementSet>,
     cfg: Arc<ConnConfig>,
-    /// Which host of a host list this connection uses (round-robin).
+    /// Which host of a host list this connection uses: the client's
+    /// number at first (round-robin), another host after a failover.
     host_index: usize,
+    /// The client's number, which spreads failovers over the other hosts.
+    client: usize,
     /// Set when the run ends: waits inside the client (a SQLite writer's
     /// turn) give up instead of holding the run open.
     stop: Option<Arc<AtomicBool>>,
 }
 
 impl Conn {
-    pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, host_index: usize) -> DbResult<Conn> {
-        let inner = Self::open(&cfg, host_index).await?;
-        let mut c = Conn { inner, set, cfg, host_index, stop: None };
+    pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
+        let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
+        let mut c = Conn { inner, set, cfg, host_index, client, stop: None };
         let session: Vec<String> = c.cfg.session_sql.clone();
         for s in &session {
             c.query(s).await?;
         }
         Ok(c)
+    }
+
+    /// Opens a connection to host `host_index`; when that host refuses it
+    /// (down, not reachable) and the target lists several, the others in
+    /// turn. The clients of one failed host start at different others
+    /// (by client number), so they spread over the survivors instead of
+    /// all landing on the next one. Returns the host that answered.
+    async fn open_any(cfg: &ConnConfig, host_index: usize, client: usize) -> DbResult<(Inner, usize)> {
+        let first = Self::open(cfg, host_index).await;
+        let n = cfg.target.hosts.len();
+        match first {
+            Ok(c) => Ok((c, host_index)),
+            Err(e) if e.kind == ErrKind::Connect && n > 1 && cfg.target.socket.is_none() => {
+                let mut last = e;
+                for h in failover_order(host_index % n, client, n) {
+                    match Self::open(cfg, h).await {
+                        Ok(c) => return Ok((c, h)),
+                        Err(e) if e.kind == ErrKind::Connect => last = e,
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(last)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     async fn open(cfg: &ConnConfig, host_index: usize) -> DbResult<Inner> {
@@ -218,6 +246,26 @@ impl Conn {
         self.cfg.target.engine
     }
 
+    /// A connection pooler answering for the server (PostgreSQL over the
+    /// built-in client), found when the connection opened.
+    pub fn pooler(&self) -> Option<fast::pg::Pooler> {
+        match &self.inner {
+            Inner::PgFast(c) => c.pooler(),
+            _ => None,
+        }
+    }
+
+    /// The position in the target's host list of the host this connection
+    /// uses now (0 with a single host).
+    pub fn host(&self) -> usize {
+        self.host_index % self.cfg.target.hosts.len().max(1)
+    }
+
+    /// How many hosts the target lists.
+    pub fn hosts(&self) -> usize {
+        self.cfg.target.hosts.len()
+    }
+
     /// A flag the runner sets when the run ends (deadline, Ctrl-C, a fatal
     /// error elsewhere): a client waiting for its turn to write stops waiting.
     pub fn stop_waits_on(&mut self, stop: Arc<AtomicBool>) {
@@ -232,7 +280,8 @@ impl Conn {
     /// Drop the connection and open a new one (statements are prepared again
     /// on first use).
     pub async fn reconnect(&mut self) -> DbResult<()> {
-        let inner = Self::open(&self.cfg, self.host_index).await?;
+        let (inner, host) = Self::open_any(&self.cfg, self.host_index, self.client).await?;
+        self.host_index = host;
         let old = std::mem::replace(&mut self.inner, inner);
         drop_inner(old).await;
         let session: Vec<String> = self.cfg.session_sql.clone();
@@ -327,6 +376,9 @@ impl Conn {
     }
 
     fn classify(&self, mut e: DbError) -> DbError {
+        if self.cfg.target.engine == Engine::Postgres && is_lost_statement(&e) {
+            e.message = LOST_STATEMENT.into();
+        }
         if e.kind == ErrKind::Fatal {
             let retry = match self.cfg.target.engine {
                 Engine::Mysql => self.cfg.mysql_ignore.contains(&e.code),
@@ -339,6 +391,26 @@ impl Conn {
         }
         e
     }
+}
+
+/// The hosts other than `failed` of `n`, in the order client `client`
+/// tries them: each client of a failed host starts at a different one.
+fn failover_order(failed: usize, client: usize, n: usize) -> impl Iterator<Item = usize> {
+    let others = n - 1;
+    let start = (client / n) % others;
+    (0..others).map(move |k| (failed + 1 + (start + k) % others) % n)
+}
+
+/// What a statement prepared in one transaction and missing in the next
+/// means, and what to do about it.
+pub const LOST_STATEMENT: &str =
+    "a prepared statement vanished between transactions: a pooler in transaction mode (pgbouncer) is in front of the server; run with --db-ps-mode=disable, or use session pooling";
+
+/// PostgreSQL's 'prepared statement "s3" does not exist' (26000) for one of
+/// fairbench's own statements: the session it was prepared in is not the
+/// one that ran it.
+fn is_lost_statement(e: &DbError) -> bool {
+    e.code == "26000" && e.message.starts_with("prepared statement \"s")
 }
 
 async fn drop_inner(inner: Inner) {
@@ -591,6 +663,16 @@ mod tests {
     #[test]
     fn dollar_rewrite() {
         assert_eq!(dollar_params("SELECT c FROM t WHERE id BETWEEN ? AND ?"), "SELECT c FROM t WHERE id BETWEEN $1 AND $2");
+    }
+
+    #[test]
+    fn failover_spreads_a_failed_hosts_clients_over_the_others() {
+        // Clients 2, 5, 8, 11 of 3 hosts use host 2; when it fails they go to 0, 1, 0, 1 first.
+        let firsts: Vec<usize> = [2, 5, 8, 11].iter().map(|&c| failover_order(2, c, 3).next().unwrap()).collect();
+        assert_eq!(firsts, vec![0, 1, 0, 1]);
+        let all: Vec<usize> = failover_order(1, 4, 4).collect();
+        assert_eq!(all, vec![3, 0, 2]);
+        assert_eq!(failover_order(0, 0, 2).collect::<Vec<_>>(), vec![1]);
     }
 
     #[test]

@@ -69,6 +69,10 @@ pub struct Server {
     /// The negotiated cipher, when TLS is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_cipher: Option<String>,
+    /// A connection pooler answering for the server (pgbouncer), and how
+    /// fairbench sends statements through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<String>,
 }
 
 impl Server {
@@ -125,7 +129,10 @@ const MY_COUNTERS: &[&str] = &[
     "Questions",
 ];
 const MY_GAUGES: &[&str] = &["Innodb_buffer_pool_pages_dirty", "Innodb_history_list_length", "Innodb_buffer_pool_pages_total"];
-const PG_GAUGES: &[&str] = &[];
+/// PostgreSQL gauges: on a standby whether it is in recovery, how far its
+/// replay is behind (seconds, and bytes received but not replayed); on a
+/// primary how many standbys stream from it and the largest replay lag they report.
+const PG_GAUGES: &[&str] = &["in_recovery", "replication_lag_s", "replay_lag_bytes", "standbys", "standby_replay_lag_s"];
 
 pub fn is_gauge(name: &str) -> bool {
     MY_GAUGES.contains(&name) || PG_GAUGES.contains(&name)
@@ -384,6 +391,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
             // Always one row: no pg_stat_ssl row means no TLS; no row at all means the query failed.
             let ssl = rows(c, "SELECT COALESCE((SELECT CASE WHEN ssl THEN COALESCE(cipher, 'unknown cipher') ELSE '' END FROM pg_stat_ssl WHERE pid = pg_backend_pid()), '')", errors).await;
             (s.tls, s.tls_cipher) = tls_of(ssl.first().and_then(|r| r.first()).map(String::as_str));
+            s.pooler = c.pooler().map(|p| pooler_text(p, cfg.prepared));
         }
         Engine::Sqlite => {
             for p in ["synchronous", "journal_mode", "cache_size", "page_size", "page_count", "mmap_size", "wal_autocheckpoint", "locking_mode", "temp_store", "foreign_keys", "cache_spill"] {
@@ -404,6 +412,12 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
         }
     }
     s
+}
+
+/// The pooler as recorded: the evidence, and the statement form used through it.
+fn pooler_text(p: crate::db::fast::pg::Pooler, prepared: bool) -> String {
+    let form = if prepared { "statements unnamed, parsed with each execution" } else { "statements as text (--db-ps-mode=disable)" };
+    format!("pooler in front of the server (cancel key pid {} is not the server process {}); {form}", p.key_pid, p.backend_pid)
 }
 
 /// TLS state from the cipher the server reports for the session: empty is
@@ -451,7 +465,20 @@ async fn pg_status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>)
     };
     let db = ["blks_read", "blks_hit", "xact_commit", "xact_rollback", "tup_inserted", "tup_updated", "tup_deleted"];
     put(&db, rows(c, &format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", db.join(", ")), errors).await);
-    put(&["wal_bytes"], rows(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')", errors).await);
+    let recovery = rows(c, "SELECT pg_is_in_recovery()", errors).await.first().and_then(|r| r.first()).map(|v| v == "t");
+    if let Some(r) = recovery {
+        put(&["in_recovery"], vec![vec![if r { "1" } else { "0" }.to_string()]]);
+    }
+    if recovery == Some(true) {
+        // A standby with nothing left to replay is caught up however old
+        // its last replayed commit is (an idle primary sends none); with
+        // WAL waiting, the lag is the age of the last commit it replayed.
+        put(&["replication_lag_s", "replay_lag_bytes"], rows(c, STANDBY_LAG, errors).await);
+    } else {
+        // pg_current_wal_lsn() is an error during recovery: only on a primary.
+        put(&["wal_bytes"], rows(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')", errors).await);
+        put(&["standbys", "standby_replay_lag_s"], rows(c, "SELECT count(*), COALESCE(MAX(EXTRACT(EPOCH FROM replay_lag)), 0) FROM pg_stat_replication", errors).await);
+    }
     // Checkpoint counters moved to pg_stat_checkpointer in PostgreSQL 17.
     match version {
         Some(v) if v >= 170000 => {
@@ -465,6 +492,21 @@ async fn pg_status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>)
         None => errors.push("checkpoint counters: the server's version is unknown, so its view of them is too".into()),
     }
     m
+}
+
+/// On a standby: seconds behind and bytes received but not replayed.
+const STANDBY_LAG: &str = "SELECT CASE WHEN pg_last_wal_receive_lsn() > pg_last_wal_replay_lsn() \
+     THEN COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) ELSE 0 END, \
+     COALESCE(GREATEST(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()), 0), 0)";
+
+/// "standby, 2.5 s behind (...)" when the server is a standby; None otherwise.
+pub fn standby_text(s: &Server) -> Option<String> {
+    if s.status.get("in_recovery").copied() != Some(1.0) {
+        return None;
+    }
+    let lag = s.status.get("replication_lag_s").copied().unwrap_or(0.0);
+    let bytes = s.status.get("replay_lag_bytes").copied().unwrap_or(0.0);
+    Some(format!("standby (in recovery): replay {lag:.1} s behind, {} received and not yet replayed", human_bytes(bytes)))
 }
 
 /// A full snapshot now: host, then the server through `c` (when connected).

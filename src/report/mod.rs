@@ -73,6 +73,9 @@ impl Sink for Console {
                 if rate_mode {
                     let _ = writeln!(o, "[ {:.0}s ] queue length: {}, concurrency: {}", iv.t, iv.w.queue_len, iv.w.busy);
                 }
+                if let Some(l) = nodes_line(iv) {
+                    let _ = writeln!(o, "{l}");
+                }
             }
             Format::Json => {
                 let _ = writeln!(o, "{}", interval_json(iv, self.percentile, rate_mode));
@@ -102,6 +105,23 @@ pub fn interval_line(iv: &Interval, percentile: u32) -> String {
     )
 }
 
+/// A cluster target's events per second on each node, in the target's
+/// order, after the sysbench line (which stays as sysbench prints it).
+pub fn nodes_line(iv: &Interval) -> Option<String> {
+    if iv.w.per_host.is_empty() {
+        return None;
+    }
+    let s = iv.secs.max(1e-9);
+    let per: Vec<String> = iv.w.per_host.iter().map(|&n| format!("{:.2}", n as f64 / s)).collect();
+    Some(format!("[ {:.0}s ] tps per node: {}", iv.t, per.join(" / ")))
+}
+
+/// The `host:port` of each node a run's target lists, for its per-node figures.
+fn node_names(info: &RunInfo, n: usize) -> Vec<String> {
+    let hosts = crate::db::Target::parse(&info.target).map(|t| t.hosts).unwrap_or_default();
+    (0..n).map(|i| hosts.get(i).map(|(h, p)| format!("{h}:{p}")).unwrap_or_else(|| format!("node {}", i + 1))).collect()
+}
+
 pub fn interval_json(iv: &Interval, percentile: u32, rate_mode: bool) -> Value {
     let s = iv.secs.max(1e-9);
     let w = &iv.w;
@@ -126,6 +146,7 @@ pub fn interval_json(iv: &Interval, percentile: u32, rate_mode: bool) -> Value {
         "concurrency": if rate_mode { json!(w.busy) } else { Value::Null },
         "dropped": w.dropped,
         "cpu_cores": (iv.cpu_user_s + iv.cpu_sys_s) / s,
+        "events_per_node": if iv.w.per_host.is_empty() { Value::Null } else { json!(iv.w.per_host) },
     })
 }
 
@@ -243,6 +264,12 @@ pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
             if k.lat.is_empty() { 0.0 } else { k.lat.max() as f64 / 1000.0 }
         ));
     }
+    if !t.per_host.is_empty() {
+        p("Events by node (the target's hosts):".into());
+        for (name, &n) in node_names(info, t.per_host.len()).iter().zip(&t.per_host) {
+            p(format!("    {name:<22} {n:>9} events ({:.2}/s, {:.1}%)", n as f64 / secs, n as f64 * 100.0 / t.events.max(1) as f64));
+        }
+    }
     if !t.errors_by_code.is_empty() {
         let parts: Vec<String> = t.errors_by_code.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         p(format!("Errors by code: {}", parts.join(", ")));
@@ -323,6 +350,11 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
             "name": info.steps.get(i).cloned().unwrap_or_default(),
             "count": k.events,
             "latency_ms": lat_obj(&k.lat),
+        })).collect::<Vec<_>>(),
+        "nodes": node_names(info, t.per_host.len()).into_iter().zip(&t.per_host).map(|(node, &n)| json!({
+            "node": node,
+            "events": n,
+            "eps": n as f64 / secs,
         })).collect::<Vec<_>>(),
         "options": opts,
     })

@@ -1,7 +1,7 @@
 //! The text of an environment snapshot (`fairbench env`).
 
 use crate::env::durability::durability;
-use crate::env::{human_bytes, tls_text, Snapshot};
+use crate::env::{human_bytes, standby_text, tls_text, Snapshot};
 
 /// `fairbench env`: a snapshot now, as text.
 pub fn snapshot_text(s: &Snapshot) -> String {
@@ -23,6 +23,12 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     }
     if let Some(t) = tls_text(&s.server) {
         p(format!("  connection: {t}"));
+    }
+    if let Some(pl) = &s.server.pooler {
+        p(format!("  {pl}"));
+    }
+    if let Some(sb) = standby_text(&s.server) {
+        p(format!("  {sb}"));
     }
     let d = durability(&s.server);
     p(format!("  durability: {} ({})", d.class.name(), d.evidence.join(", ")));

@@ -523,6 +523,8 @@ async fn client<W: Workload>(
     // SQLite calls complete without ever suspending: give the worker's
     // ticker (and arrival generator) a turn after every event.
     let must_yield = conn.engine() == Engine::Sqlite;
+    // A cluster's nodes in the target: events are counted per node.
+    let hosts = conn.hosts();
     let mut done = 0u64;
     while done < quota && !local.stop.get() {
         let intended = if rate_mode {
@@ -606,6 +608,9 @@ async fn client<W: Workload>(
             let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
             let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
             win.record(corrected, raw, rate_mode);
+            if hosts > 1 {
+                win.count_host(conn.host(), hosts);
+            }
             if kinds {
                 win.record_kind(q.kind, corrected, q.rolled_back);
             }

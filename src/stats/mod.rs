@@ -51,6 +51,9 @@ pub struct Window {
     /// Per statement kind, for workloads that time statements one by one
     /// (`events` counts statements); empty otherwise.
     pub steps: Vec<KindWindow>,
+    /// Events per host of a target that lists several (cluster nodes), in
+    /// the target's order; empty with one host.
+    pub per_host: Vec<u64>,
 }
 
 /// Counts of one kind of event.
@@ -88,6 +91,7 @@ impl Default for Window {
             trx_stmts: 0,
             kinds: Vec::new(),
             steps: Vec::new(),
+            per_host: Vec::new(),
         }
     }
 }
@@ -124,6 +128,14 @@ impl Window {
         let k = &mut self.steps[step];
         k.events += 1;
         k.lat.saturating_record(us.max(1));
+    }
+
+    /// An event completed on host `host` of `hosts` (a cluster's node).
+    pub fn count_host(&mut self, host: usize, hosts: usize) {
+        if self.per_host.len() < hosts {
+            self.per_host.resize(hosts, 0);
+        }
+        self.per_host[host] += 1;
     }
 
     /// A retryable error restarted an event of `kind`.
@@ -183,6 +195,12 @@ impl Window {
         for (a, b) in self.steps.iter_mut().zip(&o.steps) {
             a.events += b.events;
             let _ = a.lat.add(&b.lat);
+        }
+        if self.per_host.len() < o.per_host.len() {
+            self.per_host.resize(o.per_host.len(), 0);
+        }
+        for (a, b) in self.per_host.iter_mut().zip(&o.per_host) {
+            *a += b;
         }
     }
 

@@ -679,6 +679,12 @@ pub fn show_text(r: &RunRecord) -> String {
         if let Some(t) = crate::env::tls_text(&e.server) {
             p(format!("  connection: {t}"));
         }
+        if let Some(pl) = &e.server.pooler {
+            p(format!("  {pl}"));
+        }
+        if let Some(sb) = crate::env::standby_text(&e.server) {
+            p(format!("  {sb}"));
+        }
         p(format!("  durability: {} [{}]", d.class.name(), d.evidence.join(", ")));
         p(format!("  memory fit: {} ({why})", fit.name()));
         p(format!("Client: {} x {}, {} CPUs available, kernel {}", e.host.cpus, e.host.cpu_model, e.host.cpus_available, e.host.kernel));

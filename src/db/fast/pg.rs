@@ -26,6 +26,17 @@ const TEXT: u32 = 25;
 struct Prepared {
     /// Result column type OIDs (for exec_rows).
     cols: Vec<u32>,
+    /// Behind a pooler: the Parse message of the unnamed statement, sent
+    /// again with every execution (empty when the statement is named).
+    parse: Vec<u8>,
+}
+
+/// A pooler between client and server: the process id of the cancel key
+/// the connection received, and the server process that answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pooler {
+    pub key_pid: i32,
+    pub backend_pid: i32,
 }
 
 pub struct PgFast {
@@ -37,6 +48,12 @@ pub struct PgFast {
     /// A request is on the wire whose answer was not read to the end (the
     /// future was dropped, or the stream broke): the session is unusable.
     broken: bool,
+    /// Set when a pooler answers instead of the server. In transaction
+    /// pooling consecutive transactions may run on different server
+    /// sessions, so a named statement prepared in one is missing in the
+    /// next: statements are then sent unnamed, parsed with every execution
+    /// in the same Sync as their Bind/Execute (the form poolers pass on).
+    pooler: Option<Pooler>,
 }
 
 /// libpq's spelling of an ssl mode, for messages.
@@ -120,10 +137,12 @@ fn cstr(w: &mut Vec<u8>, s: &[u8]) {
     w.push(0);
 }
 
-fn stmt_name(w: &mut Vec<u8>, id: StmtId) {
-    // "s<id>" without formatting machinery.
-    w.push(b's');
-    crate::db::push_decimal(w, u64::from(id.0));
+/// "s<id>" without formatting machinery; the unnamed statement ("") behind a pooler.
+fn stmt_name(w: &mut Vec<u8>, id: StmtId, named: bool) {
+    if named {
+        w.push(b's');
+        crate::db::push_decimal(w, u64::from(id.0));
+    }
     w.push(0);
 }
 
@@ -168,7 +187,7 @@ impl PgFast {
             r.data.clear();
             r.pos = 0;
         }
-        let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false };
+        let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false, pooler: None };
         // Startup: the parameters tokio-postgres sends, in its order.
         c.w.clear();
         c.w.extend_from_slice(&[0; 4]);
@@ -183,6 +202,7 @@ impl PgFast {
         let io = |e: std::io::Error| connect_err(format!("error communicating with the server: {e}"));
         c.send().await.map_err(io)?;
         let mut scram: Option<Sasl> = None;
+        let mut key_pid = None;
         loop {
             let m = c.next().await.map_err(io)?;
             let body = &c.r.data[m.start..m.end];
@@ -266,11 +286,33 @@ impl PgFast {
                     let (code, message) = error_fields(body);
                     return Err(DbError { kind: ErrKind::Connect, code, message });
                 }
+                b'K' if body.len() >= 4 => key_pid = Some(be32(body)),
                 b'Z' => break,
-                _ => {} // ParameterStatus, BackendKeyData, notices
+                _ => {} // ParameterStatus, notices
             }
         }
+        c.pooler = c.find_pooler(key_pid).await?;
         Ok(Choice::Fast(c))
+    }
+
+    /// A server's cancel key carries the process id of the session's
+    /// backend, which is what `pg_backend_pid()` returns; a pooler hands
+    /// out keys of its own (pgbouncer: random), so the two differ. Other
+    /// signs are weaker: the server port differs behind any port mapping,
+    /// and pgbouncer passes `SHOW` and `application_name` through.
+    async fn find_pooler(&mut self, key_pid: Option<i32>) -> DbResult<Option<Pooler>> {
+        let Some(key_pid) = key_pid else { return Ok(None) };
+        let rows = self.query_rows("SELECT pg_backend_pid()").await.map_err(|e| DbError { kind: ErrKind::Connect, ..e })?;
+        let backend_pid = rows.first().and_then(|r| r.first()).and_then(|v| v.as_deref()).and_then(|v| v.parse::<i32>().ok());
+        Ok(match backend_pid {
+            Some(backend_pid) if backend_pid != key_pid => Some(Pooler { key_pid, backend_pid }),
+            _ => None,
+        })
+    }
+
+    /// The pooler in front of the server, if one answered this connection.
+    pub fn pooler(&self) -> Option<Pooler> {
+        self.pooler
     }
 
     async fn send(&mut self) -> std::io::Result<()> {
@@ -351,9 +393,10 @@ impl PgFast {
     }
 
     async fn prepare(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
+        let named = self.pooler.is_none();
         self.w.clear();
         let at = begin(&mut self.w, b'P');
-        stmt_name(&mut self.w, id);
+        stmt_name(&mut self.w, id, named);
         cstr(&mut self.w, dollar_params(&st.sql).as_bytes());
         // Integers are typed BIGINT so one statement serves INTEGER and
         // BIGINT schemas alike (as the driver path does).
@@ -366,9 +409,10 @@ impl PgFast {
             self.w.extend_from_slice(&oid.to_be_bytes());
         }
         finish(&mut self.w, at);
+        let parse = if named { Vec::new() } else { self.w.clone() };
         let at = begin(&mut self.w, b'D');
         self.w.push(b'S');
-        stmt_name(&mut self.w, id);
+        stmt_name(&mut self.w, id, named);
         finish(&mut self.w, at);
         let at = begin(&mut self.w, b'S');
         finish(&mut self.w, at);
@@ -407,16 +451,22 @@ impl PgFast {
         if self.stmts.len() <= i {
             self.stmts.resize_with(i + 1, || None);
         }
-        self.stmts[i] = Some(Prepared { cols });
+        self.stmts[i] = Some(Prepared { cols, parse });
         Ok(())
     }
 
     fn bind_execute(&mut self, id: StmtId, params: &[Param<'_>]) {
         let w = &mut self.w;
         w.clear();
+        let named = self.pooler.is_none();
+        if !named {
+            if let Some(Some(p)) = self.stmts.get(id.0 as usize) {
+                w.extend_from_slice(&p.parse);
+            }
+        }
         let at = begin(w, b'B');
         w.push(0); // unnamed portal
-        stmt_name(w, id);
+        stmt_name(w, id, named);
         // One format code for all parameters: binary (int8 big-endian; text
         // as its UTF-8 bytes, which is text's binary form).
         if params.is_empty() {

@@ -1,0 +1,154 @@
+//! pgbouncer (Debian's 1.18) in transaction pooling in front of the
+//! PostgreSQL test server: fairbench finds the pooler, records it, and runs
+//! OLTP and TPC-C through it with statements in a form the pooler passes on.
+
+mod common;
+
+use common::*;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A pgbouncer of the test's own, stopped when dropped (also when the test fails).
+struct Pgbouncer {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Drop for Pgbouncer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap().local_addr().unwrap().port()
+}
+
+/// uid and gid of `user` (pgbouncer refuses to run as root).
+fn ids_of(user: &str) -> (u32, u32) {
+    let id = |flag: &str| {
+        let out = Command::new("id").arg(flag).arg(user).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse::<u32>().unwrap_or_else(|_| panic!("no account {user} to run pgbouncer as"))
+    };
+    (id("-u"), id("-g"))
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+}
+
+impl Pgbouncer {
+    /// pgbouncer in `mode` pooling on a free loopback port, `pool_size`
+    /// server connections for the test database, the test user in its auth_file.
+    fn start(mode: &str, pool_size: u32) -> Pgbouncer {
+        let u = parse_url(&pg_url());
+        let dir = scratch_dir("pgbouncer");
+        let port = free_port();
+        let ini = format!(
+            "[databases]\n{db} = host=127.0.0.1 port={pg} dbname={db}\n\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n\
+             auth_type = plain\nauth_file = {dir}/users.txt\npool_mode = {mode}\ndefault_pool_size = {pool_size}\nmax_client_conn = 200\n\
+             logfile = {dir}/pgbouncer.log\npidfile = {dir}/pgbouncer.pid\n",
+            db = u.database,
+            pg = pg_port(),
+            dir = dir.display(),
+        );
+        std::fs::write(dir.join("pgbouncer.ini"), ini).unwrap();
+        std::fs::write(dir.join("users.txt"), format!("\"{}\" \"{}\"\n", u.user, u.password)).unwrap();
+        let mut cmd = Command::new(pgbouncer_bin());
+        cmd.arg(dir.join("pgbouncer.ini")).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        if is_root() {
+            let (uid, gid) = ids_of("postgres");
+            chown_dir(&dir, uid, gid);
+            cmd.uid(uid).gid(gid);
+        }
+        let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start pgbouncer: {e}"));
+        let mut p = Pgbouncer { child, port, dir };
+        p.wait_listening();
+        p
+    }
+
+    fn wait_listening(&mut self) {
+        let end = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                panic!("pgbouncer exited ({st}): {}", std::fs::read_to_string(self.dir.join("pgbouncer.log")).unwrap_or_default());
+            }
+            assert!(Instant::now() < end, "pgbouncer did not listen on {} within 20s", self.port);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn url(&self) -> String {
+        let u = parse_url(&pg_url());
+        format!("postgres://{}:{}@127.0.0.1:{}/{}", u.user, u.password, self.port, u.database)
+    }
+}
+
+fn pgbouncer_bin() -> PathBuf {
+    ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].iter().map(PathBuf::from).find(|p| p.is_file()).expect("pgbouncer is not installed: scripts/test.sh installs it")
+}
+
+fn chown_dir(dir: &Path, uid: u32, gid: u32) {
+    let st = Command::new("chown").arg("-R").arg(format!("{uid}:{gid}")).arg(dir).status().unwrap();
+    assert!(st.success());
+}
+
+#[test]
+fn env_names_the_pooler_and_not_the_direct_server() {
+    let pgb = Pgbouncer::start("transaction", 2);
+    let through = stdout(&run_ok(fairbench().args(["env", "--target", &pgb.url()])));
+    assert!(through.contains("pooler in front of the server"), "{through}");
+    assert!(through.contains("statements unnamed"), "{through}");
+    let direct = stdout(&run_ok(fairbench().args(["env", "--target", &pg_url()])));
+    assert!(!direct.contains("pooler"), "{direct}");
+}
+
+#[test]
+fn oltp_read_only_runs_through_transaction_pooling_and_stores_the_pooler() {
+    let pgb = Pgbouncer::start("transaction", 2);
+    let store = scratch_dir("pooler-store").join("r.sqlite");
+    let t = ["--target", &pgb.url(), "--table-name", "pgb_ro_", "--tables", "2", "--table-size", "1000"];
+    run_ok(fairbench().arg("prepare").arg("oltp_read_only").args(t).args(["--threads", "2"]));
+    // 8 clients over 2 server connections: consecutive transactions of one
+    // client land on different server sessions.
+    let out = run_ok(fairbench().arg("run").arg("oltp_read_only").args(t).args(["--threads", "8", "--time", "3", "--results"]).arg(&store));
+    let text = stdout(&out);
+    assert!(text.contains("ignored errors:                      0 "), "{text}");
+    let events: f64 = text.lines().find_map(|l| l.trim().strip_prefix("total number of events:")).map(|v| v.trim().parse().unwrap()).unwrap();
+    assert!(events > 50.0, "{text}");
+    let show = stdout(&run_ok(fairbench().args(["results", "show", "last", "--results"]).arg(&store)));
+    assert!(show.contains("pooler in front of the server"), "{show}");
+    run_ok(fairbench().arg("cleanup").arg("oltp_read_only").args(t));
+}
+
+#[test]
+fn tpcc_prepares_runs_and_checks_through_transaction_pooling() {
+    let pgb = Pgbouncer::start("transaction", 3);
+    let t = ["--target", &pgb.url(), "--tpcc-prefix", "pgb_", "--warehouses", "1"];
+    run_ok(fairbench().arg("prepare").arg("tpcc").args(t).args(["--threads", "2"]));
+    let out = run_ok(fairbench().arg("run").arg("tpcc").args(t).args(["--threads", "6", "--time", "4", "--no-save"]));
+    let text = stdout(&out);
+    assert!(text.contains("transactions:"), "{text}");
+    let check = stdout(&run_ok(fairbench().arg("check").arg("tpcc").args(t)));
+    assert!(check.contains("All conditions hold."), "{check}");
+    run_ok(fairbench().arg("cleanup").arg("tpcc").args(t));
+}
+
+#[test]
+fn named_statements_through_transaction_pooling_stop_with_what_to_do() {
+    // The driver path prepares named statements; the pooler moves its
+    // transactions between server sessions, which lose them.
+    let pgb = Pgbouncer::start("transaction", 2);
+    let t = ["--target", &pgb.url(), "--table-name", "pgb_named_", "--tables", "1", "--table-size", "500"];
+    run_ok(fairbench().arg("prepare").arg("oltp_read_only").args(t));
+    let out = run_fail(fairbench().arg("run").arg("oltp_read_only").args(t).args(["--threads", "8", "--time", "5", "--no-save"]).env("FAIRBENCH_WIRE", "driver"));
+    assert_one_line_error(&out, &["pooler", "--db-ps-mode=disable"]);
+    // What the line says to do works.
+    let ok = run_ok(fairbench().arg("run").arg("oltp_read_only").args(t).args(["--threads", "8", "--time", "2", "--no-save", "--db-ps-mode", "disable"]).env("FAIRBENCH_WIRE", "driver"));
+    assert!(stdout(&ok).contains("transactions:"));
+    run_ok(fairbench().arg("cleanup").arg("oltp_read_only").args(t));
+}
