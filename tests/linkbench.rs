@@ -382,4 +382,8 @@ fn bad_data_file_is_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{file}: {}", show(&out));
         assert_one_line_error(&out, &mentions);
     }
+    // The data file's request sections drive LinkBench's `real` access functions, which fairbench has not.
+    let out = run_fail(&mut cmd("prepare", &target, &["--maxid1", "1001", "-D", "read_function=real"]));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_one_line_error(&out, &["read_function", "real"]);
 }

@@ -231,6 +231,14 @@ impl Config {
 /// points. Other `nlinks_func` values (LinkBench's arithmetic shapes) are
 /// not drawn by fairbench.
 fn nlinks_distribution(p: &Props) -> Result<(Arc<datafile::Cdf>, String)> {
+    // LinkBench's `real` access functions draw ids from the data file's
+    // nreads/nwrites sections; fairbench draws them from Zipf only, so it
+    // says so rather than run another workload under the same keys.
+    for key in ["read_function", "write_function", "node_read_function", "node_update_function"] {
+        if p.get(key).trim().eq_ignore_ascii_case("real") {
+            return Err(usage!("{key} = real is not supported: fairbench draws request ids from Zipf (read_shape, write_shape, ...); use LinkBench's ZipfDistribution"));
+        }
+    }
     let func = p.get("nlinks_func").trim();
     if !func.is_empty() && !func.eq_ignore_ascii_case("real") {
         return Err(usage!("nlinks_func = {func} is not supported: fairbench draws links per node from LinkBench's real distribution; set nlinks_func = real"));
