@@ -22,6 +22,12 @@ URL's database with --linkbench-partitions 16 (its index built last).
 Each repetition drops and loads both again, then runs S seconds of requests
 at --requesters on what it loaded. Writes bench/RESULTS-linkbench.md and .json.
 
+With --graph, the script instead loads once with each tool and compares the
+graphs they loaded (both from the same data_file, LinkBench's
+config/Distribution.dat): total links, links per node, the share of nodes with
+0, 1, 2-10, 11-100 and over 100 links, and the mean payload length of nodes
+and links. Writes bench/RESULTS-linkbench-graph.md.
+
 PostgreSQL is not measured here: upstream LinkBench speaks MySQL only.
 """
 
@@ -57,7 +63,54 @@ def mysql(a, sql, db=None):
     cmd = ["mysql", "-h", a.host, "-P", a.port, "-u", a.user, f"-p{a.password}", "-N", "-B"]
     if db:
         cmd.append(db)
-    subprocess.run(cmd, input=sql, text=True, check=True)
+    return subprocess.run(cmd, input=sql, text=True, check=True, stdout=subprocess.PIPE).stdout
+
+
+DEGREE_BANDS = [("0", 0, 0), ("1", 1, 1), ("2-10", 2, 10), ("11-100", 11, 100), (">100", 101, None)]
+
+
+def graph_shape(a, db):
+    """What a load put in database `db`: links, nodes, the share of nodes per
+    out-degree band (all link types together), mean payload lengths."""
+    def one(sql):
+        return mysql(a, sql, db).strip()
+    nodes = int(one("SELECT COUNT(*) FROM nodetable"))
+    links = int(one("SELECT COUNT(*) FROM linktable"))
+    rows = mysql(a, "SELECT c, COUNT(*) FROM (SELECT id1, COUNT(*) AS c FROM linktable GROUP BY id1) d GROUP BY c", db)
+    by_degree = {}
+    for line in rows.splitlines():
+        c, k = line.split()
+        by_degree[int(c)] = int(k)
+    by_degree[0] = nodes - sum(by_degree.values())
+    shares = {}
+    for name, lo, hi in DEGREE_BANDS:
+        shares[name] = sum(k for c, k in by_degree.items() if c >= lo and (hi is None or c <= hi)) / nodes
+    return {"nodes": nodes, "links": links, "links_per_node": links / nodes, "degree_share": shares,
+            "max_degree": max(by_degree), "node_data_mean": float(one("SELECT AVG(LENGTH(data)) FROM nodetable")),
+            "link_data_mean": float(one("SELECT AVG(LENGTH(data)) FROM linktable"))}
+
+
+def graph(a, env):
+    java_load(a, env)
+    fairbench_load(a, env)
+    shapes = {"java": graph_shape(a, JAVA_DB), "fairbench": graph_shape(a, a.db)}
+    rows = [("links", "links", "{:,}"), ("links per node", "links_per_node", "{:.3f}"), ("largest out-degree", "max_degree", "{:,}")]
+    rows += [(f"nodes with {n} links", ("degree_share", n), "{:.3%}") for n, _, _ in DEGREE_BANDS]
+    rows += [("mean node data bytes", "node_data_mean", "{:.2f}"), ("mean link data bytes", "link_data_mean", "{:.2f}")]
+
+    def get(s, k):
+        return s[k[0]][k[1]] if isinstance(k, tuple) else s[k]
+    out = [f"# LinkBench graph: fairbench vs the Java LinkBench at maxid1={a.maxid1}\n",
+           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; both loaded from {a.config} "
+           f"(data_file from LINKBENCH_HOME={a.linkbench}) into one MariaDB; `python3 bench/linkbench.py --graph` reruns it.\n",
+           "| | Java LinkBench | fairbench | fairbench / Java |", "|---|---|---|---|"]
+    for label, key, fmt in rows:
+        j, f = get(shapes["java"], key), get(shapes["fairbench"], key)
+        out.append(f"| {label} | {fmt.format(j)} | {fmt.format(f)} | {f / j if j else float('nan'):.4f} |")
+    table = "\n".join(out) + "\n"
+    with open(os.path.join(HERE, "RESULTS-linkbench-graph.md"), "w") as f:
+        f.write(table)
+    print(table)
 
 
 def java_schema(a):
@@ -150,6 +203,7 @@ def main():
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--seconds", type=int, default=30, help="request phase length")
     ap.add_argument("--requesters", type=int, default=16)
+    ap.add_argument("--graph", action="store_true", help="compare the loaded graphs instead of timing the phases")
     a = ap.parse_args()
     if not a.linkbench or not os.path.isfile(os.path.join(a.linkbench, "target", "FacebookLinkBench.jar")):
         raise SystemExit("give the built LinkBench directory: --linkbench DIR or LINKBENCH_HOME (needs target/FacebookLinkBench.jar)")
@@ -163,6 +217,9 @@ def main():
     a.schema = java_schema(a)
     # LinkBench resolves workload_file and its data file from LINKBENCH_HOME.
     env = dict(os.environ, LINKBENCH_HOME=a.linkbench)
+    if a.graph:
+        graph(a, env)
+        return
 
     load0 = os.getloadavg()[0]
     loads = {"fairbench": [], "java": []}

@@ -339,3 +339,51 @@ fn interrupted_load(target: &str) {
     assert!(!text.contains("All conditions hold."), "{text}");
     run_ok(&mut cmd("cleanup", target, SIZE));
 }
+
+/// Links per node from a data file (`-D data_file=`): the load holds the
+/// links LinkBench's step rule gives for its points, counted by hand.
+#[test]
+fn data_file_sets_links_per_node_by_the_step_rule() {
+    let dir = scratch_dir("linkbench-datafile");
+    let data = write(&dir, "Dist.dat", "nlinks\n0 50.05\n3 80.05\n20 100\nnode_nreads 0 90 4 100\n");
+    let target = format!("sqlite://{}", dir.join("d.db").display());
+    let out = run_ok(&mut cmd("prepare", &target, &["--maxid1", "1001", "-D", &format!("data_file={data}")]));
+    assert!(stderr(&out).contains(&format!("data file {data} (3 points)")), "{}", show(&out));
+    // 1000 ids at places j = 0..999 take the point at or above u = 1 - j/1000:
+    // j < 200 (u > 0.8005) 20 links, j in 200..500 (u > 0.5005) 3, the rest 0.
+    // LinkBench splits n links over 2 types as n/2 + 1 each when n > 2:
+    // 20 -> 11 + 11, 3 -> 2 + 2.
+    let want = 200 * 22 + 300 * 4;
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.starts_with("LOAD PHASE COMPLETED.")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(&format!("Loaded {want} links")), "{line}");
+    check_passes_at(&target, &["--maxid1", "1001"]);
+}
+
+fn check_passes_at(target: &str, size: &[&str]) {
+    let text = stdout(&run_ok(&mut cmd("check", target, size)));
+    assert!(text.contains("All conditions hold.") && !text.contains("FAIL"), "{text}");
+}
+
+/// A data file missing, malformed or not a CDF: one line, exit 2.
+#[test]
+fn bad_data_file_is_one_line_and_exit_2() {
+    let dir = scratch_dir("linkbench-baddata");
+    let target = format!("sqlite://{}", dir.join("b.db").display());
+    let cases = [
+        (dir.join("none.dat").display().to_string(), vec!["none.dat", "cannot read"]),
+        (write(&dir, "word.dat", "nlinks 0 50 1 abc\n"), vec!["word.dat", "\"abc\""]),
+        (write(&dir, "short.dat", "nlinks 0 50 1 90\n"), vec!["short.dat", "100%"]),
+        (write(&dir, "name.dat", "links 0 50 1 100\n"), vec!["name.dat", "\"links\""]),
+        (write(&dir, "other.dat", "node_nreads 0 50 1 100\n"), vec!["other.dat", "'nlinks'"]),
+    ];
+    for (file, mentions) in cases {
+        let out = run_fail(&mut cmd("prepare", &target, &["--maxid1", "1001", "-D", &format!("data_file={file}")]));
+        assert_eq!(out.status.code(), Some(2), "{file}: {}", show(&out));
+        assert_one_line_error(&out, &mentions);
+    }
+    // The data file's request sections drive LinkBench's `real` access functions, which fairbench has not.
+    let out = run_fail(&mut cmd("prepare", &target, &["--maxid1", "1001", "-D", "read_function=real"]));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_one_line_error(&out, &["read_function", "real"]);
+}

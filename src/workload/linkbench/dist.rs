@@ -3,49 +3,65 @@
 
 use crate::rand::Rng;
 
-/// Links per node as the cumulative share of nodes with at most `n` links,
-/// from FB's 2011 `nlinks` data: 45.33% have none, 77.46% at most one,
-/// 98.33% at most ten, the largest node about 962k. Between these points
-/// the tail falls as a power law, the shape of the published CDF, with its
-/// points set so a load has LinkBench's reported ~4.7 links per node.
-const NLINKS_CDF: &[(u64, f64)] = &[
-    (0, 0.4533),
-    (1, 0.7746),
-    (2, 0.8610),
-    (3, 0.9050),
-    (4, 0.9310),
-    (5, 0.9480),
-    (6, 0.9600),
-    (7, 0.9690),
-    (8, 0.9755),
-    (9, 0.9800),
-    (10, 0.9833),
-    (20, 0.9922),
-    (50, 0.9968),
-    (100, 0.99835),
-    (1000, 0.99978),
-    (10_000, 0.999975),
-    (100_000, 0.9999975),
-    (961_963, 1.0),
+/// Links per node when no `data_file` is given: (links, share of nodes
+/// with at most that many), used with LinkBench's step rule like a data
+/// file's `nlinks`. Up to 10 links these are the points of LinkBench's
+/// Distribution.dat (FB's 2011 graph: 45.33% none, 77.46% at most one);
+/// above, every point whose value is 1.6x the previous one kept, with the
+/// share above it scaled by 0.775 so that the coarser steps (each node
+/// takes the top of its step) load as many links as the full file. Fitted
+/// to Java LinkBench with Distribution.dat at maxid1=100001: 1,368,899
+/// links, 13.69 per node with link_type_count=2. The same points give
+/// 99.50 per node at maxid1=10001 (Java: 99.51) and 5.28 at 1000001
+/// (Java's rule: 5.25), the largest node's 961,963 links weighing less as
+/// the graph grows.
+pub const BUILTIN_NLINKS: &[(u64, f64)] = &[
+    (0, 0.453316057),
+    (1, 0.774625911),
+    (2, 0.869580595),
+    (3, 0.919930543),
+    (4, 0.944507991),
+    (5, 0.958280717),
+    (6, 0.967225280),
+    (7, 0.973200885),
+    (8, 0.977614232),
+    (9, 0.980776769),
+    (10, 0.983280337),
+    (16, 0.993087252),
+    (26, 0.996055295),
+    (42, 0.997485968),
+    (68, 0.998306960),
+    (109, 0.998758738),
+    (175, 0.999044926),
+    (280, 0.999246833),
+    (448, 0.999405492),
+    (717, 0.999536318),
+    (1148, 0.999649057),
+    (1837, 0.999746490),
+    (2940, 0.999830422),
+    (4704, 0.999895537),
+    (7527, 0.999941747),
+    (12044, 0.999971649),
+    (19271, 0.999987810),
+    (30840, 0.999995486),
+    (49385, 0.999998517),
+    (79273, 0.999999518),
+    (127774, 0.999999819),
+    (209452, 0.999999939),
+    (407190, 0.999999987),
+    (906857, 0.999999997),
+    (961963, 1.0),
 ];
 
-/// Links of a node at quantile `q` in [0,1) of the degree distribution.
-pub fn nlinks_at(q: f64) -> u64 {
-    let mut prev = (0u64, 0.0f64);
-    for &(n, c) in NLINKS_CDF {
-        if q < c {
-            if n <= prev.0 + 1 || c <= prev.1 {
-                return n;
-            }
-            // Log-linear between the two points of the tail.
-            let f = (q - prev.1) / (c - prev.1);
-            let lo = (prev.0 as f64 + 1.0).ln();
-            let hi = (n as f64).ln();
-            return (lo + f * (hi - lo)).exp().round() as u64;
-        }
-        prev = (n, c);
-    }
-    NLINKS_CDF[NLINKS_CDF.len() - 1].0
+/// LinkBench's links per node for the node at place `pos` of `n` (0 the
+/// busiest): the value of the first point whose share is at least
+/// 1 - pos/n, i.e. the top of the step that quantile falls in, never
+/// interpolated (PiecewiseLinearDistribution.expectedCount). `cdf` ends at
+/// share 1 (the data file's loader checks it), so every place has a point.
+pub fn step_value(cdf: &[(u64, f64)], pos: u64, n: u64) -> u64 {
+    let u = 1.0 - pos as f64 / n.max(1) as f64;
+    let ix = cdf.partition_point(|p| p.1 < u);
+    cdf.get(ix).or(cdf.last()).map_or(0, |p| p.0)
 }
 
 /// A bijection of [0, n): x -> (a*x + b) mod n, with a coprime to n, so
@@ -175,13 +191,14 @@ fn normal(rng: &mut Rng) -> f64 {
 }
 
 /// LinkBench's payload size: log-normal with this median and sigma 1,
-/// clamped below `max`.
+/// rounded to the nearest byte and clamped below `max`
+/// (LogNormalDistribution.choose).
 pub fn lognormal_size(rng: &mut Rng, median: f64, max: usize) -> usize {
     if median <= 0.0 {
         return 0;
     }
     let v = median * normal(rng).exp();
-    (v as usize).min(max - 1)
+    (v.round() as usize).min(max - 1)
 }
 
 /// Geometric number of trials to the first success with probability `p`,
@@ -239,12 +256,29 @@ mod tests {
     }
 
     #[test]
-    fn nlinks_matches_published_points() {
-        assert_eq!(nlinks_at(0.0), 0);
-        assert_eq!(nlinks_at(0.45), 0);
-        assert_eq!(nlinks_at(0.5), 1);
-        assert_eq!(nlinks_at(0.979), 9);
-        assert!(nlinks_at(0.9999999) > 100_000);
+    fn step_value_takes_the_top_of_each_step() {
+        // 45% none, 75% at most 2, 100% at most 10, over 10 places:
+        // u = 1.0, 0.9, .., 0.1 for places 0..9.
+        let cdf = [(0, 0.45), (2, 0.75), (10, 1.0)];
+        let got: Vec<u64> = (0..10).map(|pos| step_value(&cdf, pos, 10)).collect();
+        // u in (0.75, 1] -> 10 (places 0..2), (0.45, 0.75] -> 2 (3..5), else 0.
+        assert_eq!(got, vec![10, 10, 10, 2, 2, 2, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn step_value_at_a_point_exactly_takes_that_point() {
+        // u = 1 - 5/10 = 0.5 equals the first share: its point, not the next.
+        assert_eq!(step_value(&[(1, 0.5), (7, 1.0)], 5, 10), 1);
+        assert_eq!(step_value(&[(1, 0.5), (7, 1.0)], 4, 10), 7);
+        // The busiest place always gets the last point.
+        assert_eq!(step_value(&[(0, 0.9), (99, 1.0)], 0, 1_000_000), 99);
+    }
+
+    #[test]
+    fn builtin_nlinks_is_a_cdf_ending_at_one() {
+        assert!(BUILTIN_NLINKS.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        assert_eq!(BUILTIN_NLINKS.last().unwrap().1, 1.0);
+        assert_eq!(step_value(BUILTIN_NLINKS, 99_999, 100_000), 0);
     }
 
     #[test]

@@ -64,6 +64,10 @@ impl Family for LinkbenchFamily {
             props.set_override(kv)?;
         }
         let mut cfg = Config::new(&props, &args, conn.target.engine)?;
+        // The graph's shape hangs on it: said by the commands that draw links.
+        if matches!(plan.command.as_str(), "prepare" | "run") {
+            eprintln!("LinkBench links per node: {}", cfg.nlinks_source);
+        }
         let fam = &plan.args.families;
         cfg.storage_engine = fam.value::<String>("mysql_storage_engine").unwrap_or_else(|| "innodb".into());
         // With a properties file or -D, LinkBench's request-phase keys set

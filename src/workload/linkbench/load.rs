@@ -524,9 +524,9 @@ mod tests {
         }
         assert_eq!(per, got);
         let per_node = links.loaded as f64 / 10_000.0;
-        // LinkBench reports 4.74 links per node at 10M nodes; a 10k graph
-        // holds less of the tail.
-        assert!((1.0..8.0).contains(&per_node), "{per_node}");
+        // The built-in points give Java LinkBench's 99.5 links per node at
+        // this size (its busiest node alone holds 961,963 links).
+        assert!((98.5..100.5).contains(&per_node), "{per_node}");
     }
 
     /// The same seed loads the same links.

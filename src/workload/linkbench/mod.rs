@@ -8,6 +8,7 @@
 //! well as fairbench options; see [`props`].
 
 pub mod check;
+pub mod datafile;
 pub mod dist;
 pub mod family;
 pub mod label;
@@ -77,6 +78,10 @@ pub struct Config {
     pub chunk: u64,
     pub generate_nodes: bool,
     pub link_types: u64,
+    /// Links per node: the data file's `nlinks`, else the built-in points.
+    pub nlinks_cdf: Arc<datafile::Cdf>,
+    /// Where `nlinks_cdf` comes from, said once per run.
+    pub nlinks_source: String,
     pub mix: [f64; 10],
     /// "FB2011", "MDC2017", or "custom" when a file or -D changed a share.
     pub mix_name: String,
@@ -141,6 +146,7 @@ impl Config {
             return Err(usage!("randomid2max > 0 is not supported: fairbench loads id2 = id1 + n as LinkBench does by default; set it to 0"));
         }
         let link_types = p.u64_min("link_type_count", 1)?;
+        let (nlinks_cdf, nlinks_source) = nlinks_distribution(p)?;
         Ok(Config {
             startid1,
             maxid1,
@@ -148,6 +154,8 @@ impl Config {
             chunk: pick_u("loader-chunk-size", "loader_chunk_size", a.loader_chunk_size)?.max(1),
             generate_nodes: p.bool("generate_nodes")?,
             link_types,
+            nlinks_cdf,
+            nlinks_source,
             mix,
             mix_name,
             history_pct: p.f64("getlinklist_history")?,
@@ -201,11 +209,11 @@ impl Config {
         }
     }
 
-    /// Links of `id1` in all, from its place in the degree distribution.
+    /// Links of `id1` in all: LinkBench's step rule at the id's shuffled
+    /// place (place 0 the busiest), so the graph's degrees are LinkBench's
+    /// whatever the shuffle.
     pub fn nlinks(&self, shuffle: &Shuffler, id1: u64) -> u64 {
-        let n = self.nodes();
-        let q = (shuffle.apply(id1 - self.startid1) as f64 + 0.5) / n as f64;
-        dist::nlinks_at(q)
+        dist::step_value(&self.nlinks_cdf, shuffle.apply(id1 - self.startid1), self.nodes())
     }
 
     /// Links of `id1` of type index `t`: LinkBench's split, whose leftover
@@ -216,6 +224,33 @@ impl Config {
         let left = total - min;
         min + u64::from(t < left)
     }
+}
+
+/// Links per node as LinkBench's `nlinks_func = real` reads them: the
+/// `nlinks` section of `data_file` when one is given, else the built-in
+/// points. Other `nlinks_func` values (LinkBench's arithmetic shapes) are
+/// not drawn by fairbench.
+fn nlinks_distribution(p: &Props) -> Result<(Arc<datafile::Cdf>, String)> {
+    // LinkBench's `real` access functions draw ids from the data file's
+    // nreads/nwrites sections; fairbench draws them from Zipf only, so it
+    // says so rather than run another workload under the same keys.
+    for key in ["read_function", "write_function", "node_read_function", "node_update_function"] {
+        if p.get(key).trim().eq_ignore_ascii_case("real") {
+            return Err(usage!("{key} = real is not supported: fairbench draws request ids from Zipf (read_shape, write_shape, ...); use LinkBench's ZipfDistribution"));
+        }
+    }
+    let func = p.get("nlinks_func").trim();
+    if !func.is_empty() && !func.eq_ignore_ascii_case("real") {
+        return Err(usage!("nlinks_func = {func} is not supported: fairbench draws links per node from LinkBench's real distribution; set nlinks_func = real"));
+    }
+    Ok(match datafile::DataFile::from_props(p)? {
+        Some(f) => {
+            let cdf = f.cdf("nlinks")?.clone();
+            let what = format!("the nlinks section of data file {} ({} points)", f.path.display(), cdf.len());
+            (Arc::new(cdf), what)
+        }
+        None => (Arc::new(dist::BUILTIN_NLINKS.to_vec()), "fairbench's built-in distribution (no data_file given)".to_string()),
+    })
 }
 
 /// The statements of one database.
@@ -352,14 +387,13 @@ impl LinkBench {
     /// uncorrelated shape (its Config.java names the write prefix
     /// "read_uncorr_"), so both streams are Zipf(read_shape) 99.5% of the time.
     fn link_id1(&self, c: &mut LinkBenchClient, write: bool) -> u64 {
-        let n = self.cfg.nodes();
         let uncorr = c.rng.uniform_double() * 100.0 < self.cfg.read_blend;
         let idx = if uncorr {
             self.access.apply(c.read_uncorr.sample(&mut c.rng))
         } else {
             let r = if write { c.write_corr.sample(&mut c.rng) } else { c.read_corr.sample(&mut c.rng) };
-            // The r-th busiest node: degree grows with the shuffled place.
-            self.degree.invert(n - 1 - r)
+            // The r-th busiest node: the one at shuffled place r.
+            self.degree.invert(r)
         };
         self.cfg.startid1 + idx
     }

@@ -245,6 +245,11 @@ impl Props {
         }
     }
 
+    /// The properties file a value came from, if it came from one.
+    pub fn origin_file(&self, k: &str) -> Option<PathBuf> {
+        self.origin.get(k).filter(|o| *o != "default" && *o != "-D").map(PathBuf::from)
+    }
+
     /// Whether a value was set by a file or `-D` (not a default).
     pub fn given(&self, k: &str) -> bool {
         self.origin.get(k).is_some_and(|o| o != "default")
