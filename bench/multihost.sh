@@ -11,7 +11,7 @@ FB=${3:-$PWD/target/release/fairbench}
 OUT=$PWD/bench/multihost-out
 N=4
 THREADS=2
-rm -rf "$OUT" && mkdir -p "$OUT"
+mkdir -p "$OUT" && rm -rf "$OUT/pg"
 cleanup() {
     for i in $(seq 1 $N); do ip netns del "fbbench-$i" 2>/dev/null || true; ip link del "fbbh$i" 2>/dev/null || true; done
     "$FB" server stop "$OUT/pg" >/dev/null 2>&1 || true
@@ -34,21 +34,22 @@ hba=$OUT/pg/data/pg_hba.conf
 chown --reference="$OUT/pg/data" "$hba"
 psql "postgres://fb:fbpass@127.0.0.1:$port/fbb" -XAtqc "SELECT pg_reload_conf()" >/dev/null
 "$FB" prepare oltp_read_only --target "postgres://fb:fbpass@127.0.0.1:$port/fbb" --table-size=10000 --no-save >/dev/null
-member() { # i group time extra...
-    local i=$1 g=$2 t=$3; shift 3
+member() { # i group time threads extra...
+    local i=$1 g=$2 t=$3 th=$4; shift 4
     ip netns exec "fbbench-$i" "$FB" run oltp_read_only --target "postgres://fb:fbpass@10.201.24$i.1:$port/fbb" \
-        --table-size=10000 --threads=$THREADS --time="$t" --no-prepare --no-save --group "$g" --group-size $N \
+        --table-size=10000 --threads="$th" --time="$t" --no-prepare --no-save --group "$g" --group-size $N \
         --group-member "ns$i" --hdr-log "$OUT/$g-ns$i.hlog" "$@" > "$OUT/$g-ns$i.out" 2>&1
 }
-for rep in 1 2; do
+# T=0 skips the throughput comparison.
+for rep in $( ((T > 0)) && echo 1 2); do
     "$FB" run oltp_read_only --target "postgres://fb:fbpass@127.0.0.1:$port/fbb" --table-size=10000 \
         --threads=$((N * THREADS)) --time="$T" --no-prepare --no-save > "$OUT/single-$rep.out" 2>&1
-    for i in $(seq 1 $N); do member "$i" "tp$rep" "$T" & done; wait
+    for i in $(seq 1 $N); do member "$i" "tp$rep" "$T" $THREADS & done; wait
     "$FB" merge "$OUT"/tp$rep-ns*.hlog --no-save > "$OUT/merged-$rep.out"
     echo "rep $rep single: $(grep -m1 'transactions:' "$OUT/single-$rep.out")"
     echo "rep $rep merged: $(grep -m1 '^Total at' "$OUT/merged-$rep.out")"
 done
-for i in $(seq 1 $N); do member "$i" long "$LONG" --rate=20 --threads=1 & done; wait
+for i in $(seq 1 $N); do member "$i" long "$LONG" 1 --rate=20 & done; wait
 ls -l "$OUT"/long-ns*.hlog
 for rep in 1 2 3; do
     /usr/bin/time -f "merge of $N x ${LONG}s logs: %e s, %M KiB max RSS" "$FB" merge "$OUT"/long-ns*.hlog --no-save > "$OUT/long-merged.out"
