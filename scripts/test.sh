@@ -10,6 +10,10 @@
 # 3. builds MinIO, the local S3 endpoint of `fairbench scenario engines`, with `go install`
 #    from the Go module proxy into ~/.cache/fairbench/bin (once; a few minutes) when Go 1.24+
 #    is installed and the binary is not there yet; without it the S3 column says why.
+#    Installs kubernetes-validate (PyPI, pinned) into a virtualenv in ~/.cache/fairbench
+#    (once), the schema validator of the Kubernetes manifests in deploy/ (tests/deploy.rs;
+#    its schemas ship in the package, so it needs no network), and iproute2 for the
+#    network-namespace tests (tests/netns.rs).
 # 4. starts throwaway MariaDB and PostgreSQL servers with the freshly built
 #    `fairbench server start` (sandboxes in one temp dir, never the system services) and
 #    exports FAIRBENCH_TEST_* for the tests:
@@ -99,6 +103,32 @@ fb_build_minio() {
     fi
 }
 
+# The validator of deploy/kubernetes: kubernetes-validate carries the Kubernetes JSON schemas
+# of every release in its package (kubeconform would download them at each run).
+FB_KUBE_VALIDATE_VERSION=1.37.0
+FB_KUBE_VALIDATE_DIR=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/kubernetes-validate-$FB_KUBE_VALIDATE_VERSION
+export FAIRBENCH_TEST_KUBERNETES_VALIDATE=$FB_KUBE_VALIDATE_DIR/bin/kubernetes-validate
+
+fb_apt_install() {
+    local sudo=()
+    fb_is_root || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq >&2 && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+# Installs what tests/deploy.rs and tests/netns.rs need, once.
+fb_install_deploy_tools() {
+    command -v ip >/dev/null 2>&1 || fb_apt_install iproute2
+    [[ -x $FAIRBENCH_TEST_KUBERNETES_VALIDATE ]] && return 0
+    if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+        fb_apt_install python3 python3-venv
+    fi
+    fb_log "installing kubernetes-validate $FB_KUBE_VALIDATE_VERSION into $FB_KUBE_VALIDATE_DIR (once)"
+    rm -rf "$FB_KUBE_VALIDATE_DIR"
+    python3 -m venv "$FB_KUBE_VALIDATE_DIR" >&2 &&
+        "$FB_KUBE_VALIDATE_DIR/bin/pip" install --quiet "kubernetes-validate==$FB_KUBE_VALIDATE_VERSION" >&2 ||
+        fb_die "installing kubernetes-validate failed (above); tests/deploy.rs needs it"
+}
+
 # Starts both test servers as sandboxes in a new temp dir; FB_DIR/env holds the export lines.
 fb_start_sandboxes() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS out
@@ -186,6 +216,7 @@ cargo fmt --check || fb_die "cargo fmt --check found unformatted code: run cargo
 cargo clippy --locked --all-targets --quiet -- -D warnings || fb_die "cargo clippy found warnings (shown above)"
 
 fb_build_minio
+fb_install_deploy_tools
 fb_start_sandboxes
 started=1
 # shellcheck disable=SC1091

@@ -192,7 +192,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
     };
     let live = report::live::watch(&info, c.live, c.metrics_addr, json)?;
-    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
+    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_member.as_deref(), c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
     let hdr_log: Option<Box<dyn Sink>> = match &c.hdr_log {
         Some(path) => Some(Box::new(report::hdrlog::HdrLog::create(path, &info, group.clone().map(|g| g as Arc<dyn model::StartGate>))?)),
         None => None,

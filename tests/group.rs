@@ -188,11 +188,87 @@ fn interrupt_while_waiting_for_the_group_ends_quickly() {
 
 #[test]
 fn bad_group_options_are_one_line_and_exit_2() {
-    for args in [vec!["--group", "a b", "--group-size", "2"], vec!["--group", "g", "--group-size", "0"], vec!["--group", "g"]] {
+    for args in [
+        vec!["--group", "a b", "--group-size", "2"],
+        vec!["--group", "g", "--group-size", "0"],
+        vec!["--group", "g"],
+        vec!["--group-member", "0"],
+        vec!["--group", "g", "--group-size", "2", "--group-member", "a/b"],
+    ] {
         let mut c = fairbench();
         let out = run_fail(c.args(["run", "oltp_read_only", "--target", "sqlite:/nonexistent/x"]).args(&args));
         assert_eq!(out.status.code(), Some(2), "{}", show(&out));
         assert_no_panic(&out);
         assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", show(&out));
     }
+}
+
+/// The sum of `key: N` over the merge's interval lines.
+fn interval_sum(merged: &str, key: &str) -> u64 {
+    merged.lines().filter(|l| l.starts_with("[ ")).map(|l| l.split(&format!(" {key}: ")).nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap()).sum()
+}
+
+/// As a Kubernetes Indexed Job runs the members: options from the
+/// environment, members named by their index, `--hdr-log -` on standard
+/// output captured with standard error (as `kubectl logs` gives it). The
+/// merge names the members, reads the captures, and its intervals carry
+/// the query counts and client CPU, adding up to the members' totals.
+#[test]
+fn members_named_from_the_environment_log_to_stdout_and_merge() {
+    let target = sqlite_target("group_env_members");
+    let mut prep = fairbench();
+    run_ok(prep.args(["prepare", "oltp_read_only", "--target", &target, "--table-size=100", "--no-save"]));
+    let dir = scratch_dir("group_env_logs");
+    let kids: Vec<Child> = (0..2)
+        .map(|i| {
+            let mut c = fairbench();
+            c.args(["run", "oltp_read_only", "--table-size=100", "--time=2.5", "--no-save"])
+                .env("FAIRBENCH_TARGET", &target)
+                .env("FAIRBENCH_GROUP", "indexed")
+                .env("FAIRBENCH_GROUP_SIZE", "2")
+                .env("FAIRBENCH_GROUP_MEMBER", i.to_string())
+                .env("FAIRBENCH_HDR_LOG", "-")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            c.spawn().unwrap()
+        })
+        .collect();
+    let mut logs = Vec::new();
+    let (mut reads, mut other) = (0u64, 0u64);
+    for (i, k) in kids.into_iter().enumerate() {
+        let out = finish(k);
+        assert!(out.status.success(), "{}", show(&out));
+        let text = stdout(&out);
+        assert!(text.contains(&format!("#fairbench-member group=indexed member={i} members=0,1 ")), "{text}");
+        assert!(text.contains("SQL statistics:"), "the report still goes to stdout: {text}");
+        let summary = text.lines().find(|l| l.starts_with("#fairbench-summary ")).unwrap();
+        let field = |k: &str| summary.split(&format!(" {k}=")).nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap();
+        reads += field("reads");
+        other += field("other");
+        let path = dir.join(format!("pod-{i}.log"));
+        std::fs::write(&path, format!("{}{}", stderr(&out), text)).unwrap();
+        logs.push(path.display().to_string());
+    }
+    assert!(reads > 0 && other > 0);
+    let mut m = fairbench();
+    let merged = stdout(&run_ok(m.arg("merge").args(&logs).arg("--no-save")));
+    assert!(merged.contains("Member 0 on ") && merged.contains("Member 1 on "), "{merged}");
+    assert!(!merged.contains("missing"), "{merged}");
+    assert_eq!(interval_sum(&merged, "reads"), reads, "{merged}");
+    assert_eq!(interval_sum(&merged, "other"), other, "{merged}");
+    assert!(merged.lines().filter(|l| l.starts_with("[ ")).any(|l| !l.ends_with("client cpu: 0.00 s")), "{merged}");
+    let mut part = fairbench();
+    let one = stdout(&run_ok(part.args(["merge", &logs[1], "--no-save"])));
+    assert!(one.contains("member(s) 0 missing"), "{one}");
+}
+
+/// The target URL may come from the environment (a Kubernetes Secret); its
+/// password must not show in --help, which prints environment values.
+#[test]
+fn target_from_the_environment_stays_out_of_help() {
+    let mut c = fairbench();
+    let out = run_ok(c.args(["run", "--help"]).env("FAIRBENCH_TARGET", "postgres://u:s3cretpw@127.0.0.1:1/db"));
+    assert!(stdout(&out).contains("FAIRBENCH_TARGET"), "{}", show(&out));
+    assert!(!stdout(&out).contains("s3cretpw"), "{}", show(&out));
 }

@@ -20,12 +20,18 @@ use std::path::{Path, PathBuf};
 /// Clock offsets beyond this make the alignment of intervals doubtful.
 const MAX_CLOCK_OFFSET_MS: f64 = 50.0;
 
+/// Per level (threads): intervals (absolute start s, duration s, histogram).
+type LevelIntervals = BTreeMap<usize, Vec<(f64, f64, Histogram<u64>)>>;
+
 /// One member's log.
 struct Member {
     file: PathBuf,
     head: BTreeMap<String, String>,
-    /// Per level (threads): intervals (absolute start s, duration s, histogram).
-    intervals: BTreeMap<usize, Vec<(f64, f64, Histogram<u64>)>>,
+    intervals: LevelIntervals,
+    /// Per level: the `#fairbench-interval` counters, one per interval
+    /// histogram in the same order (a level's last histogram, its tail,
+    /// has none).
+    counters: BTreeMap<usize, Vec<Counters>>,
     /// Per level: its `#fairbench-summary` fields.
     summaries: BTreeMap<usize, BTreeMap<String, String>>,
 }
@@ -39,6 +45,85 @@ impl Member {
     }
 }
 
+/// What a member counted in one interval besides latencies.
+#[derive(Clone, Copy, Default)]
+struct Counters {
+    reads: u64,
+    writes: u64,
+    other: u64,
+    errors: u64,
+    reconnects: u64,
+    cpu_user_s: f64,
+    cpu_sys_s: f64,
+}
+
+impl Counters {
+    fn parse(f: &BTreeMap<String, String>) -> Counters {
+        let n = |k: &str| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        Counters {
+            reads: n("reads") as u64,
+            writes: n("writes") as u64,
+            other: n("other") as u64,
+            errors: n("errors") as u64,
+            reconnects: n("reconnects") as u64,
+            cpu_user_s: n("cpu_user_s"),
+            cpu_sys_s: n("cpu_sys_s"),
+        }
+    }
+
+    fn add(&mut self, o: &Counters) {
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.other += o.other;
+        self.errors += o.errors;
+        self.reconnects += o.reconnects;
+        self.cpu_user_s += o.cpu_user_s;
+        self.cpu_sys_s += o.cpu_sys_s;
+    }
+}
+
+/// A level's tail (the histogram written with its summary) counted what the
+/// summary has beyond the intervals' lines, so the merged intervals add up
+/// to the totals.
+fn tail_counters(intervals: &LevelIntervals, counters: &mut BTreeMap<usize, Vec<Counters>>, summaries: &BTreeMap<usize, BTreeMap<String, String>>) {
+    for (level, ivs) in intervals {
+        let (Some(summary), Some(c)) = (summaries.get(level), counters.get_mut(level)) else { continue };
+        if c.len() + 1 != ivs.len() {
+            continue;
+        }
+        let total = Counters::parse(summary);
+        let sum = c.iter().fold(Counters::default(), |mut a, x| {
+            a.add(x);
+            a
+        });
+        c.push(Counters {
+            reads: total.reads.saturating_sub(sum.reads),
+            writes: total.writes.saturating_sub(sum.writes),
+            other: total.other.saturating_sub(sum.other),
+            errors: total.errors.saturating_sub(sum.errors),
+            reconnects: total.reconnects.saturating_sub(sum.reconnects),
+            cpu_user_s: (total.cpu_user_s - sum.cpu_user_s).max(0.0),
+            cpu_sys_s: (total.cpu_sys_s - sum.cpu_sys_s).max(0.0),
+        });
+    }
+}
+
+/// The lines of an HdrHistogram interval log, from a file that may hold
+/// other lines too: `--hdr-log -` shares standard output with the run's
+/// report, and `kubectl logs` adds the standard error. Log lines are
+/// comments, the legend, and intervals (`Tag=...` or a number first).
+fn log_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for l in text.lines() {
+        let first = l.chars().next().unwrap_or(' ');
+        if first == '#' || first == '"' || first.is_ascii_digit() || l.starts_with("Tag=") {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn fields(line: &str) -> BTreeMap<String, String> {
     line.split_whitespace().filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
@@ -49,7 +134,8 @@ fn bad(file: &Path, why: &str) -> Error {
 
 fn read_member(file: &Path) -> Result<Member> {
     let bytes = std::fs::read(file).map_err(|e| bad(file, &format!("cannot read it ({e})")))?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| bad(file, "not a text file"))?;
+    let text = log_lines(std::str::from_utf8(&bytes).map_err(|_| bad(file, "not a text file"))?);
+    let bytes = text.as_bytes();
     let head = text.lines().find_map(|l| l.strip_prefix("#fairbench-member ")).map(fields).ok_or_else(|| bad(file, "no #fairbench-member line: not a fairbench HdrHistogram log"))?;
     let mut summaries = BTreeMap::new();
     for l in text.lines().filter_map(|l| l.strip_prefix("#fairbench-summary ")) {
@@ -57,10 +143,16 @@ fn read_member(file: &Path) -> Result<Member> {
         let threads = f.get("threads").and_then(|t| t.parse().ok()).ok_or_else(|| bad(file, "a #fairbench-summary line without threads="))?;
         summaries.insert(threads, f);
     }
+    let mut counters: BTreeMap<usize, Vec<Counters>> = BTreeMap::new();
+    for l in text.lines().filter_map(|l| l.strip_prefix("#fairbench-interval ")) {
+        let f = fields(l);
+        let threads = f.get("threads").and_then(|t| t.parse().ok()).ok_or_else(|| bad(file, "a #fairbench-interval line without threads="))?;
+        counters.entry(threads).or_default().push(Counters::parse(&f));
+    }
     let mut base = 0.0;
-    let mut intervals: BTreeMap<usize, Vec<_>> = BTreeMap::new();
+    let mut intervals: LevelIntervals = BTreeMap::new();
     let mut de = Deserializer::new();
-    for (n, entry) in IntervalLogIterator::new(&bytes).enumerate() {
+    for (n, entry) in IntervalLogIterator::new(bytes).enumerate() {
         match entry.map_err(|e| bad(file, &format!("entry {} is not an HdrHistogram interval log line ({e:?})", n + 1)))? {
             LogEntry::BaseTime(t) => base = t.as_secs_f64(),
             LogEntry::StartTime(_) => {}
@@ -72,17 +164,18 @@ fn read_member(file: &Path) -> Result<Member> {
             }
         }
     }
+    tail_counters(&intervals, &mut counters, &summaries);
     if intervals.is_empty() && summaries.is_empty() {
         return Err(bad(file, "no intervals and no summary"));
     }
-    Ok(Member { file: file.to_path_buf(), head, intervals, summaries })
+    Ok(Member { file: file.to_path_buf(), head, intervals, counters, summaries })
 }
 
 /// One merged load level.
 struct Level {
     threads: usize,
-    /// (start s relative to the level's start, duration s, members, histogram)
-    intervals: Vec<(f64, f64, usize, Histogram<u64>)>,
+    /// (start s relative to the level's start, duration s, members, histogram, counters)
+    intervals: Vec<(f64, f64, usize, Histogram<u64>, Counters)>,
     total: Histogram<u64>,
     elapsed_s: f64,
     window: Window,
@@ -93,15 +186,19 @@ fn merge_level(members: &[Member], level: usize) -> Level {
     let starts: Vec<f64> = members.iter().filter_map(|m| m.intervals.get(&level).and_then(|v| v.first()).map(|i| i.0)).collect();
     let t0 = starts.iter().cloned().fold(f64::MAX, f64::min);
     let step = members.iter().filter_map(|m| m.intervals.get(&level)).flatten().map(|i| i.1).fold(0.0, f64::max).max(1e-3);
-    let mut slots: BTreeMap<i64, (f64, usize, Histogram<u64>)> = BTreeMap::new();
+    let mut slots: BTreeMap<i64, (f64, usize, Histogram<u64>, Counters)> = BTreeMap::new();
     let mut total = new_hist();
     for m in members {
-        for (start, secs, h) in m.intervals.get(&level).into_iter().flatten() {
+        let counted = m.counters.get(&level).map(Vec::as_slice).unwrap_or_default();
+        for (i, (start, secs, h)) in m.intervals.get(&level).into_iter().flatten().enumerate() {
             let key = ((start - t0) / step).round() as i64;
-            let slot = slots.entry(key).or_insert_with(|| (0.0, 0, new_hist()));
+            let slot = slots.entry(key).or_insert_with(|| (0.0, 0, new_hist(), Counters::default()));
             slot.0 = slot.0.max(*secs);
             slot.1 += 1;
             let _ = slot.2.add(h);
+            if let Some(c) = counted.get(i) {
+                slot.3.add(c);
+            }
             let _ = total.add(h);
         }
     }
@@ -122,17 +219,33 @@ fn merge_level(members: &[Member], level: usize) -> Level {
     }
     window.events = total.len();
     window.lat = total.clone();
-    let intervals = slots.into_iter().map(|(k, (secs, n, h))| (k as f64 * step, secs, n, h)).collect();
+    let intervals = slots.into_iter().map(|(k, (secs, n, h, c))| (k as f64 * step, secs, n, h, c)).collect();
     Level { threads: threads.max(level), intervals, total, elapsed_s: elapsed, window, cpu }
+}
+
+/// The members the group had at its start whose logs were not given: the
+/// names every log lists (`members=`), or 1..size for logs without them.
+fn missing_members(members: &[Member], size: usize) -> Vec<String> {
+    let present: Vec<&str> = members.iter().map(|m| m.get("member")).collect();
+    let mut all: Vec<String> = members.iter().flat_map(|m| m.get("members").split(',').filter(|n| !n.is_empty()).map(str::to_string)).collect();
+    if all.is_empty() {
+        all = (1..=size).map(|i| i.to_string()).collect();
+    }
+    let mut missing: Vec<String> = Vec::new();
+    for n in all {
+        if !present.contains(&n.as_str()) && !missing.contains(&n) {
+            missing.push(n);
+        }
+    }
+    missing
 }
 
 fn findings(members: &[Member], levels: &[usize]) -> Vec<Finding> {
     let mut out = Vec::new();
     let size = members.iter().map(|m| m.num("size") as usize).max().unwrap_or(0);
     let group = members[0].get("group");
-    if members.len() < size {
-        let present: Vec<String> = members.iter().map(|m| m.get("member").to_string()).collect();
-        let missing: Vec<String> = (1..=size).map(|i| i.to_string()).filter(|i| !present.contains(i)).collect();
+    let missing = missing_members(members, size);
+    if members.len() < size || !missing.is_empty() {
         out.push(Finding {
             rule: "group-members-missing".into(),
             severity: Severity::Critical,
@@ -188,15 +301,20 @@ pub fn merge(a: MergeArgs) -> Result<()> {
     let merged: Vec<Level> = levels.iter().map(|&l| merge_level(&members, l)).collect();
     for lv in &merged {
         println!();
-        for (t, secs, n, h) in &lv.intervals {
+        for (t, secs, n, h, c) in &lv.intervals {
             let secs = secs.max(1e-9);
             println!(
-                "[ {:.0}s ] members: {n} events: {} tps: {:.2} lat (ms,{percentile}%): {:.2} max: {:.2}",
+                "[ {:.0}s ] members: {n} events: {} tps: {:.2} lat (ms,{percentile}%): {:.2} max: {:.2} reads: {} writes: {} other: {} errors: {} client cpu: {:.2} s",
                 t + secs,
                 h.len(),
                 h.len() as f64 / secs,
                 pct_ms(h, percentile),
-                h.max() as f64 / 1000.0
+                h.max() as f64 / 1000.0,
+                c.reads,
+                c.writes,
+                c.other,
+                c.errors,
+                c.cpu_user_s + c.cpu_sys_s
             );
         }
         let el = lv.elapsed_s.max(1e-9);
@@ -249,7 +367,15 @@ pub fn merge(a: MergeArgs) -> Result<()> {
         let intervals: Vec<Interval> = lv
             .intervals
             .into_iter()
-            .map(|(t, secs, _, h)| Interval { t: t + secs, secs, threads: lv.threads, warmup: false, w: Window { events: h.len(), lat: h, ..Window::default() }, cpu_user_s: 0.0, cpu_sys_s: 0.0 })
+            .map(|(t, secs, _, h, c)| Interval {
+                t: t + secs,
+                secs,
+                threads: lv.threads,
+                warmup: false,
+                w: Window { events: h.len(), reads: c.reads, writes: c.writes, other: c.other, errors: c.errors, reconnects: c.reconnects, lat: h, ..Window::default() },
+                cpu_user_s: c.cpu_user_s,
+                cpu_sys_s: c.cpu_sys_s,
+            })
             .collect();
         for iv in &intervals {
             sink.interval(iv, false);
@@ -263,4 +389,15 @@ pub fn merge(a: MergeArgs) -> Result<()> {
     rec.add_findings(&found);
     println!("Stored as run {id} in {}", a.store.results.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_lines_keep_the_log_and_drop_the_report_around_it() {
+        let text = "fairbench 0.1.0 (x)\n#fairbench-member group=g member=0\n[ 1s ] thds: 1 tps: 1.00\nTag=threads=1,0.000,1.000,1.0,HISTF\n    read: 3\nfairbench: group g: member 0\n0.000,1.000,1.0,HISTF\n\"StartTimestamp\",\"Interval_Length\"\n";
+        assert_eq!(log_lines(text), "#fairbench-member group=g member=0\nTag=threads=1,0.000,1.000,1.0,HISTF\n0.000,1.000,1.0,HISTF\n\"StartTimestamp\",\"Interval_Length\"\n");
+    }
 }

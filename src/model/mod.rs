@@ -74,6 +74,10 @@ pub struct GroupMember {
     pub group: String,
     /// 1-based, in registration order.
     pub member: usize,
+    /// The member's name: its `--group-member`, or else its position.
+    pub name: String,
+    /// Every member's name, as the group stood at the start.
+    pub names: Vec<String>,
     pub size: usize,
     pub host: String,
     /// Database clock minus this host's clock, ms.

@@ -37,10 +37,14 @@ pub struct Group {
 }
 
 impl Group {
-    pub fn new(name: &str, size: usize, timeout: Duration, cfg: Arc<ConnConfig>) -> Group {
+    /// `member_name`: the `--group-member` (already checked to be a plain
+    /// word); without one the member is named after its arrival order.
+    pub fn new(name: &str, member_name: Option<&str>, size: usize, timeout: Duration, cfg: Arc<ConnConfig>) -> Group {
         let host = crate::env::hostname();
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-        let token = format!("{}:{}:{nanos}", safe(&host), std::process::id());
+        // The name leads the token, so every member reads the others' names
+        // from the rows; the rest keeps two processes' rows apart.
+        let token = format!("{}@{}:{}:{nanos}", member_name.map(safe).unwrap_or_default(), safe(&host), std::process::id());
         Group { name: name.to_string(), size, timeout, cfg, token, host, last: Mutex::new(None) }
     }
 
@@ -81,7 +85,13 @@ impl Group {
             if members.len() >= self.size {
                 let start_ms = members.iter().map(|m| m.1).max().unwrap_or(joined) + LEAD_MS;
                 let member = members.iter().position(|m| m.0 == self.token).map(|i| i + 1).unwrap_or(self.size);
-                return Ok(Membership { group: self.name.clone(), member, size: self.size, host: self.host.clone(), clock_offset_ms: offset, start_ms });
+                let names = member_names(members.iter().map(|m| m.0.as_str()));
+                if let Some(dup) = first_duplicate(&names) {
+                    self.leave_on(conn, round).await;
+                    return Err(Error::Group(format!("group {}: two members are named {dup}: give each member its own --group-member", self.name)));
+                }
+                let name = names[member - 1].clone();
+                return Ok(Membership { group: self.name.clone(), member, name, names, size: self.size, host: self.host.clone(), clock_offset_ms: offset, start_ms });
             }
             if std::time::Instant::now() >= deadline {
                 self.leave_on(conn, round).await;
@@ -125,7 +135,7 @@ impl StartGate for Group {
         let local_start = m.start_ms as f64 - m.clock_offset_ms;
         let late = now_ms() - local_start;
         if late > 0.0 {
-            eprintln!("fairbench: group {}: member {} saw the full group {late:.0} ms after the start; starting now", self.name, m.member);
+            eprintln!("fairbench: group {}: member {} saw the full group {late:.0} ms after the start; starting now", self.name, m.name);
         }
         *self.last.lock().unwrap() = Some(m);
         // Sleep in short steps, so Ctrl-C ends the wait at once.
@@ -140,7 +150,7 @@ impl StartGate for Group {
                 eprintln!(
                     "fairbench: group {}: member {} of {} on {} (clock offset {:+.3} ms) started at {:.3} ms (database clock), {:.3} ms after the group's start",
                     m.group,
-                    m.member,
+                    m.name,
                     m.size,
                     m.host,
                     m.clock_offset_ms,
@@ -160,6 +170,22 @@ pub async fn drop_table(cfg: Arc<ConnConfig>) -> Result<()> {
     let r = conn.query(&format!("DROP TABLE IF EXISTS {TABLE}")).await.map(|_| ()).map_err(|e| Error::Sql(format!("dropping {TABLE}: {e}")));
     conn.close().await;
     r
+}
+
+/// The members' names from their tokens (in arrival order): the
+/// `--group-member` a token leads with, or else the arrival position.
+fn member_names<'a>(tokens: impl Iterator<Item = &'a str>) -> Vec<String> {
+    tokens
+        .enumerate()
+        .map(|(i, t)| match t.split_once('@') {
+            Some((name, _)) if !name.is_empty() => name.to_string(),
+            _ => (i + 1).to_string(),
+        })
+        .collect()
+}
+
+fn first_duplicate(names: &[String]) -> Option<&str> {
+    names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)).map(|(_, n)| n.as_str())
 }
 
 fn now_ms() -> f64 {
@@ -205,4 +231,17 @@ async fn clock_offset(conn: &mut Conn) -> Result<f64> {
         }
     }
     Ok(best.map(|b| b.1).unwrap_or(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_named_by_their_group_member_or_arrival() {
+        let names = member_names(["0@pod-a:7:1", "@host:8:2", "2@pod-c:9:3"].into_iter());
+        assert_eq!(names, ["0", "2", "2"]);
+        assert_eq!(first_duplicate(&names), Some("2"));
+        assert_eq!(first_duplicate(&member_names(["@h:1:1", "@h:2:2"].into_iter())), None);
+    }
 }

@@ -90,16 +90,19 @@ pub struct ControlArgs {
     #[arg(long)]
     pub sync_file: Option<PathBuf>,
     /// Start barrier over processes: all members of the group NAME (on any hosts) start together
-    #[arg(long, value_name = "NAME", value_parser = values::group_name)]
+    #[arg(long, value_name = "NAME", env = "FAIRBENCH_GROUP", value_parser = values::group_name)]
     pub group: Option<String>,
     /// Members the --group waits for (registered in the target database)
-    #[arg(long, value_name = "N", value_parser = values::group_size)]
+    #[arg(long, value_name = "N", env = "FAIRBENCH_GROUP_SIZE", value_parser = values::group_size)]
     pub group_size: Option<usize>,
+    /// This member's name in the --group (e.g. a Kubernetes Job's pod index; default: its arrival order)
+    #[arg(long, value_name = "NAME", env = "FAIRBENCH_GROUP_MEMBER", value_parser = values::group_name)]
+    pub group_member: Option<String>,
     /// Seconds a --group waits for its missing members before it gives up (exit 7)
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = values::seconds)]
     pub group_timeout: f64,
-    /// Write per-interval latency histograms as an HdrHistogram interval log (for fairbench merge)
-    #[arg(long, value_name = "FILE")]
+    /// Write per-interval latency histograms as an HdrHistogram interval log (for fairbench merge); - for stdout
+    #[arg(long, value_name = "FILE", env = "FAIRBENCH_HDR_LOG")]
     pub hdr_log: Option<PathBuf>,
     /// Seconds to pause between the levels of a sweep
     #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
@@ -157,6 +160,9 @@ impl Plan {
         // names only the missing option, not the one that needs it.
         if c.group.is_some() != c.group_size.is_some() {
             return Err(usage!("--group and --group-size go together: give both (--group NAME --group-size N)"));
+        }
+        if c.group_member.is_some() && c.group.is_none() {
+            return Err(usage!("--group-member names a member of a --group: give --group NAME --group-size N too"));
         }
         if c.time == 0.0 && c.events == 0 && command == "run" {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));

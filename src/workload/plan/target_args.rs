@@ -12,7 +12,7 @@ use clap::Args;
 pub struct TargetArgs {
     /// mysql://user:pass@host:port/db[?socket=PATH&ssl-mode=..], postgres://user:pass@host:port/db, sqlite:PATH
     /// (default: sqlite:fairbench.sqlite in the working directory)
-    #[arg(long)]
+    #[arg(long, env = "FAIRBENCH_TARGET", hide_env_values = true)]
     pub target: Option<String>,
     /// mysql, pgsql or sqlite (sysbench's --db-driver)
     #[arg(long, value_parser = values::db_driver)]
