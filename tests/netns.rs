@@ -127,23 +127,6 @@ fn started_at(out: &Output) -> f64 {
     line.split(" started at ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
 }
 
-/// Every interval histogram of a log, and the events its summaries report.
-fn read_log(path: &std::path::Path) -> (Vec<hdrhistogram::Histogram<u64>>, u64) {
-    use base64::Engine as _;
-    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
-    let bytes = std::fs::read(path).unwrap();
-    let mut de = hdrhistogram::serialization::Deserializer::new();
-    let hists = IntervalLogIterator::new(&bytes)
-        .filter_map(|e| match e.expect("a valid interval log") {
-            LogEntry::Interval(iv) => Some(de.deserialize(&mut std::io::Cursor::new(base64::engine::general_purpose::STANDARD.decode(iv.encoded_histogram()).unwrap())).unwrap()),
-            _ => None,
-        })
-        .collect();
-    let text = String::from_utf8(bytes).unwrap();
-    let events = text.lines().filter(|l| l.starts_with("#fairbench-summary ")).map(|l| l.split(" events=").nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap()).sum();
-    (hists, events)
-}
-
 #[test]
 fn generators_in_network_namespaces_start_together_and_merge_exactly() {
     let nets = Namespaces::new(MEMBERS);
@@ -182,7 +165,7 @@ fn generators_in_network_namespaces_start_together_and_merge_exactly() {
     let mut all = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
     let mut summed = 0;
     for l in &logs {
-        let (hists, events) = read_log(l);
+        let (hists, events) = read_hdr_log(l);
         assert_eq!(hists.iter().map(|h| h.len()).sum::<u64>(), events, "{}", l.display());
         hists.iter().for_each(|h| all.add(h).unwrap());
         summed += events;
@@ -210,6 +193,6 @@ fn generators_in_network_namespaces_start_together_and_merge_exactly() {
     assert!(outs[0].status.success() && outs[2].status.success(), "{}\n{}", show(&outs[0]), show(&outs[2]));
     let merged = stdout(&run_ok(fairbench().arg("merge").arg(&logs[0]).arg(&logs[2]).arg("--no-save")));
     assert!(merged.contains("member(s) ns2 missing"), "{merged}");
-    let survivors: u64 = [&logs[0], &logs[2]].iter().map(|l| read_log(l).1).sum();
+    let survivors: u64 = [&logs[0], &logs[2]].iter().map(|l| read_hdr_log(l).1).sum();
     assert!(merged.contains(&format!("events: {survivors} ")), "{merged}");
 }

@@ -8,7 +8,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn required_env(name: &str) -> String {
@@ -322,4 +322,21 @@ pub fn assert_no_panic(out: &Output) {
     for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace"] {
         assert!(!all.contains(bad), "output contains {bad:?}\n{}", show(out));
     }
+}
+
+/// Every interval histogram of a `--hdr-log` file, and the events its summaries report.
+pub fn read_hdr_log(path: impl AsRef<Path>) -> (Vec<hdrhistogram::Histogram<u64>>, u64) {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    let bytes = std::fs::read(path.as_ref()).unwrap();
+    let mut de = hdrhistogram::serialization::Deserializer::new();
+    let hists = IntervalLogIterator::new(&bytes)
+        .filter_map(|e| match e.expect("a valid interval log") {
+            LogEntry::Interval(iv) => Some(de.deserialize(&mut std::io::Cursor::new(base64::engine::general_purpose::STANDARD.decode(iv.encoded_histogram()).unwrap())).unwrap()),
+            _ => None,
+        })
+        .collect();
+    let text = String::from_utf8(bytes).unwrap();
+    let events = text.lines().filter(|l| l.starts_with("#fairbench-summary ")).map(|l| l.split(" events=").nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    (hists, events)
 }
