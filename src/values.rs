@@ -149,6 +149,20 @@ pub fn percent8(s: &str) -> Result<u8, String> {
     whole(s, 0, 100)
 }
 
+/// A table name base (`--table-name`): it goes into SQL unquoted on every
+/// engine, followed by the table's number, so only a plain identifier of
+/// at most 54 characters (MySQL's limit is 64, PostgreSQL's 63) is taken.
+pub fn table_base(s: &str) -> Result<String, String> {
+    let plain = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !plain {
+        return Err(format!("'{s}' is not a plain table name: use letters, digits and _ (starting with a letter or _)"));
+    }
+    if s.len() > 54 {
+        return Err(format!("'{s}' is {} characters long: at most 54 leave room for the table's number", s.len()));
+    }
+    Ok(s.to_string())
+}
+
 pub fn port(s: &str) -> Result<u16, String> {
     whole(s, 1, u16::MAX as u64)
 }
@@ -317,6 +331,15 @@ pub fn group_size(s: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_base_takes_plain_identifiers_only() {
+        assert_eq!(table_base("sbtest").unwrap(), "sbtest");
+        assert_eq!(table_base("_t9").unwrap(), "_t9");
+        for bad in ["", "9t", "t; DROP TABLE x", "t-1", "t`", "t\"", "é", &"t".repeat(55)] {
+            assert!(table_base(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn a_bare_port_listens_on_loopback_only() {

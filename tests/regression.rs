@@ -1009,3 +1009,20 @@ fn run_piped_into_head_neither_panics_nor_loses_the_run() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert_eq!(s.export().len(), 1, "the run was not stored: {err}");
 }
+
+// Options that go into SQL.
+
+/// `--table-name` went into every statement unquoted and unchecked: a name
+/// with a quote or a semicolon in it reached the server as SQL. It is one
+/// line and exit 2 now, before anything connects.
+#[test]
+fn table_name_with_sql_in_it_is_refused_before_connecting() {
+    let s = Scratch::new("tname");
+    let t = s.target("db.sqlite");
+    let out = run_fail(fairbench().args(["prepare", "oltp_read_only", "--table-name", "t; DROP TABLE x", "--target", &t]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("--table-name") && err.contains("not a plain table name"), "{err}");
+    assert!(!s.dir.path().join("db.sqlite").exists(), "it connected: {err}");
+}

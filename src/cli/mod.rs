@@ -121,7 +121,7 @@ pub struct EnvArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Table name prefix whose size counts as the dataset
-    #[arg(long, default_value = "sbtest")]
+    #[arg(long, default_value = "sbtest", value_parser = crate::values::table_base)]
     pub table_name: String,
     /// Print JSON
     #[arg(long)]

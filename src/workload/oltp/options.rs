@@ -53,7 +53,7 @@ pub struct OltpArgs {
 
     // --- BMK-kit extensions ---
     /// Table name base (tables are NAME1..NAMEn)
-    #[arg(long, default_value = "sbtest")]
+    #[arg(long, default_value = "sbtest", value_parser = values::table_base)]
     pub table_name: String,
     /// Partitions per table (hash on id); MySQL and PostgreSQL
     #[arg(long, default_value_t = 0, alias = "mysql-table-partitions", value_parser = values::uint32)]
