@@ -34,6 +34,11 @@ fn started_at(out: &std::process::Output) -> f64 {
 /// `n` members started together: every one ran, and their starts lie
 /// within `spread_ms` of each other.
 fn members_start_together(target: &str, group: &str, n: usize) {
+    members_arriving_every(target, group, n, 150);
+}
+
+/// Members arriving `gap_ms` apart (0: all at once) start together.
+fn members_arriving_every(target: &str, group: &str, n: usize, gap_ms: u64) {
     let mut prep = fairbench();
     run_ok(prep.args(["prepare", "oltp_read_only", "--target", target, "--table-size=100", "--no-save"]));
     let dir = scratch_dir(&format!("group_logs_{group}"));
@@ -41,7 +46,7 @@ fn members_start_together(target: &str, group: &str, n: usize) {
     let kids: Vec<Child> = (0..n)
         .map(|i| {
             // Members arrive at different times; the group still starts at one instant.
-            std::thread::sleep(Duration::from_millis(150 * i as u64));
+            std::thread::sleep(Duration::from_millis(gap_ms * i as u64));
             spawn(&run_args(target, group, n, &["--hdr-log", &logs[i]]))
         })
         .collect();
@@ -136,6 +141,10 @@ fn two_then_three_mariadb_members_start_together() {
 fn two_then_three_postgres_members_start_together() {
     members_start_together(&pg_url(), "two-pg", 2);
     members_start_together(&pg_url(), "three-pg", 3);
+    // Members arriving at once all created the missing barrier table, and
+    // PostgreSQL failed some of them on its catalog (23505 on
+    // pg_type_typname_nsp_index): `duplicate key value` and exit 4.
+    members_arriving_every(&pg_url(), "four-pg-at-once", 4, 0);
     assert_eq!(pg_admin("SELECT COUNT(*) FROM pg_tables WHERE tablename = 'fairbench_group'").trim(), "0", "cleanup drops the barrier table");
 }
 

@@ -63,7 +63,18 @@ impl Group {
     async fn barrier_on(&self, conn: &mut Conn, round: usize) -> Result<Membership> {
         let engine = conn.engine();
         let sql_err = |e: crate::db::DbError| Error::Sql(format!("group barrier table {TABLE}: {e}"));
-        conn.query(&create_sql(engine)).await.map_err(sql_err)?;
+        // PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against itself:
+        // members creating the table at once may fail on a catalog unique
+        // index (23505) while another's creation commits. Once that one has
+        // committed, the statement finds the table and passes.
+        let mut tries = 0;
+        while let Err(e) = conn.query(&create_sql(engine)).await {
+            tries += 1;
+            if tries == 5 {
+                return Err(sql_err(e));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50 * tries)).await;
+        }
         let offset = clock_offset(conn).await?;
         let joined = (now_ms() + offset).round() as i64;
         conn.query(&format!("DELETE FROM {TABLE} WHERE grp = '{}' AND member = '{}'", self.name, self.token)).await.map_err(sql_err)?;
