@@ -153,12 +153,18 @@ fn audit_text(store: &Path) -> String {
     stdout(&run_ok(fairbench().args(["audit", "last", "--results"]).arg(store)))
 }
 
-#[test]
-fn read_only_on_a_caught_up_standby_records_it_without_a_lag_finding() {
+/// A primary with the test table, and a standby that has replayed it.
+fn prepared_pair() -> (Primary, Standby) {
     let p = start_primary();
     let s = start_standby(&p);
     run_ok(fairbench().args(["prepare", "oltp_read_only", "--target", &url(p.port), "--table-name", "sbt_", "--table-size", "1000"]));
     wait_caught_up(&p, &s);
+    (p, s)
+}
+
+#[test]
+fn read_only_on_a_caught_up_standby_records_it_without_a_lag_finding() {
+    let (p, s) = prepared_pair();
     let env = stdout(&run_ok(fairbench().args(["env", "--target", &url(s.port)])));
     assert!(env.contains("standby (in recovery): replay 0.0 s behind"), "{env}");
     // pg_current_wal_lsn() is an error during recovery: the capture must not send it there.
@@ -176,10 +182,7 @@ fn read_only_on_a_caught_up_standby_records_it_without_a_lag_finding() {
 
 #[test]
 fn read_only_on_a_lagging_standby_is_called_out_by_the_audit() {
-    let p = start_primary();
-    let s = start_standby(&p);
-    run_ok(fairbench().args(["prepare", "oltp_read_only", "--target", &url(p.port), "--table-name", "sbt_", "--table-size", "1000"]));
-    wait_caught_up(&p, &s);
+    let (p, s) = prepared_pair();
     delay_apply(&s);
     // Commits the standby receives and holds back: its replay falls behind.
     for i in 0..5 {
