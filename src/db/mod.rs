@@ -9,8 +9,11 @@ pub mod fast;
 pub mod mysql;
 pub mod password;
 pub mod postgres;
+mod rows;
 pub mod sqlite;
 pub mod url;
+
+pub use rows::RowBuf;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -344,6 +347,43 @@ impl Conn {
         r.map_err(|e| self.classify(e))
     }
 
+    /// Run statement `id`, keeping its rows (if any) in `out` undecoded
+    /// until they are read: for callers that may not read them (scripts).
+    pub async fn exec_into(&mut self, id: StmtId, params: &[Param<'_>], out: &mut RowBuf) -> DbResult<Class> {
+        let st = self.set.get(id);
+        let limit = self.turn_limit();
+        let prepared = self.cfg.prepared;
+        let r = match &mut self.inner {
+            Inner::MyFast(c) => c.exec_into(id, st, params, prepared, out).await,
+            Inner::PgFast(c) => c.exec_into(id, st, params, prepared, out).await,
+            Inner::My(c) => c.exec_rows(id, st, params, prepared).await.map(|rows| decoded(out, rows)),
+            Inner::Pg(c) => c.exec_rows(id, st, params, prepared).await.map(|rows| decoded(out, rows)),
+            Inner::Lite(c) => {
+                let turn = c.turn_for(id, st);
+                c.take_turn(turn, self.stop.as_deref(), limit).await.and_then(|()| c.exec_rows(st, params, prepared)).map(|rows| decoded(out, rows))
+            }
+        };
+        let (rows, changed) = r.map_err(|e| self.classify(e))?;
+        Ok(classify_result(rows || st.returns_rows, changed))
+    }
+
+    /// Run one text statement, keeping its rows (if any) in `out` undecoded.
+    pub async fn query_into(&mut self, sql: &str, out: &mut RowBuf) -> DbResult<Class> {
+        let limit = self.turn_limit();
+        let r = match &mut self.inner {
+            Inner::MyFast(c) => c.query_into(sql, out).await,
+            Inner::PgFast(c) => c.query_into(sql, out).await,
+            Inner::My(c) => c.query_rows(sql).await.map(|rows| decoded(out, rows)),
+            Inner::Pg(c) => c.query_rows(sql).await.map(|rows| decoded(out, rows)),
+            Inner::Lite(c) => {
+                let turn = c.turn_for_sql(sql);
+                c.take_turn(turn, self.stop.as_deref(), limit).await.and_then(|()| c.query_rows(sql)).map(|rows| decoded(out, rows))
+            }
+        };
+        let (rows, changed) = r.map_err(|e| self.classify(e))?;
+        Ok(classify_result(rows, changed))
+    }
+
     /// Run a query and return the first column of every row as text.
     pub async fn query_strings(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
         let r = match &mut self.inner {
@@ -411,6 +451,13 @@ pub const LOST_STATEMENT: &str =
 /// one that ran it.
 fn is_lost_statement(e: &DbError) -> bool {
     e.code == "26000" && e.message.starts_with("prepared statement \"s")
+}
+
+/// Rows a driver decoded, as the (rows, changed) of the lean clients.
+fn decoded(out: &mut RowBuf, rows: Vec<Vec<Option<String>>>) -> (bool, u64) {
+    let any = !rows.is_empty();
+    out.set_decoded(rows);
+    (any, 0)
 }
 
 async fn drop_inner(inner: Inner) {

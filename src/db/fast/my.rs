@@ -59,6 +59,8 @@ enum Collect<'a> {
     Nothing,
     Text(&'a mut Vec<Vec<Option<String>>>),
     Binary(&'a mut Vec<Vec<Option<String>>>),
+    /// Row packets kept undecoded (binary protocol when `true`).
+    Raw(&'a mut crate::db::RowBuf, bool),
 }
 
 fn lost(e: std::io::Error) -> DbError {
@@ -458,6 +460,11 @@ impl MyFast {
                     if !self.deprecate_eof {
                         self.next().await.map_err(lost)?;
                     }
+                    if want {
+                        if let Collect::Raw(out, binary) = &mut collect {
+                            out.start_my(binary.then_some(&types[..]), ncols);
+                        }
+                    }
                     loop {
                         let p = self.next().await.map_err(lost)?;
                         let pl = self.payload(p);
@@ -484,6 +491,7 @@ impl MyFast {
                             match &mut collect {
                                 Collect::Text(out) => out.push(text_row(pl, ncols).ok_or_else(bad_packet)?),
                                 Collect::Binary(out) => out.push(binary_row(pl, &types).ok_or_else(bad_packet)?),
+                                Collect::Raw(out, _) => out.push(pl),
                                 Collect::Nothing => {}
                             }
                         }
@@ -615,6 +623,29 @@ impl MyFast {
         Ok(out)
     }
 
+    /// Like [`Self::query_rows`], the rows kept undecoded in `out`.
+    pub async fn query_into(&mut self, sql: &str, out: &mut crate::db::RowBuf) -> DbResult<(bool, u64)> {
+        self.start(0x03);
+        self.w.extend_from_slice(sql.as_bytes());
+        self.command().await?;
+        out.clear();
+        self.results(Collect::Raw(out, false)).await
+    }
+
+    /// Like [`Self::exec_rows`], the rows kept undecoded in `out`.
+    pub async fn exec_into(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool, out: &mut crate::db::RowBuf) -> DbResult<(bool, u64)> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, true);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query_into(&sql, out).await;
+            self.text = sql;
+            return r;
+        }
+        self.execute(id, st, params).await?;
+        out.clear();
+        self.results(Collect::Raw(out, true)).await
+    }
+
     /// LOAD DATA LOCAL INFILE fed from memory when the server allows it,
     /// multi-row INSERTs otherwise (the driver path's rules).
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
@@ -684,7 +715,7 @@ fn column_type(p: &[u8]) -> Option<(u8, u16)> {
     Some((ty, flags))
 }
 
-fn text_row(p: &[u8], n: usize) -> Option<Vec<Option<String>>> {
+pub(crate) fn text_row(p: &[u8], n: usize) -> Option<Vec<Option<String>>> {
     let mut out = Vec::with_capacity(n);
     let mut i = 0;
     for _ in 0..n {
@@ -702,7 +733,7 @@ fn text_row(p: &[u8], n: usize) -> Option<Vec<Option<String>>> {
 
 /// A binary-protocol row as text, formatted as the driver path formats
 /// mysql_async's values.
-fn binary_row(p: &[u8], types: &[(u8, u16)]) -> Option<Vec<Option<String>>> {
+pub(crate) fn binary_row(p: &[u8], types: &[(u8, u16)]) -> Option<Vec<Option<String>>> {
     let n = types.len();
     let bitmap = p.get(1..1 + (n + 9) / 8)?;
     let mut i = 1 + (n + 9) / 8;

@@ -125,7 +125,11 @@ fn begin(w: &mut Vec<u8>, ty: u8) -> usize {
 
 /// Where a request's DataRows go: the rows as text, and the OIDs of the
 /// columns when the caller wants binary values converted.
-type RowsOut<'a> = (&'a mut Vec<Vec<Option<String>>>, Option<&'a [u32]>);
+enum RowsOut<'a> {
+    Text(&'a mut Vec<Vec<Option<String>>>, Option<&'a [u32]>),
+    /// DataRows kept undecoded.
+    Raw(&'a mut crate::db::RowBuf),
+}
 
 fn finish(w: &mut [u8], at: usize) {
     let len = (w.len() - at) as i32;
@@ -355,13 +359,13 @@ impl PgFast {
                 b'Z' => break,
                 b'D' => {
                     rows = true;
-                    if let Some((out, types)) = rows_out.as_mut() {
-                        if err.is_none() {
-                            match decode_row(&self.r.data[m.start..m.end], *types) {
-                                Ok(r) => out.push(r),
-                                Err(e) => err = Some(e),
-                            }
-                        }
+                    match rows_out.as_mut() {
+                        Some(RowsOut::Text(out, types)) if err.is_none() => match decode_row(&self.r.data[m.start..m.end], *types) {
+                            Ok(r) => out.push(r),
+                            Err(e) => err = Some(e),
+                        },
+                        Some(RowsOut::Raw(out)) => out.push(&self.r.data[m.start..m.end]),
+                        _ => {}
                     }
                 }
                 b'T' => rows = true,
@@ -529,7 +533,7 @@ impl PgFast {
         self.simple(sql);
         self.request().await?;
         let mut out = Vec::new();
-        self.finish_request(Some((&mut out, None))).await?;
+        self.finish_request(Some(RowsOut::Text(&mut out, None))).await?;
         Ok(out)
     }
 
@@ -548,9 +552,35 @@ impl PgFast {
         self.request().await?;
         let cols = std::mem::take(&mut self.stmts[id.0 as usize].as_mut().unwrap().cols);
         let mut out = Vec::new();
-        let r = self.finish_request(Some((&mut out, Some(&cols)))).await;
+        let r = self.finish_request(Some(RowsOut::Text(&mut out, Some(&cols)))).await;
         self.stmts[id.0 as usize].as_mut().unwrap().cols = cols;
         r.map(|_| out)
+    }
+
+    /// Like [`Self::query_rows`], the rows kept undecoded in `out`.
+    pub async fn query_into(&mut self, sql: &str, out: &mut crate::db::RowBuf) -> DbResult<(bool, u64)> {
+        self.simple(sql);
+        self.request().await?;
+        out.start_pg(None);
+        self.finish_request(Some(RowsOut::Raw(out))).await
+    }
+
+    /// Like [`Self::exec_rows`], the rows kept undecoded in `out`.
+    pub async fn exec_into(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool, out: &mut crate::db::RowBuf) -> DbResult<(bool, u64)> {
+        if !prepared {
+            interpolate(&st.sql, params, &mut self.text, false);
+            let sql = std::mem::take(&mut self.text);
+            let r = self.query_into(&sql, out).await;
+            self.text = sql;
+            return r;
+        }
+        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
+            self.prepare(id, st, params).await?;
+        }
+        self.bind_execute(id, params);
+        self.request().await?;
+        out.start_pg(Some(&self.stmts[id.0 as usize].as_ref().unwrap().cols));
+        self.finish_request(Some(RowsOut::Raw(out))).await
     }
 
     /// Binary COPY, rows encoded as the driver path encodes them.
@@ -637,7 +667,7 @@ impl PgFast {
 
 /// A DataRow as text: simple-protocol rows are text already; extended
 /// protocol rows are binary and decoded by column type.
-fn decode_row(body: &[u8], types: Option<&[u32]>) -> DbResult<Vec<Option<String>>> {
+pub(crate) fn decode_row(body: &[u8], types: Option<&[u32]>) -> DbResult<Vec<Option<String>>> {
     let n = be16(body) as usize;
     let mut out = Vec::with_capacity(n);
     let mut i = 2;

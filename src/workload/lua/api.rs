@@ -1,10 +1,11 @@
 //! A Lua state with sysbench's API, and the per-client context behind it.
 
+use super::sql::{ConnSlot, PVal, Request, StmtSlot};
 use super::{ffi, sql, Shared};
-use crate::db::{Conn, DbError};
+use crate::db::DbError;
 use crate::rand::{Dist, DistConfig, RandType, Rng};
 use crate::workload::Counters;
-use mlua::{Lua, LuaOptions, StdLib, Table, Value};
+use mlua::{Lua, LuaOptions, StdLib, Table, Thread, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -18,8 +19,20 @@ pub struct Ctx {
     dist: DistConfig,
     /// Distributions by (kind, a, b): building one precomputes constants.
     dists: RefCell<Vec<(RandType, u64, u64, Dist)>>,
-    /// The runner's connection while a callback runs (null otherwise).
-    primary: Cell<*mut Conn>,
+    /// The script's connections, by the handle its Lua objects hold.
+    pub conns: RefCell<Vec<ConnSlot>>,
+    /// The script's prepared statements, by handle.
+    pub stmts: RefCell<Vec<StmtSlot>>,
+    /// The values of the statement being executed, buffers reused.
+    pub params: RefCell<Vec<PVal>>,
+    /// The text of the query being made.
+    pub text: RefCell<String>,
+    /// The request the script's coroutine yielded for.
+    pub pending: RefCell<Option<Request>>,
+    /// Whether a callback runs in the client's coroutine (requests possible).
+    pub driving: Cell<bool>,
+    /// The coroutine every callback of this state runs in.
+    pub co: std::cell::OnceCell<Thread>,
     /// Whether the script's first `connect()` took the runner's connection.
     pub primary_taken: Cell<bool>,
     /// Whether this state belongs to a runner client (which lends a connection).
@@ -41,7 +54,13 @@ impl Ctx {
             dist: shared.args.dist.clone(),
             shared,
             dists: RefCell::new(Vec::new()),
-            primary: Cell::new(std::ptr::null_mut()),
+            conns: RefCell::new(Vec::new()),
+            stmts: RefCell::new(Vec::new()),
+            params: RefCell::new(Vec::new()),
+            text: RefCell::new(String::new()),
+            pending: RefCell::new(None),
+            driving: Cell::new(false),
+            co: std::cell::OnceCell::new(),
             primary_taken: Cell::new(false),
             runner_client,
             counts: Default::default(),
@@ -50,27 +69,14 @@ impl Ctx {
         }
     }
 
-    /// Lends the runner's connection for one callback.
-    pub fn lend(&self, conn: &mut Conn) {
-        self.primary.set(conn as *mut Conn);
-        self.sql_error.replace(None);
+    /// A new connection slot; its handle.
+    pub fn add_conn(&self, slot: ConnSlot) -> usize {
+        let mut c = self.conns.borrow_mut();
+        c.push(slot);
+        c.len() - 1
     }
 
-    pub fn lend_end(&self) {
-        self.primary.set(std::ptr::null_mut());
-    }
-
-    /// The lent connection.
-    ///
-    /// # Safety
-    /// Valid only while the callback that [`Self::lend`] lent it for runs,
-    /// and the caller must not hold it across another call that takes it.
-    pub fn primary(&self) -> Option<*mut Conn> {
-        let p = self.primary.get();
-        (!p.is_null()).then_some(p)
-    }
-
-    pub fn count(&self, i: usize) {
+    pub fn count_kind(&self, i: usize) {
         self.counts[i].set(self.counts[i].get() + 1);
     }
 
@@ -281,7 +287,8 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         test.set("path", path.as_str())?;
         sb.set("test", test)?;
         g.set("sysbench", sb.clone())?;
-        sql::install(&lua, &sb, &ctx)?;
+        let worker = sql::install(&lua, &sb, &ctx)?;
+        let _ = ctx.co.set(lua.create_thread(worker)?);
         // print goes through fairbench's stdout, so script lines keep their
         // place among fairbench's own.
         g.set(

@@ -4,16 +4,13 @@
 //! from the binary's dynamic symbol table, where `ffi.C` looks them up.
 //!
 //! They act on the client whose Lua code is running on this thread:
-//! [`Scoped`] marks it while its coroutine is polled, since the clients of
-//! one worker thread take turns.
+//! [`enter`] marks it while its coroutine runs, since the clients of one
+//! worker thread take turns.
 
 use super::api::Ctx;
 use std::cell::Cell;
-use std::future::Future;
 use std::os::raw::{c_char, c_int};
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
 
 thread_local! {
     static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };
@@ -32,24 +29,9 @@ impl Drop for Enter {
     }
 }
 
-/// A client's future, polled with its context marked as running.
-pub struct Scoped<F> {
-    ctx: Rc<Ctx>,
-    fut: Pin<Box<F>>,
-}
-
-impl<F: Future> Scoped<F> {
-    pub fn new(ctx: Rc<Ctx>, fut: F) -> Scoped<F> {
-        Scoped { ctx, fut: Box::pin(fut) }
-    }
-}
-
-impl<F: Future> Future for Scoped<F> {
-    type Output = F::Output;
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let _in = enter(&self.ctx);
-        self.fut.as_mut().poll(cx)
-    }
+/// Runs `f` on the client whose Lua code runs on this thread, if any.
+pub fn with_current<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
+    with_ctx(f)
 }
 
 fn with_ctx<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
@@ -69,13 +51,13 @@ const SB_CNT_RECONNECT: c_int = 5;
 #[no_mangle]
 pub extern "C" fn sb_counter_inc(_thread_id: c_int, counter: c_int) {
     with_ctx(|c| match counter {
-        SB_CNT_OTHER => c.count(2),
-        SB_CNT_READ => c.count(0),
-        SB_CNT_WRITE => c.count(1),
+        SB_CNT_OTHER => c.count_kind(2),
+        SB_CNT_READ => c.count_kind(0),
+        SB_CNT_WRITE => c.count_kind(1),
         // Events are counted by the runner, one per event() call.
         SB_CNT_TRX => {}
-        SB_CNT_ERROR => c.count(4),
-        SB_CNT_RECONNECT => c.count(5),
+        SB_CNT_ERROR => c.count_kind(4),
+        SB_CNT_RECONNECT => c.count_kind(5),
         _ => {}
     });
 }

@@ -154,17 +154,21 @@ impl LuaWorkload {
 }
 
 impl ClientState {
-    /// Calls a callback with the runner's connection lent to the script for
-    /// the length of the call.
-    async fn call(&self, conn: &mut Conn, f: &Function, tid: i64) -> DbResult<Value> {
-        self.ctx.lend(conn);
-        let r = ffi::Scoped::new(self.ctx.clone(), f.call_async::<Value>(tid)).await;
-        self.ctx.lend_end();
-        r.map_err(|e| match self.ctx.take_sql_error() {
+    /// Calls a callback in the client's coroutine, the runner's connection
+    /// lent to the script for the length of the call.
+    async fn call(&self, conn: &mut Conn, f: &Function, arg: impl mlua::IntoLua) -> DbResult<Value> {
+        let co = self.ctx.co.get().ok_or_else(|| LuaWorkload::fatal("the script's coroutine is missing".into()))?;
+        let r = sql::drive(&self.lua, &self.ctx, co, Some(conn), f, arg).await;
+        let msg = match r {
+            Ok(sql::Outcome::Returned(v)) => return Ok(v),
+            Ok(sql::Outcome::Raised(m)) => m,
+            Err(e) => api::error_line(&e),
+        };
+        Err(match self.ctx.take_sql_error() {
             Some(sql) => sql,
             // Ctrl-C raised an error in the script (the interpreter's hook or an API call).
             None if crate::model::interrupted() => DbError { kind: ErrKind::Stopped, code: String::new(), message: "interrupted".into() },
-            None => LuaWorkload::fatal(api::error_line(&e)),
+            None => LuaWorkload::fatal(msg),
         })
     }
 }
@@ -226,11 +230,8 @@ impl Workload for LuaWorkload {
         let Some(errdesc) = s.ctx.last_errdesc.take() else { return };
         let hook = s.lua.globals().get::<mlua::Table>("sysbench").and_then(|t| t.get::<mlua::Table>("hooks")).and_then(|h| h.get::<Function>("before_restart_event"));
         if let Ok(f) = hook {
-            s.ctx.lend(conn);
-            let r = ffi::Scoped::new(s.ctx.clone(), f.call_async::<()>(errdesc)).await;
-            s.ctx.lend_end();
-            if let Err(e) = r {
-                eprintln!("fairbench: before_restart_event: {}", api::error_line(&e));
+            if let Err(e) = s.call(conn, &f, errdesc).await {
+                eprintln!("fairbench: before_restart_event: {}", e.message);
             }
         }
     }

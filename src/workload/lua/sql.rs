@@ -1,12 +1,19 @@
 //! `sysbench.sql`: drivers, connections, statements, bound parameters and
-//! results over fairbench's connections. Calls that reach a server are
-//! async functions: the script's coroutine waits while the worker thread
-//! serves other clients.
+//! results over fairbench's connections.
+//!
+//! The objects a script holds are Lua tables (sql.lua); this side keeps
+//! what they stand for in the client's [`Ctx`]. A call that needs the
+//! server queues a [`Request`] and the Lua side yields the client's one
+//! coroutine; [`drive`] performs the request on the connection and resumes
+//! it. So a statement costs no future, no userdata and no Lua allocation:
+//! `execute` reads its bound values straight off the Lua stack.
 
-use super::api::Ctx;
-use crate::db::{Class, Conn, DbError, Engine, ErrKind, Param};
-use mlua::{AnyUserData, Lua, Table, UserData, UserDataFields, UserDataMethods, UserDataRef, Value, Variadic};
-use std::cell::{Cell, RefCell};
+use super::api::{error_line, Ctx};
+use super::ffi;
+use crate::db::{Class, Conn, DbError, Engine, ErrKind, Param, RowBuf, StmtId};
+use mlua::ffi as lua;
+use mlua::{Function, IntoLua, Lua, Table, Thread, Value};
+use std::os::raw::c_int;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -17,7 +24,56 @@ const BULK_BYTES: usize = 512 * 1024;
 const TYPES: [(&str, i64); 13] =
     [("NONE", 0), ("TINYINT", 1), ("SMALLINT", 2), ("INT", 3), ("BIGINT", 4), ("FLOAT", 5), ("DOUBLE", 6), ("TIME", 7), ("DATE", 8), ("DATETIME", 9), ("TIMESTAMP", 10), ("CHAR", 11), ("VARCHAR", 12)];
 
-pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<()> {
+/// What a yielded call asks of the server.
+#[derive(Debug)]
+pub enum Request {
+    Connect,
+    /// Statement `n` of the client, with the values in `Ctx::params`.
+    Exec(usize),
+    /// `Ctx::text` on connection `n`.
+    Query(usize),
+    /// `Ctx::text` prepared on connection `n`.
+    Prepare(usize),
+    Disconnect(usize),
+    Reconnect(usize),
+}
+
+/// A connection of the script: the runner's (lent for each callback) or
+/// one the script opened itself.
+#[derive(Default)]
+pub struct ConnSlot {
+    primary: bool,
+    own: Option<Box<Conn>>,
+    rows: RowBuf,
+    next_row: usize,
+    bulk_prefix: String,
+    bulk: String,
+}
+
+/// A prepared statement of the script.
+pub struct StmtSlot {
+    conn: usize,
+    id: StmtId,
+    sql: String,
+    rows: bool,
+    trx: bool,
+    /// sysbench bind types, in `bind_param` order.
+    types: Vec<i64>,
+}
+
+/// A bound value as read from the script.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PVal {
+    Null,
+    Int(i64),
+    Text(String),
+}
+
+fn int_type(ty: i64) -> bool {
+    (1..=4).contains(&ty)
+}
+
+pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
     let sql = lua.create_table()?;
     let ty = lua.create_table()?;
     for (n, v) in TYPES {
@@ -29,26 +85,131 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<()> {
     err.set("IGNORABLE", 1)?;
     err.set("FATAL", 2)?;
     sql.set("error", err)?;
+    sb.set("sql", sql)?;
+
+    let fb = lua.create_table()?;
+    // SAFETY: `exec` follows the Lua C API's rules (below).
+    fb.set("exec", unsafe { lua.create_c_function(exec)? })?;
     let c = ctx.clone();
-    sql.set(
-        "driver",
-        lua.create_function(move |_, name: Option<String>| {
-            let engine = c.shared.cfg.target.engine;
-            if let Some(n) = name {
-                let ok = matches!((n.as_str(), engine), ("mysql", Engine::Mysql) | ("pgsql", Engine::Postgres | Engine::Sqlite) | ("sqlite", Engine::Sqlite));
-                if !ok {
-                    return Err(mlua::Error::RuntimeError(format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", engine.name())));
-                }
+    fb.set(
+        "query",
+        lua.create_function(move |_, (h, q): (usize, mlua::String)| {
+            if let Some(e) = c.not_driven() {
+                return Ok(Some(e));
             }
-            Ok(Driver { ctx: c.clone() })
+            let mut t = c.text.borrow_mut();
+            t.clear();
+            t.push_str(&adapt(c.engine(), &q.to_str()?));
+            c.queue(Request::Query(h));
+            Ok(None)
         })?,
     )?;
-    sb.set("sql", sql)?;
-    Ok(())
-}
-
-pub struct Driver {
-    ctx: Rc<Ctx>,
+    let c = ctx.clone();
+    fb.set("driver_name", lua.create_function(move |_, ()| Ok(driver_name(c.engine())))?)?;
+    let c = ctx.clone();
+    fb.set(
+        "driver_check",
+        lua.create_function(move |_, name: Option<String>| {
+            let engine = c.engine();
+            Ok(name
+                .filter(|n| !matches!((n.as_str(), engine), ("mysql", Engine::Mysql) | ("pgsql", Engine::Postgres | Engine::Sqlite) | ("sqlite", Engine::Sqlite)))
+                .map(|n| format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", engine.name())))
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set(
+        "connect",
+        lua.create_function(move |_, ()| {
+            if let Some(e) = c.not_driven() {
+                return Ok(Some(e));
+            }
+            c.queue(Request::Connect);
+            Ok(None)
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set(
+        "prepare",
+        lua.create_function(move |_, (h, q): (usize, mlua::String)| {
+            if let Some(e) = c.not_driven() {
+                return Ok(Some(e));
+            }
+            let sql = adapt(c.engine(), &q.to_str()?);
+            c.queue_text(h, &sql);
+            c.queue(Request::Prepare(h));
+            Ok(None)
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set(
+        "bind_types",
+        lua.create_function(move |_, (h, types): (usize, mlua::Variadic<i64>)| {
+            if let Some(s) = c.stmts.borrow_mut().get_mut(h) {
+                s.types.clear();
+                s.types.extend(types.iter().copied());
+            }
+            Ok(())
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set("fetch_row", lua.create_function(move |lua, h: usize| c.fetch_row(lua, h))?)?;
+    let c = ctx.clone();
+    fb.set(
+        "free",
+        lua.create_function(move |_, h: usize| {
+            if let Some(s) = c.conns.borrow_mut().get_mut(h) {
+                s.rows.clear();
+                s.next_row = 0;
+            }
+            Ok(())
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set(
+        "bulk_init",
+        lua.create_function(move |_, (h, prefix): (usize, String)| {
+            if let Some(s) = c.conns.borrow_mut().get_mut(h) {
+                s.bulk_prefix = prefix;
+                s.bulk.clear();
+            }
+            Ok(())
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set("bulk_next", lua.create_function(move |_, (h, values): (usize, mlua::String)| Ok(c.bulk_next(h, &values.to_str()?)))?)?;
+    let c = ctx.clone();
+    fb.set(
+        "bulk_done",
+        lua.create_function(move |_, h: usize| {
+            let sql = c.conns.borrow_mut().get_mut(h).map(|s| std::mem::take(&mut s.bulk)).unwrap_or_default();
+            Ok(!sql.is_empty() && c.queue_text(h, &sql))
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set(
+        "disconnect",
+        lua.create_function(move |_, h: usize| {
+            // The runner closes its own connection when the client ends.
+            let own = c.conns.borrow().get(h).is_some_and(|s| s.own.is_some());
+            if own && c.driving.get() {
+                c.queue(Request::Disconnect(h));
+            }
+            Ok(own && c.driving.get())
+        })?,
+    )?;
+    let c = ctx.clone();
+    fb.set(
+        "reconnect",
+        lua.create_function(move |_, h: usize| {
+            if let Some(e) = c.not_driven() {
+                return Ok(Some(e));
+            }
+            c.queue(Request::Reconnect(h));
+            Ok(None)
+        })?,
+    )?;
+    let worker: Function = lua.load(include_str!("sql.lua")).set_name("=sysbench.sql").call(fb)?;
+    Ok(worker)
 }
 
 /// The name scripts branch on: sysbench knows mysql and pgsql. SQLite's
@@ -62,121 +223,102 @@ fn driver_name(e: Engine) -> &'static str {
     }
 }
 
-impl UserData for Driver {
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("name", |_, this, ()| Ok(driver_name(this.ctx.shared.cfg.target.engine)));
-        m.add_async_method("connect", |_, this: UserDataRef<Driver>, ()| async move {
-            let ctx = this.ctx.clone();
-            if ctx.runner_client && !ctx.primary_taken.get() {
-                ctx.primary_taken.set(true);
-                return Ok(Connection(Rc::new(ConnInner::new(ctx, true, None))));
+/// `fb.exec(statement, values...)`: reads the bound values off the stack
+/// into the client's parameter slots and queues the statement. Returns
+/// nothing, or an error message (the Lua side raises it: raising here would
+/// unwind through Rust frames).
+unsafe extern "C-unwind" fn exec(l: *mut lua::lua_State) -> c_int {
+    let n = lua::lua_gettop(l);
+    let h = lua::lua_tointeger(l, 1) as usize;
+    let msg = ffi::with_current(|ctx| {
+        if let Some(e) = ctx.not_driven() {
+            return Some(e);
+        }
+        let stmts = ctx.stmts.borrow();
+        let Some(st) = stmts.get(h) else { return Some("no such statement".to_string()) };
+        let mut params = ctx.params.borrow_mut();
+        params.truncate(n.max(1) as usize - 1);
+        for i in 2..=n {
+            let k = (i - 2) as usize;
+            let ty = st.types.get(k).copied().unwrap_or(0);
+            if params.len() <= k {
+                params.push(PVal::Null);
             }
-            let cfg = ctx.shared.cfg.clone();
-            let c = Conn::connect(cfg.clone(), Arc::new(Default::default()), ctx.tid).await.map_err(|e| mlua::Error::RuntimeError(format!("connection to {} failed: {e}", cfg.target)))?;
-            Ok(Connection(Rc::new(ConnInner::new(ctx, false, Some(Box::new(c))))))
-        });
+            read_value(l, i, ty, &mut params[k]);
+        }
+        drop(stmts);
+        ctx.queue(Request::Exec(h));
+        None
+    });
+    match msg {
+        Some(Some(m)) => {
+            lua::lua_pushlstring(l, m.as_ptr() as *const _, m.len());
+            1
+        }
+        _ => 0,
     }
 }
 
-#[derive(Default)]
-struct Bulk {
-    prefix: String,
-    buf: String,
-}
-
-pub struct ConnInner {
-    ctx: Rc<Ctx>,
-    /// The runner's connection, lent for each callback.
-    primary: bool,
-    own: RefCell<Option<Box<Conn>>>,
-    bulk: RefCell<Bulk>,
-    /// The connection's one result set, as in sysbench, where a result
-    /// stays readable until the connection's next statement: every query
-    /// returns the same handle, so a statement costs the collector nothing.
-    result: Rc<ResultSlot>,
-    handle: RefCell<Option<AnyUserData>>,
-}
-
-impl ConnInner {
-    fn new(ctx: Rc<Ctx>, primary: bool, own: Option<Box<Conn>>) -> ConnInner {
-        ConnInner { ctx, primary, own: RefCell::new(own), bulk: RefCell::new(Bulk::default()), result: Rc::default(), handle: RefCell::new(None) }
-    }
-
-    /// Makes `rows` the connection's result and returns its handle.
-    fn set_result(&self, lua: &Lua, rows: Rows) -> mlua::Result<AnyUserData> {
-        self.result.rows.replace(rows);
-        self.result.next.set(0);
-        if let Some(h) = self.handle.borrow().as_ref() {
-            return Ok(h.clone());
+/// Value `i` of the stack as a parameter of sysbench type `ty`, reusing the
+/// slot's text buffer.
+unsafe fn read_value(l: *mut lua::lua_State, i: c_int, ty: i64, slot: &mut PVal) {
+    let int_ok = int_type(ty) || ty == 0;
+    let set_text = |slot: &mut PVal, f: &mut dyn FnMut(&mut String)| {
+        if !matches!(slot, PVal::Text(_)) {
+            *slot = PVal::Text(String::new());
         }
-        let h = lua.create_userdata(ResultSet { slot: self.result.clone() })?;
-        self.handle.replace(Some(h.clone()));
-        Ok(h)
-    }
-
-    /// The connection for one call. Scripts run one call at a time per
-    /// state (each waits for its result), so no two calls hold it at once.
-    fn conn(&self) -> mlua::Result<*mut Conn> {
-        if self.primary {
-            return self.ctx.primary().ok_or_else(|| mlua::Error::RuntimeError("this connection is usable in thread_init, event and thread_done only".into()));
+        if let PVal::Text(t) = slot {
+            t.clear();
+            f(t);
         }
-        match self.own.borrow_mut().as_mut() {
-            Some(b) => Ok(&mut **b as *mut Conn),
-            None => Err(mlua::Error::RuntimeError("the connection is closed".into())),
-        }
-    }
-
-    fn engine(&self) -> Engine {
-        self.ctx.shared.cfg.target.engine
-    }
-
-    fn count(&self, c: Class, trx: bool) {
-        self.ctx.count(match c {
-            Class::Read => 0,
-            Class::Write => 1,
-            Class::Other => 2,
-        });
-        if trx {
-            self.ctx.count(3);
-        }
-    }
-
-    /// An SQL error as the script sees it: RESTART_EVENT when the error is
-    /// one to retry (the target's ignore list, a lost connection, or the
-    /// script's `sql_error_ignorable` hook says so), else a fatal error.
-    fn fail(&self, lua: &Lua, e: DbError, sql: &str) -> mlua::Error {
-        let desc = match errdesc(lua, &e, sql) {
-            Ok(d) => d,
-            Err(x) => return x,
-        };
-        let mut kind = e.kind;
-        if matches!(kind, ErrKind::Fatal) {
-            let hook = lua.globals().get::<Table>("sysbench").and_then(|s| s.get::<Table>("hooks")).and_then(|h| h.get::<mlua::Function>("sql_error_ignorable"));
-            if let Ok(f) = hook {
-                if f.call::<bool>(desc.clone()).unwrap_or(false) {
-                    kind = ErrKind::Retryable;
+    };
+    match lua::lua_type(l, i) {
+        lua::LUA_TNIL => *slot = PVal::Null,
+        lua::LUA_TBOOLEAN => *slot = PVal::Int(i64::from(lua::lua_toboolean(l, i) != 0)),
+        lua::LUA_TNUMBER => {
+            let v = lua::lua_tonumber(l, i);
+            if v.fract() == 0.0 && v.abs() < 9.2e18 {
+                if int_ok {
+                    *slot = PVal::Int(v as i64);
+                } else {
+                    set_text(slot, &mut |t| {
+                        use std::fmt::Write;
+                        let _ = write!(t, "{}", v as i64);
+                    });
                 }
+            } else {
+                set_text(slot, &mut |t| {
+                    use std::fmt::Write;
+                    let _ = write!(t, "{v}");
+                });
             }
         }
-        match kind {
-            ErrKind::Retryable | ErrKind::ConnectionLost => {
-                let msg = format!("ignored SQL error {}: {}", e.code, e.message);
-                self.ctx.set_sql_error(DbError { kind, ..e }, desc);
-                mlua::Error::RuntimeError(msg)
+        lua::LUA_TSTRING => {
+            let mut len = 0usize;
+            let p = lua::lua_tolstring(l, i, &mut len);
+            let b = std::slice::from_raw_parts(p as *const u8, len);
+            let s = String::from_utf8_lossy(b);
+            match s.trim().parse::<i64>() {
+                Ok(v) if int_type(ty) => *slot = PVal::Int(v),
+                _ => set_text(slot, &mut |t| t.push_str(&s)),
             }
-            _ => mlua::Error::RuntimeError(format!("SQL error {}: {} (query: {})", e.code, e.message, crate::error::one_line(sql))),
+        }
+        _ => {
+            // Anything else (a cdata number, a table) as tostring() shows it.
+            lua::lua_getglobal(l, c"tostring".as_ptr());
+            lua::lua_pushvalue(l, i);
+            lua::lua_call(l, 1, 1);
+            let mut len = 0usize;
+            let p = lua::lua_tolstring(l, -1, &mut len);
+            let s = if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned() };
+            lua::lua_settop(l, -2);
+            let s = s.strip_suffix("ULL").or_else(|| s.strip_suffix("LL")).unwrap_or(&s).to_string();
+            match s.parse::<i64>() {
+                Ok(v) if int_ok => *slot = PVal::Int(v),
+                _ => set_text(slot, &mut |t| t.push_str(&s)),
+            }
         }
     }
-}
-
-fn errdesc(lua: &Lua, e: &DbError, sql: &str) -> mlua::Result<Table> {
-    let t = lua.create_table()?;
-    t.set("errcode", 1)?;
-    t.set("sql_errno", e.code.parse::<i64>().unwrap_or(0))?;
-    t.set("sql_state", e.code.as_str())?;
-    t.set("sql_errmsg", e.message.as_str())?;
-    t.set("query", sql)?;
-    Ok(t)
 }
 
 /// The statement's text for the engine. SQLite generates a key for an
@@ -226,287 +368,317 @@ fn is_trx(sql: &str) -> bool {
     matches!(w.as_str(), "BEGIN" | "COMMIT" | "ROLLBACK" | "START")
 }
 
-pub struct Connection(Rc<ConnInner>);
-
-/// Rows of a result, every value as text (NULL as nil).
-type Rows = Vec<Vec<Option<String>>>;
-
-async fn query(lua: &Lua, c: &ConnInner, sql: &str) -> mlua::Result<Option<Rows>> {
-    crate::model::check_interrupt().map_err(|_| mlua::Error::RuntimeError("interrupted".into()))?;
-    let p = c.conn()?;
-    let sql = adapt(c.engine(), sql);
-    // SAFETY: see `ConnInner::conn`.
-    let conn = unsafe { &mut *p };
-    if returns_rows(&sql) {
-        let rows = conn.query_strings(&sql).await.map_err(|e| c.fail(lua, e, &sql))?;
-        c.count(Class::Read, false);
-        Ok(Some(rows))
-    } else {
-        let class = conn.query(&sql).await.map_err(|e| c.fail(lua, e, &sql))?;
-        c.count(class, is_trx(&sql));
-        Ok(None)
+impl Ctx {
+    fn engine(&self) -> Engine {
+        self.shared.cfg.target.engine
     }
-}
 
-async fn flush_bulk(lua: &Lua, c: &ConnInner) -> mlua::Result<()> {
-    let sql = std::mem::take(&mut c.bulk.borrow_mut().buf);
-    if !sql.is_empty() {
-        query(lua, c, &sql).await?;
+    /// A request can only be made from a callback that [`drive`] runs.
+    fn not_driven(&self) -> Option<String> {
+        (!self.driving.get()).then(|| "SQL calls are made from thread_init, event, thread_done, the hooks and commands, not here".to_string())
     }
-    Ok(())
-}
 
-impl UserData for Connection {
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_async_method("query", |lua, this: UserDataRef<Connection>, sql: String| async move {
-            match query(&lua, &this.0, &sql).await? {
-                Some(rows) => this.0.set_result(&lua, rows).map(Some),
-                None => Ok(None),
+    fn queue(&self, r: Request) {
+        self.pending.replace(Some(r));
+    }
+
+    /// Queues `sql` as a query on connection `h`.
+    fn queue_text(&self, h: usize, sql: &str) -> bool {
+        let mut t = self.text.borrow_mut();
+        t.clear();
+        t.push_str(sql);
+        self.queue(Request::Query(h));
+        true
+    }
+
+    fn bulk_next(&self, h: usize, values: &str) -> bool {
+        let mut conns = self.conns.borrow_mut();
+        let Some(s) = conns.get_mut(h) else { return false };
+        let flush = (!s.bulk.is_empty() && s.bulk.len() + values.len() + 1 > BULK_BYTES).then(|| std::mem::take(&mut s.bulk));
+        if s.bulk.is_empty() {
+            s.bulk.push_str(&s.bulk_prefix);
+            s.bulk.push(' ');
+        } else {
+            s.bulk.push(',');
+        }
+        s.bulk.push_str(values);
+        drop(conns);
+        match flush {
+            Some(sql) => self.queue_text(h, &sql),
+            None => false,
+        }
+    }
+
+    fn fetch_row(&self, lua: &Lua, h: usize) -> mlua::Result<Value> {
+        let mut conns = self.conns.borrow_mut();
+        let Some(s) = conns.get_mut(h) else { return Ok(Value::Nil) };
+        let i = s.next_row;
+        let Some(row) = s.rows.row(i) else { return Ok(Value::Nil) };
+        s.next_row = i + 1;
+        let row = row.map_err(|e| mlua::Error::RuntimeError(e.message))?;
+        let t = lua.create_table_with_capacity(row.len(), 0)?;
+        for (k, v) in row.iter().enumerate() {
+            if let Some(v) = v {
+                t.raw_set(k + 1, v.as_str())?;
             }
+        }
+        Ok(Value::Table(t))
+    }
+
+    fn count(&self, c: Class, trx: bool) {
+        self.count_kind(match c {
+            Class::Read => 0,
+            Class::Write => 1,
+            Class::Other => 2,
         });
-        m.add_async_method("query_row", |lua, this: UserDataRef<Connection>, sql: String| async move {
-            let rows = query(&lua, &this.0, &sql).await?.unwrap_or_default();
-            let mut out = Variadic::new();
-            if let Some(r) = rows.into_iter().next() {
-                for v in r {
-                    out.push(match v {
-                        Some(s) => Value::String(lua.create_string(&s)?),
-                        None => Value::Nil,
-                    });
+        if trx {
+            self.count_kind(3);
+        }
+    }
+
+    /// An SQL error as the script sees it: RESTART_EVENT when the error is
+    /// one to retry (the target's ignore list, a lost connection, or the
+    /// script's `sql_error_ignorable` hook says so), else a fatal error.
+    fn fail(&self, lua: &Lua, e: DbError, sql: &str) -> String {
+        let desc = match errdesc(lua, &e, sql) {
+            Ok(d) => d,
+            Err(x) => return error_line(&x),
+        };
+        let mut kind = e.kind;
+        if matches!(kind, ErrKind::Fatal) {
+            let hook = lua.globals().get::<Table>("sysbench").and_then(|s| s.get::<Table>("hooks")).and_then(|h| h.get::<Function>("sql_error_ignorable"));
+            if let Ok(f) = hook {
+                if f.call::<bool>(desc.clone()).unwrap_or(false) {
+                    kind = ErrKind::Retryable;
                 }
             }
-            Ok(out)
-        });
-        m.add_method("prepare", |_, this, sql: String| {
-            let c = &this.0;
-            let p = c.conn()?;
-            let sql = adapt(c.engine(), &sql);
-            // SAFETY: see `ConnInner::conn`; no await while it is held.
-            let conn = unsafe { &mut *p };
+        }
+        match kind {
+            ErrKind::Retryable | ErrKind::ConnectionLost => {
+                let msg = format!("ignored SQL error {}: {}", e.code, e.message);
+                self.set_sql_error(DbError { kind, ..e }, desc);
+                msg
+            }
+            _ => format!("SQL error {}: {} (query: {})", e.code, e.message, crate::error::one_line(sql)),
+        }
+    }
+}
+
+fn errdesc(lua: &Lua, e: &DbError, sql: &str) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    t.set("errcode", 1)?;
+    t.set("sql_errno", e.code.parse::<i64>().unwrap_or(0))?;
+    t.set("sql_state", e.code.as_str())?;
+    t.set("sql_errmsg", e.message.as_str())?;
+    t.set("query", sql)?;
+    Ok(t)
+}
+
+/// How a callback ended.
+pub enum Outcome {
+    /// It returned this value.
+    Returned(Value),
+    /// It raised this error (one line).
+    Raised(String),
+}
+
+/// Runs `f(arg)` in the client's coroutine to its end, performing every
+/// request it yields for: on `primary` (the runner's connection, lent for
+/// this call) or on a connection the script opened.
+pub async fn drive(lua: &Lua, ctx: &Rc<Ctx>, co: &Thread, mut primary: Option<&mut Conn>, f: &Function, arg: impl IntoLua) -> mlua::Result<Outcome> {
+    let was = ctx.driving.replace(true);
+    let mut step = {
+        let _in = ffi::enter(ctx);
+        co.resume::<(i64, Value)>((f.clone(), arg))
+    };
+    let out = loop {
+        let (code, v) = match step {
+            Ok(x) => x,
+            Err(e) => break Err(e),
+        };
+        match code {
+            0 => break Ok(Outcome::Returned(v)),
+            2 => break Ok(Outcome::Raised(raised(&v))),
+            _ => {}
+        }
+        let Some(req) = ctx.pending.take() else {
+            break Ok(Outcome::Raised("the script yielded from a callback; fairbench's callbacks cannot yield".into()));
+        };
+        let answer = perform(lua, ctx, req, primary.as_deref_mut()).await;
+        let _in = ffi::enter(ctx);
+        step = match answer {
+            Ok((a, b)) => co.resume((true, a, b)),
+            Err(msg) => co.resume((false, msg)),
+        };
+    };
+    ctx.driving.set(was);
+    out
+}
+
+/// The text of an error value a callback raised.
+fn raised(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string_lossy().lines().next().unwrap_or_default().trim().to_string(),
+        Value::Error(e) => error_line(e),
+        Value::Nil => "error (nil)".into(),
+        other => other.to_string().map(|s| s.lines().next().unwrap_or_default().to_string()).unwrap_or_else(|_| "error".into()),
+    }
+}
+
+/// The answer to one request: two values for the script, or the error
+/// message it raises.
+async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>) -> Result<(Value, Value), String> {
+    crate::model::check_interrupt().map_err(|_| "interrupted".to_string())?;
+    let nil = (Value::Nil, Value::Nil);
+    match req {
+        Request::Connect => {
+            if ctx.runner_client && !ctx.primary_taken.get() {
+                ctx.primary_taken.set(true);
+                return Ok((Value::Integer(ctx.add_conn(ConnSlot { primary: true, ..Default::default() }) as i64), Value::Nil));
+            }
+            let cfg = ctx.shared.cfg.clone();
+            let c = Conn::connect(cfg.clone(), Arc::new(Default::default()), ctx.tid).await.map_err(|e| format!("connection to {} failed: {e}", cfg.target))?;
+            Ok((Value::Integer(ctx.add_conn(ConnSlot { own: Some(Box::new(c)), ..Default::default() }) as i64), Value::Nil))
+        }
+        Request::Prepare(h) => {
+            let sql = ctx.text.borrow().clone();
+            let mut lent = Lent::take(ctx, h)?;
+            let (conn, _) = lent.parts(primary)?;
             let rows = returns_rows(&sql);
-            let trx = is_trx(&sql);
             let id = Arc::make_mut(&mut conn.set).add(sql.clone(), rows);
-            Ok(Statement { conn: c.clone(), id, sql, rows, trx, params: RefCell::new(Vec::new()) })
-        });
-        m.add_method("bulk_insert_init", |_, this, prefix: String| {
-            let mut b = this.0.bulk.borrow_mut();
-            b.prefix = prefix;
-            b.buf.clear();
-            Ok(())
-        });
-        m.add_async_method("bulk_insert_next", |lua, this: UserDataRef<Connection>, values: String| async move {
-            let full = {
-                let b = this.0.bulk.borrow();
-                !b.buf.is_empty() && b.buf.len() + values.len() + 1 > BULK_BYTES
+            lent.give_back(ctx);
+            let mut stmts = ctx.stmts.borrow_mut();
+            stmts.push(StmtSlot { conn: h, id, trx: is_trx(&sql), sql, rows, types: Vec::new() });
+            Ok((Value::Integer(stmts.len() as i64 - 1), Value::Nil))
+        }
+        Request::Exec(n) => {
+            let (h, id, rows, trx) = {
+                let stmts = ctx.stmts.borrow();
+                let s = &stmts[n];
+                (s.conn, s.id, s.rows, s.trx)
             };
-            if full {
-                flush_bulk(&lua, &this.0).await?;
+            // Taken out for the call (and put back, buffers kept): the
+            // script's coroutine is suspended until it ends.
+            let params = std::mem::take(&mut *ctx.params.borrow_mut());
+            if params.contains(&PVal::Null) {
+                *ctx.params.borrow_mut() = params;
+                return Err("a bound parameter is NULL, which fairbench cannot bind: give it a value".into());
             }
-            let mut b = this.0.bulk.borrow_mut();
-            if b.buf.is_empty() {
-                let p = b.prefix.clone();
-                b.buf.push_str(&p);
-                b.buf.push(' ');
-            } else {
-                b.buf.push(',');
+            let mut lent = Lent::take(ctx, h)?;
+            let r = {
+                let ps: Vec<Param> = params
+                    .iter()
+                    .map(|v| match v {
+                        PVal::Int(i) => Param::Int(*i),
+                        PVal::Text(t) => Param::Text(t),
+                        PVal::Null => Param::Int(0),
+                    })
+                    .collect();
+                match lent.parts(primary) {
+                    Ok((conn, buf)) if rows => Ok(conn.exec_into(id, &ps, buf).await.map(|_| Class::Read)),
+                    Ok((conn, _)) => Ok(conn.exec(id, &ps).await),
+                    Err(m) => Err(m),
+                }
+            };
+            *ctx.params.borrow_mut() = params;
+            let nrows = lent.give_back(ctx);
+            let r = r?;
+            match r {
+                Ok(class) => {
+                    ctx.count(class, trx);
+                    Ok(result_values(rows, nrows))
+                }
+                Err(e) => {
+                    let sql = ctx.stmts.borrow()[n].sql.clone();
+                    Err(ctx.fail(lua, e, &sql))
+                }
             }
-            b.buf.push_str(&values);
-            Ok(())
-        });
-        m.add_async_method("bulk_insert_done", |lua, this: UserDataRef<Connection>, ()| async move { flush_bulk(&lua, &this.0).await });
-        m.add_async_method("disconnect", |_, this: UserDataRef<Connection>, ()| async move {
-            // The runner closes its own connection when the client ends.
-            let own = this.0.own.borrow_mut().take();
+        }
+        Request::Query(h) => {
+            let sql = std::mem::take(&mut *ctx.text.borrow_mut());
+            let rows = returns_rows(&sql);
+            let mut lent = Lent::take(ctx, h)?;
+            let r = match lent.parts(primary) {
+                Ok((conn, buf)) if rows => Ok(conn.query_into(&sql, buf).await.map(|_| Class::Read)),
+                Ok((conn, _)) => Ok(conn.query(&sql).await),
+                Err(m) => Err(m),
+            };
+            let nrows = lent.give_back(ctx);
+            let out = match r {
+                Ok(Ok(class)) => {
+                    ctx.count(class, !rows && is_trx(&sql));
+                    Ok(result_values(rows, nrows))
+                }
+                Ok(Err(e)) => Err(ctx.fail(lua, e, &sql)),
+                Err(m) => Err(m),
+            };
+            *ctx.text.borrow_mut() = sql;
+            out
+        }
+        Request::Disconnect(h) => {
+            let own = ctx.conns.borrow_mut().get_mut(h).and_then(|s| s.own.take());
             if let Some(c) = own {
                 c.close().await;
             }
-            Ok(())
-        });
-        m.add_async_method("reconnect", |_, this: UserDataRef<Connection>, ()| async move {
-            let p = this.0.conn()?;
-            // SAFETY: see `ConnInner::conn`.
-            let conn = unsafe { &mut *p };
-            conn.reconnect().await.map_err(|e| mlua::Error::RuntimeError(format!("reconnect failed: {e}")))?;
-            this.0.ctx.count(5);
-            Ok(())
-        });
-        // Multi-statement results are not produced: one result per query.
-        m.add_method("more_results", |_, _, ()| Ok(false));
-        m.add_method("next_result", |_, _, ()| Ok(Value::Nil));
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum PVal {
-    Null,
-    Int(i64),
-    Text(String),
-}
-
-pub struct BindParam {
-    ty: i64,
-    val: Rc<RefCell<PVal>>,
-    ctx: Rc<Ctx>,
-}
-
-fn int_type(ty: i64) -> bool {
-    (1..=4).contains(&ty)
-}
-
-impl UserData for BindParam {
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("set", |_, this, v: Value| {
-            let pv = match v {
-                Value::Nil => PVal::Null,
-                Value::Boolean(b) => PVal::Int(i64::from(b)),
-                Value::Integer(i) if int_type(this.ty) || this.ty == 0 => PVal::Int(i),
-                Value::Integer(i) => PVal::Text(i.to_string()),
-                Value::Number(n) if (int_type(this.ty) || this.ty == 0) && n.fract() == 0.0 && n.abs() < 9.2e18 => PVal::Int(n as i64),
-                Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.2e18 => PVal::Text((n as i64).to_string()),
-                Value::Number(n) => PVal::Text(n.to_string()),
-                Value::String(s) => {
-                    let s = s.to_str()?.to_string();
-                    match s.trim().parse::<i64>() {
-                        Ok(i) if int_type(this.ty) => PVal::Int(i),
-                        _ => PVal::Text(s),
-                    }
-                }
-                other => PVal::Text(other.to_string()?),
+            Ok(nil)
+        }
+        Request::Reconnect(h) => {
+            let mut lent = Lent::take(ctx, h)?;
+            let r = match lent.parts(primary) {
+                Ok((conn, _)) => conn.reconnect().await.map_err(|e| format!("reconnect failed: {e}")),
+                Err(m) => Err(m),
             };
-            *this.val.borrow_mut() = pv;
-            Ok(())
-        });
-        m.add_method("set_rand_str", |_, this, fmt: mlua::String| {
-            let fmt = fmt.as_bytes();
-            // The parameter's previous text is the buffer: oltp's writes set
-            // one per statement.
-            let mut val = this.val.borrow_mut();
-            let mut out = match std::mem::replace(&mut *val, PVal::Null) {
-                PVal::Text(t) => t.into_bytes(),
-                _ => Vec::new(),
-            };
-            out.clear();
-            out.resize(fmt.len(), 0);
-            this.ctx.fill(&fmt, &mut out);
-            *val = PVal::Text(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
-            Ok(())
-        });
+            lent.give_back(ctx);
+            r?;
+            ctx.count_kind(5);
+            Ok(nil)
+        }
     }
 }
 
-pub struct Statement {
-    conn: Rc<ConnInner>,
-    id: crate::db::StmtId,
-    sql: String,
-    rows: bool,
-    trx: bool,
-    params: RefCell<Vec<Rc<RefCell<PVal>>>>,
-}
-
-impl UserData for Statement {
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("bind_create", |_, this, (ty, _max_len): (i64, Option<i64>)| Ok(BindParam { ty, val: Rc::new(RefCell::new(PVal::Null)), ctx: this.conn.ctx.clone() }));
-        m.add_method("bind_param", |_, this, ps: Variadic<AnyUserData>| {
-            let mut v = Vec::with_capacity(ps.len());
-            for p in ps.iter() {
-                v.push(p.borrow::<BindParam>()?.val.clone());
-            }
-            *this.params.borrow_mut() = v;
-            Ok(())
-        });
-        m.add_async_method("execute", |lua, this: UserDataRef<Statement>, ()| async move { execute(&lua, &this).await });
-        // The statement stays prepared on its connection until it closes.
-        m.add_method("close", |_, _, ()| Ok(()));
-        m.add_method("next_result", |_, _, ()| Ok(Value::Nil));
-    }
-}
-
-// The script's coroutine is suspended for the whole call, so nothing else
-// can borrow its parameters meanwhile.
-#[allow(clippy::await_holding_refcell_ref)]
-async fn execute(lua: &Lua, s: &Statement) -> mlua::Result<Option<AnyUserData>> {
-    crate::model::check_interrupt().map_err(|_| mlua::Error::RuntimeError("interrupted".into()))?;
-    let c = &s.conn;
-    let p = c.conn()?;
-    let params = s.params.borrow();
-    let vals: Vec<std::cell::Ref<PVal>> = params.iter().map(|v| v.borrow()).collect();
-    let mut ps = Vec::with_capacity(vals.len());
-    for v in &vals {
-        ps.push(match &**v {
-            PVal::Int(i) => Param::Int(*i),
-            PVal::Text(t) => Param::Text(t),
-            PVal::Null => return Err(mlua::Error::RuntimeError("a bound parameter is NULL, which fairbench cannot bind: give it a value".into())),
-        });
-    }
-    // SAFETY: see `ConnInner::conn`.
-    let conn = unsafe { &mut *p };
-    if s.rows {
-        let rows = conn.exec_rows(s.id, &ps).await.map_err(|e| c.fail(lua, e, &s.sql))?;
-        c.count(Class::Read, false);
-        c.set_result(lua, rows).map(Some)
+/// (rows, columns) of a statement that returns rows, nothing otherwise.
+fn result_values(rows: bool, shape: (usize, usize)) -> (Value, Value) {
+    if rows {
+        (Value::Integer(shape.0 as i64), Value::Integer(shape.1 as i64))
     } else {
-        let class = conn.exec(s.id, &ps).await.map_err(|e| c.fail(lua, e, &s.sql))?;
-        c.count(class, s.trx);
-        Ok(None)
+        (Value::Nil, Value::Nil)
     }
 }
 
-/// A connection's last result and the next row `fetch_row` returns.
-#[derive(Default)]
-struct ResultSlot {
-    rows: RefCell<Rows>,
-    next: Cell<usize>,
+/// A connection of the script taken out of the context for one request,
+/// so that a hook running meanwhile (sql_error_ignorable) finds it busy
+/// instead of borrowed twice.
+struct Lent {
+    h: usize,
+    primary: bool,
+    own: Option<Box<Conn>>,
+    rows: RowBuf,
 }
 
-pub struct ResultSet {
-    slot: Rc<ResultSlot>,
-}
-
-impl UserData for ResultSet {
-    fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
-        f.add_field_method_get("nrows", |_, this| Ok(this.slot.rows.borrow().len()));
-        f.add_field_method_get("nfields", |_, this| Ok(this.slot.rows.borrow().first().map(Vec::len).unwrap_or(0)));
+impl Lent {
+    fn take(ctx: &Ctx, h: usize) -> Result<Lent, String> {
+        let mut conns = ctx.conns.borrow_mut();
+        let s = conns.get_mut(h).ok_or("the connection is closed")?;
+        Ok(Lent { h, primary: s.primary, own: s.own.take(), rows: std::mem::take(&mut s.rows) })
     }
 
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("fetch_row", |lua, this, ()| {
-            let slot = &this.slot;
-            let i = slot.next.get();
-            let rows = slot.rows.borrow();
-            let Some(r) = rows.get(i) else { return Ok(Value::Nil) };
-            slot.next.set(i + 1);
-            let t = lua.create_table()?;
-            for (k, v) in r.iter().enumerate() {
-                if let Some(s) = v {
-                    t.set(k + 1, s.as_str())?;
-                }
+    /// The connection and its result buffer; `primary` is the runner's
+    /// connection when a callback runs.
+    fn parts<'a>(&'a mut self, primary: Option<&'a mut Conn>) -> Result<(&'a mut Conn, &'a mut RowBuf), String> {
+        let conn = if self.primary { primary.ok_or("this connection is usable in thread_init, event and thread_done only")? } else { self.own.as_deref_mut().ok_or("the connection is closed")? };
+        Ok((conn, &mut self.rows))
+    }
+
+    /// Puts the connection back; returns its result's (rows, columns).
+    fn give_back(self, ctx: &Ctx) -> (usize, usize) {
+        let shape = (self.rows.len(), self.rows.ncols());
+        if let Some(s) = ctx.conns.borrow_mut().get_mut(self.h) {
+            if !self.primary {
+                s.own = self.own;
             }
-            Ok(Value::Table(t))
-        });
-        m.add_method("free", |_, this, ()| {
-            this.slot.rows.borrow_mut().clear();
-            Ok(())
-        });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sqlite_takes_generated_keys_as_integer_primary_keys() {
-        assert_eq!(adapt(Engine::Sqlite, "CREATE TABLE t(id SERIAL, k INT, PRIMARY KEY (id))"), "CREATE TABLE t(id INTEGER, k INT, PRIMARY KEY (id))");
-        assert_eq!(adapt(Engine::Sqlite, "id INTEGER NOT NULL auto_increment,"), "id INTEGER NOT NULL ,");
-        assert_eq!(adapt(Engine::Sqlite, "SELECT serial_no FROM t"), "SELECT serial_no FROM t");
-        assert_eq!(adapt(Engine::Postgres, "id SERIAL"), "id SERIAL");
-    }
-
-    #[test]
-    fn reads_are_statements_that_return_rows() {
-        assert!(returns_rows("  SELECT c FROM t"));
-        assert!(returns_rows("(select 1)"));
-        assert!(!returns_rows("UPDATE t SET k=k+1"));
-        assert!(is_trx("begin") && is_trx("COMMIT") && !is_trx("SELECT 1"));
+            s.rows = self.rows;
+            s.next_row = 0;
+        }
+        shape
     }
 }
