@@ -310,14 +310,11 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         )?;
         lua.load(PRELUDE).set_name("=sysbench").exec()?;
         // Ctrl-C reaches a script that never calls the API (an endless
-        // loop): the interpreter checks every 10k instructions.
-        lua.set_global_hook(mlua::HookTriggers::new().every_nth_instruction(10_000), |_, _| {
-            if crate::model::interrupted() {
-                Err(mlua::Error::RuntimeError("interrupted".into()))
-            } else {
-                Ok(mlua::VmState::Continue)
-            }
-        })?;
+        // loop). Held by a userdata, whose finalizer runs inside lua_close
+        // while the state still exists, so the registration never outlives it.
+        let co = ctx.co.get().expect("set above");
+        let watched = lua.create_any_userdata(ffi::watch(co))?;
+        lua.set_named_registry_value("fairbench.watched", watched)?;
         Ok(())
     };
     setup().map_err(|e| format!("cannot set up the Lua state: {e}"))?;

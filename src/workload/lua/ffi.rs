@@ -40,6 +40,57 @@ fn with_ctx<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
     (!p.is_null()).then(|| f(unsafe { &*p }))
 }
 
+/// Lua states of this process that an interrupt must reach (addresses).
+static STATES: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+static WATCHER: std::sync::Once = std::sync::Once::new();
+
+/// A Lua state registered for interrupts; unregistered when dropped.
+pub struct Watched(usize);
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        let mut s = STATES.lock().unwrap_or_else(|e| e.into_inner());
+        s.retain(|&l| l != self.0);
+    }
+}
+
+/// Makes Ctrl-C / SIGTERM reach the Lua code of `co`'s state, even a loop that never
+/// calls the API. An instruction hook set all along would send every
+/// interpreted instruction through LuaJIT's hook dispatch (a C call each);
+/// so the hook is set only once the signal came, from a watcher thread, as
+/// LuaJIT allows for asynchronous interruption (its luajit.c does the same).
+pub fn watch(co: &mlua::Thread) -> Watched {
+    let l = co.state();
+    WATCHER.call_once(|| {
+        let _ = std::thread::Builder::new().name("fb-lua-stop".into()).spawn(|| {
+            while !crate::model::interrupted() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            let s = STATES.lock().unwrap_or_else(|e| e.into_inner());
+            for &l in s.iter() {
+                // SAFETY: registered states are open (they unregister under this lock before closing).
+                unsafe { stop_hook(l as *mut mlua::ffi::lua_State) };
+            }
+        });
+    });
+    let mut s = STATES.lock().unwrap_or_else(|e| e.into_inner());
+    s.push(l as usize);
+    if crate::model::interrupted() {
+        // SAFETY: `l` is open: the caller just made it.
+        unsafe { stop_hook(l) };
+    }
+    Watched(l as usize)
+}
+
+unsafe fn stop_hook(l: *mut mlua::ffi::lua_State) {
+    mlua::ffi::lua_sethook(l, Some(raise_interrupted), mlua::ffi::LUA_MASKCOUNT, 1);
+}
+
+unsafe extern "C-unwind" fn raise_interrupted(l: *mut mlua::ffi::lua_State, _ar: *mut mlua::ffi::lua_Debug) {
+    mlua::ffi::lua_pushstring(l, c"interrupted".as_ptr());
+    mlua::ffi::lua_error(l);
+}
+
 // sysbench's counter numbers (sb_counter_type).
 const SB_CNT_OTHER: c_int = 0;
 const SB_CNT_READ: c_int = 1;
