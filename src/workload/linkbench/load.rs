@@ -247,6 +247,18 @@ impl LinkBench {
         }
     }
 
+    /// What creates database `db`'s namespace (None without a dbprefix).
+    fn namespace_sql(&self, db: u32) -> Option<String> {
+        let schema = self.cfg.db(db);
+        if schema.is_empty() {
+            return None;
+        }
+        Some(match self.engine {
+            Engine::Postgres => format!("CREATE SCHEMA IF NOT EXISTS {schema}"),
+            _ => format!("CREATE DATABASE IF NOT EXISTS {schema}"),
+        })
+    }
+
     async fn exists(&self, conn: &mut Conn, db: u32) -> bool {
         conn.query_strings(&format!("SELECT 1 FROM {} WHERE 1 = 0", self.cfg.table(db, "linktable"))).await.is_ok()
     }
@@ -283,12 +295,7 @@ impl LinkBench {
         let mut todo = Vec::new();
         for db in 0..self.cfg.dbcount {
             crate::model::check_interrupt()?;
-            let schema = self.cfg.db(db);
-            if !schema.is_empty() {
-                let sql = match self.engine {
-                    Engine::Postgres => format!("CREATE SCHEMA IF NOT EXISTS {schema}"),
-                    _ => format!("CREATE DATABASE IF NOT EXISTS {schema}"),
-                };
+            if let Some(sql) = self.namespace_sql(db) {
                 ddl(&mut conn, &sql).await?;
             }
             if self.exists(&mut conn, db).await && number(&mut conn, &self.index_query(db)).await? > 0 {
@@ -394,10 +401,10 @@ impl LinkBench {
         LoadMode::Auto
     }
 
-    async fn load_link_chunk(&self, conn: &mut Conn, c: Chunk) -> Result<u64> {
-        let (l, ct) = (self.cfg.table(c.db, "linktable"), self.cfg.table(c.db, "counttable"));
+    /// The columns the loaders write, as the bulk paths send them.
+    fn link_columns(&self) -> [Column; 7] {
         let vis = if self.engine == Engine::Postgres { ColType::SmallInt } else { ColType::Int };
-        let cols = [
+        [
             col("id1", ColType::BigInt),
             col("id2", ColType::BigInt),
             col("link_type", ColType::BigInt),
@@ -405,12 +412,24 @@ impl LinkBench {
             col("data", ColType::Text),
             col("time", ColType::BigInt),
             col("version", ColType::Int),
-        ];
+        ]
+    }
+
+    fn count_columns(&self) -> [Column; 5] {
+        let count_ty = if self.engine == Engine::Mysql { ColType::Int } else { ColType::BigInt };
+        [col("id", ColType::BigInt), col("link_type", ColType::BigInt), col("count", count_ty), col("time", ColType::BigInt), col("version", ColType::BigInt)]
+    }
+
+    fn node_columns(&self) -> [Column; 5] {
+        [col("id", ColType::BigInt), col("type", ColType::Int), col("version", ColType::BigInt), col("time", ColType::Int), col("data", ColType::Text)]
+    }
+
+    async fn load_link_chunk(&self, conn: &mut Conn, c: Chunk) -> Result<u64> {
+        let (l, ct) = (self.cfg.table(c.db, "linktable"), self.cfg.table(c.db, "counttable"));
         let mut links = Links::new(self, c, self.load_seed());
         let batch = self.cfg.bulk_batch;
-        conn.bulk_load(&l, &cols, &mut links, batch, self.load_mode()).await.map_err(|e| Error::Sql(format!("loading {l}: {e}")))?;
-        let count_ty = if self.engine == Engine::Mysql { ColType::Int } else { ColType::BigInt };
-        let ccols = [col("id", ColType::BigInt), col("link_type", ColType::BigInt), col("count", count_ty), col("time", ColType::BigInt), col("version", ColType::BigInt)];
+        conn.bulk_load(&l, &self.link_columns(), &mut links, batch, self.load_mode()).await.map_err(|e| Error::Sql(format!("loading {l}: {e}")))?;
+        let ccols = self.count_columns();
         let mut counts = Counts { w: self, id1: c.lo, hi: c.hi, t: 0, total: 0, now: now_ms() };
         conn.bulk_load(&ct, &ccols, &mut counts, batch, self.load_mode()).await.map_err(|e| Error::Sql(format!("loading {ct}: {e}")))?;
         Ok(links.loaded)
@@ -421,7 +440,7 @@ impl LinkBench {
             return Ok(());
         }
         let mut conn = connect(cfg).await?;
-        let cols = [col("id", ColType::BigInt), col("type", ColType::Int), col("version", ColType::BigInt), col("time", ColType::Int), col("data", ColType::Text)];
+        let cols = self.node_columns();
         // Nodes go in id order, a few chunks per statement.
         let seed = self.load_seed() ^ 0x6E6F_6465;
         for c in chunks {
@@ -435,13 +454,21 @@ impl LinkBench {
         Ok(())
     }
 
+    /// What moves the node id generator past the loaded ids, where the
+    /// engine does not do it itself.
+    fn node_sequence_sql(&self, db: u32) -> Option<String> {
+        if self.engine == Engine::Postgres {
+            let n = self.cfg.table(db, "nodetable");
+            return Some(format!("SELECT setval(pg_get_serial_sequence('{n}', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM {n}), 1))"));
+        }
+        None
+    }
+
     /// The covering index, the node id sequence past the loaded ids, and
     /// fresh statistics.
     async fn finish_db(&self, conn: &mut Conn, db: u32, quiet: bool) -> Result<()> {
         crate::model::check_interrupt()?;
-        if self.engine == Engine::Postgres {
-            let n = self.cfg.table(db, "nodetable");
-            let sql = format!("SELECT setval(pg_get_serial_sequence('{n}', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM {n}), 1))");
+        if let Some(sql) = self.node_sequence_sql(db) {
             ddl(conn, &sql).await?;
         }
         for t in ["nodetable", "counttable"] {
@@ -503,6 +530,78 @@ mod tests {
         a.maxid1 = Some(10_001);
         let p = props::Props::defaults(&props::MIX_FB2011);
         LinkBench::new(Config::new(&p, &a, Engine::Sqlite).unwrap(), Engine::Sqlite, 7)
+    }
+
+    /// A LinkBench on `engine`, with the two multiget statements of
+    /// link_multiget_dist_max = 2; `prefixed` puts its tables in database
+    /// (schema) linkdb0 and asks for 4 partitions.
+    fn on(engine: Engine, prefixed: bool) -> LinkBench {
+        let mut a = LinkbenchArgs::default_for_tests();
+        a.maxid1 = Some(1001);
+        if prefixed {
+            a.dbprefix = Some("linkdb".into());
+            a.linkbench_partitions = 4;
+        }
+        let mut p = props::Props::defaults(&props::MIX_FB2011);
+        p.set_override("link_multiget_dist_max=2").unwrap();
+        let mut cfg = Config::new(&p, &a, engine).unwrap();
+        cfg.storage_engine = "innodb".into();
+        LinkBench::new(cfg, engine, 7)
+    }
+
+    /// Every statement the workload sends to create, load, finish and run
+    /// database 0, one a line.
+    fn sql_text(w: &LinkBench) -> String {
+        let mut out = Vec::new();
+        out.extend(w.namespace_sql(0).map(|s| format!("namespace: {s}")));
+        let names = ["linktable", "counttable", "nodetable"].map(|t| w.cfg.table(0, t));
+        out.extend(w.dialect().drop_tables(&names.iter().map(String::as_str).collect::<Vec<_>>()).into_iter().map(|s| format!("drop: {s}")));
+        out.extend(w.create_tables(0).into_iter().map(|s| format!("create: {s}")));
+        out.extend(w.node_sequence_sql(0).map(|s| format!("sequence: {s}")));
+        out.push(format!("index: {}", w.index_sql(0)));
+        out.push(format!("index exists: {}", w.index_query(0)));
+        for i in 0..w.set.len() {
+            let st = w.set.get(crate::db::StmtId(i as u32));
+            out.push(format!("statement{}: {}", if st.returns_rows { " (rows)" } else { "" }, st.sql));
+        }
+        out.join("\n")
+    }
+
+    /// How each bulk path is told to send the loaded columns; only
+    /// PostgreSQL's binary COPY reads the integer widths.
+    fn load_types(w: &LinkBench) -> String {
+        [w.link_columns().to_vec(), w.count_columns().to_vec(), w.node_columns().to_vec()]
+            .iter()
+            .map(|cols| cols.iter().map(|c| format!("{} {:?}", c.name, c.ty)).collect::<Vec<_>>().join(", "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The text each engine received before the engine differences moved
+    /// to the dialect (pinned_sql.txt): the DDL, the catalog probe, the
+    /// statements and PostgreSQL's COPY column types stay what they were.
+    #[test]
+    fn sql_per_engine_is_pinned() {
+        let mut got = String::new();
+        for (engine, prefixed) in [(Engine::Mysql, false), (Engine::Mysql, true), (Engine::Postgres, false), (Engine::Postgres, true), (Engine::Sqlite, false)] {
+            got.push_str(&format!("==== {} {}\n{}\n", engine.name(), if prefixed { "dbprefix=linkdb partitions=4" } else { "no dbprefix" }, sql_text(&on(engine, prefixed))));
+        }
+        got.push_str(&format!("==== postgres COPY columns\n{}\n", load_types(&on(Engine::Postgres, false))));
+        let want = include_str!("pinned_sql.txt");
+        if let Some((n, (g, w))) = got.lines().zip(want.lines()).enumerate().find(|(_, (g, w))| g != w) {
+            panic!("pinned_sql.txt line {}:\n want: {w}\n  got: {g}", n + 1);
+        }
+        assert_eq!(got.lines().count(), want.lines().count(), "{got}");
+    }
+
+    /// dbprefix names databases or schemas, which a SQLite file has not.
+    #[test]
+    fn sqlite_refuses_a_dbprefix() {
+        let mut a = LinkbenchArgs::default_for_tests();
+        a.dbprefix = Some("linkdb".into());
+        let p = props::Props::defaults(&props::MIX_FB2011);
+        assert!(Config::new(&p, &a, Engine::Sqlite).is_err());
+        assert!(Config::new(&p, &a, Engine::Postgres).is_ok() && Config::new(&p, &a, Engine::Mysql).is_ok());
     }
 
     /// Every count row equals the links the chunk loads for its (id1, type).
