@@ -217,7 +217,8 @@ impl Dialect {
 
     /// What moves an auto-increment column's counter past rows loaded with
     /// explicit values, where the engine does not do it itself (a
-    /// PostgreSQL SERIAL's sequence).
+    /// PostgreSQL SERIAL's sequence). An empty table leaves it at 1:
+    /// GREATEST skips the NULL that MAX gives.
     pub fn sync_auto_inc(self, table: &str, col: &str) -> Option<String> {
         match self.0 {
             Engine::Postgres => Some(format!("SELECT setval(pg_get_serial_sequence('{table}', '{col}'), GREATEST((SELECT MAX({col}) FROM {table}), 1))")),

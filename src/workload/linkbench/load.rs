@@ -457,11 +457,7 @@ impl LinkBench {
     /// What moves the node id generator past the loaded ids, where the
     /// engine does not do it itself.
     fn node_sequence_sql(&self, db: u32) -> Option<String> {
-        if self.engine == Engine::Postgres {
-            let n = self.cfg.table(db, "nodetable");
-            return Some(format!("SELECT setval(pg_get_serial_sequence('{n}', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM {n}), 1))"));
-        }
-        None
+        self.dialect().sync_auto_inc(&self.cfg.table(db, "nodetable"), "id")
     }
 
     /// The covering index, the node id sequence past the loaded ids, and
