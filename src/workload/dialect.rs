@@ -1,7 +1,7 @@
 //! The few SQL forms that differ between engines. Workloads write their
 //! SQL once and ask here only for these.
 
-use crate::db::Engine;
+use crate::db::{ColType, Engine};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Dialect(pub Engine);
@@ -124,23 +124,57 @@ impl Dialect {
         format!("DROP TABLE IF EXISTS {name}")
     }
 
-    /// Column type for a generic one as the workloads write it (`tinyint`,
-    /// `smallint`, `int`, `datetime`, `serial` for an auto-increment key;
-    /// anything else, e.g. `varchar(16)`, is the same everywhere).
+    /// Column type for a generic one as the workloads write it:
+    /// - `tinyint`, `smallint`, `int`, `datetime`;
+    /// - `uint` and `ubigint`, unsigned where the engine has unsigned
+    ///   integers (MySQL), else the signed type of the same width, so
+    ///   values stay below 2^31 (2^63);
+    /// - `uint32`, every unsigned 32-bit value: PostgreSQL has no unsigned
+    ///   INT, so it takes a BIGINT;
+    /// - `mediumtext`, text up to 16 MB (MySQL's TEXT stops at 64 KB; the
+    ///   others' TEXT has no such limit);
+    /// - `serial` and `bigserial`, a 32- and a 64-bit auto-increment key
+    ///   (SQLite generates the key of an INTEGER PRIMARY KEY itself).
+    ///
+    /// SQLite stores every integer type alike; the integer words above are
+    /// INTEGER there. Anything else, e.g. `varchar(16)`, is the same
+    /// everywhere.
     pub fn column_type(self, generic: &str) -> String {
         match (generic, self.0) {
             ("tinyint", Engine::Mysql) => "TINYINT".into(),
             ("tinyint" | "smallint", Engine::Postgres) => "SMALLINT".into(),
             ("smallint", Engine::Mysql) => "SMALLINT".into(),
-            ("tinyint" | "smallint" | "int", Engine::Sqlite) => "INTEGER".into(),
-            ("int", _) => "INT".into(),
+            ("tinyint" | "smallint" | "int" | "uint" | "uint32" | "ubigint", Engine::Sqlite) => "INTEGER".into(),
+            ("int", _) | ("uint", Engine::Postgres) => "INT".into(),
+            ("uint" | "uint32", Engine::Mysql) => "INT UNSIGNED".into(),
+            ("uint32" | "ubigint", Engine::Postgres) => "BIGINT".into(),
+            ("ubigint", Engine::Mysql) => "BIGINT UNSIGNED".into(),
+            ("mediumtext", Engine::Mysql) => "MEDIUMTEXT".into(),
+            ("mediumtext", _) => "TEXT".into(),
             ("datetime", Engine::Mysql) => "DATETIME".into(),
             ("datetime", Engine::Postgres) => "TIMESTAMP".into(),
             ("datetime", Engine::Sqlite) => "TEXT".into(),
             ("serial", Engine::Mysql) => "INT NOT NULL AUTO_INCREMENT".into(),
             ("serial", Engine::Postgres) => "SERIAL".into(),
-            ("serial", Engine::Sqlite) => "INTEGER".into(),
+            ("bigserial", Engine::Mysql) => "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT".into(),
+            ("bigserial", Engine::Postgres) => "BIGSERIAL".into(),
+            ("serial" | "bigserial", Engine::Sqlite) => "INTEGER".into(),
             (other, _) => other.to_uppercase(),
+        }
+    }
+
+    /// How a bulk load sends the values of a column declared
+    /// `column_type(generic)`. PostgreSQL's binary COPY must send the
+    /// exact width of the type column_type gives it there; MySQL's and
+    /// SQLite's loaders send every integer width alike, so one answer
+    /// serves every engine. Anything not an integer or `datetime` is text.
+    pub fn load_type(self, generic: &str) -> ColType {
+        match generic {
+            "tinyint" | "smallint" => ColType::SmallInt,
+            "int" | "uint" | "serial" => ColType::Int,
+            "uint32" | "ubigint" | "bigint" | "bigserial" => ColType::BigInt,
+            "datetime" => ColType::Timestamp,
+            _ => ColType::Text,
         }
     }
 
@@ -274,6 +308,28 @@ mod tests {
         assert_eq!(Dialect(Engine::Postgres).column_type("serial"), "SERIAL");
         assert_eq!(Dialect(Engine::Sqlite).column_type("serial"), "INTEGER");
         assert_eq!(Dialect(Engine::Sqlite).column_type("varchar(16)"), "VARCHAR(16)");
+    }
+
+    /// The generic types LinkBench's tables are written in, and the width
+    /// PostgreSQL's COPY sends for each: the one of the type it declares.
+    #[test]
+    fn unsigned_and_wide_columns_per_engine() {
+        let (my, pg, lite) = (Dialect(Engine::Mysql), Dialect(Engine::Postgres), Dialect(Engine::Sqlite));
+        let words = ["tinyint", "uint", "uint32", "ubigint", "mediumtext", "bigserial", "varchar(255)"];
+        let of = |d: Dialect| words.map(|w| d.column_type(w));
+        assert_eq!(of(my), ["TINYINT", "INT UNSIGNED", "INT UNSIGNED", "BIGINT UNSIGNED", "MEDIUMTEXT", "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT", "VARCHAR(255)"]);
+        assert_eq!(of(pg), ["SMALLINT", "INT", "BIGINT", "BIGINT", "TEXT", "BIGSERIAL", "VARCHAR(255)"]);
+        assert_eq!(of(lite), ["INTEGER", "INTEGER", "INTEGER", "INTEGER", "TEXT", "INTEGER", "VARCHAR(255)"]);
+        for w in words.iter().chain(&["smallint", "int", "serial", "datetime"]) {
+            let width = match pg.column_type(w).as_str() {
+                "SMALLINT" => ColType::SmallInt,
+                "INT" | "SERIAL" => ColType::Int,
+                "BIGINT" | "BIGSERIAL" => ColType::BigInt,
+                "TIMESTAMP" => ColType::Timestamp,
+                _ => ColType::Text,
+            };
+            assert_eq!(pg.load_type(w), width, "{w}");
+        }
     }
 
     /// PostgreSQL drops a set of related tables in one statement, the others table by table.

@@ -179,38 +179,18 @@ impl RowSource for Nodes {
 }
 
 impl LinkBench {
-    fn ty(&self, generic: &str) -> &'static str {
-        match (self.engine, generic) {
-            (Engine::Sqlite, _) => "INTEGER",
-            (Engine::Mysql, "id") => "BIGINT UNSIGNED",
-            (Engine::Mysql, "tiny") => "TINYINT",
-            (Engine::Mysql, "uint") => "INT UNSIGNED",
-            (Engine::Postgres, "tiny") => "SMALLINT",
-            (Engine::Postgres, "uint") => "INT",
-            _ => "BIGINT",
-        }
-    }
-
     /// The three tables of database `db`, as LinkBench's MySQL setup (and
     /// the PostgreSQL fork's) define them; the id1_type index comes after
     /// the load.
     fn create_tables(&self, db: u32) -> Vec<String> {
         let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));
-        let (id, tiny, uint) = (self.ty("id"), self.ty("tiny"), self.ty("uint"));
+        let t = |generic| self.dialect().column_type(generic);
+        let (id, tiny, uint) = (t("ubigint"), t("tinyint"), t("uint"));
         let my = self.engine == Engine::Mysql;
         let tail = if my { format!(" {} DEFAULT CHARSET=latin1", self.dialect().engine_clause(&self.cfg.storage_engine)) } else { String::new() };
         let parts = if my && self.cfg.partitions > 0 { format!(" PARTITION BY KEY(id1) PARTITIONS {}", self.cfg.partitions) } else { String::new() };
         let dflt = |v: &str| if my { format!(" DEFAULT {v}") } else { String::new() };
-        let node_id = match self.engine {
-            Engine::Mysql => "id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT",
-            Engine::Postgres => "id BIGSERIAL",
-            Engine::Sqlite => "id INTEGER",
-        };
-        let (node_time, node_data, count_ty) = match self.engine {
-            Engine::Mysql => ("INT UNSIGNED", "MEDIUMTEXT", "INT UNSIGNED"),
-            Engine::Postgres => ("INT", "TEXT", "BIGINT"),
-            Engine::Sqlite => ("INTEGER", "TEXT", "INTEGER"),
-        };
+        let (node_id, node_data, count) = (t("bigserial"), t("mediumtext"), t("uint32"));
         vec![
             format!(
                 "CREATE TABLE {l} (id1 {id} NOT NULL{d0}, id2 {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, visibility {tiny} NOT NULL{d0}, data VARCHAR(255) NOT NULL{de}, \
@@ -219,10 +199,10 @@ impl LinkBench {
                 de = dflt("''")
             ),
             format!(
-                "CREATE TABLE {c} (id {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, count {count_ty} NOT NULL{d0}, time {id} NOT NULL{d0}, version {id} NOT NULL{d0}, PRIMARY KEY (id, link_type)){tail}",
+                "CREATE TABLE {c} (id {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, count {count} NOT NULL{d0}, time {id} NOT NULL{d0}, version {id} NOT NULL{d0}, PRIMARY KEY (id, link_type)){tail}",
                 d0 = dflt("0")
             ),
-            format!("CREATE TABLE {n} ({node_id}, type {uint} NOT NULL, version {id} NOT NULL, time {node_time} NOT NULL, data {node_data} NOT NULL, PRIMARY KEY (id)){tail}"),
+            format!("CREATE TABLE {n} (id {node_id}, type {uint} NOT NULL, version {id} NOT NULL, time {uint} NOT NULL, data {node_data} NOT NULL, PRIMARY KEY (id)){tail}"),
         ]
     }
 
@@ -401,27 +381,22 @@ impl LinkBench {
         LoadMode::Auto
     }
 
-    /// The columns the loaders write, as the bulk paths send them.
+    /// The columns the loaders write, in the generic types create_tables
+    /// declares them with, as the bulk paths send them.
+    fn columns<const N: usize>(&self, cols: [(&str, &str); N]) -> [Column; N] {
+        cols.map(|(name, generic)| col(name, self.dialect().load_type(generic)))
+    }
+
     fn link_columns(&self) -> [Column; 7] {
-        let vis = if self.engine == Engine::Postgres { ColType::SmallInt } else { ColType::Int };
-        [
-            col("id1", ColType::BigInt),
-            col("id2", ColType::BigInt),
-            col("link_type", ColType::BigInt),
-            col("visibility", vis),
-            col("data", ColType::Text),
-            col("time", ColType::BigInt),
-            col("version", ColType::Int),
-        ]
+        self.columns([("id1", "ubigint"), ("id2", "ubigint"), ("link_type", "ubigint"), ("visibility", "tinyint"), ("data", "varchar(255)"), ("time", "ubigint"), ("version", "uint")])
     }
 
     fn count_columns(&self) -> [Column; 5] {
-        let count_ty = if self.engine == Engine::Mysql { ColType::Int } else { ColType::BigInt };
-        [col("id", ColType::BigInt), col("link_type", ColType::BigInt), col("count", count_ty), col("time", ColType::BigInt), col("version", ColType::BigInt)]
+        self.columns([("id", "ubigint"), ("link_type", "ubigint"), ("count", "uint32"), ("time", "ubigint"), ("version", "ubigint")])
     }
 
     fn node_columns(&self) -> [Column; 5] {
-        [col("id", ColType::BigInt), col("type", ColType::Int), col("version", ColType::BigInt), col("time", ColType::Int), col("data", ColType::Text)]
+        self.columns([("id", "bigserial"), ("type", "uint"), ("version", "ubigint"), ("time", "uint"), ("data", "mediumtext")])
     }
 
     async fn load_link_chunk(&self, conn: &mut Conn, c: Chunk) -> Result<u64> {
