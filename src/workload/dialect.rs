@@ -50,6 +50,40 @@ impl Dialect {
         }
     }
 
+    /// A table's default character set, after CREATE TABLE's parenthesis;
+    /// None where the character set is the database's (PostgreSQL) or the
+    /// file's (SQLite), not a table's.
+    pub fn default_charset(self, charset: &str) -> Option<String> {
+        match self.0 {
+            Engine::Mysql => Some(format!("DEFAULT CHARSET={charset}")),
+            _ => None,
+        }
+    }
+
+    /// ` DEFAULT value` after a column, where the engine's version of the
+    /// schemas the workloads copy declares column defaults (MySQL's:
+    /// LinkBench's DDL has them); empty elsewhere, whose versions leave
+    /// them out. The workloads name every column they insert, so this
+    /// changes the DDL's text, never a row: a default that rows rely on is
+    /// written into the DDL for every engine instead.
+    pub fn schema_default(self, value: &str) -> String {
+        match self.0 {
+            Engine::Mysql => format!(" DEFAULT {value}"),
+            _ => String::new(),
+        }
+    }
+
+    /// MySQL's PARTITION BY KEY into `n` partitions (the server hashes the
+    /// key columns itself), after the table options; None where the engine
+    /// has no such clause (PostgreSQL's hash partitions are tables of
+    /// their own: see hash_partitions).
+    pub fn key_partitions(self, cols: &str, n: u32) -> Option<String> {
+        match self.0 {
+            Engine::Mysql => Some(format!(" PARTITION BY KEY({cols}) PARTITIONS {n}")),
+            _ => None,
+        }
+    }
+
     /// Whether tables have a storage engine (`--mysql-storage-engine`
     /// and the table options apply): MySQL-family servers only.
     pub fn has_storage_engines(self) -> bool {

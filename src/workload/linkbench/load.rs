@@ -184,24 +184,21 @@ impl LinkBench {
     /// the load.
     fn create_tables(&self, db: u32) -> Vec<String> {
         let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));
-        let t = |generic| self.dialect().column_type(generic);
-        let (id, tiny, uint) = (t("ubigint"), t("tinyint"), t("uint"));
-        let my = self.engine == Engine::Mysql;
-        let tail = if my { format!(" {} DEFAULT CHARSET=latin1", self.dialect().engine_clause(&self.cfg.storage_engine)) } else { String::new() };
-        let parts = if my && self.cfg.partitions > 0 { format!(" PARTITION BY KEY(id1) PARTITIONS {}", self.cfg.partitions) } else { String::new() };
-        let dflt = |v: &str| if my { format!(" DEFAULT {v}") } else { String::new() };
-        let (node_id, node_data, count) = (t("bigserial"), t("mediumtext"), t("uint32"));
+        let d = self.dialect();
+        let t = |generic| d.column_type(generic);
+        let (id, tiny, uint, count) = (t("ubigint"), t("tinyint"), t("uint"), t("uint32"));
+        let (node_id, node_data) = (t("bigserial"), t("mediumtext"));
+        let (d0, de) = (d.schema_default("0"), d.schema_default("''"));
+        // As LinkBench's MySQL DDL ends: the storage engine, then latin1.
+        let tail = d.default_charset("latin1").map(|cs| format!(" {} {cs}", d.engine_clause(&self.cfg.storage_engine))).unwrap_or_default();
+        // --linkbench-partitions is a MySQL-family option: elsewhere the tables stay whole.
+        let parts = d.key_partitions("id1", self.cfg.partitions).filter(|_| self.cfg.partitions > 0).unwrap_or_default();
         vec![
             format!(
                 "CREATE TABLE {l} (id1 {id} NOT NULL{d0}, id2 {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, visibility {tiny} NOT NULL{d0}, data VARCHAR(255) NOT NULL{de}, \
-                 time {id} NOT NULL{d0}, version {uint} NOT NULL{d0}, PRIMARY KEY (link_type, id1, id2)){tail}{parts}",
-                d0 = dflt("0"),
-                de = dflt("''")
+                 time {id} NOT NULL{d0}, version {uint} NOT NULL{d0}, PRIMARY KEY (link_type, id1, id2)){tail}{parts}"
             ),
-            format!(
-                "CREATE TABLE {c} (id {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, count {count} NOT NULL{d0}, time {id} NOT NULL{d0}, version {id} NOT NULL{d0}, PRIMARY KEY (id, link_type)){tail}",
-                d0 = dflt("0")
-            ),
+            format!("CREATE TABLE {c} (id {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, count {count} NOT NULL{d0}, time {id} NOT NULL{d0}, version {id} NOT NULL{d0}, PRIMARY KEY (id, link_type)){tail}"),
             format!("CREATE TABLE {n} (id {node_id}, type {uint} NOT NULL, version {id} NOT NULL, time {uint} NOT NULL, data {node_data} NOT NULL, PRIMARY KEY (id)){tail}"),
         ]
     }
