@@ -154,6 +154,41 @@ impl Dialect {
         }
     }
 
+    /// How many indexes named `index` table `table` has in `schema` (the
+    /// current database or search path when empty): 1 once it exists.
+    /// MySQL lists an index once per column, so only its first counts;
+    /// SQLite's index names are unique in the file, so the name says it.
+    pub fn index_exists_query(self, schema: &str, table: &str, index: &str) -> String {
+        match self.0 {
+            Engine::Mysql => {
+                let s = if schema.is_empty() { "DATABASE()".to_string() } else { format!("'{schema}'") };
+                format!("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = {s} AND table_name = '{table}' AND index_name = '{index}' AND seq_in_index = 1")
+            }
+            Engine::Postgres => {
+                let s = if schema.is_empty() { "ANY (current_schemas(false))".to_string() } else { format!("'{schema}'") };
+                format!("SELECT COUNT(*) FROM pg_indexes WHERE schemaname = {s} AND tablename = '{table}' AND indexname = '{index}'")
+            }
+            Engine::Sqlite => format!("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '{index}'"),
+        }
+    }
+
+    /// Whether tables can be put in a namespace of their own that a
+    /// statement creates (`name.table`): a MySQL database, a PostgreSQL
+    /// schema. A SQLite database is a file: the target names it.
+    pub fn has_namespaces(self) -> bool {
+        self.0 != Engine::Sqlite
+    }
+
+    /// What creates namespace `name` unless it exists (see has_namespaces);
+    /// None where there are none.
+    pub fn create_namespace(self, name: &str) -> Option<String> {
+        match self.0 {
+            Engine::Mysql => Some(format!("CREATE DATABASE IF NOT EXISTS {name}")),
+            Engine::Postgres => Some(format!("CREATE SCHEMA IF NOT EXISTS {name}")),
+            Engine::Sqlite => None,
+        }
+    }
+
     pub fn drop_table(self, name: &str) -> String {
         format!("DROP TABLE IF EXISTS {name}")
     }

@@ -210,30 +210,12 @@ impl LinkBench {
 
     /// How many id1_type indexes database `db` has (1 once its load completed).
     fn index_query(&self, db: u32) -> String {
-        let schema = self.cfg.db(db);
-        match self.engine {
-            Engine::Mysql => {
-                let s = if schema.is_empty() { "DATABASE()".to_string() } else { format!("'{schema}'") };
-                format!("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = {s} AND table_name = 'linktable' AND index_name = 'id1_type' AND seq_in_index = 1")
-            }
-            Engine::Postgres => {
-                let s = if schema.is_empty() { "ANY (current_schemas(false))".to_string() } else { format!("'{schema}'") };
-                format!("SELECT COUNT(*) FROM pg_indexes WHERE schemaname = {s} AND tablename = 'linktable' AND indexname = 'id1_type'")
-            }
-            Engine::Sqlite => "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'id1_type'".to_string(),
-        }
+        self.dialect().index_exists_query(&self.cfg.db(db), "linktable", "id1_type")
     }
 
     /// What creates database `db`'s namespace (None without a dbprefix).
     fn namespace_sql(&self, db: u32) -> Option<String> {
-        let schema = self.cfg.db(db);
-        if schema.is_empty() {
-            return None;
-        }
-        Some(match self.engine {
-            Engine::Postgres => format!("CREATE SCHEMA IF NOT EXISTS {schema}"),
-            _ => format!("CREATE DATABASE IF NOT EXISTS {schema}"),
-        })
+        Some(self.cfg.db(db)).filter(|s| !s.is_empty()).and_then(|s| self.dialect().create_namespace(&s))
     }
 
     async fn exists(&self, conn: &mut Conn, db: u32) -> bool {

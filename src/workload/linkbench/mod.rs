@@ -136,7 +136,7 @@ impl Config {
         if dbcount > 1 && dbprefix.is_empty() {
             return Err(usage!("dbcount={dbcount} needs a dbprefix (e.g. --dbprefix=linkdb makes linkdb0 .. linkdb{})", dbcount - 1));
         }
-        if !dbprefix.is_empty() && engine == Engine::Sqlite {
+        if !dbprefix.is_empty() && !Dialect(engine).has_namespaces() {
             return Err(usage!("dbprefix/dbcount name databases or schemas, which SQLite has not: drop them for SQLite"));
         }
         if !dbprefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
