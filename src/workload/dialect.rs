@@ -119,6 +119,38 @@ impl Dialect {
         }
     }
 
+    /// The hint that makes a query read through index `name`, after the
+    /// table name; empty where the engine takes no index hints.
+    pub fn force_index(self, name: &str) -> String {
+        match self.0 {
+            Engine::Mysql => format!(" FORCE INDEX({name})"),
+            _ => String::new(),
+        }
+    }
+
+    /// What follows an INSERT's VALUES so that the row already holding the
+    /// key is updated instead, up to the first assignment: MySQL's ON
+    /// DUPLICATE KEY UPDATE (whichever unique key clashes), elsewhere ON
+    /// CONFLICT on `key`, the clashing key's columns. The assignments read
+    /// the row already there through existing_column.
+    pub fn on_key_conflict_update(self, key: &str) -> String {
+        match self.0 {
+            Engine::Mysql => " ON DUPLICATE KEY UPDATE".to_string(),
+            _ => format!(" ON CONFLICT ({key}) DO UPDATE SET"),
+        }
+    }
+
+    /// Column `col` of the row already there, in on_key_conflict_update's
+    /// assignments: bare on MySQL; elsewhere qualified by the table's name
+    /// without its schema, since PostgreSQL finds a bare name ambiguous
+    /// between that row and the one proposed (EXCLUDED).
+    pub fn existing_column(self, table: &str, col: &str) -> String {
+        match self.0 {
+            Engine::Mysql => col.to_string(),
+            _ => format!("{table}.{col}"),
+        }
+    }
+
     /// A parameter compared with a CHAR(len) column. PostgreSQL compares a
     /// CHAR column with a text parameter as text, which no index on the
     /// column serves, so the parameter is cast to the column's type.

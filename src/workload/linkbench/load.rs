@@ -5,7 +5,7 @@
 //! timing. The id1_type index is built last: it marks a complete load.
 
 use super::{dist, now_ms, now_s, sql_error, LinkBench, DEFAULT_LINK_TYPE, DEFAULT_NODE_TYPE, MAX_LINK_DATA, MAX_NODE_DATA};
-use crate::db::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::rand::Rng;
 use crate::report::progress::Progress;
@@ -474,6 +474,7 @@ impl LinkBench {
 mod tests {
     use super::super::{props, Config, LinkbenchArgs};
     use super::*;
+    use crate::db::Engine;
 
     fn bench() -> LinkBench {
         let mut a = LinkbenchArgs::default_for_tests();
