@@ -308,6 +308,16 @@ impl Dialect {
         }
     }
 
+    /// The primary key of a table already loaded. SQLite cannot add one to
+    /// an existing table: a unique index named `{table}_pkey` (PostgreSQL's
+    /// name for the key) serves the same lookups.
+    pub fn add_primary_key(self, table: &str, cols: &str) -> String {
+        match self.0 {
+            Engine::Sqlite => format!("CREATE UNIQUE INDEX {table}_pkey ON {table} ({cols})"),
+            _ => format!("ALTER TABLE {table} ADD PRIMARY KEY ({cols})"),
+        }
+    }
+
     /// Fresh optimizer statistics of one table.
     pub fn analyze(self, table: &str) -> String {
         match self.0 {
@@ -431,6 +441,15 @@ mod tests {
             };
             assert_eq!(pg.load_type(w), width, "{w}");
         }
+    }
+
+    /// pgbench's keys after the load: the text the pgbench family wrote
+    /// per engine before asking the dialect.
+    #[test]
+    fn primary_key_after_load_per_engine() {
+        assert_eq!(Dialect(Engine::Postgres).add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
+        assert_eq!(Dialect(Engine::Mysql).add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
+        assert_eq!(Dialect(Engine::Sqlite).add_primary_key("pgbench_accounts", "aid"), "CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)");
     }
 
     /// PostgreSQL drops a set of related tables in one statement, the others table by table.
