@@ -318,6 +318,43 @@ impl Dialect {
         }
     }
 
+    /// A statement written for another engine, with its spelling of a
+    /// generated integer key made this engine's. SQLite generates the key
+    /// of an INTEGER PRIMARY KEY that an INSERT leaves out, so PostgreSQL's
+    /// SERIAL and BIGSERIAL become INTEGER and MySQL's AUTO_INCREMENT goes;
+    /// the other engines take the text as it is.
+    pub fn adapt_generated_keys(self, sql: &str) -> String {
+        if self.0 != Engine::Sqlite {
+            return sql.to_string();
+        }
+        let upper = sql.to_ascii_uppercase();
+        if !upper.contains("SERIAL") && !upper.contains("AUTO_INCREMENT") {
+            return sql.to_string();
+        }
+        let mut out = String::with_capacity(sql.len());
+        let bytes = sql.as_bytes();
+        let mut i = 0;
+        while i < sql.len() {
+            let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+            let rest = &upper[i..];
+            let ends = |n: usize| bytes.get(i + n).is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
+            if word_start && rest.starts_with("BIGSERIAL") && ends(9) {
+                out.push_str("INTEGER");
+                i += 9;
+            } else if word_start && rest.starts_with("SERIAL") && ends(6) {
+                out.push_str("INTEGER");
+                i += 6;
+            } else if word_start && rest.starts_with("AUTO_INCREMENT") && ends(14) {
+                i += 14;
+            } else {
+                let ch = sql[i..].chars().next().unwrap_or(' ');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+        out
+    }
+
     /// Fresh optimizer statistics of one table.
     pub fn analyze(self, table: &str) -> String {
         match self.0 {
@@ -450,6 +487,19 @@ mod tests {
         assert_eq!(Dialect(Engine::Postgres).add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
         assert_eq!(Dialect(Engine::Mysql).add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
         assert_eq!(Dialect(Engine::Sqlite).add_primary_key("pgbench_accounts", "aid"), "CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)");
+    }
+
+    /// sysbench scripts' generated keys on SQLite: the text the Lua family
+    /// adapted before asking the dialect.
+    #[test]
+    fn sqlite_takes_generated_keys_as_integer_primary_keys() {
+        let lite = Dialect(Engine::Sqlite);
+        assert_eq!(lite.adapt_generated_keys("CREATE TABLE t(id SERIAL, k INT, PRIMARY KEY (id))"), "CREATE TABLE t(id INTEGER, k INT, PRIMARY KEY (id))");
+        assert_eq!(lite.adapt_generated_keys("id INTEGER NOT NULL auto_increment,"), "id INTEGER NOT NULL ,");
+        assert_eq!(lite.adapt_generated_keys("id bigserial"), "id INTEGER");
+        assert_eq!(lite.adapt_generated_keys("SELECT serial_no FROM t"), "SELECT serial_no FROM t");
+        assert_eq!(Dialect(Engine::Postgres).adapt_generated_keys("id SERIAL"), "id SERIAL");
+        assert_eq!(Dialect(Engine::Mysql).adapt_generated_keys("id INT AUTO_INCREMENT"), "id INT AUTO_INCREMENT");
     }
 
     /// PostgreSQL drops a set of related tables in one statement, the others table by table.

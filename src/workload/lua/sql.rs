@@ -4,7 +4,9 @@
 //! serves other clients.
 
 use super::api::Ctx;
+use super::driver;
 use crate::db::{Class, Conn, DbError, Engine, ErrKind, Param};
+use crate::workload::dialect::Dialect;
 use mlua::{AnyUserData, Lua, Table, UserData, UserDataFields, UserDataMethods, UserDataRef, Value, Variadic};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -35,8 +37,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<()> {
         lua.create_function(move |_, name: Option<String>| {
             let engine = c.shared.cfg.target.engine;
             if let Some(n) = name {
-                let ok = matches!((n.as_str(), engine), ("mysql", Engine::Mysql) | ("pgsql", Engine::Postgres | Engine::Sqlite) | ("sqlite", Engine::Sqlite));
-                if !ok {
+                if !driver::accepts(&n, engine) {
                     return Err(mlua::Error::RuntimeError(format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", engine.name())));
                 }
             }
@@ -51,20 +52,9 @@ pub struct Driver {
     ctx: Rc<Ctx>,
 }
 
-/// The name scripts branch on: sysbench knows mysql and pgsql. SQLite's
-/// SQL is closer to PostgreSQL's (no AUTO_INCREMENT, no ENGINE clause, a
-/// key generated when the INSERT leaves it out), so SQLite answers pgsql
-/// and takes the scripts' PostgreSQL statements once adapted ([`adapt`]).
-fn driver_name(e: Engine) -> &'static str {
-    match e {
-        Engine::Mysql => "mysql",
-        Engine::Postgres | Engine::Sqlite => "pgsql",
-    }
-}
-
 impl UserData for Driver {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("name", |_, this, ()| Ok(driver_name(this.ctx.shared.cfg.target.engine)));
+        m.add_method("name", |_, this, ()| Ok(driver::name(this.ctx.shared.cfg.target.engine)));
         m.add_async_method("connect", |_, this: UserDataRef<Driver>, ()| async move {
             let ctx = this.ctx.clone();
             if ctx.runner_client && !ctx.primary_taken.get() {
@@ -179,41 +169,6 @@ fn errdesc(lua: &Lua, e: &DbError, sql: &str) -> mlua::Result<Table> {
     Ok(t)
 }
 
-/// The statement's text for the engine. SQLite generates a key for an
-/// INTEGER primary key left out of an INSERT: PostgreSQL's `SERIAL` and
-/// MySQL's `AUTO_INCREMENT` become that.
-fn adapt(engine: Engine, sql: &str) -> String {
-    if engine != Engine::Sqlite {
-        return sql.to_string();
-    }
-    let upper = sql.to_ascii_uppercase();
-    if !upper.contains("SERIAL") && !upper.contains("AUTO_INCREMENT") {
-        return sql.to_string();
-    }
-    let mut out = String::with_capacity(sql.len());
-    let bytes = sql.as_bytes();
-    let mut i = 0;
-    while i < sql.len() {
-        let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
-        let rest = &upper[i..];
-        let ends = |n: usize| bytes.get(i + n).is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
-        if word_start && rest.starts_with("BIGSERIAL") && ends(9) {
-            out.push_str("INTEGER");
-            i += 9;
-        } else if word_start && rest.starts_with("SERIAL") && ends(6) {
-            out.push_str("INTEGER");
-            i += 6;
-        } else if word_start && rest.starts_with("AUTO_INCREMENT") && ends(14) {
-            i += 14;
-        } else {
-            let ch = sql[i..].chars().next().unwrap_or(' ');
-            out.push(ch);
-            i += ch.len_utf8();
-        }
-    }
-    out
-}
-
 /// Whether a statement returns a result set (a read, in sysbench's counts).
 fn returns_rows(sql: &str) -> bool {
     let s = sql.trim_start_matches(|c: char| c.is_whitespace() || c == '(');
@@ -234,7 +189,7 @@ type Rows = Vec<Vec<Option<String>>>;
 async fn query(lua: &Lua, c: &ConnInner, sql: &str) -> mlua::Result<Option<Rows>> {
     crate::model::check_interrupt().map_err(|_| mlua::Error::RuntimeError("interrupted".into()))?;
     let p = c.conn()?;
-    let sql = adapt(c.engine(), sql);
+    let sql = Dialect(c.engine()).adapt_generated_keys(sql);
     // SAFETY: see `ConnInner::conn`.
     let conn = unsafe { &mut *p };
     if returns_rows(&sql) {
@@ -280,7 +235,7 @@ impl UserData for Connection {
         m.add_method("prepare", |_, this, sql: String| {
             let c = &this.0;
             let p = c.conn()?;
-            let sql = adapt(c.engine(), &sql);
+            let sql = Dialect(c.engine()).adapt_generated_keys(&sql);
             // SAFETY: see `ConnInner::conn`; no await while it is held.
             let conn = unsafe { &mut *p };
             let rows = returns_rows(&sql);
@@ -493,14 +448,6 @@ impl UserData for ResultSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sqlite_takes_generated_keys_as_integer_primary_keys() {
-        assert_eq!(adapt(Engine::Sqlite, "CREATE TABLE t(id SERIAL, k INT, PRIMARY KEY (id))"), "CREATE TABLE t(id INTEGER, k INT, PRIMARY KEY (id))");
-        assert_eq!(adapt(Engine::Sqlite, "id INTEGER NOT NULL auto_increment,"), "id INTEGER NOT NULL ,");
-        assert_eq!(adapt(Engine::Sqlite, "SELECT serial_no FROM t"), "SELECT serial_no FROM t");
-        assert_eq!(adapt(Engine::Postgres, "id SERIAL"), "id SERIAL");
-    }
 
     #[test]
     fn reads_are_statements_that_return_rows() {
