@@ -18,6 +18,15 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     // (path or folder prefix, pattern, reason)
 ];
 
+/// Files inside a family's folder whose non-test code may match on
+/// `Engine::`, each with why. Engines differ in the dialect
+/// (src/workload/dialect.rs); a family writes its SQL once. An entry that
+/// no longer matches anything fails the test.
+const ENGINE_ALLOWED: &[(&str, &str)] = &[
+    // (path, reason)
+    ("src/workload/lua/driver.rs", "which sysbench driver (mysql, pgsql) a target is to a script is sysbench's Lua API, which scripts branch on, not SQL"),
+];
+
 #[derive(Debug)]
 struct Hit {
     file: String,
@@ -230,6 +239,97 @@ fn scanner_tells_comments_from_code() {
     assert_eq!(strings.iter().map(|(l, s)| (*l, s.as_str())).collect::<Vec<_>>(), vec![(2, "mysql://x"), (2, "tpcc"), (3, "a \"q\" b")]);
     assert!(has_word("run oltp_read_only now", "oltp_read_only"));
     assert!(!has_word("fn bulk_insert_rows", "bulk_insert"));
+}
+
+/// `code` (comments already blanked by `strip`) with each `#[cfg(test)]`
+/// item blanked, lines kept. An item is its first line when that ends
+/// with `;` or closes every brace it opens; otherwise it runs to the first
+/// line that starts with a closing bracket at the attribute's indentation
+/// (rustfmt's layout, which the project's code keeps).
+fn without_tests(code: &str) -> String {
+    let mut out = Vec::new();
+    let mut closer: Option<&str> = None;
+    let mut lines = code.lines();
+    while let Some(l) = lines.next() {
+        if let Some(indent) = closer {
+            if l.strip_prefix(indent).is_some_and(|rest| rest.starts_with(['}', ')', ']'])) {
+                closer = None;
+            }
+            out.push("");
+            continue;
+        }
+        if l.trim() != "#[cfg(test)]" {
+            out.push(l);
+            continue;
+        }
+        let indent = &l[..l.len() - l.trim_start().len()];
+        out.push("");
+        // Further attributes, then the item's first line.
+        for first in lines.by_ref() {
+            out.push("");
+            if first.trim_start().starts_with("#[") {
+                continue;
+            }
+            let opens = first.matches('{').count();
+            let one_line = first.trim_end().ends_with(';') || (opens > 0 && opens == first.matches('}').count());
+            if !one_line {
+                closer = Some(indent);
+            }
+            break;
+        }
+    }
+    out.join("\n")
+}
+
+/// Every line of non-test code in a family's folder that names an
+/// `Engine::` variant.
+fn engine_hits() -> Vec<Hit> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for f in FAMILIES {
+        let mut files = Vec::new();
+        rust_files(&root.join("src/workload").join(f.name()), &mut files);
+        files.sort();
+        for path in files {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
+            for (n, l) in without_tests(&code).lines().enumerate() {
+                if starts_a_word(l, "Engine::") {
+                    out.push(Hit { file: rel.clone(), line: n + 1, pattern: l.trim().to_string() });
+                }
+            }
+        }
+    }
+    out
+}
+
+// Engines once differed by `match engine` inside the LinkBench, pgbench and
+// Lua families' folders; the dialect says each difference now.
+#[test]
+fn families_ask_the_dialect_instead_of_matching_engines() {
+    let unexplained: Vec<String> = engine_hits().iter().filter(|h| !ENGINE_ALLOWED.iter().any(|(p, _)| h.file == *p)).map(|h| format!("{}:{}: {}", h.file, h.line, h.pattern)).collect();
+    assert!(
+        unexplained.is_empty(),
+        "a workload family matches on Engine:: outside its tests: ask the dialect (src/workload/dialect.rs) for what differs, or say why in ENGINE_ALLOWED\n{}",
+        unexplained.join("\n")
+    );
+}
+
+#[test]
+fn every_engine_exception_is_still_needed() {
+    let hits = engine_hits();
+    let stale: Vec<String> = ENGINE_ALLOWED.iter().filter(|(p, _)| !hits.iter().any(|h| h.file == *p)).map(|(p, why)| format!("{p} ({why})")).collect();
+    assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from ENGINE_ALLOWED\n{}", stale.join("\n"));
+}
+
+/// The test-code filter: a test module and a test-only function are left
+/// out, code around them and a one-line test item's neighbours are kept.
+#[test]
+fn engine_scan_leaves_test_code_out() {
+    let src = "fn a() { x == Engine::Mysql }\n#[cfg(test)]\nuse crate::db::Engine;\nfn b() { Engine::Sqlite }\nimpl W {\n    #[cfg(test)]\n    #[allow(dead_code)]\n    fn t() {\n        Engine::Postgres\n    }\n    fn c() { Engine::Postgres }\n    #[cfg(test)]\n    fn u() -> Engine { Engine::Mysql }\n    fn v() { Engine::Mysql }\n}\n#[cfg(test)]\nconst E: [Engine; 1] = [\n    Engine::Mysql,\n];\n#[cfg(test)]\nmod tests {\n    fn d() {\n        Engine::Mysql;\n    }\n}\nfn e() { Engine::Sqlite }\n";
+    let kept: Vec<usize> = without_tests(&strip(src).0).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Engine::")).map(|(n, _)| n + 1).collect();
+    assert_eq!(kept, vec![1, 4, 11, 14, 26]);
+    assert!(!starts_a_word("let e = MyEngine::X;", "Engine::"));
 }
 
 /// The command line sits on top: the modules a run goes through, and the

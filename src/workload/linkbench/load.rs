@@ -5,7 +5,7 @@
 //! timing. The id1_type index is built last: it marks a complete load.
 
 use super::{dist, now_ms, now_s, sql_error, LinkBench, DEFAULT_LINK_TYPE, DEFAULT_NODE_TYPE, MAX_LINK_DATA, MAX_NODE_DATA};
-use crate::db::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::rand::Rng;
 use crate::report::progress::Progress;
@@ -179,50 +179,27 @@ impl RowSource for Nodes {
 }
 
 impl LinkBench {
-    fn ty(&self, generic: &str) -> &'static str {
-        match (self.engine, generic) {
-            (Engine::Sqlite, _) => "INTEGER",
-            (Engine::Mysql, "id") => "BIGINT UNSIGNED",
-            (Engine::Mysql, "tiny") => "TINYINT",
-            (Engine::Mysql, "uint") => "INT UNSIGNED",
-            (Engine::Postgres, "tiny") => "SMALLINT",
-            (Engine::Postgres, "uint") => "INT",
-            _ => "BIGINT",
-        }
-    }
-
     /// The three tables of database `db`, as LinkBench's MySQL setup (and
     /// the PostgreSQL fork's) define them; the id1_type index comes after
     /// the load.
     fn create_tables(&self, db: u32) -> Vec<String> {
         let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));
-        let (id, tiny, uint) = (self.ty("id"), self.ty("tiny"), self.ty("uint"));
-        let my = self.engine == Engine::Mysql;
-        let tail = if my { format!(" {} DEFAULT CHARSET=latin1", self.dialect().engine_clause(&self.cfg.storage_engine)) } else { String::new() };
-        let parts = if my && self.cfg.partitions > 0 { format!(" PARTITION BY KEY(id1) PARTITIONS {}", self.cfg.partitions) } else { String::new() };
-        let dflt = |v: &str| if my { format!(" DEFAULT {v}") } else { String::new() };
-        let node_id = match self.engine {
-            Engine::Mysql => "id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT",
-            Engine::Postgres => "id BIGSERIAL",
-            Engine::Sqlite => "id INTEGER",
-        };
-        let (node_time, node_data, count_ty) = match self.engine {
-            Engine::Mysql => ("INT UNSIGNED", "MEDIUMTEXT", "INT UNSIGNED"),
-            Engine::Postgres => ("INT", "TEXT", "BIGINT"),
-            Engine::Sqlite => ("INTEGER", "TEXT", "INTEGER"),
-        };
+        let d = self.dialect();
+        let t = |generic| d.column_type(generic);
+        let (id, tiny, uint, count) = (t("ubigint"), t("tinyint"), t("uint"), t("uint32"));
+        let (node_id, node_data) = (t("bigserial"), t("mediumtext"));
+        let (d0, de) = (d.schema_default("0"), d.schema_default("''"));
+        // As LinkBench's MySQL DDL ends: the storage engine, then latin1.
+        let tail = d.default_charset("latin1").map(|cs| format!(" {} {cs}", d.engine_clause(&self.cfg.storage_engine))).unwrap_or_default();
+        // --linkbench-partitions is a MySQL-family option: elsewhere the tables stay whole.
+        let parts = d.key_partitions("id1", self.cfg.partitions).filter(|_| self.cfg.partitions > 0).unwrap_or_default();
         vec![
             format!(
                 "CREATE TABLE {l} (id1 {id} NOT NULL{d0}, id2 {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, visibility {tiny} NOT NULL{d0}, data VARCHAR(255) NOT NULL{de}, \
-                 time {id} NOT NULL{d0}, version {uint} NOT NULL{d0}, PRIMARY KEY (link_type, id1, id2)){tail}{parts}",
-                d0 = dflt("0"),
-                de = dflt("''")
+                 time {id} NOT NULL{d0}, version {uint} NOT NULL{d0}, PRIMARY KEY (link_type, id1, id2)){tail}{parts}"
             ),
-            format!(
-                "CREATE TABLE {c} (id {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, count {count_ty} NOT NULL{d0}, time {id} NOT NULL{d0}, version {id} NOT NULL{d0}, PRIMARY KEY (id, link_type)){tail}",
-                d0 = dflt("0")
-            ),
-            format!("CREATE TABLE {n} ({node_id}, type {uint} NOT NULL, version {id} NOT NULL, time {node_time} NOT NULL, data {node_data} NOT NULL, PRIMARY KEY (id)){tail}"),
+            format!("CREATE TABLE {c} (id {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, count {count} NOT NULL{d0}, time {id} NOT NULL{d0}, version {id} NOT NULL{d0}, PRIMARY KEY (id, link_type)){tail}"),
+            format!("CREATE TABLE {n} (id {node_id}, type {uint} NOT NULL, version {id} NOT NULL, time {uint} NOT NULL, data {node_data} NOT NULL, PRIMARY KEY (id)){tail}"),
         ]
     }
 
@@ -233,18 +210,12 @@ impl LinkBench {
 
     /// How many id1_type indexes database `db` has (1 once its load completed).
     fn index_query(&self, db: u32) -> String {
-        let schema = self.cfg.db(db);
-        match self.engine {
-            Engine::Mysql => {
-                let s = if schema.is_empty() { "DATABASE()".to_string() } else { format!("'{schema}'") };
-                format!("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = {s} AND table_name = 'linktable' AND index_name = 'id1_type' AND seq_in_index = 1")
-            }
-            Engine::Postgres => {
-                let s = if schema.is_empty() { "ANY (current_schemas(false))".to_string() } else { format!("'{schema}'") };
-                format!("SELECT COUNT(*) FROM pg_indexes WHERE schemaname = {s} AND tablename = 'linktable' AND indexname = 'id1_type'")
-            }
-            Engine::Sqlite => "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'id1_type'".to_string(),
-        }
+        self.dialect().index_exists_query(&self.cfg.db(db), "linktable", "id1_type")
+    }
+
+    /// What creates database `db`'s namespace (None without a dbprefix).
+    fn namespace_sql(&self, db: u32) -> Option<String> {
+        Some(self.cfg.db(db)).filter(|s| !s.is_empty()).and_then(|s| self.dialect().create_namespace(&s))
     }
 
     async fn exists(&self, conn: &mut Conn, db: u32) -> bool {
@@ -283,12 +254,7 @@ impl LinkBench {
         let mut todo = Vec::new();
         for db in 0..self.cfg.dbcount {
             crate::model::check_interrupt()?;
-            let schema = self.cfg.db(db);
-            if !schema.is_empty() {
-                let sql = match self.engine {
-                    Engine::Postgres => format!("CREATE SCHEMA IF NOT EXISTS {schema}"),
-                    _ => format!("CREATE DATABASE IF NOT EXISTS {schema}"),
-                };
+            if let Some(sql) = self.namespace_sql(db) {
                 ddl(&mut conn, &sql).await?;
             }
             if self.exists(&mut conn, db).await && number(&mut conn, &self.index_query(db)).await? > 0 {
@@ -394,23 +360,30 @@ impl LinkBench {
         LoadMode::Auto
     }
 
+    /// The columns the loaders write, in the generic types create_tables
+    /// declares them with, as the bulk paths send them.
+    fn columns<const N: usize>(&self, cols: [(&str, &str); N]) -> [Column; N] {
+        cols.map(|(name, generic)| col(name, self.dialect().load_type(generic)))
+    }
+
+    fn link_columns(&self) -> [Column; 7] {
+        self.columns([("id1", "ubigint"), ("id2", "ubigint"), ("link_type", "ubigint"), ("visibility", "tinyint"), ("data", "varchar(255)"), ("time", "ubigint"), ("version", "uint")])
+    }
+
+    fn count_columns(&self) -> [Column; 5] {
+        self.columns([("id", "ubigint"), ("link_type", "ubigint"), ("count", "uint32"), ("time", "ubigint"), ("version", "ubigint")])
+    }
+
+    fn node_columns(&self) -> [Column; 5] {
+        self.columns([("id", "bigserial"), ("type", "uint"), ("version", "ubigint"), ("time", "uint"), ("data", "mediumtext")])
+    }
+
     async fn load_link_chunk(&self, conn: &mut Conn, c: Chunk) -> Result<u64> {
         let (l, ct) = (self.cfg.table(c.db, "linktable"), self.cfg.table(c.db, "counttable"));
-        let vis = if self.engine == Engine::Postgres { ColType::SmallInt } else { ColType::Int };
-        let cols = [
-            col("id1", ColType::BigInt),
-            col("id2", ColType::BigInt),
-            col("link_type", ColType::BigInt),
-            col("visibility", vis),
-            col("data", ColType::Text),
-            col("time", ColType::BigInt),
-            col("version", ColType::Int),
-        ];
         let mut links = Links::new(self, c, self.load_seed());
         let batch = self.cfg.bulk_batch;
-        conn.bulk_load(&l, &cols, &mut links, batch, self.load_mode()).await.map_err(|e| Error::Sql(format!("loading {l}: {e}")))?;
-        let count_ty = if self.engine == Engine::Mysql { ColType::Int } else { ColType::BigInt };
-        let ccols = [col("id", ColType::BigInt), col("link_type", ColType::BigInt), col("count", count_ty), col("time", ColType::BigInt), col("version", ColType::BigInt)];
+        conn.bulk_load(&l, &self.link_columns(), &mut links, batch, self.load_mode()).await.map_err(|e| Error::Sql(format!("loading {l}: {e}")))?;
+        let ccols = self.count_columns();
         let mut counts = Counts { w: self, id1: c.lo, hi: c.hi, t: 0, total: 0, now: now_ms() };
         conn.bulk_load(&ct, &ccols, &mut counts, batch, self.load_mode()).await.map_err(|e| Error::Sql(format!("loading {ct}: {e}")))?;
         Ok(links.loaded)
@@ -421,7 +394,7 @@ impl LinkBench {
             return Ok(());
         }
         let mut conn = connect(cfg).await?;
-        let cols = [col("id", ColType::BigInt), col("type", ColType::Int), col("version", ColType::BigInt), col("time", ColType::Int), col("data", ColType::Text)];
+        let cols = self.node_columns();
         // Nodes go in id order, a few chunks per statement.
         let seed = self.load_seed() ^ 0x6E6F_6465;
         for c in chunks {
@@ -435,13 +408,17 @@ impl LinkBench {
         Ok(())
     }
 
+    /// What moves the node id generator past the loaded ids, where the
+    /// engine does not do it itself.
+    fn node_sequence_sql(&self, db: u32) -> Option<String> {
+        self.dialect().sync_auto_inc(&self.cfg.table(db, "nodetable"), "id")
+    }
+
     /// The covering index, the node id sequence past the loaded ids, and
     /// fresh statistics.
     async fn finish_db(&self, conn: &mut Conn, db: u32, quiet: bool) -> Result<()> {
         crate::model::check_interrupt()?;
-        if self.engine == Engine::Postgres {
-            let n = self.cfg.table(db, "nodetable");
-            let sql = format!("SELECT setval(pg_get_serial_sequence('{n}', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM {n}), 1))");
+        if let Some(sql) = self.node_sequence_sql(db) {
             ddl(conn, &sql).await?;
         }
         for t in ["nodetable", "counttable"] {
@@ -497,12 +474,85 @@ impl LinkBench {
 mod tests {
     use super::super::{props, Config, LinkbenchArgs};
     use super::*;
+    use crate::db::Engine;
 
     fn bench() -> LinkBench {
         let mut a = LinkbenchArgs::default_for_tests();
         a.maxid1 = Some(10_001);
         let p = props::Props::defaults(&props::MIX_FB2011);
         LinkBench::new(Config::new(&p, &a, Engine::Sqlite).unwrap(), Engine::Sqlite, 7)
+    }
+
+    /// A LinkBench on `engine`, with the two multiget statements of
+    /// link_multiget_dist_max = 2; `prefixed` puts its tables in database
+    /// (schema) linkdb0 and asks for 4 partitions.
+    fn on(engine: Engine, prefixed: bool) -> LinkBench {
+        let mut a = LinkbenchArgs::default_for_tests();
+        a.maxid1 = Some(1001);
+        if prefixed {
+            a.dbprefix = Some("linkdb".into());
+            a.linkbench_partitions = 4;
+        }
+        let mut p = props::Props::defaults(&props::MIX_FB2011);
+        p.set_override("link_multiget_dist_max=2").unwrap();
+        let mut cfg = Config::new(&p, &a, engine).unwrap();
+        cfg.storage_engine = "innodb".into();
+        LinkBench::new(cfg, engine, 7)
+    }
+
+    /// Every statement the workload sends to create, load, finish and run
+    /// database 0, one a line.
+    fn sql_text(w: &LinkBench) -> String {
+        let mut out = Vec::new();
+        out.extend(w.namespace_sql(0).map(|s| format!("namespace: {s}")));
+        let names = ["linktable", "counttable", "nodetable"].map(|t| w.cfg.table(0, t));
+        out.extend(w.dialect().drop_tables(&names.iter().map(String::as_str).collect::<Vec<_>>()).into_iter().map(|s| format!("drop: {s}")));
+        out.extend(w.create_tables(0).into_iter().map(|s| format!("create: {s}")));
+        out.extend(w.node_sequence_sql(0).map(|s| format!("sequence: {s}")));
+        out.push(format!("index: {}", w.index_sql(0)));
+        out.push(format!("index exists: {}", w.index_query(0)));
+        for i in 0..w.set.len() {
+            let st = w.set.get(crate::db::StmtId(i as u32));
+            out.push(format!("statement{}: {}", if st.returns_rows { " (rows)" } else { "" }, st.sql));
+        }
+        out.join("\n")
+    }
+
+    /// How each bulk path is told to send the loaded columns; only
+    /// PostgreSQL's binary COPY reads the integer widths.
+    fn load_types(w: &LinkBench) -> String {
+        [w.link_columns().to_vec(), w.count_columns().to_vec(), w.node_columns().to_vec()]
+            .iter()
+            .map(|cols| cols.iter().map(|c| format!("{} {:?}", c.name, c.ty)).collect::<Vec<_>>().join(", "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The text each engine received before the engine differences moved
+    /// to the dialect (pinned_sql.txt): the DDL, the catalog probe, the
+    /// statements and PostgreSQL's COPY column types stay what they were.
+    #[test]
+    fn sql_per_engine_is_pinned() {
+        let mut got = String::new();
+        for (engine, prefixed) in [(Engine::Mysql, false), (Engine::Mysql, true), (Engine::Postgres, false), (Engine::Postgres, true), (Engine::Sqlite, false)] {
+            got.push_str(&format!("==== {} {}\n{}\n", engine.name(), if prefixed { "dbprefix=linkdb partitions=4" } else { "no dbprefix" }, sql_text(&on(engine, prefixed))));
+        }
+        got.push_str(&format!("==== postgres COPY columns\n{}\n", load_types(&on(Engine::Postgres, false))));
+        let want = include_str!("pinned_sql.txt");
+        if let Some((n, (g, w))) = got.lines().zip(want.lines()).enumerate().find(|(_, (g, w))| g != w) {
+            panic!("pinned_sql.txt line {}:\n want: {w}\n  got: {g}", n + 1);
+        }
+        assert_eq!(got.lines().count(), want.lines().count(), "{got}");
+    }
+
+    /// dbprefix names databases or schemas, which a SQLite file has not.
+    #[test]
+    fn sqlite_refuses_a_dbprefix() {
+        let mut a = LinkbenchArgs::default_for_tests();
+        a.dbprefix = Some("linkdb".into());
+        let p = props::Props::defaults(&props::MIX_FB2011);
+        assert!(Config::new(&p, &a, Engine::Sqlite).is_err());
+        assert!(Config::new(&p, &a, Engine::Postgres).is_ok() && Config::new(&p, &a, Engine::Mysql).is_ok());
     }
 
     /// Every count row equals the links the chunk loads for its (id1, type).

@@ -136,7 +136,7 @@ impl Config {
         if dbcount > 1 && dbprefix.is_empty() {
             return Err(usage!("dbcount={dbcount} needs a dbprefix (e.g. --dbprefix=linkdb makes linkdb0 .. linkdb{})", dbcount - 1));
         }
-        if !dbprefix.is_empty() && engine == Engine::Sqlite {
+        if !dbprefix.is_empty() && !Dialect(engine).has_namespaces() {
             return Err(usage!("dbprefix/dbcount name databases or schemas, which SQLite has not: drop them for SQLite"));
         }
         if !dbprefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -342,17 +342,14 @@ impl LinkBench {
 
     fn build_statements(&mut self) {
         let mut set = StatementSet::default();
-        let fu = if self.engine == Engine::Sqlite { "" } else { " FOR UPDATE" };
-        let force = if self.engine == Engine::Mysql { " FORCE INDEX(id1_type)" } else { "" };
+        let d = self.dialect();
+        let (fu, force) = (d.for_update(), d.force_index("id1_type"));
         let cols = "id1, id2, link_type, visibility, data, time, version";
+        let upsert = d.on_key_conflict_update("id, link_type");
+        let old = |col| d.existing_column("counttable", col);
         for db in 0..self.cfg.dbcount {
             let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));
-            let count_add = match self.engine {
-                Engine::Mysql => format!("INSERT INTO {c} (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0) ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?"),
-                _ => format!(
-                    "INSERT INTO {c} (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0) ON CONFLICT (id, link_type) DO UPDATE SET count = counttable.count + ?, version = counttable.version + 1, time = ?"
-                ),
-            };
+            let count_add = format!("INSERT INTO {c} (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0){upsert} count = {} + ?, version = {} + 1, time = ?", old("count"), old("version"));
             let multiget0 = set.len() as u32;
             for k in 1..=self.cfg.multiget.2 {
                 let ids = vec!["?"; k as usize].join(", ");

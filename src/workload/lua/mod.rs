@@ -15,6 +15,7 @@
 
 pub mod api;
 pub mod commands;
+pub mod driver;
 pub mod family;
 pub mod ffi;
 pub mod opts;
@@ -86,10 +87,7 @@ impl ScriptArgs {
         let c = &a.control;
         let r = &a.rand;
         let threads = c.threads.0.iter().copied().max().unwrap_or(1);
-        let driver = match a.target.resolve().map(|cfg| cfg.target.engine) {
-            Ok(crate::db::Engine::Postgres) => "pgsql",
-            _ => "mysql",
-        };
+        let db_driver = driver::option_value(a.target.resolve().ok().map(|cfg| cfg.target.engine));
         let generic = vec![
             ("threads".into(), OptVal::Int(threads as i64)),
             ("time".into(), OptVal::Num(c.time)),
@@ -106,7 +104,7 @@ impl ScriptArgs {
             ("rand_spec_res".into(), OptVal::Num(r.rand_spec_res)),
             ("rand_pareto_h".into(), OptVal::Num(r.rand_pareto_h)),
             ("rand_zipfian_exp".into(), OptVal::Num(r.rand_zipfian_exp)),
-            ("db_driver".into(), OptVal::Str(driver.into())),
+            ("db_driver".into(), OptVal::Str(db_driver.into())),
             ("db_ps_mode".into(), OptVal::Str(a.target.db_ps_mode.clone())),
         ];
         ScriptArgs { command: a.script_command.clone().unwrap_or_else(|| plan.command.clone()), given: a.script_options.clone(), generic, dist: plan.dist.clone(), seed: r.rand_seed, threads }

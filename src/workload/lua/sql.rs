@@ -9,8 +9,9 @@
 //! `execute` reads its bound values straight off the Lua stack.
 
 use super::api::{error_line, Ctx};
-use super::ffi;
+use super::{driver, ffi};
 use crate::db::{Class, Conn, DbError, Engine, ErrKind, Param, RowBuf, StmtId};
+use crate::workload::dialect::Dialect;
 use mlua::ffi as lua;
 use mlua::{Function, IntoLua, Lua, Table, Thread, Value};
 use std::os::raw::c_int;
@@ -99,21 +100,19 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
             }
             let mut t = c.text.borrow_mut();
             t.clear();
-            t.push_str(&adapt(c.engine(), &q.to_str()?));
+            t.push_str(&Dialect(c.engine()).adapt_generated_keys(&q.to_str()?));
             c.queue(Request::Query(h));
             Ok(None)
         })?,
     )?;
     let c = ctx.clone();
-    fb.set("driver_name", lua.create_function(move |_, ()| Ok(driver_name(c.engine())))?)?;
+    fb.set("driver_name", lua.create_function(move |_, ()| Ok(driver::name(c.engine())))?)?;
     let c = ctx.clone();
     fb.set(
         "driver_check",
         lua.create_function(move |_, name: Option<String>| {
             let engine = c.engine();
-            Ok(name
-                .filter(|n| !matches!((n.as_str(), engine), ("mysql", Engine::Mysql) | ("pgsql", Engine::Postgres | Engine::Sqlite) | ("sqlite", Engine::Sqlite)))
-                .map(|n| format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", engine.name())))
+            Ok(name.filter(|n| !driver::accepts(n, engine)).map(|n| format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", engine.name())))
         })?,
     )?;
     let c = ctx.clone();
@@ -134,7 +133,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
             if let Some(e) = c.not_driven() {
                 return Ok(Some(e));
             }
-            let sql = adapt(c.engine(), &q.to_str()?);
+            let sql = Dialect(c.engine()).adapt_generated_keys(&q.to_str()?);
             c.queue_text(h, &sql);
             c.queue(Request::Prepare(h));
             Ok(None)
@@ -210,17 +209,6 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
     )?;
     let worker: Function = lua.load(include_str!("sql.lua")).set_name("=sysbench.sql").call(fb)?;
     Ok(worker)
-}
-
-/// The name scripts branch on: sysbench knows mysql and pgsql. SQLite's
-/// SQL is closer to PostgreSQL's (no AUTO_INCREMENT, no ENGINE clause, a
-/// key generated when the INSERT leaves it out), so SQLite answers pgsql
-/// and takes the scripts' PostgreSQL statements once adapted ([`adapt`]).
-fn driver_name(e: Engine) -> &'static str {
-    match e {
-        Engine::Mysql => "mysql",
-        Engine::Postgres | Engine::Sqlite => "pgsql",
-    }
 }
 
 /// `fb.exec(statement, values...)`: reads the bound values off the stack
@@ -319,41 +307,6 @@ unsafe fn read_value(l: *mut lua::lua_State, i: c_int, ty: i64, slot: &mut PVal)
             }
         }
     }
-}
-
-/// The statement's text for the engine. SQLite generates a key for an
-/// INTEGER primary key left out of an INSERT: PostgreSQL's `SERIAL` and
-/// MySQL's `AUTO_INCREMENT` become that.
-fn adapt(engine: Engine, sql: &str) -> String {
-    if engine != Engine::Sqlite {
-        return sql.to_string();
-    }
-    let upper = sql.to_ascii_uppercase();
-    if !upper.contains("SERIAL") && !upper.contains("AUTO_INCREMENT") {
-        return sql.to_string();
-    }
-    let mut out = String::with_capacity(sql.len());
-    let bytes = sql.as_bytes();
-    let mut i = 0;
-    while i < sql.len() {
-        let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
-        let rest = &upper[i..];
-        let ends = |n: usize| bytes.get(i + n).is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
-        if word_start && rest.starts_with("BIGSERIAL") && ends(9) {
-            out.push_str("INTEGER");
-            i += 9;
-        } else if word_start && rest.starts_with("SERIAL") && ends(6) {
-            out.push_str("INTEGER");
-            i += 6;
-        } else if word_start && rest.starts_with("AUTO_INCREMENT") && ends(14) {
-            i += 14;
-        } else {
-            let ch = sql[i..].chars().next().unwrap_or(' ');
-            out.push(ch);
-            i += ch.len_utf8();
-        }
-    }
-    out
 }
 
 /// Whether a statement returns a result set (a read, in sysbench's counts).
@@ -680,5 +633,18 @@ impl Lent {
             s.next_row = 0;
         }
         shape
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_are_statements_that_return_rows() {
+        assert!(returns_rows("  SELECT c FROM t"));
+        assert!(returns_rows("(select 1)"));
+        assert!(!returns_rows("UPDATE t SET k=k+1"));
+        assert!(is_trx("begin") && is_trx("COMMIT") && !is_trx("SELECT 1"));
     }
 }

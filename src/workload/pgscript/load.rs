@@ -3,7 +3,7 @@
 //! `--scale`; primary keys added after the load.
 
 use super::{PgScripts, TABLES};
-use crate::db::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::report::progress::Progress;
 use crate::workload::dialect::Dialect;
@@ -146,12 +146,7 @@ impl PgScripts {
         progress.finish();
         let keys = [("pgbench_branches", "bid"), ("pgbench_tellers", "tid"), ("pgbench_accounts", "aid")];
         for (t, c) in keys {
-            let sql = match engine {
-                // SQLite cannot add a primary key to a table: a unique index serves the same lookups.
-                Engine::Sqlite => format!("CREATE UNIQUE INDEX {t}_pkey ON {t} ({c})"),
-                _ => format!("ALTER TABLE {t} ADD PRIMARY KEY ({c})"),
-            };
-            ddl(&mut conn, &sql).await?;
+            ddl(&mut conn, &Dialect(engine).add_primary_key(t, c)).await?;
         }
         for t in TABLES {
             ddl(&mut conn, &Dialect(engine).analyze(t)).await?;
