@@ -31,8 +31,11 @@ pub struct Ctx {
     pub pending: RefCell<Option<Request>>,
     /// Whether a callback runs in the client's coroutine (requests possible).
     pub driving: Cell<bool>,
-    /// The coroutine every callback of this state runs in.
-    pub co: std::cell::OnceCell<Thread>,
+    /// The coroutine every callback of this state runs in, and its body.
+    pub co: RefCell<Option<Thread>>,
+    worker: RefCell<Option<mlua::Function>>,
+    /// Set when an error ended the coroutine outside a callback.
+    pub co_dead: Cell<bool>,
     /// Whether the script's first `connect()` took the runner's connection.
     pub primary_taken: Cell<bool>,
     /// Whether this state belongs to a runner client (which lends a connection).
@@ -60,12 +63,28 @@ impl Ctx {
             text: RefCell::new(String::new()),
             pending: RefCell::new(None),
             driving: Cell::new(false),
-            co: std::cell::OnceCell::new(),
+            co: RefCell::new(None),
+            worker: RefCell::new(None),
+            co_dead: Cell::new(false),
             primary_taken: Cell::new(false),
             runner_client,
             counts: Default::default(),
             sql_error: RefCell::new(None),
             last_errdesc: RefCell::new(None),
+        }
+    }
+
+    /// The coroutine's raw state.
+    pub fn co_state(&self) -> *mut mlua::ffi::lua_State {
+        self.co.borrow().as_ref().map(Thread::state).unwrap_or(std::ptr::null_mut())
+    }
+
+    /// Starts a new coroutine after an error ended the last one.
+    pub fn renew_co(&self, lua: &Lua) {
+        let w = self.worker.borrow().clone();
+        if let Some(t) = w.and_then(|w| lua.create_thread(w).ok()) {
+            self.co.replace(Some(t));
+            self.co_dead.set(false);
         }
     }
 
@@ -288,7 +307,8 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         sb.set("test", test)?;
         g.set("sysbench", sb.clone())?;
         let worker = sql::install(&lua, &sb, &ctx)?;
-        let _ = ctx.co.set(lua.create_thread(worker)?);
+        ctx.co.replace(Some(lua.create_thread(worker.clone())?));
+        ctx.worker.replace(Some(worker));
         // print goes through fairbench's stdout, so script lines keep their
         // place among fairbench's own.
         g.set(
@@ -312,9 +332,11 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         // Ctrl-C reaches a script that never calls the API (an endless
         // loop). Held by a userdata, whose finalizer runs inside lua_close
         // while the state still exists, so the registration never outlives it.
-        let co = ctx.co.get().expect("set above");
-        let watched = lua.create_any_userdata(ffi::watch(co))?;
+        let co = ctx.co.borrow().clone().expect("set above");
+        let watched = lua.create_any_userdata(ffi::watch(&co))?;
         lua.set_named_registry_value("fairbench.watched", watched)?;
+        // The registered state stays alive even if an error ends it.
+        lua.set_named_registry_value("fairbench.first_co", co)?;
         Ok(())
     };
     setup().map_err(|e| format!("cannot set up the Lua state: {e}"))?;

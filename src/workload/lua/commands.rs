@@ -9,6 +9,7 @@
 
 use super::api::{self, error_line, Ctx};
 use super::opts::{self, OptVal};
+use super::sql::{Outcome, Ret};
 use super::{ffi, LuaWorkload, Script, ScriptArgs, Shared};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
@@ -63,7 +64,7 @@ pub fn dispatch(script: Script, args: ScriptArgs, plan: &mut Plan, cfg: ConnConf
             crate::drive(Arc::new(LuaWorkload::new(sh)), plan, cfg)
         }
         "prepare" | "cleanup" => match lua.globals().get::<Function>(command.as_str()) {
-            Ok(f) => call_blocking(&lua, &ctx, f, 0).map(|_| ()),
+            Ok(f) => call_blocking(&lua, &ctx, f, 0),
             Err(_) => Err(Error::Usage(format!("{path} has no {command} command"))),
         },
         other => {
@@ -93,21 +94,15 @@ fn script_command(lua: &Lua, name: &str) -> Option<(Function, bool)> {
 }
 
 /// Calls `f(arg)` to its end on this thread (its SQL calls are async).
-fn call_blocking(lua: &Lua, ctx: &Rc<Ctx>, f: Function, arg: i64) -> Result<Value> {
+fn call_blocking(lua: &Lua, ctx: &Rc<Ctx>, f: Function, arg: i64) -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
-    let co = ctx.co.get().ok_or_else(|| Error::Usage("the script's coroutine is missing".into()))?;
-    let r = rt.block_on(super::sql::drive(lua, ctx, co, None, &f, arg));
+    let r = rt.block_on(super::sql::drive(lua, ctx, None, super::sql::Callback::Call(&f, Value::Integer(arg))));
     api::flush_c_stdout();
-    let r = match r {
-        Ok(super::sql::Outcome::Returned(v)) => Ok(v),
-        Ok(super::sql::Outcome::Raised(m)) => Err(m),
-        Err(e) => Err(error_line(&e)),
-    };
     match r {
-        Err(_) if crate::model::interrupted() => Err(Error::Interrupted),
-        Err(m) => Err(Error::Sql(m)),
-        Ok(Value::Boolean(false)) => Err(Error::Sql("the script's command reported a failure".into())),
-        Ok(v) => Ok(v),
+        Outcome::Raised(_) if crate::model::interrupted() => Err(Error::Interrupted),
+        Outcome::Raised(m) => Err(Error::Sql(m)),
+        Outcome::Returned(Ret::False) => Err(Error::Sql("the script's command reported a failure".into())),
+        Outcome::Returned(_) => Ok(()),
     }
 }
 
@@ -121,7 +116,7 @@ fn run_command(sh: &Arc<Shared>, name: &str, parallel: bool) -> Result<()> {
                 s.spawn(move || -> Result<()> {
                     let (lua, ctx) = api::new_state_for(&sh, tid, n, false).map_err(Error::Usage)?;
                     let (f, _) = script_command(&lua, name).ok_or_else(|| Error::Usage(format!("{}: command {name} vanished", sh.script.path)))?;
-                    call_blocking(&lua, &ctx, f, tid as i64).map(|_| ())
+                    call_blocking(&lua, &ctx, f, tid as i64)
                 })
             })
             .collect();

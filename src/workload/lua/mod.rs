@@ -138,7 +138,6 @@ pub struct LuaClient {
 struct ClientState {
     lua: Lua,
     ctx: Rc<Ctx>,
-    event: Function,
 }
 
 impl LuaWorkload {
@@ -154,13 +153,10 @@ impl LuaWorkload {
 impl ClientState {
     /// Calls a callback in the client's coroutine, the runner's connection
     /// lent to the script for the length of the call.
-    async fn call(&self, conn: &mut Conn, f: &Function, arg: impl mlua::IntoLua) -> DbResult<Value> {
-        let co = self.ctx.co.get().ok_or_else(|| LuaWorkload::fatal("the script's coroutine is missing".into()))?;
-        let r = sql::drive(&self.lua, &self.ctx, co, Some(conn), f, arg).await;
-        let msg = match r {
-            Ok(sql::Outcome::Returned(v)) => return Ok(v),
-            Ok(sql::Outcome::Raised(m)) => m,
-            Err(e) => api::error_line(&e),
+    async fn call(&self, conn: &mut Conn, cb: sql::Callback<'_>) -> DbResult<sql::Ret> {
+        let msg = match sql::drive(&self.lua, &self.ctx, Some(conn), cb).await {
+            sql::Outcome::Returned(v) => return Ok(v),
+            sql::Outcome::Raised(m) => m,
         };
         Err(match self.ctx.take_sql_error() {
             Some(sql) => sql,
@@ -180,8 +176,9 @@ impl Workload for LuaWorkload {
 
     fn new_client(&self, id: usize, clients: usize) -> LuaClient {
         let state = api::new_state(&self.shared, id, clients).and_then(|(lua, ctx)| {
-            let event = lua.globals().get::<Function>("event").map_err(|_| format!("{}: the script defines no event() function", self.shared.script.path))?;
-            Ok(ClientState { lua, ctx, event })
+            // The coroutine calls the global `event` by name, as sysbench does.
+            lua.globals().get::<Function>("event").map_err(|_| format!("{}: the script defines no event() function", self.shared.script.path))?;
+            Ok(ClientState { lua, ctx })
         });
         LuaClient { state }
     }
@@ -189,7 +186,7 @@ impl Workload for LuaWorkload {
     async fn client_init(&self, conn: &mut Conn, c: &mut LuaClient) -> DbResult<()> {
         let s = c.state.as_ref().map_err(|e| Self::fatal(e.clone()))?;
         if let Ok(f) = s.lua.globals().get::<Function>("thread_init") {
-            s.call(conn, &f, s.ctx.tid as i64).await?;
+            s.call(conn, sql::Callback::Call(&f, Value::Integer(s.ctx.tid as i64))).await?;
         }
         // Set-up queries run before the start barrier: not the run's.
         s.ctx.drain_counts(&mut Counters::default());
@@ -199,7 +196,7 @@ impl Workload for LuaWorkload {
     async fn client_done(&self, conn: &mut Conn, c: &mut LuaClient) {
         let Ok(s) = c.state.as_ref() else { return };
         if let Ok(f) = s.lua.globals().get::<Function>("thread_done") {
-            if let Err(e) = s.call(conn, &f, s.ctx.tid as i64).await {
+            if let Err(e) = s.call(conn, sql::Callback::Call(&f, Value::Integer(s.ctx.tid as i64))).await {
                 eprintln!("fairbench: thread_done: {e}");
             }
         }
@@ -207,13 +204,11 @@ impl Workload for LuaWorkload {
 
     async fn event(&self, conn: &mut Conn, c: &mut LuaClient, q: &mut Counters, _retry: bool) -> DbResult<()> {
         let s = c.state.as_ref().map_err(|e| Self::fatal(e.clone()))?;
-        let r = s.call(conn, &s.event, s.ctx.tid as i64).await;
+        let r = s.call(conn, sql::Callback::Event(s.ctx.tid as i64)).await;
         s.ctx.drain_counts(q);
         // sysbench: an event returning anything but nil or false ends the thread.
-        if let Ok(v) = &r {
-            if !matches!(v, Value::Nil | Value::Boolean(false)) {
-                q.ended = true;
-            }
+        if let Ok(sql::Ret::Other) = &r {
+            q.ended = true;
         }
         r.map(|_| ())
     }
@@ -228,7 +223,7 @@ impl Workload for LuaWorkload {
         let Some(errdesc) = s.ctx.last_errdesc.take() else { return };
         let hook = s.lua.globals().get::<mlua::Table>("sysbench").and_then(|t| t.get::<mlua::Table>("hooks")).and_then(|h| h.get::<Function>("before_restart_event"));
         if let Ok(f) = hook {
-            if let Err(e) = s.call(conn, &f, errdesc).await {
+            if let Err(e) = s.call(conn, sql::Callback::Call(&f, Value::Table(errdesc))).await {
                 eprintln!("fairbench: before_restart_event: {}", e.message);
             }
         }

@@ -122,11 +122,12 @@ function sql.driver(name)
   return setmetatable({}, Driver)
 end
 
--- The client's coroutine: runs one callback per resume and yields 0 with
--- its result, or 2 with its error, then waits for the next one.
+-- The client's coroutine: runs one callback per resume (nil: the global
+-- event) and yields 0 with its result, or 2 with its error, then waits for
+-- the next one.
 return function(f, a)
   while true do
-    local ok, r = pcall(f, a)
+    local ok, r = pcall(f or event, a)
     f, a = yield(ok and 0 or 2, r)
   end
 end

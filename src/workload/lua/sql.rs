@@ -13,7 +13,7 @@ use super::{driver, ffi};
 use crate::db::{Class, Conn, DbError, Engine, ErrKind, Param, RowBuf, StmtId};
 use crate::workload::dialect::Dialect;
 use mlua::ffi as lua;
-use mlua::{Function, IntoLua, Lua, Table, Thread, Value};
+use mlua::{Function, Lua, Table, Value};
 use std::os::raw::c_int;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -427,45 +427,145 @@ fn errdesc(lua: &Lua, e: &DbError, sql: &str) -> mlua::Result<Table> {
     Ok(t)
 }
 
+/// What a callback returned, as the runner and commands read it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ret {
+    Nil,
+    False,
+    /// Anything else (a true value ends a runner thread, as in sysbench).
+    Other,
+}
+
 /// How a callback ended.
 pub enum Outcome {
-    /// It returned this value.
-    Returned(Value),
+    Returned(Ret),
     /// It raised this error (one line).
     Raised(String),
 }
 
-/// Runs `f(arg)` in the client's coroutine to its end, performing every
+/// Which callback to run: the script's global `event` (the hot path, begun
+/// without touching mlua) or any other function.
+pub enum Callback<'a> {
+    Event(i64),
+    Call(&'a Function, Value),
+}
+
+/// Where the coroutine stopped.
+enum Stop {
+    /// It yielded for the request in `Ctx::pending`.
+    Request,
+    Done(Outcome),
+}
+
+/// Runs a callback in the client's coroutine to its end, performing every
 /// request it yields for: on `primary` (the runner's connection, lent for
 /// this call) or on a connection the script opened.
-pub async fn drive(lua: &Lua, ctx: &Rc<Ctx>, co: &Thread, mut primary: Option<&mut Conn>, f: &Function, arg: impl IntoLua) -> mlua::Result<Outcome> {
+///
+/// The coroutine is resumed through the Lua C API directly: mlua's
+/// `Thread::resume` converts and moves every value through the main
+/// state, which costs more than the rest of a point select's Lua path.
+pub async fn drive(lua: &Lua, ctx: &Rc<Ctx>, mut primary: Option<&mut Conn>, cb: Callback<'_>) -> Outcome {
     let was = ctx.driving.replace(true);
-    let mut step = {
+    let co = ctx.co_state();
+    let mut stop = {
         let _in = ffi::enter(ctx);
-        co.resume::<(i64, Value)>((f.clone(), arg))
+        // SAFETY: `co` is the client's coroutine, alive in `ctx`, suspended
+        // between callbacks with an empty stack; this thread owns its state.
+        unsafe {
+            match cb {
+                Callback::Event(tid) => {
+                    lua::lua_pushnil(co);
+                    lua::lua_pushinteger(co, tid as lua::lua_Integer);
+                    resume(lua, co, 2)
+                }
+                Callback::Call(f, arg) => match lua.exec_raw::<()>((f.clone(), arg), |state| lua::lua_xmove(state, co, 2)) {
+                    Ok(()) => resume(lua, co, 2),
+                    Err(e) => Stop::Done(Outcome::Raised(error_line(&e))),
+                },
+            }
+        }
     };
     let out = loop {
-        let (code, v) = match step {
-            Ok(x) => x,
-            Err(e) => break Err(e),
-        };
-        match code {
-            0 => break Ok(Outcome::Returned(v)),
-            2 => break Ok(Outcome::Raised(raised(&v))),
-            _ => {}
+        match stop {
+            Stop::Done(o) => break o,
+            Stop::Request => {}
         }
         let Some(req) = ctx.pending.take() else {
-            break Ok(Outcome::Raised("the script yielded from a callback; fairbench's callbacks cannot yield".into()));
+            break Outcome::Raised("the script yielded from a callback; fairbench's callbacks cannot yield".into());
         };
         let answer = perform(lua, ctx, req, primary.as_deref_mut()).await;
         let _in = ffi::enter(ctx);
-        step = match answer {
-            Ok((a, b)) => co.resume((true, a, b)),
-            Err(msg) => co.resume((false, msg)),
+        // SAFETY: as above; the coroutine yielded and its stack was emptied.
+        stop = unsafe {
+            match answer {
+                Ok((a, b)) => {
+                    lua::lua_pushboolean(co, 1);
+                    push_opt(co, a);
+                    push_opt(co, b);
+                    resume(lua, co, 3)
+                }
+                Err(msg) => {
+                    lua::lua_pushboolean(co, 0);
+                    lua::lua_pushlstring(co, msg.as_ptr() as *const _, msg.len());
+                    resume(lua, co, 2)
+                }
+            }
         };
     };
     ctx.driving.set(was);
+    if ctx.co_dead.get() {
+        ctx.renew_co(lua);
+    }
     out
+}
+
+unsafe fn push_opt(co: *mut lua::lua_State, v: Option<i64>) {
+    match v {
+        Some(i) => lua::lua_pushinteger(co, i as lua::lua_Integer),
+        None => lua::lua_pushnil(co),
+    }
+}
+
+/// Resumes `co` with the `nargs` values on its stack; reads where it
+/// stopped and empties its stack.
+unsafe fn resume(lua: &Lua, co: *mut lua::lua_State, nargs: c_int) -> Stop {
+    let mut nres = 0;
+    let status = lua::lua_resume(co, std::ptr::null_mut(), nargs, &mut nres);
+    let stop = if status == lua::LUA_YIELD {
+        match lua::lua_tointeger(co, 1) {
+            1 => Stop::Request,
+            0 => Stop::Done(Outcome::Returned(match lua::lua_type(co, 2) {
+                lua::LUA_TNIL | lua::LUA_TNONE => Ret::Nil,
+                lua::LUA_TBOOLEAN if lua::lua_toboolean(co, 2) == 0 => Ret::False,
+                _ => Ret::Other,
+            })),
+            _ => Stop::Done(Outcome::Raised(error_text(lua, co, 2))),
+        }
+    } else {
+        // An error outside the callback's pcall (Ctrl-C between two
+        // callbacks, out of memory): the coroutine is dead.
+        let msg = if status == lua::LUA_OK { "the script's coroutine ended".to_string() } else { error_text(lua, co, -1) };
+        super::ffi::with_current(|c| c.co_dead.set(true));
+        Stop::Done(Outcome::Raised(msg))
+    };
+    lua::lua_settop(co, 0);
+    stop
+}
+
+/// The error value at `idx` of `co` as one line.
+unsafe fn error_text(lua: &Lua, co: *mut lua::lua_State, idx: c_int) -> String {
+    if lua::lua_type(co, idx) == lua::LUA_TSTRING {
+        let mut len = 0usize;
+        let p = lua::lua_tolstring(co, idx, &mut len);
+        let s = String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len));
+        return s.lines().next().unwrap_or_default().trim().to_string();
+    }
+    // An error mlua raised (a callback's), or a table: mlua reads it.
+    lua::lua_pushvalue(co, idx);
+    match lua.exec_raw::<Value>((), |state| lua::lua_xmove(co, state, 1)) {
+        Ok(v) => raised(&v),
+        Err(e) => error_line(&e),
+    }
 }
 
 /// The text of an error value a callback raised.
@@ -480,18 +580,18 @@ fn raised(v: &Value) -> String {
 
 /// The answer to one request: two values for the script, or the error
 /// message it raises.
-async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>) -> Result<(Value, Value), String> {
+async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>) -> Result<(Option<i64>, Option<i64>), String> {
     crate::model::check_interrupt().map_err(|_| "interrupted".to_string())?;
-    let nil = (Value::Nil, Value::Nil);
+    let nil = (None, None);
     match req {
         Request::Connect => {
             if ctx.runner_client && !ctx.primary_taken.get() {
                 ctx.primary_taken.set(true);
-                return Ok((Value::Integer(ctx.add_conn(ConnSlot { primary: true, ..Default::default() }) as i64), Value::Nil));
+                return Ok((Some(ctx.add_conn(ConnSlot { primary: true, ..Default::default() }) as i64), None));
             }
             let cfg = ctx.shared.cfg.clone();
             let c = Conn::connect(cfg.clone(), Arc::new(Default::default()), ctx.tid).await.map_err(|e| format!("connection to {} failed: {e}", cfg.target))?;
-            Ok((Value::Integer(ctx.add_conn(ConnSlot { own: Some(Box::new(c)), ..Default::default() }) as i64), Value::Nil))
+            Ok((Some(ctx.add_conn(ConnSlot { own: Some(Box::new(c)), ..Default::default() }) as i64), None))
         }
         Request::Prepare(h) => {
             let sql = ctx.text.borrow().clone();
@@ -502,7 +602,7 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
             lent.give_back(ctx);
             let mut stmts = ctx.stmts.borrow_mut();
             stmts.push(StmtSlot { conn: h, id, trx: is_trx(&sql), sql, rows, types: Vec::new() });
-            Ok((Value::Integer(stmts.len() as i64 - 1), Value::Nil))
+            Ok((Some(stmts.len() as i64 - 1), None))
         }
         Request::Exec(n) => {
             let (h, id, rows, trx) = {
@@ -519,17 +619,26 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
             }
             let mut lent = Lent::take(ctx, h)?;
             let r = {
-                let ps: Vec<Param> = params
-                    .iter()
-                    .map(|v| match v {
+                fn param(v: &PVal) -> Param<'_> {
+                    match v {
                         PVal::Int(i) => Param::Int(*i),
                         PVal::Text(t) => Param::Text(t),
                         PVal::Null => Param::Int(0),
-                    })
-                    .collect();
+                    }
+                }
+                // Up to 8 values (every OLTP statement) without an allocation.
+                let few: [Param; 8];
+                let many: Vec<Param>;
+                let ps: &[Param] = if params.len() <= 8 {
+                    few = std::array::from_fn(|i| params.get(i).map(param).unwrap_or(Param::Int(0)));
+                    &few[..params.len()]
+                } else {
+                    many = params.iter().map(param).collect();
+                    &many
+                };
                 match lent.parts(primary) {
-                    Ok((conn, buf)) if rows => Ok(conn.exec_into(id, &ps, buf).await.map(|_| Class::Read)),
-                    Ok((conn, _)) => Ok(conn.exec(id, &ps).await),
+                    Ok((conn, buf)) if rows => Ok(conn.exec_into(id, ps, buf).await.map(|_| Class::Read)),
+                    Ok((conn, _)) => Ok(conn.exec(id, ps).await),
                     Err(m) => Err(m),
                 }
             };
@@ -590,11 +699,11 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
 }
 
 /// (rows, columns) of a statement that returns rows, nothing otherwise.
-fn result_values(rows: bool, shape: (usize, usize)) -> (Value, Value) {
+fn result_values(rows: bool, shape: (usize, usize)) -> (Option<i64>, Option<i64>) {
     if rows {
-        (Value::Integer(shape.0 as i64), Value::Integer(shape.1 as i64))
+        (Some(shape.0 as i64), Some(shape.1 as i64))
     } else {
-        (Value::Nil, Value::Nil)
+        (None, None)
     }
 }
 
