@@ -294,13 +294,17 @@ impl Conn {
         Ok(())
     }
 
+    // The general drivers' futures are boxed in the per-statement calls:
+    // they are many times the lean clients' size, and inline they would
+    // size every caller's future, which is moved (copied) once per event.
+
     /// Run statement `id` of the set with `params`.
     pub async fn exec(&mut self, id: StmtId, params: &[Param<'_>]) -> DbResult<Class> {
         let st = self.set.get(id);
         let limit = self.turn_limit();
         let changed = match &mut self.inner {
-            Inner::My(c) => c.exec(id, st, params, self.cfg.prepared).await,
-            Inner::Pg(c) => c.exec(id, st, params, self.cfg.prepared).await,
+            Inner::My(c) => Box::pin(c.exec(id, st, params, self.cfg.prepared)).await,
+            Inner::Pg(c) => Box::pin(c.exec(id, st, params, self.cfg.prepared)).await,
             Inner::MyFast(c) => c.exec(id, st, params, self.cfg.prepared).await,
             Inner::PgFast(c) => c.exec(id, st, params, self.cfg.prepared).await,
             Inner::Lite(c) => {
@@ -316,8 +320,8 @@ impl Conn {
     pub async fn query(&mut self, sql: &str) -> DbResult<Class> {
         let limit = self.turn_limit();
         let r = match &mut self.inner {
-            Inner::My(c) => c.query(sql).await,
-            Inner::Pg(c) => c.query(sql).await,
+            Inner::My(c) => Box::pin(c.query(sql)).await,
+            Inner::Pg(c) => Box::pin(c.query(sql)).await,
             Inner::MyFast(c) => c.query(sql).await,
             Inner::PgFast(c) => c.query(sql).await,
             Inner::Lite(c) => {
@@ -335,8 +339,8 @@ impl Conn {
         let st = self.set.get(id);
         let limit = self.turn_limit();
         let r = match &mut self.inner {
-            Inner::My(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
-            Inner::Pg(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
+            Inner::My(c) => Box::pin(c.exec_rows(id, st, params, self.cfg.prepared)).await,
+            Inner::Pg(c) => Box::pin(c.exec_rows(id, st, params, self.cfg.prepared)).await,
             Inner::MyFast(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
             Inner::PgFast(c) => c.exec_rows(id, st, params, self.cfg.prepared).await,
             Inner::Lite(c) => {
@@ -356,8 +360,8 @@ impl Conn {
         let r = match &mut self.inner {
             Inner::MyFast(c) => c.exec_into(id, st, params, prepared, out).await,
             Inner::PgFast(c) => c.exec_into(id, st, params, prepared, out).await,
-            Inner::My(c) => c.exec_rows(id, st, params, prepared).await.map(|rows| decoded(out, rows)),
-            Inner::Pg(c) => c.exec_rows(id, st, params, prepared).await.map(|rows| decoded(out, rows)),
+            Inner::My(c) => Box::pin(c.exec_rows(id, st, params, prepared)).await.map(|rows| decoded(out, rows)),
+            Inner::Pg(c) => Box::pin(c.exec_rows(id, st, params, prepared)).await.map(|rows| decoded(out, rows)),
             Inner::Lite(c) => {
                 let turn = c.turn_for(id, st);
                 c.take_turn(turn, self.stop.as_deref(), limit).await.and_then(|()| c.exec_rows(st, params, prepared)).map(|rows| decoded(out, rows))
@@ -373,8 +377,8 @@ impl Conn {
         let r = match &mut self.inner {
             Inner::MyFast(c) => c.query_into(sql, out).await,
             Inner::PgFast(c) => c.query_into(sql, out).await,
-            Inner::My(c) => c.query_rows(sql).await.map(|rows| decoded(out, rows)),
-            Inner::Pg(c) => c.query_rows(sql).await.map(|rows| decoded(out, rows)),
+            Inner::My(c) => Box::pin(c.query_rows(sql)).await.map(|rows| decoded(out, rows)),
+            Inner::Pg(c) => Box::pin(c.query_rows(sql)).await.map(|rows| decoded(out, rows)),
             Inner::Lite(c) => {
                 let turn = c.turn_for_sql(sql);
                 c.take_turn(turn, self.stop.as_deref(), limit).await.and_then(|()| c.query_rows(sql)).map(|rows| decoded(out, rows))
@@ -387,8 +391,8 @@ impl Conn {
     /// Run a query and return the first column of every row as text.
     pub async fn query_strings(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
         let r = match &mut self.inner {
-            Inner::My(c) => c.query_rows(sql).await,
-            Inner::Pg(c) => c.query_rows(sql).await,
+            Inner::My(c) => Box::pin(c.query_rows(sql)).await,
+            Inner::Pg(c) => Box::pin(c.query_rows(sql)).await,
             Inner::MyFast(c) => c.query_rows(sql).await,
             Inner::PgFast(c) => c.query_rows(sql).await,
             Inner::Lite(c) => c.query_rows(sql),

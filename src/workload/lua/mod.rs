@@ -154,7 +154,13 @@ impl ClientState {
     /// Calls a callback in the client's coroutine, the runner's connection
     /// lent to the script for the length of the call.
     async fn call(&self, conn: &mut Conn, cb: sql::Callback<'_>) -> DbResult<sql::Ret> {
-        let msg = match sql::drive(&self.lua, &self.ctx, Some(conn), cb).await {
+        let out = sql::drive(&self.lua, &self.ctx, Some(conn), cb).await;
+        self.outcome(out)
+    }
+
+    /// A callback's end as the runner takes it.
+    fn outcome(&self, out: sql::Outcome) -> DbResult<sql::Ret> {
+        let msg = match out {
             sql::Outcome::Returned(v) => return Ok(v),
             sql::Outcome::Raised(m) => m,
         };
@@ -204,7 +210,11 @@ impl Workload for LuaWorkload {
 
     async fn event(&self, conn: &mut Conn, c: &mut LuaClient, q: &mut Counters, _retry: bool) -> DbResult<()> {
         let s = c.state.as_ref().map_err(|e| Self::fatal(e.clone()))?;
-        let r = s.call(conn, sql::Callback::Event(s.ctx.tid as i64)).await;
+        // The coroutine's future is awaited here, not through `call`: a
+        // future passed up through one more async fn is copied once more
+        // per event (a few KiB).
+        let out = sql::drive(&s.lua, &s.ctx, Some(conn), sql::Callback::Event(s.ctx.tid as i64)).await;
+        let r = s.outcome(out);
         s.ctx.drain_counts(q);
         // sysbench: an event returning anything but nil or false ends the thread.
         if let Ok(sql::Ret::Other) = &r {

@@ -590,7 +590,10 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
                 return Ok((Some(ctx.add_conn(ConnSlot { primary: true, ..Default::default() }) as i64), None));
             }
             let cfg = ctx.shared.cfg.clone();
-            let c = Conn::connect(cfg.clone(), Arc::new(Default::default()), ctx.tid).await.map_err(|e| format!("connection to {} failed: {e}", cfg.target))?;
+            // Boxed, as the other rare requests: their futures (a TLS
+            // handshake) would otherwise size every event's future, which
+            // the runner moves once per event.
+            let c = Box::pin(Conn::connect(cfg.clone(), Arc::new(Default::default()), ctx.tid)).await.map_err(|e| format!("connection to {} failed: {e}", cfg.target))?;
             Ok((Some(ctx.add_conn(ConnSlot { own: Some(Box::new(c)), ..Default::default() }) as i64), None))
         }
         Request::Prepare(h) => {
@@ -680,14 +683,14 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
         Request::Disconnect(h) => {
             let own = ctx.conns.borrow_mut().get_mut(h).and_then(|s| s.own.take());
             if let Some(c) = own {
-                c.close().await;
+                Box::pin(c.close()).await;
             }
             Ok(nil)
         }
         Request::Reconnect(h) => {
             let mut lent = Lent::take(ctx, h)?;
             let r = match lent.parts(primary) {
-                Ok((conn, _)) => conn.reconnect().await.map_err(|e| format!("reconnect failed: {e}")),
+                Ok((conn, _)) => Box::pin(conn.reconnect()).await.map_err(|e| format!("reconnect failed: {e}")),
                 Err(m) => Err(m),
             };
             lent.give_back(ctx);
