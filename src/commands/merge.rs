@@ -4,36 +4,60 @@
 //! aligned on the group's common boundaries (the logs' times are on the
 //! database's clock). The result is stored like any run, with the audit
 //! over the whole as findings.
+//!
+//! A log is read twice: first for where its intervals lie, which aligns
+//! all members (the slots), then for its histograms, each added into its
+//! slot as it is decoded. Memory holds one histogram per slot, not one per
+//! interval of every member (at 1 µs .. 1 h and 3 digits each takes about
+//! 190 KB: four 10-minute logs at 1 s took 575 MiB when they were kept).
 
 use crate::cli::MergeArgs;
 use crate::error::{Error, Result};
 use crate::model::record::{Finding, Severity};
 use crate::model::{Interval, LevelResult, RunInfo, Stop};
-use crate::stats::{new_hist, pct_ms, Window};
+use crate::stats::{empty_hist, new_hist, pct_ms, Window};
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 /// Clock offsets beyond this make the alignment of intervals doubtful.
 const MAX_CLOCK_OFFSET_MS: f64 = 50.0;
 
-/// Per level (threads): intervals (absolute start s, duration s, histogram).
-type LevelIntervals = BTreeMap<usize, Vec<(f64, f64, Histogram<u64>)>>;
+/// Where a member's intervals of one level lie: known from the first
+/// reading, before any histogram is decoded.
+#[derive(Clone, Copy)]
+struct Span {
+    /// The first interval's start, s on the database's clock.
+    first_s: f64,
+    longest_s: f64,
+    intervals: usize,
+}
+
+/// How the second reading gets a log's lines again.
+enum Again {
+    /// A regular file is read again; the digest of its log lines tells
+    /// whether it changed in between.
+    Reread(u64),
+    /// A pipe (`<(kubectl logs ...)`) can be read once only: its log lines
+    /// are kept, a few hundred bytes per interval.
+    Kept(String),
+}
 
 /// One member's log.
 struct Member {
     file: PathBuf,
     head: BTreeMap<String, String>,
-    intervals: LevelIntervals,
-    /// Per level: the `#fairbench-interval` counters, one per interval
-    /// histogram in the same order (a level's last histogram, its tail,
-    /// has none).
-    counters: BTreeMap<usize, Vec<Counters>>,
+    /// Per level (threads).
+    spans: BTreeMap<usize, Span>,
     /// Per level: its `#fairbench-summary` fields.
     summaries: BTreeMap<usize, BTreeMap<String, String>>,
+    again: Again,
+    /// In all its interval histograms, counted by the second reading.
+    events: u64,
 }
 
 impl Member {
@@ -82,32 +106,6 @@ impl Counters {
     }
 }
 
-/// A level's tail (the histogram written with its summary) counted what the
-/// summary has beyond the intervals' lines, so the merged intervals add up
-/// to the totals.
-fn tail_counters(intervals: &LevelIntervals, counters: &mut BTreeMap<usize, Vec<Counters>>, summaries: &BTreeMap<usize, BTreeMap<String, String>>) {
-    for (level, ivs) in intervals {
-        let (Some(summary), Some(c)) = (summaries.get(level), counters.get_mut(level)) else { continue };
-        if c.len() + 1 != ivs.len() {
-            continue;
-        }
-        let total = Counters::parse(summary);
-        let sum = c.iter().fold(Counters::default(), |mut a, x| {
-            a.add(x);
-            a
-        });
-        c.push(Counters {
-            reads: total.reads.saturating_sub(sum.reads),
-            writes: total.writes.saturating_sub(sum.writes),
-            other: total.other.saturating_sub(sum.other),
-            errors: total.errors.saturating_sub(sum.errors),
-            reconnects: total.reconnects.saturating_sub(sum.reconnects),
-            cpu_user_s: (total.cpu_user_s - sum.cpu_user_s).max(0.0),
-            cpu_sys_s: (total.cpu_sys_s - sum.cpu_sys_s).max(0.0),
-        });
-    }
-}
-
 /// The lines of an HdrHistogram interval log, from a file that may hold
 /// other lines too: `--hdr-log -` shares standard output with the run's
 /// report, and `kubectl logs` adds the standard error. Log lines are
@@ -132,10 +130,37 @@ fn bad(file: &Path, why: &str) -> Error {
     Error::Usage(format!("{}: {why}; give the files fairbench run --hdr-log wrote", file.display()))
 }
 
-fn read_member(file: &Path) -> Result<Member> {
+fn read_log(file: &Path) -> Result<String> {
     let bytes = std::fs::read(file).map_err(|e| bad(file, &format!("cannot read it ({e})")))?;
-    let text = log_lines(std::str::from_utf8(&bytes).map_err(|_| bad(file, "not a text file"))?);
-    let bytes = text.as_bytes();
+    Ok(log_lines(std::str::from_utf8(&bytes).map_err(|_| bad(file, "not a text file"))?))
+}
+
+fn digest(text: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// Calls `f(level, start s on the database's clock, secs, encoded
+/// histogram)` for each interval of the log, in order.
+fn each_interval(file: &Path, text: &str, mut f: impl FnMut(usize, f64, f64, &str) -> Result<()>) -> Result<()> {
+    let mut base = 0.0;
+    for (n, entry) in IntervalLogIterator::new(text.as_bytes()).enumerate() {
+        match entry.map_err(|e| bad(file, &format!("entry {} is not an HdrHistogram interval log line ({e:?})", n + 1)))? {
+            LogEntry::BaseTime(t) => base = t.as_secs_f64(),
+            LogEntry::StartTime(_) => {}
+            LogEntry::Interval(iv) => {
+                let threads = iv.tag().and_then(|t| t.as_str().strip_prefix("threads=")).and_then(|t| t.parse().ok()).ok_or_else(|| bad(file, "an interval without a threads=N tag"))?;
+                f(threads, base + iv.start_timestamp().as_secs_f64(), iv.duration().as_secs_f64(), iv.encoded_histogram())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first reading: what aligns the members, without the histograms.
+fn read_member(file: &Path) -> Result<Member> {
+    let text = read_log(file)?;
     let head = text.lines().find_map(|l| l.strip_prefix("#fairbench-member ")).map(fields).ok_or_else(|| bad(file, "no #fairbench-member line: not a fairbench HdrHistogram log"))?;
     let mut summaries = BTreeMap::new();
     for l in text.lines().filter_map(|l| l.strip_prefix("#fairbench-summary ")) {
@@ -143,65 +168,141 @@ fn read_member(file: &Path) -> Result<Member> {
         let threads = f.get("threads").and_then(|t| t.parse().ok()).ok_or_else(|| bad(file, "a #fairbench-summary line without threads="))?;
         summaries.insert(threads, f);
     }
-    let mut counters: BTreeMap<usize, Vec<Counters>> = BTreeMap::new();
+    let mut spans: BTreeMap<usize, Span> = BTreeMap::new();
+    each_interval(file, &text, |level, start, secs, _| {
+        let s = spans.entry(level).or_insert(Span { first_s: start, longest_s: secs, intervals: 0 });
+        s.longest_s = s.longest_s.max(secs);
+        s.intervals += 1;
+        Ok(())
+    })?;
+    if spans.is_empty() && summaries.is_empty() {
+        return Err(bad(file, "no intervals and no summary"));
+    }
+    let regular = std::fs::metadata(file).is_ok_and(|m| m.is_file());
+    let again = if regular { Again::Reread(digest(&text)) } else { Again::Kept(text) };
+    Ok(Member { file: file.to_path_buf(), head, spans, summaries, again, events: 0 })
+}
+
+/// Per level: the `#fairbench-interval` counters, one per interval
+/// histogram in the same order. A level's last histogram, its tail, has
+/// no line: it counted what the summary has beyond the lines, so the
+/// merged intervals add up to the totals.
+fn logged_intervals(file: &Path, text: &str, m: &Member) -> Result<BTreeMap<usize, Vec<Counters>>> {
+    let mut out: BTreeMap<usize, Vec<Counters>> = BTreeMap::new();
     for l in text.lines().filter_map(|l| l.strip_prefix("#fairbench-interval ")) {
         let f = fields(l);
         let threads = f.get("threads").and_then(|t| t.parse().ok()).ok_or_else(|| bad(file, "a #fairbench-interval line without threads="))?;
-        counters.entry(threads).or_default().push(Counters::parse(&f));
+        out.entry(threads).or_default().push(Counters::parse(&f));
     }
-    let mut base = 0.0;
-    let mut intervals: LevelIntervals = BTreeMap::new();
-    let mut de = Deserializer::new();
-    for (n, entry) in IntervalLogIterator::new(bytes).enumerate() {
-        match entry.map_err(|e| bad(file, &format!("entry {} is not an HdrHistogram interval log line ({e:?})", n + 1)))? {
-            LogEntry::BaseTime(t) => base = t.as_secs_f64(),
-            LogEntry::StartTime(_) => {}
-            LogEntry::Interval(iv) => {
-                let threads = iv.tag().and_then(|t| t.as_str().strip_prefix("threads=")).and_then(|t| t.parse().ok()).ok_or_else(|| bad(file, "an interval without a threads=N tag"))?;
-                let raw = base64::engine::general_purpose::STANDARD.decode(iv.encoded_histogram()).map_err(|_| bad(file, "a histogram that is not base64"))?;
-                let h: Histogram<u64> = de.deserialize(&mut std::io::Cursor::new(raw)).map_err(|e| bad(file, &format!("a histogram that does not decode ({e:?})")))?;
-                intervals.entry(threads).or_default().push((base + iv.start_timestamp().as_secs_f64(), iv.duration().as_secs_f64(), h));
-            }
+    for (level, span) in &m.spans {
+        let (Some(summary), Some(c)) = (m.summaries.get(level), out.get_mut(level)) else { continue };
+        if c.len() + 1 != span.intervals {
+            continue;
         }
+        let total = Counters::parse(summary);
+        let sum = c.iter().fold(Counters::default(), |mut a, x| {
+            a.add(x);
+            a
+        });
+        c.push(Counters {
+            reads: total.reads.saturating_sub(sum.reads),
+            writes: total.writes.saturating_sub(sum.writes),
+            other: total.other.saturating_sub(sum.other),
+            errors: total.errors.saturating_sub(sum.errors),
+            reconnects: total.reconnects.saturating_sub(sum.reconnects),
+            cpu_user_s: (total.cpu_user_s - sum.cpu_user_s).max(0.0),
+            cpu_sys_s: (total.cpu_sys_s - sum.cpu_sys_s).max(0.0),
+        });
     }
-    tail_counters(&intervals, &mut counters, &summaries);
-    if intervals.is_empty() && summaries.is_empty() {
-        return Err(bad(file, "no intervals and no summary"));
+    Ok(out)
+}
+
+/// A merged interval: the members' intervals that share a boundary.
+struct Slot {
+    secs: f64,
+    members: usize,
+    h: Histogram<u64>,
+    c: Counters,
+}
+
+/// One load level being merged.
+struct Level {
+    /// The earliest member's first interval start, s.
+    t0: f64,
+    step: f64,
+    /// By position on the level's common boundaries.
+    slots: BTreeMap<i64, Slot>,
+    total: Histogram<u64>,
+}
+
+impl Level {
+    fn new(members: &[Member], level: usize) -> Level {
+        let spans = || members.iter().filter_map(|m| m.spans.get(&level));
+        let t0 = spans().map(|s| s.first_s).fold(f64::MAX, f64::min);
+        let step = spans().map(|s| s.longest_s).fold(0.0, f64::max).max(1e-3);
+        Level { t0, step, slots: BTreeMap::new(), total: new_hist() }
     }
-    Ok(Member { file: file.to_path_buf(), head, intervals, counters, summaries })
+
+    fn add(&mut self, start_s: f64, secs: f64, h: &Histogram<u64>, counted: Option<&Counters>) {
+        let key = ((start_s - self.t0) / self.step).round() as i64;
+        let slot = self.slots.entry(key).or_insert_with(|| Slot { secs: 0.0, members: 0, h: new_hist(), c: Counters::default() });
+        slot.secs = slot.secs.max(secs);
+        slot.members += 1;
+        let _ = slot.h.add(h);
+        if let Some(c) = counted {
+            slot.c.add(c);
+        }
+        let _ = self.total.add(h);
+    }
+}
+
+/// The second reading: each interval histogram of `m` is decoded, added
+/// into its level's slot and dropped.
+fn add_member(m: &mut Member, levels: &mut BTreeMap<usize, Level>) -> Result<()> {
+    let reread;
+    let text = match &m.again {
+        Again::Kept(text) => text,
+        Again::Reread(d) => {
+            reread = read_log(&m.file)?;
+            if digest(&reread) != *d {
+                return Err(Error::Usage(format!("{}: the file changed while it was being merged; merge the logs once their runs have ended", m.file.display())));
+            }
+            &reread
+        }
+    };
+    let counted = logged_intervals(&m.file, text, m)?;
+    let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut de = Deserializer::new();
+    let mut events = 0;
+    each_interval(&m.file, text, |level, start, secs, encoded| {
+        let raw = base64::engine::general_purpose::STANDARD.decode(encoded).map_err(|_| bad(&m.file, "a histogram that is not base64"))?;
+        let h: Histogram<u64> = de.deserialize(&mut std::io::Cursor::new(raw)).map_err(|e| bad(&m.file, &format!("a histogram that does not decode ({e:?})")))?;
+        events += h.len();
+        let i = seen.entry(level).or_default();
+        // Every level a log has intervals at was found by the first reading.
+        if let Some(lv) = levels.get_mut(&level) {
+            lv.add(start, secs, &h, counted.get(&level).and_then(|c| c.get(*i)));
+        }
+        *i += 1;
+        Ok(())
+    })?;
+    m.events = events;
+    Ok(())
 }
 
 /// One merged load level.
-struct Level {
+struct Merged {
     threads: usize,
-    /// (start s relative to the level's start, duration s, members, histogram, counters)
-    intervals: Vec<(f64, f64, usize, Histogram<u64>, Counters)>,
-    total: Histogram<u64>,
+    /// (start s from the level's start, members, interval)
+    intervals: Vec<(f64, usize, Interval)>,
     elapsed_s: f64,
     window: Window,
     cpu: (f64, f64),
 }
 
-fn merge_level(members: &[Member], level: usize) -> Level {
-    let starts: Vec<f64> = members.iter().filter_map(|m| m.intervals.get(&level).and_then(|v| v.first()).map(|i| i.0)).collect();
-    let t0 = starts.iter().cloned().fold(f64::MAX, f64::min);
-    let step = members.iter().filter_map(|m| m.intervals.get(&level)).flatten().map(|i| i.1).fold(0.0, f64::max).max(1e-3);
-    let mut slots: BTreeMap<i64, (f64, usize, Histogram<u64>, Counters)> = BTreeMap::new();
-    let mut total = new_hist();
-    for m in members {
-        let counted = m.counters.get(&level).map(Vec::as_slice).unwrap_or_default();
-        for (i, (start, secs, h)) in m.intervals.get(&level).into_iter().flatten().enumerate() {
-            let key = ((start - t0) / step).round() as i64;
-            let slot = slots.entry(key).or_insert_with(|| (0.0, 0, new_hist(), Counters::default()));
-            slot.0 = slot.0.max(*secs);
-            slot.1 += 1;
-            let _ = slot.2.add(h);
-            if let Some(c) = counted.get(i) {
-                slot.3.add(c);
-            }
-            let _ = total.add(h);
-        }
-    }
+/// The level's intervals at their times, and its totals from the members'
+/// summaries.
+fn finish_level(members: &[Member], level: usize, lv: Level) -> Merged {
     let mut window = Window::default();
     let (mut elapsed, mut threads, mut cpu) = (0.0f64, 0usize, (0.0, 0.0));
     for m in members {
@@ -217,10 +318,20 @@ fn merge_level(members: &[Member], level: usize) -> Level {
         cpu.0 += n("cpu_user_s");
         cpu.1 += n("cpu_sys_s");
     }
-    window.events = total.len();
-    window.lat = total.clone();
-    let intervals = slots.into_iter().map(|(k, (secs, n, h, c))| (k as f64 * step, secs, n, h, c)).collect();
-    Level { threads: threads.max(level), intervals, total, elapsed_s: elapsed, window, cpu }
+    let threads = threads.max(level);
+    window.events = lv.total.len();
+    window.lat = lv.total;
+    let step = lv.step;
+    let intervals = lv
+        .slots
+        .into_iter()
+        .map(|(k, Slot { secs, members, h, c })| {
+            // No uncorrected latencies in a log: a full-size empty histogram per slot would double the memory.
+            let w = Window { events: h.len(), reads: c.reads, writes: c.writes, other: c.other, errors: c.errors, reconnects: c.reconnects, lat: h, lat_raw: empty_hist(), ..Window::default() };
+            (k as f64 * step, members, Interval { t: k as f64 * step + secs, secs, threads, warmup: false, w, cpu_user_s: c.cpu_user_s, cpu_sys_s: c.cpu_sys_s })
+        })
+        .collect();
+    Merged { threads, intervals, elapsed_s: elapsed, window, cpu }
 }
 
 /// The members the group had at its start whose logs were not given: the
@@ -256,10 +367,8 @@ fn findings(members: &[Member], levels: &[usize]) -> Vec<Finding> {
         });
     }
     for &level in levels {
-        let starts: Vec<(String, f64, f64)> = members
-            .iter()
-            .filter_map(|m| Some((m.get("member").to_string(), m.summaries.get(&level)?.get("start_s")?.parse().ok()?, m.intervals.get(&level)?.iter().map(|i| i.1).fold(0.0, f64::max))))
-            .collect();
+        let starts: Vec<(String, f64, f64)> =
+            members.iter().filter_map(|m| Some((m.get("member").to_string(), m.summaries.get(&level)?.get("start_s")?.parse().ok()?, m.spans.get(&level)?.longest_s))).collect();
         let lo = starts.iter().map(|s| s.1).fold(f64::MAX, f64::min);
         let hi = starts.iter().map(|s| s.1).fold(f64::MIN, f64::max);
         let step = starts.iter().map(|s| s.2).fold(0.0, f64::max);
@@ -291,21 +400,26 @@ fn findings(members: &[Member], levels: &[usize]) -> Vec<Finding> {
 }
 
 pub fn merge(a: MergeArgs) -> Result<()> {
-    let members = a.files.iter().map(|f| read_member(f)).collect::<Result<Vec<_>>>()?;
-    let mut levels: Vec<usize> = members.iter().flat_map(|m| m.intervals.keys().chain(m.summaries.keys()).copied()).collect();
+    let mut members = a.files.iter().map(|f| read_member(f)).collect::<Result<Vec<_>>>()?;
+    let mut levels: Vec<usize> = members.iter().flat_map(|m| m.spans.keys().chain(m.summaries.keys()).copied()).collect();
     levels.sort_unstable();
     levels.dedup();
+    let mut merging: BTreeMap<usize, Level> = levels.iter().map(|&l| (l, Level::new(&members, l))).collect();
+    for m in &mut members {
+        add_member(m, &mut merging)?;
+    }
+    let merged: Vec<Merged> = merging.into_iter().map(|(l, lv)| finish_level(&members, l, lv)).collect();
     let first = &members[0];
     let percentile = first.num("percentile").max(1.0);
     println!("Merged {} member log(s) of group {} ({} on {})", members.len(), first.get("group"), first.get("workload"), first.get("engine"));
-    let merged: Vec<Level> = levels.iter().map(|&l| merge_level(&members, l)).collect();
     for lv in &merged {
         println!();
-        for (t, secs, n, h, c) in &lv.intervals {
-            let secs = secs.max(1e-9);
+        for (start, n, iv) in &lv.intervals {
+            let (h, c) = (&iv.w.lat, &iv.w);
+            let secs = iv.secs.max(1e-9);
             println!(
                 "[ {:.0}s ] members: {n} events: {} tps: {:.2} lat (ms,{percentile}%): {:.2} max: {:.2} reads: {} writes: {} other: {} errors: {} client cpu: {:.2} s",
-                t + secs,
+                start + secs,
                 h.len(),
                 h.len() as f64 / secs,
                 pct_ms(h, percentile),
@@ -314,11 +428,11 @@ pub fn merge(a: MergeArgs) -> Result<()> {
                 c.writes,
                 c.other,
                 c.errors,
-                c.cpu_user_s + c.cpu_sys_s
+                iv.cpu_user_s + iv.cpu_sys_s
             );
         }
         let el = lv.elapsed_s.max(1e-9);
-        let h = &lv.total;
+        let h = &lv.window.lat;
         println!(
             "Total at {} threads: events: {} tps: {:.2} latency (ms): min {:.2} avg {:.2} p50 {:.2} p95 {:.2} p99 {:.2} max {:.2}",
             lv.threads,
@@ -334,9 +448,8 @@ pub fn merge(a: MergeArgs) -> Result<()> {
     }
     println!();
     for m in &members {
-        let ev: u64 = m.intervals.values().flatten().map(|i| i.2.len()).sum();
         let cpu: f64 = m.summaries.values().map(|s| ["cpu_user_s", "cpu_sys_s"].iter().filter_map(|k| s.get(*k)?.parse::<f64>().ok()).sum::<f64>()).sum();
-        println!("Member {} on {}: events: {ev} clock offset: {:+.3} ms client CPU: {cpu:.2} s ({})", m.get("member"), m.get("host"), m.num("clock_offset_ms"), m.file.display());
+        println!("Member {} on {}: events: {} clock offset: {:+.3} ms client CPU: {cpu:.2} s ({})", m.get("member"), m.get("host"), m.events, m.num("clock_offset_ms"), m.file.display());
     }
     let mut found = findings(&members, &levels);
     for f in &found {
@@ -364,19 +477,7 @@ pub fn merge(a: MergeArgs) -> Result<()> {
     let mut sink = rec.sink();
     for lv in merged {
         sink.start(lv.threads);
-        let intervals: Vec<Interval> = lv
-            .intervals
-            .into_iter()
-            .map(|(t, secs, _, h, c)| Interval {
-                t: t + secs,
-                secs,
-                threads: lv.threads,
-                warmup: false,
-                w: Window { events: h.len(), reads: c.reads, writes: c.writes, other: c.other, errors: c.errors, reconnects: c.reconnects, lat: h, ..Window::default() },
-                cpu_user_s: c.cpu_user_s,
-                cpu_sys_s: c.cpu_sys_s,
-            })
-            .collect();
+        let intervals: Vec<Interval> = lv.intervals.into_iter().map(|(_, _, iv)| iv).collect();
         for iv in &intervals {
             sink.interval(iv, false);
         }
@@ -399,5 +500,20 @@ mod tests {
     fn log_lines_keep_the_log_and_drop_the_report_around_it() {
         let text = "fairbench 0.1.0 (x)\n#fairbench-member group=g member=0\n[ 1s ] thds: 1 tps: 1.00\nTag=threads=1,0.000,1.000,1.0,HISTF\n    read: 3\nfairbench: group g: member 0\n0.000,1.000,1.0,HISTF\n\"StartTimestamp\",\"Interval_Length\"\n";
         assert_eq!(log_lines(text), "#fairbench-member group=g member=0\nTag=threads=1,0.000,1.000,1.0,HISTF\n0.000,1.000,1.0,HISTF\n\"StartTimestamp\",\"Interval_Length\"\n");
+    }
+
+    /// The histograms are read on a second pass: a log that grew in
+    /// between (a member still running) would not match the alignment
+    /// the first pass found.
+    #[test]
+    fn a_log_that_changes_between_the_readings_is_one_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("m.hlog");
+        std::fs::write(&file, "#fairbench-member group=g member=1 members=1 size=1\n#fairbench-summary threads=1 start_s=1.0 elapsed_s=1.0 events=0\n").unwrap();
+        let mut m = read_member(&file).unwrap();
+        let mut levels: BTreeMap<usize, Level> = [(1, Level::new(std::slice::from_ref(&m), 1))].into_iter().collect();
+        std::fs::write(&file, "#fairbench-member group=g member=1 members=1 size=1\n#fairbench-summary threads=1 start_s=1.0 elapsed_s=2.0 events=0\n").unwrap();
+        let e = add_member(&mut m, &mut levels).expect_err("an error").to_string();
+        assert!(e.contains("m.hlog: the file changed while it was being merged"), "{e}");
     }
 }
