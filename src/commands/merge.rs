@@ -15,7 +15,7 @@ use crate::cli::MergeArgs;
 use crate::error::{Error, Result};
 use crate::model::record::{Finding, Severity};
 use crate::model::{Interval, LevelResult, RunInfo, Stop};
-use crate::stats::{empty_hist, new_hist, pct_ms, Window};
+use crate::stats::{new_hist, pct_ms, Window};
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
@@ -69,40 +69,48 @@ impl Member {
     }
 }
 
-/// What a member counted in one interval besides latencies.
-#[derive(Clone, Copy, Default)]
-struct Counters {
-    reads: u64,
-    writes: u64,
-    other: u64,
-    errors: u64,
-    reconnects: u64,
+/// What a member logged besides latencies, for one interval (its
+/// `#fairbench-interval` line) or a level (its summary): a window's
+/// counters, added with [`Window::merge`] as the runner adds its clients',
+/// and the client CPU.
+struct Logged {
+    w: Window,
     cpu_user_s: f64,
     cpu_sys_s: f64,
 }
 
-impl Counters {
-    fn parse(f: &BTreeMap<String, String>) -> Counters {
-        let n = |k: &str| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-        Counters {
-            reads: n("reads") as u64,
-            writes: n("writes") as u64,
-            other: n("other") as u64,
-            errors: n("errors") as u64,
-            reconnects: n("reconnects") as u64,
-            cpu_user_s: n("cpu_user_s"),
-            cpu_sys_s: n("cpu_sys_s"),
-        }
+impl Logged {
+    fn none() -> Logged {
+        Logged { w: Window::counts_only(), cpu_user_s: 0.0, cpu_sys_s: 0.0 }
     }
 
-    fn add(&mut self, o: &Counters) {
-        self.reads += o.reads;
-        self.writes += o.writes;
-        self.other += o.other;
-        self.errors += o.errors;
-        self.reconnects += o.reconnects;
+    fn parse(f: &BTreeMap<String, String>) -> Logged {
+        let n = |k: &str| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        let mut w = Window::counts_only();
+        w.reads = n("reads") as u64;
+        w.writes = n("writes") as u64;
+        w.other = n("other") as u64;
+        w.errors = n("errors") as u64;
+        w.reconnects = n("reconnects") as u64;
+        Logged { w, cpu_user_s: n("cpu_user_s"), cpu_sys_s: n("cpu_sys_s") }
+    }
+
+    fn add(&mut self, o: &Logged) {
+        self.w.merge(&o.w);
         self.cpu_user_s += o.cpu_user_s;
         self.cpu_sys_s += o.cpu_sys_s;
+    }
+
+    /// What this summary counted beyond `intervals`, never below zero.
+    fn beyond(&self, intervals: &Logged) -> Logged {
+        let (a, b) = (&self.w, &intervals.w);
+        let mut w = Window::counts_only();
+        w.reads = a.reads.saturating_sub(b.reads);
+        w.writes = a.writes.saturating_sub(b.writes);
+        w.other = a.other.saturating_sub(b.other);
+        w.errors = a.errors.saturating_sub(b.errors);
+        w.reconnects = a.reconnects.saturating_sub(b.reconnects);
+        Logged { w, cpu_user_s: (self.cpu_user_s - intervals.cpu_user_s).max(0.0), cpu_sys_s: (self.cpu_sys_s - intervals.cpu_sys_s).max(0.0) }
     }
 }
 
@@ -187,32 +195,23 @@ fn read_member(file: &Path) -> Result<Member> {
 /// histogram in the same order. A level's last histogram, its tail, has
 /// no line: it counted what the summary has beyond the lines, so the
 /// merged intervals add up to the totals.
-fn logged_intervals(file: &Path, text: &str, m: &Member) -> Result<BTreeMap<usize, Vec<Counters>>> {
-    let mut out: BTreeMap<usize, Vec<Counters>> = BTreeMap::new();
+fn logged_intervals(file: &Path, text: &str, m: &Member) -> Result<BTreeMap<usize, Vec<Logged>>> {
+    let mut out: BTreeMap<usize, Vec<Logged>> = BTreeMap::new();
     for l in text.lines().filter_map(|l| l.strip_prefix("#fairbench-interval ")) {
         let f = fields(l);
         let threads = f.get("threads").and_then(|t| t.parse().ok()).ok_or_else(|| bad(file, "a #fairbench-interval line without threads="))?;
-        out.entry(threads).or_default().push(Counters::parse(&f));
+        out.entry(threads).or_default().push(Logged::parse(&f));
     }
     for (level, span) in &m.spans {
         let (Some(summary), Some(c)) = (m.summaries.get(level), out.get_mut(level)) else { continue };
         if c.len() + 1 != span.intervals {
             continue;
         }
-        let total = Counters::parse(summary);
-        let sum = c.iter().fold(Counters::default(), |mut a, x| {
+        let sum = c.iter().fold(Logged::none(), |mut a, x| {
             a.add(x);
             a
         });
-        c.push(Counters {
-            reads: total.reads.saturating_sub(sum.reads),
-            writes: total.writes.saturating_sub(sum.writes),
-            other: total.other.saturating_sub(sum.other),
-            errors: total.errors.saturating_sub(sum.errors),
-            reconnects: total.reconnects.saturating_sub(sum.reconnects),
-            cpu_user_s: (total.cpu_user_s - sum.cpu_user_s).max(0.0),
-            cpu_sys_s: (total.cpu_sys_s - sum.cpu_sys_s).max(0.0),
-        });
+        c.push(Logged::parse(summary).beyond(&sum));
     }
     Ok(out)
 }
@@ -221,8 +220,7 @@ fn logged_intervals(file: &Path, text: &str, m: &Member) -> Result<BTreeMap<usiz
 struct Slot {
     secs: f64,
     members: usize,
-    h: Histogram<u64>,
-    c: Counters,
+    got: Logged,
 }
 
 /// One load level being merged.
@@ -243,16 +241,15 @@ impl Level {
         Level { t0, step, slots: BTreeMap::new(), total: new_hist() }
     }
 
-    fn add(&mut self, start_s: f64, secs: f64, h: &Histogram<u64>, counted: Option<&Counters>) {
+    fn add(&mut self, start_s: f64, secs: f64, h: Histogram<u64>, logged: Option<Logged>) {
         let key = ((start_s - self.t0) / self.step).round() as i64;
-        let slot = self.slots.entry(key).or_insert_with(|| Slot { secs: 0.0, members: 0, h: new_hist(), c: Counters::default() });
+        let slot = self.slots.entry(key).or_insert_with(|| Slot { secs: 0.0, members: 0, got: Logged { w: Window { lat: new_hist(), ..Window::counts_only() }, cpu_user_s: 0.0, cpu_sys_s: 0.0 } });
         slot.secs = slot.secs.max(secs);
         slot.members += 1;
-        let _ = slot.h.add(h);
-        if let Some(c) = counted {
-            slot.c.add(c);
-        }
-        let _ = self.total.add(h);
+        let _ = self.total.add(&h);
+        let mut iv = logged.unwrap_or_else(Logged::none);
+        iv.w.lat = h;
+        slot.got.add(&iv);
     }
 }
 
@@ -270,20 +267,18 @@ fn add_member(m: &mut Member, levels: &mut BTreeMap<usize, Level>) -> Result<()>
             &reread
         }
     };
-    let counted = logged_intervals(&m.file, text, m)?;
-    let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut logged: BTreeMap<usize, std::vec::IntoIter<Logged>> = logged_intervals(&m.file, text, m)?.into_iter().map(|(l, v)| (l, v.into_iter())).collect();
     let mut de = Deserializer::new();
     let mut events = 0;
     each_interval(&m.file, text, |level, start, secs, encoded| {
         let raw = base64::engine::general_purpose::STANDARD.decode(encoded).map_err(|_| bad(&m.file, "a histogram that is not base64"))?;
         let h: Histogram<u64> = de.deserialize(&mut std::io::Cursor::new(raw)).map_err(|e| bad(&m.file, &format!("a histogram that does not decode ({e:?})")))?;
         events += h.len();
-        let i = seen.entry(level).or_default();
+        let iv = logged.get_mut(&level).and_then(Iterator::next);
         // Every level a log has intervals at was found by the first reading.
         if let Some(lv) = levels.get_mut(&level) {
-            lv.add(start, secs, &h, counted.get(&level).and_then(|c| c.get(*i)));
+            lv.add(start, secs, h, iv);
         }
-        *i += 1;
         Ok(())
     })?;
     m.events = events;
@@ -303,35 +298,29 @@ struct Merged {
 /// The level's intervals at their times, and its totals from the members'
 /// summaries.
 fn finish_level(members: &[Member], level: usize, lv: Level) -> Merged {
-    let mut window = Window::default();
-    let (mut elapsed, mut threads, mut cpu) = (0.0f64, 0usize, (0.0, 0.0));
+    let mut total = Logged { w: Window::default(), cpu_user_s: 0.0, cpu_sys_s: 0.0 };
+    let (mut elapsed, mut threads) = (0.0f64, 0usize);
     for m in members {
         let Some(s) = m.summaries.get(&level) else { continue };
-        let n = |k: &str| s.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-        window.reads += n("reads") as u64;
-        window.writes += n("writes") as u64;
-        window.other += n("other") as u64;
-        window.errors += n("errors") as u64;
-        window.reconnects += n("reconnects") as u64;
-        elapsed = elapsed.max(n("elapsed_s"));
+        total.add(&Logged::parse(s));
+        elapsed = elapsed.max(s.get("elapsed_s").and_then(|v| v.parse().ok()).unwrap_or(0.0));
         threads += level;
-        cpu.0 += n("cpu_user_s");
-        cpu.1 += n("cpu_sys_s");
     }
     let threads = threads.max(level);
+    let mut window = total.w;
     window.events = lv.total.len();
     window.lat = lv.total;
     let step = lv.step;
     let intervals = lv
         .slots
         .into_iter()
-        .map(|(k, Slot { secs, members, h, c })| {
-            // No uncorrected latencies in a log: a full-size empty histogram per slot would double the memory.
-            let w = Window { events: h.len(), reads: c.reads, writes: c.writes, other: c.other, errors: c.errors, reconnects: c.reconnects, lat: h, lat_raw: empty_hist(), ..Window::default() };
-            (k as f64 * step, members, Interval { t: k as f64 * step + secs, secs, threads, warmup: false, w, cpu_user_s: c.cpu_user_s, cpu_sys_s: c.cpu_sys_s })
+        .map(|(k, s)| {
+            let mut w = s.got.w;
+            w.events = w.lat.len();
+            (k as f64 * step, s.members, Interval { t: k as f64 * step + s.secs, secs: s.secs, threads, warmup: false, w, cpu_user_s: s.got.cpu_user_s, cpu_sys_s: s.got.cpu_sys_s })
         })
         .collect();
-    Merged { threads, intervals, elapsed_s: elapsed, window, cpu }
+    Merged { threads, intervals, elapsed_s: elapsed, window, cpu: (total.cpu_user_s, total.cpu_sys_s) }
 }
 
 /// The members the group had at its start whose logs were not given: the
