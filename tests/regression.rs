@@ -994,6 +994,34 @@ fn merge_kept_every_members_interval_histograms() {
     assert!(ru.ru_maxrss < 150_000, "merge of 4 x 300 intervals peaked at {} kB", ru.ru_maxrss);
 }
 
+// ---- fairbench merge: the merged intervals add up to the totals ----
+
+/// A level run without intermediate reports (`--report-interval 0`) is logged as one
+/// histogram and its summary, with no `#fairbench-interval` line: merge gave that interval
+/// none of the summary's counts, so it read `reads: 0 ... client cpu: 0.00 s` beside events
+/// and a total of 138,572 reads.
+#[test]
+fn merged_level_without_intermediate_reports_lost_its_queries_and_cpu() {
+    let dir = tempfile::Builder::new().prefix("fb-reg-merge-no-reports-").tempdir().unwrap();
+    let mut rng = 0x853c_49e6_748f_ea9bu64;
+    let names = ["a", "b"];
+    let members: Vec<SyntheticMember> = names.iter().map(|&name| SyntheticMember { name, late_ms: 0, levels: vec![(2, vec![], Some(part(&mut rng, 1.5)))] }).collect();
+    let logs: Vec<PathBuf> = members
+        .iter()
+        .map(|m| {
+            let path = dir.path().join(format!("{}.hlog", m.name));
+            write_synthetic_log(&path, m, &names, 1_800_000_000_000);
+            path
+        })
+        .collect();
+    let out = stdout(&run_ok(fairbench().arg("merge").args(&logs).arg("--no-save")));
+    let line = out.lines().find(|l| l.starts_with("[ ")).unwrap_or_else(|| panic!("{out}"));
+    let sum = |i: usize| members.iter().map(|m| m.levels[0].2.as_ref().unwrap().counts[i]).sum::<u64>();
+    let cpu: f64 = members.iter().map(|m| m.levels[0].2.as_ref().map(|p| p.cpu.0 + p.cpu.1).unwrap()).sum();
+    let want = format!("reads: {} writes: {} other: {} errors: {} client cpu: {cpu:.2} s", sum(0), sum(1), sum(2), sum(3));
+    assert!(line.starts_with("[ 2s ] members: 2 ") && line.ends_with(&want), "{line}\nwanted it to end with {want}");
+}
+
 // ---- labels of a family that decodes them whole ----
 
 // The LinkBench label decoder sliced a label's first 8 or 10 bytes to compare

@@ -194,7 +194,8 @@ fn read_member(file: &Path) -> Result<Member> {
 /// Per level: the `#fairbench-interval` counters, one per interval
 /// histogram in the same order. A level's last histogram, its tail, has
 /// no line: it counted what the summary has beyond the lines, so the
-/// merged intervals add up to the totals.
+/// merged intervals add up to the totals. A level run without
+/// intermediate reports has no line at all: its one histogram is its tail.
 fn logged_intervals(file: &Path, text: &str, m: &Member) -> Result<BTreeMap<usize, Vec<Logged>>> {
     let mut out: BTreeMap<usize, Vec<Logged>> = BTreeMap::new();
     for l in text.lines().filter_map(|l| l.strip_prefix("#fairbench-interval ")) {
@@ -203,7 +204,8 @@ fn logged_intervals(file: &Path, text: &str, m: &Member) -> Result<BTreeMap<usiz
         out.entry(threads).or_default().push(Logged::parse(&f));
     }
     for (level, span) in &m.spans {
-        let (Some(summary), Some(c)) = (m.summaries.get(level), out.get_mut(level)) else { continue };
+        let Some(summary) = m.summaries.get(level) else { continue };
+        let c = out.entry(*level).or_default();
         if c.len() + 1 != span.intervals {
             continue;
         }
