@@ -268,3 +268,190 @@ fn target_from_the_environment_stays_out_of_help() {
     assert!(stdout(&out).contains("FAIRBENCH_TARGET"), "{}", show(&out));
     assert!(!stdout(&out).contains("s3cretpw"), "{}", show(&out));
 }
+
+/// A merged interval as it must be: its members, its length, one
+/// histogram fed every value, the counts (reads, writes, other, errors,
+/// reconnects) and the client CPU.
+struct ExpectedSlot {
+    members: usize,
+    secs: f64,
+    h: hdrhistogram::Histogram<u64>,
+    counts: [u64; 5],
+    cpu: (f64, f64),
+}
+
+/// What `fairbench merge` must give for one level.
+struct ExpectedLevel {
+    threads: usize,
+    slots: Vec<ExpectedSlot>,
+    total: hdrhistogram::Histogram<u64>,
+    elapsed_s: f64,
+    cpu: (f64, f64),
+}
+
+fn expected_levels(members: &[SyntheticMember]) -> Vec<ExpectedLevel> {
+    let mut out: Vec<ExpectedLevel> = Vec::new();
+    for li in 0..members[0].levels.len() {
+        let threads = members[0].levels[li].0;
+        let mut lv = ExpectedLevel { threads: 0, slots: Vec::new(), total: fairbench::stats::new_hist(), elapsed_s: 0.0, cpu: (0.0, 0.0) };
+        for m in members {
+            let (t, parts, tail) = &m.levels[li];
+            assert_eq!(*t, threads);
+            lv.threads += t;
+            // The members started a few ms apart: interval i of each lands in slot i,
+            // and a tail in the slot after its member's last interval.
+            for (k, p) in parts.iter().chain(tail).enumerate() {
+                if lv.slots.len() <= k {
+                    lv.slots.push(ExpectedSlot { members: 0, secs: 0.0, h: fairbench::stats::new_hist(), counts: [0; 5], cpu: (0.0, 0.0) });
+                }
+                let s = &mut lv.slots[k];
+                s.members += 1;
+                s.secs = f64::max(s.secs, p.secs);
+                for &v in &p.values {
+                    s.h.record(v).unwrap();
+                    lv.total.record(v).unwrap();
+                }
+                (0..5).for_each(|i| s.counts[i] += p.counts[i]);
+                s.cpu.0 += p.cpu.0;
+                s.cpu.1 += p.cpu.1;
+                lv.cpu.0 += p.cpu.0;
+                lv.cpu.1 += p.cpu.1;
+            }
+            lv.elapsed_s = f64::max(lv.elapsed_s, parts.len() as f64 + tail.as_ref().map_or(0.0, |p| p.secs));
+        }
+        out.push(lv);
+    }
+    out
+}
+
+/// The figures of a merge, line by line, as they must read when every
+/// interval's histogram is exactly the sum of the members' at that instant.
+fn expected_merge_lines(levels: &[ExpectedLevel]) -> Vec<String> {
+    let pct = fairbench::stats::pct_ms;
+    let mut lines = Vec::new();
+    for lv in levels {
+        for (k, ExpectedSlot { members: n, secs, h, counts: c, cpu }) in lv.slots.iter().enumerate() {
+            lines.push(format!(
+                "[ {:.0}s ] members: {n} events: {} tps: {:.2} lat (ms,95%): {:.2} max: {:.2} reads: {} writes: {} other: {} errors: {} client cpu: {:.2} s",
+                k as f64 + secs,
+                h.len(),
+                h.len() as f64 / secs,
+                pct(h, 95.0),
+                h.max() as f64 / 1000.0,
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                cpu.0 + cpu.1
+            ));
+        }
+        let h = &lv.total;
+        lines.push(format!(
+            "Total at {} threads: events: {} tps: {:.2} latency (ms): min {:.2} avg {:.2} p50 {:.2} p95 {:.2} p99 {:.2} max {:.2}",
+            lv.threads,
+            h.len(),
+            h.len() as f64 / lv.elapsed_s,
+            h.min() as f64 / 1000.0,
+            h.mean() / 1000.0,
+            pct(h, 50.0),
+            pct(h, 95.0),
+            pct(h, 99.0),
+            h.max() as f64 / 1000.0
+        ));
+    }
+    lines
+}
+
+/// Synthetic logs of three members (a few ms apart; one ends a second
+/// early; tails shorter than an interval; one level without a tail): every
+/// merged interval and total, printed and stored, is that of one histogram
+/// fed all the members' values at that instant, with the counts and CPU
+/// added; a log read from a pipe merges the same.
+#[test]
+fn merged_intervals_equal_one_histogram_fed_every_members_values() {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut level = |threads: usize, n: usize, tail: Option<f64>| (threads, (0..n).map(|_| part(&mut rng, 1.0)).collect::<Vec<_>>(), tail.map(|s| part(&mut rng, s)));
+    let members = vec![
+        SyntheticMember { name: "a", late_ms: 0, levels: vec![level(2, 6, Some(0.4)), level(4, 4, Some(0.25))] },
+        SyntheticMember { name: "b", late_ms: 7, levels: vec![level(2, 6, Some(0.5)), level(4, 4, None)] },
+        SyntheticMember { name: "c", late_ms: -4, levels: vec![level(2, 5, Some(0.7)), level(4, 4, Some(0.1))] },
+    ];
+    let names: Vec<&str> = members.iter().map(|m| m.name).collect();
+    let dir = scratch_dir("group_synthetic_merge");
+    let logs: Vec<String> = members
+        .iter()
+        .map(|m| {
+            let path = dir.join(format!("{}.hlog", m.name));
+            write_synthetic_log(&path, m, &names, 1_800_000_000_000);
+            path.display().to_string()
+        })
+        .collect();
+    let want = expected_levels(&members);
+    let store = dir.join("store.sqlite");
+    let merged = stdout(&run_ok(fairbench().arg("merge").args(&logs).arg("--results").arg(&store)));
+    let figures: Vec<&str> = merged.lines().filter(|l| l.starts_with("[ ") || l.starts_with("Total at ")).collect();
+    assert_eq!(figures, expected_merge_lines(&want), "{merged}");
+    for m in &members {
+        let events: usize = m.levels.iter().flat_map(|(_, parts, tail)| parts.iter().chain(tail)).map(|p| p.values.len()).sum();
+        assert!(merged.contains(&format!("Member {} on host-{}: events: {events} clock offset: +0.250 ms", m.name, m.name)), "{merged}");
+    }
+    assert!(!merged.contains("missing"), "{merged}");
+
+    // The stored record holds the same figures and the merged histograms themselves.
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let mut q = db
+        .prepare("SELECT level_no, t, secs, events, reads, writes, other, errors, reconnects, p50_ms, p95_ms, p99_ms, max_ms, cpu_user_s, cpu_sys_s, histogram FROM intervals ORDER BY level_no, seq")
+        .unwrap();
+    // (level_no, t, secs), the counts, (p50, p95, p99, max, cpu user, cpu sys), the histogram
+    type Row = ((i64, f64, f64), [i64; 6], [f64; 6], Vec<u8>);
+    let rows: Vec<Row> = q
+        .query_map([], |r| {
+            Ok((
+                (r.get(0)?, r.get(1)?, r.get(2)?),
+                [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?],
+                [r.get(9)?, r.get(10)?, r.get(11)?, r.get(12)?, r.get(13)?, r.get(14)?],
+                r.get(15)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let slots: Vec<(usize, usize)> = want.iter().enumerate().flat_map(|(li, lv)| (0..lv.slots.len()).map(move |k| (li, k))).collect();
+    assert_eq!(rows.len(), slots.len());
+    let first_level = rows[0].0 .0;
+    for ((at, counts, figures, histogram), &(li, k)) in rows.iter().zip(&slots) {
+        let ExpectedSlot { secs, h, counts: c, cpu, .. } = &want[li].slots[k];
+        let what = format!("level {li} slot {k}");
+        assert_eq!(at.0, first_level + li as i64, "{what}");
+        assert!((at.1 - (k as f64 + secs)).abs() < 1e-9 && (at.2 - secs).abs() < 1e-9, "{what}: t {} secs {}", at.1, at.2);
+        assert_eq!(*counts, [h.len() as i64, c[0] as i64, c[1] as i64, c[2] as i64, c[3] as i64, c[4] as i64], "{what}");
+        let pct = |p| fairbench::stats::pct_ms(h, p);
+        assert_eq!(figures[..4], [pct(50.0), pct(95.0), pct(99.0), h.max() as f64 / 1000.0], "{what}");
+        assert!((figures[4] - cpu.0).abs() < 1e-9 && (figures[5] - cpu.1).abs() < 1e-9, "{what}: cpu {:?} vs {cpu:?}", &figures[4..]);
+        assert!(fairbench::store::hist_from_bytes(histogram).unwrap() == *h, "{what}: the stored histogram");
+    }
+    let mut q = db.prepare("SELECT threads, events, elapsed_s, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram FROM levels ORDER BY level_no").unwrap();
+    let levels: Vec<(i64, i64, [f64; 5], Vec<u8>)> =
+        q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?], r.get(7)?))).unwrap().map(Result::unwrap).collect();
+    assert_eq!(levels.len(), want.len());
+    for (got, lv) in levels.iter().zip(&want) {
+        let h = &lv.total;
+        assert_eq!((got.0, got.1), (lv.threads as i64, h.len() as i64));
+        assert_eq!(got.2[1..3], [fairbench::stats::pct_ms(h, 95.0), fairbench::stats::pct_ms(h, 99.0)]);
+        assert!((got.2[0] - lv.elapsed_s).abs() < 1e-6 && (got.2[3] - lv.cpu.0).abs() < 1e-6 && (got.2[4] - lv.cpu.1).abs() < 1e-6, "{got:?}");
+        assert!(fairbench::store::hist_from_bytes(&got.3).unwrap() == *h, "the stored level histogram");
+    }
+
+    // `merge <(kubectl logs ...)`: a log that can be read only once.
+    let mut c = fairbench();
+    c.arg("merge").arg("/dev/stdin").args(&logs[1..]).arg("--no-save").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let text = std::fs::read(&logs[0]).unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut pipe, &text));
+    let out = finish(child);
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let piped = stdout(&out);
+    assert_eq!(piped.lines().filter(|l| l.starts_with("[ ") || l.starts_with("Total at ")).collect::<Vec<_>>(), figures, "{piped}");
+}

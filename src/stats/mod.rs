@@ -75,6 +75,16 @@ impl Default for KindWindow {
 
 impl Default for Window {
     fn default() -> Self {
+        Window { lat: new_hist(), lat_raw: new_hist(), ..Window::counts_only() }
+    }
+}
+
+impl Window {
+    /// A window for counters alone, as [`compact`](Self::compact) leaves
+    /// one: its histograms are small and empty, so one per logged interval
+    /// costs little (`fairbench merge` adds each interval's latencies into
+    /// it as they are decoded).
+    pub fn counts_only() -> Window {
         Window {
             events: 0,
             reads: 0,
@@ -83,8 +93,8 @@ impl Default for Window {
             errors: 0,
             reconnects: 0,
             errors_by_code: BTreeMap::new(),
-            lat: new_hist(),
-            lat_raw: new_hist(),
+            lat: empty_hist(),
+            lat_raw: empty_hist(),
             dropped: 0,
             queue_len: 0,
             busy: 0,
@@ -94,9 +104,7 @@ impl Default for Window {
             per_host: Vec::new(),
         }
     }
-}
 
-impl Window {
     pub fn queries(&self) -> u64 {
         self.reads + self.writes + self.other
     }

@@ -340,3 +340,122 @@ pub fn read_hdr_log(path: impl AsRef<Path>) -> (Vec<hdrhistogram::Histogram<u64>
     let events = text.lines().filter(|l| l.starts_with("#fairbench-summary ")).map(|l| l.split(" events=").nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap()).sum();
     (hists, events)
 }
+
+// Synthetic `--hdr-log` files of a group's members, for `fairbench merge`.
+
+/// One interval of a synthetic member's `--hdr-log`: its latencies (µs)
+/// and what else it counted (reads, writes, other, errors, reconnects; CPU).
+pub struct Part {
+    pub secs: f64,
+    pub values: Vec<u64>,
+    pub counts: [u64; 5],
+    pub cpu: (f64, f64),
+}
+
+/// A member of the synthetic group: per level its 1-second intervals and
+/// the tail its summary held beyond them.
+pub struct SyntheticMember {
+    pub name: &'static str,
+    /// How many ms after the group's instant its levels started.
+    pub late_ms: i64,
+    pub levels: Vec<(usize, Vec<Part>, Option<Part>)>,
+}
+
+/// The group as a member saw it at its levels' starts.
+#[derive(Debug)]
+struct FixedGate(std::sync::Mutex<fairbench::model::GroupMember>);
+
+impl fairbench::model::StartGate for FixedGate {
+    fn wait(&self, _round: usize) -> fairbench::error::Result<()> {
+        Ok(())
+    }
+    fn member(&self) -> Option<fairbench::model::GroupMember> {
+        Some(self.0.lock().unwrap().clone())
+    }
+}
+
+/// An interval of `secs` with values and counts drawn from `rng` (xorshift).
+pub fn part(rng: &mut u64, secs: f64) -> Part {
+    let mut next = move || {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        *rng
+    };
+    let n = 20 + next() % 200;
+    let values = (0..n)
+        .map(|_| {
+            let v = 1 + next() % 5000;
+            // Some slow events, up to seconds, so the merged maxima and tails differ.
+            if next() % 25 == 0 {
+                v * (1 + next() % 1000)
+            } else {
+                v
+            }
+        })
+        .collect();
+    let counts = [next() % 900, next() % 300, next() % 200, next() % 4, next() % 2];
+    // Hundredths plus 1 ms: no sum lands on a rounding boundary of the 2-decimal output.
+    let cpu = ((next() % 90) as f64 / 100.0 + 0.001, (next() % 40) as f64 / 100.0 + 0.001);
+    Part { secs, values, counts, cpu }
+}
+
+/// `p` as a runner's window.
+pub fn window(p: &Part) -> fairbench::stats::Window {
+    let mut w = fairbench::stats::Window::default();
+    p.values.iter().for_each(|&v| w.record(v, v, false));
+    [w.reads, w.writes, w.other, w.errors, w.reconnects] = p.counts;
+    w.errors_by_code.insert("1213".into(), p.counts[3]);
+    w
+}
+
+/// Writes `m`'s log as `run --hdr-log` does, through the same sink.
+pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &[&str], start_ms: i64) {
+    use fairbench::model::{GroupMember, Interval, LevelResult, RunInfo, Sink, Stop};
+    let info = RunInfo {
+        label: "oltp_read_only".into(),
+        workload: "oltp_read_only".into(),
+        engine: "postgres".into(),
+        target: String::new(),
+        transport: String::new(),
+        percentile: 95,
+        options: vec![],
+        kinds: vec![],
+        steps: vec![],
+    };
+    let gate = std::sync::Arc::new(FixedGate(std::sync::Mutex::new(GroupMember {
+        group: "synthetic".into(),
+        member: names.iter().position(|n| *n == m.name).unwrap() + 1,
+        name: m.name.into(),
+        names: names.iter().map(|n| n.to_string()).collect(),
+        size: names.len(),
+        host: format!("host-{}", m.name),
+        clock_offset_ms: 0.25,
+        start_ms: 0,
+    })));
+    let mut log = fairbench::report::hdrlog::HdrLog::create(path, &info, Some(gate.clone())).unwrap();
+    for (li, (threads, parts, tail)) in m.levels.iter().enumerate() {
+        gate.0.lock().unwrap().start_ms = start_ms + li as i64 * 20_000 + m.late_ms;
+        log.start(*threads);
+        let mut total = fairbench::stats::Window::default();
+        let (mut cpu_user_s, mut cpu_sys_s) = (0.0, 0.0);
+        let mut intervals = Vec::new();
+        for (i, p) in parts.iter().enumerate() {
+            let iv = Interval { t: (i + 1) as f64 * p.secs, secs: p.secs, threads: *threads, warmup: false, w: window(p), cpu_user_s: p.cpu.0, cpu_sys_s: p.cpu.1 };
+            log.interval(&iv, false);
+            total.merge(&iv.w);
+            intervals.push(iv);
+        }
+        let mut elapsed_s = parts.len() as f64;
+        for p in parts.iter().chain(tail) {
+            cpu_user_s += p.cpu.0;
+            cpu_sys_s += p.cpu.1;
+        }
+        if let Some(p) = tail {
+            total.merge(&window(p));
+            elapsed_s += p.secs;
+        }
+        let r = LevelResult { threads: *threads, total, elapsed_s, clients: vec![], cpu_user_s, cpu_sys_s, intervals, stop: Stop::Completed, rate: 0.0 };
+        log.summary(&r, &info);
+    }
+}
