@@ -229,6 +229,23 @@ fn legend_layout(series: &[Series]) -> Vec<(f64, usize)> {
 }
 
 impl Chart {
+    /// Each series' colour: a dashed series is a second metric of the one
+    /// before it (a run's p99 beside its p95), so it keeps that colour.
+    fn colours(&self) -> Vec<&'static str> {
+        let mut next = 0;
+        let mut out: Vec<&'static str> = Vec::with_capacity(self.series.len());
+        for s in &self.series {
+            match out.last() {
+                Some(&c) if s.dashed => out.push(c),
+                _ => {
+                    out.push(PALETTE[next % PALETTE.len()]);
+                    next += 1;
+                }
+            }
+        }
+        out
+    }
+
     pub fn point_count(&self) -> usize {
         self.series.iter().map(|s| s.points.len()).sum()
     }
@@ -302,8 +319,8 @@ impl Chart {
             Scale::Nines => nines_label(x),
             _ => num(x),
         };
-        for (i, s) in self.series.iter().enumerate() {
-            let colour = PALETTE[i % PALETTE.len()];
+        let colours = self.colours();
+        for (s, colour) in self.series.iter().zip(&colours) {
             let pts: Vec<String> = s.points.iter().map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y))).collect();
             let vals: Vec<String> = s.points.iter().map(|(x, y)| format!("{}|{}", x_text(*x), num(*y))).collect();
             let dash = if s.dashed { r#" stroke-dasharray="5 3""# } else { "" };
@@ -323,8 +340,7 @@ impl Chart {
             o.push_str("</g>");
         }
         // Legend under the title, one entry per series.
-        for (i, (s, (x, row))) in self.series.iter().zip(&legend).enumerate() {
-            let colour = PALETTE[i % PALETTE.len()];
+        for ((s, (x, row)), colour) in self.series.iter().zip(&legend).zip(&colours) {
             let y = 36.0 + LEGEND_ROW * *row as f64;
             let dash = if s.dashed { r#" stroke-dasharray="5 3""# } else { "" };
             let _ = write!(o, r#"<line x1="{x:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2.5"{dash}/>"#, x + 18.0, y - 4.0, y - 4.0);
@@ -363,6 +379,29 @@ mod tests {
         let s = c.svg();
         assert!(!s.contains("<script>") && !s.contains("<b>"), "{s}");
         assert!(s.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    }
+
+    /// Regression: the scaling chart drew a run's p95 and its dashed p99 in
+    /// two colours, so two compared runs read as four.
+    #[test]
+    fn a_runs_p95_and_p99_were_drawn_in_different_colours() {
+        let line = |name: &str, dashed| Series { name: name.into(), points: vec![(1.0, 1.0), (2.0, 2.0)], dashed };
+        let c = Chart {
+            id: "x".into(),
+            title: "t".into(),
+            x_label: "threads".into(),
+            y_label: "ms".into(),
+            x_scale: Scale::Log2,
+            series: vec![line("a p95", false), line("a p99", true), line("b p95", false), line("b p99", true)],
+            bands: vec![],
+            markers: true,
+        };
+        let svg = c.svg();
+        let strokes: Vec<&str> = svg.split("<polyline").skip(1).map(|p| p.split("stroke=\"").nth(1).unwrap().split('"').next().unwrap()).collect();
+        assert_eq!(strokes.len(), 4);
+        assert_eq!(strokes[0], strokes[1], "run a's p95 and p99");
+        assert_eq!(strokes[2], strokes[3], "run b's p95 and p99");
+        assert_ne!(strokes[0], strokes[2], "the two runs");
     }
 
     #[test]
