@@ -498,6 +498,16 @@ impl PgFast {
         w.extend_from_slice(&[b'S', 0, 0, 0, 4]);
     }
 
+    /// Sends statement `id` with `params`, parsed first when this
+    /// connection has not parsed it yet.
+    async fn send_prepared(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
+        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
+            self.prepare(id, st, params).await?;
+        }
+        self.bind_execute(id, params);
+        self.request().await
+    }
+
     pub async fn exec(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
         if !prepared {
             interpolate(&st.sql, params, &mut self.text, false);
@@ -506,11 +516,7 @@ impl PgFast {
             self.text = sql;
             return r.map(|(_, n)| n);
         }
-        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
-            self.prepare(id, st, params).await?;
-        }
-        self.bind_execute(id, params);
-        self.request().await?;
+        self.send_prepared(id, st, params).await?;
         let (_, n) = self.finish_request(None).await?;
         Ok(if st.returns_rows { 0 } else { n })
     }
@@ -545,11 +551,7 @@ impl PgFast {
             self.text = sql;
             return r;
         }
-        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
-            self.prepare(id, st, params).await?;
-        }
-        self.bind_execute(id, params);
-        self.request().await?;
+        self.send_prepared(id, st, params).await?;
         let cols = std::mem::take(&mut self.stmts[id.0 as usize].as_mut().unwrap().cols);
         let mut out = Vec::new();
         let r = self.finish_request(Some(RowsOut::Text(&mut out, Some(&cols)))).await;
@@ -574,11 +576,7 @@ impl PgFast {
             self.text = sql;
             return r;
         }
-        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
-            self.prepare(id, st, params).await?;
-        }
-        self.bind_execute(id, params);
-        self.request().await?;
+        self.send_prepared(id, st, params).await?;
         out.start_pg(Some(&self.stmts[id.0 as usize].as_ref().unwrap().cols));
         self.finish_request(Some(RowsOut::Raw(out))).await
     }
