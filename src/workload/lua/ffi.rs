@@ -30,11 +30,7 @@ impl Drop for Enter {
 }
 
 /// Runs `f` on the client whose Lua code runs on this thread, if any.
-pub fn with_current<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
-    with_ctx(f)
-}
-
-fn with_ctx<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
+pub fn with_ctx<R>(f: impl FnOnce(&Ctx) -> R) -> Option<R> {
     let p = CURRENT.with(|c| c.get());
     // SAFETY: set only by `enter`, whose Rc outlives the guard; cleared on drop.
     (!p.is_null()).then(|| f(unsafe { &*p }))

@@ -218,7 +218,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
 unsafe extern "C-unwind" fn exec(l: *mut lua::lua_State) -> c_int {
     let n = lua::lua_gettop(l);
     let h = lua::lua_tointeger(l, 1) as usize;
-    let msg = ffi::with_current(|ctx| {
+    let msg = ffi::with_ctx(|ctx| {
         if let Some(e) = ctx.not_driven() {
             return Some(e);
         }
@@ -545,7 +545,7 @@ unsafe fn resume(lua: &Lua, co: *mut lua::lua_State, nargs: c_int) -> Stop {
         // An error outside the callback's pcall (Ctrl-C between two
         // callbacks, out of memory): the coroutine is dead.
         let msg = if status == lua::LUA_OK { "the script's coroutine ended".to_string() } else { error_text(lua, co, -1) };
-        super::ffi::with_current(|c| c.co_dead.set(true));
+        super::ffi::with_ctx(|c| c.co_dead.set(true));
         Stop::Done(Outcome::Raised(msg))
     };
     lua::lua_settop(co, 0);
