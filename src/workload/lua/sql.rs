@@ -98,10 +98,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
             if let Some(e) = c.not_driven() {
                 return Ok(Some(e));
             }
-            let mut t = c.text.borrow_mut();
-            t.clear();
-            t.push_str(&Dialect(c.engine()).adapt_generated_keys(&q.to_str()?));
-            c.queue(Request::Query(h));
+            c.queue_sql(Request::Query(h), &Dialect(c.engine()).adapt_generated_keys(&q.to_str()?));
             Ok(None)
         })?,
     )?;
@@ -133,9 +130,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
             if let Some(e) = c.not_driven() {
                 return Ok(Some(e));
             }
-            let sql = Dialect(c.engine()).adapt_generated_keys(&q.to_str()?);
-            c.queue_text(h, &sql);
-            c.queue(Request::Prepare(h));
+            c.queue_sql(Request::Prepare(h), &Dialect(c.engine()).adapt_generated_keys(&q.to_str()?));
             Ok(None)
         })?,
     )?;
@@ -181,7 +176,11 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
         "bulk_done",
         lua.create_function(move |_, h: usize| {
             let sql = c.conns.borrow_mut().get_mut(h).map(|s| std::mem::take(&mut s.bulk)).unwrap_or_default();
-            Ok(!sql.is_empty() && c.queue_text(h, &sql))
+            if sql.is_empty() {
+                return Ok(false);
+            }
+            c.queue_sql(Request::Query(h), &sql);
+            Ok(true)
         })?,
     )?;
     let c = ctx.clone();
@@ -189,11 +188,11 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
         "disconnect",
         lua.create_function(move |_, h: usize| {
             // The runner closes its own connection when the client ends.
-            let own = c.conns.borrow().get(h).is_some_and(|s| s.own.is_some());
-            if own && c.driving.get() {
+            let queued = c.driving.get() && c.conns.borrow().get(h).is_some_and(|s| s.own.is_some());
+            if queued {
                 c.queue(Request::Disconnect(h));
             }
-            Ok(own && c.driving.get())
+            Ok(queued)
         })?,
     )?;
     let c = ctx.clone();
@@ -335,13 +334,13 @@ impl Ctx {
         self.pending.replace(Some(r));
     }
 
-    /// Queues `sql` as a query on connection `h`.
-    fn queue_text(&self, h: usize, sql: &str) -> bool {
+    /// Queues `r` with `sql` as its text (a query or a statement to prepare).
+    fn queue_sql(&self, r: Request, sql: &str) {
         let mut t = self.text.borrow_mut();
         t.clear();
         t.push_str(sql);
-        self.queue(Request::Query(h));
-        true
+        drop(t);
+        self.queue(r);
     }
 
     fn bulk_next(&self, h: usize, values: &str) -> bool {
@@ -357,7 +356,10 @@ impl Ctx {
         s.bulk.push_str(values);
         drop(conns);
         match flush {
-            Some(sql) => self.queue_text(h, &sql),
+            Some(sql) => {
+                self.queue_sql(Request::Query(h), &sql);
+                true
+            }
             None => false,
         }
     }
