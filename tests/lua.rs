@@ -239,8 +239,12 @@ fn broken_scripts_name_their_file_and_line() {
 /// Starts `script` on SQLite, sends Ctrl-C after 1.5 s; (exit code, time it took, stdout).
 fn interrupt(script: &str) -> (Option<i32>, Duration, String) {
     let dir = scratch_dir(&format!("lua-{script}"));
+    interrupt_on(script, &format!("sqlite://{}/e.db", dir.display()))
+}
+
+fn interrupt_on(script: &str, target: &str) -> (Option<i32>, Duration, String) {
     let mut child = fairbench()
-        .args([&own(script), &format!("--target=sqlite://{}/e.db", dir.display()), "--time=60", "--no-save", "run"])
+        .args([&own(script), &format!("--target={target}"), "--threads=2", "--time=60", "--no-save", "run"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -277,6 +281,18 @@ fn ctrl_c_stops_a_script_that_never_returns() {
     let (code, took, _) = interrupt("endless");
     assert_eq!(code, Some(130));
     assert!(took < Duration::from_millis(2500), "stopped {took:?} after Ctrl-C");
+}
+
+#[test]
+fn ctrl_c_stops_clients_blocked_in_a_long_statement() {
+    // Each client has a thread of its own and waits on the server by
+    // blocking it: the wait must still see Ctrl-C, on both servers.
+    for target in [mysql_url(), pg_url()] {
+        let (code, took, out) = interrupt_on("long_statement", &target);
+        assert_eq!(code, Some(130), "{target}: {out}");
+        assert!(took < Duration::from_millis(2000), "{target}: stopped {took:?} after Ctrl-C");
+        assert!(out.contains("Stopped: interrupted"), "{target}: {out}");
+    }
 }
 
 #[test]

@@ -187,12 +187,15 @@ pub struct Conn {
     /// Set when the run ends: waits inside the client (a SQLite writer's
     /// turn) give up instead of holding the run open.
     stop: Option<Arc<AtomicBool>>,
+    /// Set when the client has its worker thread to itself: the lean
+    /// clients then block in poll(2) instead of suspending.
+    block: Option<fast::Blocking>,
 }
 
 impl Conn {
     pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
         let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
-        let mut c = Conn { inner, set, cfg, host_index, client, stop: None };
+        let mut c = Conn { inner, set, cfg, host_index, client, stop: None, block: None };
         let session: Vec<String> = c.cfg.session_sql.clone();
         for s in &session {
             c.query(s).await?;
@@ -275,6 +278,30 @@ impl Conn {
         self.stop = Some(stop);
     }
 
+    /// Asks the connection to wait on the server by blocking the thread
+    /// until one of `stops` is set, for a client alone on its worker thread. Only
+    /// the lean clients can (the drivers' waits belong to the runtime);
+    /// returns whether this one does, after which every call completes
+    /// without suspending.
+    pub fn block_until(&mut self, stops: Vec<Arc<AtomicBool>>) -> bool {
+        self.block = Some(fast::Blocking { stops });
+        self.apply_blocking()
+    }
+
+    /// Whether calls complete without suspending (see [`Conn::block_until`]).
+    pub fn blocks(&self) -> bool {
+        self.block.is_some() && matches!(self.inner, Inner::MyFast(_) | Inner::PgFast(_))
+    }
+
+    fn apply_blocking(&mut self) -> bool {
+        match &mut self.inner {
+            Inner::MyFast(c) => c.set_blocking(self.block.clone()),
+            Inner::PgFast(c) => c.set_blocking(self.block.clone()),
+            _ => return false,
+        }
+        true
+    }
+
     /// How long a SQLite writer waits for its turn before SQLITE_BUSY.
     fn turn_limit(&self) -> Duration {
         Duration::from_millis(self.cfg.sqlite_busy_ms as u64)
@@ -287,6 +314,7 @@ impl Conn {
         self.host_index = host;
         let old = std::mem::replace(&mut self.inner, inner);
         drop_inner(old).await;
+        self.apply_blocking();
         let session: Vec<String> = self.cfg.session_sql.clone();
         for s in &session {
             self.query(s).await?;

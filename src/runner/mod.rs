@@ -94,7 +94,7 @@ enum Msg {
 }
 
 struct Shared {
-    stop: AtomicBool,
+    stop: Arc<AtomicBool>,
     fatal: Mutex<Option<String>>,
     go: Mutex<Option<Instant>>,
     go_cv: Condvar,
@@ -130,7 +130,7 @@ fn boundary(seq: usize, rc: &RunControl) -> Duration {
 pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, sink: &mut dyn Sink) -> Result<LevelResult> {
     let threads = rc.threads.max(1);
     let nworkers = if cfg.target.engine == Engine::Sqlite { threads } else { threads.min(rc.worker_threads.max(1)) };
-    let shared = Arc::new(Shared { stop: AtomicBool::new(false), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
+    let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut joins = Vec::new();
     for wi in 0..nworkers {
@@ -345,6 +345,9 @@ struct Local {
     /// `stop` for the clients' connections, which may wait on other
     /// threads' clients (a SQLite writer's turn).
     halt: Arc<AtomicBool>,
+    /// When the ticker wants its next turn: a client whose calls never
+    /// suspend (blocking connections) yields to it then.
+    tick_at: Cell<Instant>,
 }
 
 impl Local {
@@ -363,6 +366,14 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         match Conn::connect(cfg.clone(), set.clone(), id).await {
             Ok(mut c) => {
                 c.stop_waits_on(halt.clone());
+                // Alone on this thread: block on the socket, which is
+                // cheaper than suspending when nobody else could run. A
+                // wait gives up on Ctrl-C or a fatal error elsewhere; at
+                // the normal end the client's last calls (a script's
+                // thread_done) still run.
+                if ids.len() == 1 && w.blocks_when_alone() {
+                    c.block_until(vec![shared.stop.clone()]);
+                }
                 // Client state is built and set up before the start
                 // barrier, so its setup is never measured.
                 let mut st = w.new_client(id, threads);
@@ -395,6 +406,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         notify: tokio::sync::Notify::new(),
         busy: Cell::new(0),
         halt,
+        tick_at: Cell::new(start),
     });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
@@ -421,6 +433,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
         let next = start + boundary(seq, &rc);
         let now = Instant::now();
         let wake = next.min(now + Duration::from_millis(20));
+        local.tick_at.set(wake);
         tokio::time::sleep_until(tokio::time::Instant::from_std(wake)).await;
         let now = Instant::now();
         let time_up = deadline.map(|d| now >= d).unwrap_or(false);
@@ -625,7 +638,9 @@ async fn client<W: Workload>(
             // time its arrival waited in the rate-mode queue.
             t[li].busy_s += end.duration_since(began).as_secs_f64() - q.waited_us as f64 / 1e6;
         }
-        if must_yield {
+        // A call that blocks never suspends, so the ticker (and the rate
+        // mode's arrivals) would never run: give them their turn when due.
+        if must_yield || (end >= local.tick_at.get() && conn.blocks()) {
             tokio::task::yield_now().await;
         }
         if reconnect_every > 0 && done.is_multiple_of(reconnect_every) {

@@ -157,6 +157,15 @@ pub trait Workload: Send + Sync + 'static {
     /// transaction is open).
     fn after_error(&self, conn: &mut Conn, c: &mut Self::Client) -> impl Future<Output = ()>;
 
+    /// Whether a client alone on its worker thread (`--client-threads` at
+    /// least `--threads`, or one client) waits on the server by blocking
+    /// the thread, as sysbench's clients do, instead of suspending. For
+    /// workloads whose events run code that cannot suspend cheaply (a
+    /// script's interpreter yields a coroutine per statement otherwise).
+    fn blocks_when_alone(&self) -> bool {
+        false
+    }
+
     /// Events between reconnects (0: never), per client.
     fn reconnect_every(&self) -> u64 {
         0

@@ -56,6 +56,11 @@ pub fn refused() -> crate::db::DbError {
     }
 }
 
+/// The error of a blocking wait that gave up because the run stopped.
+fn stopped(e: io::Error) -> crate::db::DbError {
+    crate::db::DbError { kind: crate::db::ErrKind::Stopped, code: String::new(), message: e.to_string() }
+}
+
 /// Result of trying the fast path: use it, or let the driver connect.
 pub enum Choice<T> {
     Fast(T),
@@ -78,6 +83,50 @@ pub struct Sock {
     fd: AsyncFd<Stream>,
     /// The record layer once TLS is on: `send` seals, `read_into` opens.
     tls: Option<Box<tls::Tls>>,
+    /// Set when this connection's client has a thread of its own: waits
+    /// block the thread in poll(2) instead of suspending (see [`Blocking`]).
+    block: Option<Blocking>,
+}
+
+/// Waiting on the socket by blocking the thread, as sysbench does.
+///
+/// A client alone on its worker thread gains nothing from suspending: no
+/// other client shares the thread. Suspending costs a park in the runtime
+/// (epoll, timer wheel, waker, task poll) on every statement, and makes a
+/// Lua script's call yield its coroutine; blocking in poll(2) costs a
+/// system call. The wait is cut into slices so that the run's stop flag
+/// is seen within one slice.
+#[derive(Clone)]
+pub struct Blocking {
+    /// The run's stop flags: a wait that finds one set gives up.
+    pub stops: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// How long one blocking wait sleeps before it looks at the stop flag.
+const BLOCK_SLICE_MS: i32 = 100;
+
+impl Blocking {
+    /// Waits until `fd` is ready for `events` (POLLIN or POLLOUT), or the
+    /// run stops (an `Interrupted` error).
+    fn wait(&self, fd: RawFd, events: libc::c_short) -> io::Result<()> {
+        loop {
+            if self.stops.iter().any(|s| s.load(std::sync::atomic::Ordering::Relaxed)) || crate::model::interrupted() {
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "the run stopped while waiting for the server"));
+            }
+            let mut p = libc::pollfd { fd, events, revents: 0 };
+            // SAFETY: one valid pollfd for the call's duration.
+            let r = unsafe { libc::poll(&mut p, 1, BLOCK_SLICE_MS) };
+            if r > 0 {
+                return Ok(());
+            }
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
 }
 
 enum Stream {
@@ -112,7 +161,13 @@ impl Sock {
     fn watch(s: Stream) -> io::Result<Sock> {
         // SAFETY: the stream owns its descriptor and keeps it open, and the
         // same, for as long as the AsyncFd owns the stream.
-        Ok(Sock { fd: unsafe { AsyncFd::register_with_interest(s, Interest::READABLE) }.map_err(io::Error::from)?, tls: None })
+        Ok(Sock { fd: unsafe { AsyncFd::register_with_interest(s, Interest::READABLE) }.map_err(io::Error::from)?, tls: None, block: None })
+    }
+
+    /// From now on, wait for the server by blocking the thread (`Some`) or
+    /// by suspending in the runtime (`None`).
+    pub fn set_blocking(&mut self, b: Option<Blocking>) {
+        self.block = b;
     }
 
     /// The server's address (TCP only).
@@ -126,26 +181,26 @@ impl Sock {
     /// Write all of `buf` (sealed into TLS records when TLS is on).
     pub async fn send(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.tls {
-            None => write_all(&self.fd, buf).await,
-            Some(t) => write_all(&self.fd, t.seal(buf)?).await,
+            None => write_all(&self.fd, buf, self.block.as_ref()).await,
+            Some(t) => write_all(&self.fd, t.seal(buf)?, self.block.as_ref()).await,
         }
     }
 
     /// Write `buf` as it is, bypassing TLS (the TLS handshake's own records).
     async fn send_plain(&mut self, buf: &[u8]) -> io::Result<()> {
-        write_all(&self.fd, buf).await
+        write_all(&self.fd, buf, self.block.as_ref()).await
     }
 
     /// Read what the socket has into the spare capacity of `buf`, opened
     /// when TLS is on; 0 is end of stream.
     async fn read_into(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
-        let Some(t) = &mut self.tls else { return recv_into(&self.fd, buf).await };
+        let Some(t) = &mut self.tls else { return recv_into(&self.fd, buf, self.block.as_ref()).await };
         loop {
             let n = t.open(buf)?;
             if n > 0 || t.closed() {
                 return Ok(n);
             }
-            if recv_into(&self.fd, t.cipher_room()).await? == 0 {
+            if recv_into(&self.fd, t.cipher_room(), self.block.as_ref()).await? == 0 {
                 return Ok(0);
             }
         }
@@ -153,16 +208,23 @@ impl Sock {
 
     /// Read ciphertext as it is (the TLS handshake).
     async fn recv_plain(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
-        recv_into(&self.fd, buf).await
+        recv_into(&self.fd, buf, self.block.as_ref()).await
     }
 }
 
 /// Write all of `buf`: straight to the socket when the kernel takes it
 /// (always, for statements), through the poller only when it is full.
-async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8]) -> io::Result<()> {
+async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8], block: Option<&Blocking>) -> io::Result<()> {
     let fd = afd.get_ref().as_raw_fd();
     let mut n = try_write(|b| send_raw(fd, b), buf)?;
     if n == buf.len() {
+        return Ok(());
+    }
+    if let Some(b) = block {
+        while n < buf.len() {
+            b.wait(fd, libc::POLLOUT)?;
+            n += try_write(|b| send_raw(fd, b), &buf[n..])?;
+        }
         return Ok(());
     }
     // The send buffer is full (bulk loads): wait for room on a
@@ -180,7 +242,10 @@ async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8]) -> io::Result<()> {
 
 /// Read what the socket has into the spare capacity of `buf`; 0 is end of
 /// stream.
-async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>) -> io::Result<usize> {
+async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Blocking>) -> io::Result<usize> {
+    if let Some(b) = block {
+        return recv_blocking(afd.get_ref().as_raw_fd(), buf, b);
+    }
     loop {
         let mut ready = afd.readable().await?;
         let spare = buf.spare_capacity_mut();
@@ -209,6 +274,28 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>) -> io::Result<usize
             // SAFETY: recv initialised the first `k` spare bytes.
             unsafe { buf.set_len(buf.len() + k) };
             return Ok(k);
+        }
+    }
+}
+
+/// [`recv_into`] for a client that blocks: recv, and when the socket has
+/// nothing yet, poll(2) and recv again.
+fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking) -> io::Result<usize> {
+    loop {
+        let spare = buf.spare_capacity_mut();
+        // SAFETY: as in `recv_into`: the vector's unused capacity, at most
+        // its length written.
+        let r = unsafe { libc::recv(fd, spare.as_mut_ptr() as *mut libc::c_void, spare.len(), libc::MSG_DONTWAIT) };
+        if r >= 0 {
+            // SAFETY: recv initialised the first `r` spare bytes.
+            unsafe { buf.set_len(buf.len() + r as usize) };
+            return Ok(r as usize);
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            io::ErrorKind::WouldBlock => b.wait(fd, libc::POLLIN)?,
+            io::ErrorKind::Interrupted => {}
+            _ => return Err(e),
         }
     }
 }

@@ -64,6 +64,9 @@ enum Collect<'a> {
 }
 
 fn lost(e: std::io::Error) -> DbError {
+    if e.kind() == std::io::ErrorKind::Interrupted {
+        return super::stopped(e);
+    }
     DbError { kind: ErrKind::ConnectionLost, code: "2013".into(), message: format!("connection lost: {e}") }
 }
 
@@ -650,6 +653,11 @@ impl MyFast {
     /// multi-row INSERTs otherwise (the driver path's rules).
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
         bulk_load(self, table, cols, rows, bulk_rows, mode).await
+    }
+
+    /// Waits on the server by blocking the thread (see [`super::Blocking`]).
+    pub fn set_blocking(&mut self, b: Option<super::Blocking>) {
+        self.sock.set_blocking(b);
     }
 
     pub async fn close(mut self) {

@@ -76,6 +76,9 @@ struct Msg {
 }
 
 fn lost(e: std::io::Error) -> DbError {
+    if e.kind() == std::io::ErrorKind::Interrupted {
+        return super::stopped(e);
+    }
     DbError { kind: ErrKind::ConnectionLost, code: String::new(), message: format!("connection lost: {e}") }
 }
 
@@ -652,6 +655,11 @@ impl PgFast {
             self.query(&format!("INSERT INTO {table} ({}) VALUES {sql}", names.join(","))).await?;
             total += n as u64;
         }
+    }
+
+    /// Waits on the server by blocking the thread (see [`super::Blocking`]).
+    pub fn set_blocking(&mut self, b: Option<super::Blocking>) {
+        self.sock.set_blocking(b);
     }
 
     pub async fn close(mut self) {

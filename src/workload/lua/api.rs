@@ -31,6 +31,10 @@ pub struct Ctx {
     pub pending: RefCell<Option<Request>>,
     /// Whether a callback runs in the client's coroutine (requests possible).
     pub driving: Cell<bool>,
+    /// The runner's connection while a callback runs, when its calls
+    /// never suspend ([`Conn::blocks`]): `execute` then runs the statement
+    /// in place instead of yielding for it. Null otherwise.
+    pub in_place: Cell<*mut crate::db::Conn>,
     /// The coroutine every callback of this state runs in, and its body.
     pub co: RefCell<Option<Thread>>,
     worker: RefCell<Option<mlua::Function>>,
@@ -63,6 +67,7 @@ impl Ctx {
             text: RefCell::new(String::new()),
             pending: RefCell::new(None),
             driving: Cell::new(false),
+            in_place: Cell::new(std::ptr::null_mut()),
             co: RefCell::new(None),
             worker: RefCell::new(None),
             co_dead: Cell::new(false),

@@ -180,6 +180,12 @@ impl Workload for LuaWorkload {
         self.set.clone()
     }
 
+    /// A client alone on its thread runs its statements in place, without
+    /// yielding its coroutine.
+    fn blocks_when_alone(&self) -> bool {
+        true
+    }
+
     fn new_client(&self, id: usize, clients: usize) -> LuaClient {
         let state = api::new_state(&self.shared, id, clients).and_then(|(lua, ctx)| {
             // The coroutine calls the global `event` by name, as sysbench does.

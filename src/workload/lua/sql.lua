@@ -48,18 +48,21 @@ function Statement:bind_param(...)
   fb.bind_types(self.h, unpack(types, 1, n))
 end
 function Statement:execute()
-  local p, n, e = self.p, self.n, nil
-  -- The common arities without building an argument table.
-  if n == 0 then e = exec(self.h)
-  elseif n == 1 then e = exec(self.h, p[1].v)
-  elseif n == 2 then e = exec(self.h, p[1].v, p[2].v)
-  elseif n == 3 then e = exec(self.h, p[1].v, p[2].v, p[3].v)
-  elseif n == 4 then e = exec(self.h, p[1].v, p[2].v, p[3].v, p[4].v)
+  local p, n, e, a, b = self.p, self.n, nil, nil, nil
+  -- The common arities without building an argument table. `exec`
+  -- answers true and the result's shape when it ran the statement in
+  -- place, nothing when it queued it, or an error message.
+  if n == 0 then e, a, b = exec(self.h)
+  elseif n == 1 then e, a, b = exec(self.h, p[1].v)
+  elseif n == 2 then e, a, b = exec(self.h, p[1].v, p[2].v)
+  elseif n == 3 then e, a, b = exec(self.h, p[1].v, p[2].v, p[3].v)
+  elseif n == 4 then e, a, b = exec(self.h, p[1].v, p[2].v, p[3].v, p[4].v)
   else
     local v = {}
     for i = 1, n do v[i] = p[i].v end
-    e = exec(self.h, unpack(v, 1, n))
+    e, a, b = exec(self.h, unpack(v, 1, n))
   end
+  if e == true then return result(self.c, a, b) end
   if e then error(e, 2) end
   return result(self.c, wait())
 end

@@ -37,6 +37,9 @@ pub enum Request {
     Prepare(usize),
     Disconnect(usize),
     Reconnect(usize),
+    /// Statement `n` ran in place and the server refused it: the error
+    /// goes through the script's hooks as any other.
+    Failed(usize, DbError),
 }
 
 /// A connection of the script: the runner's (lent for each callback) or
@@ -49,6 +52,13 @@ pub struct ConnSlot {
     next_row: usize,
     bulk_prefix: String,
     bulk: String,
+}
+
+impl StmtSlot {
+    /// Whether the statement belongs to the runner's connection.
+    fn conn_primary(&self, ctx: &Ctx) -> bool {
+        ctx.conns.borrow().get(self.conn).map(|c| c.primary).unwrap_or(false)
+    }
 }
 
 /// A prepared statement of the script.
@@ -211,18 +221,19 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
 }
 
 /// `fb.exec(statement, values...)`: reads the bound values off the stack
-/// into the client's parameter slots and queues the statement. Returns
-/// nothing, or an error message (the Lua side raises it: raising here would
-/// unwind through Rust frames).
+/// into the client's parameter slots, then runs the statement in place
+/// (a blocking connection; returns true and the result's shape) or queues
+/// it (returns nothing). Or returns an error message: the Lua side raises
+/// it, as raising here would unwind through Rust frames.
 unsafe extern "C-unwind" fn exec(l: *mut lua::lua_State) -> c_int {
     let n = lua::lua_gettop(l);
     let h = lua::lua_tointeger(l, 1) as usize;
     let msg = ffi::with_ctx(|ctx| {
         if let Some(e) = ctx.not_driven() {
-            return Some(e);
+            return Some(Answer::Raise(e));
         }
         let stmts = ctx.stmts.borrow();
-        let Some(st) = stmts.get(h) else { return Some("no such statement".to_string()) };
+        let Some(st) = stmts.get(h) else { return Some(Answer::Raise("no such statement".to_string())) };
         let mut params = ctx.params.borrow_mut();
         params.truncate(n.max(1) as usize - 1);
         for i in 2..=n {
@@ -233,16 +244,57 @@ unsafe extern "C-unwind" fn exec(l: *mut lua::lua_State) -> c_int {
             }
             read_value(l, i, ty, &mut params[k]);
         }
-        drop(stmts);
-        ctx.queue(Request::Exec(h));
-        None
+        let primary = st.conn_primary(ctx);
+        drop((stmts, params));
+        let conn = ctx.in_place.get();
+        if conn.is_null() || !primary {
+            ctx.queue(Request::Exec(h));
+            return None;
+        }
+        // SAFETY: `drive` set the pointer from the connection it holds for
+        // this callback and does not touch it while the script runs.
+        match run_in_place(exec_stmt(ctx, h, unsafe { conn.as_mut() })) {
+            Some(Ok(Ok(v))) => Some(Answer::Done(v)),
+            Some(Ok(Err(e))) => {
+                ctx.queue(Request::Failed(h, e));
+                None
+            }
+            Some(Err(m)) => Some(Answer::Raise(m)),
+            None => Some(Answer::Raise("internal error: a blocking connection suspended".into())),
+        }
     });
     match msg {
-        Some(Some(m)) => {
+        Some(Some(Answer::Raise(m))) => {
             lua::lua_pushlstring(l, m.as_ptr() as *const _, m.len());
             1
         }
+        Some(Some(Answer::Done((a, b)))) => {
+            lua::lua_pushboolean(l, 1);
+            push_opt(l, a);
+            push_opt(l, b);
+            3
+        }
         _ => 0,
+    }
+}
+
+/// What `exec` answers the script when it did not queue a request.
+enum Answer {
+    /// The statement ran in place: its two result values.
+    Done((Option<i64>, Option<i64>)),
+    /// An error the script raises.
+    Raise(String),
+}
+
+/// Polls a call on a blocking connection to its end: it never suspends
+/// (see [`Conn::blocks`]), so one poll does. `None` if it did suspend,
+/// which would be a bug.
+fn run_in_place<F: std::future::Future>(f: F) -> Option<F::Output> {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => Some(v),
+        std::task::Poll::Pending => None,
     }
 }
 
@@ -466,7 +518,13 @@ enum Stop {
 /// The coroutine is resumed through the Lua C API directly: mlua's
 /// `Thread::resume` converts and moves every value through the main
 /// state, which costs more than the rest of a point select's Lua path.
-pub async fn drive(lua: &Lua, ctx: &Rc<Ctx>, mut primary: Option<&mut Conn>, cb: Callback<'_>) -> Outcome {
+pub async fn drive(lua: &Lua, ctx: &Rc<Ctx>, primary: Option<&mut Conn>, cb: Callback<'_>) -> Outcome {
+    // Both this loop and `exec` (in place) use the connection through this
+    // pointer, never at the same time: `exec` runs while the script does.
+    let primary: *mut Conn = primary.map(|c| c as *mut Conn).unwrap_or(std::ptr::null_mut());
+    // SAFETY: a valid pointer for this call, or null.
+    let in_place = if unsafe { primary.as_ref() }.map(Conn::blocks).unwrap_or(false) { primary } else { std::ptr::null_mut() };
+    let was_in_place = ctx.in_place.replace(in_place);
     let was = ctx.driving.replace(true);
     let co = ctx.co_state();
     let mut stop = {
@@ -495,7 +553,8 @@ pub async fn drive(lua: &Lua, ctx: &Rc<Ctx>, mut primary: Option<&mut Conn>, cb:
         let Some(req) = ctx.pending.take() else {
             break Outcome::Raised("the script yielded from a callback; fairbench's callbacks cannot yield".into());
         };
-        let answer = perform(lua, ctx, req, primary.as_deref_mut()).await;
+        // SAFETY: as above; the script is suspended.
+        let answer = perform(lua, ctx, req, unsafe { primary.as_mut() }).await;
         let _in = ffi::enter(ctx);
         // SAFETY: as above; the coroutine yielded and its stack was emptied.
         stop = unsafe {
@@ -515,6 +574,7 @@ pub async fn drive(lua: &Lua, ctx: &Rc<Ctx>, mut primary: Option<&mut Conn>, cb:
         };
     };
     ctx.driving.set(was);
+    ctx.in_place.set(was_in_place);
     if ctx.co_dead.get() {
         ctx.renew_co(lua);
     }
@@ -609,57 +669,16 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
             stmts.push(StmtSlot { conn: h, id, trx: is_trx(&sql), sql, rows, types: Vec::new() });
             Ok((Some(stmts.len() as i64 - 1), None))
         }
-        Request::Exec(n) => {
-            let (h, id, rows, trx) = {
-                let stmts = ctx.stmts.borrow();
-                let s = &stmts[n];
-                (s.conn, s.id, s.rows, s.trx)
-            };
-            // Taken out for the call (and put back, buffers kept): the
-            // script's coroutine is suspended until it ends.
-            let params = std::mem::take(&mut *ctx.params.borrow_mut());
-            if params.contains(&PVal::Null) {
-                *ctx.params.borrow_mut() = params;
-                return Err("a bound parameter is NULL, which fairbench cannot bind: give it a value".into());
+        Request::Exec(n) => match exec_stmt(ctx, n, primary).await? {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                let sql = ctx.stmts.borrow()[n].sql.clone();
+                Err(ctx.fail(lua, e, &sql))
             }
-            let mut lent = Lent::take(ctx, h)?;
-            let r = {
-                fn param(v: &PVal) -> Param<'_> {
-                    match v {
-                        PVal::Int(i) => Param::Int(*i),
-                        PVal::Text(t) => Param::Text(t),
-                        PVal::Null => Param::Int(0),
-                    }
-                }
-                // Up to 8 values (every OLTP statement) without an allocation.
-                let few: [Param; 8];
-                let many: Vec<Param>;
-                let ps: &[Param] = if params.len() <= 8 {
-                    few = std::array::from_fn(|i| params.get(i).map(param).unwrap_or(Param::Int(0)));
-                    &few[..params.len()]
-                } else {
-                    many = params.iter().map(param).collect();
-                    &many
-                };
-                match lent.parts(primary) {
-                    Ok((conn, buf)) if rows => Ok(conn.exec_into(id, ps, buf).await.map(|_| Class::Read)),
-                    Ok((conn, _)) => Ok(conn.exec(id, ps).await),
-                    Err(m) => Err(m),
-                }
-            };
-            *ctx.params.borrow_mut() = params;
-            let nrows = lent.give_back(ctx);
-            let r = r?;
-            match r {
-                Ok(class) => {
-                    ctx.count(class, trx);
-                    Ok(result_values(rows, nrows))
-                }
-                Err(e) => {
-                    let sql = ctx.stmts.borrow()[n].sql.clone();
-                    Err(ctx.fail(lua, e, &sql))
-                }
-            }
+        },
+        Request::Failed(n, e) => {
+            let sql = ctx.stmts.borrow()[n].sql.clone();
+            Err(ctx.fail(lua, e, &sql))
         }
         Request::Query(h) => {
             let sql = std::mem::take(&mut *ctx.text.borrow_mut());
@@ -701,6 +720,56 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
             Ok(nil)
         }
     }
+}
+
+/// Runs statement `n` with the values in `Ctx::params`: its two result
+/// values, the server's error (for the script's hooks), or a message the
+/// script raises.
+async fn exec_stmt(ctx: &Ctx, n: usize, primary: Option<&mut Conn>) -> Result<Result<(Option<i64>, Option<i64>), DbError>, String> {
+    crate::model::check_interrupt().map_err(|_| "interrupted".to_string())?;
+    let (h, id, rows, trx) = {
+        let stmts = ctx.stmts.borrow();
+        let s = &stmts[n];
+        (s.conn, s.id, s.rows, s.trx)
+    };
+    // Taken out for the call (and put back, buffers kept): the script
+    // cannot run a hook on them meanwhile.
+    let params = std::mem::take(&mut *ctx.params.borrow_mut());
+    if params.contains(&PVal::Null) {
+        *ctx.params.borrow_mut() = params;
+        return Err("a bound parameter is NULL, which fairbench cannot bind: give it a value".into());
+    }
+    let mut lent = Lent::take(ctx, h)?;
+    let r = {
+        fn param(v: &PVal) -> Param<'_> {
+            match v {
+                PVal::Int(i) => Param::Int(*i),
+                PVal::Text(t) => Param::Text(t),
+                PVal::Null => Param::Int(0),
+            }
+        }
+        // Up to 8 values (every OLTP statement) without an allocation.
+        let few: [Param; 8];
+        let many: Vec<Param>;
+        let ps: &[Param] = if params.len() <= 8 {
+            few = std::array::from_fn(|i| params.get(i).map(param).unwrap_or(Param::Int(0)));
+            &few[..params.len()]
+        } else {
+            many = params.iter().map(param).collect();
+            &many
+        };
+        match lent.parts(primary) {
+            Ok((conn, buf)) if rows => Ok(conn.exec_into(id, ps, buf).await.map(|_| Class::Read)),
+            Ok((conn, _)) => Ok(conn.exec(id, ps).await),
+            Err(m) => Err(m),
+        }
+    };
+    *ctx.params.borrow_mut() = params;
+    let nrows = lent.give_back(ctx);
+    Ok(r?.map(|class| {
+        ctx.count(class, trx);
+        result_values(rows, nrows)
+    }))
 }
 
 /// (rows, columns) of a statement that returns rows, nothing otherwise.
