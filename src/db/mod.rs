@@ -279,12 +279,12 @@ impl Conn {
     }
 
     /// Asks the connection to wait on the server by blocking the thread
-    /// until one of `stops` is set, for a client alone on its worker thread. Only
+    /// until `interrupt` (Ctrl-C) or one of `stops` is set, for a client alone on its worker thread. Only
     /// the lean clients can (the drivers' waits belong to the runtime);
     /// returns whether this one does, after which every call completes
     /// without suspending.
-    pub fn block_until(&mut self, stops: Vec<Arc<AtomicBool>>) -> bool {
-        self.block = Some(fast::Blocking { stops });
+    pub fn block_until(&mut self, stops: Vec<Arc<AtomicBool>>, interrupt: &'static AtomicBool) -> bool {
+        self.block = Some(fast::Blocking { stops, interrupt });
         self.apply_blocking()
     }
 

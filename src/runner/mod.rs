@@ -372,7 +372,7 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
                 // the normal end the client's last calls (a script's
                 // thread_done) still run.
                 if ids.len() == 1 && w.blocks_when_alone() {
-                    c.block_until(vec![shared.stop.clone()]);
+                    c.block_until(vec![shared.stop.clone()], &INTERRUPTED);
                 }
                 // Client state is built and set up before the start
                 // barrier, so its setup is never measured.

@@ -100,6 +100,8 @@ pub struct Sock {
 pub struct Blocking {
     /// The run's stop flags: a wait that finds one set gives up.
     pub stops: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The process's Ctrl-C/SIGTERM flag.
+    pub interrupt: &'static std::sync::atomic::AtomicBool,
 }
 
 /// How long one blocking wait sleeps before it looks at the stop flag.
@@ -110,7 +112,7 @@ impl Blocking {
     /// run stops (an `Interrupted` error).
     fn wait(&self, fd: RawFd, events: libc::c_short) -> io::Result<()> {
         loop {
-            if self.stops.iter().any(|s| s.load(std::sync::atomic::Ordering::Relaxed)) || crate::model::interrupted() {
+            if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) || self.stops.iter().any(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
                 return Err(io::Error::new(io::ErrorKind::Interrupted, "the run stopped while waiting for the server"));
             }
             let mut p = libc::pollfd { fd, events, revents: 0 };
