@@ -278,14 +278,13 @@ impl Conn {
         self.stop = Some(stop);
     }
 
-    /// Asks the connection to wait on the server by blocking the thread
-    /// until `interrupt` (Ctrl-C) or one of `stops` is set, for a client alone on its worker thread. Only
-    /// the lean clients can (the drivers' waits belong to the runtime);
-    /// returns whether this one does, after which every call completes
-    /// without suspending.
-    pub fn block_until(&mut self, stops: Vec<Arc<AtomicBool>>, interrupt: &'static AtomicBool) -> bool {
+    /// Asks the connection to wait on the server by blocking the thread,
+    /// until `interrupt` (Ctrl-C) or one of `stops` is set, for a client
+    /// alone on its worker thread. Only the lean clients can (the drivers'
+    /// waits belong to the runtime): see [`Conn::blocks`].
+    pub fn block_until(&mut self, stops: Vec<Arc<AtomicBool>>, interrupt: &'static AtomicBool) {
         self.block = Some(fast::Blocking { stops, interrupt });
-        self.apply_blocking()
+        self.apply_blocking();
     }
 
     /// Whether calls complete without suspending (see [`Conn::block_until`]).
@@ -293,13 +292,12 @@ impl Conn {
         self.block.is_some() && matches!(self.inner, Inner::MyFast(_) | Inner::PgFast(_))
     }
 
-    fn apply_blocking(&mut self) -> bool {
+    fn apply_blocking(&mut self) {
         match &mut self.inner {
             Inner::MyFast(c) => c.set_blocking(self.block.clone()),
             Inner::PgFast(c) => c.set_blocking(self.block.clone()),
-            _ => return false,
+            _ => {}
         }
-        true
     }
 
     /// How long a SQLite writer waits for its turn before SQLITE_BUSY.

@@ -56,9 +56,15 @@ pub fn refused() -> crate::db::DbError {
     }
 }
 
-/// The error of a blocking wait that gave up because the run stopped.
-fn stopped(e: io::Error) -> crate::db::DbError {
-    crate::db::DbError { kind: crate::db::ErrKind::Stopped, code: String::new(), message: e.to_string() }
+/// A statement's I/O failed: the connection is lost (`code` is the
+/// client's error code for it), unless a blocking wait gave up because
+/// the run stopped.
+fn lost(e: io::Error, code: &str) -> crate::db::DbError {
+    use crate::db::{DbError, ErrKind};
+    if e.kind() == io::ErrorKind::Interrupted {
+        return DbError { kind: ErrKind::Stopped, code: String::new(), message: e.to_string() };
+    }
+    DbError { kind: ErrKind::ConnectionLost, code: code.into(), message: format!("connection lost: {e}") }
 }
 
 /// Result of trying the fast path: use it, or let the driver connect.
@@ -250,18 +256,8 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Bloc
     }
     loop {
         let mut ready = afd.readable().await?;
-        let spare = buf.spare_capacity_mut();
-        let (ptr, len) = (spare.as_mut_ptr() as *mut libc::c_void, spare.len());
-        let got = ready.try_io(|s| {
-            // SAFETY: `ptr..ptr+len` is the vector's allocated, unused
-            // capacity; recv writes at most `len` bytes there.
-            let r = unsafe { libc::recv(s.get_ref().as_raw_fd(), ptr, len, 0) };
-            if r < 0 {
-                Err(io::Error::last_os_error())
-            } else {
-                Ok(r as usize)
-            }
-        });
+        let len = buf.capacity() - buf.len();
+        let got = ready.try_io(|s| recv_spare(s.get_ref().as_raw_fd(), buf));
         if let Ok(r) = got {
             let k = r?;
             if k < len {
@@ -273,8 +269,6 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Bloc
                 // clear does not erase.
                 ready.clear_ready();
             }
-            // SAFETY: recv initialised the first `k` spare bytes.
-            unsafe { buf.set_len(buf.len() + k) };
             return Ok(k);
         }
     }
@@ -284,22 +278,27 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Bloc
 /// nothing yet, poll(2) and recv again.
 fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking) -> io::Result<usize> {
     loop {
-        let spare = buf.spare_capacity_mut();
-        // SAFETY: as in `recv_into`: the vector's unused capacity, at most
-        // its length written.
-        let r = unsafe { libc::recv(fd, spare.as_mut_ptr() as *mut libc::c_void, spare.len(), libc::MSG_DONTWAIT) };
-        if r >= 0 {
-            // SAFETY: recv initialised the first `r` spare bytes.
-            unsafe { buf.set_len(buf.len() + r as usize) };
-            return Ok(r as usize);
-        }
-        let e = io::Error::last_os_error();
-        match e.kind() {
-            io::ErrorKind::WouldBlock => b.wait(fd, libc::POLLIN)?,
-            io::ErrorKind::Interrupted => {}
-            _ => return Err(e),
+        match recv_spare(fd, buf) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => b.wait(fd, libc::POLLIN)?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            r => return r,
         }
     }
+}
+
+/// One `recv(2)` (never waiting: the socket is non-blocking) into the
+/// spare capacity of `buf`, whose length grows by what came.
+fn recv_spare(fd: RawFd, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let spare = buf.spare_capacity_mut();
+    // SAFETY: the vector's allocated, unused capacity; recv writes at most
+    // its length there.
+    let r = unsafe { libc::recv(fd, spare.as_mut_ptr() as *mut libc::c_void, spare.len(), 0) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: recv initialised the first `r` spare bytes.
+    unsafe { buf.set_len(buf.len() + r as usize) };
+    Ok(r as usize)
 }
 
 impl Stream {

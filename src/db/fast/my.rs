@@ -64,10 +64,7 @@ enum Collect<'a> {
 }
 
 fn lost(e: std::io::Error) -> DbError {
-    if e.kind() == std::io::ErrorKind::Interrupted {
-        return super::stopped(e);
-    }
-    DbError { kind: ErrKind::ConnectionLost, code: "2013".into(), message: format!("connection lost: {e}") }
+    super::lost(e, "2013")
 }
 
 fn connect_io(e: std::io::Error) -> DbError {

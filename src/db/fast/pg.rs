@@ -76,10 +76,7 @@ struct Msg {
 }
 
 fn lost(e: std::io::Error) -> DbError {
-    if e.kind() == std::io::ErrorKind::Interrupted {
-        return super::stopped(e);
-    }
-    DbError { kind: ErrKind::ConnectionLost, code: String::new(), message: format!("connection lost: {e}") }
+    super::lost(e, "")
 }
 
 fn connect_err(message: String) -> DbError {

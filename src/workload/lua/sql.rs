@@ -102,16 +102,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
     // SAFETY: `exec` follows the Lua C API's rules (below).
     fb.set("exec", unsafe { lua.create_c_function(exec)? })?;
     let c = ctx.clone();
-    fb.set(
-        "query",
-        lua.create_function(move |_, (h, q): (usize, mlua::String)| {
-            if let Some(e) = c.not_driven() {
-                return Ok(Some(e));
-            }
-            c.queue_sql(Request::Query(h), &Dialect(c.engine()).adapt_generated_keys(&q.to_str()?));
-            Ok(None)
-        })?,
-    )?;
+    fb.set("query", lua.create_function(move |_, (h, q): (usize, mlua::String)| Ok(c.request_sql(Request::Query(h), &q.to_str()?)))?)?;
     let c = ctx.clone();
     fb.set("driver_name", lua.create_function(move |_, ()| Ok(driver::name(c.engine())))?)?;
     let c = ctx.clone();
@@ -123,27 +114,9 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
         })?,
     )?;
     let c = ctx.clone();
-    fb.set(
-        "connect",
-        lua.create_function(move |_, ()| {
-            if let Some(e) = c.not_driven() {
-                return Ok(Some(e));
-            }
-            c.queue(Request::Connect);
-            Ok(None)
-        })?,
-    )?;
+    fb.set("connect", lua.create_function(move |_, ()| Ok(c.request(Request::Connect)))?)?;
     let c = ctx.clone();
-    fb.set(
-        "prepare",
-        lua.create_function(move |_, (h, q): (usize, mlua::String)| {
-            if let Some(e) = c.not_driven() {
-                return Ok(Some(e));
-            }
-            c.queue_sql(Request::Prepare(h), &Dialect(c.engine()).adapt_generated_keys(&q.to_str()?));
-            Ok(None)
-        })?,
-    )?;
+    fb.set("prepare", lua.create_function(move |_, (h, q): (usize, mlua::String)| Ok(c.request_sql(Request::Prepare(h), &q.to_str()?)))?)?;
     let c = ctx.clone();
     fb.set(
         "bind_types",
@@ -206,16 +179,7 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
         })?,
     )?;
     let c = ctx.clone();
-    fb.set(
-        "reconnect",
-        lua.create_function(move |_, h: usize| {
-            if let Some(e) = c.not_driven() {
-                return Ok(Some(e));
-            }
-            c.queue(Request::Reconnect(h));
-            Ok(None)
-        })?,
-    )?;
+    fb.set("reconnect", lua.create_function(move |_, h: usize| Ok(c.request(Request::Reconnect(h))))?)?;
     let worker: Function = lua.load(include_str!("sql.lua")).set_name("=sysbench.sql").call(fb)?;
     Ok(worker)
 }
@@ -384,6 +348,26 @@ impl Ctx {
 
     fn queue(&self, r: Request) {
         self.pending.replace(Some(r));
+    }
+
+    /// Queues `r` when a callback runs; otherwise the error the script
+    /// raises.
+    fn request(&self, r: Request) -> Option<String> {
+        let e = self.not_driven();
+        if e.is_none() {
+            self.queue(r);
+        }
+        e
+    }
+
+    /// [`Ctx::request`] for the script's SQL text (a query or a statement
+    /// to prepare), adapted to the target's dialect.
+    fn request_sql(&self, r: Request, sql: &str) -> Option<String> {
+        let e = self.not_driven();
+        if e.is_none() {
+            self.queue_sql(r, &Dialect(self.engine()).adapt_generated_keys(sql));
+        }
+        e
     }
 
     /// Queues `r` with `sql` as its text (a query or a statement to prepare).
