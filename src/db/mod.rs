@@ -292,11 +292,21 @@ impl Conn {
         self.block.is_some() && matches!(self.inner, Inner::MyFast(_) | Inner::PgFast(_))
     }
 
+    /// Hands the connection's client the blocking wait, if it has one. A
+    /// socket that refuses blocking mode keeps suspending, as the others.
     fn apply_blocking(&mut self) {
-        match &mut self.inner {
+        let r = match &mut self.inner {
             Inner::MyFast(c) => c.set_blocking(self.block.clone()),
             Inner::PgFast(c) => c.set_blocking(self.block.clone()),
-            _ => {}
+            _ => Ok(()),
+        };
+        if r.is_err() {
+            self.block = None;
+            let _ = match &mut self.inner {
+                Inner::MyFast(c) => c.set_blocking(None),
+                Inner::PgFast(c) => c.set_blocking(None),
+                _ => Ok(()),
+            };
         }
     }
 

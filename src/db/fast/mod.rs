@@ -114,13 +114,19 @@ pub struct Blocking {
 const BLOCK_SLICE_MS: i32 = 100;
 
 impl Blocking {
+    /// An `Interrupted` error once the run stopped.
+    fn check(&self) -> io::Result<()> {
+        if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) || self.stops.iter().any(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "the run stopped while waiting for the server"));
+        }
+        Ok(())
+    }
+
     /// Waits until `fd` is ready for `events` (POLLIN or POLLOUT), or the
     /// run stops (an `Interrupted` error).
     fn wait(&self, fd: RawFd, events: libc::c_short) -> io::Result<()> {
         loop {
-            if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) || self.stops.iter().any(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
-                return Err(io::Error::new(io::ErrorKind::Interrupted, "the run stopped while waiting for the server"));
-            }
+            self.check()?;
             let mut p = libc::pollfd { fd, events, revents: 0 };
             // SAFETY: one valid pollfd for the call's duration.
             let r = unsafe { libc::poll(&mut p, 1, BLOCK_SLICE_MS) };
@@ -174,8 +180,33 @@ impl Sock {
 
     /// From now on, wait for the server by blocking the thread (`Some`) or
     /// by suspending in the runtime (`None`).
-    pub fn set_blocking(&mut self, b: Option<Blocking>) {
+    ///
+    /// A blocking client's socket is put in blocking mode with a receive
+    /// timeout of one slice: a read then waits inside recv(2), one system
+    /// call, where a non-blocking socket needs a recv that finds nothing,
+    /// a poll and a second recv. The runtime never waits on it meanwhile.
+    pub fn set_blocking(&mut self, b: Option<Blocking>) -> io::Result<()> {
+        let fd = self.fd.get_ref().as_raw_fd();
+        let slice = if b.is_some() { libc::timeval { tv_sec: 0, tv_usec: BLOCK_SLICE_MS as libc::suseconds_t * 1000 } } else { libc::timeval { tv_sec: 0, tv_usec: 0 } };
+        // SAFETY: plain fcntl/setsockopt calls on a descriptor this socket owns,
+        // with a valid timeval for the call's duration.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let flags = if b.is_some() { flags & !libc::O_NONBLOCK } else { flags | libc::O_NONBLOCK };
+            if libc::fcntl(fd, libc::F_SETFL, flags) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            for opt in [libc::SO_RCVTIMEO, libc::SO_SNDTIMEO] {
+                if libc::setsockopt(fd, libc::SOL_SOCKET, opt, &slice as *const libc::timeval as *const libc::c_void, std::mem::size_of::<libc::timeval>() as libc::socklen_t) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+        }
         self.block = b;
+        Ok(())
     }
 
     /// The server's address (TCP only).
@@ -192,6 +223,18 @@ impl Sock {
             None => write_all(&self.fd, buf, self.block.as_ref()).await,
             Some(t) => write_all(&self.fd, t.seal(buf)?, self.block.as_ref()).await,
         }
+    }
+
+    /// Writes what the socket takes of `buf` without waiting (all of a
+    /// statement, as a rule) and says how much that was; the rest goes
+    /// through [`Self::send`]. With TLS on it writes nothing: the record
+    /// layer seals through [`Self::send`].
+    pub fn send_now(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.tls.is_some() {
+            return Ok(0);
+        }
+        let fd = self.fd.get_ref().as_raw_fd();
+        try_write(|b| send_raw(fd, b), buf)
     }
 
     /// Write `buf` as it is, bypassing TLS (the TLS handshake's own records).
@@ -274,13 +317,13 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Bloc
     }
 }
 
-/// [`recv_into`] for a client that blocks: recv, and when the socket has
-/// nothing yet, poll(2) and recv again.
+/// [`recv_into`] for a client that blocks: recv(2) waits on the blocking
+/// socket, one slice at a time (its receive timeout), until data comes or
+/// the run stops.
 fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking) -> io::Result<usize> {
     loop {
         match recv_spare(fd, buf) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => b.wait(fd, libc::POLLIN)?,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => b.check()?,
             r => return r,
         }
     }
@@ -348,9 +391,14 @@ impl ReadBuf {
         ReadBuf { data: Vec::with_capacity(16 * 1024), pos: 0 }
     }
 
+    /// How many bytes are buffered and not consumed yet.
+    pub fn unread(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
     /// Make sure `n` unread bytes are buffered.
     pub async fn fill(&mut self, sock: &mut Sock, n: usize) -> io::Result<()> {
-        while self.data.len() - self.pos < n {
+        while self.unread() < n {
             if self.pos > 0 {
                 // Keep unread bytes at the front so the buffer never grows
                 // past the largest message.

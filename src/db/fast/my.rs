@@ -43,6 +43,8 @@ pub struct MyFast {
     seq: u8,
     stmts: Vec<Option<Prepared>>,
     text: String,
+    /// The column types of the result being read (binary rows), reused.
+    types: Vec<(u8, u16)>,
     /// A command is on the wire whose answer was not read to the end.
     broken: bool,
 }
@@ -52,6 +54,39 @@ struct Pkt {
     start: usize,
     end: usize,
     big: bool,
+}
+
+/// Where a command's answer is: what the next packet must be.
+#[derive(Clone, Copy)]
+enum Phase {
+    /// An OK, an error, a LOCAL INFILE request or a result set's column
+    /// count.
+    Head,
+    /// This many column definitions to go.
+    Columns(usize),
+    /// The EOF packet after the column definitions (old servers).
+    ColumnsEof,
+    Rows,
+}
+
+/// What [`MyFast::results`] learned so far of a command's answer.
+struct Answer {
+    /// Reading the first result (the one whose rows are collected).
+    first: bool,
+    has_rows: bool,
+    affected: u64,
+    phase: Phase,
+    ncols: usize,
+    /// The rows of this result are collected.
+    want: bool,
+}
+
+/// What follows a packet of an answer.
+enum Step {
+    More,
+    Done,
+    /// The server asked for a LOCAL INFILE upload.
+    Infile,
 }
 
 /// What a result-set read collects.
@@ -169,7 +204,8 @@ impl MyFast {
             }
         }
         .map_err(|e| DbError { kind: ErrKind::Connect, code: "2002".into(), message: format!("Input/output error: {e}") })?;
-        let mut c = MyFast { sock, r: ReadBuf::new(), w: Vec::with_capacity(4096), big: Vec::new(), deprecate_eof: false, seq: 0, stmts: Vec::new(), text: String::new(), broken: false };
+        let mut c =
+            MyFast { sock, r: ReadBuf::new(), w: Vec::with_capacity(4096), big: Vec::new(), deprecate_eof: false, seq: 0, stmts: Vec::new(), text: String::new(), types: Vec::new(), broken: false };
         let p = c.next().await.map_err(connect_io)?;
         let hs = c.payload(p).to_vec();
         if hs.first() == Some(&0xff) {
@@ -406,7 +442,13 @@ impl MyFast {
         self.check()?;
         self.frame(0);
         self.broken = true;
-        self.sock.send(&self.w).await.map_err(lost)
+        // Written here when the socket takes it all, without a trip
+        // through the socket's write future.
+        let n = self.sock.send_now(&self.w).map_err(lost)?;
+        if n < self.w.len() {
+            self.sock.send(&self.w[n..]).await.map_err(lost)?;
+        }
+        Ok(())
     }
 
     fn start(&mut self, cmd: u8) {
@@ -414,95 +456,151 @@ impl MyFast {
         self.w.extend_from_slice(&[0, 0, 0, 0, cmd]);
     }
 
+    /// The next packet when it is already whole in the read buffer (the
+    /// usual case: a small answer comes in one read), consumed. Parsing it
+    /// here, without a wait, spares every packet a trip through the nested
+    /// read futures of [`Self::next`].
+    #[inline]
+    fn buffered(&mut self) -> Option<Pkt> {
+        let d = &self.r.data[self.r.pos..];
+        if d.len() < 4 {
+            return None;
+        }
+        let len = u32::from_le_bytes([d[0], d[1], d[2], 0]) as usize;
+        if len >= MAX_PAYLOAD || d.len() < 4 + len {
+            return None;
+        }
+        self.seq = d[3].wrapping_add(1);
+        let start = self.r.pos + 4;
+        self.r.pos = start + len;
+        Some(Pkt { start, end: start + len, big: false })
+    }
+
     /// Read one command's results to the end: (first result had columns,
     /// affected rows of the last OK).
     async fn results(&mut self, mut collect: Collect<'_>) -> DbResult<(bool, u64)> {
-        let mut first = true;
-        let mut has_rows = false;
-        let mut affected = 0;
+        let mut a = Answer { first: true, has_rows: false, affected: 0, phase: Phase::Head, ncols: 0, want: false };
         loop {
-            let p = self.next().await.map_err(lost)?;
-            let head = self.payload(p).first().copied();
-            match head {
-                Some(0x00) => {
-                    let (a, status) = ok_packet(self.payload(p));
-                    affected = a;
-                    if status & SERVER_MORE_RESULTS_EXISTS == 0 {
-                        break;
-                    }
+            let p = loop {
+                if let Some(p) = self.buffered() {
+                    break p;
                 }
-                Some(0xff) => {
-                    let e = server_error(self.payload(p));
+                if self.r.unread() >= 4 && self.r.data[self.r.pos..self.r.pos + 3] == [0xff; 3] {
+                    // A payload split over packets: reassembled by next().
+                    break self.next().await.map_err(lost)?;
+                }
+                let more = self.r.unread() + 1;
+                self.r.fill(&mut self.sock, more).await.map_err(lost)?;
+            };
+            match self.on_packet(p, &mut a, &mut collect)? {
+                Step::More => {}
+                Step::Done => {
                     self.broken = false;
-                    return Err(e);
+                    return Ok((a.has_rows, a.affected));
                 }
-                Some(0xfb) => {
-                    // LOCAL INFILE request we did not ask for: send no data.
+                Step::Infile => {
+                    // A LOCAL INFILE request we did not ask for: send no data.
                     let seq = self.seq;
                     self.w.clear();
                     self.w.extend_from_slice(&[0, 0, 0, seq]);
                     self.sock.send(&self.w).await.map_err(lost)?;
                 }
+            }
+        }
+    }
+
+    /// One packet of a command's answer, read in the light of the ones
+    /// before it (`a`). A server error ends the answer.
+    fn on_packet(&mut self, p: Pkt, a: &mut Answer, collect: &mut Collect<'_>) -> DbResult<Step> {
+        let pl = if p.big { &self.big[p.start..p.end] } else { &self.r.data[p.start..p.end] };
+        if pl.first() == Some(&0xff) && !matches!(a.phase, Phase::Columns(_)) {
+            let e = server_error(pl);
+            self.broken = false;
+            return Err(e);
+        }
+        match a.phase {
+            Phase::Head => match pl.first() {
+                Some(0x00) => {
+                    let (affected, status) = ok_packet(pl);
+                    a.affected = affected;
+                    if status & SERVER_MORE_RESULTS_EXISTS == 0 {
+                        return Ok(Step::Done);
+                    }
+                    a.first = false;
+                }
+                Some(0xfb) => {
+                    a.first = false;
+                    return Ok(Step::Infile);
+                }
                 Some(_) => {
                     let mut i = 0;
-                    let ncols = lenenc(self.payload(p), &mut i).ok_or_else(bad_packet)? as usize;
-                    if first {
-                        has_rows = ncols > 0;
+                    a.ncols = lenenc(pl, &mut i).ok_or_else(bad_packet)? as usize;
+                    if a.first {
+                        a.has_rows = a.ncols > 0;
                     }
-                    let want = first && !matches!(collect, Collect::Nothing);
-                    let mut types = Vec::new();
-                    for _ in 0..ncols {
-                        let p = self.next().await.map_err(lost)?;
-                        if want {
-                            types.push(column_type(self.payload(p)).ok_or_else(bad_packet)?);
-                        }
-                    }
-                    if !self.deprecate_eof {
-                        self.next().await.map_err(lost)?;
-                    }
-                    if want {
-                        if let Collect::Raw(out, binary) = &mut collect {
-                            out.start_my(binary.then_some(&types[..]), ncols);
-                        }
-                    }
-                    loop {
-                        let p = self.next().await.map_err(lost)?;
-                        let pl = self.payload(p);
-                        if pl.first() == Some(&0xfe) && pl.len() < MAX_PAYLOAD {
-                            let status = if self.deprecate_eof {
-                                let (a, s) = ok_packet(pl);
-                                affected = a;
-                                s
-                            } else {
-                                pl.get(3..5).map(|s| u16::from_le_bytes([s[0], s[1]])).unwrap_or(0)
-                            };
-                            if status & SERVER_MORE_RESULTS_EXISTS == 0 {
-                                self.broken = false;
-                                return Ok((has_rows, affected));
-                            }
-                            break;
-                        }
-                        if pl.first() == Some(&0xff) {
-                            let e = server_error(pl);
-                            self.broken = false;
-                            return Err(e);
-                        }
-                        if want {
-                            match &mut collect {
-                                Collect::Text(out) => out.push(text_row(pl, ncols).ok_or_else(bad_packet)?),
-                                Collect::Binary(out) => out.push(binary_row(pl, &types).ok_or_else(bad_packet)?),
-                                Collect::Raw(out, _) => out.push(pl),
-                                Collect::Nothing => {}
-                            }
-                        }
+                    a.want = a.first && !matches!(collect, Collect::Nothing);
+                    self.types.clear();
+                    a.phase = Phase::Columns(a.ncols);
+                    if a.ncols == 0 {
+                        self.columns_read(a, collect);
                     }
                 }
                 None => return Err(bad_packet()),
+            },
+            Phase::Columns(left) => {
+                if a.want {
+                    self.types.push(column_type(pl).ok_or_else(bad_packet)?);
+                }
+                a.phase = Phase::Columns(left - 1);
+                if left == 1 {
+                    self.columns_read(a, collect);
+                }
             }
-            first = false;
+            Phase::ColumnsEof => self.rows_start(a, collect),
+            Phase::Rows => {
+                if pl.first() == Some(&0xfe) && pl.len() < MAX_PAYLOAD {
+                    let status = if self.deprecate_eof {
+                        let (affected, s) = ok_packet(pl);
+                        a.affected = affected;
+                        s
+                    } else {
+                        pl.get(3..5).map(|s| u16::from_le_bytes([s[0], s[1]])).unwrap_or(0)
+                    };
+                    if status & SERVER_MORE_RESULTS_EXISTS == 0 {
+                        return Ok(Step::Done);
+                    }
+                    a.first = false;
+                    a.phase = Phase::Head;
+                } else if a.want {
+                    match collect {
+                        Collect::Text(out) => out.push(text_row(pl, a.ncols).ok_or_else(bad_packet)?),
+                        Collect::Binary(out) => out.push(binary_row(pl, &self.types).ok_or_else(bad_packet)?),
+                        Collect::Raw(out, _) => out.push(pl),
+                        Collect::Nothing => {}
+                    }
+                }
+            }
         }
-        self.broken = false;
-        Ok((has_rows, affected))
+        Ok(Step::More)
+    }
+
+    /// The column definitions are read: an EOF packet follows them unless
+    /// the server deprecated it.
+    fn columns_read(&mut self, a: &mut Answer, collect: &mut Collect<'_>) {
+        if self.deprecate_eof {
+            self.rows_start(a, collect);
+        } else {
+            a.phase = Phase::ColumnsEof;
+        }
+    }
+
+    fn rows_start(&mut self, a: &mut Answer, collect: &mut Collect<'_>) {
+        if a.want {
+            if let Collect::Raw(out, binary) = collect {
+                out.start_my(binary.then_some(&self.types[..]), a.ncols);
+            }
+        }
+        a.phase = Phase::Rows;
     }
 
     async fn prepare(&mut self, id: StmtId, st: &Statement) -> DbResult<()> {
@@ -653,8 +751,8 @@ impl MyFast {
     }
 
     /// Waits on the server by blocking the thread (see [`super::Blocking`]).
-    pub fn set_blocking(&mut self, b: Option<super::Blocking>) {
-        self.sock.set_blocking(b);
+    pub fn set_blocking(&mut self, b: Option<super::Blocking>) -> std::io::Result<()> {
+        self.sock.set_blocking(b)
     }
 
     pub async fn close(mut self) {

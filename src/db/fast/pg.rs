@@ -655,8 +655,8 @@ impl PgFast {
     }
 
     /// Waits on the server by blocking the thread (see [`super::Blocking`]).
-    pub fn set_blocking(&mut self, b: Option<super::Blocking>) {
-        self.sock.set_blocking(b);
+    pub fn set_blocking(&mut self, b: Option<super::Blocking>) -> std::io::Result<()> {
+        self.sock.set_blocking(b)
     }
 
     pub async fn close(mut self) {
