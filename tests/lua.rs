@@ -230,6 +230,14 @@ fn broken_scripts_name_their_file_and_line() {
     let out = run_fail(fairbench().args([runtime.as_str(), t.as_str(), "--no-save", "--events=10", "--time=0", "run"]));
     assert_eq!(out.status.code(), Some(4), "{}", show(&out));
     assert_one_line_error(&out, &[&format!("{runtime}:5: boom")]);
+    // A bound value never set, on a client that runs statements in place
+    // (MariaDB, one client) and on one that queues them (SQLite).
+    let nullbind = own("nullbind");
+    for target in [t.clone(), format!("--target={}", mysql_url())] {
+        let out = run_fail(fairbench().args([nullbind.as_str(), target.as_str(), "--no-save", "--events=10", "--time=0", "--threads=1", "run"]));
+        assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+        assert_one_line_error(&out, &[&format!("{nullbind}:11:"), "NULL"]);
+    }
     let noevent = own("noevent");
     let out = run_fail(fairbench().args([noevent.as_str(), t.as_str(), "--no-save", "run"]));
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));

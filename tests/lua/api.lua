@@ -115,6 +115,10 @@ function thread_init()
    upd_c = upd:bind_create(sysbench.sql.type.VARCHAR, 64)
    upd_id = upd:bind_create(sysbench.sql.type.BIGINT)
    upd:bind_param(upd_c, upd_id)
+   -- Prepared lazily: the missing table fails at its first execute.
+   bad = con:prepare("SELECT k FROM no_such_table WHERE id = ?")
+   bad_id = bad:bind_create(sysbench.sql.type.INT)
+   bad:bind_param(bad_id)
    -- A second connection, reconnected and closed.
    local other = drv:connect()
    check(count_rows(other) == sysbench.opt.rows, "second connection")
@@ -149,7 +153,14 @@ end
 function event()
    if not failed_once then
       failed_once = true
-      con:query("SELECT * FROM no_such_table")
+      -- A failing query on one client, a failing statement on the other:
+      -- both go through the error hooks.
+      if sysbench.tid % 2 == 0 then
+         con:query("SELECT * FROM no_such_table")
+      else
+         bad_id:set(1)
+         bad:execute()
+      end
    end
    check(ffi.C.sb_more_events(sysbench.tid) == true, "sb_more_events")
    ffi.C.sb_event_start(sysbench.tid)

@@ -50,6 +50,8 @@ pub struct Ctx {
     sql_error: RefCell<Option<DbError>>,
     /// Its description (`errdesc`), for `before_restart_event`.
     pub last_errdesc: RefCell<Option<Table>>,
+    /// (rows, columns) of the last statement `fairbench_exec` ran.
+    pub shape: Cell<(i64, i64)>,
 }
 
 impl Ctx {
@@ -76,6 +78,7 @@ impl Ctx {
             counts: Default::default(),
             sql_error: RefCell::new(None),
             last_errdesc: RefCell::new(None),
+            shape: Cell::new((0, 0)),
         }
     }
 

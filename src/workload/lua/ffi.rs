@@ -205,10 +205,47 @@ pub unsafe extern "C" fn sb_rand_varstr(buf: *mut c_char, min: u32, max: u32) ->
     with_ctx(|c| c.varstr(min.min(max), max, out)).unwrap_or(0)
 }
 
+/// sql.lua's `Statement:execute`: value `k` (from 0) of statement `h`, a
+/// Lua number.
+#[no_mangle]
+pub extern "C" fn fairbench_bind_num(h: c_int, k: c_int, v: f64) {
+    with_ctx(|c| super::sql::bind_slot(c, h as usize, k as usize, |ty, slot| super::sql::num_value(v, ty, slot)));
+}
+
+/// sql.lua's `Statement:execute`: value `k` (from 0) of statement `h`, a
+/// Lua string of `len` bytes.
+///
+/// # Safety
+/// `s` must point to `len` readable bytes (a Lua string's, as LuaJIT passes
+/// it for the call's duration).
+#[no_mangle]
+pub unsafe extern "C" fn fairbench_bind_str(h: c_int, k: c_int, s: *const c_char, len: usize) {
+    let b = if s.is_null() { &[][..] } else { std::slice::from_raw_parts(s as *const u8, len) };
+    with_ctx(|c| super::sql::bind_slot(c, h as usize, k as usize, |ty, slot| super::sql::str_value(b, ty, slot)));
+}
+
+/// sql.lua's `Statement:execute`: runs or queues statement `h` with its
+/// `n` values bound (see [`super::sql::exec_bound`]).
+#[no_mangle]
+pub extern "C" fn fairbench_exec(h: c_int, n: c_int) -> c_int {
+    with_ctx(|c| super::sql::exec_bound(c, h as usize, n.max(0) as usize)).unwrap_or(-1)
+}
+
+/// Rows (`which` 0) or columns (1) of the result `fairbench_exec` just
+/// answered 2 for.
+#[no_mangle]
+pub extern "C" fn fairbench_result(which: c_int) -> f64 {
+    with_ctx(|c| {
+        let (rows, cols) = c.shape.get();
+        (if which == 0 { rows } else { cols }) as f64
+    })
+    .unwrap_or(0.0)
+}
+
 /// Takes every symbol's address, so the linker keeps them all for the
 /// dynamic table even though no Rust code calls them.
 pub fn keep_symbols() {
-    let all: [usize; 15] = [
+    let all: [usize; 19] = [
         sb_counter_inc as *const () as usize,
         sb_event_start as *const () as usize,
         sb_event_stop as *const () as usize,
@@ -224,6 +261,10 @@ pub fn keep_symbols() {
         sb_rand_uniform_double as *const () as usize,
         sb_rand_str as *const () as usize,
         sb_rand_varstr as *const () as usize,
+        fairbench_bind_num as *const () as usize,
+        fairbench_bind_str as *const () as usize,
+        fairbench_exec as *const () as usize,
+        fairbench_result as *const () as usize,
     ];
     std::hint::black_box(all);
 }

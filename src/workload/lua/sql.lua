@@ -4,8 +4,16 @@
 -- with `fb` and yields the client's coroutine; the Rust driver performs the
 -- request and resumes it with (true, a, b) or (false, message).
 local fb = ...
-local yield, select, setmetatable, error, unpack = coroutine.yield, select, setmetatable, error, unpack
+local yield, select, setmetatable, error, unpack, type = coroutine.yield, select, setmetatable, error, unpack, type
 local exec, query = fb.exec, fb.query
+local ffi = require("ffi")
+ffi.cdef[[
+void fairbench_bind_num(int h, int k, double v);
+void fairbench_bind_str(int h, int k, const char *s, size_t len);
+int fairbench_exec(int h, int n);
+double fairbench_result(int which);
+]]
+local C = ffi.C
 local sql = sysbench.sql
 
 -- The answer to the request just queued. Errors name the script's line
@@ -47,7 +55,25 @@ function Statement:bind_param(...)
   self.p, self.n = p, n
   fb.bind_types(self.h, unpack(types, 1, n))
 end
+-- Numbers and strings are bound and the statement run through FFI calls,
+-- which LuaJIT compiles into the event's trace; other values (nil, booleans,
+-- cdata) take the general path below.
 function Statement:execute()
+  local p, n, h = self.p, self.n, self.h
+  for i = 1, n do
+    local v = p[i].v
+    local t = type(v)
+    if t == "number" then C.fairbench_bind_num(h, i - 1, v)
+    elseif t == "string" then C.fairbench_bind_str(h, i - 1, v, #v)
+    else return self:execute_any() end
+  end
+  local r = C.fairbench_exec(h, n)
+  if r == 2 then return result(self.c, C.fairbench_result(0), C.fairbench_result(1)) end
+  if r == 1 then return nil end
+  if r == 0 then return result(self.c, wait()) end
+  error(fb.exec_error(), 2)
+end
+function Statement:execute_any()
   local p, n, e, a, b = self.p, self.n, nil, nil, nil
   -- The common arities without building an argument table. `exec`
   -- answers true and the result's shape when it ran the statement in

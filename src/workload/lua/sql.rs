@@ -48,7 +48,9 @@ pub enum Request {
 pub struct ConnSlot {
     primary: bool,
     own: Option<Box<Conn>>,
-    rows: RowBuf,
+    /// The last result's rows; boxed, so lending them moves a pointer.
+    /// Absent while lent, and until the first result.
+    rows: Option<Box<RowBuf>>,
     next_row: usize,
     bulk_prefix: String,
     bulk: String,
@@ -102,6 +104,8 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
     // SAFETY: `exec` follows the Lua C API's rules (below).
     fb.set("exec", unsafe { lua.create_c_function(exec)? })?;
     let c = ctx.clone();
+    fb.set("exec_error", lua.create_function(move |_, ()| Ok(std::mem::take(&mut *c.text.borrow_mut())))?)?;
+    let c = ctx.clone();
     fb.set("query", lua.create_function(move |_, (h, q): (usize, mlua::String)| Ok(c.request_sql(Request::Query(h), &q.to_str()?)))?)?;
     let c = ctx.clone();
     fb.set("driver_name", lua.create_function(move |_, ()| Ok(driver::name(c.engine())))?)?;
@@ -135,7 +139,9 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
         "free",
         lua.create_function(move |_, h: usize| {
             if let Some(s) = c.conns.borrow_mut().get_mut(h) {
-                s.rows.clear();
+                if let Some(r) = &mut s.rows {
+                    r.clear();
+                }
                 s.next_row = 0;
             }
             Ok(())
@@ -188,44 +194,26 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
 /// into the client's parameter slots, then runs the statement in place
 /// (a blocking connection; returns true and the result's shape) or queues
 /// it (returns nothing). Or returns an error message: the Lua side raises
-/// it, as raising here would unwind through Rust frames.
+/// it, as raising here would unwind through Rust frames. The general path:
+/// numbers and strings take `fairbench_exec` (see [`exec_bound`]).
 unsafe extern "C-unwind" fn exec(l: *mut lua::lua_State) -> c_int {
     let n = lua::lua_gettop(l);
     let h = lua::lua_tointeger(l, 1) as usize;
     let msg = ffi::with_ctx(|ctx| {
-        if let Some(e) = ctx.not_driven() {
-            return Some(Answer::Raise(e));
-        }
-        let stmts = ctx.stmts.borrow();
-        let Some(st) = stmts.get(h) else { return Some(Answer::Raise("no such statement".to_string())) };
-        let mut params = ctx.params.borrow_mut();
-        params.truncate(n.max(1) as usize - 1);
-        for i in 2..=n {
-            let k = (i - 2) as usize;
-            let ty = st.types.get(k).copied().unwrap_or(0);
-            if params.len() <= k {
-                params.push(PVal::Null);
+        {
+            let stmts = ctx.stmts.borrow();
+            let types = stmts.get(h).map(|s| &s.types[..]).unwrap_or_default();
+            let mut params = ctx.params.borrow_mut();
+            params.truncate(n.max(1) as usize - 1);
+            for i in 2..=n {
+                let k = (i - 2) as usize;
+                if params.len() <= k {
+                    params.push(PVal::Null);
+                }
+                read_value(l, i, types.get(k).copied().unwrap_or(0), &mut params[k]);
             }
-            read_value(l, i, ty, &mut params[k]);
         }
-        let primary = st.conn_primary(ctx);
-        drop((stmts, params));
-        let conn = ctx.in_place.get();
-        if conn.is_null() || !primary {
-            ctx.queue(Request::Exec(h));
-            return None;
-        }
-        // SAFETY: `drive` set the pointer from the connection it holds for
-        // this callback and does not touch it while the script runs.
-        match run_in_place(exec_stmt(ctx, h, unsafe { conn.as_mut() })) {
-            Some(Ok(Ok(v))) => Some(Answer::Done(v)),
-            Some(Ok(Err(e))) => {
-                ctx.queue(Request::Failed(h, e));
-                None
-            }
-            Some(Err(m)) => Some(Answer::Raise(m)),
-            None => Some(Answer::Raise("internal error: a blocking connection suspended".into())),
-        }
+        run_or_queue(ctx, h)
     });
     match msg {
         Some(Some(Answer::Raise(m))) => {
@@ -239,6 +227,65 @@ unsafe extern "C-unwind" fn exec(l: *mut lua::lua_State) -> c_int {
             3
         }
         _ => 0,
+    }
+}
+
+/// Statement `h` with the values in `Ctx::params`: run in place when the
+/// client's connection never suspends, else queued for [`drive`] (`None`).
+fn run_or_queue(ctx: &Ctx, h: usize) -> Option<Answer> {
+    if let Some(e) = ctx.not_driven() {
+        return Some(Answer::Raise(e));
+    }
+    let Some(primary) = ctx.stmts.borrow().get(h).map(|st| st.conn_primary(ctx)) else { return Some(Answer::Raise("no such statement".to_string())) };
+    let conn = ctx.in_place.get();
+    if conn.is_null() || !primary {
+        ctx.queue(Request::Exec(h));
+        return None;
+    }
+    // SAFETY: `drive` set the pointer from the connection it holds for
+    // this callback and does not touch it while the script runs.
+    match run_in_place(exec_stmt(ctx, h, unsafe { conn.as_mut() })) {
+        Some(Ok(Ok(v))) => Some(Answer::Done(v)),
+        Some(Ok(Err(e))) => {
+            ctx.queue(Request::Failed(h, e));
+            None
+        }
+        Some(Err(m)) => Some(Answer::Raise(m)),
+        None => Some(Answer::Raise("internal error: a blocking connection suspended".into())),
+    }
+}
+
+/// Value `k` of statement `h`, bound through `fairbench_bind_*` (sql.lua's
+/// `execute` for numbers and strings): its slot, given the bind type.
+pub fn bind_slot(ctx: &Ctx, h: usize, k: usize, f: impl FnOnce(i64, &mut PVal)) {
+    let ty = ctx.stmts.borrow().get(h).and_then(|s| s.types.get(k).copied()).unwrap_or(0);
+    let mut params = ctx.params.borrow_mut();
+    if params.len() <= k {
+        params.resize(k + 1, PVal::Null);
+    }
+    f(ty, &mut params[k]);
+}
+
+/// `fairbench_exec(h, n)`: statement `h` with the `n` values bound before
+/// it. 2: it ran and returned rows (`fairbench_result` has their shape);
+/// 1: it ran; 0: it is queued (the script yields for it); -1: an error the
+/// script raises (`fb.exec_error`).
+///
+/// An FFI call, unlike a Lua C function, keeps LuaJIT's trace going
+/// through the statement: the whole event can run as compiled code.
+pub fn exec_bound(ctx: &Ctx, h: usize, n: usize) -> c_int {
+    ctx.params.borrow_mut().truncate(n);
+    match run_or_queue(ctx, h) {
+        None => 0,
+        Some(Answer::Done((Some(rows), Some(cols)))) => {
+            ctx.shape.set((rows, cols));
+            2
+        }
+        Some(Answer::Done(_)) => 1,
+        Some(Answer::Raise(m)) => {
+            *ctx.text.borrow_mut() = m;
+            -1
+        }
     }
 }
 
@@ -266,45 +313,14 @@ fn run_in_place<F: std::future::Future>(f: F) -> Option<F::Output> {
 /// slot's text buffer.
 unsafe fn read_value(l: *mut lua::lua_State, i: c_int, ty: i64, slot: &mut PVal) {
     let int_ok = int_type(ty) || ty == 0;
-    let set_text = |slot: &mut PVal, f: &mut dyn FnMut(&mut String)| {
-        if !matches!(slot, PVal::Text(_)) {
-            *slot = PVal::Text(String::new());
-        }
-        if let PVal::Text(t) = slot {
-            t.clear();
-            f(t);
-        }
-    };
     match lua::lua_type(l, i) {
         lua::LUA_TNIL => *slot = PVal::Null,
         lua::LUA_TBOOLEAN => *slot = PVal::Int(i64::from(lua::lua_toboolean(l, i) != 0)),
-        lua::LUA_TNUMBER => {
-            let v = lua::lua_tonumber(l, i);
-            if v.fract() == 0.0 && v.abs() < 9.2e18 {
-                if int_ok {
-                    *slot = PVal::Int(v as i64);
-                } else {
-                    set_text(slot, &mut |t| {
-                        use std::fmt::Write;
-                        let _ = write!(t, "{}", v as i64);
-                    });
-                }
-            } else {
-                set_text(slot, &mut |t| {
-                    use std::fmt::Write;
-                    let _ = write!(t, "{v}");
-                });
-            }
-        }
+        lua::LUA_TNUMBER => num_value(lua::lua_tonumber(l, i), ty, slot),
         lua::LUA_TSTRING => {
             let mut len = 0usize;
             let p = lua::lua_tolstring(l, i, &mut len);
-            let b = std::slice::from_raw_parts(p as *const u8, len);
-            let s = String::from_utf8_lossy(b);
-            match s.trim().parse::<i64>() {
-                Ok(v) if int_type(ty) => *slot = PVal::Int(v),
-                _ => set_text(slot, &mut |t| t.push_str(&s)),
-            }
+            str_value(std::slice::from_raw_parts(p as *const u8, len), ty, slot)
         }
         _ => {
             // Anything else (a cdata number, a table) as tostring() shows it.
@@ -321,6 +337,46 @@ unsafe fn read_value(l: *mut lua::lua_State, i: c_int, ty: i64, slot: &mut PVal)
                 _ => set_text(slot, &mut |t| t.push_str(&s)),
             }
         }
+    }
+}
+
+/// `slot` as text, its buffer reused.
+fn set_text(slot: &mut PVal, f: &mut dyn FnMut(&mut String)) {
+    if !matches!(slot, PVal::Text(_)) {
+        *slot = PVal::Text(String::new());
+    }
+    if let PVal::Text(t) = slot {
+        t.clear();
+        f(t);
+    }
+}
+
+/// A Lua number as a parameter of sysbench type `ty`: an integer for the
+/// integer types (and no type), else its text.
+pub fn num_value(v: f64, ty: i64, slot: &mut PVal) {
+    use std::fmt::Write;
+    if v.fract() == 0.0 && v.abs() < 9.2e18 {
+        if int_type(ty) || ty == 0 {
+            *slot = PVal::Int(v as i64);
+        } else {
+            set_text(slot, &mut |t| {
+                let _ = write!(t, "{}", v as i64);
+            });
+        }
+    } else {
+        set_text(slot, &mut |t| {
+            let _ = write!(t, "{v}");
+        });
+    }
+}
+
+/// A Lua string as a parameter of sysbench type `ty`: an integer for the
+/// integer types when it reads as one, else the text.
+pub fn str_value(b: &[u8], ty: i64, slot: &mut PVal) {
+    let s = String::from_utf8_lossy(b);
+    match s.trim().parse::<i64>() {
+        Ok(v) if int_type(ty) => *slot = PVal::Int(v),
+        _ => set_text(slot, &mut |t| t.push_str(&s)),
     }
 }
 
@@ -404,7 +460,7 @@ impl Ctx {
         let mut conns = self.conns.borrow_mut();
         let Some(s) = conns.get_mut(h) else { return Ok(Value::Nil) };
         let i = s.next_row;
-        let Some(row) = s.rows.row(i) else { return Ok(Value::Nil) };
+        let Some(row) = s.rows.as_ref().and_then(|r| r.row(i)) else { return Ok(Value::Nil) };
         s.next_row = i + 1;
         let row = row.map_err(|e| mlua::Error::RuntimeError(e.message))?;
         let t = lua.create_table_with_capacity(row.len(), 0)?;
@@ -772,14 +828,14 @@ struct Lent {
     h: usize,
     primary: bool,
     own: Option<Box<Conn>>,
-    rows: RowBuf,
+    rows: Box<RowBuf>,
 }
 
 impl Lent {
     fn take(ctx: &Ctx, h: usize) -> Result<Lent, String> {
         let mut conns = ctx.conns.borrow_mut();
         let s = conns.get_mut(h).ok_or("the connection is closed")?;
-        Ok(Lent { h, primary: s.primary, own: s.own.take(), rows: std::mem::take(&mut s.rows) })
+        Ok(Lent { h, primary: s.primary, own: s.own.take(), rows: s.rows.take().unwrap_or_default() })
     }
 
     /// The connection and its result buffer; `primary` is the runner's
@@ -796,7 +852,7 @@ impl Lent {
             if !self.primary {
                 s.own = self.own;
             }
-            s.rows = self.rows;
+            s.rows = Some(self.rows);
             s.next_row = 0;
         }
         shape
