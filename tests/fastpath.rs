@@ -264,30 +264,45 @@ fn trickle_proxy(upstream: (String, u16)) -> u16 {
     port
 }
 
-/// The MySQL client parses the packets already in its buffer without
-/// waiting, and reads on only for a packet that is not whole: answers that
-/// come in small pieces (headers and rows split anywhere) give the same
-/// counts and rows as answers that come whole.
+/// The built-in clients parse the packets (MySQL) and messages (PostgreSQL)
+/// already in their buffer without waiting, and read on only for one that
+/// is not whole: answers that come in small pieces (headers and rows split
+/// anywhere) give the same counts and rows as answers that come whole.
 #[test]
 fn answers_split_into_small_reads_parse_alike() {
-    let u = parse_url(&mysql_url());
-    let port = trickle_proxy((u.host.clone(), mysql_port()));
-    let split = T { tag: "mysplit", url: format!("mysql://{}:{}@127.0.0.1:{port}/{}?ssl-mode=DISABLED", u.user, u.password, u.database) };
-    let whole = T { tag: "mywhole", url: format!("{}?ssl-mode=DISABLED", mysql_url()) };
+    let (my, pg) = (parse_url(&mysql_url()), parse_url(&pg_url()));
+    let my_port = trickle_proxy((my.host.clone(), mysql_port()));
+    let pg_port_split = trickle_proxy((pg.host.clone(), pg_port()));
+    let pairs = [
+        (
+            T { tag: "mysplit", url: format!("mysql://{}:{}@127.0.0.1:{my_port}/{}?ssl-mode=DISABLED", my.user, my.password, my.database) },
+            T { tag: "mywhole", url: format!("{}?ssl-mode=DISABLED", mysql_url()) },
+        ),
+        (
+            T { tag: "pgsplit", url: format!("postgres://{}:{}@127.0.0.1:{pg_port_split}/{}?sslmode=disable", pg.user, pg.password, pg.database) },
+            T { tag: "pgwhole", url: format!("{}?sslmode=disable", pg_url()) },
+        ),
+    ];
+    for (split, whole) in &pairs {
+        split_reads_parse_alike(split, whole);
+    }
+}
+
+fn split_reads_parse_alike(split: &T, whole: &T) {
     for ps in ["auto", "disable"] {
         let mut seen = Vec::new();
-        for t in [&split, &whole] {
+        for t in [split, whole] {
             let c = counts("fast", t, &format!("fp_split_{ps}_{}_", t.tag), "oltp_read_write", ps);
             assert_eq!(c, (60 * 14, 60 * 4, 60 * 2), "{ps} on {}", t.tag);
             seen.push(c);
         }
-        assert_eq!(seen[0], seen[1], "{ps}");
+        assert_eq!(seen[0], seen[1], "{ps} on {}", split.tag);
     }
     // Rows read back through the proxy, as text (a query) and binary (a
     // prepared statement), are the rows the server has.
-    let table = "fp_split_rows_";
-    let common = ["--table-name", table, "--tables", "1", "--table-size", "300", "--rand-seed", "3"];
-    run_ok(fb("fast", &whole, &["prepare", "oltp_read_write"]).args(common));
+    let table = format!("fp_split_rows_{}_", whole.tag);
+    let common = ["--table-name", table.as_str(), "--tables", "1", "--table-size", "300", "--rand-seed", "3"];
+    run_ok(fb("fast", whole, &["prepare", "oltp_read_write"]).args(common));
     let script = scratch_dir("fastpath-split").join("rows.lua");
     std::fs::write(
         &script,
@@ -313,10 +328,10 @@ sysbench.cmdline.commands = {{ rows = {{ rows }} }}
     )
     .unwrap();
     let mut got = Vec::new();
-    for t in [&split, &whole] {
+    for t in [split, whole] {
         got.push(stdout(&run_ok(&mut fb("fast", t, &[script.to_str().unwrap(), "rows"]))));
     }
     assert!(got[0].contains("text 300 rows: 1|") && got[0].contains("binary 300 rows: 1|"), "{}", &got[0][..got[0].len().min(500)]);
-    assert!(got[0] == got[1], "the rows differ through the proxy");
-    run_ok(fb("fast", &whole, &["cleanup", "oltp_read_write"]).args(common));
+    assert!(got[0] == got[1], "the rows differ through the proxy on {}", split.tag);
+    run_ok(fb("fast", whole, &["cleanup", "oltp_read_write"]).args(common));
 }

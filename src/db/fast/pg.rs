@@ -341,11 +341,36 @@ impl PgFast {
         Ok(())
     }
 
+    /// The next message when it is already whole in the read buffer (the
+    /// usual case: a small answer comes in one read), consumed; parsed
+    /// without a trip through the read futures of [`Self::next`].
+    #[inline]
+    fn buffered(&mut self) -> Option<Msg> {
+        let d = &self.r.data[self.r.pos..];
+        if d.len() < 5 {
+            return None;
+        }
+        let len = be32(&d[1..]) as usize;
+        if d.len() < 1 + len {
+            return None;
+        }
+        let p = self.r.pos;
+        let m = Msg { ty: d[0], start: p + 5, end: p + 1 + len };
+        self.r.pos = m.end;
+        Some(m)
+    }
+
     /// Send the write buffer and mark the session busy until ReadyForQuery.
     async fn request(&mut self) -> DbResult<()> {
         self.check()?;
         self.broken = true;
-        self.sock.send(&self.w).await.map_err(lost)
+        // Written here when the socket takes it all, without a trip
+        // through the socket's write future.
+        let n = self.sock.send_now(&self.w).map_err(lost)?;
+        if n < self.w.len() {
+            self.sock.send(&self.w[n..]).await.map_err(lost)?;
+        }
+        Ok(())
     }
 
     /// Read to ReadyForQuery. Returns (saw rows, rows affected of the last
@@ -354,7 +379,10 @@ impl PgFast {
         let mut err: Option<DbError> = None;
         let (mut rows, mut n) = (false, 0u64);
         loop {
-            let m = self.next().await.map_err(lost)?;
+            let m = match self.buffered() {
+                Some(m) => m,
+                None => self.next().await.map_err(lost)?,
+            };
             match m.ty {
                 b'Z' => break,
                 b'D' => {
