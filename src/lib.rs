@@ -234,7 +234,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             rate: c.rate,
             report_interval: Duration::from_secs_f64(c.report_interval),
             sync_file: c.sync_file.clone(),
-            worker_threads: c.client_threads.unwrap_or_else(env::cpus),
+            worker_threads: c.client_threads,
             queue_max: c.queue_max,
             seed: plan.args.rand.rand_seed,
             gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),

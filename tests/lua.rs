@@ -218,6 +218,26 @@ fn bad_options_and_commands_are_one_line_usage_errors() {
     }
 }
 
+/// The most threads a script's clients saw during their events.
+fn threads_seen(clients: usize, extra: &[&str]) -> usize {
+    let script = own("threads");
+    let n = clients.to_string();
+    let out = run_ok(&mut lua(&script, &mysql_url(), &[&[&format!("--threads={n}"), &format!("--events={}", clients * 10), "--time=0", "--no-save"][..], extra, &["run"]].concat()));
+    stdout(&out).lines().filter_map(|l| l.strip_prefix("threads-seen ")).map(|v| v.trim().parse::<usize>().unwrap()).max().unwrap_or_else(|| panic!("{}", show(&out)))
+}
+
+/// A script's clients each have a worker thread, as in sysbench, up to 32
+/// clients; `--client-threads` still decides when given, and beyond 32 the
+/// clients share one thread per CPU.
+#[test]
+fn script_clients_get_a_thread_each_up_to_32() {
+    let own_threads = threads_seen(4, &[]);
+    let shared = threads_seen(4, &["--client-threads=1"]);
+    assert_eq!(own_threads, shared + 3, "4 clients on their own threads vs on one");
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(threads_seen(40, &[]), threads_seen(40, &[&format!("--client-threads={cpus}")]), "40 clients share one thread per CPU");
+}
+
 #[test]
 fn broken_scripts_name_their_file_and_line() {
     let dir = scratch_dir("lua-broken");

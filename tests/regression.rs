@@ -348,7 +348,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         rate: 0.0,
         report_interval: Duration::from_secs(1),
         sync_file: None,
-        worker_threads: 4,
+        worker_threads: Some(4),
         queue_max: 1000,
         seed: 1,
         gate: None,

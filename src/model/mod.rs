@@ -48,8 +48,9 @@ pub struct RunControl {
     pub rate: f64,
     pub report_interval: Duration,
     pub sync_file: Option<PathBuf>,
-    /// OS threads running network clients.
-    pub worker_threads: usize,
+    /// OS threads running network clients (`--client-threads`); `None`:
+    /// the workload's and the machine's default (see the runner).
+    pub worker_threads: Option<usize>,
     /// Bound of the rate-mode queue (over all workers).
     pub queue_max: usize,
     pub seed: u64,

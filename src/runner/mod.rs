@@ -127,9 +127,23 @@ fn boundary(seq: usize, rc: &RunControl) -> Duration {
     }
 }
 
+/// Worker threads for `threads` clients: one per client on SQLite (whose
+/// calls block), else `--client-threads`, else one per client when the
+/// workload asks for it at this count, else one per CPU.
+fn worker_count<W: Workload>(w: &W, threads: usize, rc: &RunControl, engine: Engine) -> usize {
+    if engine == Engine::Sqlite {
+        return threads;
+    }
+    match rc.worker_threads {
+        Some(n) => threads.min(n.max(1)),
+        None if threads <= w.thread_per_client_up_to() => threads,
+        None => threads.min(crate::env::cpus()),
+    }
+}
+
 pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, sink: &mut dyn Sink) -> Result<LevelResult> {
     let threads = rc.threads.max(1);
-    let nworkers = if cfg.target.engine == Engine::Sqlite { threads } else { threads.min(rc.worker_threads.max(1)) };
+    let nworkers = worker_count(&*w, threads, rc, cfg.target.engine);
     let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut joins = Vec::new();
@@ -684,7 +698,7 @@ mod tests {
             sync_file: None,
             gate: None,
             round: 0,
-            worker_threads: 1,
+            worker_threads: Some(1),
             queue_max: 1000,
             seed: 1,
         }

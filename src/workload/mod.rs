@@ -166,6 +166,14 @@ pub trait Workload: Send + Sync + 'static {
         false
     }
 
+    /// Up to this many clients, each has a worker thread of its own unless
+    /// `--client-threads` says otherwise (so with [`Self::blocks_when_alone`]
+    /// it blocks, as a sysbench thread does); beyond, clients share one
+    /// thread per CPU, which keeps memory per client low.
+    fn thread_per_client_up_to(&self) -> usize {
+        0
+    }
+
     /// Events between reconnects (0: never), per client.
     fn reconnect_every(&self) -> u64 {
         0
