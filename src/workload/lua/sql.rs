@@ -104,7 +104,15 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
     // SAFETY: `exec` follows the Lua C API's rules (below).
     fb.set("exec", unsafe { lua.create_c_function(exec)? })?;
     let c = ctx.clone();
-    fb.set("exec_error", lua.create_function(move |_, ()| Ok(std::mem::take(&mut *c.text.borrow_mut())))?)?;
+    fb.set(
+        "exec_error",
+        lua.create_function(move |_, ()| {
+            // Empty when `fairbench_exec` found no running client: a call
+            // made outside the callbacks.
+            let m = std::mem::take(&mut *c.text.borrow_mut());
+            Ok(if m.is_empty() { c.not_driven().unwrap_or_else(|| "the statement could not run".into()) } else { m })
+        })?,
+    )?;
     let c = ctx.clone();
     fb.set("query", lua.create_function(move |_, (h, q): (usize, mlua::String)| Ok(c.request_sql(Request::Query(h), &q.to_str()?)))?)?;
     let c = ctx.clone();
