@@ -9,8 +9,8 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 const DEBIAN: &str = "/usr/share/sysbench";
 
@@ -271,35 +271,7 @@ fn interrupt(script: &str) -> (Option<i32>, Duration, String) {
 }
 
 fn interrupt_on(script: &str, target: &str) -> (Option<i32>, Duration, String) {
-    let mut child = fairbench()
-        .args([&own(script), &format!("--target={target}"), "--threads=2", "--time=60", "--no-save", "run"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
-        s
-    });
-    std::thread::sleep(Duration::from_millis(1500));
-    let sent = Instant::now();
-    // SAFETY: signals a child process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if sent.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            panic!("still running 10 s after Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let took = sent.elapsed();
-    (status.code(), took, reader.join().unwrap())
+    interrupt_after(fairbench().args([&own(script), &format!("--target={target}"), "--threads=2", "--time=60", "--no-save", "run"]), Duration::from_millis(1500))
 }
 
 #[test]

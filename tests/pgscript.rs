@@ -280,38 +280,13 @@ fn open_loop_and_sweeps_run_scripts() {
 /// statement within 2 s, with the summary.
 #[test]
 fn ctrl_c_stops_a_script_blocked_in_a_long_statement() {
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let dir = scratch_dir("pgscript-long");
     let script = dir.join("long.sql");
     std::fs::write(&script, "SELECT pg_sleep(30);\n").unwrap();
-    let mut child = fairbench()
-        .args(["run", "--pgbench-script", script.to_str().unwrap(), "--target", &pg_url(), "--threads", "2", "--time", "60", "--no-save"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
-        s
-    });
-    std::thread::sleep(Duration::from_millis(1500));
-    let sent = Instant::now();
-    // SAFETY: signals a child process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(sent.elapsed() < Duration::from_secs(10), "still running 10 s after Ctrl-C");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let took = sent.elapsed();
-    let out = reader.join().unwrap();
-    assert_eq!(status.code(), Some(130), "{out}");
+    let (code, took, out) =
+        interrupt_after(fairbench().args(["run", "--pgbench-script", script.to_str().unwrap(), "--target", &pg_url(), "--threads", "2", "--time", "60", "--no-save"]), Duration::from_millis(1500));
+    assert_eq!(code, Some(130), "{out}");
     assert!(took < Duration::from_secs(2), "took {took:?}");
     assert!(out.contains("SQL statistics") || out.contains("transactions"), "{out}");
 }

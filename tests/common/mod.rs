@@ -459,3 +459,32 @@ pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &
         log.summary(&r, &info);
     }
 }
+
+/// Starts `cmd` (stdout piped), sends it Ctrl-C (SIGINT) after `after`, and
+/// waits for it to end: (exit code, time from the signal to the end,
+/// stdout). Fails if it still runs 10 s after the signal.
+pub fn interrupt_after(cmd: &mut Command, after: std::time::Duration) -> (Option<i32>, std::time::Duration, String) {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut pipe = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
+        s
+    });
+    std::thread::sleep(after);
+    let sent = std::time::Instant::now();
+    // SAFETY: signals a child process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("still running 10 s after Ctrl-C");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let took = sent.elapsed();
+    (status.code(), took, reader.join().unwrap())
+}
