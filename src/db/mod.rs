@@ -188,7 +188,7 @@ pub struct Conn {
     /// turn) give up instead of holding the run open.
     stop: Option<Arc<AtomicBool>>,
     /// Set when the client has its worker thread to itself: the lean
-    /// clients then block in poll(2) instead of suspending.
+    /// clients then block in recv(2) instead of suspending.
     block: Option<fast::Blocking>,
 }
 
@@ -293,7 +293,8 @@ impl Conn {
     }
 
     /// Hands the connection's client the blocking wait, if it has one. A
-    /// socket that refuses blocking mode keeps suspending, as the others.
+    /// socket that refuses blocking mode keeps suspending (the socket
+    /// undoes what it set), as the others do.
     fn apply_blocking(&mut self) {
         let r = match &mut self.inner {
             Inner::MyFast(c) => c.set_blocking(self.block.clone()),
@@ -302,11 +303,6 @@ impl Conn {
         };
         if r.is_err() {
             self.block = None;
-            let _ = match &mut self.inner {
-                Inner::MyFast(c) => c.set_blocking(None),
-                Inner::PgFast(c) => c.set_blocking(None),
-                _ => Ok(()),
-            };
         }
     }
 

@@ -90,7 +90,8 @@ pub struct Sock {
     /// The record layer once TLS is on: `send` seals, `read_into` opens.
     tls: Option<Box<tls::Tls>>,
     /// Set when this connection's client has a thread of its own: waits
-    /// block the thread in poll(2) instead of suspending (see [`Blocking`]).
+    /// block the thread in recv(2)/send(2) instead of suspending (see
+    /// [`Blocking`]).
     block: Option<Blocking>,
 }
 
@@ -99,9 +100,9 @@ pub struct Sock {
 /// A client alone on its worker thread gains nothing from suspending: no
 /// other client shares the thread. Suspending costs a park in the runtime
 /// (epoll, timer wheel, waker, task poll) on every statement, and makes a
-/// Lua script's call yield its coroutine; blocking in poll(2) costs a
-/// system call. The wait is cut into slices so that the run's stop flag
-/// is seen within one slice.
+/// Lua script's call yield its coroutine; blocking costs nothing beyond
+/// the recv(2) itself. The socket's timeouts cut the wait into slices so
+/// that the run's stop flag is seen within one slice.
 #[derive(Clone)]
 pub struct Blocking {
     /// The run's stop flags: a wait that finds one set gives up.
@@ -110,7 +111,8 @@ pub struct Blocking {
     pub interrupt: &'static std::sync::atomic::AtomicBool,
 }
 
-/// How long one blocking wait sleeps before it looks at the stop flag.
+/// How long one blocking recv or send waits before it looks at the stop
+/// flag (the socket's SO_RCVTIMEO and SO_SNDTIMEO).
 const BLOCK_SLICE_MS: i32 = 100;
 
 impl Blocking {
@@ -120,26 +122,6 @@ impl Blocking {
             return Err(io::Error::new(io::ErrorKind::Interrupted, "the run stopped while waiting for the server"));
         }
         Ok(())
-    }
-
-    /// Waits until `fd` is ready for `events` (POLLIN or POLLOUT), or the
-    /// run stops (an `Interrupted` error).
-    fn wait(&self, fd: RawFd, events: libc::c_short) -> io::Result<()> {
-        loop {
-            self.check()?;
-            let mut p = libc::pollfd { fd, events, revents: 0 };
-            // SAFETY: one valid pollfd for the call's duration.
-            let r = unsafe { libc::poll(&mut p, 1, BLOCK_SLICE_MS) };
-            if r > 0 {
-                return Ok(());
-            }
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
     }
 }
 
@@ -185,25 +167,15 @@ impl Sock {
     /// timeout of one slice: a read then waits inside recv(2), one system
     /// call, where a non-blocking socket needs a recv that finds nothing,
     /// a poll and a second recv. The runtime never waits on it meanwhile.
+    ///
+    /// If the socket refuses, it is left non-blocking and suspending, and
+    /// the error says why.
     pub fn set_blocking(&mut self, b: Option<Blocking>) -> io::Result<()> {
         let fd = self.fd.get_ref().as_raw_fd();
-        let slice = if b.is_some() { libc::timeval { tv_sec: 0, tv_usec: BLOCK_SLICE_MS as libc::suseconds_t * 1000 } } else { libc::timeval { tv_sec: 0, tv_usec: 0 } };
-        // SAFETY: plain fcntl/setsockopt calls on a descriptor this socket owns,
-        // with a valid timeval for the call's duration.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            if flags < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let flags = if b.is_some() { flags & !libc::O_NONBLOCK } else { flags | libc::O_NONBLOCK };
-            if libc::fcntl(fd, libc::F_SETFL, flags) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            for opt in [libc::SO_RCVTIMEO, libc::SO_SNDTIMEO] {
-                if libc::setsockopt(fd, libc::SOL_SOCKET, opt, &slice as *const libc::timeval as *const libc::c_void, std::mem::size_of::<libc::timeval>() as libc::socklen_t) < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
+        self.block = None;
+        if let Err(e) = socket_blocks(fd, b.is_some()) {
+            let _ = socket_blocks(fd, false);
+            return Err(e);
         }
         self.block = b;
         Ok(())
@@ -225,8 +197,9 @@ impl Sock {
         }
     }
 
-    /// Writes what the socket takes of `buf` without waiting (all of a
-    /// statement, as a rule) and says how much that was; the rest goes
+    /// Writes what the socket takes of `buf` without a future (all of a
+    /// statement, as a rule; a blocking socket may wait one slice for
+    /// room) and says how much that was; the rest goes
     /// through [`Self::send`]. With TLS on it writes nothing: the record
     /// layer seals through [`Self::send`].
     pub fn send_now(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -263,6 +236,30 @@ impl Sock {
     }
 }
 
+/// Puts `fd` in blocking mode with one slice's timeouts, or back in
+/// non-blocking mode without timeouts.
+fn socket_blocks(fd: RawFd, blocking: bool) -> io::Result<()> {
+    let slice = libc::timeval { tv_sec: 0, tv_usec: if blocking { BLOCK_SLICE_MS as libc::suseconds_t * 1000 } else { 0 } };
+    // SAFETY: plain fcntl/setsockopt calls on a descriptor the caller owns,
+    // with a valid timeval for the call's duration.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let flags = if blocking { flags & !libc::O_NONBLOCK } else { flags | libc::O_NONBLOCK };
+        if libc::fcntl(fd, libc::F_SETFL, flags) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        for opt in [libc::SO_RCVTIMEO, libc::SO_SNDTIMEO] {
+            if libc::setsockopt(fd, libc::SOL_SOCKET, opt, &slice as *const libc::timeval as *const libc::c_void, std::mem::size_of::<libc::timeval>() as libc::socklen_t) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Write all of `buf`: straight to the socket when the kernel takes it
 /// (always, for statements), through the poller only when it is full.
 async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8], block: Option<&Blocking>) -> io::Result<()> {
@@ -272,8 +269,9 @@ async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8], block: Option<&Blocking>) 
         return Ok(());
     }
     if let Some(b) = block {
+        // A blocking socket waits inside send(2), one slice at a time.
         while n < buf.len() {
-            b.wait(fd, libc::POLLOUT)?;
+            b.check()?;
             n += try_write(|b| send_raw(fd, b), &buf[n..])?;
         }
         return Ok(());
@@ -329,8 +327,9 @@ fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking) -> io::Result<usize
     }
 }
 
-/// One `recv(2)` (never waiting: the socket is non-blocking) into the
-/// spare capacity of `buf`, whose length grows by what came.
+/// One `recv(2)` into the spare capacity of `buf`, whose length grows by
+/// what came: it never waits on a non-blocking socket, and waits at most
+/// one slice on a blocking one.
 fn recv_spare(fd: RawFd, buf: &mut Vec<u8>) -> io::Result<usize> {
     let spare = buf.spare_capacity_mut();
     // SAFETY: the vector's allocated, unused capacity; recv writes at most
@@ -365,14 +364,15 @@ fn send_raw(fd: RawFd, b: &[u8]) -> io::Result<usize> {
     }
 }
 
-/// Writes as much of `buf` as the socket takes without waiting; returns how
-/// much that was.
+/// Writes as much of `buf` as the socket takes without waiting (a
+/// blocking socket: until its timeout or a signal); returns how much that
+/// was. The caller decides whether to go on: a signal may be the stop.
 fn try_write(mut write: impl FnMut(&[u8]) -> io::Result<usize>, buf: &[u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match write(&buf[n..]) {
             Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => break,
             Err(e) => return Err(e),
         }
     }

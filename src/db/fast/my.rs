@@ -56,6 +56,18 @@ struct Pkt {
     big: bool,
 }
 
+impl Pkt {
+    /// The payload: in the read buffer, or in the reassembly buffer when
+    /// it was split over packets.
+    fn of<'a>(self, data: &'a [u8], big: &'a [u8]) -> &'a [u8] {
+        if self.big {
+            &big[self.start..self.end]
+        } else {
+            &data[self.start..self.end]
+        }
+    }
+}
+
 /// Where a command's answer is: what the next packet must be.
 #[derive(Clone, Copy)]
 enum Phase {
@@ -423,11 +435,7 @@ impl MyFast {
     }
 
     fn payload(&self, p: Pkt) -> &[u8] {
-        if p.big {
-            &self.big[p.start..p.end]
-        } else {
-            &self.r.data[p.start..p.end]
-        }
+        p.of(&self.r.data, &self.big)
     }
 
     fn check(&self) -> DbResult<()> {
@@ -512,7 +520,8 @@ impl MyFast {
     /// One packet of a command's answer, read in the light of the ones
     /// before it (`a`). A server error ends the answer.
     fn on_packet(&mut self, p: Pkt, a: &mut Answer, collect: &mut Collect<'_>) -> DbResult<Step> {
-        let pl = if p.big { &self.big[p.start..p.end] } else { &self.r.data[p.start..p.end] };
+        // Borrowed field by field: `self.types` is written below.
+        let pl = p.of(&self.r.data, &self.big);
         if pl.first() == Some(&0xff) && !matches!(a.phase, Phase::Columns(_)) {
             let e = server_error(pl);
             self.broken = false;
