@@ -56,13 +56,6 @@ pub struct ConnSlot {
     bulk: String,
 }
 
-impl StmtSlot {
-    /// Whether the statement belongs to the runner's connection.
-    fn conn_primary(&self, ctx: &Ctx) -> bool {
-        ctx.conns.borrow().get(self.conn).map(|c| c.primary).unwrap_or(false)
-    }
-}
-
 /// A prepared statement of the script.
 pub struct StmtSlot {
     conn: usize,
@@ -72,6 +65,13 @@ pub struct StmtSlot {
     trx: bool,
     /// sysbench bind types, in `bind_param` order.
     types: Vec<i64>,
+}
+
+impl StmtSlot {
+    /// Whether the statement belongs to the runner's connection.
+    fn conn_primary(&self, ctx: &Ctx) -> bool {
+        ctx.conns.borrow().get(self.conn).map(|c| c.primary).unwrap_or(false)
+    }
 }
 
 /// A bound value as read from the script.
@@ -215,10 +215,7 @@ unsafe extern "C-unwind" fn exec(l: *mut lua::lua_State) -> c_int {
             params.truncate(n.max(1) as usize - 1);
             for i in 2..=n {
                 let k = (i - 2) as usize;
-                if params.len() <= k {
-                    params.push(PVal::Null);
-                }
-                read_value(l, i, types.get(k).copied().unwrap_or(0), &mut params[k]);
+                read_value(l, i, types.get(k).copied().unwrap_or(0), slot_at(&mut params, k));
             }
         }
         run_or_queue(ctx, h)
@@ -267,11 +264,15 @@ fn run_or_queue(ctx: &Ctx, h: usize) -> Option<Answer> {
 /// `execute` for numbers and strings): its slot, given the bind type.
 pub fn bind_slot(ctx: &Ctx, h: usize, k: usize, f: impl FnOnce(i64, &mut PVal)) {
     let ty = ctx.stmts.borrow().get(h).and_then(|s| s.types.get(k).copied()).unwrap_or(0);
-    let mut params = ctx.params.borrow_mut();
+    f(ty, slot_at(&mut ctx.params.borrow_mut(), k));
+}
+
+/// Parameter slot `k`, the list grown with NULLs to reach it.
+fn slot_at(params: &mut Vec<PVal>, k: usize) -> &mut PVal {
     if params.len() <= k {
         params.resize(k + 1, PVal::Null);
     }
-    f(ty, &mut params[k]);
+    &mut params[k]
 }
 
 /// `fairbench_exec(h, n)`: statement `h` with the `n` values bound before
