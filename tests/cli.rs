@@ -395,7 +395,7 @@ fn json_output_matches_the_schema_and_adds_up() {
     assert_eq!(s["threads"], 2, "{s:#}");
     assert_eq!(s["engine"], "sqlite", "{s:#}");
     assert_eq!(s["workload"], "oltp_read_write", "{s:#}");
-    assert_eq!(s["label"], "OLTP_RW-1Kx1tab-uniform-ps-trx", "{s:#}");
+    assert_eq!(s["label"], "OLTP_RW-1Kx1tab-special-ps-trx", "{s:#}");
     assert_eq!(s["target"], db.target().as_str(), "{s:#}");
     // oltp_read_write with sysbench's defaults: per event 10 point selects + 4 ranges (read),
     // 2 UPDATEs + DELETE + INSERT (write), BEGIN + COMMIT (other). SQLite serialises writers, so
@@ -523,7 +523,7 @@ fn text_output_is_sysbench_format() {
     assert_eq!(total, read + write + other, "{text}");
     assert!(trx > 0, "{text}");
     assert_eq!(stat(&text, "total number of events:"), trx, "{text}");
-    assert!(text.lines().any(|l| l == "Label: OLTP_RW-1Kx1tab-uniform-ps-trx"), "{text}");
+    assert!(text.lines().any(|l| l == "Label: OLTP_RW-1Kx1tab-special-ps-trx"), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------

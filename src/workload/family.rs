@@ -92,6 +92,12 @@ pub trait Family: Sync + std::fmt::Debug {
         None
     }
 
+    /// The `--rand-type` when none is given: sysbench's default, special,
+    /// unless the workload's reference kit draws its keys otherwise.
+    fn default_rand_type(&self) -> &'static str {
+        "special"
+    }
+
     /// Whether `check` has consistency conditions to verify.
     fn has_check(&self) -> bool {
         false

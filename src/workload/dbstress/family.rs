@@ -53,6 +53,12 @@ impl Family for DbstressFamily {
         true
     }
 
+    /// dbSTRESS draws its objects uniformly (its labels name any other
+    /// distribution, and leave uniform out).
+    fn default_rand_type(&self) -> &'static str {
+        "uniform"
+    }
+
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
         let args: DbstressArgs = plan.args.families.get()?;
         let shared = Shared::read(&plan.args.families)?;

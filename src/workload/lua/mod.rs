@@ -97,7 +97,7 @@ impl ScriptArgs {
             ("warmup_time".into(), OptVal::Num(c.warmup_time)),
             ("percentile".into(), OptVal::Int(c.percentile as i64)),
             ("histogram".into(), OptVal::Bool(false)),
-            ("rand_type".into(), OptVal::Str(r.rand_type.clone())),
+            ("rand_type".into(), OptVal::Str(r.rand_type.clone().unwrap_or_default())),
             ("rand_seed".into(), OptVal::Int(r.rand_seed as i64)),
             ("rand_spec_iter".into(), OptVal::Int(r.rand_spec_iter as i64)),
             ("rand_spec_pct".into(), OptVal::Num(r.rand_spec_pct)),

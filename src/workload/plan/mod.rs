@@ -44,9 +44,10 @@ pub struct BenchArgs {
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Random numbers (sysbench names and defaults)")]
 pub struct RandArgs {
-    /// uniform, gaussian, special, pareto, zipfian
-    #[arg(long, default_value = "uniform", value_parser = values::rand_type)]
-    pub rand_type: String,
+    /// uniform, gaussian, special, pareto, zipfian [default: special, sysbench's; a family may
+    /// name its own, as dbSTRESS does uniform]
+    #[arg(long, value_parser = values::rand_type)]
+    pub rand_type: Option<String>,
     /// Seed (0: from the clock, so runs differ)
     #[arg(long, default_value_t = 0, value_parser = values::uint64)]
     pub rand_seed: u64,
@@ -149,11 +150,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn new(command: &str, args: BenchArgs) -> Result<Plan> {
-        let r = &args.rand;
-        let kind: RandType = r.rand_type.parse().map_err(|e: String| Error::Usage(format!("--rand-type: {e}")))?;
-        let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
-        dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
+    pub fn new(command: &str, mut args: BenchArgs) -> Result<Plan> {
         // Each value was checked alone when parsed (crate::values); what is left are combinations.
         let c = &args.control;
         // Checked here rather than with clap's `requires`, whose message
@@ -183,6 +180,15 @@ impl Plan {
                 checked.first().copied().unwrap_or_default()
             ));
         }
+        // The distribution left to the default is the family's (sysbench's
+        // special unless the family says otherwise); written back so every
+        // reader of the options (a script's sysbench.opt, stored options)
+        // sees the one in force.
+        let r = &mut args.rand;
+        let rand_type = r.rand_type.get_or_insert_with(|| family.default_rand_type().to_string());
+        let kind: RandType = rand_type.parse().map_err(|e: String| Error::Usage(format!("--rand-type: {e}")))?;
+        let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
+        dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
         let label_used = args.target.label.clone();
         Ok(Plan { command: command.to_string(), workload, family, args, dist, label_used })
     }
