@@ -178,8 +178,52 @@ pub fn listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
 }
 
 /// Locking-read levels (`--for-update`): 0, 1 or 2.
+/// sysbench's --verbosity: 0 (critical only) to 5 (debug).
+pub fn verbosity(s: &str) -> Result<u8, String> {
+    whole(s, 0, 5)
+}
+
+/// sysbench's --forced-shutdown: off, a number of seconds after the
+/// --time limit, or a percentage of --time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ForcedShutdown {
+    Off,
+    Seconds(f64),
+    PercentOfTime(f64),
+}
+
+impl ForcedShutdown {
+    /// How long after the time limit a run still going is stopped.
+    pub fn grace(self, time_s: f64) -> Option<f64> {
+        match self {
+            ForcedShutdown::Off => None,
+            ForcedShutdown::Seconds(s) => Some(s),
+            ForcedShutdown::PercentOfTime(p) => Some(time_s * p / 100.0),
+        }
+    }
+}
+
+pub fn forced_shutdown(s: &str) -> Result<ForcedShutdown, String> {
+    let bad = || "use off, a number of seconds after --time (e.g. 5) or a percentage of --time (e.g. 10%)".to_string();
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("off") {
+        return Ok(ForcedShutdown::Off);
+    }
+    match t.strip_suffix('%') {
+        Some(p) => finite(p).filter(|v| (0.0..=10_000.0).contains(v)).map(ForcedShutdown::PercentOfTime).ok_or_else(bad),
+        None => finite(t).filter(|v| (0.0..=MAX_SECONDS).contains(v)).map(ForcedShutdown::Seconds).ok_or_else(bad),
+    }
+}
+
+/// `--for-update`: 0, 1 or 2 (TPC-C's levels), or on/off (BMK-kit's
+/// OLTP and dbSTRESS scripts), on being 1.
 pub fn for_update(s: &str) -> Result<u8, String> {
-    whole(s, 0, 2)
+    if let Ok(b) = parse_bool(s) {
+        if !s.trim().chars().all(|c| c.is_ascii_digit()) {
+            return Ok(b as u8);
+        }
+    }
+    whole(s, 0, 2).map_err(|_| "use 0, 1 or 2 (TPC-C's levels), or on or off".to_string())
 }
 
 /// A finite number parsed as f64 (not "inf", "NaN").

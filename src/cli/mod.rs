@@ -275,6 +275,10 @@ pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::res
 /// added as options unless the user gave the same option explicitly with a
 /// different value, which is an error naming both.
 pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
+    let (argv, warnings) = sysbench_forms(argv)?;
+    for w in warnings {
+        eprintln!("WARNING: {w}");
+    }
     let argv = own_command_line(argv)?;
     let given = workload_given(&argv);
     let mut cli = parse_args(argv)?;
@@ -282,6 +286,97 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         a.workload_given = given;
     }
     Ok(cli)
+}
+
+/// sysbench's deprecated options and what replaces each. sysbench warns and
+/// copies the value when it is above 0, and ignores the option otherwise.
+const DEPRECATED: &[(&str, &str)] = &[("max-time", "time"), ("max-requests", "events"), ("tx-rate", "rate"), ("num-threads", "threads")];
+
+/// The option's name (`_` read as `-`) and its value, when written
+/// `--name=value` or `--name value`; `next` is the argument after it.
+fn option_at<'a>(a: &'a str, next: Option<&'a String>) -> Option<(String, Option<&'a str>, bool)> {
+    let rest = a.strip_prefix("--")?;
+    Some(match rest.split_once('=') {
+        Some((n, v)) => (n.replace('_', "-"), Some(v), false),
+        None => (rest.replace('_', "-"), next.map(String::as_str).filter(|v| !v.starts_with("--")), true),
+    })
+}
+
+/// Rewrites sysbench's command-line forms that are not fairbench options
+/// into the ones that are, with the warnings to print:
+/// - `--config-file=FILE`: its `name=value` lines (sysbench's format: `#`
+///   starts a comment, values may be quoted) become options in its place;
+///   an option also given on the command line keeps the command line's value;
+/// - the deprecated `--max-time`, `--max-requests`, `--tx-rate` and
+///   `--num-threads`: sysbench's warning, then the option they stand for;
+/// - the deprecated `--test=NAME`: the workload named in place.
+pub fn sysbench_forms(argv: Vec<String>) -> std::result::Result<(Vec<String>, Vec<String>), clap::Error> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut warnings = Vec::new();
+    let given: Vec<String> = argv.iter().filter_map(|a| option_at(a, None).map(|o| o.0)).collect();
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        i += 1;
+        let Some((name, value, spaced)) = option_at(a, argv.get(i)) else {
+            out.push(a.clone());
+            continue;
+        };
+        let take = |i: &mut usize| {
+            if spaced && value.is_some() {
+                *i += 1;
+            }
+        };
+        if name == "config-file" {
+            let Some(file) = value else { return Err(label_error(clap::error::ErrorKind::InvalidValue, "--config-file needs a file name")) };
+            take(&mut i);
+            let text = std::fs::read_to_string(file).map_err(|e| label_error(clap::error::ErrorKind::Io, format!("--config-file={file}: {e}")))?;
+            for (n, v) in config_lines(&text).map_err(|e| label_error(clap::error::ErrorKind::InvalidValue, format!("--config-file={file}: {e}")))? {
+                if !given.contains(&n.replace('_', "-")) {
+                    out.push(format!("--{n}={v}"));
+                }
+            }
+        } else if name == "test" {
+            let Some(test) = value else { return Err(label_error(clap::error::ErrorKind::InvalidValue, "--test needs a workload name")) };
+            take(&mut i);
+            warnings.push("the --test option is deprecated. You can pass a script name or path on the command line without any options.".to_string());
+            out.insert(1.min(out.len()), test.to_string());
+        } else if let Some((_, new)) = DEPRECATED.iter().find(|(old, _)| *old == name) {
+            take(&mut i);
+            let v = value.unwrap_or_default();
+            if v.trim().parse::<f64>().is_ok_and(|n| n > 0.0) {
+                warnings.push(format!("--{name} is deprecated, use --{new} instead"));
+                if !given.iter().any(|g| g == new) {
+                    out.push(format!("--{new}={v}"));
+                }
+            }
+        } else {
+            out.push(a.clone());
+        }
+    }
+    Ok((out, warnings))
+}
+
+/// The `name=value` lines of a sysbench config file.
+fn config_lines(text: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    let mut v = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let Some((name, rest)) = line.split_once('=') else { continue };
+        let name = name.trim().trim_start_matches("--");
+        if name.is_empty() || name.starts_with('#') {
+            continue;
+        }
+        let rest = rest.trim_start();
+        let value = match rest.chars().next() {
+            Some(q @ ('\'' | '"')) => match rest[1..].find(q) {
+                Some(end) => rest[1..1 + end].to_string(),
+                None => return Err(format!("line {}: the quote is not closed", n + 1)),
+            },
+            _ => rest.split('#').next().unwrap_or_default().trim().to_string(),
+        };
+        v.push((name.to_string(), value));
+    }
+    Ok(v)
 }
 
 /// Whether a run / prepare / ... command line names its workload (the
@@ -351,8 +446,18 @@ const BENCH_COMMANDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check
 /// random-number options stay fairbench's (the script sees them in its
 /// options too); every other option, including one a native family declares
 /// under the same name (`--tables`), is the script's, checked by the
-/// script's own declarations. Script options take `--name=value` or a bare
-/// `--name` (on), as sysbench's do.
+/// script's own declarations.
+///
+/// A script option takes `--name=value`, a bare `--name` (on, for a
+/// boolean) or `--name value`. Only the script's declarations tell whether
+/// the word after a bare `--name` is its value (`--tables 2`) or the
+/// command (`--skip_trx run`), so such a word is handed on among the
+/// script's options, right after its option, and the script decides. When
+/// every word that could be the command follows a bare option, the command
+/// is left empty for the script to find (the subcommand is then a guess
+/// the script corrects). Any word not starting with `--` counts as a word,
+/// so a negative number (`--offset -5`) is a value, as in sysbench, where
+/// only `--` starts an option.
 fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap::Error> {
     let is_script = |a: &String| !a.starts_with('-') && crate::workload::family::find(a).is_some_and(|f| f.own_command_line(a));
     let Some(si) = argv.iter().skip(1).position(is_script).map(|i| i + 1) else { return Ok(argv) };
@@ -361,7 +466,10 @@ fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap:
     let generic = |name: &str| run.get_arguments().find(|a| a.get_long() == Some(name) && !family_ids.iter().any(|f| f == a.get_id().as_str()));
     let mut own = Vec::new();
     let mut script_opts = Vec::new();
-    let mut positionals = Vec::new();
+    // Words that can only be the command, and words after a bare script
+    // option that may be its value or the command.
+    let mut commands = Vec::new();
+    let mut maybe = Vec::new();
     let mut i = 1;
     while i < argv.len() {
         let a = &argv[i];
@@ -370,7 +478,7 @@ fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap:
             continue;
         }
         let Some(rest) = a.strip_prefix("--") else {
-            positionals.push(a.clone());
+            commands.push(a.clone());
             continue;
         };
         let (name, has_value) = match rest.split_once('=') {
@@ -378,7 +486,7 @@ fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap:
             None => (rest.replace('_', "-"), false),
         };
         if name == "help" {
-            positionals.push("help".into());
+            commands.push("help".into());
         } else if let Some(arg) = generic(&name) {
             own.push(a.clone());
             if !has_value && arg.get_action().takes_values() && i < argv.len() {
@@ -387,15 +495,25 @@ fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap:
             }
         } else {
             script_opts.push(format!("--script-option={a}"));
+            if !has_value && i < argv.len() && i != si && !argv[i].starts_with("--") {
+                script_opts.push(format!("--script-option={}", argv[i]));
+                maybe.push(argv[i].clone());
+                i += 1;
+            }
         }
     }
-    let command = match positionals.len() {
-        1 => positionals.remove(0),
-        0 => return Err(label_error(clap::error::ErrorKind::MissingSubcommand, format!("{}: give a command (run, prepare, cleanup, help or one the script defines)", argv[si]))),
-        _ => return Err(label_error(clap::error::ErrorKind::UnknownArgument, format!("{}: one command at a time, got {}", argv[si], positionals.join(" ")))),
+    let script = &argv[si];
+    let (command, sub) = match (commands.len(), maybe.is_empty()) {
+        (1, _) => {
+            let c = commands.remove(0);
+            let sub = if BENCH_COMMANDS.contains(&c.as_str()) { c.clone() } else { "run".to_string() };
+            (c, sub)
+        }
+        (0, false) => (String::new(), maybe.iter().rev().find(|w| BENCH_COMMANDS.contains(&w.as_str())).cloned().unwrap_or_else(|| "run".into())),
+        (0, true) => return Err(label_error(clap::error::ErrorKind::MissingSubcommand, format!("{script}: give a command (run, prepare, cleanup, help or one the script defines)"))),
+        _ => return Err(label_error(clap::error::ErrorKind::UnknownArgument, format!("{script}: one command at a time, got {}", commands.join(" ")))),
     };
-    let sub = if BENCH_COMMANDS.contains(&command.as_str()) { command.clone() } else { "run".to_string() };
-    let mut out = vec![argv[0].clone(), sub, argv[si].clone()];
+    let mut out = vec![argv[0].clone(), sub, script.clone()];
     out.extend(own);
     out.push(format!("--script-command={command}"));
     out.extend(script_opts);

@@ -135,6 +135,65 @@ pub struct ControlArgs {
     /// Serve OpenMetrics (Prometheus) figures of the run: HOST:PORT, or a port (loopback)
     #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
     pub metrics_addr: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    pub sysbench: SysbenchControl,
+}
+
+/// sysbench's general options that fairbench's own names do not cover,
+/// with sysbench's names, values and defaults.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "sysbench's general options")]
+pub struct SysbenchControl {
+    /// Print sysbench's latency histogram before the final report (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool, default_value = "off")]
+    pub histogram: bool,
+    /// Seconds after the --time limit before a run still going is stopped and reported: N, N% of --time, or off
+    #[arg(long, default_value = "off", value_parser = values::forced_shutdown)]
+    pub forced_shutdown: values::ForcedShutdown,
+    /// Seconds the clients may take to connect and get ready before the run gives up
+    #[arg(long, default_value_t = 30.0, value_parser = values::seconds)]
+    pub thread_init_timeout: f64,
+    /// Print the full report and reset the counters at these seconds from the start (comma list)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = values::uint32)]
+    pub report_checkpoints: Vec<u32>,
+    /// sysbench's log level, 0 (critical messages only) to 5 (debug); below 3 the reports are not printed
+    #[arg(long, default_value_t = 3, value_parser = values::verbosity)]
+    pub verbosity: u8,
+    /// Print more debugging information (sets --verbosity=5, as in sysbench) (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool, default_value = "off")]
+    pub debug: bool,
+    /// After the run, verify the workload's consistency conditions where it has them, as `check` does (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool, default_value = "off")]
+    pub validate: bool,
+    /// sysbench's stack size per thread: accepted, no effect (fairbench's clients are not OS threads of a fixed stack)
+    #[arg(long, value_name = "SIZE")]
+    pub thread_stack_size: Option<String>,
+    /// sysbench's LuaJIT control command (luajit -j): accepted, no effect
+    #[arg(long, value_name = "CMD")]
+    pub luajit_cmd: Option<String>,
+}
+
+impl SysbenchControl {
+    /// The options given that change nothing here, for the one note line a run prints.
+    pub fn without_effect(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self.thread_stack_size.is_some() {
+            v.push("--thread-stack-size");
+        }
+        if self.luajit_cmd.is_some() {
+            v.push("--luajit-cmd");
+        }
+        v
+    }
+
+    /// The verbosity in force: --debug raises it to 5, as sysbench's does.
+    pub fn level(&self) -> u8 {
+        if self.debug {
+            5
+        } else {
+            self.verbosity
+        }
+    }
 }
 
 /// The validated plan of one command.

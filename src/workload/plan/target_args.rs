@@ -63,13 +63,66 @@ pub struct TargetArgs {
     /// SQL run on every new connection (';'-separated), e.g. "SET SESSION sql_log_bin=0"
     #[arg(long, default_value = "", alias = "mysql-session-options")]
     pub session_options: String,
+    /// sysbench's client certificate options: refused with a clear line (fairbench's clients present none)
+    #[arg(long, hide = true)]
+    pub mysql_ssl_key: Option<String>,
+    #[arg(long, hide = true)]
+    pub mysql_ssl_cert: Option<String>,
+    /// sysbench's cipher choice: accepted, no effect (the TLS library negotiates its own suites)
+    #[arg(long, hide = true)]
+    pub mysql_ssl_cipher: Option<String>,
+    /// sysbench's protocol compression (on|off): on is refused (fairbench's MySQL client does not compress)
+    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool)]
+    pub mysql_compression: Option<bool>,
+    #[arg(long, hide = true)]
+    pub mysql_compression_algorithms: Option<String>,
+    /// sysbench's client-library tracing and dry run (on|off): accepted; dry run on is refused
+    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool)]
+    pub mysql_debug: Option<bool>,
+    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool)]
+    pub mysql_dry_run: Option<bool>,
+    /// sysbench's database debug output (on|off): accepted, no effect
+    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool)]
+    pub db_debug: Option<bool>,
     /// The label this command was given (set by the parser, not an option).
     #[arg(skip)]
     pub label: Option<String>,
 }
 
 impl TargetArgs {
+    /// sysbench's connection options given that change nothing here, for
+    /// the one note line a run prints.
+    pub fn without_effect(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for (given, name) in [
+            (self.mysql_ssl_cipher.is_some(), "--mysql-ssl-cipher"),
+            (self.mysql_compression_algorithms.is_some(), "--mysql-compression-algorithms"),
+            (self.mysql_debug.is_some(), "--mysql-debug"),
+            (self.db_debug.is_some(), "--db-debug"),
+        ] {
+            if given {
+                v.push(name);
+            }
+        }
+        v
+    }
+
+    /// sysbench options whose meaning fairbench cannot give: one line each.
+    fn refuse_unsupported(&self) -> Result<()> {
+        if self.mysql_ssl_key.is_some() || self.mysql_ssl_cert.is_some() {
+            return Err(usage!("--mysql-ssl-key/--mysql-ssl-cert: fairbench's clients do not present client certificates; authenticate with a password over TLS (--mysql-ssl=REQUIRED)"));
+        }
+        if self.mysql_compression == Some(true) {
+            return Err(usage!("--mysql-compression=on: fairbench's MySQL client does not compress the protocol; leave it off"));
+        }
+        if self.mysql_dry_run == Some(true) {
+            return Err(usage!("--mysql-dry-run=on: fairbench has no dry-run client; to see the client's own cost, read the Client CPU line of a real run"));
+        }
+        Ok(())
+    }
+
     pub fn resolve(&self) -> Result<ConnConfig> {
+        self.refuse_unsupported()?;
         let driver = self.db_driver.as_deref().map(str::to_ascii_lowercase);
         let mut t = match (&self.target, driver.as_deref()) {
             (Some(u), _) => Target::parse(u)?,
