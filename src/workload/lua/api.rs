@@ -349,7 +349,27 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
     };
     setup().map_err(|e| format!("cannot set up the Lua state: {e}"))?;
     lua.load(shared.script.source.as_str()).set_name(format!("@{path}")).exec().map_err(|e| error_line(&e))?;
+    export_legacy_globals(&lua).map_err(|e| format!("cannot set up the Lua state: {e}"))?;
     Ok((lua, ctx))
+}
+
+/// A script that declares no options sees every option as a global too,
+/// as sysbench 1.0 keeps for scripts written before `sysbench.opt`
+/// (`oltp_table_size`), unless the global is a function of the script's.
+fn export_legacy_globals(lua: &Lua) -> mlua::Result<()> {
+    let sb: Table = lua.globals().get("sysbench")?;
+    let declared = sb.get::<Table>("cmdline")?.get::<Option<Table>>("options")?.is_some_and(|t| t.pairs::<Value, Value>().next().is_some());
+    if declared {
+        return Ok(());
+    }
+    let g = lua.globals();
+    for pair in sb.get::<Table>("opt")?.pairs::<String, Value>() {
+        let (name, value) = pair?;
+        if !is_function(&g.get::<Value>(name.as_str())?) {
+            g.set(name, value)?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes out what a script wrote with `io.write` (C's buffered stdout).

@@ -25,13 +25,18 @@ fn shared(script: Script, args: ScriptArgs, opts: Vec<(String, OptVal)>, cfg: Ar
     Arc::new(Shared { script, args, opts, cfg, unique: crate::rand::UniquePermutation::new(1), unique_next: Default::default() })
 }
 
-pub fn dispatch(script: Script, args: ScriptArgs, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
+pub fn dispatch(script: Script, mut args: ScriptArgs, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
     let cfg = Arc::new(cfg);
     let path = script.path.clone();
-    // A first state reads the script's option declarations.
+    // A first state reads the script's option declarations, which tell the
+    // options' values from the command (sysbench reads the options before
+    // `help` too).
     let first = shared(script.clone(), args.clone(), args.generic.clone(), cfg.clone());
     let (lua, _) = api::new_state_for(&first, 0, args.threads, false).map_err(Error::Usage)?;
     let decls = opts::declarations(&lua)?;
+    let given = opts::resolve(&path, &decls, &args.given, &args.command)?;
+    args.command = given.command;
+    args.given = given.written;
     if args.command == "help" {
         print!("{}", opts::help_text(&path, &decls));
         if let Ok(f) = lua.globals().get::<Function>("help") {
@@ -39,7 +44,12 @@ pub fn dispatch(script: Script, args: ScriptArgs, plan: &mut Plan, cfg: ConnConf
         }
         return Ok(());
     }
-    let mut values = opts::resolve(&path, &decls, &args.given)?;
+    // The command line guessed the subcommand when the command was among
+    // the words after bare options.
+    if args.command == "run" {
+        plan.command = "run".into();
+    }
+    let mut values = given.values;
     for (k, v) in &args.generic {
         if !values.iter().any(|(n, _)| n == k) {
             values.push((k.clone(), v.clone()));

@@ -123,24 +123,93 @@ fn parse_size(v: &str) -> Option<i64> {
     num.parse::<i64>().ok()?.checked_mul(mult)
 }
 
-/// The values of every declared option from `given` (`--name[=value]`,
-/// with `-` or `_`), checked by type and by the script's validators.
-pub fn resolve(script: &str, decls: &[Decl], given: &[String]) -> Result<Vec<(String, OptVal)>> {
-    let mut vals: Vec<(String, OptVal)> = decls.iter().map(|d| (d.name.clone(), d.default.clone())).collect();
-    for g in given {
-        let raw = g.trim_start_matches('-');
-        let (name, value) = match raw.split_once('=') {
-            Some((n, v)) => (n.replace('-', "_"), Some(v)),
-            None => (raw.replace('-', "_"), None),
+/// What the command line gives a script, once its declarations have read it.
+#[derive(Debug)]
+pub struct Given {
+    /// Every declared option's value, then any option a script without
+    /// declarations was given.
+    pub values: Vec<(String, OptVal)>,
+    /// The command.
+    pub command: String,
+    /// The options as `--name=value` (a bare boolean as `--name`), for the
+    /// label and `sysbench.cmdline.argv`: the same whichever way they were
+    /// written.
+    pub written: Vec<String>,
+}
+
+/// The words sysbench takes as a boolean's value (`set_option`), exactly.
+fn bool_word(w: &str) -> bool {
+    matches!(w, "on" | "true" | "1" | "off" | "false" | "0")
+}
+
+/// Reads `given`: `--name=value`, a bare `--name`, and the words the
+/// command line could not place (each right after the bare option it may
+/// belong to). A declared option that takes a value takes the next word;
+/// a boolean takes it only when it is on, off, true, false, 1 or 0; any
+/// other word is the command. `command` is the command when the command
+/// line found it, or empty when it is one of those words.
+///
+/// A script that declares no options takes any option, as sysbench 1.0
+/// does for scripts written before options were declared, as a string
+/// (`--tables=2` reads as "2", a bare `--name` as ""). Such an option
+/// takes the next word unless no later word is left for the command.
+/// Values are checked by type and by the script's validators.
+pub fn resolve(script: &str, decls: &[Decl], given: &[String], command: &str) -> Result<Given> {
+    let open = decls.is_empty();
+    let mut values: Vec<(String, OptVal)> = decls.iter().map(|d| (d.name.clone(), d.default.clone())).collect();
+    let mut written = Vec::new();
+    let mut loose: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < given.len() {
+        let g = &given[i];
+        i += 1;
+        let Some(raw) = g.strip_prefix("--") else {
+            loose.push(g);
+            continue;
         };
-        let Some(i) = decls.iter().position(|d| d.name == name) else {
-            return Err(Error::Usage(format!("{g}: {script} has no such option (see `fairbench {script} help`)")));
+        let (spelled, value) = match raw.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (raw, None),
         };
-        let d = &decls[i];
+        let name = spelled.replace('-', "_");
+        let next = given.get(i).map(String::as_str).filter(|w| !w.starts_with("--"));
+        let Some(k) = decls.iter().position(|d| d.name == name) else {
+            if !open {
+                return Err(Error::Usage(format!("{g}: {script} has no such option (see `fairbench {script} help`)")));
+            }
+            let leaves_a_command = !command.is_empty() || given[i + 1..].iter().any(|w| !w.starts_with("--"));
+            let value = match (value, next) {
+                (Some(v), _) => Some(v),
+                (None, Some(w)) if leaves_a_command => {
+                    i += 1;
+                    Some(w)
+                }
+                (None, _) => None,
+            };
+            let v = OptVal::Str(value.unwrap_or_default().to_string());
+            match values.iter_mut().find(|(n, _)| *n == name) {
+                Some(slot) => slot.1 = v,
+                None => values.push((name, v)),
+            }
+            written.push(match value {
+                Some(v) => format!("--{spelled}={v}"),
+                None => format!("--{spelled}"),
+            });
+            continue;
+        };
+        let d = &decls[k];
+        let value = match (value, next) {
+            (Some(v), _) => Some(v),
+            (None, Some(w)) if d.ty != ARG_BOOL || bool_word(w) => {
+                i += 1;
+                Some(w)
+            }
+            (None, _) if d.ty == ARG_BOOL => None,
+            (None, _) => return Err(Error::Usage(format!("--{spelled}: give it a value (--{spelled}=VALUE or --{spelled} VALUE)"))),
+        };
         let v = match value {
             Some(v) => parse_value(&d.name, d.ty, v).map_err(Error::Usage)?,
-            None if d.ty == ARG_BOOL => OptVal::Bool(true),
-            None => return Err(Error::Usage(format!("--{}: give it a value (--{}=VALUE)", d.name, d.name))),
+            None => OptVal::Bool(true),
         };
         if let (Some(f), Some(text)) = (&d.validator, value) {
             let ok: bool = f.call((d.name.as_str(), text)).map_err(|e| Error::Usage(format!("--{}={text}: {}", d.name, super::api::error_line(&e))))?;
@@ -148,9 +217,20 @@ pub fn resolve(script: &str, decls: &[Decl], given: &[String]) -> Result<Vec<(St
                 return Err(Error::Usage(format!("--{}={text}: the script's check rejects this value", d.name)));
             }
         }
-        vals[i].1 = v;
+        values[k].1 = v;
+        written.push(match value {
+            Some(v) => format!("--{spelled}={v}"),
+            None => format!("--{spelled}"),
+        });
     }
-    Ok(vals)
+    let command = match (command, loose.as_slice()) {
+        ("", [one]) => one.to_string(),
+        ("", []) => return Err(Error::Usage(format!("{script}: give a command (run, prepare, cleanup, help or one the script defines)"))),
+        ("", many) => return Err(Error::Usage(format!("{script}: one command at a time, got {}", many.join(" ")))),
+        (c, []) => c.to_string(),
+        (c, extra) => return Err(Error::Usage(format!("{script}: one command at a time, got {c} and {}", extra.join(" ")))),
+    };
+    Ok(Given { values, command, written })
 }
 
 /// `help`: the script's options as sysbench lists them.
