@@ -64,59 +64,105 @@ pub fn step_value(cdf: &[(u64, f64)], pos: u64, n: u64) -> u64 {
     cdf.get(ix).or(cdf.last()).map_or(0, |p| p.0)
 }
 
-/// A bijection of [0, n): x -> (a*x + b) mod n, with a coprime to n, so
-/// hot ranks land on scattered ids and the inverse is as cheap.
-#[derive(Clone, Copy, Debug)]
+/// java.util.Random's generator (a 48-bit LCG), as far as LinkBench's
+/// shufflers use it, so their permutations are Java LinkBench's own.
+struct JavaRandom(u64);
+
+impl JavaRandom {
+    const MULT: u64 = 0x5_DEEC_E66D;
+    const MASK: u64 = (1 << 48) - 1;
+
+    fn new(seed: u64) -> JavaRandom {
+        JavaRandom((seed ^ Self::MULT) & Self::MASK)
+    }
+
+    fn next(&mut self, bits: u32) -> i32 {
+        self.0 = (self.0.wrapping_mul(Self::MULT).wrapping_add(0xB)) & Self::MASK;
+        (self.0 >> (48 - bits)) as i64 as i32
+    }
+
+    /// `nextInt(bound)` for bound > 0.
+    fn next_int(&mut self, bound: i32) -> i32 {
+        if bound & bound.wrapping_neg() == bound {
+            return ((bound as i64 * self.next(31) as i64) >> 31) as i32;
+        }
+        loop {
+            let bits = self.next(31);
+            let val = bits % bound;
+            // Java's overflow test: reject the top, uneven slice.
+            if bits.wrapping_sub(val).wrapping_add(bound - 1) >= 0 {
+                return val;
+            }
+        }
+    }
+}
+
+/// Java LinkBench's InvertibleShuffler: ids fall into `groups` classes by
+/// their residue, and each class is rotated by its own amount drawn from
+/// java.util.Random(seed), so `permute` puts rank r (0 the busiest) on
+/// the same id Java LinkBench does for the same n.
+#[derive(Clone, Debug)]
 pub struct Shuffler {
     n: u64,
-    a: u64,
-    b: u64,
-    a_inv: u64,
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-fn mod_inverse(a: u64, n: u64) -> u64 {
-    let (mut t, mut new_t, mut r, mut new_r) = (0i128, 1i128, n as i128, a as i128);
-    while new_r != 0 {
-        let q = r / new_r;
-        (t, new_t) = (new_t, t - q * new_t);
-        (r, new_r) = (new_r, r - q * new_r);
-    }
-    t.rem_euclid(n as i128) as u64
+    groups: u64,
+    rotate: Vec<u64>,
+    min_group: u64,
+    rounded_up: u64,
+    rounded_down: u64,
 }
 
 impl Shuffler {
-    pub fn new(n: u64, seed: u64) -> Shuffler {
+    pub fn new(seed: u64, groups: u64, n: u64) -> Shuffler {
         let n = n.max(1);
-        let mut a = (seed % n).max(1);
-        while gcd(a, n) != 1 {
-            a = if a + 1 >= n { 1 } else { a + 1 };
+        let groups = groups.min(n).max(1);
+        // Java divides (int) n, which is n itself below 2^31.
+        let min_group = (n / groups).max(1);
+        let mut rng = JavaRandom::new(seed);
+        let bound = i32::try_from(min_group).unwrap_or(i32::MAX);
+        let rotate = (0..groups).map(|_| rng.next_int(bound).unsigned_abs() as u64).collect();
+        let rounded_down = (n / groups) * groups;
+        let rounded_up = if n == rounded_down { n } else { rounded_down + groups };
+        Shuffler { n, groups, rotate, min_group, rounded_up, rounded_down }
+    }
+
+    fn shuffle(&self, i: u64, inverse: bool) -> u64 {
+        let i = i.min(self.n - 1);
+        let group = i % self.groups;
+        let big = group < self.n % self.groups;
+        let mut r = self.rotate[group as usize];
+        if inverse {
+            r = if big { self.min_group + 1 - r } else { self.min_group - r };
         }
-        let b = seed.rotate_left(17) % n;
-        Shuffler { n, a, b, a_inv: mod_inverse(a % n, n) }
+        let j = i + self.groups * r;
+        if j < self.n {
+            return j;
+        }
+        let out = if big { j % self.rounded_up } else { j % self.rounded_down };
+        if out >= self.n {
+            group
+        } else {
+            out
+        }
     }
 
-    pub fn apply(&self, x: u64) -> u64 {
-        ((self.a as u128 * x as u128 + self.b as u128) % self.n as u128) as u64
+    /// Rank (0 the busiest) to id offset: Java's `permute`.
+    pub fn permute(&self, i: u64) -> u64 {
+        self.shuffle(i, false)
     }
 
-    pub fn invert(&self, y: u64) -> u64 {
-        let d = (y as i128 - self.b as i128).rem_euclid(self.n as i128) as u128;
-        ((d * self.a_inv as u128) % self.n as u128) as u64
+    /// Id offset to rank: Java's `invertPermute`.
+    pub fn invert(&self, i: u64) -> u64 {
+        self.shuffle(i, true)
     }
 }
 
-/// The seeds of LinkBench's shufflers (the degree one is its
-/// NLINKS_SHUFFLER_SEED); fairbench's shuffle is its own, so the ids
-/// differ from Java LinkBench's while the shapes match.
+/// Java LinkBench's shuffler seeds (RealDistribution): the out-degree's,
+/// which the link accesses correlated with it share; the uncorrelated link
+/// accesses'; the node accesses'. Each uses 1024 groups.
 pub const NLINKS_SEED: u64 = 20_343_988_438_726_021;
-pub const ACCESS_SEED: u64 = 0x5DEE_CE66_D1CE_4E5B;
+pub const UNCORR_SEED: u64 = 53_238_253_823_453;
+pub const NODE_SEED: u64 = 4_766_565_305_853_767_165;
+pub const SHUFFLE_GROUPS: u64 = 1024;
 
 /// Zipf over ranks [0, n) with exponent `s` > 0, by rejection-inversion
 /// (Hörmann and Derflinger): O(1) per draw and no table, so 100M ids cost
@@ -243,16 +289,48 @@ mod tests {
 
     #[test]
     fn shuffler_is_a_bijection() {
-        for n in [1u64, 2, 10, 1000, 9999] {
-            let s = Shuffler::new(n, NLINKS_SEED);
+        for n in [1u64, 2, 10, 1000, 1025, 9999, 10000] {
+            let s = Shuffler::new(NLINKS_SEED, SHUFFLE_GROUPS, n);
             let mut seen = vec![false; n as usize];
             for x in 0..n {
-                let y = s.apply(x);
-                assert!(!seen[y as usize]);
+                let y = s.permute(x);
+                assert!(!seen[y as usize], "n={n} x={x}");
                 seen[y as usize] = true;
-                assert_eq!(s.invert(y), x);
+                assert_eq!(s.invert(y), x, "n={n}");
             }
         }
+    }
+
+    #[test]
+    fn shuffler_places_ids_as_java_linkbench_does() {
+        // (seed, n, permute(0), permute(1), permute(5), invert(0), invert(n-1))
+        // as Java LinkBench's InvertibleShuffler gives them.
+        let want: [(u64, u64, [u64; 5]); 9] = [
+            (NLINKS_SEED, 10_000, [5120, 4097, 6149, 5120, 9999]),
+            (NLINKS_SEED, 100_000, [14336, 59393, 88069, 86016, 30367]),
+            (NLINKS_SEED, 10_000_000, [355328, 5764097, 4770821, 9645056, 6701695]),
+            (UNCORR_SEED, 10_000, [8192, 2049, 4101, 2048, 1807]),
+            (UNCORR_SEED, 100_000, [86016, 22529, 87045, 14336, 38559]),
+            (UNCORR_SEED, 10_000_000, [5915648, 7568385, 2262021, 4084736, 6147711]),
+            (NODE_SEED, 10_000, [8192, 1025, 8197, 2048, 9999]),
+            (NODE_SEED, 100_000, [88064, 34817, 74757, 12288, 58015]),
+            (NODE_SEED, 1000, [0, 1, 5, 0, 999]),
+        ];
+        for (seed, n, w) in want {
+            let s = Shuffler::new(seed, SHUFFLE_GROUPS, n);
+            assert_eq!([s.permute(0), s.permute(1), s.permute(5), s.invert(0), s.invert(n - 1)], w, "seed {seed} n {n}");
+        }
+    }
+
+    #[test]
+    fn java_random_matches_java() {
+        // new java.util.Random(42): nextInt() = -1170105035, nextInt(10) = 3 after it.
+        let mut r = JavaRandom::new(42);
+        assert_eq!(r.next(32), -1_170_105_035);
+        assert_eq!(r.next_int(10), 3);
+        // Powers of two take the multiply path.
+        let mut r = JavaRandom::new(42);
+        assert_eq!(r.next_int(16), 11);
     }
 
     #[test]

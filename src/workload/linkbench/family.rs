@@ -68,6 +68,9 @@ impl Family for LinkbenchFamily {
         if matches!(plan.command.as_str(), "prepare" | "run") {
             eprintln!("LinkBench links per node: {}", cfg.nlinks_source);
         }
+        if let Some(note) = cfg.partitions_note(conn.target.engine) {
+            eprintln!("{note}");
+        }
         let fam = &plan.args.families;
         cfg.storage_engine = fam.value::<String>("mysql_storage_engine").unwrap_or_else(|| "innodb".into());
         // With a properties file or -D, LinkBench's request-phase keys set

@@ -191,7 +191,8 @@ impl LinkBench {
         let (d0, de) = (d.schema_default("0"), d.schema_default("''"));
         // As LinkBench's MySQL DDL ends: the storage engine, then latin1.
         let tail = d.default_charset("latin1").map(|cs| format!(" {} {cs}", d.engine_clause(&self.cfg.storage_engine))).unwrap_or_default();
-        // --linkbench-partitions is a MySQL-family option: elsewhere the tables stay whole.
+        // --linkbench-partitions is a MySQL-family option: elsewhere the
+        // tables stay whole (Config::partitions_note says so).
         let parts = d.key_partitions("id1", self.cfg.partitions).filter(|_| self.cfg.partitions > 0).unwrap_or_default();
         vec![
             format!(

@@ -60,6 +60,42 @@ const UPDATE_NODE: usize = 7;
 const DELETE_NODE: usize = 8;
 const GET_NODE: usize = 9;
 
+/// The statements of the writes (`--linkbench-shape`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Java LinkBench's MySQL store (LinkStoreMysql): autocommit off,
+    /// INSERT ... ON DUPLICATE KEY UPDATE, the last statement of a write
+    /// and its COMMIT sent together.
+    Java,
+    /// BEGIN, SELECT ... FOR UPDATE, INSERT or UPDATE, the count, COMMIT:
+    /// what every engine can run.
+    Locking,
+}
+
+impl Shape {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Java => "java",
+            Shape::Locking => "locking",
+        }
+    }
+
+    /// The shape asked for, or the engine's default: Java's where the
+    /// server has ON DUPLICATE KEY UPDATE and multi-statement queries.
+    fn resolve(asked: Option<&str>, engine: Engine) -> Result<Shape> {
+        let default = if engine == Engine::Mysql { Shape::Java } else { Shape::Locking };
+        match asked.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("auto") => Ok(default),
+            Some("java") if engine != Engine::Mysql => {
+                Err(usage!("--linkbench-shape=java needs INSERT ... ON DUPLICATE KEY UPDATE and multi-statement queries, which {} has not: use --linkbench-shape=locking", engine.name()))
+            }
+            Some("java") => Ok(Shape::Java),
+            Some("locking") => Ok(Shape::Locking),
+            Some(other) => Err(usage!("--linkbench-shape={other}: write java (Java LinkBench's MySQL statements) or locking (BEGIN, SELECT ... FOR UPDATE, ..., COMMIT)")),
+        }
+    }
+}
+
 /// Which published mix `--linkbench-mix` names.
 pub fn mix_by_name(name: &str) -> Option<&'static [f64; 10]> {
     match name.to_ascii_lowercase().as_str() {
@@ -103,6 +139,7 @@ pub struct Config {
     pub max_failed: i64,
     pub progressfreq: f64,
     pub partitions: u32,
+    pub shape: Shape,
     pub storage_engine: String,
     /// LinkBench's request-phase keys, for the run control.
     pub requesters: usize,
@@ -179,6 +216,7 @@ impl Config {
             },
             progressfreq: p.f64("progressfreq")?,
             partitions: a.linkbench_partitions,
+            shape: Shape::resolve(a.linkbench_shape.as_deref(), engine)?,
             storage_engine: String::new(),
             requesters: p.u64_min("requesters", 1)? as usize,
             requests: p.u64_min("requests", 0)?,
@@ -186,6 +224,19 @@ impl Config {
             maxtime: p.f64("maxtime")?,
             warmup: p.f64("warmup_time")?,
         })
+    }
+
+    /// The note for `--linkbench-partitions` where it changes nothing:
+    /// fairbench partitions linktable with MySQL's PARTITION BY KEY(id1),
+    /// as LinkBench's DDL does, and nowhere else.
+    pub fn partitions_note(&self, engine: Engine) -> Option<String> {
+        let why = match engine {
+            Engine::Mysql => return None,
+            _ if self.partitions == 0 => return None,
+            Engine::Postgres => "fairbench partitions linktable only with MySQL's PARTITION BY KEY(id1) and creates no PostgreSQL partitions, so the tables stay whole",
+            Engine::Sqlite => "SQLite has no table partitioning, so the tables stay whole",
+        };
+        Some(format!("note: --linkbench-partitions={} has no effect on {}: {why}", self.partitions, engine.name()))
     }
 
     pub fn nodes(&self) -> u64 {
@@ -209,11 +260,11 @@ impl Config {
         }
     }
 
-    /// Links of `id1` in all: LinkBench's step rule at the id's shuffled
-    /// place (place 0 the busiest), so the graph's degrees are LinkBench's
-    /// whatever the shuffle.
+    /// Links of `id1` in all: LinkBench's step rule at the id's place in
+    /// the degree order (place 0 the busiest), which Java LinkBench's
+    /// degree shuffler gives, so each id has the links it has in Java's graph.
     pub fn nlinks(&self, shuffle: &Shuffler, id1: u64) -> u64 {
-        dist::step_value(&self.nlinks_cdf, shuffle.apply(id1 - self.startid1), self.nodes())
+        dist::step_value(&self.nlinks_cdf, shuffle.invert(id1 - self.startid1), self.nodes())
     }
 
     /// Links of `id1` of type index `t`: LinkBench's split, whose leftover
@@ -273,6 +324,22 @@ struct DbStmts {
     delete_node: StmtId,
 }
 
+/// The statements of one database in Java's shape: those sent alone,
+/// prepared as the others, and a write's last statement with its COMMIT,
+/// one query with `?` for the values (a prepared statement holds one
+/// statement only).
+#[derive(Clone, Debug)]
+struct JavaStmts {
+    add_link: StmtId,
+    hide_link: StmtId,
+    count_dec: StmtId,
+    count_add: String,
+    update_link: String,
+    add_node: String,
+    update_node: String,
+    delete_node: String,
+}
+
 #[derive(Clone)]
 pub struct LinkBench {
     pub cfg: Config,
@@ -280,10 +347,15 @@ pub struct LinkBench {
     seed: u64,
     set: Arc<StatementSet>,
     st: Vec<DbStmts>,
+    java: Vec<JavaStmts>,
     begin: StmtId,
     commit: StmtId,
+    /// Java LinkBench's shufflers: rank (0 the busiest) to id offset for
+    /// the out-degree and the accesses correlated with it, for the other
+    /// link accesses, for the node accesses.
     degree: Shuffler,
-    access: Shuffler,
+    uncorr: Shuffler,
+    nodes: Shuffler,
     /// Failed operations over all clients (LinkBench's limit is per
     /// requester; the client keeps its own count, this one is reported).
     pub failed: Arc<AtomicU64>,
@@ -306,6 +378,10 @@ pub struct LinkBenchClient {
     node_read: Zipf,
     node_update: Zipf,
     in_trx: bool,
+    /// Java's shape: this connection runs with autocommit off.
+    autocommit_off: bool,
+    /// Java's shape: the text of the query being sent.
+    sql: String,
     failed: i64,
     data: Vec<u8>,
     text: String,
@@ -317,13 +393,15 @@ impl LinkBench {
     pub fn new(cfg: Config, engine: Engine, seed: u64) -> LinkBench {
         let n = cfg.nodes();
         let mut w = LinkBench {
-            degree: Shuffler::new(n, dist::NLINKS_SEED),
-            access: Shuffler::new(n, dist::ACCESS_SEED),
+            degree: Shuffler::new(dist::NLINKS_SEED, dist::SHUFFLE_GROUPS, n),
+            uncorr: Shuffler::new(dist::UNCORR_SEED, dist::SHUFFLE_GROUPS, n),
+            nodes: Shuffler::new(dist::NODE_SEED, dist::SHUFFLE_GROUPS, n),
             cfg,
             engine,
             seed,
             set: Arc::new(StatementSet::default()),
             st: Vec::new(),
+            java: Vec::new(),
             begin: StmtId(0),
             commit: StmtId(0),
             failed: Arc::new(AtomicU64::new(0)),
@@ -372,6 +450,25 @@ impl LinkBench {
                 update_node: set.add(format!("UPDATE {n} SET version = version + 1, time = ?, data = ? WHERE id = ? AND type = ?"), false),
                 delete_node: set.add(format!("DELETE FROM {n} WHERE id = ? AND type = ?"), false),
             });
+            if self.cfg.shape != Shape::Java {
+                continue;
+            }
+            // Java LinkStoreMysql's statements, their values bound.
+            self.java.push(JavaStmts {
+                add_link: set.add(format!("INSERT INTO {l} ({cols}) VALUES (?, ?, ?, 1, ?, ?, 0) ON DUPLICATE KEY UPDATE visibility = VALUES(visibility)"), false),
+                hide_link: set.add(format!("UPDATE {l} SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"), false),
+                count_dec: set.add(
+                    format!(
+                        "INSERT INTO {c} (id, link_type, count, time, version) VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE count = IF(count = 0, 0, count - 1), time = ?, version = version + 1"
+                    ),
+                    false,
+                ),
+                count_add: format!("INSERT INTO {c} (id, link_type, count, time, version) VALUES (?, ?, 1, ?, 0) ON DUPLICATE KEY UPDATE count = count + 1, version = version + 1, time = ?; COMMIT"),
+                update_link: format!("UPDATE {l} SET visibility = 1, data = ?, time = ?, version = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?; COMMIT"),
+                add_node: format!("INSERT INTO {n} (type, version, time, data) VALUES ({DEFAULT_NODE_TYPE}, 1, ?, ?); COMMIT"),
+                update_node: format!("UPDATE {n} SET version = 2, time = ?, data = ? WHERE id = ? AND type = ?; COMMIT"),
+                delete_node: format!("DELETE FROM {n} WHERE id = ? AND type = ?; COMMIT"),
+            });
         }
         self.begin = set.add(self.dialect().begin_rw(), false);
         self.commit = set.add("COMMIT", false);
@@ -386,11 +483,11 @@ impl LinkBench {
     fn link_id1(&self, c: &mut LinkBenchClient, write: bool) -> u64 {
         let uncorr = c.rng.uniform_double() * 100.0 < self.cfg.read_blend;
         let idx = if uncorr {
-            self.access.apply(c.read_uncorr.sample(&mut c.rng))
+            self.uncorr.permute(c.read_uncorr.sample(&mut c.rng))
         } else {
             let r = if write { c.write_corr.sample(&mut c.rng) } else { c.read_corr.sample(&mut c.rng) };
-            // The r-th busiest node: the one at shuffled place r.
-            self.degree.invert(r)
+            // The node with the r-th most links.
+            self.degree.permute(r)
         };
         self.cfg.startid1 + idx
     }
@@ -398,8 +495,8 @@ impl LinkBench {
     fn node_id(&self, c: &mut LinkBenchClient, kind: usize) -> u64 {
         let n = self.cfg.nodes();
         let idx = match kind {
-            GET_NODE => self.access.apply(c.node_read.sample(&mut c.rng)),
-            UPDATE_NODE => self.access.apply(c.node_update.sample(&mut c.rng)),
+            GET_NODE => self.nodes.permute(c.node_read.sample(&mut c.rng)),
+            UPDATE_NODE => self.nodes.permute(c.node_update.sample(&mut c.rng)),
             _ => c.rng.uniform(0, n - 1),
         };
         self.cfg.startid1 + idx
@@ -597,6 +694,19 @@ impl LinkBench {
 
     async fn op(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, kind: usize) -> DbResult<()> {
         let st = self.st[c.db];
+        if self.cfg.shape == Shape::Java {
+            let j = &self.java[c.db];
+            return match kind {
+                ADD_LINK => self.java_add_link(conn, c, q, j, P_ADD_EXIST).await,
+                UPDATE_LINK => self.java_add_link(conn, c, q, j, P_UPDATE_EXIST).await,
+                DELETE_LINK => self.java_delete_link(conn, c, q, &st, j).await,
+                ADD_NODE | UPDATE_NODE | DELETE_NODE => self.java_node_write(conn, c, q, j, kind).await,
+                COUNT_LINK => self.count_link(conn, c, q, &st).await,
+                MULTIGET_LINK => self.multiget_link(conn, c, q, &st).await,
+                GET_LINKS_LIST => self.get_links_list(conn, c, q, &st).await,
+                _ => self.node_op(conn, c, q, &st, kind).await,
+            };
+        }
         match kind {
             ADD_LINK => self.add_link(conn, c, q, &st, P_ADD_EXIST).await,
             UPDATE_LINK => self.add_link(conn, c, q, &st, P_UPDATE_EXIST).await,
@@ -608,12 +718,107 @@ impl LinkBench {
         }
     }
 
+    /// Java's shape: the connection's autocommit goes off once, as Java
+    /// LinkBench's write connection has it, so a write's first statement
+    /// opens its transaction and no BEGIN is sent. Java reads on a second
+    /// connection with autocommit on; here a read runs on the same
+    /// connection, inside the transaction the next write's COMMIT ends.
+    async fn java_session(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters) -> DbResult<()> {
+        if !c.autocommit_off {
+            q.add(conn.query("SET autocommit = 0").await?);
+            c.autocommit_off = true;
+        }
+        c.in_trx = true;
+        Ok(())
+    }
+
+    /// ADD_LINK and UPDATE_LINK as Java's addLink sends them: INSERT ...
+    /// ON DUPLICATE KEY UPDATE visibility, then, in one query with the
+    /// COMMIT, the count for a link that became visible or the new data
+    /// for one that was visible already. A hidden link shown again takes
+    /// the count query only: without the affected-row count (2 there, 1
+    /// for a new link) it looks like a new link, so its old data stays
+    /// where Java rewrites it in a third round trip.
+    async fn java_add_link(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, j: &JavaStmts, p: f64) -> DbResult<()> {
+        let id1 = self.link_id1(c, true);
+        let t = self.link_type(c);
+        let id2 = self.id2(c, id1, t, p);
+        let id1 = id1 as i64;
+        self.link_data(c);
+        let now = now_ms();
+        self.java_session(conn, c, q).await?;
+        let class = conn.exec(j.add_link, &[Param::Int(id1), Param::Int(id2), Param::Int(t), Param::Text(&c.text), Param::Int(now)]).await?;
+        q.add(class);
+        if class == Class::Write {
+            java_commit(conn, &mut c.sql, &j.count_add, &[Param::Int(id1), Param::Int(t), Param::Int(now), Param::Int(now)]).await?;
+        } else {
+            java_commit(conn, &mut c.sql, &j.update_link, &[Param::Text(&c.text), Param::Int(now), Param::Int(id1), Param::Int(id2), Param::Int(t)]).await?;
+        }
+        q.add(Class::Write);
+        q.add(Class::Other);
+        q.trx += 1;
+        c.in_trx = false;
+        Ok(())
+    }
+
+    /// DELETE_LINK as Java's deleteLink sends it: SELECT ... FOR UPDATE,
+    /// and for a visible link the hiding UPDATE and the count, then COMMIT,
+    /// each on its own.
+    async fn java_delete_link(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, st: &DbStmts, j: &JavaStmts) -> DbResult<()> {
+        let id1 = self.link_id1(c, true);
+        let t = self.link_type(c);
+        let id2 = self.id2(c, id1, t, P_DELETE_EXIST);
+        let id1 = id1 as i64;
+        let now = now_ms();
+        self.java_session(conn, c, q).await?;
+        let rows = conn.exec_rows(st.select_vis, &[Param::Int(id1), Param::Int(id2), Param::Int(t)]).await?;
+        q.add(Class::Read);
+        let visible = rows.first().and_then(|r| r.first().cloned().flatten()).is_some_and(|v| v.trim() != "0");
+        if visible {
+            q.add(conn.exec(j.hide_link, &[Param::Int(id1), Param::Int(id2), Param::Int(t)]).await?);
+            q.add(conn.exec(j.count_dec, &[Param::Int(id1), Param::Int(t), Param::Int(now), Param::Int(now)]).await?);
+        }
+        self.commit(conn, c, q).await
+    }
+
+    /// ADD_NODE, UPDATE_NODE and DELETE_NODE as Java's node store sends
+    /// them: the statement and its COMMIT in one query.
+    async fn java_node_write(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, j: &JavaStmts, kind: usize) -> DbResult<()> {
+        let now = now_s();
+        let id = if kind == ADD_NODE { 0 } else { self.node_id(c, kind) as i64 };
+        if kind != DELETE_NODE {
+            self.node_data(c);
+        }
+        self.java_session(conn, c, q).await?;
+        let ty = Param::Int(DEFAULT_NODE_TYPE);
+        match kind {
+            ADD_NODE => java_commit(conn, &mut c.sql, &j.add_node, &[Param::Int(now), Param::Text(&c.text)]).await?,
+            UPDATE_NODE => java_commit(conn, &mut c.sql, &j.update_node, &[Param::Int(now), Param::Text(&c.text), Param::Int(id), ty]).await?,
+            _ => java_commit(conn, &mut c.sql, &j.delete_node, &[Param::Int(id), ty]).await?,
+        }
+        q.add(Class::Write);
+        q.add(Class::Other);
+        q.trx += 1;
+        c.in_trx = false;
+        Ok(())
+    }
+
     async fn rollback(&self, conn: &mut Conn, c: &mut LinkBenchClient) {
-        if c.in_trx {
+        // With autocommit off a read opens a transaction too.
+        if c.in_trx || c.autocommit_off {
             let _ = conn.query("ROLLBACK").await;
             c.in_trx = false;
         }
     }
+}
+
+/// Java's shape: `template` with its values and the COMMIT after it, one
+/// query and so one round trip, as Java appends "; commit;" to a write's
+/// last statement.
+async fn java_commit(conn: &mut Conn, sql: &mut String, template: &str, params: &[Param<'_>]) -> DbResult<()> {
+    crate::db::interpolate(template, params, sql, true);
+    conn.query(sql).await?;
+    Ok(())
 }
 
 /// Conflicts LinkBench retries: deadlocks, lock wait timeouts,
@@ -660,6 +865,8 @@ impl Workload for LinkBench {
             node_read: Zipf::new(n, self.cfg.node_read_shape),
             node_update: Zipf::new(n, self.cfg.node_update_shape),
             in_trx: false,
+            autocommit_off: false,
+            sql: String::with_capacity(512),
             failed: 0,
             data: Vec::with_capacity(256),
             text: String::with_capacity(256),
@@ -687,7 +894,12 @@ impl Workload for LinkBench {
                     self.failed.fetch_add(1, Ordering::Relaxed);
                     return Ok(());
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    // The runner may open a new connection, whose autocommit is on.
+                    c.autocommit_off = false;
+                    c.in_trx = false;
+                    return Err(e);
+                }
             }
         }
     }
@@ -716,6 +928,7 @@ impl Workload for LinkBench {
             ("dbprefix".to_string(), c.dbprefix.clone()),
             ("dbcount".to_string(), c.dbcount.to_string()),
             ("linkbench-partitions".to_string(), c.partitions.to_string()),
+            ("linkbench-shape".to_string(), c.shape.name().to_string()),
         ];
         for (k, p) in props::MIX_KEYS.iter().zip(c.mix) {
             v.push((format!("linkbench-{k}"), p.to_string()));
@@ -764,5 +977,34 @@ mod tests {
         assert_eq!(cfg.links_of_type(5, 0) + cfg.links_of_type(5, 1), 6);
         assert_eq!(cfg.links_of_type(1, 0) + cfg.links_of_type(1, 1), 1);
         assert_eq!(cfg.links_of_type(0, 0) + cfg.links_of_type(0, 1), 0);
+    }
+
+    #[test]
+    fn partitions_are_noted_where_they_do_nothing() {
+        let mut a = LinkbenchArgs::default_for_tests();
+        a.linkbench_partitions = 4;
+        let p = Props::defaults(&props::MIX_FB2011);
+        for engine in [Engine::Postgres, Engine::Sqlite] {
+            let note = Config::new(&p, &a, engine).unwrap().partitions_note(engine).unwrap();
+            assert!(note.starts_with("note: --linkbench-partitions=4 has no effect on ") && !note.contains('\n'), "{note}");
+        }
+        assert_eq!(Config::new(&p, &a, Engine::Mysql).unwrap().partitions_note(Engine::Mysql), None);
+        a.linkbench_partitions = 0;
+        assert_eq!(Config::new(&p, &a, Engine::Postgres).unwrap().partitions_note(Engine::Postgres), None);
+    }
+
+    #[test]
+    fn shape_defaults_to_java_on_mysql_only() {
+        let p = Props::defaults(&props::MIX_FB2011);
+        let mut a = LinkbenchArgs::default_for_tests();
+        assert_eq!(Config::new(&p, &a, Engine::Mysql).unwrap().shape, Shape::Java);
+        assert_eq!(Config::new(&p, &a, Engine::Postgres).unwrap().shape, Shape::Locking);
+        assert_eq!(Config::new(&p, &a, Engine::Sqlite).unwrap().shape, Shape::Locking);
+        a.linkbench_shape = Some("locking".into());
+        assert_eq!(Config::new(&p, &a, Engine::Mysql).unwrap().shape, Shape::Locking);
+        a.linkbench_shape = Some("java".into());
+        assert!(Config::new(&p, &a, Engine::Postgres).is_err() && Config::new(&p, &a, Engine::Sqlite).is_err());
+        a.linkbench_shape = Some("fast".into());
+        assert!(Config::new(&p, &a, Engine::Mysql).is_err());
     }
 }

@@ -43,6 +43,9 @@ pub struct LinkbenchArgs {
     /// prepare, MySQL-family: PARTITION BY KEY(id1) with this many partitions, as LinkBench's DDL (0: none)
     #[arg(long, default_value_t = 0, value_parser = values::uint32)]
     pub linkbench_partitions: u32,
+    /// run: how writes talk to the server. java: as Java LinkBench's MySQL store (autocommit off; INSERT ... ON DUPLICATE KEY UPDATE; a write's last statement and its COMMIT in one round trip: ADD_LINK 2, node writes 1). locking: BEGIN, SELECT ... FOR UPDATE, INSERT or UPDATE, the count, COMMIT, each a round trip. [default: java on MySQL-family servers; locking on PostgreSQL and SQLite, which have no ON DUPLICATE KEY UPDATE]
+    #[arg(long, value_name = "java|locking")]
+    pub linkbench_shape: Option<String>,
     /// run: write LinkBench's per-operation statistics as CSV to this file
     #[arg(long)]
     pub csvstats: Option<PathBuf>,
@@ -65,6 +68,7 @@ impl LinkbenchArgs {
             dbprefix: None,
             dbcount: None,
             linkbench_partitions: 0,
+            linkbench_shape: None,
             csvstats: None,
             csvstream: None,
         }
