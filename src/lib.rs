@@ -234,6 +234,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             rate: c.rate,
             report_interval: Duration::from_secs_f64(c.report_interval),
             sync_file: c.sync_file.clone(),
+            sync_wait: Duration::from_millis(c.sync_wait),
             worker_threads: c.client_threads,
             queue_max: c.queue_max,
             seed: plan.args.rand.rand_seed,

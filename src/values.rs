@@ -178,6 +178,11 @@ pub fn listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
 }
 
 /// Locking-read levels (`--for-update`): 0, 1 or 2.
+/// BMK-kit's rand_loop: 0 to 3.
+pub fn rand_loop(s: &str) -> Result<u8, String> {
+    whole(s, 0, 3).map_err(|_| "use 0 (the distribution), 1 (chunk per client), 2 (shift) or 3 (loop)".to_string())
+}
+
 /// sysbench's --verbosity: 0 (critical only) to 5 (debug).
 pub fn verbosity(s: &str) -> Result<u8, String> {
     whole(s, 0, 5)
@@ -339,7 +344,7 @@ pub fn rand_type(s: &str) -> Result<String, String> {
 }
 
 pub fn load_mode(s: &str) -> Result<String, String> {
-    crate::db::LoadMode::parse(s).map(|_| s.to_string()).ok_or_else(|| "use auto, infile or insert".to_string())
+    crate::db::LoadMode::parse(s).map(|_| s.to_string()).ok_or_else(|| "use auto, infile, insert, copy, or BMK-kit's original, parallel or parallel_ordered".to_string())
 }
 
 pub fn table_pick(s: &str) -> Result<String, String> {

@@ -48,6 +48,8 @@ pub struct RunControl {
     pub rate: f64,
     pub report_interval: Duration,
     pub sync_file: Option<PathBuf>,
+    /// How often the `sync_file` is looked for (BMK-kit's --sync-wait).
+    pub sync_wait: Duration,
     /// OS threads running network clients (`--client-threads`); `None`:
     /// the workload's and the machine's default (see the runner).
     pub worker_threads: Option<usize>,

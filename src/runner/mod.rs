@@ -190,7 +190,7 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
         }
     }
     if let Some(f) = &rc.sync_file {
-        wait_sync_file(f)?;
+        wait_sync_file(f, rc.sync_wait)?;
     }
     if let Some(gate) = &rc.gate {
         if let Err(e) = gate.wait(rc.round) {
@@ -334,7 +334,7 @@ fn release(shared: &Shared, at: Instant) {
 }
 
 /// BMK-kit's start barrier: everyone is connected; start when the file is gone.
-fn wait_sync_file(f: &std::path::Path) -> Result<()> {
+fn wait_sync_file(f: &std::path::Path, every: Duration) -> Result<()> {
     if !f.exists() {
         return Ok(());
     }
@@ -343,7 +343,8 @@ fn wait_sync_file(f: &std::path::Path) -> Result<()> {
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Ok(());
         }
-        std::thread::sleep(Duration::from_millis(10));
+        // Capped so Ctrl-C is seen within the stop limit whatever --sync-wait says.
+        std::thread::sleep(every.clamp(Duration::from_millis(1), Duration::from_millis(100)));
     }
     Ok(())
 }
@@ -696,6 +697,7 @@ mod tests {
             rate: 0.0,
             report_interval: Duration::from_millis(iv),
             sync_file: None,
+            sync_wait: Duration::from_millis(10),
             gate: None,
             round: 0,
             worker_threads: Some(1),

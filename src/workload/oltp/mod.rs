@@ -155,6 +155,9 @@ pub struct Oltp {
     /// Pin clients to tables (BMK) instead of drawing a table per query group.
     pinned: bool,
     clients: usize,
+    /// SELECT ... FOR UPDATE on the row-returning SELECTs (BMK-kit's
+    /// `--for-update=on`; off unless given, as in its scripts).
+    pub for_update: bool,
 }
 
 pub struct OltpClient {
@@ -172,6 +175,10 @@ pub struct OltpClient {
     bulk: Vec<(i64, i64)>,
     bulk_next: i64,
     slice: (u64, u64),
+    /// `--rand-loop=1`: the ids of this client's chunk.
+    chunk: Dist,
+    /// `--rand-loop=3`: the last id of the stride and how many it gave.
+    stride: (u64, u32),
 }
 
 impl Oltp {
@@ -192,33 +199,35 @@ impl Oltp {
             "auto" => clients >= args.tables as usize,
             other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
         };
-        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients })
+        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients, for_update: false })
     }
 
     fn st(&self) -> &Stmts {
-        self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.engine))
+        self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.engine, self.for_update))
     }
 
-    fn build_statements(args: &OltpArgs, mix: &Mix, engine: Engine) -> Stmts {
+    fn build_statements(args: &OltpArgs, mix: &Mix, engine: Engine, for_update: bool) -> Stmts {
         let d = Dialect(engine);
         let mut set = StatementSet::default();
-        let hint = if args.query_hint.is_empty() { String::new() } else { format!("{} ", args.query_hint) };
+        let hint = hint_comment(&args.query_hint);
         let cols = &args.select_cols;
+        let fu = if for_update { d.for_update() } else { "" };
         let upd_where = if args.update_range_size > 1 { "id BETWEEN ? AND ?" } else { "id=?" };
         let mut tables = Vec::new();
         for t in 1..=args.tables {
             let name = format!("{}{t}", args.table_name);
             tables.push(TableStmts {
-                point: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id=?"), true),
-                simple: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id BETWEEN ? AND ?"), true),
+                point: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id=?{fu}"), true),
+                simple: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id BETWEEN ? AND ?{fu}"), true),
                 sum: set.add(format!("SELECT {hint}SUM(k) FROM {name} WHERE id BETWEEN ? AND ?"), true),
-                order: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id BETWEEN ? AND ? ORDER BY c"), true),
-                distinct: set.add(format!("SELECT {hint}DISTINCT {cols} FROM {name} WHERE id BETWEEN ? AND ? ORDER BY c"), true),
-                idx_upd: set.add(format!("UPDATE {name} SET k=k+1 WHERE {upd_where}"), false),
-                nonidx_upd: set.add(format!("UPDATE {name} SET c=? WHERE {upd_where}"), false),
-                delete: set.add(format!("DELETE FROM {name} WHERE id=?"), false),
-                insert: set.add(format!("INSERT INTO {name} (id, k, c, pad) VALUES (?, ?, ?, ?)"), false),
-                insert_auto: set.add(format!("INSERT INTO {name} (k, c, pad) VALUES (?, ?, ?)"), false),
+                order: set.add(format!("SELECT {hint}{cols} FROM {name} WHERE id BETWEEN ? AND ? ORDER BY c{fu}"), true),
+                // DISTINCT c whatever --select-cols says, as sysbench and BMK-kit send it.
+                distinct: set.add(format!("SELECT {hint}DISTINCT c FROM {name} WHERE id BETWEEN ? AND ? ORDER BY c"), true),
+                idx_upd: set.add(format!("UPDATE {hint}{name} SET k=k+1 WHERE {upd_where}"), false),
+                nonidx_upd: set.add(format!("UPDATE {hint}{name} SET c=? WHERE {upd_where}"), false),
+                delete: set.add(format!("DELETE {hint}FROM {name} WHERE id=?"), false),
+                insert: set.add(format!("INSERT {hint}INTO {name} (id, k, c, pad) VALUES (?, ?, ?, ?)"), false),
+                insert_auto: set.add(format!("INSERT {hint}INTO {name} (k, c, pad) VALUES (?, ?, ?)"), false),
             });
         }
         let begin = set.add(if mix.writes() { d.begin_rw() } else { d.begin_ro() }, false);
@@ -241,6 +250,31 @@ impl Oltp {
         } else {
             c.rng.uniform(0, self.args.tables as usize as u64 - 1) as usize
         }
+    }
+
+    /// The id of a row to read or change: the distribution over the table,
+    /// or one of BMK-kit's `--rand-loop` walks (its `get_id`).
+    fn draw_id(&self, c: &mut OltpClient) -> i64 {
+        let size = self.args.table_size;
+        let id = match self.args.rand_loop {
+            1 => c.chunk.sample(&mut c.rng),
+            2 => {
+                // Ids in the client's residue class of the table split in slots.
+                let shift = (size / self.clients.max(1) as u64).max(1);
+                let id = c.ids.sample(&mut c.rng);
+                (id - id % shift + c.id as u64 + 1).min(size)
+            }
+            3 => {
+                if c.stride.0 == 0 || c.stride.1 > 1_000_000 {
+                    c.stride = (c.ids.sample(&mut c.rng), 0);
+                }
+                c.stride.0 += 77_777;
+                c.stride.1 += 1;
+                c.stride.0 % size + 1
+            }
+            _ => c.ids.sample(&mut c.rng),
+        };
+        id as i64
     }
 
     fn new_c(&self, c: &mut OltpClient) {
@@ -273,7 +307,7 @@ impl Oltp {
         if m.point_selects > 0 {
             let t = &self.st().tables[self.pick_table(c)];
             for _ in 0..m.point_selects {
-                let id = c.ids.sample(&mut c.rng) as i64;
+                let id = self.draw_id(c);
                 self.x(conn, q, t.point, &[Param::Int(id)]).await?;
             }
         }
@@ -284,7 +318,7 @@ impl Oltp {
             let t = &self.st().tables[self.pick_table(c)];
             let stmt = [t.simple, t.sum, t.order, t.distinct][pick];
             for _ in 0..n {
-                let lo = c.ids.sample(&mut c.rng) as i64;
+                let lo = self.draw_id(c);
                 self.x(conn, q, stmt, &[Param::Int(lo), Param::Int(lo + range - 1)]).await?;
             }
         }
@@ -292,7 +326,7 @@ impl Oltp {
         if m.index_updates > 0 {
             let t = &self.st().tables[self.pick_table(c)];
             for _ in 0..m.index_updates {
-                let id = c.ids.sample(&mut c.rng) as i64;
+                let id = self.draw_id(c);
                 if urs > 1 {
                     self.x(conn, q, t.idx_upd, &[Param::Int(id), Param::Int(id + urs - 1)]).await?;
                 } else {
@@ -304,7 +338,7 @@ impl Oltp {
             let ti = self.pick_table(c);
             for _ in 0..m.non_index_updates {
                 self.new_c(c);
-                let id = c.ids.sample(&mut c.rng) as i64;
+                let id = self.draw_id(c);
                 let cval = std::str::from_utf8(&c.c_buf).unwrap_or("");
                 let t = &self.st().tables[ti];
                 if urs > 1 {
@@ -317,7 +351,7 @@ impl Oltp {
         if m.delete_inserts > 0 {
             let ti = self.pick_table(c);
             for _ in 0..m.delete_inserts {
-                let id = c.ids.sample(&mut c.rng) as i64;
+                let id = self.draw_id(c);
                 let k = c.ids.sample(&mut c.rng) as i64;
                 self.new_c(c);
                 c.pad_buf.clear();
@@ -415,6 +449,11 @@ impl Workload for Oltp {
             bulk: Vec::new(),
             bulk_next: id as i64 * 1_000_000_000 + 1,
             slice: (lo, (lo + per - 1).min(size)),
+            chunk: {
+                let (lo, hi) = rand_loop_chunk(size, clients, self.args.tables as usize, id);
+                Dist::new(&self.dist, lo, hi)
+            },
+            stride: (0, 0),
         }
     }
 
@@ -509,6 +548,8 @@ impl Workload for Oltp {
             ],
         );
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
+        // --for-update is on/off here, whatever the shared option's TPC-C default says.
+        v.push(("for-update".into(), crate::values::bool_str(self.for_update).into()));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
         if !Dialect(cfg.target.engine).has_storage_engines() {
@@ -584,6 +625,36 @@ impl Oltp {
             _ => return None,
         })
     }
+}
+
+/// `--query-hint` as it goes into a statement: BMK-kit's optimizer hint
+/// comment `/*+ HINT */`, or the text as given when it is a comment already.
+fn hint_comment(hint: &str) -> String {
+    let h = hint.trim();
+    if h.is_empty() {
+        String::new()
+    } else if h.starts_with("/*") {
+        format!("{h} ")
+    } else {
+        format!("/*+ {h} */ ")
+    }
+}
+
+/// `--rand-loop=1`: the ids (first, last) client `id` of `clients` draws
+/// from. Fewer clients than tables: one chunk of the table per client;
+/// otherwise the clients of one table (client i uses table i mod tables)
+/// split it between them.
+fn rand_loop_chunk(size: u64, clients: usize, tables: usize, id: usize) -> (u64, u64) {
+    let (clients, tables) = (clients.max(1) as u64, tables.max(1) as u64);
+    let (range, no) = if clients < tables {
+        (size / clients, id as u64)
+    } else {
+        let per_table = (clients / tables).max(1);
+        (size / per_table, (id as u64 / tables).min(per_table - 1))
+    };
+    let range = range.max(1);
+    let lo = (1 + range * no).min(size);
+    (lo, (range * (no + 1)).min(size).max(lo))
 }
 
 /// Per-event query counts a test should show (for checks and docs).

@@ -59,8 +59,11 @@ pub struct OltpArgs {
     #[arg(long, default_value_t = 0, alias = "mysql-table-partitions", value_parser = values::uint32)]
     pub table_partitions: u32,
     /// Percent of random characters in c/pad (the rest is a fixed pattern, so data compresses)
-    #[arg(long, default_value_t = 100, value_parser = values::percent8)]
+    #[arg(long, default_value_t = 100, alias = "rnd-data", value_parser = values::percent8)]
     pub rand_data: u8,
+    /// How ids are drawn (BMK-kit's rand_loop): 0 the distribution over the table, 1 each client in its own chunk, 2 shifted to the client's slot, 3 a +77777 stride from a drawn start
+    #[arg(long, default_value_t = 0, alias = "rnd-loop", value_parser = values::rand_loop)]
+    pub rand_loop: u8,
     /// Extra columns per table
     #[arg(long, default_value_t = 0, value_parser = values::uint32)]
     pub extra_cols: u32,
@@ -72,13 +75,13 @@ pub struct OltpArgs {
     /// Column options of extra columns (e.g. NOT NULL)
     #[arg(long, default_value = "")]
     pub extra_cols_options: String,
-    /// Columns returned by point and range SELECTs
-    #[arg(long, default_value = "c")]
+    /// Columns returned by point, simple and ordered range SELECTs: a list (id,k), *, JSON_OBJECT(id,k,c,pad), ...
+    #[arg(long, default_value = "c", alias = "select-star")]
     pub select_cols: String,
     /// Rows changed per UPDATE (0/1: one row by id, N: id BETWEEN ? AND ?+N-1)
     #[arg(long, default_value_t = 0, value_parser = values::rows)]
     pub update_range_size: u64,
-    /// Optimizer hint placed after SELECT, e.g. '/*+ NO_ICP(t) */'
+    /// Optimizer hint in every statement, e.g. MAX_EXECUTION_TIME(100): sent as /*+ HINT */ after SELECT, UPDATE, DELETE and INSERT (a hint already in /*...*/ goes as written)
     #[arg(long, default_value = "", alias = "mysql-query-hint")]
     pub query_hint: String,
     /// Microseconds to sleep before COMMIT

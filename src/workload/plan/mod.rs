@@ -90,6 +90,9 @@ pub struct ControlArgs {
     /// Start barrier: once all clients are connected, wait until this file is removed
     #[arg(long)]
     pub sync_file: Option<PathBuf>,
+    /// Milliseconds between looks for the --sync-file (BMK-kit's; at most 100 are waited at a time)
+    #[arg(long, default_value_t = 10, value_name = "MS", value_parser = values::uint64)]
+    pub sync_wait: u64,
     /// Start barrier over processes: all members of the group NAME (on any hosts) start together
     #[arg(long, value_name = "NAME", env = "FAIRBENCH_GROUP", value_parser = values::group_name)]
     pub group: Option<String>,

@@ -23,8 +23,8 @@ pub struct TpccArgs {
     /// NULL instead of DEFAULT values for undelivered o_carrier_id / ol_delivery_d (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub force_null: bool,
-    /// fk: foreign keys; nofk: none, FK-backing indexes kept; nofk2: neither
-    #[arg(long, default_value = "fk", value_parser = own::fk)]
+    /// fk: foreign keys; nofk: none, FK-backing indexes kept; nofk2: neither (BMK-kit's --use-fk: 1, 0, 2)
+    #[arg(long, default_value = "fk", alias = "use-fk", value_parser = own::fk)]
     pub fk: String,
     /// Give history an auto-increment primary key (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
@@ -38,7 +38,7 @@ pub struct TpccArgs {
     /// Isolation level: RR, RC or SER (default: the server's)
     #[arg(long, default_value = "", value_parser = own::isolation)]
     pub isolation: String,
-    /// Run only one transaction type: new_order, payment, order_status, delivery, stock_level
+    /// Run only one transaction type: new_order, payment, order_status, delivery, stock_level (BMK-kit: 1 to 5; 0 the mix)
     #[arg(long, default_value = "", value_parser = own::trx_debug)]
     pub trx_debug: String,
     /// Stress mode: deal warehouses round-robin to clients, each picking among its own (HammerDB's all-warehouse mode)

@@ -64,8 +64,9 @@ impl Fk {
         match s.to_ascii_lowercase().as_str() {
             "fk" | "on" | "1" => Ok(Fk::Fk),
             "nofk" | "off" | "0" => Ok(Fk::NoFk),
-            "nofk2" => Ok(Fk::NoFk2),
-            _ => Err(usage!("--fk={s}: use fk, nofk or nofk2")),
+            // BMK-kit's --use-fk=2: neither keys nor their indexes.
+            "nofk2" | "2" => Ok(Fk::NoFk2),
+            _ => Err(usage!("--fk={s}: use fk, nofk or nofk2 (BMK-kit's --use-fk: 1, 0 or 2)")),
         }
     }
     pub fn name(self) -> &'static str {

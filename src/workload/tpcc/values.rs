@@ -14,7 +14,7 @@ pub fn time_scale(s: &str) -> Result<f64, String> {
 }
 
 pub fn fk(s: &str) -> Result<String, String> {
-    choice(s, &["fk", "on", "1", "nofk", "off", "0", "nofk2"], "use fk, nofk or nofk2")
+    choice(s, &["fk", "on", "1", "nofk", "off", "0", "nofk2", "2"], "use fk, nofk or nofk2 (BMK-kit's --use-fk: 1 foreign keys, 0 none but their indexes, 2 neither)")
 }
 
 pub fn isolation(s: &str) -> Result<String, String> {
@@ -31,8 +31,17 @@ pub fn tpcc_format(s: &str) -> Result<String, String> {
 }
 
 /// TPC-C transaction names, `_` or `-` between words.
+/// `--trx-debug`: a transaction's name, or BMK-kit's number for it (1 to
+/// 5 in the order below; 0 runs the mix), read as the name.
 pub fn trx_debug(s: &str) -> Result<String, String> {
     let kinds = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+    if let Ok(n) = s.trim().parse::<usize>() {
+        return match n {
+            0 => Ok(String::new()),
+            1..=5 => Ok(kinds[n - 1].to_string()),
+            _ => Err("use 0 (the mix) or 1 to 5 (new_order, payment, order_status, delivery, stock_level), or a transaction's name".into()),
+        };
+    }
     if s.is_empty() || kinds.contains(&s.replace('-', "_").as_str()) {
         Ok(s.to_string())
     } else {
