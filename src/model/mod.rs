@@ -125,10 +125,45 @@ pub struct LevelResult {
     pub rate: f64,
 }
 
+/// The counters of one stretch between sysbench checkpoints
+/// (`--report-checkpoints`): from the previous checkpoint (or the start of
+/// the measured run) to this one, or, for the part after the last one, to
+/// the end of the run.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    /// The checkpoint as listed (seconds from the start of the measured run).
+    pub at_s: u32,
+    /// Seconds from the start of the measured run at its end.
+    pub t: f64,
+    /// Seconds it covers.
+    pub secs: f64,
+    pub threads: usize,
+    pub w: Window,
+    /// Each client's events and busy time over it, for the fairness block.
+    pub clients: Vec<ClientTotals>,
+}
+
+/// sysbench's general options as they bear on one load level.
+#[derive(Clone, Debug, Default)]
+pub struct LevelOptions {
+    /// `--report-checkpoints`: seconds from the start of the measured run.
+    pub checkpoints: Vec<u32>,
+    /// `--forced-shutdown`: how long after the time limit a level still
+    /// going is stopped without waiting for its clients.
+    pub forced_shutdown: Option<Duration>,
+    /// `--thread-init-timeout`: how long the clients may take to connect
+    /// and get ready (None: no limit).
+    pub init_timeout: Option<Duration>,
+    /// `--verbosity=5`: debug lines (each client's connect time) on stderr.
+    pub debug: bool,
+}
+
 /// Receives what the runner measures (console, JSON, store...).
 pub trait Sink {
     fn start(&mut self, _threads: usize) {}
     fn interval(&mut self, _iv: &Interval, _rate_mode: bool) {}
+    /// A `--report-checkpoints` time passed: the counters since the previous one.
+    fn checkpoint(&mut self, _cp: &Checkpoint) {}
     fn summary(&mut self, _r: &LevelResult, _info: &RunInfo) {}
 }
 
@@ -141,6 +176,9 @@ impl Sink for Sinks {
     }
     fn interval(&mut self, iv: &Interval, rate_mode: bool) {
         self.0.iter_mut().for_each(|s| s.interval(iv, rate_mode));
+    }
+    fn checkpoint(&mut self, cp: &Checkpoint) {
+        self.0.iter_mut().for_each(|s| s.checkpoint(cp));
     }
     fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
         self.0.iter_mut().for_each(|s| s.summary(r, info));

@@ -17,7 +17,7 @@ pub mod group;
 use crate::db::connect_error;
 use crate::db::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::error::{Error, Result};
-use crate::model::{interrupted, Interval, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
+use crate::model::{interrupted, Checkpoint, Interval, LevelOptions, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
 use crate::rand::Rng;
 use crate::stats::{process_cpu, ClientTotals, Window};
 use crate::workload::{Counters, Workload};
@@ -89,8 +89,90 @@ pub fn install_signal_handlers(at_once: bool) {
 enum Msg {
     Ready,
     ConnectFailed(DbError),
-    Window { seq: usize, w: Box<Window> },
-    Done { w: Box<Window>, clients: Vec<ClientTotals> },
+    /// A worker's window up to boundary `seq`, with its clients' totals then.
+    Window {
+        seq: usize,
+        wi: usize,
+        w: Box<Window>,
+        clients: Vec<ClientTotals>,
+    },
+    Done {
+        wi: usize,
+        w: Box<Window>,
+        clients: Vec<ClientTotals>,
+    },
+}
+
+/// One load level as the driver gets it back.
+#[derive(Debug)]
+pub struct Level {
+    pub result: LevelResult,
+    /// With `--report-checkpoints`, once one was reported: the counters
+    /// since the last checkpoint, which sysbench's final report covers.
+    pub tail: Option<Checkpoint>,
+    /// Set when `--forced-shutdown` ended the level: the clients still
+    /// inside an event then.
+    pub forced: Option<usize>,
+}
+
+/// The checkpoints still to report and the counters since the last one.
+struct Checkpoints {
+    due: VecDeque<u32>,
+    since: Window,
+    /// Each client's totals at the last checkpoint.
+    base: Vec<ClientTotals>,
+    last: Option<(u32, f64)>,
+}
+
+impl Checkpoints {
+    fn new(list: &[u32], threads: usize) -> Checkpoints {
+        let mut due: Vec<u32> = list.to_vec();
+        due.sort_unstable();
+        due.dedup();
+        Checkpoints { due: due.into(), since: Window::default(), base: vec![ClientTotals::default(); threads], last: None }
+    }
+
+    fn active(&self) -> bool {
+        !self.due.is_empty() || self.last.is_some()
+    }
+
+    /// Counters since `base`, client by client.
+    fn minus_base(&self, now: &[ClientTotals]) -> Vec<ClientTotals> {
+        now.iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let b = self.base.get(i).copied().unwrap_or_default();
+                ClientTotals { events: c.events.saturating_sub(b.events), busy_s: (c.busy_s - b.busy_s).max(0.0) }
+            })
+            .collect()
+    }
+
+    /// A measured boundary at `t` s from the measured start: the
+    /// checkpoint(s) it reached, reported as one (as sysbench skips those
+    /// whose time passed while it was busy).
+    fn reached(&mut self, t: f64, threads: usize, clients: &[ClientTotals]) -> Option<Checkpoint> {
+        let mut at = None;
+        while let Some(&c) = self.due.front() {
+            if f64::from(c) > t + 1e-6 {
+                break;
+            }
+            at = Some(c);
+            self.due.pop_front();
+        }
+        let at = at?;
+        let from = self.last.map(|l| l.1).unwrap_or(0.0);
+        let cp = Checkpoint { at_s: at, t, secs: t - from, threads, w: std::mem::take(&mut self.since), clients: self.minus_base(clients) };
+        self.base = clients.to_vec();
+        self.last = Some((at, t));
+        Some(cp)
+    }
+
+    /// What came after the last checkpoint, if one was reported.
+    fn tail(mut self, elapsed: f64, threads: usize, clients: &[ClientTotals]) -> Option<Checkpoint> {
+        let (at, t) = self.last?;
+        let clients = self.minus_base(clients);
+        Some(Checkpoint { at_s: at, t: elapsed, secs: elapsed - t, threads, w: std::mem::take(&mut self.since), clients })
+    }
 }
 
 struct Shared {
@@ -142,6 +224,29 @@ fn worker_count<W: Workload>(w: &W, threads: usize, rc: &RunControl, engine: Eng
 }
 
 pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, sink: &mut dyn Sink) -> Result<LevelResult> {
+    run_level_with(w, cfg, rc, &LevelOptions::default(), sink).map(|l| l.result)
+}
+
+/// Waits until `flag` is set (polled: the flag is set from other threads).
+async fn until_set(flag: &AtomicBool) {
+    while !flag.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The clients of each worker, in the order their totals are kept.
+fn clients_of(nworkers: usize, threads: usize) -> Vec<usize> {
+    (0..nworkers).map(|wi| (wi..threads).step_by(nworkers).count()).collect()
+}
+
+/// Each client's totals, worker by worker.
+fn flat(per_worker: &[Vec<ClientTotals>]) -> Vec<ClientTotals> {
+    per_worker.iter().flatten().copied().collect()
+}
+
+/// One load level with sysbench's general options (`opts`): checkpoints,
+/// forced shutdown, the clients' set-up time limit.
+pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, opts: &LevelOptions, sink: &mut dyn Sink) -> Result<Level> {
     let threads = rc.threads.max(1);
     let nworkers = worker_count(&*w, threads, rc, cfg.target.engine);
     let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
@@ -152,13 +257,14 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
         let (w, cfg, rc, shared, tx) = (w.clone(), cfg.clone(), rc.clone(), shared.clone(), tx.clone());
         let rate_share = rc.rate / nworkers as f64;
         let qcap = (rc.queue_max / nworkers).max(1);
+        let debug = opts.debug;
         joins.push(
             std::thread::Builder::new()
                 .name(format!("fb-worker-{wi}"))
                 .spawn(move || {
                     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
                     let local = tokio::task::LocalSet::new();
-                    local.block_on(&rt, worker(wi, ids, threads, w, cfg, rc, rate_share, qcap, shared, tx));
+                    local.block_on(&rt, worker(wi, ids, threads, w, cfg, rc, rate_share, qcap, shared, tx, debug));
                 })
                 .map_err(|e| Error::Io(format!("cannot start worker thread: {e}")))?,
         );
@@ -166,9 +272,23 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     drop(tx);
 
     // Barrier: every client connected before anyone starts.
+    let init_deadline = opts.init_timeout.map(|d| Instant::now() + d);
     let mut ready = 0;
     while ready < threads {
-        match rx.recv() {
+        if init_deadline.is_some_and(|d| Instant::now() >= d) {
+            // Clients still connecting give up (see `worker`); one inside a
+            // call that cannot be abandoned is left behind, not waited for.
+            shared.stop.store(true, Ordering::SeqCst);
+            release(&shared, Instant::now());
+            let secs = opts.init_timeout.unwrap_or_default().as_secs_f64();
+            return Err(Error::Connect(format!(
+                "{ready} of {threads} clients were connected and ready {secs} s after the start: {} did not answer in time; raise --thread-init-timeout if it is only slow",
+                cfg.target
+            )));
+        }
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Error::Io("worker threads ended before starting".into())),
             Ok(Msg::Ready) => ready += 1,
             Ok(Msg::ConnectFailed(e)) => {
                 shared.stop.store(true, Ordering::SeqCst);
@@ -182,7 +302,6 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
                 });
             }
             Ok(_) => {}
-            Err(_) => return Err(Error::Io("worker threads ended before starting".into())),
         }
         if INTERRUPTED.load(Ordering::SeqCst) {
             shared.stop.store(true, Ordering::SeqCst);
@@ -209,16 +328,32 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
     sink.start(threads);
 
     let rate_mode = rc.rate > 0.0;
-    let mut pending: BTreeMap<usize, (usize, Window)> = BTreeMap::new();
+    let per_worker = clients_of(nworkers, threads);
+    // Per boundary: windows received, their merge, and each worker's client totals then.
+    let mut pending: BTreeMap<usize, (usize, Window, Vec<Vec<ClientTotals>>)> = BTreeMap::new();
     let mut total = Window::default();
     let mut intervals = Vec::new();
-    let mut clients = Vec::new();
+    // Each worker's client totals: the last it sent, then its final ones.
+    let mut clients: Vec<Vec<ClientTotals>> = per_worker.iter().map(|&n| vec![ClientTotals::default(); n]).collect();
+    let mut finished = vec![false; nworkers];
+    let mut cps = Checkpoints::new(&opts.checkpoints, threads);
+    let force_at = opts.forced_shutdown.filter(|_| !rc.time.is_zero()).map(|g| start + rc.warmup + rc.time + g);
+    let mut forced = None;
     let mut done = 0;
     let mut next_seq = 0usize;
     let mut prev_t = 0.0;
     while done < nworkers {
+        if force_at.is_some_and(|at| Instant::now() >= at) {
+            // The clients still inside an event are not waited for.
+            forced = Some(finished.iter().zip(&per_worker).filter(|(f, _)| !**f).map(|(_, n)| n).sum::<usize>());
+            shared.stop.store(true, Ordering::SeqCst);
+            break;
+        }
         cpu_marks.catch_up(start, rc);
-        let wait = cpu_marks.until_next(start, rc).min(Duration::from_millis(50));
+        let mut wait = cpu_marks.until_next(start, rc).min(Duration::from_millis(50));
+        if let Some(at) = force_at {
+            wait = wait.min(at.saturating_duration_since(Instant::now()));
+        }
         let msg = match rx.recv_timeout(wait) {
             Ok(m) => m,
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -230,16 +365,28 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         match msg {
-            Msg::Window { seq, w } => {
-                let e = pending.entry(seq).or_insert_with(|| (0, Window::default()));
+            Msg::Window { seq, wi, w, clients: c } => {
+                let e = pending.entry(seq).or_insert_with(|| (0, Window::default(), clients.clone()));
                 e.0 += 1;
                 e.1.merge(&w);
+                if let Some(slot) = e.2.get_mut(wi) {
+                    slot.clone_from(&c);
+                }
+                if !finished[wi] {
+                    clients[wi] = c;
+                }
                 while pending.get(&next_seq).map(|e| e.0 == nworkers).unwrap_or(false) {
-                    let (_, win) = pending.remove(&next_seq).unwrap();
+                    let (_, win, at_boundary) = pending.remove(&next_seq).unwrap();
                     let t = boundary(next_seq, rc).as_secs_f64();
                     let warm = t <= rc.warmup.as_secs_f64() + 1e-9 && !rc.warmup.is_zero();
                     if !warm {
                         total.merge(&win);
+                        if cps.active() {
+                            cps.since.merge(&win);
+                            if let Some(cp) = cps.reached(t - rc.warmup.as_secs_f64(), threads, &flat(&at_boundary)) {
+                                sink.checkpoint(&cp);
+                            }
+                        }
                     }
                     cpu_marks.catch_up(start, rc);
                     let (cpu_user_s, cpu_sys_s) = cpu_marks.over(next_seq);
@@ -254,30 +401,48 @@ pub fn run_level<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, 
                     next_seq += 1;
                 }
             }
-            Msg::Done { w, clients: c } => {
+            Msg::Done { wi, w, clients: c } => {
                 done += 1;
                 total.merge(&w);
-                clients.extend(c);
+                if cps.active() {
+                    cps.since.merge(&w);
+                }
+                clients[wi] = c;
+                finished[wi] = true;
             }
             _ => {}
         }
     }
     // Windows of boundaries that not every worker reached (early stop).
-    for (_, (_, win)) in pending {
+    for (_, (_, win, _)) in pending {
         total.merge(&win);
+        if cps.active() {
+            cps.since.merge(&win);
+        }
     }
     let elapsed = start.elapsed().as_secs_f64() - rc.warmup.as_secs_f64().min(start.elapsed().as_secs_f64());
     let cpu1 = process_cpu();
-    for j in joins {
-        let _ = j.join();
+    // After a forced shutdown, workers whose client is inside a call are
+    // left behind: the process ends without them.
+    if forced.is_none() {
+        for j in joins {
+            let _ = j.join();
+        }
     }
     let fatal = shared.fatal.lock().unwrap().take();
-    let stop = match fatal {
-        Some(m) => Stop::Failed(m),
-        None if INTERRUPTED.load(Ordering::SeqCst) => Stop::Interrupted,
-        None => Stop::Completed,
+    let stop = match (fatal, forced) {
+        (Some(m), _) => Stop::Failed(m),
+        (None, Some(n)) => Stop::Failed(format!(
+            "forced shutdown: the run was still going {} s after --time (--forced-shutdown); {n} client(s) were inside an event and were not waited for",
+            opts.forced_shutdown.unwrap_or_default().as_secs_f64()
+        )),
+        (None, None) if INTERRUPTED.load(Ordering::SeqCst) => Stop::Interrupted,
+        (None, None) => Stop::Completed,
     };
-    Ok(LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate })
+    let clients = flat(&clients);
+    let tail = cps.tail(elapsed, threads, &clients);
+    let result = LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate };
+    Ok(Level { result, tail, forced })
 }
 
 /// Process CPU read by the reporter at every report boundary. A worker
@@ -373,12 +538,31 @@ impl Local {
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<W>, cfg: Arc<ConnConfig>, rc: RunControl, rate: f64, qcap: usize, shared: Arc<Shared>, tx: mpsc::Sender<Msg>) {
+async fn worker<W: Workload>(
+    wi: usize,
+    ids: Vec<usize>,
+    threads: usize,
+    w: Arc<W>,
+    cfg: Arc<ConnConfig>,
+    rc: RunControl,
+    rate: f64,
+    qcap: usize,
+    shared: Arc<Shared>,
+    tx: mpsc::Sender<Msg>,
+    debug: bool,
+) {
     let set = w.statements();
     let halt = Arc::new(AtomicBool::new(false));
     let mut conns = Vec::new();
     for &id in &ids {
-        match Conn::connect(cfg.clone(), set.clone(), id).await {
+        let began = Instant::now();
+        // A run that gave up waiting (--thread-init-timeout, a failed
+        // client, Ctrl-C) stops the clients still connecting.
+        let connected = tokio::select! {
+            c = Conn::connect(cfg.clone(), set.clone(), id) => c,
+            () = until_set(&shared.stop) => return,
+        };
+        match connected {
             Ok(mut c) => {
                 c.stop_waits_on(halt.clone());
                 // Alone on this thread: block on the socket, which is
@@ -392,9 +576,16 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
                 // Client state is built and set up before the start
                 // barrier, so its setup is never measured.
                 let mut st = w.new_client(id, threads);
-                if let Err(e) = w.client_init(&mut c, &mut st).await {
+                let init = tokio::select! {
+                    r = w.client_init(&mut c, &mut st) => r,
+                    () = until_set(&shared.stop) => return,
+                };
+                if let Err(e) = init {
                     let _ = tx.send(Msg::ConnectFailed(e));
                     return;
+                }
+                if debug {
+                    eprintln!("DEBUG: client {id} connected and ready in {:.1} ms", began.elapsed().as_secs_f64() * 1e3);
                 }
                 conns.push((c, st));
                 let _ = tx.send(Msg::Ready);
@@ -462,14 +653,14 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
             // or the reporter never completes those intervals.
             let mut next = next;
             while now >= next && deadline.map(|d| next <= d).unwrap_or(true) {
-                send_window(&local, &tx, seq);
+                send_window(&local, &totals, &tx, seq, wi);
                 seq += 1;
                 next = start + boundary(seq, &rc);
             }
             break;
         }
         if now >= next {
-            send_window(&local, &tx, seq);
+            send_window(&local, &totals, &tx, seq, wi);
             seq += 1;
         }
     }
@@ -478,14 +669,14 @@ async fn worker<W: Workload>(wi: usize, ids: Vec<usize>, threads: usize, w: Arc<
     }
     let w = std::mem::take(&mut *local.window.borrow_mut());
     let clients = totals.borrow().clone();
-    let _ = tx.send(Msg::Done { w: Box::new(w), clients });
+    let _ = tx.send(Msg::Done { wi, w: Box::new(w), clients });
 }
 
-fn send_window(local: &Local, tx: &mpsc::Sender<Msg>, seq: usize) {
+fn send_window(local: &Local, totals: &RefCell<Vec<ClientTotals>>, tx: &mpsc::Sender<Msg>, seq: usize, wi: usize) {
     let mut w = std::mem::take(&mut *local.window.borrow_mut());
     w.queue_len = local.queue.borrow().len() as u64;
     w.busy = local.busy.get();
-    let _ = tx.send(Msg::Window { seq, w: Box::new(w) });
+    let _ = tx.send(Msg::Window { seq, wi, w: Box::new(w), clients: totals.borrow().clone() });
 }
 
 /// Poisson arrivals for this worker's share of `--rate`, at their intended

@@ -225,6 +225,44 @@ pub fn pct_ms(h: &Histogram<u64>, p: f64) -> f64 {
     h.value_at_quantile(p / 100.0) as f64 / 1000.0
 }
 
+/// sysbench's latency histogram: 1024 buckets on a log scale from 0.001 ms
+/// to 100000 ms (`sb_histogram.c`). A value lands in the bucket whose
+/// log-scale position is nearest; values outside the range are clamped.
+pub mod sb_hist {
+    use hdrhistogram::Histogram;
+
+    pub const BUCKETS: usize = 1024;
+    const MIN_MS: f64 = 1e-3;
+    const MAX_MS: f64 = 1e5;
+
+    fn mult() -> f64 {
+        (BUCKETS - 1) as f64 / (MAX_MS.ln() - MIN_MS.ln())
+    }
+
+    /// The bucket of a latency in milliseconds.
+    pub fn bucket(ms: f64) -> usize {
+        let ms = ms.clamp(MIN_MS, MAX_MS);
+        (((ms.ln() - MIN_MS.ln()) * mult() + 0.5).floor() as usize).min(BUCKETS - 1)
+    }
+
+    /// The value sysbench prints for bucket `i`, in milliseconds.
+    pub fn value(i: usize) -> f64 {
+        (i as f64 / mult() + MIN_MS.ln()).exp()
+    }
+
+    /// The counts of a microsecond HDR histogram in sysbench's buckets:
+    /// each recorded value (the middle of its HDR bucket) goes whole into
+    /// one bucket, so the counts add up to the histogram's.
+    pub fn counts(h: &Histogram<u64>) -> Vec<u64> {
+        let mut c = vec![0u64; BUCKETS];
+        for v in h.iter_recorded() {
+            let us = h.median_equivalent(v.value_iterated_to());
+            c[bucket(us as f64 / 1000.0)] += v.count_at_value();
+        }
+        c
+    }
+}
+
 /// Per-client totals, for sysbench's "threads fairness" block.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClientTotals {
@@ -288,6 +326,29 @@ mod tests {
         a.merge(&b);
         assert_eq!(a.steps.iter().map(|k| k.events).collect::<Vec<_>>(), vec![2, 0, 1]);
         assert_eq!(a.steps[0].lat.max(), 300);
+    }
+
+    /// sysbench's bucket formula: 0.001 ms is bucket 0, 100000 ms the last,
+    /// and a bucket's printed value lands back in that bucket.
+    #[test]
+    fn sysbench_buckets() {
+        assert_eq!(sb_hist::bucket(0.001), 0);
+        assert_eq!(sb_hist::bucket(0.0001), 0);
+        assert_eq!(sb_hist::bucket(1e5), 1023);
+        assert_eq!(sb_hist::bucket(1e9), 1023);
+        for i in [0, 1, 100, 511, 1000, 1023] {
+            assert_eq!(sb_hist::bucket(sb_hist::value(i)), i);
+        }
+        // sysbench prints 1.0 ms as 1.007 (bucket 384).
+        assert_eq!(sb_hist::bucket(1.0), 384);
+        assert_eq!(format!("{:.3}", sb_hist::value(384)), "1.007");
+        let mut w = Window::default();
+        for us in [20, 21, 21, 4000, 100_000] {
+            w.record(us, us, false);
+        }
+        let c = sb_hist::counts(&w.lat);
+        assert_eq!(c.iter().sum::<u64>(), 5);
+        assert_eq!(c[sb_hist::bucket(0.021)], 2);
     }
 
     #[test]
