@@ -313,6 +313,7 @@ fn option_at<'a>(a: &'a str, next: Option<&'a String>) -> Option<(String, Option
 pub fn sysbench_forms(argv: Vec<String>) -> std::result::Result<(Vec<String>, Vec<String>), clap::Error> {
     let mut out = Vec::with_capacity(argv.len());
     let mut warnings = Vec::new();
+    let mut replaced: Vec<(&str, String)> = Vec::new();
     let given: Vec<String> = argv.iter().filter_map(|a| option_at(a, None).map(|o| o.0)).collect();
     let mut i = 0;
     while i < argv.len() {
@@ -346,13 +347,27 @@ pub fn sysbench_forms(argv: Vec<String>) -> std::result::Result<(Vec<String>, Ve
             let v = value.unwrap_or_default();
             if v.trim().parse::<f64>().is_ok_and(|n| n > 0.0) {
                 warnings.push(format!("--{name} is deprecated, use --{new} instead"));
-                if !given.iter().any(|g| g == new) {
-                    out.push(format!("--{new}={v}"));
-                }
+                replaced.push((new, v.to_string()));
             }
         } else {
             out.push(a.clone());
         }
+    }
+    // As in sysbench, the deprecated option's value wins over its replacement's.
+    for (new, v) in replaced {
+        let mut kept = Vec::with_capacity(out.len());
+        let mut j = 0;
+        while j < out.len() {
+            match option_at(&out[j], out.get(j + 1)) {
+                Some((n, value, spaced)) if n == *new => j += if spaced && value.is_some() { 2 } else { 1 },
+                _ => {
+                    kept.push(out[j].clone());
+                    j += 1;
+                }
+            }
+        }
+        out = kept;
+        out.push(format!("--{new}={v}"));
     }
     Ok((out, warnings))
 }
