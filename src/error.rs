@@ -21,6 +21,10 @@ pub mod exit {
     pub const IO: i32 = 6;
     /// A `--group` did not gather all its members within `--group-timeout`.
     pub const GROUP: i32 = 7;
+    /// `--forced-shutdown` ended a run still going after `--time` (the
+    /// report of what was measured was printed). sysbench exits 2 here, a
+    /// code fairbench keeps for usage errors.
+    pub const FORCED: i32 = 8;
     /// Stopped by Ctrl-C / SIGTERM (the summary of what ran was printed).
     pub const INTERRUPTED: i32 = 130;
 }
@@ -33,6 +37,7 @@ pub enum Error {
     Check(String),
     Io(String),
     Group(String),
+    Forced(String),
     Interrupted,
 }
 
@@ -45,6 +50,7 @@ impl Error {
             Error::Check(_) => exit::CHECK,
             Error::Io(_) => exit::IO,
             Error::Group(_) => exit::GROUP,
+            Error::Forced(_) => exit::FORCED,
             Error::Interrupted => exit::INTERRUPTED,
         }
     }
@@ -53,7 +59,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) | Error::Group(m) => f.write_str(m),
+            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) | Error::Group(m) | Error::Forced(m) => f.write_str(m),
             Error::Interrupted => f.write_str("interrupted"),
         }
     }

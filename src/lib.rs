@@ -24,7 +24,7 @@ pub mod workload;
 
 use cli::Cmd;
 use error::{exit, Error, Result};
-use model::{RunControl, RunInfo, Sink, Sinks, Stop};
+use model::{LevelOptions, LevelResult, RunControl, RunInfo, Sink, Sinks, Stop};
 use report::{Console, Format};
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,7 +136,26 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     let levels = c.threads.0.clone();
     let max_threads = *levels.iter().max().unwrap_or(&1);
     let json = c.output == "json";
-    let quiet = json;
+    let sb = &c.sysbench;
+    let level = sb.level();
+    // sysbench prints its header and reports at its notice level (3):
+    // below it the text console shows only errors and warnings.
+    let loud = !json && level >= 3;
+    let quiet = !loud;
+    let mut no_effect = sb.without_effect();
+    no_effect.extend(plan.args.target.without_effect());
+    if !no_effect.is_empty() && (json || level >= 2) {
+        let line = match no_effect.as_slice() {
+            [one] => format!("Note: {one} is a sysbench option that has no effect in fairbench."),
+            many => format!("Note: {} are sysbench options that have no effect in fairbench.", many.join(", ")),
+        };
+        if json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    }
+    let init_timeout = Some(Duration::from_secs_f64(sb.thread_init_timeout)).filter(|d| !d.is_zero());
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     match plan.command.as_str() {
         "prepare" => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
@@ -151,7 +170,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         "check" => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
         _ => {}
     }
-    let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet));
+    let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
     let data_rows = ready.as_ref().ok().copied().flatten();
     let ready = ready.map(|_| ());
     // Unreachable server or Ctrl-C while preparing: no run began, nothing to record.
@@ -187,7 +206,9 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         steps: w.steps().iter().map(|k| k.to_string()).collect(),
     };
     // A workload may bring its own output (TPC-C's figures and formats).
-    let console: Box<dyn Sink> = match w.sink(json, c.percentile) {
+    let own_console = w.sink(json, c.percentile);
+    let standard_console = own_console.is_none();
+    let console: Box<dyn Sink> = match own_console {
         Some(s) => s,
         None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
     };
@@ -204,11 +225,20 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     // stored as failed with the reason, so `results show` can say why.
     if ready.is_err() {
         if let Some(r) = &recorder {
-            commands::finish_recording(r, &ready, false, json);
+            commands::finish_recording(r, &ready, false, quiet);
         }
         return ready;
     }
-    let mut sinks: Vec<Box<dyn Sink>> = vec![console];
+    // The console's printers come first: the checkpoint reports (whatever
+    // prints the rest), then the console, unless the verbosity hides it.
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    if loud && !sb.report_checkpoints.is_empty() {
+        sinks.push(Box::new(report::sysbench::Checkpoints { percentile: c.percentile }));
+    }
+    let console_at = (json || loud).then_some(sinks.len());
+    if console_at.is_some() {
+        sinks.push(console);
+    }
     sinks.extend(recorder.as_ref().map(|r| r.sink()));
     sinks.extend(live.map(|l| l.sink()));
     sinks.extend(hdr_log);
@@ -223,7 +253,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             outcome = Err(Error::Interrupted);
             break;
         }
-        if !json {
+        if loud {
             print_header(&info, threads, c);
         }
         let rc = RunControl {
@@ -241,8 +271,14 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
             round: i,
         };
+        let opts = LevelOptions {
+            checkpoints: sb.report_checkpoints.clone(),
+            forced_shutdown: sb.forced_shutdown.grace(c.time).map(Duration::from_secs_f64),
+            init_timeout,
+            debug: level >= 5,
+        };
         // Errors end the loop through `outcome`, so the record stores them.
-        let r = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level(w.clone(), cfg.clone(), &rc, &mut sink)) {
+        let lvl = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level_with(w.clone(), cfg.clone(), &rc, &opts, &mut sink)) {
             Ok(r) => r,
             Err(e) => {
                 outcome = Err(e);
@@ -254,13 +290,30 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         }
         // The level was measured: its summary is printed and stored even
         // when the workload's closing step (TPC-C's NOPM read) fails.
-        let finished = hooks.block_on(w.run_finished(&cfg, &r));
-        sink.summary(&r, &info);
+        let r = &lvl.result;
+        let finished = hooks.block_on(w.run_finished(&cfg, r));
+        if let Some(n) = lvl.forced {
+            // sysbench's line, whatever the verbosity (it is fatal).
+            let mut line = "FATAL: The --max-time limit has expired, forcing shutdown...".to_string();
+            if n > 0 && loud {
+                line.push_str(&format!("\n\nNumber of unfinished transactions on forced shutdown: {n}"));
+            }
+            if json {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
+        summaries(&mut sink, console_at, &lvl, &info, SummaryStyle { loud, standard_console, histogram: sb.histogram && lvl.forced.is_none() });
         if let Err(e) = finished {
             outcome = Err(e);
             break;
         }
-        match r.stop {
+        if let (Some(_), Stop::Failed(m)) = (lvl.forced, &r.stop) {
+            outcome = Err(Error::Forced(m.clone()));
+            break;
+        }
+        match r.stop.clone() {
             Stop::Completed => {}
             Stop::Interrupted => {
                 outcome = Err(Error::Interrupted);
@@ -273,9 +326,82 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         }
     }
     if let Some(r) = recorder {
-        commands::finish_recording(&r, &outcome, levels.len() > 1, json);
+        commands::finish_recording(&r, &outcome, levels.len() > 1, quiet);
+    }
+    if outcome.is_ok() && sb.validate {
+        outcome = validate(w.as_ref(), plan, cfg, json, quiet);
     }
     outcome
+}
+
+/// How the console shows a level's summary.
+struct SummaryStyle {
+    /// The text console prints reports (not JSON, verbosity 3 or more).
+    loud: bool,
+    /// The console is fairbench's own, not a workload's.
+    standard_console: bool,
+    /// `--histogram`: sysbench's latency histogram before the report.
+    histogram: bool,
+}
+
+/// Feeds a level's summary to the sinks. With `--report-checkpoints`, the
+/// text console's sysbench report covers what came after the last
+/// checkpoint, as sysbench's does; every other sink gets the whole run.
+fn summaries(sink: &mut Sinks, console_at: Option<usize>, lvl: &runner::Level, info: &RunInfo, style: SummaryStyle) {
+    let r = &lvl.result;
+    let tail = lvl.tail.as_ref().filter(|_| style.loud);
+    if style.loud && style.histogram {
+        println!();
+        print!("{}", report::sysbench::histogram_text(&tail.map(|t| &t.w).unwrap_or(&r.total).lat));
+    }
+    for (i, s) in sink.0.iter_mut().enumerate() {
+        if Some(i) != console_at || !style.loud || (tail.is_none() && !style.histogram) {
+            s.summary(r, info);
+        } else if style.standard_console {
+            // After the histogram's closing line the report follows at
+            // once, as in sysbench.
+            use std::io::Write;
+            let mut o = std::io::stdout().lock();
+            let _ = write!(o, "{}{}", if style.histogram { "" } else { "\n" }, report::summary_text_after(r, tail, info));
+            let _ = o.flush();
+        } else if let Some(cp) = tail {
+            let part = LevelResult {
+                threads: r.threads,
+                total: cp.w.clone(),
+                elapsed_s: cp.secs,
+                clients: cp.clients.clone(),
+                cpu_user_s: r.cpu_user_s,
+                cpu_sys_s: r.cpu_sys_s,
+                intervals: Vec::new(),
+                stop: r.stop.clone(),
+                rate: r.rate,
+            };
+            s.summary(&part, info);
+            println!("Note: the report above covers the {:.4}s after the last checkpoint ({}s); the stored run covers the whole run.", cp.secs, cp.at_s);
+        } else {
+            s.summary(r, info);
+        }
+    }
+}
+
+/// `--validate`: after a completed run, the workload's consistency
+/// conditions, checked as `fairbench check` checks them.
+fn validate<W: Workload>(w: &W, plan: &Plan, cfg: Arc<db::ConnConfig>, json: bool, quiet: bool) -> Result<()> {
+    if !plan.family.has_check() {
+        let line = format!("Note: --validate: the {} workload has no consistency conditions to verify; nothing to validate.", plan.workload);
+        if json {
+            eprintln!("{line}");
+        } else if !quiet {
+            println!("{line}");
+        }
+        return Ok(());
+    }
+    if !quiet {
+        println!();
+        println!("Validating (--validate): the workload's consistency conditions, as `fairbench check` verifies them.");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    until_interrupted(rt, w.check(cfg, quiet))
 }
 
 /// How long a command that was asked to stop may take to stop on its own
@@ -304,8 +430,20 @@ fn until_interrupted<T>(rt: tokio::runtime::Runtime, work: impl std::future::Fut
 /// Makes sure the workload's tables are there and match the options,
 /// preparing them when missing unless `--no-prepare`. Gives the rows per
 /// table when the tables hold well more than the options touch.
-async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<db::ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool) -> Result<Option<u64>> {
-    match w.table_state(cfg).await? {
+/// The first connection answers within `init_timeout` (--thread-init-timeout)
+/// or the run gives up, as it would waiting for its clients.
+async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<db::ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool, init_timeout: Option<Duration>) -> Result<Option<u64>> {
+    let state = match init_timeout {
+        Some(d) => tokio::time::timeout(d, w.table_state(cfg)).await.map_err(|_| {
+            Error::Connect(format!(
+                "0 of {max_threads} clients were connected and ready {} s after the start: {} did not answer in time; raise --thread-init-timeout if it is only slow",
+                d.as_secs_f64(),
+                cfg.target
+            ))
+        })?,
+        None => w.table_state(cfg).await,
+    };
+    match state? {
         TableState::Ready => Ok(None),
         TableState::Larger(rows) => Ok(Some(rows)),
         TableState::Missing if !no_prepare => {
@@ -330,6 +468,10 @@ fn print_header(info: &RunInfo, threads: usize, c: &plan::ControlArgs) {
     }
     if c.report_interval > 0.0 {
         println!("Report intermediate results every {} second(s)", c.report_interval);
+    }
+    if !c.sysbench.report_checkpoints.is_empty() {
+        let list: Vec<String> = c.sysbench.report_checkpoints.iter().map(|s| s.to_string()).collect();
+        println!("Report checkpoint(s) at {} seconds", list.join(", "));
     }
     if c.warmup_time > 0.0 {
         println!("Warmup time: {}s", c.warmup_time);

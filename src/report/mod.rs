@@ -8,10 +8,11 @@ pub mod http;
 pub mod live;
 pub mod progress;
 pub mod snapshot;
+pub mod sysbench;
 
 use crate::model::RunInfo;
-use crate::model::{Interval, LevelResult, Sink, Stop};
-use crate::stats::{mean_stddev, pct_ms};
+use crate::model::{Checkpoint, Interval, LevelResult, Sink, Stop};
+use crate::stats::{mean_stddev, pct_ms, ClientTotals, Window};
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -173,8 +174,33 @@ fn stop_name(s: &Stop) -> &'static str {
 
 /// sysbench 1.1's final report, then fairbench's extra lines.
 pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
-    let t = &r.total;
-    let secs = r.elapsed_s.max(1e-9);
+    summary_text_after(r, None, info)
+}
+
+/// The final report when `--report-checkpoints` reset sysbench's counters:
+/// sysbench's part covers `tail` (what came after the last checkpoint), as
+/// sysbench's does, and says so in one line; fairbench's figures below it
+/// cover the whole run, as the stored run does.
+pub fn summary_text_after(r: &LevelResult, tail: Option<&Checkpoint>, info: &RunInfo) -> String {
+    let mut s = match tail {
+        Some(cp) => {
+            let mut s = sysbench_report(&cp.w, cp.secs, &cp.clients, info.percentile);
+            s.push_str(&format!(
+                "Note: the report above covers the {:.4}s after the last checkpoint ({}s); the figures below and the stored run cover the whole run ({} events in {:.4}s).\n\n",
+                cp.secs, cp.at_s, r.total.events, r.elapsed_s
+            ));
+            s
+        }
+        None => sysbench_report(&r.total, r.elapsed_s, &r.clients, info.percentile),
+    };
+    s.push_str(&extras_text(r, info));
+    s
+}
+
+/// sysbench 1.1's report block, SQL statistics to Threads fairness, for the
+/// counters `t` over `elapsed_s` seconds; it ends with an empty line.
+pub fn sysbench_report(t: &Window, elapsed_s: f64, clients: &[ClientTotals], percentile: u32) -> String {
+    let secs = elapsed_s.max(1e-9);
     let h = &t.lat;
     let mut s = String::new();
     let mut p = |line: String| {
@@ -194,7 +220,7 @@ pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
     p(String::new());
     p("Throughput:".into());
     p(format!("    events/s (eps):                      {:.4}", t.events as f64 / secs));
-    p(format!("    time elapsed:                        {:.4}s", r.elapsed_s));
+    p(format!("    time elapsed:                        {elapsed_s:.4}s"));
     p(format!("    total number of events:              {}", t.events));
     p(String::new());
     let (min, max) = if h.is_empty() { (0.0, 0.0) } else { (h.min() as f64 / 1000.0, h.max() as f64 / 1000.0) };
@@ -203,18 +229,31 @@ pub fn summary_text(r: &LevelResult, info: &RunInfo) -> String {
     p(format!("         min: {min:39.2}"));
     p(format!("         avg: {avg:39.2}"));
     p(format!("         max: {max:39.2}"));
-    p(format!("        {:3}th percentile: {:27.2}", info.percentile, t.pct_ms(info.percentile as f64)));
+    p(format!("        {percentile:3}th percentile: {:27.2}", t.pct_ms(percentile as f64)));
     p(format!("         sum: {:39.2}", avg * t.events as f64));
     p(String::new());
-    let ev: Vec<f64> = r.clients.iter().map(|c| c.events as f64).collect();
-    let ex: Vec<f64> = r.clients.iter().map(|c| c.busy_s).collect();
+    let ev: Vec<f64> = clients.iter().map(|c| c.events as f64).collect();
+    let ex: Vec<f64> = clients.iter().map(|c| c.busy_s).collect();
     let (em, es) = mean_stddev(&ev);
     let (xm, xs) = mean_stddev(&ex);
     p("Threads fairness:".into());
     p(format!("    events (avg/stddev):           {em:.4}/{es:3.2}"));
     p(format!("    execution time (avg/stddev):   {xm:.4}/{xs:3.2}"));
     p(String::new());
-    // fairbench's additions.
+    s
+}
+
+/// fairbench's figures after sysbench's report: HDR percentiles, per kind,
+/// per statement and per node, errors, client CPU, how the run stopped.
+fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
+    let t = &r.total;
+    let secs = r.elapsed_s.max(1e-9);
+    let h = &t.lat;
+    let (max, mut s) = (if h.is_empty() { 0.0 } else { h.max() as f64 / 1000.0 }, String::new());
+    let mut p = |line: String| {
+        s.push_str(&line);
+        s.push('\n');
+    };
     p("Latency percentiles (ms, HDR histogram, 3 significant digits):".into());
     for (name, q) in [("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p99.9", 99.9)] {
         p(format!("    {name:<6} {:>12.3}", pct_ms(h, q)));
