@@ -28,6 +28,16 @@ config/Distribution.dat): total links, links per node, the share of nodes with
 0, 1, 2-10, 11-100 and over 100 links, and the mean payload length of nodes
 and links. Writes bench/RESULTS-linkbench-graph.md.
 
+With --round-trips, the script instead loads once with each tool and runs
+each tool's request phase through a relay in front of the server that counts
+what the client sends: commands (a MySQL packet with sequence number 0; the
+server answers each before the next, so a command is a round trip) and
+statements (a prepared statement's execution, or the statements of a query's
+text), divided by the requests the tool reports; the server's global
+`Questions` delta per request is printed beside them (other clients of the
+server add to it). The relay clears CLIENT_SSL in the server's greeting so the
+packets stay readable. Writes bench/RESULTS-linkbench-roundtrips.md.
+
 PostgreSQL is not measured here: upstream LinkBench speaks MySQL only.
 """
 
@@ -36,8 +46,10 @@ import json
 import os
 import re
 import resource
+import socket
 import statistics
 import subprocess
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -88,6 +100,142 @@ def graph_shape(a, db):
     return {"nodes": nodes, "links": links, "links_per_node": links / nodes, "degree_share": shares,
             "max_degree": max(by_degree), "node_data_mean": float(one("SELECT AVG(LENGTH(data)) FROM nodetable")),
             "link_data_mean": float(one("SELECT AVG(LENGTH(data)) FROM linktable"))}
+
+
+def statements_in(sql):
+    """The statements of a query's text: `;` outside quoted literals, plus a
+    last one without it."""
+    n, quote, escaped, tail = 0, None, False, False
+    for ch in sql:
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif ch == 0x5C:
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in (0x27, 0x22):
+            quote, tail = ch, True
+        elif ch == 0x3B:
+            n, tail = n + 1, False
+        elif not chr(ch).isspace():
+            tail = True
+    return n + int(tail)
+
+
+class Relay:
+    """Counts the commands and statements clients send to the server."""
+
+    def __init__(self, host, port):
+        self.server = (host, int(port))
+        self.commands = self.statements = 0
+        self.lock = threading.Lock()
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(256)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def counts(self):
+        with self.lock:
+            return self.commands, self.statements
+
+    def accept(self):
+        while True:
+            c, _ = self.sock.accept()
+            s = socket.create_connection(self.server)
+            for x in (c, s):
+                x.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self.quietly, args=(self.down, s, c), daemon=True).start()
+            threading.Thread(target=self.quietly, args=(self.up, c, s), daemon=True).start()
+
+    @staticmethod
+    def quietly(f, src, dst):
+        # A side closed by the other thread ends the pair.
+        try:
+            f(src, dst)
+        except OSError:
+            for x in (src, dst):
+                x.close()
+
+    def down(self, s, c):
+        first = True
+        while True:
+            b = s.recv(65536)
+            if not b:
+                c.close()
+                return
+            if first:
+                # The greeting: protocol 10, version string, NUL, id (4),
+                # scramble (8), filler, capability flags (2): drop CLIENT_SSL.
+                b = bytearray(b)
+                at = b.index(0, 5) + 1 + 4 + 8 + 1
+                b[at + 1] &= ~0x08
+                b, first = bytes(b), False
+            c.sendall(b)
+
+    def up(self, c, s):
+        pending = b""
+        while True:
+            b = c.recv(65536)
+            if not b:
+                s.close()
+                return
+            s.sendall(b)
+            pending += b
+            at = 0
+            while len(pending) - at >= 4:
+                n = pending[at] | pending[at + 1] << 8 | pending[at + 2] << 16
+                if len(pending) - at < 4 + n:
+                    break
+                if pending[at + 3] == 0 and n > 0:
+                    cmd, body = pending[at + 4], pending[at + 5:at + 4 + n]
+                    k = statements_in(body) if cmd == 0x03 else int(cmd == 0x17)
+                    with self.lock:
+                        self.commands += 1
+                        self.statements += k
+                at += 4 + n
+            pending = pending[at:]
+
+
+def questions(a):
+    return int(mysql(a, "SHOW GLOBAL STATUS LIKE 'Questions'").split()[-1])
+
+
+def round_trips(a, env):
+    """Each tool's request phase through the relay: commands and statements per request."""
+    relay = Relay(a.host, a.port)
+    java_load(a, env)
+    fairbench_load(a, env)
+    res = {}
+    direct = (a.port, a.url)
+    for name, runner in (("java", java_requests), ("fairbench", fairbench_requests)):
+        a.port = str(relay.port)
+        a.url = re.sub(r"@([^:/]+):(\d+)/", f"@127.0.0.1:{relay.port}/", direct[1]) + "?ssl-mode=DISABLED"
+        c0, s0, q0 = *relay.counts(), questions(a)
+        r = runner(a, env)
+        c1, s1, q1 = *relay.counts(), questions(a)
+        a.port, a.url = direct
+        n = r["requests"]
+        res[name] = {"requests": n, "requests_per_s": r["requests_per_s"], "round_trips": (c1 - c0) / n,
+                     "statements": (s1 - s0) / n, "questions": (q1 - q0) / n}
+        print(f"{name}: {n} requests, {res[name]['round_trips']:.3f} round trips and {res[name]['statements']:.3f} statements "
+              f"per request (server Questions {res[name]['questions']:.3f})", flush=True)
+    out = [f"# LinkBench round trips per request: fairbench vs the Java LinkBench at maxid1={a.maxid1}\n",
+           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; each tool's own load, then {a.seconds} s of requests at "
+           f"{a.requesters} requesters from {os.path.basename(a.config)} (the FB 2011 mix), through a relay that counts the "
+           f"commands (round trips) and statements the client sends; `python3 bench/linkbench.py --round-trips` reruns it. "
+           f"Questions is the server's global counter (other clients add to it).\n",
+           "| tool | requests | requests/s | round trips / request | statements / request | server Questions / request |",
+           "|---|---|---|---|---|---|"]
+    for name in ("java", "fairbench"):
+        r = res[name]
+        out.append(f"| {name} | {r['requests']} | {r['requests_per_s']:.0f} | {r['round_trips']:.3f} | {r['statements']:.3f} | {r['questions']:.3f} |")
+    table = "\n".join(out) + "\n"
+    with open(os.path.join(HERE, "RESULTS-linkbench-roundtrips.md"), "w") as f:
+        f.write(table)
+    print(table)
 
 
 def graph(a, env):
@@ -152,7 +300,10 @@ def request_result(out, wall, u, s):
 
 
 def java_cmd(a, phase, extra):
-    return ["java", "-cp", os.path.join(a.linkbench, "target", "FacebookLinkBench.jar"),
+    jars = [os.path.join(a.linkbench, "target", "FacebookLinkBench.jar")]
+    if a.connector:
+        jars.insert(0, a.connector)
+    return ["java", "-cp", ":".join(jars),
             "com.facebook.LinkBench.LinkBenchDriver", "-c", a.config,
             "-D", f"host={a.host}", "-D", f"port={a.port}", "-D", f"user={a.user}",
             "-D", f"password={a.password}", "-D", f"dbid={JAVA_DB}", *defines(a, extra), phase]
@@ -204,6 +355,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=30, help="request phase length")
     ap.add_argument("--requesters", type=int, default=16)
     ap.add_argument("--graph", action="store_true", help="compare the loaded graphs instead of timing the phases")
+    ap.add_argument("--round-trips", action="store_true", help="count each tool's round trips and statements per request instead")
+    ap.add_argument("--connector", help="a mysql-connector-java jar put before LinkBench's own (5.1.22 cannot connect to MariaDB 10.11; 5.1.49 can)")
     a = ap.parse_args()
     if not a.linkbench or not os.path.isfile(os.path.join(a.linkbench, "target", "FacebookLinkBench.jar")):
         raise SystemExit("give the built LinkBench directory: --linkbench DIR or LINKBENCH_HOME (needs target/FacebookLinkBench.jar)")
@@ -219,6 +372,9 @@ def main():
     env = dict(os.environ, LINKBENCH_HOME=a.linkbench)
     if a.graph:
         graph(a, env)
+        return
+    if a.round_trips:
+        round_trips(a, env)
         return
 
     load0 = os.getloadavg()[0]
