@@ -271,12 +271,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
             gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
             round: i,
         };
-        let opts = LevelOptions {
-            checkpoints: sb.report_checkpoints.clone(),
-            forced_shutdown: sb.forced_shutdown.grace(c.time).map(Duration::from_secs_f64),
-            init_timeout,
-            debug: level >= 5,
-        };
+        let opts = LevelOptions { checkpoints: sb.report_checkpoints.clone(), forced_shutdown: sb.forced_shutdown.grace(c.time).map(Duration::from_secs_f64), init_timeout, debug: level >= 5 };
         // Errors end the loop through `outcome`, so the record stores them.
         let lvl = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level_with(w.clone(), cfg.clone(), &rc, &opts, &mut sink)) {
             Ok(r) => r,

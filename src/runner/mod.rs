@@ -282,7 +282,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             release(&shared, Instant::now());
             let secs = opts.init_timeout.unwrap_or_default().as_secs_f64();
             return Err(Error::Connect(format!(
-                "{ready} of {threads} clients were connected and ready {secs} s after the start: {} did not answer in time; raise --thread-init-timeout if it is only slow",
+                "{ready} of {threads} clients were connected and ready {secs} s after the start: {} did not answer, or the clients' set-up took longer; raise --thread-init-timeout if it is only slow",
                 cfg.target
             )));
         }
