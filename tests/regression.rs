@@ -348,6 +348,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         rate: 0.0,
         report_interval: Duration::from_secs(1),
         sync_file: None,
+        sync_wait: std::time::Duration::from_millis(10),
         worker_threads: Some(4),
         queue_max: 1000,
         seed: 1,
