@@ -29,7 +29,8 @@ pub trait Family: Sync + std::fmt::Debug {
     /// Whether `workload` declares its own options and commands (a script
     /// does): the command line then hands every option that is not a
     /// run-control, target or random-number option to the family as it
-    /// was written ([`crate::workload::plan::BenchArgs::script_options`]), with the
+    /// was written, with the word after a bare option that may be its value
+    /// ([`crate::workload::plan::BenchArgs::script_options`]), with the
     /// command ([`crate::workload::plan::BenchArgs::script_command`]), which may be
     /// one the workload defines.
     fn own_command_line(&self, _workload: &str) -> bool {

@@ -32,11 +32,14 @@ pub struct BenchArgs {
     /// than leaving it to the default or to a family's options.
     #[arg(skip)]
     pub workload_given: bool,
-    /// The command as written, for a workload that defines its own (see
+    /// The command as written (empty: the workload finds it among the
+    /// words after bare options), for a workload that defines its own (see
     /// [`crate::workload::family::Family::own_command_line`]).
     #[arg(long, hide = true)]
     pub script_command: Option<String>,
-    /// The workload's own options as written (`--tables=2`), one each.
+    /// The workload's own options as written (`--tables=2`), one each; a
+    /// word after a bare `--name` follows it as its own entry, for the
+    /// workload's declarations to read as the value or as the command.
     #[arg(long = "script-option", hide = true, allow_hyphen_values = true)]
     pub script_options: Vec<String>,
 }
