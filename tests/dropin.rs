@@ -72,6 +72,8 @@ fn every_sysbench_help_option_line_is_accepted() {
         (vec!["--verbosity=4"], "SQL statistics:"),
         (vec!["--percentile=99"], "99th percentile:"),
         (vec!["--histogram=off"], "SQL statistics:"),
+        (vec!["--histogram"], "Latency histogram (values are in milliseconds)"),
+        (vec!["--histogram=on"], "       value  ------------- distribution ------------- count"),
         (vec!["--db-driver=mysql"], "SQL statistics:"),
         (vec!["--db-ps-mode=disable"], "SQL statistics:"),
         (vec!["--db-debug=on"], "--db-debug"),
