@@ -162,7 +162,7 @@ pub struct SysbenchControl {
     /// Print the full report and reset the counters at these seconds from the start (comma list)
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = values::uint32)]
     pub report_checkpoints: Vec<u32>,
-    /// sysbench's log level, 0 (critical messages only) to 5 (debug); below 3 the reports are not printed
+    /// sysbench's log level, 0 (critical messages only) to 5 (debug); below 3 the text console prints no header, interval lines or reports (the run is still stored); 5 adds each client's connect time on stderr
     #[arg(long, default_value_t = 3, value_parser = values::verbosity)]
     pub verbosity: u8,
     /// Print more debugging information (sets --verbosity=5, as in sysbench) (on|off)
