@@ -84,6 +84,13 @@ impl Dialect {
         }
     }
 
+    /// Whether the server takes INSERT ... ON DUPLICATE KEY UPDATE and
+    /// several statements in one query, as Java LinkBench's MySQL store
+    /// sends them: MySQL-family servers only.
+    pub fn duplicate_key_upsert(self) -> bool {
+        self.0 == Engine::Mysql
+    }
+
     /// Whether tables have a storage engine (`--mysql-storage-engine`
     /// and the table options apply): MySQL-family servers only.
     pub fn has_storage_engines(self) -> bool {

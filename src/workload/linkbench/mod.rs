@@ -83,10 +83,11 @@ impl Shape {
     /// The shape asked for, or the engine's default: Java's where the
     /// server has ON DUPLICATE KEY UPDATE and multi-statement queries.
     fn resolve(asked: Option<&str>, engine: Engine) -> Result<Shape> {
-        let default = if engine == Engine::Mysql { Shape::Java } else { Shape::Locking };
+        let java_sql = Dialect(engine).duplicate_key_upsert();
+        let default = if java_sql { Shape::Java } else { Shape::Locking };
         match asked.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("auto") => Ok(default),
-            Some("java") if engine != Engine::Mysql => {
+            Some("java") if !java_sql => {
                 Err(usage!("--linkbench-shape=java needs INSERT ... ON DUPLICATE KEY UPDATE and multi-statement queries, which {} has not: use --linkbench-shape=locking", engine.name()))
             }
             Some("java") => Ok(Shape::Java),
@@ -230,13 +231,14 @@ impl Config {
     /// fairbench partitions linktable with MySQL's PARTITION BY KEY(id1),
     /// as LinkBench's DDL does, and nowhere else.
     pub fn partitions_note(&self, engine: Engine) -> Option<String> {
-        let why = match engine {
-            Engine::Mysql => return None,
-            _ if self.partitions == 0 => return None,
-            Engine::Postgres => "fairbench partitions linktable only with MySQL's PARTITION BY KEY(id1) and creates no PostgreSQL partitions, so the tables stay whole",
-            Engine::Sqlite => "SQLite has no table partitioning, so the tables stay whole",
-        };
-        Some(format!("note: --linkbench-partitions={} has no effect on {}: {why}", self.partitions, engine.name()))
+        if self.partitions == 0 || Dialect(engine).key_partitions("id1", self.partitions).is_some() {
+            return None;
+        }
+        Some(format!(
+            "note: --linkbench-partitions={} has no effect on {}: fairbench partitions linktable only with MySQL's PARTITION BY KEY(id1), so the tables stay whole",
+            self.partitions,
+            engine.name()
+        ))
     }
 
     pub fn nodes(&self) -> u64 {
@@ -502,6 +504,15 @@ impl LinkBench {
         self.cfg.startid1 + idx
     }
 
+    /// The (id1, link_type, id2) a link write touches; `p` is the chance
+    /// that id2 names a link that exists already.
+    fn written_link(&self, c: &mut LinkBenchClient, p: f64) -> (i64, i64, i64) {
+        let id1 = self.link_id1(c, true);
+        let t = self.link_type(c);
+        let id2 = self.id2(c, id1, t, p);
+        (id1 as i64, t, id2)
+    }
+
     fn link_type(&self, c: &mut LinkBenchClient) -> i64 {
         DEFAULT_LINK_TYPE + c.rng.uniform(0, self.cfg.link_types - 1) as i64
     }
@@ -560,10 +571,7 @@ impl LinkBench {
     /// ADD_LINK and UPDATE_LINK: one transaction that inserts the link or
     /// rewrites it, and counts it when it becomes visible.
     async fn add_link(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, st: &DbStmts, p: f64) -> DbResult<()> {
-        let id1 = self.link_id1(c, true);
-        let t = self.link_type(c);
-        let id2 = self.id2(c, id1, t, p);
-        let id1 = id1 as i64;
+        let (id1, t, id2) = self.written_link(c, p);
         self.link_data(c);
         let now = now_ms();
         self.begin(conn, c, q).await?;
@@ -588,10 +596,7 @@ impl LinkBench {
     /// DELETE_LINK: hides a visible link (LinkBench's driver never
     /// expunges) and takes it off the count.
     async fn delete_link(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, st: &DbStmts) -> DbResult<()> {
-        let id1 = self.link_id1(c, true);
-        let t = self.link_type(c);
-        let id2 = self.id2(c, id1, t, P_DELETE_EXIST);
-        let id1 = id1 as i64;
+        let (id1, t, id2) = self.written_link(c, P_DELETE_EXIST);
         let now = now_ms();
         self.begin(conn, c, q).await?;
         let rows = conn.exec_rows(st.select_vis, &[Param::Int(id1), Param::Int(id2), Param::Int(t)]).await?;
@@ -740,10 +745,7 @@ impl LinkBench {
     /// for a new link) it looks like a new link, so its old data stays
     /// where Java rewrites it in a third round trip.
     async fn java_add_link(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, j: &JavaStmts, p: f64) -> DbResult<()> {
-        let id1 = self.link_id1(c, true);
-        let t = self.link_type(c);
-        let id2 = self.id2(c, id1, t, p);
-        let id1 = id1 as i64;
+        let (id1, t, id2) = self.written_link(c, p);
         self.link_data(c);
         let now = now_ms();
         self.java_session(conn, c, q).await?;
@@ -765,10 +767,7 @@ impl LinkBench {
     /// and for a visible link the hiding UPDATE and the count, then COMMIT,
     /// each on its own.
     async fn java_delete_link(&self, conn: &mut Conn, c: &mut LinkBenchClient, q: &mut Counters, st: &DbStmts, j: &JavaStmts) -> DbResult<()> {
-        let id1 = self.link_id1(c, true);
-        let t = self.link_type(c);
-        let id2 = self.id2(c, id1, t, P_DELETE_EXIST);
-        let id1 = id1 as i64;
+        let (id1, t, id2) = self.written_link(c, P_DELETE_EXIST);
         let now = now_ms();
         self.java_session(conn, c, q).await?;
         let rows = conn.exec_rows(st.select_vis, &[Param::Int(id1), Param::Int(id2), Param::Int(t)]).await?;
