@@ -190,6 +190,19 @@ fn bmk_query_options_reach_the_server_as_bmk_sends_them() {
             assert!(low || high, "a client's ids span both halves: {ids:?}");
         }
         assert_ne!(halves[0], halves[1], "both clients in the same half: {by_client:?}");
+
+        // BMK-kit's load modes: parallel builds the secondary index before
+        // the rows go in, original (sysbench's) after them.
+        for (mode, index_first) in [("parallel", true), ("parallel_ordered", true), ("original", false), ("auto", false)] {
+            let t = format!("dl{}", mode.replace('_', ""));
+            mysql_admin("TRUNCATE mysql.general_log");
+            run_ok(fairbench().args(["prepare", "--target", &mysql_url(), "--table-name", &t, "--table-size", "1000", &format!("--load-mode={mode}")]));
+            let log = mysql_admin(&format!("SELECT REPLACE(CONVERT(argument USING utf8mb4), '\\n', ' ') FROM mysql.general_log WHERE argument LIKE '%{t}1%' ORDER BY event_time"));
+            run_ok(fairbench().args(["cleanup", "--target", &mysql_url(), "--table-name", &t]));
+            let at = |what: &str| log.lines().position(|l| l.to_ascii_uppercase().starts_with(what)).unwrap_or_else(|| panic!("{mode}: no {what} in {log}"));
+            let rows = log.lines().position(|l| l.starts_with("INSERT") || l.starts_with("LOAD DATA")).unwrap_or_else(|| panic!("{mode}: no rows loaded in {log}"));
+            assert_eq!(at("CREATE INDEX") < rows, index_first, "--load-mode={mode}:\n{log}");
+        }
     });
     mysql_admin("SET GLOBAL general_log=0; TRUNCATE mysql.general_log");
     if let Err(e) = result {

@@ -28,7 +28,8 @@ pub struct CommonArgs {
     /// Table compression: MySQL COMPRESSION value, or "compressed" (ROW_FORMAT), or "page" (MariaDB)
     #[arg(long, default_value = "", alias = "mysql-table-compression")]
     pub table_compression: String,
-    /// How prepare loads rows: auto, infile (LOAD DATA LOCAL), insert (multi-row INSERT), copy
+    /// How prepare loads rows: auto, infile (LOAD DATA LOCAL), insert (multi-row INSERT), copy; BMK-kit's original
+    /// (as auto), parallel and parallel_ordered (as auto, the OLTP tables' index on k built before the rows)
     #[arg(long, default_value = "auto", value_parser = values::load_mode)]
     pub load_mode: String,
     /// Rows per bulk INSERT / LOAD DATA chunk / SQLite transaction

@@ -180,6 +180,7 @@ impl Oltp {
             return Ok(());
         }
         let names = Arc::new(self.table_names());
+        let index_first = self.args.create_secondary && index_before_rows(&self.common.load_mode);
         let mut resumed = Vec::with_capacity(names.len());
         for t in names.iter() {
             crate::model::check_interrupt()?;
@@ -192,6 +193,9 @@ impl Oltp {
             }
             for sql in self.create_sql(t)? {
                 ddl(&mut conn, &sql).await?;
+            }
+            if index_first {
+                secondary_index(&mut conn, self.engine, &self.args.table_name, t, !quiet).await?;
             }
             resumed.push(false);
         }
@@ -220,7 +224,7 @@ impl Oltp {
         let complete: Arc<Vec<AtomicBool>> = Arc::new((0..names.len()).map(|_| AtomicBool::new(false)).collect());
         let loaded = Arc::new(AtomicU64::new(0));
         let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
-        let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary, prefix: self.args.table_name.clone(), quiet });
+        let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary && !index_first, prefix: self.args.table_name.clone(), quiet });
         let mut texts = vec![BulkTemplate::new(C_TEMPLATE.as_bytes(), self.args.rand_data), BulkTemplate::new(PAD_TEMPLATE.as_bytes(), self.args.rand_data)];
         if self.args.extra_cols_default.contains(['#', '@']) {
             texts.extend((0..self.args.extra_cols).map(|_| BulkTemplate::new(self.args.extra_cols_default.as_bytes(), 100)));
@@ -313,9 +317,18 @@ impl Oltp {
 struct TableFinish {
     engine: Engine,
     auto_inc: bool,
+    /// Build the secondary index on k once the rows are in.
     secondary: bool,
     prefix: String,
     quiet: bool,
+}
+
+/// Whether the secondary index on k is built before the rows go in, as
+/// BMK-kit's `parallel` and `parallel_ordered` load modes do (the index
+/// then grows row by row, as in a long-lived table), rather than after
+/// them (sysbench's `original` and fairbench's `auto`: one sorted build).
+fn index_before_rows(load_mode: &str) -> bool {
+    matches!(load_mode.to_ascii_lowercase().as_str(), "parallel" | "parallel_ordered")
 }
 
 impl TableFinish {
@@ -329,23 +342,29 @@ impl TableFinish {
             ddl(conn, &sql).await?;
         }
         if self.secondary {
-            if !self.quiet && say {
-                println!("Creating a secondary index on '{t}'...");
-            }
-            let idx = format!("k_{}", t.trim_start_matches(&self.prefix));
-            // An interrupted prepare may have left it built: MariaDB has IF
-            // NOT EXISTS but MySQL does not, so its "duplicate key name"
-            // (1061) is what says so there.
-            if d.index_if_not_exists() {
-                ddl(conn, &format!("CREATE INDEX IF NOT EXISTS {t}_{idx} ON {t}(k)")).await?;
-            } else if let Err(e) = conn.query(&format!("CREATE INDEX {idx} ON {t}(k)")).await {
-                if e.code != "1061" {
-                    return Err(Error::Sql(format!("{e}\n  in: CREATE INDEX {idx} ON {t}(k)")));
-                }
-            }
+            secondary_index(conn, self.engine, &self.prefix, t, say && !self.quiet).await?;
         }
         Ok(())
     }
+}
+
+/// The secondary index on k of table `t`, unless the table has it already.
+async fn secondary_index(conn: &mut Conn, engine: Engine, prefix: &str, t: &str, say: bool) -> Result<()> {
+    if say {
+        println!("Creating a secondary index on '{t}'...");
+    }
+    let idx = format!("k_{}", t.trim_start_matches(prefix));
+    // An interrupted prepare may have left it built: MariaDB has IF
+    // NOT EXISTS but MySQL does not, so its "duplicate key name"
+    // (1061) is what says so there.
+    if Dialect(engine).index_if_not_exists() {
+        ddl(conn, &format!("CREATE INDEX IF NOT EXISTS {t}_{idx} ON {t}(k)")).await?;
+    } else if let Err(e) = conn.query(&format!("CREATE INDEX {idx} ON {t}(k)")).await {
+        if e.code != "1061" {
+            return Err(Error::Sql(format!("{e}\n  in: CREATE INDEX {idx} ON {t}(k)")));
+        }
+    }
+    Ok(())
 }
 
 /// Rows of a table by fixed id ranges, whatever the number of loaders, so
