@@ -28,7 +28,7 @@ use model::{LevelOptions, LevelResult, RunControl, RunInfo, Sink, Sinks, Stop};
 use report::{Console, Format};
 use std::sync::Arc;
 use std::time::Duration;
-use workload::plan::{self, BenchArgs, Plan};
+use workload::plan::{self, BenchArgs, BenchCommand, Plan};
 use workload::{TableState, Workload};
 
 /// Parse the command line, run, and turn the outcome into an exit code.
@@ -91,11 +91,11 @@ pub fn main_entry() -> i32 {
 pub fn run(cli: cli::Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Explain { label } => explain(&label),
-        Cmd::Run(a) => bench("run", a),
-        Cmd::Prepare(a) => bench("prepare", a),
-        Cmd::Cleanup(a) => bench("cleanup", a),
-        Cmd::Prewarm(a) => bench("prewarm", a),
-        Cmd::Check(a) => bench("check", a),
+        Cmd::Run(a) => bench(BenchCommand::Run, a),
+        Cmd::Prepare(a) => bench(BenchCommand::Prepare, a),
+        Cmd::Cleanup(a) => bench(BenchCommand::Cleanup, a),
+        Cmd::Prewarm(a) => bench(BenchCommand::Prewarm, a),
+        Cmd::Check(a) => bench(BenchCommand::Check, a),
         Cmd::Results(a) => commands::results(a),
         Cmd::Env(a) => commands::env(a),
         Cmd::Audit(a) => commands::audit(a),
@@ -122,7 +122,7 @@ fn explain(label: &str) -> Result<()> {
     Ok(())
 }
 
-fn bench(command: &str, args: BenchArgs) -> Result<()> {
+fn bench(command: BenchCommand, args: BenchArgs) -> Result<()> {
     let mut plan = Plan::new(command, args)?;
     let cfg = plan.args.target.resolve()?;
     plan.family.bench(&mut plan, cfg)
@@ -157,18 +157,18 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
     }
     let init_timeout = Some(Duration::from_secs_f64(sb.thread_init_timeout)).filter(|d| !d.is_zero());
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
-    match plan.command.as_str() {
-        "prepare" => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
-        "cleanup" => {
+    match plan.command {
+        BenchCommand::Prepare => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
+        BenchCommand::Cleanup => {
             let drop_group = runner::group::drop_table(cfg.clone());
             return until_interrupted(rt, async move {
                 w.cleanup(cfg.clone(), max_threads, quiet).await?;
                 drop_group.await
             });
         }
-        "prewarm" => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
-        "check" => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
-        _ => {}
+        BenchCommand::Prewarm => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
+        BenchCommand::Check => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
+        BenchCommand::Run => {}
     }
     let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
     let data_rows = ready.as_ref().ok().copied().flatten();

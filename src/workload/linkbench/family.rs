@@ -8,7 +8,7 @@ use crate::label::{Decoded, LabelError};
 use crate::usage;
 use crate::values::Levels;
 use crate::workload::family::Family;
-use crate::workload::plan::Plan;
+use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
 use std::sync::Arc;
 
@@ -65,7 +65,7 @@ impl Family for LinkbenchFamily {
         }
         let mut cfg = Config::new(&props, &args, conn.target.engine)?;
         // The graph's shape hangs on it: said by the commands that draw links.
-        if matches!(plan.command.as_str(), "prepare" | "run") {
+        if matches!(plan.command, BenchCommand::Prepare | BenchCommand::Run) {
             eprintln!("LinkBench links per node: {}", cfg.nlinks_source);
         }
         if let Some(note) = cfg.partitions_note(conn.target.engine) {

@@ -15,7 +15,7 @@ use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
 use crate::report::{Console, Format};
-use crate::workload::plan::Plan;
+use crate::workload::plan::{BenchCommand, Plan};
 use mlua::{Function, Lua, Table, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -47,7 +47,7 @@ pub fn dispatch(script: Script, mut args: ScriptArgs, plan: &mut Plan, cfg: Conn
     // The command line guessed the subcommand when the command was among
     // the words after bare options.
     if args.command == "run" {
-        plan.command = "run".into();
+        plan.command = BenchCommand::Run;
     }
     let mut values = given.values;
     for (k, v) in &args.generic {

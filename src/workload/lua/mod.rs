@@ -107,7 +107,14 @@ impl ScriptArgs {
             ("db_driver".into(), OptVal::Str(db_driver.into())),
             ("db_ps_mode".into(), OptVal::Str(a.target.db_ps_mode.clone())),
         ];
-        ScriptArgs { command: a.script_command.clone().unwrap_or_else(|| plan.command.clone()), given: a.script_options.clone(), generic, dist: plan.dist.clone(), seed: r.rand_seed, threads }
+        ScriptArgs {
+            command: a.script_command.clone().unwrap_or_else(|| plan.command.name().to_string()),
+            given: a.script_options.clone(),
+            generic,
+            dist: plan.dist.clone(),
+            seed: r.rand_seed,
+            threads,
+        }
     }
 }
 

@@ -202,10 +202,33 @@ impl SysbenchControl {
     }
 }
 
+/// The bench commands a workload runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchCommand {
+    Prepare,
+    Run,
+    Cleanup,
+    Prewarm,
+    Check,
+}
+
+impl BenchCommand {
+    /// The command's name as the command line and sysbench scripts write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchCommand::Prepare => "prepare",
+            BenchCommand::Run => "run",
+            BenchCommand::Cleanup => "cleanup",
+            BenchCommand::Prewarm => "prewarm",
+            BenchCommand::Check => "check",
+        }
+    }
+}
+
 /// The validated plan of one command.
 #[derive(Debug)]
 pub struct Plan {
-    pub command: String,
+    pub command: BenchCommand,
     pub workload: String,
     /// The registered family serving `workload`.
     pub family: &'static dyn crate::workload::family::Family,
@@ -215,7 +238,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn new(command: &str, mut args: BenchArgs) -> Result<Plan> {
+    pub fn new(command: BenchCommand, mut args: BenchArgs) -> Result<Plan> {
         // Each value was checked alone when parsed (crate::values); what is left are combinations.
         let c = &args.control;
         // Checked here rather than with clap's `requires`, whose message
@@ -226,7 +249,7 @@ impl Plan {
         if c.group_member.is_some() && c.group.is_none() {
             return Err(usage!("--group-member names a member of a --group: give --group NAME --group-size N too"));
         }
-        if c.time == 0.0 && c.events == 0 && command == "run" {
+        if c.time == 0.0 && c.events == 0 && command == BenchCommand::Run {
             return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
         }
         let workload = crate::workload::family::chosen_workload(&args.workload, args.workload_given, &args.families)?;
@@ -237,7 +260,7 @@ impl Plan {
                 crate::workload::family::label_examples()
             ));
         };
-        if command == "check" && !family.has_check() {
+        if command == BenchCommand::Check && !family.has_check() {
             let checked = crate::workload::family::checked_workloads();
             return Err(usage!(
                 "`check` verifies the consistency conditions of {}: use `fairbench check {}` (the {workload} workload has none)",
@@ -255,6 +278,6 @@ impl Plan {
         let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
         dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
         let label_used = args.target.label.clone();
-        Ok(Plan { command: command.to_string(), workload, family, args, dist, label_used })
+        Ok(Plan { command, workload, family, args, dist, label_used })
     }
 }

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::label::{Grammar, Scenario, Shape};
 use crate::model::record::LevelRec;
 use crate::workload::family::Family;
-use crate::workload::plan::Plan;
+use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
 use std::sync::Arc;
 
@@ -79,7 +79,7 @@ impl Family for TpccFamily {
         let common = plan.args.families.get()?;
         let w = Tpcc::new(args.clone(), common, plan.args.rand.rand_seed, cfg.target.engine)?;
         cfg.session_sql.extend(session_sql(cfg.target.engine, &args.isolation)?);
-        if w.spec && plan.command == "run" {
+        if w.spec && plan.command == BenchCommand::Run {
             spec_threads(plan, w.spec_terminals())?;
         }
         crate::drive(Arc::new(w), plan, Arc::new(cfg))
