@@ -227,3 +227,25 @@ fn bmk_use_fk_levels_shape_the_tpcc_schema() {
     }
     assert!(indexes[1] >= indexes[0] - 1 && indexes[2] < indexes[1], "indexes at --use-fk 1, 0, 2: {indexes:?}");
 }
+
+/// A script's label does not name the distribution its keys come from, so
+/// its summary does, and its stored options keep it (two runs of one script
+/// with other distributions are told apart).
+#[test]
+fn a_script_run_names_its_key_distribution() {
+    let dir = scratch_dir("dropin_script_dist");
+    let target = format!("sqlite:{}", dir.join("fb.sqlite").display());
+    let script = "/usr/share/sysbench/oltp_point_select.lua";
+    run_ok(fairbench().args([script, "--target", &target, "--table-size=500", "prepare"]));
+    for (given, shown) in [(None, "special"), (Some("--rand-type=pareto"), "pareto")] {
+        let mut c = fairbench();
+        c.args([script, "--target", &target, "--table-size=500", "--events=20", "--time=0", "--no-save"]).args(given).arg("run");
+        let out = run_ok(&mut c);
+        assert!(stdout(&out).contains(&format!("Keys drawn with the {shown} distribution (--rand-type)")), "{given:?}: {}", show(&out));
+        let mut c = fairbench();
+        c.args([script, "--target", &target, "--table-size=500", "--events=20", "--time=0", "--no-save", "--output=json"]).args(given).arg("run");
+        let json = stdout(&run_ok(&mut c));
+        let summary: serde_json::Value = serde_json::from_str(json.lines().rev().find(|l| l.contains("\"summary\"")).unwrap()).unwrap();
+        assert_eq!(summary["options"]["rand-type"], shown, "{given:?}: {summary}");
+    }
+}

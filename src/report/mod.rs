@@ -24,6 +24,12 @@ impl RunInfo {
     pub fn embedded(&self) -> bool {
         self.transport == "embedded"
     }
+
+    /// The key distribution the workload drew with, when it draws with
+    /// `--rand-type` (its options record it).
+    pub fn distribution(&self) -> Option<String> {
+        self.options.iter().find(|(k, _)| k == "rand-type").map(|(_, v)| v.clone())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -331,6 +337,9 @@ fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
         Stop::Completed => {}
         Stop::Interrupted => p("Stopped: interrupted; figures cover what ran until then.".into()),
         Stop::Failed(m) => p(format!("Stopped: {m}")),
+    }
+    if let Some(d) = info.distribution().filter(|d| !info.label.contains(d.as_str())) {
+        p(format!("Keys drawn with the {d} distribution (--rand-type)"));
     }
     p(format!("Label: {}", info.label));
     s

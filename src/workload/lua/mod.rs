@@ -272,6 +272,12 @@ impl Workload for LuaWorkload {
 
     fn options(&self, _cfg: &ConnConfig) -> Vec<(String, String)> {
         let mut o = vec![("script".to_string(), self.shared.script.path.clone()), ("script-sha256".to_string(), self.shared.script.sha256.clone())];
+        // The distribution sysbench.rand.default draws from: two runs of one
+        // script differ by it, so it is stored (the other generic options are
+        // the run's own).
+        if let Some((_, v)) = self.shared.args.generic.iter().find(|(k, _)| k == "rand_type") {
+            o.push(("rand-type".to_string(), v.text()));
+        }
         let generic: Vec<&str> = self.shared.args.generic.iter().map(|(k, _)| k.as_str()).collect();
         for (k, v) in &self.shared.opts {
             if !generic.contains(&k.as_str()) {
