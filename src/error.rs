@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-/// Exit codes, documented in the README.
+/// Exit codes, documented in the README and docs/usage.md.
 pub mod exit {
     pub const OK: i32 = 0;
     /// Bad option, bad label, bad URL: nothing was run.

@@ -180,7 +180,7 @@ impl Props {
         };
         let k = k.trim();
         if !known(k) {
-            return Err(Error::Usage(format!("-D {kv}: unknown LinkBench key '{k}' (see the LinkBench section of README.md for the keys fairbench reads)")));
+            return Err(Error::Usage(format!("-D {kv}: unknown LinkBench key '{k}' (see docs/workloads/linkbench.md for the keys fairbench reads)")));
         }
         self.set(k, v.trim(), "-D");
         Ok(())
