@@ -266,7 +266,7 @@ mod tests {
         Decl { name: name.into(), desc: String::new(), ty, default, validator: None }
     }
 
-    fn oltp() -> Vec<Decl> {
+    fn declared() -> Vec<Decl> {
         vec![decl("skip_trx", ARG_BOOL, OptVal::Bool(false)), decl("table_size", ARG_INT, OptVal::Int(10000)), decl("tables", ARG_INT, OptVal::Int(1))]
     }
 
@@ -280,30 +280,30 @@ mod tests {
 
     #[test]
     fn a_value_after_a_space_is_the_options() {
-        let g = resolve("s.lua", &oltp(), &words("--tables 2 --table-size 2000"), "prepare").unwrap();
+        let g = resolve("s.lua", &declared(), &words("--tables 2 --table-size 2000"), "prepare").unwrap();
         assert_eq!((value(&g, "tables"), value(&g, "table_size")), (OptVal::Int(2), OptVal::Int(2000)));
         assert_eq!(g.written, ["--tables=2", "--table-size=2000"]);
         assert_eq!(g.command, "prepare");
         // A negative number is a value: only `--` starts an option.
-        assert_eq!(value(&resolve("s.lua", &oltp(), &words("--tables -5"), "run").unwrap(), "tables"), OptVal::Int(-5));
+        assert_eq!(value(&resolve("s.lua", &declared(), &words("--tables -5"), "run").unwrap(), "tables"), OptVal::Int(-5));
         // No value left: an option that takes one says so.
-        let e = resolve("s.lua", &oltp(), &words("--tables --skip_trx"), "run").unwrap_err().to_string();
+        let e = resolve("s.lua", &declared(), &words("--tables --skip_trx"), "run").unwrap_err().to_string();
         assert!(e.contains("--tables VALUE"), "{e}");
     }
 
     #[test]
     fn a_boolean_takes_only_a_boolean_word_after_a_space() {
         for (w, want) in [("on", true), ("off", false), ("true", true), ("false", false), ("1", true), ("0", false)] {
-            let g = resolve("s.lua", &oltp(), &words(&format!("--skip_trx {w} --tables 3")), "run").unwrap();
+            let g = resolve("s.lua", &declared(), &words(&format!("--skip_trx {w} --tables 3")), "run").unwrap();
             assert_eq!(value(&g, "skip_trx"), OptVal::Bool(want), "{w}");
         }
         // The word after a bare boolean is the command when it is no boolean word.
-        let g = resolve("s.lua", &oltp(), &words("--tables 2 --skip_trx run"), "").unwrap();
+        let g = resolve("s.lua", &declared(), &words("--tables 2 --skip_trx run"), "").unwrap();
         assert_eq!((g.command.as_str(), value(&g, "skip_trx")), ("run", OptVal::Bool(true)));
         assert_eq!(g.written, ["--tables=2", "--skip_trx"]);
-        let e = resolve("s.lua", &oltp(), &words("--skip_trx run"), "prepare").unwrap_err().to_string();
+        let e = resolve("s.lua", &declared(), &words("--skip_trx run"), "prepare").unwrap_err().to_string();
         assert!(e.contains("one command at a time"), "{e}");
-        let e = resolve("s.lua", &oltp(), &words("--tables 2"), "").unwrap_err().to_string();
+        let e = resolve("s.lua", &declared(), &words("--tables 2"), "").unwrap_err().to_string();
         assert!(e.contains("give a command"), "{e}");
     }
 
@@ -317,7 +317,7 @@ mod tests {
         let g = resolve("s.lua", &[], &words("--tables 2 --verbose run"), "").unwrap();
         assert_eq!((g.command.as_str(), value(&g, "tables"), value(&g, "verbose")), ("run", OptVal::Str("2".into()), OptVal::Str(String::new())));
         // A script that declares options refuses others.
-        let e = resolve("s.lua", &oltp(), &words("--bogus=1"), "run").unwrap_err().to_string();
+        let e = resolve("s.lua", &declared(), &words("--bogus=1"), "run").unwrap_err().to_string();
         assert!(e.contains("--bogus=1") && e.contains("no such option"), "{e}");
     }
 }
