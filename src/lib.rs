@@ -10,6 +10,7 @@ pub mod env;
 pub mod error;
 pub mod label;
 pub mod model;
+pub mod output;
 pub mod rand;
 mod relay;
 pub mod report;
@@ -206,7 +207,7 @@ pub fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<db::ConnConfig>) -> R
         steps: w.steps().iter().map(|k| k.to_string()).collect(),
     };
     // A workload may bring its own output (TPC-C's figures and formats).
-    let own_console = w.sink(json, c.percentile);
+    let own_console = w.sink(json, c.percentile, &report::Standard);
     let standard_console = own_console.is_none();
     let console: Box<dyn Sink> = match own_console {
         Some(s) => s,

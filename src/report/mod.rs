@@ -6,7 +6,6 @@ pub mod chart;
 pub mod hdrlog;
 pub mod http;
 pub mod live;
-pub mod progress;
 pub mod snapshot;
 pub mod sysbench;
 
@@ -89,6 +88,29 @@ impl Sink for Console {
             }
         }
         let _ = o.flush();
+    }
+}
+
+/// The standard console output as the workloads reach it
+/// ([`crate::output::StandardOutput`]): the driver hands it to a workload
+/// whose own output prints it or builds on its lines.
+pub struct Standard;
+
+impl crate::output::StandardOutput for Standard {
+    fn console(&self, json: bool, percentile: u32) -> Box<dyn Sink> {
+        Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile, level_threads: 0 })
+    }
+    fn interval_line(&self, iv: &Interval, percentile: u32) -> String {
+        interval_line(iv, percentile)
+    }
+    fn interval_json(&self, iv: &Interval, percentile: u32, rate_mode: bool) -> Value {
+        interval_json(iv, percentile, rate_mode)
+    }
+    fn summary_text(&self, r: &LevelResult, info: &RunInfo) -> String {
+        summary_text(r, info)
+    }
+    fn summary_json(&self, r: &LevelResult, info: &RunInfo) -> Value {
+        summary_json(r, info)
     }
 }
 

@@ -218,9 +218,10 @@ pub trait Workload: Send + Sync + 'static {
         async { Ok(()) }
     }
 
-    /// The workload's own output (extra figures, another tool's format);
-    /// None: the standard console output.
-    fn sink(&self, _json: bool, _percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
+    /// The workload's own output (extra figures, another tool's format),
+    /// which may print the `standard` console output or build on its
+    /// lines; None: the standard console output.
+    fn sink(&self, _json: bool, _percentile: u32, _standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         None
     }
 

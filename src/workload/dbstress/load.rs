@@ -10,7 +10,7 @@
 use super::{write_ref, Dbstress, Names, N_HISTORY, SECTIONS, STATS, ZONES};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
-use crate::report::progress::Progress;
+use crate::output::Progress;
 use crate::workload::TableState;
 use std::collections::VecDeque;
 use std::io::Write as _;

@@ -7,8 +7,8 @@
 use super::{dist, now_ms, now_s, sql_error, LinkBench, DEFAULT_LINK_TYPE, DEFAULT_NODE_TYPE, MAX_LINK_DATA, MAX_NODE_DATA};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
+use crate::output::Progress;
 use crate::rand::Rng;
-use crate::report::progress::Progress;
 use crate::workload::TableState;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};

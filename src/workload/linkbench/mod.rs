@@ -954,8 +954,8 @@ impl Workload for LinkBench {
     async fn check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         self.do_check(cfg, quiet).await
     }
-    fn sink(&self, json: bool, percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
-        Some(Box::new(output::LinkBenchSink::new(self, json, percentile)))
+    fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
+        Some(Box::new(output::LinkBenchSink::new(self, json, percentile, standard)))
     }
 }
 

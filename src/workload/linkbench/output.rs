@@ -8,7 +8,7 @@
 use super::props::OPS;
 use super::LinkBench;
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
-use crate::report::{Console, Format};
+use crate::output::StandardOutput;
 use crate::stats::pct_ms;
 use hdrhistogram::Histogram;
 use std::io::Write;
@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub struct LinkBenchSink {
-    console: Console,
+    console: Box<dyn Sink>,
     json: bool,
     progressfreq: f64,
     next_progress: f64,
@@ -59,9 +59,9 @@ pub const CSVSTATS_HEADER: &str = "op,count,p25_low,p25_high,p50_low,p50_high,p7
 pub const CSVSTREAM_HEADER: &str = "threadID,timestamp,op,totalops,totalerrors,ops,sampleDuration_us,sampleOps,mean_us,min_us,p25_us,p50_us,p75_us,p90_us,p95_us,p99_us,max_us";
 
 impl LinkBenchSink {
-    pub fn new(w: &LinkBench, json: bool, percentile: u32) -> LinkBenchSink {
+    pub fn new(w: &LinkBench, json: bool, percentile: u32, standard: &dyn StandardOutput) -> LinkBenchSink {
         LinkBenchSink {
-            console: Console { format: if json { Format::Json } else { Format::Text }, percentile, level_threads: 0 },
+            console: standard.console(json, percentile),
             json,
             progressfreq: w.cfg.progressfreq,
             next_progress: w.cfg.progressfreq,

@@ -14,7 +14,7 @@ use super::{ffi, LuaWorkload, Script, ScriptArgs, Shared};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
-use crate::report::{Console, Format};
+use crate::output::StandardOutput;
 use crate::workload::plan::{BenchCommand, Plan};
 use mlua::{Function, Lua, Table, Value};
 use std::cell::RefCell;
@@ -166,7 +166,7 @@ fn hook(lua: &Lua, name: &str) -> Option<Function> {
 
 /// The report hooks, when the script sets one (text output only): they
 /// replace the standard line or final report, as in sysbench.
-pub fn hook_sink(sh: &Arc<Shared>, json: bool, percentile: u32) -> Option<Box<dyn Sink>> {
+pub fn hook_sink(sh: &Arc<Shared>, json: bool, percentile: u32, standard: &dyn StandardOutput) -> Option<Box<dyn Sink>> {
     if json {
         return None;
     }
@@ -175,7 +175,7 @@ pub fn hook_sink(sh: &Arc<Shared>, json: bool, percentile: u32) -> Option<Box<dy
     if inter.is_none() && cumul.is_none() {
         return None;
     }
-    Some(Box::new(HookSink { lua, ctx, inter, cumul, console: Console { format: Format::Text, percentile, level_threads: 0 }, percentile }))
+    Some(Box::new(HookSink { lua, ctx, inter, cumul, console: standard.console(false, percentile), percentile }))
 }
 
 struct HookSink {
@@ -183,7 +183,7 @@ struct HookSink {
     ctx: Rc<Ctx>,
     inter: Option<Function>,
     cumul: Option<Function>,
-    console: Console,
+    console: Box<dyn Sink>,
     percentile: u32,
 }
 

@@ -316,7 +316,7 @@ impl Workload for LuaWorkload {
         commands::main_call(&self.shared, "done")
     }
 
-    fn sink(&self, json: bool, percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
-        commands::hook_sink(&self.shared, json, percentile)
+    fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
+        commands::hook_sink(&self.shared, json, percentile, standard)
     }
 }

@@ -6,8 +6,8 @@
 use super::{Kind, Oltp};
 use crate::db::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
+use crate::output::Progress;
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
-use crate::report::progress::Progress;
 use crate::usage;
 use crate::workload::dialect::Dialect;
 use crate::workload::TableState;

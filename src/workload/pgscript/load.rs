@@ -5,7 +5,7 @@
 use super::{PgScripts, TABLES};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
-use crate::report::progress::Progress;
+use crate::output::Progress;
 use crate::workload::dialect::Dialect;
 use crate::workload::TableState;
 use std::sync::atomic::Ordering;

@@ -620,8 +620,8 @@ impl Workload for Tpcc {
     async fn run_finished(&self, cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> Result<()> {
         self.nopm_finish(cfg).await
     }
-    fn sink(&self, json: bool, percentile: u32) -> Option<Box<dyn crate::model::Sink>> {
-        Some(Box::new(output::TpccSink::new(self, json, percentile)))
+    fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
+        Some(Box::new(output::TpccSink::new(self, json, percentile, standard)))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::{RunShared, Tpcc, CEILING_PER_WAREHOUSE, KINDS};
 use crate::model::{Interval, LevelResult, RunInfo, Sink, Stop};
-use crate::report::{interval_json, interval_line, summary_json, summary_text};
+use crate::output::StandardOutput;
 use crate::stats::{pct_ms, KindWindow};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -27,10 +27,12 @@ pub struct TpccSink {
     spec: bool,
     time_scale: f64,
     measured_s: f64,
+    /// The standard console lines TPC-C's build on.
+    standard: &'static dyn StandardOutput,
 }
 
 impl TpccSink {
-    pub fn new(t: &Tpcc, json: bool, percentile: u32) -> TpccSink {
+    pub fn new(t: &Tpcc, json: bool, percentile: u32, standard: &'static dyn StandardOutput) -> TpccSink {
         TpccSink {
             json,
             mysql_format: t.args.format == "tpcc-mysql",
@@ -41,6 +43,7 @@ impl TpccSink {
             spec: t.spec,
             time_scale: t.args.time_scale,
             measured_s: 0.0,
+            standard,
         }
     }
 }
@@ -267,7 +270,7 @@ impl Sink for TpccSink {
         let mut o = std::io::stdout().lock();
         let nopm = committed_new_orders(&iv.w) as f64 * 60.0 / iv.secs.max(1e-9);
         if self.json {
-            let mut v = interval_json(iv, self.percentile, rate_mode);
+            let mut v = self.standard.interval_json(iv, self.percentile, rate_mode);
             v["new_orders_per_min"] = json!(nopm);
             let _ = writeln!(o, "{v}");
         } else if self.mysql_format {
@@ -275,7 +278,7 @@ impl Sink for TpccSink {
                 let _ = writeln!(o, "{}", self.mysql_interval(iv));
             }
         } else {
-            let _ = writeln!(o, "{} NO/min: {nopm:.2}", interval_line(iv, self.percentile));
+            let _ = writeln!(o, "{} NO/min: {nopm:.2}", self.standard.interval_line(iv, self.percentile));
         }
         let _ = o.flush();
     }
@@ -285,7 +288,7 @@ impl Sink for TpccSink {
         let f = self.figures(r);
         let mut o = std::io::stdout().lock();
         if self.json {
-            let mut v = summary_json(r, info);
+            let mut v = self.standard.summary_json(r, info);
             v["workload"] = f.json.clone();
             let _ = writeln!(o, "{v}");
         } else if self.mysql_format {
@@ -295,7 +298,7 @@ impl Sink for TpccSink {
             }
         } else {
             let _ = writeln!(o);
-            let _ = write!(o, "{}", summary_text(r, info));
+            let _ = write!(o, "{}", self.standard.summary_text(r, info));
             let _ = write!(o, "{}", self.tpcc_text(r, &f));
         }
         let _ = o.flush();
