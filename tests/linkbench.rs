@@ -411,8 +411,11 @@ const ADD_LINK_ONLY: &[&str] = &[
     "-D",
     "getnode=0",
 ];
-/// Their own database, so the other tests' tables stay as they were.
-const ROUND_TRIP_SET: &[&str] = &["--maxid1", "2001", "--dbprefix", "lbrt"];
+/// A round-trip test's own database (one per test: they run at the same
+/// time), so the other tests' tables stay as they were.
+fn round_trip_set(prefix: &str) -> [&str; 4] {
+    ["--maxid1", "2001", "--dbprefix", prefix]
+}
 const ADD_LINK_EVENTS: u64 = 1000;
 
 /// Statements in a COM_QUERY's text: the `;` outside quoted literals,
@@ -539,11 +542,11 @@ fn statements_in_counts_outside_quotes() {
 
 /// (statements, round trips) per ADD_LINK over one requester's
 /// ADD_LINK_EVENTS requests, with the shape's options added.
-fn add_link_cost(relay: &CommandCounter, shape: &[&str]) -> (f64, f64) {
+fn add_link_cost(relay: &CommandCounter, set: &[&str], shape: &[&str]) -> (f64, f64) {
     let target = relay.url();
     let (q0, c0) = relay.count();
     let events = ADD_LINK_EVENTS.to_string();
-    let s = summary(&run_ok(&mut cmd("run", &target, &[ROUND_TRIP_SET, ADD_LINK_ONLY, shape, &["--threads", "1", "--events", &events, "--time", "0"]].concat())));
+    let s = summary(&run_ok(&mut cmd("run", &target, &[set, ADD_LINK_ONLY, shape, &["--threads", "1", "--events", &events, "--time", "0"]].concat())));
     assert_eq!(s["status"], "completed", "{s}");
     assert_eq!(kind_events(&s, "ADD_LINK"), ADD_LINK_EVENTS, "{s}");
     let (q, c) = relay.count();
@@ -551,8 +554,8 @@ fn add_link_cost(relay: &CommandCounter, shape: &[&str]) -> (f64, f64) {
     (q as f64 / ADD_LINK_EVENTS as f64, c as f64 / ADD_LINK_EVENTS as f64)
 }
 
-fn round_trip_set_checks(target: &str) {
-    let text = stdout(&run_ok(&mut cmd("check", target, ROUND_TRIP_SET)));
+fn round_trip_set_checks(target: &str, set: &[&str]) {
+    let text = stdout(&run_ok(&mut cmd("check", target, set)));
     assert!(text.contains("All conditions hold.") && !text.contains("FAIL"), "{text}");
 }
 
@@ -566,15 +569,16 @@ fn round_trip_set_checks(target: &str) {
 #[test]
 fn add_link_on_mariadb_takes_no_more_round_trips_than_java() {
     let target = mysql_url();
-    run_ok(&mut cmd("cleanup", &target, ROUND_TRIP_SET));
-    run_ok(&mut cmd("prepare", &target, &[ROUND_TRIP_SET, &["--rand-seed", "3"]].concat()));
+    let set = &round_trip_set("lbrt");
+    run_ok(&mut cmd("cleanup", &target, set));
+    run_ok(&mut cmd("prepare", &target, &[set, &["--rand-seed", "3"][..]].concat()));
     let relay = CommandCounter::start();
-    let (statements, trips) = add_link_cost(&relay, &[]);
+    let (statements, trips) = add_link_cost(&relay, set, &[]);
     assert!(trips <= 2.05, "ADD_LINK took {trips:.3} round trips per request (Java LinkBench: 2)");
     assert!(statements <= 3.05, "ADD_LINK took {statements:.3} statements per request (Java LinkBench: 3)");
     // The relay counts: it saw at least the requests' own commands.
     assert!(trips >= 2.0, "the relay counted {trips:.3} commands per ADD_LINK: it misses some");
-    round_trip_set_checks(&target);
+    round_trip_set_checks(&target, set);
 }
 
 /// `--linkbench-shape=locking` still runs the old transaction on MariaDB
@@ -583,21 +587,22 @@ fn add_link_on_mariadb_takes_no_more_round_trips_than_java() {
 #[test]
 fn locking_shape_is_still_selectable_on_mariadb() {
     let target = mysql_url();
-    run_ok(&mut cmd("cleanup", &target, ROUND_TRIP_SET));
-    run_ok(&mut cmd("prepare", &target, &[ROUND_TRIP_SET, &["--rand-seed", "3"]].concat()));
+    let set = &round_trip_set("lbrl");
+    run_ok(&mut cmd("cleanup", &target, set));
+    run_ok(&mut cmd("prepare", &target, &[set, &["--rand-seed", "3"][..]].concat()));
     let relay = CommandCounter::start();
-    let (statements, trips) = add_link_cost(&relay, &["--linkbench-shape", "locking"]);
+    let (statements, trips) = add_link_cost(&relay, set, &["--linkbench-shape", "locking"]);
     assert!((4.9..=5.1).contains(&trips), "locking ADD_LINK took {trips:.3} round trips per request, not 5");
     assert!((4.9..=5.1).contains(&statements), "locking ADD_LINK took {statements:.3} statements per request, not 5");
-    round_trip_set_checks(&target);
+    round_trip_set_checks(&target, set);
     // The shape is a stored option of the run.
-    let out = run_ok(&mut cmd("run", &target, &[ROUND_TRIP_SET, &["--linkbench-shape", "locking", "--threads", "1", "--time", "1"]].concat()));
+    let out = run_ok(&mut cmd("run", &target, &[set, &["--linkbench-shape", "locking", "--threads", "1", "--time", "1"][..]].concat()));
     let s = summary(&out);
     assert!(s.to_string().contains("\"linkbench-shape\":\"locking\""), "{s}");
     // Java's shape is refused where the server has no ON DUPLICATE KEY UPDATE.
     let out = run_fail(&mut cmd("run", &pg_url(), &[SIZE, &["--linkbench-shape", "java", "--time", "1"]].concat()));
     assert_one_line_error(&out, &["--linkbench-shape=java", "locking"]);
-    run_ok(&mut cmd("cleanup", &target, ROUND_TRIP_SET));
+    run_ok(&mut cmd("cleanup", &target, set));
 }
 
 /// `--linkbench-partitions` was ignored without a word on PostgreSQL and
