@@ -1,6 +1,8 @@
 //! The commands around the results store: recording runs, `results`,
-//! `env`, `audit` and `compare`; `server` and `scenario` in their own files.
+//! `env`, `audit` and `compare`; the bench commands (`run`, `prepare`...),
+//! `server` and `scenario` in their own files.
 
+pub mod bench;
 pub mod merge;
 pub mod scenario;
 pub mod server;

@@ -1,8 +1,9 @@
 //! What the rest of fairbench asks of a workload family, object-safe so the
 //! registry (the family list in `workload/mod.rs`) can hold every family in
 //! one slice. [`Workload`](super::Workload) is generic over its client and
-//! futures; a family's [`Family::bench`] builds its workload and hands it to
-//! the generic driver, so nothing outside the family's folder names its type.
+//! futures; a family's [`Family::bench`] builds its workload and returns it
+//! as a [`Drivable`] for the command layer to drive, so nothing outside the
+//! family's folder names its type and the family never calls the driver.
 
 use super::FAMILIES;
 use crate::db::ConnConfig;
@@ -10,7 +11,9 @@ use crate::error::{Error, Result};
 use crate::label::{Decoded, Grammar, LabelError, Registry, Scenario};
 use crate::model::record::LevelRec;
 use crate::workload::plan::Plan;
+use crate::workload::Workload;
 use clap::{ArgMatches, Command, FromArgMatches};
+use std::sync::Arc;
 
 pub trait Family: Sync + std::fmt::Debug {
     /// Its folder under `src/workload/`, which holds everything it owns.
@@ -111,10 +114,32 @@ pub trait Family: Sync + std::fmt::Debug {
         Vec::new()
     }
 
-    /// Run `plan.command` (prepare, run, cleanup, prewarm, check): build the
-    /// workload from the parsed options, adjust the connection settings and
-    /// run control where the family needs to, then call the driver.
-    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()>;
+    /// Describe the run of `plan.command` (prepare, run, cleanup, prewarm,
+    /// check): build the workload from the parsed options and adjust the
+    /// connection settings and run control where the family needs to. None:
+    /// the family carried out the command itself (a script's own commands).
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>>;
+}
+
+/// What the driver needs from a family for one command: the workload and
+/// the connection settings, which the family may have adjusted.
+pub struct BenchRun {
+    pub workload: Box<dyn Drivable>,
+    pub cfg: Arc<ConnConfig>,
+}
+
+impl BenchRun {
+    pub fn new<W: Workload>(w: W, cfg: impl Into<Arc<ConnConfig>>) -> BenchRun {
+        BenchRun { workload: Box::new(Arc::new(w)), cfg: cfg.into() }
+    }
+}
+
+/// A workload ready to be driven, whatever its type. Every `Arc` of a
+/// [`Workload`] is one: the command layer implements it beside its driver
+/// (src/commands/bench.rs), so a family hands its workload over without
+/// naming the driver.
+pub trait Drivable {
+    fn drive(self: Box<Self>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()>;
 }
 
 /// The options of every registered family as clap parsed them. Each family

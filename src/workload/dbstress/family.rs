@@ -4,10 +4,9 @@ use super::{label, Dbstress, DbstressArgs, Shared, RO, RW};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::label::{Decoded, LabelError};
-use crate::workload::family::Family;
+use crate::workload::family::{BenchRun, Family};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
-use std::sync::Arc;
 
 #[derive(Debug)]
 pub struct DbstressFamily;
@@ -59,10 +58,10 @@ impl Family for DbstressFamily {
         "uniform"
     }
 
-    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let args: DbstressArgs = plan.args.families.get()?;
         let shared = Shared::read(&plan.args.families)?;
         let w = Dbstress::new(&plan.workload, args, shared, plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine)?;
-        crate::drive(Arc::new(w), plan, Arc::new(cfg))
+        Ok(Some(BenchRun::new(w, cfg)))
     }
 }

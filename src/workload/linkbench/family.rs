@@ -7,10 +7,9 @@ use crate::error::Result;
 use crate::label::{Decoded, LabelError};
 use crate::usage;
 use crate::values::Levels;
-use crate::workload::family::Family;
+use crate::workload::family::{BenchRun, Family};
 use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
-use std::sync::Arc;
 
 #[derive(Debug)]
 pub struct LinkbenchFamily;
@@ -52,7 +51,7 @@ impl Family for LinkbenchFamily {
         true
     }
 
-    fn bench(&self, plan: &mut Plan, conn: ConnConfig) -> Result<()> {
+    fn bench(&self, plan: &mut Plan, conn: ConnConfig) -> Result<Option<BenchRun>> {
         let args: LinkbenchArgs = plan.args.families.get()?;
         let defines = plan.args.families.get::<crate::workload::common::CommonArgs>()?.define;
         let mix = mix_by_name(&args.linkbench_mix).ok_or_else(|| usage!("--linkbench-mix={}: write fb2011 or mdc2017", args.linkbench_mix))?;
@@ -101,6 +100,6 @@ impl Family for LinkbenchFamily {
         w.csvstream = args.csvstream.clone();
         w.requests_total = c.events;
         w.maxtime = c.time;
-        crate::drive(Arc::new(w), plan, Arc::new(conn))
+        Ok(Some(BenchRun::new(w, conn)))
     }
 }

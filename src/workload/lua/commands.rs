@@ -15,6 +15,7 @@ use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
 use crate::output::StandardOutput;
+use crate::workload::family::BenchRun;
 use crate::workload::plan::{BenchCommand, Plan};
 use mlua::{Function, Lua, Table, Value};
 use std::cell::RefCell;
@@ -25,7 +26,9 @@ fn shared(script: Script, args: ScriptArgs, opts: Vec<(String, OptVal)>, cfg: Ar
     Arc::new(Shared { script, args, opts, cfg, unique: crate::rand::UniquePermutation::new(1), unique_next: Default::default() })
 }
 
-pub fn dispatch(script: Script, mut args: ScriptArgs, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
+/// Runs the script's command, or for `run` describes the run for the
+/// driver.
+pub fn dispatch(script: Script, mut args: ScriptArgs, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
     let cfg = Arc::new(cfg);
     let path = script.path.clone();
     // A first state reads the script's option declarations, which tell the
@@ -42,7 +45,7 @@ pub fn dispatch(script: Script, mut args: ScriptArgs, plan: &mut Plan, cfg: Conn
         if let Ok(f) = lua.globals().get::<Function>("help") {
             f.call::<()>(()).map_err(|e| Error::Usage(error_line(&e)))?;
         }
-        return Ok(());
+        return Ok(None);
     }
     // The command line guessed the subcommand when the command was among
     // the words after bare options.
@@ -63,7 +66,7 @@ pub fn dispatch(script: Script, mut args: ScriptArgs, plan: &mut Plan, cfg: Conn
     if let Some((f, parallel)) = defined {
         drop(f);
         drop((lua, ctx));
-        return run_command(&sh, &command, parallel);
+        return run_command(&sh, &command, parallel).map(|()| None);
     }
     match command.as_str() {
         "run" => {
@@ -71,10 +74,10 @@ pub fn dispatch(script: Script, mut args: ScriptArgs, plan: &mut Plan, cfg: Conn
                 return Err(Error::Usage(format!("{path} defines no event() function, so it cannot run")));
             }
             drop((lua, ctx));
-            crate::drive(Arc::new(LuaWorkload::new(sh)), plan, cfg)
+            Ok(Some(BenchRun::new(LuaWorkload::new(sh), cfg)))
         }
         "prepare" | "cleanup" => match lua.globals().get::<Function>(command.as_str()) {
-            Ok(f) => call_blocking(&lua, &ctx, f, 0),
+            Ok(f) => call_blocking(&lua, &ctx, f, 0).map(|()| None),
             Err(_) => Err(Error::Usage(format!("{path} has no {command} command"))),
         },
         other => {

@@ -4,7 +4,7 @@
 use super::{commands, Script, ScriptArgs};
 use crate::db::ConnConfig;
 use crate::error::Result;
-use crate::workload::family::Family;
+use crate::workload::family::{BenchRun, Family};
 use crate::workload::plan::Plan;
 use clap::Command;
 
@@ -44,7 +44,7 @@ impl Family for LuaFamily {
         true
     }
 
-    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let script = Script::read(&plan.workload)?;
         let args = ScriptArgs::from_plan(plan);
         commands::dispatch(script, args, plan, cfg)

@@ -4,10 +4,9 @@ use super::{Oltp, OltpArgs, TESTS};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::label::{Grammar, Scenario, Shape};
-use crate::workload::family::Family;
+use crate::workload::family::{BenchRun, Family};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
-use std::sync::Arc;
 
 /// The scripts that only read: their QPS should not count BEGIN/COMMIT.
 const READ_ONLY: &[&str] = &["oltp_read_only", "oltp_point_select", "select_random_points", "select_random_ranges"];
@@ -79,13 +78,13 @@ impl Family for OltpFamily {
         READ_ONLY.contains(&workload)
     }
 
-    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<()> {
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
         let args: OltpArgs = plan.args.families.get()?;
         let common = plan.args.families.get()?;
         let mut w = Oltp::new(&plan.workload, args, common, plan.dist.clone(), plan.args.rand.rand_seed, cfg.target.engine, max_threads)?;
         // BMK-kit's OLTP scripts lock only when asked: the shared default (1, TPC-C's) does not apply.
         w.for_update = plan.args.families.given::<u8>("for_update").is_some_and(|n| n > 0);
-        crate::drive(Arc::new(w), plan, Arc::new(cfg))
+        Ok(Some(BenchRun::new(w, cfg)))
     }
 }

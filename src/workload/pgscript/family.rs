@@ -3,10 +3,9 @@
 use super::{PgScripts, PgscriptArgs, SCRIPTS};
 use crate::db::ConnConfig;
 use crate::error::Result;
-use crate::workload::family::{Family, FamilyArgs};
+use crate::workload::family::{BenchRun, Family, FamilyArgs};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
-use std::sync::Arc;
 
 #[derive(Debug)]
 pub struct PgscriptFamily;
@@ -58,7 +57,7 @@ impl Family for PgscriptFamily {
         workload == "select-only"
     }
 
-    fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<()> {
+    fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let args: PgscriptArgs = plan.args.families.get()?;
         let scale = plan.args.families.given::<u32>("warehouses");
         let defines = plan.args.families.get::<crate::workload::common::CommonArgs>()?.define;
@@ -70,7 +69,7 @@ impl Family for PgscriptFamily {
         }
         // Simple sends text; extended and prepared bind parameters.
         cfg.prepared = w.protocol != super::Protocol::Simple;
-        crate::drive(Arc::new(w), plan, Arc::new(cfg))
+        Ok(Some(BenchRun::new(w, cfg)))
     }
 }
 

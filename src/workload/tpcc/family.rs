@@ -5,10 +5,9 @@ use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Grammar, Scenario, Shape};
 use crate::model::record::LevelRec;
-use crate::workload::family::Family;
+use crate::workload::family::{BenchRun, Family};
 use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
-use std::sync::Arc;
 
 #[derive(Debug)]
 pub struct TpccFamily;
@@ -74,7 +73,7 @@ impl Family for TpccFamily {
         out
     }
 
-    fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<()> {
+    fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let args: TpccArgs = plan.args.families.get()?;
         let common = plan.args.families.get()?;
         let w = Tpcc::new(args.clone(), common, plan.args.rand.rand_seed, cfg.target.engine)?;
@@ -82,7 +81,7 @@ impl Family for TpccFamily {
         if w.spec && plan.command == BenchCommand::Run {
             spec_threads(plan, w.spec_terminals())?;
         }
-        crate::drive(Arc::new(w), plan, Arc::new(cfg))
+        Ok(Some(BenchRun::new(w, cfg)))
     }
 }
 

@@ -1,0 +1,380 @@
+//! `prepare`, `run`, `cleanup`, `prewarm` and `check`: the plan resolves
+//! the family, the family describes the run, and the driver here runs it
+//! through the runner, feeding the report's sinks and the store.
+
+use crate::db::ConnConfig;
+use crate::error::{Error, Result};
+use crate::model::{self, LevelOptions, LevelResult, RunControl, RunInfo, Sink, Sinks, Stop};
+use crate::report::{self, Console, Format};
+use crate::runner;
+use crate::workload::family::Drivable;
+use crate::workload::plan::{self, BenchArgs, BenchCommand, Plan};
+use crate::workload::{TableState, Workload};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// prepare / cleanup / prewarm / check / run: the family describes the run
+/// ([`Family::bench`](crate::workload::family::Family::bench)), and the
+/// driver runs it, unless the family carried out the command itself (a
+/// script's own commands).
+pub fn bench(command: BenchCommand, args: BenchArgs) -> Result<()> {
+    let mut plan = Plan::new(command, args)?;
+    let cfg = plan.args.target.resolve()?;
+    match plan.family.bench(&mut plan, cfg)? {
+        Some(run) => run.workload.drive(&plan, run.cfg),
+        None => Ok(()),
+    }
+}
+
+/// Every workload a family builds is driven here.
+impl<W: Workload> Drivable for Arc<W> {
+    fn drive(self: Box<Self>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()> {
+        drive(*self, plan, cfg)
+    }
+}
+
+/// prepare / cleanup / prewarm / check / run for any workload.
+fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()> {
+    let c = &plan.args.control;
+    let levels = c.threads.0.clone();
+    let max_threads = *levels.iter().max().unwrap_or(&1);
+    let json = c.output == "json";
+    let sb = &c.sysbench;
+    let level = sb.level();
+    // sysbench prints its header and reports at its notice level (3):
+    // below it the text console shows only errors and warnings.
+    let loud = !json && level >= 3;
+    let quiet = !loud;
+    let mut no_effect = sb.without_effect();
+    no_effect.extend(plan.args.target.without_effect());
+    if !no_effect.is_empty() && (json || level >= 2) {
+        let line = match no_effect.as_slice() {
+            [one] => format!("Note: {one} is a sysbench option that has no effect in fairbench."),
+            many => format!("Note: {} are sysbench options that have no effect in fairbench.", many.join(", ")),
+        };
+        if json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    }
+    let init_timeout = Some(Duration::from_secs_f64(sb.thread_init_timeout)).filter(|d| !d.is_zero());
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    match plan.command {
+        BenchCommand::Prepare => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
+        BenchCommand::Cleanup => {
+            let drop_group = runner::group::drop_table(cfg.clone());
+            return until_interrupted(rt, async move {
+                w.cleanup(cfg.clone(), max_threads, quiet).await?;
+                drop_group.await
+            });
+        }
+        BenchCommand::Prewarm => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
+        BenchCommand::Check => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
+        BenchCommand::Run => {}
+    }
+    let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
+    let data_rows = ready.as_ref().ok().copied().flatten();
+    let ready = ready.map(|_| ());
+    // Unreachable server or Ctrl-C while preparing: no run began, nothing to record.
+    if matches!(ready, Err(Error::Connect(_) | Error::Interrupted)) {
+        return ready;
+    }
+    let label = w.label(&cfg);
+    let mut options = w.options(&cfg);
+    options.push(("threads".into(), levels.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
+    options.push(("time".into(), c.time.to_string()));
+    options.push(("events".into(), c.events.to_string()));
+    options.push(("rate".into(), c.rate.to_string()));
+    options.push(("warmup-time".into(), c.warmup_time.to_string()));
+    options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
+    // A run over part of bigger tables has a smaller working set than the
+    // data: recorded, so the audit can say so next to the memory fit.
+    if let Some(rows) = data_rows {
+        options.push(("data-table-size".into(), rows.to_string()));
+        if !quiet {
+            let size = options.iter().find(|(k, _)| k == "table-size").map(|(_, v)| v.as_str()).unwrap_or("?");
+            println!("Note: the tables hold ids up to {rows} but --table-size is {size}: this run touches only that part of each table, a smaller working set than the data.");
+        }
+    }
+    let info = RunInfo {
+        label: label.clone(),
+        workload: plan.workload.clone(),
+        engine: cfg.target.engine.name().to_string(),
+        target: cfg.target.to_string(),
+        transport: cfg.target.transport().to_string(),
+        percentile: c.percentile,
+        options,
+        kinds: w.kinds().iter().map(|k| k.to_string()).collect(),
+        steps: w.steps().iter().map(|k| k.to_string()).collect(),
+    };
+    // A workload may bring its own output (TPC-C's figures and formats).
+    let own_console = w.sink(json, c.percentile, &report::Standard);
+    let standard_console = own_console.is_none();
+    let console: Box<dyn Sink> = match own_console {
+        Some(s) => s,
+        None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
+    };
+    let live = report::live::watch(&info, c.live, c.metrics_addr, json)?;
+    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_member.as_deref(), c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
+    let hdr_log: Option<Box<dyn Sink>> = match &c.hdr_log {
+        Some(path) => Some(Box::new(report::hdrlog::HdrLog::create(path, &info, group.clone().map(|g| g as Arc<dyn model::StartGate>))?)),
+        None => None,
+    };
+    let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    // Every run is recorded (store::Recorder) unless --no-save.
+    let recorder = if c.no_save { None } else { Some(super::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
+    // A run refused before its first level (tables that do not match) is
+    // stored as failed with the reason, so `results show` can say why.
+    if ready.is_err() {
+        if let Some(r) = &recorder {
+            super::finish_recording(r, &ready, false, quiet);
+        }
+        return ready;
+    }
+    // The console's printers come first: the checkpoint reports (whatever
+    // prints the rest), then the console, unless the verbosity hides it.
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    if loud && !sb.report_checkpoints.is_empty() {
+        sinks.push(Box::new(report::sysbench::Checkpoints { percentile: c.percentile }));
+    }
+    let console_at = (json || loud).then_some(sinks.len());
+    if console_at.is_some() {
+        sinks.push(console);
+    }
+    sinks.extend(recorder.as_ref().map(|r| r.sink()));
+    sinks.extend(live.map(|l| l.sink()));
+    sinks.extend(hdr_log);
+    let mut sink = Sinks(sinks);
+    let mut outcome = Ok(());
+    for (i, &threads) in levels.iter().enumerate() {
+        if i > 0 && c.pause > 0.0 {
+            runner::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
+        }
+        // Stopped between levels (during --pause): the sweep is cut short.
+        if crate::model::interrupted() {
+            outcome = Err(Error::Interrupted);
+            break;
+        }
+        if loud {
+            print_header(&info, threads, c);
+        }
+        let rc = RunControl {
+            threads,
+            time: Duration::from_secs_f64(c.time),
+            events: c.events,
+            warmup: Duration::from_secs_f64(c.warmup_time),
+            rate: c.rate,
+            report_interval: Duration::from_secs_f64(c.report_interval),
+            sync_file: c.sync_file.clone(),
+            sync_wait: Duration::from_millis(c.sync_wait),
+            worker_threads: c.client_threads,
+            queue_max: c.queue_max,
+            seed: plan.args.rand.rand_seed,
+            gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
+            round: i,
+        };
+        let opts = LevelOptions { checkpoints: sb.report_checkpoints.clone(), forced_shutdown: sb.forced_shutdown.grace(c.time).map(Duration::from_secs_f64), init_timeout, debug: level >= 5 };
+        // Errors end the loop through `outcome`, so the record stores them.
+        let lvl = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level_with(w.clone(), cfg.clone(), &rc, &opts, &mut sink)) {
+            Ok(r) => r,
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        };
+        if let Some(g) = &group {
+            g.leave(i);
+        }
+        // The level was measured: its summary is printed and stored even
+        // when the workload's closing step (TPC-C's NOPM read) fails.
+        let r = &lvl.result;
+        let finished = hooks.block_on(w.run_finished(&cfg, r));
+        if let Some(n) = lvl.forced {
+            // sysbench's line, whatever the verbosity (it is fatal).
+            let mut line = "FATAL: The --max-time limit has expired, forcing shutdown...".to_string();
+            if n > 0 && loud {
+                line.push_str(&format!("\n\nNumber of unfinished transactions on forced shutdown: {n}"));
+            }
+            if json {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
+        summaries(&mut sink, console_at, &lvl, &info, SummaryStyle { loud, standard_console, histogram: sb.histogram && lvl.forced.is_none() });
+        if let Err(e) = finished {
+            outcome = Err(e);
+            break;
+        }
+        if let (Some(_), Stop::Failed(m)) = (lvl.forced, &r.stop) {
+            outcome = Err(Error::Forced(m.clone()));
+            break;
+        }
+        match r.stop.clone() {
+            Stop::Completed => {}
+            Stop::Interrupted => {
+                outcome = Err(Error::Interrupted);
+                break;
+            }
+            Stop::Failed(m) => {
+                outcome = Err(Error::Sql(m));
+                break;
+            }
+        }
+    }
+    if let Some(r) = recorder {
+        super::finish_recording(&r, &outcome, levels.len() > 1, quiet);
+    }
+    if outcome.is_ok() && sb.validate {
+        outcome = validate(w.as_ref(), plan, cfg, json, quiet);
+    }
+    outcome
+}
+
+/// How the console shows a level's summary.
+struct SummaryStyle {
+    /// The text console prints reports (not JSON, verbosity 3 or more).
+    loud: bool,
+    /// The console is fairbench's own, not a workload's.
+    standard_console: bool,
+    /// `--histogram`: sysbench's latency histogram before the report.
+    histogram: bool,
+}
+
+/// Feeds a level's summary to the sinks. With `--report-checkpoints`, the
+/// text console's sysbench report covers what came after the last
+/// checkpoint, as sysbench's does; every other sink gets the whole run.
+fn summaries(sink: &mut Sinks, console_at: Option<usize>, lvl: &runner::Level, info: &RunInfo, style: SummaryStyle) {
+    let r = &lvl.result;
+    let tail = lvl.tail.as_ref().filter(|_| style.loud);
+    if style.loud && style.histogram {
+        println!();
+        print!("{}", report::sysbench::histogram_text(&tail.map(|t| &t.w).unwrap_or(&r.total).lat));
+    }
+    for (i, s) in sink.0.iter_mut().enumerate() {
+        if Some(i) != console_at || !style.loud || (tail.is_none() && !style.histogram) {
+            s.summary(r, info);
+        } else if style.standard_console {
+            // After the histogram's closing line the report follows at
+            // once, as in sysbench.
+            use std::io::Write;
+            let mut o = std::io::stdout().lock();
+            let _ = write!(o, "{}{}", if style.histogram { "" } else { "\n" }, report::summary_text_after(r, tail, info));
+            let _ = o.flush();
+        } else if let Some(cp) = tail {
+            let part = LevelResult {
+                threads: r.threads,
+                total: cp.w.clone(),
+                elapsed_s: cp.secs,
+                clients: cp.clients.clone(),
+                cpu_user_s: r.cpu_user_s,
+                cpu_sys_s: r.cpu_sys_s,
+                intervals: Vec::new(),
+                stop: r.stop.clone(),
+                rate: r.rate,
+            };
+            s.summary(&part, info);
+            println!("Note: the report above covers the {:.4}s after the last checkpoint ({}s); the stored run covers the whole run.", cp.secs, cp.at_s);
+        } else {
+            s.summary(r, info);
+        }
+    }
+}
+
+/// `--validate`: after a completed run, the workload's consistency
+/// conditions, checked as `fairbench check` checks them.
+fn validate<W: Workload>(w: &W, plan: &Plan, cfg: Arc<ConnConfig>, json: bool, quiet: bool) -> Result<()> {
+    if !plan.family.has_check() {
+        let line = format!("Note: --validate: the {} workload has no consistency conditions to verify; nothing to validate.", plan.workload);
+        if json {
+            eprintln!("{line}");
+        } else if !quiet {
+            println!("{line}");
+        }
+        return Ok(());
+    }
+    if !quiet {
+        println!();
+        println!("Validating (--validate): the workload's consistency conditions, as `fairbench check` verifies them.");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    until_interrupted(rt, w.check(cfg, quiet))
+}
+
+/// How long a command that was asked to stop may take to stop on its own
+/// (a prepare saying which tables are complete) before its work is dropped.
+const STOP_GRACE: Duration = Duration::from_millis(1200);
+
+/// Runs `work` to its end, or until Ctrl-C / SIGTERM plus [`STOP_GRACE`]:
+/// then it is dropped, and the runtime is shut down without waiting for
+/// tasks still inside a call. Their connections close, so the servers roll
+/// back what was not committed (and SQLite never saw a commit).
+fn until_interrupted<T>(rt: tokio::runtime::Runtime, work: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let r = rt.block_on(async {
+        tokio::select! {
+            biased;
+            r = work => r,
+            () = async {
+                model::interrupt_signal().await;
+                tokio::time::sleep(STOP_GRACE).await;
+            } => Err(Error::Interrupted),
+        }
+    });
+    rt.shutdown_background();
+    r
+}
+
+/// Makes sure the workload's tables are there and match the options,
+/// preparing them when missing unless `--no-prepare`. Gives the rows per
+/// table when the tables hold well more than the options touch.
+/// The first connection answers within `init_timeout` (--thread-init-timeout)
+/// or the run gives up, as it would waiting for its clients.
+async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool, init_timeout: Option<Duration>) -> Result<Option<u64>> {
+    let state = match init_timeout {
+        Some(d) => tokio::time::timeout(d, w.table_state(cfg)).await.map_err(|_| {
+            Error::Connect(format!(
+                "0 of {max_threads} clients were connected and ready {} s after the start: {} did not answer in time; raise --thread-init-timeout if it is only slow",
+                d.as_secs_f64(),
+                cfg.target
+            ))
+        })?,
+        None => w.table_state(cfg).await,
+    };
+    match state? {
+        TableState::Ready => Ok(None),
+        TableState::Larger(rows) => Ok(Some(rows)),
+        TableState::Missing if !no_prepare => {
+            if !quiet {
+                println!("Tables are missing: preparing them first.");
+            }
+            w.prepare(cfg.clone(), max_threads.max(2), quiet).await.map(|()| None)
+        }
+        TableState::Missing => Err(Error::Usage("the workload's tables do not exist: run `fairbench prepare` with the same options first".into())),
+        TableState::Mismatch(why) => Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the options the data was prepared with"))),
+    }
+}
+
+fn print_header(info: &RunInfo, threads: usize, c: &plan::ControlArgs) {
+    println!("fairbench {} ({} on {}, {})", env!("CARGO_PKG_VERSION"), info.workload, info.target, info.transport);
+    println!("Label: {}", info.label);
+    println!();
+    println!("Running the test with following options:");
+    println!("Number of threads: {threads}");
+    if c.rate > 0.0 {
+        println!("Target transaction rate: {}/sec", c.rate);
+    }
+    if c.report_interval > 0.0 {
+        println!("Report intermediate results every {} second(s)", c.report_interval);
+    }
+    if !c.sysbench.report_checkpoints.is_empty() {
+        let list: Vec<String> = c.sysbench.report_checkpoints.iter().map(|s| s.to_string()).collect();
+        println!("Report checkpoint(s) at {} seconds", list.join(", "));
+    }
+    if c.warmup_time > 0.0 {
+        println!("Warmup time: {}s", c.warmup_time);
+    }
+    println!();
+    println!("Initializing worker threads...");
+    println!();
+}
