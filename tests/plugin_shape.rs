@@ -440,3 +440,94 @@ fn top_modules_import_no_circle() {
         }
     }
 }
+
+/// Top modules a workload may not import: the layers above it (the command
+/// line, the commands and their driver, the renderers). Items of the
+/// crate's root (lib.rs's `bench`, its former `drive`) are refused too.
+const ABOVE_WORKLOADS: &[&str] = &["cli", "commands", "report", "view"];
+
+/// The first-level names `crate::` reaches in `line`: `crate::x::..`
+/// gives x, `crate::{x, y::{..}}` gives x and y.
+fn crate_names(line: &str) -> Vec<String> {
+    let word = |s: &str| s.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("").to_string();
+    let mut out = Vec::new();
+    for part in line.split("crate::").skip(1) {
+        let Some(group) = part.strip_prefix('{') else {
+            out.push(word(part));
+            continue;
+        };
+        let (mut depth, mut at_start) = (0, true);
+        for (k, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => at_start = true,
+                c if c.is_whitespace() => {}
+                _ if at_start && depth == 0 => {
+                    out.push(word(&group[k..]));
+                    at_start = false;
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Every line of non-test code under src/workload/ that reaches a layer
+/// above the workloads or an item of the crate's root.
+fn upward_imports() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    // What `crate::` may name: the top modules, and the macros exported at
+    // the crate's root from them (`usage!`).
+    let mut all = Vec::new();
+    rust_files(&src, &mut all);
+    let mut below: Vec<String> = std::fs::read_dir(&src).unwrap().map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned()).filter(|n| n != "lib" && n != "main").collect();
+    for f in &all {
+        let (code, _) = strip(&std::fs::read_to_string(f).unwrap());
+        below.extend(code.split("macro_rules!").skip(1).map(|m| m.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("").to_string()));
+    }
+    below.retain(|n| !ABOVE_WORKLOADS.contains(&n.as_str()));
+    let mut files = Vec::new();
+    rust_files(&src.join("workload"), &mut files);
+    files.sort();
+    let mut out = Vec::new();
+    for path in files {
+        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
+        for (n, l) in without_tests(&code).lines().enumerate() {
+            for name in crate_names(l) {
+                if !below.contains(&name) {
+                    out.push(format!("{rel}:{}: crate::{name}", n + 1));
+                }
+            }
+        }
+    }
+    out
+}
+
+// Every family's `bench` once called lib.rs's driver, the loaders took the
+// report's progress line and the families its console: a run went
+// commands -> family -> lib -> runner, and workloads imported the report.
+// A family now describes its run and the command layer drives it; progress
+// and the standard console lines come through crate::output.
+#[test]
+fn workloads_do_not_import_the_layers_above_them() {
+    let found = upward_imports();
+    assert!(
+        found.is_empty(),
+        "these workload files reach above the workloads (return what the driver needs from Family::bench; show progress and console lines through crate::output):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The import scan: both path forms are read, a group's nested paths are
+/// not taken for first-level names, and `usage!` is not an item of lib.
+#[test]
+fn upward_import_scan_reads_paths_and_groups() {
+    assert_eq!(crate_names("use crate::report::Console; crate::drive(w)"), vec!["report", "drive"]);
+    assert_eq!(crate_names("use crate::{db::{Conn, Engine}, view, model::Sink};"), vec!["db", "view", "model"]);
+    assert_eq!(crate_names("Err(crate::usage!(\"x\"))"), vec!["usage"]);
+}
