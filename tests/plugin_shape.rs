@@ -446,16 +446,20 @@ fn top_modules_import_no_circle() {
 /// crate's root (lib.rs's `bench`, its former `drive`) are refused too.
 const ABOVE_WORKLOADS: &[&str] = &["cli", "commands", "report", "view"];
 
-/// The first-level names `crate::` reaches in `line`: `crate::x::..`
-/// gives x, `crate::{x, y::{..}}` gives x and y.
-fn crate_names(line: &str) -> Vec<String> {
+/// The first-level names `crate::` reaches in `code`, each with its line:
+/// `crate::x::..` gives x, `crate::{x, y::{..}}` gives x and y, also when
+/// rustfmt spreads the group over several lines.
+fn crate_names(code: &str) -> Vec<(usize, String)> {
     let word = |s: &str| s.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("").to_string();
+    let line_of = |k: usize| code[..k].matches('\n').count() + 1;
     let mut out = Vec::new();
-    for part in line.split("crate::").skip(1) {
+    for (at, _) in code.match_indices("crate::") {
+        let part = &code[at + "crate::".len()..];
         let Some(group) = part.strip_prefix('{') else {
-            out.push(word(part));
+            out.push((line_of(at), word(part)));
             continue;
         };
+        let base = code.len() - group.len();
         let (mut depth, mut at_start) = (0, true);
         for (k, c) in group.char_indices() {
             match c {
@@ -465,7 +469,7 @@ fn crate_names(line: &str) -> Vec<String> {
                 ',' if depth == 0 => at_start = true,
                 c if c.is_whitespace() => {}
                 _ if at_start && depth == 0 => {
-                    out.push(word(&group[k..]));
+                    out.push((line_of(base + k), word(&group[k..])));
                     at_start = false;
                 }
                 _ => {}
@@ -497,11 +501,9 @@ fn upward_imports() -> Vec<String> {
     for path in files {
         let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
         let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
-        for (n, l) in without_tests(&code).lines().enumerate() {
-            for name in crate_names(l) {
-                if !below.contains(&name) {
-                    out.push(format!("{rel}:{}: crate::{name}", n + 1));
-                }
+        for (n, name) in crate_names(&without_tests(&code)) {
+            if !below.contains(&name) {
+                out.push(format!("{rel}:{n}: crate::{name}"));
             }
         }
     }
@@ -527,7 +529,9 @@ fn workloads_do_not_import_the_layers_above_them() {
 /// not taken for first-level names, and `usage!` is not an item of lib.
 #[test]
 fn upward_import_scan_reads_paths_and_groups() {
-    assert_eq!(crate_names("use crate::report::Console; crate::drive(w)"), vec!["report", "drive"]);
-    assert_eq!(crate_names("use crate::{db::{Conn, Engine}, view, model::Sink};"), vec!["db", "view", "model"]);
-    assert_eq!(crate_names("Err(crate::usage!(\"x\"))"), vec!["usage"]);
+    let names = |code: &str| crate_names(code).into_iter().map(|(n, w)| format!("{n}:{w}")).collect::<Vec<_>>();
+    assert_eq!(names("use crate::report::Console; crate::drive(w)"), vec!["1:report", "1:drive"]);
+    assert_eq!(names("use crate::{db::{Conn, Engine}, view, model::Sink};"), vec!["1:db", "1:view", "1:model"]);
+    assert_eq!(names("use crate::{\n    db::{\n        Conn,\n    },\n    report::Console,\n};"), vec!["2:db", "5:report"]);
+    assert_eq!(names("Err(crate::usage!(\"x\"))"), vec!["1:usage"]);
 }
