@@ -255,11 +255,40 @@ fn pg_verify_full_checks_the_host_name() {
 
 /// `(sessions, encrypted sessions, TLS versions)` of fairbench's sessions of `user`, as
 /// PostgreSQL reports them.
-fn pg_fairbench_sessions(user: &str) -> (u64, u64, String) {
+/// The local TCP ports of process `pid`'s sockets: its inodes from
+/// /proc/PID/fd, their ports from /proc/net/tcp (and tcp6).
+fn tcp_ports_of(pid: u32) -> Vec<u16> {
+    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok()).filter_map(|l| l.to_str()?.strip_prefix("socket:[")?.strip_suffix(']').map(String::from)).collect())
+        .unwrap_or_default();
+    let mut ports = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        for line in std::fs::read_to_string(table).unwrap_or_default().lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() > 9 && inodes.iter().any(|i| i == f[9]) {
+                if let Some(port) = f[1].rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok()) {
+                    ports.push(port);
+                }
+            }
+        }
+    }
+    ports
+}
+
+/// What pg_stat_ssl says about the sessions of `user` that process `pid`
+/// opened (found by their client ports: other tests connect as the same
+/// user at the same time, some with TLS and some without).
+fn pg_fairbench_sessions(user: &str, pid: u32) -> (u64, u64, String) {
+    let ports = tcp_ports_of(pid);
+    if ports.is_empty() {
+        return (0, 0, String::new());
+    }
+    let ports: Vec<String> = ports.iter().map(|p| p.to_string()).collect();
     let out = pg_admin(&format!(
         "SELECT count(*), count(*) FILTER (WHERE s.ssl), coalesce(string_agg(DISTINCT s.version, ','), '') \
          FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid \
-         WHERE a.application_name = 'fairbench' AND a.usename = '{user}' AND a.backend_type = 'client backend'"
+         WHERE a.application_name = 'fairbench' AND a.usename = '{user}' AND a.backend_type = 'client backend' AND a.client_port IN ({})",
+        ports.join(",")
     ));
     let f: Vec<&str> = out.trim().split('|').collect();
     assert_eq!(f.len(), 3, "unexpected psql output {out:?}");
@@ -284,7 +313,7 @@ fn pg_sessions_during_run(user: &str, password: &str, query: &str, table: &str) 
             let _ = child.wait();
             panic!("{cmd:?} did not finish within {RUN_LIMIT:?}");
         }
-        let now = pg_fairbench_sessions(user);
+        let now = pg_fairbench_sessions(user, child.id());
         if now.0 > seen.0 {
             seen = now;
         }
