@@ -48,6 +48,20 @@ pub struct CommonArgs {
 }
 
 impl CommonArgs {
+    /// A CREATE TABLE the server refused because of an option given here,
+    /// said as what to do: MariaDB has no per-table COMPRESSION (1911,
+    /// "Unknown option"); its page compression uses the algorithm the
+    /// server sets for all tables.
+    pub fn create_error(&self, e: &crate::db::DbError) -> Option<crate::error::Error> {
+        let c = &self.table_compression;
+        (!c.is_empty() && e.code == "1911" && e.message.contains("COMPRESSION")).then(|| {
+            usage!(
+                "--mysql-table-compression={c}: this server has no per-table COMPRESSION option (MariaDB); use --mysql-table-compression=page, which compresses with the server's innodb_compression_algorithm (set it to {} on the server)",
+                c.to_ascii_lowercase()
+            )
+        })
+    }
+
     /// What follows CREATE TABLE's closing parenthesis: the storage
     /// engine, the compression and the extra table options.
     pub fn table_tail(&self, engine: Engine) -> Result<String> {

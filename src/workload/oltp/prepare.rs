@@ -192,7 +192,9 @@ impl Oltp {
                 println!("Creating table '{t}'...");
             }
             for sql in self.create_sql(t)? {
-                ddl(&mut conn, &sql).await?;
+                if let Err(e) = conn.query(&sql).await {
+                    return Err(self.common.create_error(&e).unwrap_or_else(|| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(&sql)))));
+                }
             }
             if index_first {
                 secondary_index(&mut conn, self.engine, &self.args.table_name, t, !quiet).await?;
