@@ -5,6 +5,7 @@
 //! queries when prepared statements are off). The engines differ here and
 //! nowhere else.
 
+pub mod dialect;
 pub mod fast;
 pub mod mysql;
 pub mod password;
@@ -13,6 +14,7 @@ mod rows;
 pub mod sqlite;
 pub mod url;
 
+pub use dialect::{Dialect, FkPath};
 pub use rows::RowBuf;
 
 use std::sync::atomic::AtomicBool;

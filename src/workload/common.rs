@@ -5,7 +5,6 @@
 //! stay the ones sysbench and BMK-kit use and no family reads another
 //! family's options; each family reads this struct back (`FamilyArgs::get`).
 
-use super::dialect::Dialect;
 use crate::db::Engine;
 use crate::error::Result;
 use crate::usage;
@@ -65,7 +64,7 @@ impl CommonArgs {
     /// What follows CREATE TABLE's closing parenthesis: the storage
     /// engine, the compression and the extra table options.
     pub fn table_tail(&self, engine: Engine) -> Result<String> {
-        let d = Dialect(engine);
+        let d = engine.dialect();
         let mut tail = d.engine_clause(&self.mysql_storage_engine);
         if !self.table_compression.is_empty() {
             let Some(clause) = d.compression_clause(&self.table_compression) else {

@@ -4,7 +4,6 @@
 //! below. This file is the only one outside a family's folder that names it.
 
 pub mod common;
-pub mod dialect;
 pub mod family;
 pub mod plan;
 

@@ -15,11 +15,11 @@ pub mod load;
 pub mod options;
 
 use super::{Counters, DatasetTables, TableState, Workload};
+use crate::db::Dialect;
 use crate::db::{Class, Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{Dist, DistConfig, Rng};
 use crate::usage;
-use crate::workload::dialect::Dialect;
 pub use options::{DbstressArgs, Shared};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -139,7 +139,7 @@ impl Dbstress {
         if args.obj_table_size > 9_999_999_999 {
             return Err(usage!("--obj-table-size={}: a REF has 10 digits, so at most 9999999999 objects", args.obj_table_size));
         }
-        if !shared.table_compression.is_empty() && Dialect(engine).compression_clause(&shared.table_compression).is_none() {
+        if !shared.table_compression.is_empty() && engine.dialect().compression_clause(&shared.table_compression).is_none() {
             return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
         }
         let mix = Mix {
@@ -172,8 +172,8 @@ impl Dbstress {
         Ok(w)
     }
 
-    fn dialect(&self) -> Dialect {
-        Dialect(self.engine)
+    fn dialect(&self) -> &'static dyn Dialect {
+        self.engine.dialect()
     }
 
     fn read_only(&self) -> bool {
@@ -425,7 +425,7 @@ impl Workload for Dbstress {
             // It never writes: the write options do not describe it.
             v.retain(|(k, _)| !["updates", "delete-inserts", "rw-ratio"].contains(&k.as_str()));
         }
-        if Dialect(cfg.target.engine).has_storage_engines() {
+        if cfg.target.engine.dialect().has_storage_engines() {
             v.push(("create-table-options".into(), self.shared.table_options.clone()));
             v.push(("table-compression".into(), self.shared.table_compression.clone()));
         }
@@ -472,7 +472,7 @@ impl Dbstress {
             "rand-type" => self.dist.kind.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if Dialect(cfg.target.engine).has_storage_engines() => self.shared.storage_engine.clone(),
+            "mysql-storage-engine" if cfg.target.engine.dialect().has_storage_engines() => self.shared.storage_engine.clone(),
             _ => return None,
         })
     }

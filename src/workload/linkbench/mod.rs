@@ -18,11 +18,11 @@ pub mod output;
 pub mod props;
 
 use super::{Counters, DatasetTables, TableState, Workload};
+use crate::db::Dialect;
 use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::error::{Error, Result};
 use crate::rand::Rng;
 use crate::usage;
-use crate::workload::dialect::Dialect;
 use dist::{Shuffler, Zipf};
 pub use options::LinkbenchArgs;
 use props::Props;
@@ -83,7 +83,7 @@ impl Shape {
     /// The shape asked for, or the engine's default: Java's where the
     /// server has ON DUPLICATE KEY UPDATE and multi-statement queries.
     fn resolve(asked: Option<&str>, engine: Engine) -> Result<Shape> {
-        let java_sql = Dialect(engine).duplicate_key_upsert();
+        let java_sql = engine.dialect().duplicate_key_upsert();
         let default = if java_sql { Shape::Java } else { Shape::Locking };
         match asked.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("auto") => Ok(default),
@@ -174,7 +174,7 @@ impl Config {
         if dbcount > 1 && dbprefix.is_empty() {
             return Err(usage!("dbcount={dbcount} needs a dbprefix (e.g. --dbprefix=linkdb makes linkdb0 .. linkdb{})", dbcount - 1));
         }
-        if !dbprefix.is_empty() && !Dialect(engine).has_namespaces() {
+        if !dbprefix.is_empty() && !engine.dialect().has_namespaces() {
             return Err(usage!("dbprefix/dbcount name databases or schemas, which SQLite has not: drop them for SQLite"));
         }
         if !dbprefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -231,7 +231,7 @@ impl Config {
     /// fairbench partitions linktable with MySQL's PARTITION BY KEY(id1),
     /// as LinkBench's DDL does, and nowhere else.
     pub fn partitions_note(&self, engine: Engine) -> Option<String> {
-        if self.partitions == 0 || Dialect(engine).key_partitions("id1", self.partitions).is_some() {
+        if self.partitions == 0 || engine.dialect().key_partitions("id1", self.partitions).is_some() {
             return None;
         }
         Some(format!(
@@ -416,8 +416,8 @@ impl LinkBench {
         w
     }
 
-    fn dialect(&self) -> Dialect {
-        Dialect(self.engine)
+    fn dialect(&self) -> &'static dyn Dialect {
+        self.engine.dialect()
     }
 
     fn build_statements(&mut self) {

@@ -11,7 +11,6 @@
 use super::api::{error_line, Ctx};
 use super::{driver, ffi};
 use crate::db::{Class, Conn, DbError, Engine, ErrKind, Param, RowBuf, StmtId};
-use crate::workload::dialect::Dialect;
 use mlua::ffi as lua;
 use mlua::{Function, Lua, Table, Value};
 use std::os::raw::c_int;
@@ -430,7 +429,7 @@ impl Ctx {
     fn request_sql(&self, r: Request, sql: &str) -> Option<String> {
         let e = self.not_driven();
         if e.is_none() {
-            self.queue_sql(r, &Dialect(self.engine()).adapt_generated_keys(sql));
+            self.queue_sql(r, &self.engine().dialect().adapt_generated_keys(sql));
         }
         e
     }

@@ -7,7 +7,6 @@ pub mod label;
 pub mod options;
 pub mod prepare;
 
-use super::dialect::Dialect;
 use super::{Counters, DatasetTables, TableState, Workload};
 use crate::db::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
@@ -207,7 +206,7 @@ impl Oltp {
     }
 
     fn build_statements(args: &OltpArgs, mix: &Mix, engine: Engine, for_update: bool) -> Stmts {
-        let d = Dialect(engine);
+        let d = engine.dialect();
         let mut set = StatementSet::default();
         let hint = hint_comment(&args.query_hint);
         let cols = &args.select_cols;
@@ -552,7 +551,7 @@ impl Workload for Oltp {
         v.push(("for-update".into(), crate::values::bool_str(self.for_update).into()));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !Dialect(cfg.target.engine).has_storage_engines() {
+        if !cfg.target.engine.dialect().has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -621,7 +620,7 @@ impl Oltp {
             "range-size" => self.args.range_size.to_string(),
             "reconnect" => self.common.reconnect.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if Dialect(cfg.target.engine).has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.target.engine.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

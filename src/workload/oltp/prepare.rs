@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::usage;
-use crate::workload::dialect::Dialect;
 use crate::workload::TableState;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -73,7 +72,7 @@ impl RowSource for SbRows {
 impl Oltp {
     fn create_sql(&self, table: &str) -> Result<Vec<String>> {
         let a = &self.args;
-        let d = Dialect(self.engine);
+        let d = self.engine.dialect();
         let id = if a.auto_inc { d.auto_inc_int() } else { "INTEGER NOT NULL" };
         let mut cols = vec![format!("id {id}"), "k INTEGER DEFAULT '0' NOT NULL".to_string(), "c CHAR(120) DEFAULT '' NOT NULL".to_string(), "pad CHAR(60) DEFAULT '' NOT NULL".to_string()];
         for i in 1..=a.extra_cols {
@@ -210,7 +209,7 @@ impl Oltp {
         let total = rows * names.len() as u64;
         let started = std::time::Instant::now();
         let progress = Arc::new(Progress::new("Loading", total, quiet));
-        let d = Dialect(self.engine);
+        let d = self.engine.dialect();
         let loaders = if d.one_writer() {
             1
         } else if d.loaders_per_core() {
@@ -269,7 +268,7 @@ impl Oltp {
                 done.store(true, Ordering::SeqCst);
             }
         }
-        if let Some(sql) = Dialect(self.engine).after_bulk_load() {
+        if let Some(sql) = self.engine.dialect().after_bulk_load() {
             ddl(&mut conn, sql).await?;
         }
         conn.close().await;
@@ -285,7 +284,7 @@ impl Oltp {
     pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         let n = if self.mix.kind == Kind::BulkInsert { threads as u32 } else { self.args.tables };
-        let d = Dialect(self.engine);
+        let d = self.engine.dialect();
         for i in 1..=n {
             let t = format!("{}{i}", self.args.table_name);
             crate::model::check_interrupt()?;
@@ -300,7 +299,7 @@ impl Oltp {
 
     pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
-        let d = Dialect(self.engine);
+        let d = self.engine.dialect();
         for t in self.table_names() {
             if !quiet {
                 println!("Prewarming table '{t}'...");
@@ -338,7 +337,7 @@ impl TableFinish {
     /// created or loaded by this prepare (a table found complete gets its
     /// index built silently, and only when it lacks it).
     async fn table(&self, conn: &mut Conn, t: &str, say: bool) -> Result<()> {
-        let d = Dialect(self.engine);
+        let d = self.engine.dialect();
         // Rows were loaded with explicit ids: move the counter past them.
         if let Some(sql) = d.sync_auto_inc(t, "id").filter(|_| self.auto_inc) {
             ddl(conn, &sql).await?;
@@ -359,7 +358,7 @@ async fn secondary_index(conn: &mut Conn, engine: Engine, prefix: &str, t: &str,
     // An interrupted prepare may have left it built: MariaDB has IF
     // NOT EXISTS but MySQL does not, so its "duplicate key name"
     // (1061) is what says so there.
-    if Dialect(engine).index_if_not_exists() {
+    if engine.dialect().index_if_not_exists() {
         ddl(conn, &format!("CREATE INDEX IF NOT EXISTS {t}_{idx} ON {t}(k)")).await?;
     } else if let Err(e) = conn.query(&format!("CREATE INDEX {idx} ON {t}(k)")).await {
         if e.code != "1061" {
@@ -535,7 +534,7 @@ fn report_complete(names: &[String], complete: &[AtomicBool]) {
 /// The tables named `prefix...` that exist, lower-cased (PostgreSQL folds
 /// unquoted names, MySQL may too).
 async fn existing_tables(conn: &mut Conn, engine: Engine, prefix: &str) -> Result<std::collections::HashSet<String>> {
-    let sql = Dialect(engine).tables_like(prefix);
+    let sql = engine.dialect().tables_like(prefix);
     let rows = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("listing tables: {e}")))?;
     Ok(rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).map(|n| n.to_ascii_lowercase()).collect())
 }
@@ -565,7 +564,7 @@ fn fewer_loaders_note(engine: Engine, loaders: usize, threads: usize) -> Option<
         return None;
     }
     let conns = if loaders == 1 { "one connection".to_string() } else { format!("{loaders} connections") };
-    if Dialect(engine).one_writer() {
+    if engine.dialect().one_writer() {
         return Some(format!("Loading with {conns}: SQLite has one writer, so parallel loaders would only queue on its lock"));
     }
     let cores = crate::env::cpus();

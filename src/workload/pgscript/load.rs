@@ -6,7 +6,6 @@ use super::{PgScripts, TABLES};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::output::Progress;
-use crate::workload::dialect::Dialect;
 use crate::workload::TableState;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -116,7 +115,7 @@ impl PgScripts {
         let engine = cfg.target.engine;
         let scale = self.scale_given.unwrap_or(1);
         let mut conn = connect(&cfg).await?;
-        for sql in Dialect(engine).drop_tables(&TABLES) {
+        for sql in engine.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
         // Ids above 2^31 from scale 20000 on, as pgbench -i switches to bigint.
@@ -146,10 +145,10 @@ impl PgScripts {
         progress.finish();
         let keys = [("pgbench_branches", "bid"), ("pgbench_tellers", "tid"), ("pgbench_accounts", "aid")];
         for (t, c) in keys {
-            ddl(&mut conn, &Dialect(engine).add_primary_key(t, c)).await?;
+            ddl(&mut conn, &engine.dialect().add_primary_key(t, c)).await?;
         }
         for t in TABLES {
-            ddl(&mut conn, &Dialect(engine).analyze(t)).await?;
+            ddl(&mut conn, &engine.dialect().analyze(t)).await?;
         }
         conn.close().await;
         if !quiet {
@@ -160,7 +159,7 @@ impl PgScripts {
 
     pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
-        for sql in Dialect(cfg.target.engine).drop_tables(&TABLES) {
+        for sql in cfg.target.engine.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
         conn.close().await;
@@ -173,7 +172,7 @@ impl PgScripts {
     pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for t in TABLES {
-            for sql in Dialect(cfg.target.engine).prewarm_queries(t) {
+            for sql in cfg.target.engine.dialect().prewarm_queries(t) {
                 ddl(&mut conn, &sql).await?;
             }
         }

@@ -13,12 +13,12 @@
 
 use super::schema::{Fk, Names};
 use super::{last_name, Tpcc, C_LOAD_LAST};
+use crate::db::FkPath;
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{nurand, Rng};
 use crate::usage;
-use crate::workload::dialect::FkPath;
 use std::sync::Arc;
 
 const ITEMS: u32 = 100_000;

@@ -27,12 +27,12 @@ mod stock_level;
 pub mod values;
 
 use super::{Counters, DatasetTables, TableState, Workload};
+use crate::db::Dialect;
 use crate::db::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::Rng;
 use crate::usage;
 use crate::workload::common::CommonArgs;
-use crate::workload::dialect::Dialect;
 pub use options::TpccArgs;
 use schema::{Fk, Names, SchemaOpts};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -205,7 +205,7 @@ pub fn session_sql(engine: Engine, isolation: &str) -> Result<Vec<String>> {
         "SER" | "SERIALIZABLE" => "SERIALIZABLE",
         other => return Err(usage!("--isolation={other}: use RR, RC or SER")),
     };
-    Ok(Dialect(engine).isolation_sql(level).into_iter().collect())
+    Ok(engine.dialect().isolation_sql(level).into_iter().collect())
 }
 
 impl Tpcc {
@@ -279,8 +279,8 @@ impl Tpcc {
     }
 
     /// The SQL forms of this run's engine.
-    fn dialect(&self) -> Dialect {
-        Dialect(self.engine)
+    fn dialect(&self) -> &'static dyn Dialect {
+        self.engine.dialect()
     }
 
     /// Terminals of spec mode: 10 per warehouse over all datasets.
@@ -290,7 +290,7 @@ impl Tpcc {
 
     fn build_statements(&mut self) {
         let mut set = StatementSet::default();
-        let dialect = Dialect(self.engine);
+        let dialect = self.engine.dialect();
         let fu1 = if self.common.for_update >= 1 { dialect.for_update() } else { "" };
         let fu2 = if self.common.for_update >= 2 { dialect.for_update() } else { "" };
         let fp = if self.args.force_primary { dialect.force_primary() } else { "" };
@@ -587,7 +587,7 @@ impl Workload for Tpcc {
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !Dialect(cfg.target.engine).has_storage_engines() {
+        if !cfg.target.engine.dialect().has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -634,7 +634,7 @@ impl Tpcc {
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if Dialect(cfg.target.engine).has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.target.engine.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

@@ -2,6 +2,8 @@
 //! mysql_async: binary protocol with server-side prepared statements, or the
 //! text protocol when prepared statements are off.
 
+pub mod dialect;
+
 use super::{interpolate, push_int, push_scaled, push_timestamp, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
 use mysql_async::prelude::*;
 use mysql_async::{Opts, OptsBuilder, Params, SslOpts, Value};

@@ -2,6 +2,8 @@
 //! prepared once per connection (parameter types taken from the first
 //! call), simple protocol for text mode, binary COPY for loading.
 
+pub mod dialect;
+
 use super::{dollar_params, interpolate, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
 use futures_util::SinkExt;
 use tokio_postgres::types::{ToSql, Type};

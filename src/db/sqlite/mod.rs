@@ -10,6 +10,8 @@
 //! a write outside a transaction) and gives it back when its transaction
 //! ends. Readers need no turn: in WAL mode they run beside the writer.
 
+pub mod dialect;
+
 use super::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId};
 use rusqlite::{types::ValueRef, Connection};
 use std::collections::HashMap;

@@ -1,0 +1,374 @@
+//! The few SQL forms that differ between engines. Workloads write their
+//! SQL once and ask the target's dialect (`engine.dialect()`) only for
+//! these. A method with a body here gives the form most engines share; an
+//! engine whose SQL differs says so in its own folder (`mysql/dialect.rs`,
+//! `postgres/dialect.rs`, `sqlite/dialect.rs`).
+
+use super::{ColType, Engine};
+
+/// How an engine adds foreign keys to a schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FkPath {
+    /// Only in CREATE TABLE (SQLite has no ADD CONSTRAINT).
+    InCreateTable,
+    /// ALTER TABLE ... ADD after the load, with the session's checks off while loading.
+    Alter,
+    /// ALTER TABLE ... ADD ... NOT VALID, then VALIDATE CONSTRAINT, which
+    /// can run side by side per table (PostgreSQL).
+    NotValidThenValidate,
+}
+
+impl Engine {
+    /// The engine's SQL forms: one line per engine.
+    pub fn dialect(self) -> &'static dyn Dialect {
+        match self {
+            Engine::Mysql => &super::mysql::dialect::MysqlDialect,
+            Engine::Postgres => &super::postgres::dialect::PgDialect,
+            Engine::Sqlite => &super::sqlite::dialect::LiteDialect,
+        }
+    }
+}
+
+/// `prefix` as the pattern of a LIKE in single quotes that matches the
+/// names starting with it.
+pub(crate) fn like_prefix(prefix: &str) -> String {
+    format!("{}%", prefix.replace('\'', "''"))
+}
+
+pub trait Dialect: Sync {
+    /// Column type of an auto-increment integer key.
+    fn auto_inc_int(&self) -> &'static str;
+
+    /// BEGIN for a transaction that will write. SQLite takes the write
+    /// lock up front: a deferred transaction that later upgrades can only
+    /// fail with SQLITE_BUSY instead of waiting.
+    fn begin_rw(&self) -> &'static str {
+        "BEGIN"
+    }
+
+    fn begin_ro(&self) -> &'static str {
+        "BEGIN"
+    }
+
+    /// Table options after the closing parenthesis of CREATE TABLE.
+    fn engine_clause(&self, _storage_engine: &str) -> String {
+        String::new()
+    }
+
+    /// A table's default character set, after CREATE TABLE's parenthesis;
+    /// None where the character set is the database's (PostgreSQL) or the
+    /// file's (SQLite), not a table's.
+    fn default_charset(&self, _charset: &str) -> Option<String> {
+        None
+    }
+
+    /// ` DEFAULT value` after a column, where the engine's version of the
+    /// schemas the workloads copy declares column defaults (MySQL's:
+    /// LinkBench's DDL has them); empty elsewhere, whose versions leave
+    /// them out. The workloads name every column they insert, so this
+    /// changes the DDL's text, never a row: a default that rows rely on is
+    /// written into the DDL for every engine instead.
+    fn schema_default(&self, _value: &str) -> String {
+        String::new()
+    }
+
+    /// MySQL's PARTITION BY KEY into `n` partitions (the server hashes the
+    /// key columns itself), after the table options; None where the engine
+    /// has no such clause (PostgreSQL's hash partitions are tables of
+    /// their own: see hash_partitions).
+    fn key_partitions(&self, _cols: &str, _n: u32) -> Option<String> {
+        None
+    }
+
+    /// Whether the server takes INSERT ... ON DUPLICATE KEY UPDATE and
+    /// several statements in one query, as Java LinkBench's MySQL store
+    /// sends them: MySQL-family servers only.
+    fn duplicate_key_upsert(&self) -> bool {
+        false
+    }
+
+    /// Whether tables have a storage engine (`--mysql-storage-engine`
+    /// and the table options apply): MySQL-family servers only.
+    fn has_storage_engines(&self) -> bool {
+        false
+    }
+
+    /// The statement that sets a session's isolation level (`level` as
+    /// SQL spells it, e.g. READ COMMITTED); None where there is no choice
+    /// (SQLite transactions are always serializable: one writer).
+    fn isolation_sql(&self, level: &str) -> Option<String>;
+
+    /// The locking-read suffix of a SELECT; empty on SQLite, which locks
+    /// the whole database instead and has no FOR UPDATE.
+    fn for_update(&self) -> &'static str {
+        " FOR UPDATE"
+    }
+
+    /// The hint that makes a primary-key lookup use the primary key, after
+    /// the table name; empty where the engine takes no index hints.
+    fn force_primary(&self) -> &'static str {
+        ""
+    }
+
+    /// The hint that makes a query read through index `name`, after the
+    /// table name; empty where the engine takes no index hints.
+    fn force_index(&self, _name: &str) -> String {
+        String::new()
+    }
+
+    /// What follows an INSERT's VALUES so that the row already holding the
+    /// key is updated instead, up to the first assignment: MySQL's ON
+    /// DUPLICATE KEY UPDATE (whichever unique key clashes), elsewhere ON
+    /// CONFLICT on `key`, the clashing key's columns. The assignments read
+    /// the row already there through existing_column.
+    fn on_key_conflict_update(&self, key: &str) -> String {
+        format!(" ON CONFLICT ({key}) DO UPDATE SET")
+    }
+
+    /// Column `col` of the row already there, in on_key_conflict_update's
+    /// assignments: bare on MySQL; elsewhere qualified by the table's name
+    /// without its schema, since PostgreSQL finds a bare name ambiguous
+    /// between that row and the one proposed (EXCLUDED).
+    fn existing_column(&self, table: &str, col: &str) -> String {
+        format!("{table}.{col}")
+    }
+
+    /// A parameter compared with a CHAR(len) column. PostgreSQL compares a
+    /// CHAR column with a text parameter as text, which no index on the
+    /// column serves, so the parameter is cast to the column's type.
+    fn char_param(&self, _len: u32) -> String {
+        "?".to_string()
+    }
+
+    /// The table compression clause for a `--table-compression` value
+    /// (a MySQL COMPRESSION value, `compressed` for ROW_FORMAT, `page` for
+    /// MariaDB's page compression); None where the engine has none.
+    fn compression_clause(&self, _c: &str) -> Option<String> {
+        None
+    }
+
+    /// Names of the tables that start with `prefix` in the current
+    /// database: one catalog query instead of one probe per table.
+    fn tables_like(&self, prefix: &str) -> String;
+
+    /// How many indexes named `index` table `table` has in `schema` (the
+    /// current database or search path when empty): 1 once it exists.
+    /// MySQL lists an index once per column, so only its first counts;
+    /// SQLite's index names are unique in the file, so the name says it.
+    fn index_exists_query(&self, schema: &str, table: &str, index: &str) -> String;
+
+    /// Whether tables can be put in a namespace of their own that a
+    /// statement creates (`name.table`): a MySQL database, a PostgreSQL
+    /// schema. A SQLite database is a file: the target names it.
+    fn has_namespaces(&self) -> bool {
+        true
+    }
+
+    /// What creates namespace `name` unless it exists (see has_namespaces);
+    /// None where there are none.
+    fn create_namespace(&self, name: &str) -> Option<String>;
+
+    fn drop_table(&self, name: &str) -> String {
+        format!("DROP TABLE IF EXISTS {name}")
+    }
+
+    /// Column type for a generic one as the workloads write it:
+    /// - `tinyint`, `smallint`, `int`, `datetime`;
+    /// - `uint` and `ubigint`, unsigned where the engine has unsigned
+    ///   integers (MySQL), else the signed type of the same width, so
+    ///   values stay below 2^31 (2^63);
+    /// - `uint32`, every unsigned 32-bit value: PostgreSQL has no unsigned
+    ///   INT, so it takes a BIGINT;
+    /// - `mediumtext`, text up to 16 MB (MySQL's TEXT stops at 64 KB; the
+    ///   others' TEXT has no such limit);
+    /// - `serial` and `bigserial`, a 32- and a 64-bit auto-increment key
+    ///   (SQLite generates the key of an INTEGER PRIMARY KEY itself).
+    ///
+    /// SQLite stores every integer type alike; the integer words above are
+    /// INTEGER there. Anything else, e.g. `varchar(16)`, is the same
+    /// everywhere (upper-cased).
+    fn column_type(&self, generic: &str) -> String;
+
+    /// How a bulk load sends the values of a column declared
+    /// `column_type(generic)`. PostgreSQL's binary COPY must send the
+    /// exact width of the type column_type gives it there; MySQL's and
+    /// SQLite's loaders send every integer width alike, so one answer
+    /// serves every engine. Anything not an integer or `datetime` is text.
+    fn load_type(&self, generic: &str) -> ColType {
+        match generic {
+            "tinyint" | "smallint" => ColType::SmallInt,
+            "int" | "uint" | "serial" => ColType::Int,
+            "uint32" | "ubigint" | "bigint" | "bigserial" => ColType::BigInt,
+            "datetime" => ColType::Timestamp,
+            _ => ColType::Text,
+        }
+    }
+
+    /// The session statement that stops foreign-key checks (loads write
+    /// children before parents); None where a session cannot turn them
+    /// off (PostgreSQL: the constraints are lifted instead).
+    fn fk_checks_off(&self) -> Option<&'static str>;
+
+    /// How foreign keys get onto tables that are already loaded.
+    fn fk_path(&self) -> FkPath;
+
+    /// A secondary index; tolerates finding it there (a resumed prepare)
+    /// where the engine can say so (MySQL cannot: its caller tolerates the error).
+    fn create_index(&self, name: &str, table: &str, cols: &str) -> String {
+        format!("CREATE INDEX IF NOT EXISTS {name} ON {table} ({cols})")
+    }
+
+    /// The primary key of a table already loaded. SQLite cannot add one to
+    /// an existing table: a unique index named `{table}_pkey` (PostgreSQL's
+    /// name for the key) serves the same lookups.
+    fn add_primary_key(&self, table: &str, cols: &str) -> String {
+        format!("ALTER TABLE {table} ADD PRIMARY KEY ({cols})")
+    }
+
+    /// A statement written for another engine, with its spelling of a
+    /// generated integer key made this engine's; the engines that take
+    /// SERIAL or AUTO_INCREMENT take the text as it is.
+    fn adapt_generated_keys(&self, sql: &str) -> String {
+        sql.to_string()
+    }
+
+    /// Fresh optimizer statistics of one table.
+    fn analyze(&self, table: &str) -> String {
+        format!("ANALYZE {table}")
+    }
+
+    /// DROP of a set of tables that may reference each other, children
+    /// first: one statement with CASCADE on PostgreSQL, one per table elsewhere.
+    fn drop_tables(&self, tables: &[&str]) -> Vec<String> {
+        tables.iter().map(|t| self.drop_table(t)).collect()
+    }
+
+    /// Secondary indexes can be declared inside CREATE TABLE (`KEY name (cols)`).
+    fn inline_index(&self) -> bool {
+        false
+    }
+
+    /// CREATE INDEX takes IF NOT EXISTS (MySQL's does not; MariaDB's would).
+    /// Where it does, index names are per schema, so callers put the table in them.
+    fn index_if_not_exists(&self) -> bool {
+        true
+    }
+
+    /// Hash partitioning of a table on `col` into `n` partitions: the
+    /// clause after CREATE TABLE's parenthesis, and the statements that
+    /// create the partitions; None where tables have no partitions.
+    fn hash_partitions(&self, table: &str, col: &str, n: u32) -> Option<(String, Vec<String>)>;
+
+    /// What moves an auto-increment column's counter past rows loaded with
+    /// explicit values, where the engine does not do it itself (a
+    /// PostgreSQL SERIAL's sequence). An empty table leaves it at 1:
+    /// GREATEST skips the NULL that MAX gives.
+    fn sync_auto_inc(&self, _table: &str, _col: &str) -> Option<String> {
+        None
+    }
+
+    /// Bulk loads on a server sharing this machine run at most one loader
+    /// per core: PostgreSQL backends loading more tables at once than there
+    /// are cores slow each other down (2 loaders on 2 cores load 4 x 1M
+    /// rows 10-25% faster than 4); MariaDB gains nothing from the cap.
+    fn loaders_per_core(&self) -> bool {
+        false
+    }
+
+    /// One writer at a time: parallel loaders would only queue on its lock
+    /// (SQLite), so bulk loads use one.
+    fn one_writer(&self) -> bool {
+        false
+    }
+
+    /// What to run once a bulk load is over (SQLite: empty the WAL the
+    /// load wrote into the database file).
+    fn after_bulk_load(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// A full scan that touches every row and the secondary index (prewarm).
+    fn prewarm_queries(&self, table: &str) -> Vec<String>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TPC-C's history key: the generic `serial` becomes each engine's auto-increment integer.
+    #[test]
+    fn serial_column_per_engine() {
+        assert_eq!(Engine::Mysql.dialect().column_type("serial"), "INT NOT NULL AUTO_INCREMENT");
+        assert_eq!(Engine::Postgres.dialect().column_type("serial"), "SERIAL");
+        assert_eq!(Engine::Sqlite.dialect().column_type("serial"), "INTEGER");
+        assert_eq!(Engine::Sqlite.dialect().column_type("varchar(16)"), "VARCHAR(16)");
+    }
+
+    /// The generic types LinkBench's tables are written in, and the width
+    /// PostgreSQL's COPY sends for each: the one of the type it declares.
+    #[test]
+    fn unsigned_and_wide_columns_per_engine() {
+        let (my, pg, lite) = (Engine::Mysql.dialect(), Engine::Postgres.dialect(), Engine::Sqlite.dialect());
+        let words = ["tinyint", "uint", "uint32", "ubigint", "mediumtext", "bigserial", "varchar(255)"];
+        let of = |d: &dyn Dialect| words.map(|w| d.column_type(w));
+        assert_eq!(of(my), ["TINYINT", "INT UNSIGNED", "INT UNSIGNED", "BIGINT UNSIGNED", "MEDIUMTEXT", "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT", "VARCHAR(255)"]);
+        assert_eq!(of(pg), ["SMALLINT", "INT", "BIGINT", "BIGINT", "TEXT", "BIGSERIAL", "VARCHAR(255)"]);
+        assert_eq!(of(lite), ["INTEGER", "INTEGER", "INTEGER", "INTEGER", "TEXT", "INTEGER", "VARCHAR(255)"]);
+        for w in words.iter().chain(&["smallint", "int", "serial", "datetime"]) {
+            let width = match pg.column_type(w).as_str() {
+                "SMALLINT" => ColType::SmallInt,
+                "INT" | "SERIAL" => ColType::Int,
+                "BIGINT" | "BIGSERIAL" => ColType::BigInt,
+                "TIMESTAMP" => ColType::Timestamp,
+                _ => ColType::Text,
+            };
+            assert_eq!(pg.load_type(w), width, "{w}");
+        }
+    }
+
+    /// pgbench's keys after the load: the text the pgbench family wrote
+    /// per engine before asking the dialect.
+    #[test]
+    fn primary_key_after_load_per_engine() {
+        assert_eq!(Engine::Postgres.dialect().add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
+        assert_eq!(Engine::Mysql.dialect().add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
+        assert_eq!(Engine::Sqlite.dialect().add_primary_key("pgbench_accounts", "aid"), "CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)");
+    }
+
+    /// sysbench scripts' generated keys on SQLite: the text the Lua family
+    /// adapted before asking the dialect.
+    #[test]
+    fn sqlite_takes_generated_keys_as_integer_primary_keys() {
+        let lite = Engine::Sqlite.dialect();
+        assert_eq!(lite.adapt_generated_keys("CREATE TABLE t(id SERIAL, k INT, PRIMARY KEY (id))"), "CREATE TABLE t(id INTEGER, k INT, PRIMARY KEY (id))");
+        assert_eq!(lite.adapt_generated_keys("id INTEGER NOT NULL auto_increment,"), "id INTEGER NOT NULL ,");
+        assert_eq!(lite.adapt_generated_keys("id bigserial"), "id INTEGER");
+        assert_eq!(lite.adapt_generated_keys("SELECT serial_no FROM t"), "SELECT serial_no FROM t");
+        assert_eq!(Engine::Postgres.dialect().adapt_generated_keys("id SERIAL"), "id SERIAL");
+        assert_eq!(Engine::Mysql.dialect().adapt_generated_keys("id INT AUTO_INCREMENT"), "id INT AUTO_INCREMENT");
+    }
+
+    /// PostgreSQL drops a set of related tables in one statement, the others table by table.
+    #[test]
+    fn drop_tables_per_engine() {
+        assert_eq!(Engine::Postgres.dialect().drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a, b CASCADE"]);
+        assert_eq!(Engine::Mysql.dialect().drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a", "DROP TABLE IF EXISTS b"]);
+    }
+
+    /// The text the workloads wrote inline per engine before asking the
+    /// dialect (TPC-C's session isolation, locking reads and FORCE INDEX,
+    /// dbSTRESS's CHAR parameter): each engine receives the same SQL.
+    #[test]
+    fn statement_parts_per_engine() {
+        let (my, pg, lite) = (Engine::Mysql.dialect(), Engine::Postgres.dialect(), Engine::Sqlite.dialect());
+        assert_eq!(my.isolation_sql("READ COMMITTED").as_deref(), Some("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"));
+        assert_eq!(pg.isolation_sql("SERIALIZABLE").as_deref(), Some("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"));
+        assert_eq!(lite.isolation_sql("REPEATABLE READ"), None);
+        assert_eq!([my.for_update(), pg.for_update(), lite.for_update()], [" FOR UPDATE", " FOR UPDATE", ""]);
+        assert_eq!([my.force_primary(), pg.force_primary(), lite.force_primary()], [" FORCE INDEX (PRIMARY)", "", ""]);
+        assert_eq!([my.char_param(10), pg.char_param(10), lite.char_param(10)], ["?", "?::CHAR(10)", "?"]);
+        assert_eq!([my.has_storage_engines(), pg.has_storage_engines(), lite.has_storage_engines()], [true, false, false]);
+        assert_eq!(my.compression_clause("zlib").as_deref(), Some(" COMPRESSION='zlib'"));
+        assert_eq!(pg.compression_clause("zlib"), None);
+    }
+}

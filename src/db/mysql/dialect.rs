@@ -1,0 +1,133 @@
+//! MySQL-family SQL where it differs from the forms most engines share
+//! (see `db::dialect`).
+
+use crate::db::dialect::{like_prefix, Dialect, FkPath};
+
+pub struct MysqlDialect;
+
+impl Dialect for MysqlDialect {
+    fn auto_inc_int(&self) -> &'static str {
+        "INTEGER NOT NULL AUTO_INCREMENT"
+    }
+
+    fn engine_clause(&self, storage_engine: &str) -> String {
+        if storage_engine.is_empty() {
+            String::new()
+        } else {
+            format!("/*! ENGINE = {storage_engine} */")
+        }
+    }
+
+    fn default_charset(&self, charset: &str) -> Option<String> {
+        Some(format!("DEFAULT CHARSET={charset}"))
+    }
+
+    fn schema_default(&self, value: &str) -> String {
+        format!(" DEFAULT {value}")
+    }
+
+    fn key_partitions(&self, cols: &str, n: u32) -> Option<String> {
+        Some(format!(" PARTITION BY KEY({cols}) PARTITIONS {n}"))
+    }
+
+    fn duplicate_key_upsert(&self) -> bool {
+        true
+    }
+
+    fn has_storage_engines(&self) -> bool {
+        true
+    }
+
+    fn isolation_sql(&self, level: &str) -> Option<String> {
+        Some(format!("SET SESSION TRANSACTION ISOLATION LEVEL {level}"))
+    }
+
+    fn force_primary(&self) -> &'static str {
+        " FORCE INDEX (PRIMARY)"
+    }
+
+    fn force_index(&self, name: &str) -> String {
+        format!(" FORCE INDEX({name})")
+    }
+
+    fn on_key_conflict_update(&self, _key: &str) -> String {
+        " ON DUPLICATE KEY UPDATE".to_string()
+    }
+
+    fn existing_column(&self, _table: &str, col: &str) -> String {
+        col.to_string()
+    }
+
+    fn compression_clause(&self, c: &str) -> Option<String> {
+        Some(match c.to_ascii_lowercase().as_str() {
+            "compressed" => " ROW_FORMAT=COMPRESSED".to_string(),
+            "page" => " PAGE_COMPRESSED=1".to_string(),
+            _ => format!(" COMPRESSION='{c}'"),
+        })
+    }
+
+    fn tables_like(&self, prefix: &str) -> String {
+        let like = like_prefix(prefix);
+        format!("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE '{like}'")
+    }
+
+    fn index_exists_query(&self, schema: &str, table: &str, index: &str) -> String {
+        let s = if schema.is_empty() { "DATABASE()".to_string() } else { format!("'{schema}'") };
+        format!("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = {s} AND table_name = '{table}' AND index_name = '{index}' AND seq_in_index = 1")
+    }
+
+    fn create_namespace(&self, name: &str) -> Option<String> {
+        Some(format!("CREATE DATABASE IF NOT EXISTS {name}"))
+    }
+
+    fn column_type(&self, generic: &str) -> String {
+        match generic {
+            "tinyint" => "TINYINT".into(),
+            "smallint" => "SMALLINT".into(),
+            "int" => "INT".into(),
+            "uint" | "uint32" => "INT UNSIGNED".into(),
+            "ubigint" => "BIGINT UNSIGNED".into(),
+            "mediumtext" => "MEDIUMTEXT".into(),
+            "datetime" => "DATETIME".into(),
+            "serial" => "INT NOT NULL AUTO_INCREMENT".into(),
+            "bigserial" => "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT".into(),
+            other => other.to_uppercase(),
+        }
+    }
+
+    fn fk_checks_off(&self) -> Option<&'static str> {
+        Some("SET foreign_key_checks=0")
+    }
+
+    fn fk_path(&self) -> FkPath {
+        FkPath::Alter
+    }
+
+    fn create_index(&self, name: &str, table: &str, cols: &str) -> String {
+        format!("CREATE INDEX {name} ON {table} ({cols})")
+    }
+
+    fn analyze(&self, table: &str) -> String {
+        format!("ANALYZE TABLE {table}")
+    }
+
+    fn inline_index(&self) -> bool {
+        true
+    }
+
+    fn index_if_not_exists(&self) -> bool {
+        false
+    }
+
+    fn hash_partitions(&self, _table: &str, col: &str, n: u32) -> Option<(String, Vec<String>)> {
+        Some((format!(" PARTITION BY HASH({col}) PARTITIONS {n}"), Vec::new()))
+    }
+
+    fn prewarm_queries(&self, table: &str) -> Vec<String> {
+        vec![
+            format!("ANALYZE TABLE {table}"),
+            format!("SELECT AVG(id) FROM (SELECT * FROM {table} FORCE KEY (PRIMARY)) t"),
+            format!("SELECT COUNT(*) FROM (SELECT * FROM {table} WHERE k LIKE '%0%') t"),
+        ]
+    }
+}

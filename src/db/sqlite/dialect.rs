@@ -1,0 +1,111 @@
+//! SQLite's SQL where it differs from the forms most engines share
+//! (see `db::dialect`).
+
+use crate::db::dialect::{like_prefix, Dialect, FkPath};
+
+pub struct LiteDialect;
+
+impl Dialect for LiteDialect {
+    fn auto_inc_int(&self) -> &'static str {
+        "INTEGER NOT NULL"
+    }
+
+    fn begin_rw(&self) -> &'static str {
+        "BEGIN IMMEDIATE"
+    }
+
+    fn isolation_sql(&self, _level: &str) -> Option<String> {
+        None
+    }
+
+    fn for_update(&self) -> &'static str {
+        ""
+    }
+
+    fn tables_like(&self, prefix: &str) -> String {
+        let like = like_prefix(prefix);
+        format!("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '{like}'")
+    }
+
+    fn index_exists_query(&self, _schema: &str, _table: &str, index: &str) -> String {
+        format!("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '{index}'")
+    }
+
+    fn has_namespaces(&self) -> bool {
+        false
+    }
+
+    fn create_namespace(&self, _name: &str) -> Option<String> {
+        None
+    }
+
+    fn column_type(&self, generic: &str) -> String {
+        match generic {
+            "tinyint" | "smallint" | "int" | "uint" | "uint32" | "ubigint" => "INTEGER".into(),
+            "mediumtext" => "TEXT".into(),
+            "datetime" => "TEXT".into(),
+            "serial" | "bigserial" => "INTEGER".into(),
+            other => other.to_uppercase(),
+        }
+    }
+
+    fn fk_checks_off(&self) -> Option<&'static str> {
+        Some("PRAGMA foreign_keys=OFF")
+    }
+
+    fn fk_path(&self) -> FkPath {
+        FkPath::InCreateTable
+    }
+
+    fn add_primary_key(&self, table: &str, cols: &str) -> String {
+        format!("CREATE UNIQUE INDEX {table}_pkey ON {table} ({cols})")
+    }
+
+    /// SQLite generates the key of an INTEGER PRIMARY KEY that an INSERT
+    /// leaves out, so PostgreSQL's SERIAL and BIGSERIAL become INTEGER and
+    /// MySQL's AUTO_INCREMENT goes.
+    fn adapt_generated_keys(&self, sql: &str) -> String {
+        let upper = sql.to_ascii_uppercase();
+        if !upper.contains("SERIAL") && !upper.contains("AUTO_INCREMENT") {
+            return sql.to_string();
+        }
+        let mut out = String::with_capacity(sql.len());
+        let bytes = sql.as_bytes();
+        let mut i = 0;
+        while i < sql.len() {
+            let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+            let rest = &upper[i..];
+            let ends = |n: usize| bytes.get(i + n).is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
+            if word_start && rest.starts_with("BIGSERIAL") && ends(9) {
+                out.push_str("INTEGER");
+                i += 9;
+            } else if word_start && rest.starts_with("SERIAL") && ends(6) {
+                out.push_str("INTEGER");
+                i += 6;
+            } else if word_start && rest.starts_with("AUTO_INCREMENT") && ends(14) {
+                i += 14;
+            } else {
+                let ch = sql[i..].chars().next().unwrap_or(' ');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+        out
+    }
+
+    fn hash_partitions(&self, _table: &str, _col: &str, _n: u32) -> Option<(String, Vec<String>)> {
+        None
+    }
+
+    fn one_writer(&self) -> bool {
+        true
+    }
+
+    fn after_bulk_load(&self) -> Option<&'static str> {
+        Some("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    fn prewarm_queries(&self, table: &str) -> Vec<String> {
+        vec![format!("ANALYZE {table}"), format!("SELECT AVG(id) FROM {table}"), format!("SELECT COUNT(*) FROM {table} WHERE k LIKE '%0%'")]
+    }
+}
