@@ -289,6 +289,20 @@ pub trait Dialect: Sync {
 
     /// A full scan that touches every row and the secondary index (prewarm).
     fn prewarm_queries(&self, table: &str) -> Vec<String>;
+
+    /// Column type of text up to `len` characters (SQLite's TEXT, which
+    /// has no length).
+    fn text_up_to(&self, len: u32) -> String {
+        format!("VARCHAR({len})")
+    }
+
+    /// Column type of a double-precision float.
+    fn double_type(&self) -> &'static str {
+        "DOUBLE PRECISION"
+    }
+
+    /// A query of the server's clock as ms since the Unix epoch.
+    fn clock_ms_query(&self) -> &'static str;
 }
 
 #[cfg(test)]
@@ -346,6 +360,18 @@ mod tests {
         assert_eq!(lite.adapt_generated_keys("SELECT serial_no FROM t"), "SELECT serial_no FROM t");
         assert_eq!(Engine::Postgres.dialect().adapt_generated_keys("id SERIAL"), "id SERIAL");
         assert_eq!(Engine::Mysql.dialect().adapt_generated_keys("id INT AUTO_INCREMENT"), "id INT AUTO_INCREMENT");
+    }
+
+    /// The start barrier's table and clock query: the text the runner wrote
+    /// per engine before asking the dialect.
+    #[test]
+    fn barrier_table_and_clock_per_engine() {
+        let (my, pg, lite) = (Engine::Mysql.dialect(), Engine::Postgres.dialect(), Engine::Sqlite.dialect());
+        assert_eq!([my.text_up_to(200), pg.text_up_to(200), lite.text_up_to(200)], ["VARCHAR(200)", "VARCHAR(200)", "TEXT"]);
+        assert_eq!([my.double_type(), pg.double_type(), lite.double_type()], ["DOUBLE", "DOUBLE PRECISION", "REAL"]);
+        assert_eq!(my.clock_ms_query(), "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000");
+        assert_eq!(pg.clock_ms_query(), "SELECT extract(epoch from clock_timestamp()) * 1000");
+        assert_eq!(lite.clock_ms_query(), "SELECT (julianday('now') - 2440587.5) * 86400000.0");
     }
 
     /// PostgreSQL drops a set of related tables in one statement, the others table by table.

@@ -22,6 +22,13 @@ impl Engine {
             Engine::Sqlite => "sqlite",
         }
     }
+
+    /// Whether the engine runs inside this process (SQLite): a database is
+    /// a file the target names, the server is on this machine, and every
+    /// call blocks its thread until done instead of suspending.
+    pub fn embedded(self) -> bool {
+        self == Engine::Sqlite
+    }
 }
 
 /// TLS wish, normalised across engines (MySQL `ssl-mode`, PostgreSQL `sslmode`).

@@ -266,7 +266,7 @@ pub fn per_core_if_local(cfg: &ConnConfig, threads: usize) -> usize {
 /// Whether the server runs on this machine (so host and disk figures describe it too).
 pub fn is_local(cfg: &ConnConfig) -> bool {
     let t = &cfg.target;
-    t.engine == Engine::Sqlite || t.socket.is_some() || t.hosts.iter().all(|(h, _)| h == "localhost" || h.starts_with("127.") || h == "::1")
+    t.engine.embedded() || t.socket.is_some() || t.hosts.iter().all(|(h, _)| h == "localhost" || h.starts_with("127.") || h == "::1")
 }
 
 /// A connection for snapshots, with the run's session settings applied.

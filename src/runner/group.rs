@@ -209,21 +209,14 @@ fn safe(s: &str) -> String {
 }
 
 fn create_sql(engine: Engine) -> String {
-    let (text, float) = match engine {
-        Engine::Mysql => ("VARCHAR(200)", "DOUBLE"),
-        Engine::Postgres => ("VARCHAR(200)", "DOUBLE PRECISION"),
-        Engine::Sqlite => ("TEXT", "REAL"),
-    };
+    let d = engine.dialect();
+    let (text, float) = (d.text_up_to(200), d.double_type());
     format!("CREATE TABLE IF NOT EXISTS {TABLE} (grp {text} NOT NULL, round INTEGER NOT NULL, member {text} NOT NULL, host {text} NOT NULL, joined_ms BIGINT NOT NULL, offset_ms {float} NOT NULL, PRIMARY KEY (grp, round, member))")
 }
 
 /// The server's clock as ms since the Unix epoch.
 fn server_now_sql(engine: Engine) -> &'static str {
-    match engine {
-        Engine::Mysql => "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000",
-        Engine::Postgres => "SELECT extract(epoch from clock_timestamp()) * 1000",
-        Engine::Sqlite => "SELECT (julianday('now') - 2440587.5) * 86400000.0",
-    }
+    engine.dialect().clock_ms_query()
 }
 
 /// Database clock minus local clock (ms), from the round trip with the

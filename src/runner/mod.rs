@@ -213,7 +213,7 @@ fn boundary(seq: usize, rc: &RunControl) -> Duration {
 /// calls block), else `--client-threads`, else one per client when the
 /// workload asks for it at this count, else one per CPU.
 fn worker_count<W: Workload>(w: &W, threads: usize, rc: &RunControl, engine: Engine) -> usize {
-    if engine == Engine::Sqlite {
+    if engine.embedded() {
         return threads;
     }
     match rc.worker_threads {
@@ -741,7 +741,7 @@ async fn client<W: Workload>(
     let mut steps_buf: Vec<(usize, u64)> = Vec::new();
     // SQLite calls complete without ever suspending: give the worker's
     // ticker (and arrival generator) a turn after every event.
-    let must_yield = conn.engine() == Engine::Sqlite;
+    let must_yield = conn.engine().embedded();
     // A cluster's nodes in the target: events are counted per node.
     let hosts = conn.hosts();
     let mut done = 0u64;

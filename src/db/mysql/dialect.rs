@@ -130,4 +130,12 @@ impl Dialect for MysqlDialect {
             format!("SELECT COUNT(*) FROM (SELECT * FROM {table} WHERE k LIKE '%0%') t"),
         ]
     }
+
+    fn double_type(&self) -> &'static str {
+        "DOUBLE"
+    }
+
+    fn clock_ms_query(&self) -> &'static str {
+        "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000"
+    }
 }

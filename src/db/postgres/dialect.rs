@@ -73,4 +73,8 @@ impl Dialect for PgDialect {
     fn prewarm_queries(&self, table: &str) -> Vec<String> {
         vec![format!("ANALYZE {table}"), format!("SELECT AVG(id) FROM {table}"), format!("SELECT COUNT(*) FROM {table} WHERE k::text LIKE '%0%'")]
     }
+
+    fn clock_ms_query(&self) -> &'static str {
+        "SELECT extract(epoch from clock_timestamp()) * 1000"
+    }
 }

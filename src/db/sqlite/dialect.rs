@@ -108,4 +108,16 @@ impl Dialect for LiteDialect {
     fn prewarm_queries(&self, table: &str) -> Vec<String> {
         vec![format!("ANALYZE {table}"), format!("SELECT AVG(id) FROM {table}"), format!("SELECT COUNT(*) FROM {table} WHERE k LIKE '%0%'")]
     }
+
+    fn text_up_to(&self, _len: u32) -> String {
+        "TEXT".to_string()
+    }
+
+    fn double_type(&self) -> &'static str {
+        "REAL"
+    }
+
+    fn clock_ms_query(&self) -> &'static str {
+        "SELECT (julianday('now') - 2440587.5) * 86400000.0"
+    }
 }
