@@ -304,13 +304,7 @@ fn engine_hits() -> Vec<Hit> {
         rust_files(&root.join("src/workload").join(f.name()), &mut files);
         files.sort();
         for path in files {
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
-            for (n, l) in without_tests(&code).lines().enumerate() {
-                if starts_a_word(l, "Engine::") {
-                    out.push(Hit { file: rel.clone(), line: n + 1, pattern: l.trim().to_string() });
-                }
-            }
+            out.extend(engine_lines(root, &path));
         }
     }
     out
@@ -344,18 +338,18 @@ fn engine_hits_outside_db() -> Vec<Hit> {
     files.sort();
     let mut out = Vec::new();
     for path in files {
-        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-        if rel.starts_with("src/db/") {
-            continue;
-        }
-        let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
-        for (n, l) in without_tests(&code).lines().enumerate() {
-            if starts_a_word(l, "Engine::") {
-                out.push(Hit { file: rel.clone(), line: n + 1, pattern: l.trim().to_string() });
-            }
+        if !path.strip_prefix(root).unwrap().starts_with("src/db") {
+            out.extend(engine_lines(root, &path));
         }
     }
     out
+}
+
+/// The lines of `path`'s non-test code that name an `Engine::` variant.
+fn engine_lines(root: &Path, path: &Path) -> Vec<Hit> {
+    let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+    let (code, _) = strip(&std::fs::read_to_string(path).unwrap());
+    without_tests(&code).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Engine::")).map(|(n, l)| Hit { file: rel.clone(), line: n + 1, pattern: l.trim().to_string() }).collect()
 }
 
 // Engines once differed by `match engine` in about twelve files outside
