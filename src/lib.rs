@@ -19,6 +19,7 @@ pub mod scenario;
 pub mod server;
 pub mod stats;
 pub mod store;
+pub mod units;
 pub mod values;
 pub mod view;
 pub mod workload;

@@ -35,9 +35,8 @@ const ENGINE_ALLOWED: &[(&str, &str)] = &[
 /// on elsewhere. An entry that no longer matches anything fails the test.
 const ENGINE_OUTSIDE_DB_ALLOWED: &[(&str, &str)] = &[
     // (path, reason)
-    ("src/env/mod.rs", "the environment snapshot's and per-interval counter queries per engine (variables, status, pg_settings, PRAGMAs): to move into each engine's folder behind a method of the engine"),
-    ("src/scenario/mod.rs", "the timed-operation scenarios run each engine's command-line client (mariadb/mysql, psql) and its package name, and their operations (ALTER ENGINE) are MySQL's: to move the client's name into each engine's registry entry"),
-    ("src/workload/plan/target_args.rs", "the sysbench --db-driver names and the --mysql-*/--pgsql-* option sets map to engines, with each engine's default socket: to move into each engine's registry entry"),
+    ("src/scenario/mod.rs", "the timed-operation scenarios drive the command-line client of the target's wire protocol (mariadb/mysql with its flags, psql with its own) as a user would; an engine that speaks an existing protocol uses that client and needs no line here"),
+    ("src/workload/plan/target_args.rs", "sysbench's --db-driver values (mysql, pgsql) and its --mysql-*/--pgsql-* option sets each name a wire protocol, as sysbench's drivers do; an engine that speaks an existing protocol needs no line here"),
 ];
 
 #[derive(Debug)]
@@ -371,6 +370,61 @@ fn every_engine_outside_db_exception_is_still_needed() {
     let hits = engine_hits_outside_db();
     let stale: Vec<String> = ENGINE_OUTSIDE_DB_ALLOWED.iter().filter(|(p, _)| !hits.iter().any(|h| h.file == *p)).map(|(p, why)| format!("{p} ({why})")).collect();
     assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from ENGINE_OUTSIDE_DB_ALLOWED\n{}", stale.join("\n"));
+}
+
+/// An engine is one folder under src/db/ (named as runs record it, with
+/// its spec in spec.rs) and one line in the registry, src/db/engines.rs:
+/// no other file reaches into an engine's spec.
+#[test]
+fn an_engine_is_one_folder_and_one_registry_line() {
+    use fairbench::db::engines::ENGINES;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let registry = std::fs::read_to_string(root.join("src/db/engines.rs")).unwrap();
+    let mut names = Vec::new();
+    for e in ENGINES {
+        let name = e.name();
+        assert!(root.join("src/db").join(name).join("spec.rs").is_file(), "engine {name}: no src/db/{name}/spec.rs");
+        assert_eq!(registry.matches(&format!("super::{name}::spec::")).count(), 1, "engine {name}: not one line in the registry");
+        assert!(!names.contains(&name), "engine {name} registered twice");
+        names.push(name);
+    }
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut outside = Vec::new();
+    for path in files {
+        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
+        for name in &names {
+            if rel != "src/db/engines.rs" && !rel.starts_with(&format!("src/db/{name}/")) && code.contains(&format!("{name}::spec")) {
+                outside.push(format!("{rel} reaches into {name}::spec"));
+            }
+        }
+    }
+    assert!(outside.is_empty(), "ask the registry (db::engines::named, engine.spec()) instead:\n{}", outside.join("\n"));
+}
+
+// compare, the audit and durability once matched `s.engine.as_str()` on
+// "mysql" and "postgres"; a recorded run's engine is asked by name now.
+#[test]
+fn recorded_engines_are_asked_not_matched_by_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for path in files {
+        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("src/db/") {
+            continue;
+        }
+        let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
+        for (n, l) in without_tests(&code).lines().enumerate() {
+            if [".engine == \"", ".engine != \"", ".engine.as_str()"].iter().any(|p| l.contains(p)) {
+                found.push(format!("{rel}:{}: {}", n + 1, l.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "a recorded engine is matched by name outside src/db/: ask db::engines::named(&s.engine)\n{}", found.join("\n"));
 }
 
 /// The test-code filter: a test module and a test-only function are left

@@ -7,8 +7,9 @@
 //! transport, prepared statements...). Engines name their settings
 //! differently, so settings are first normalised into classes.
 
+use crate::db::engines::page_reads;
 use crate::env::durability::{durability, DurClass};
-use crate::env::{reads_of, Server};
+use crate::env::Server;
 use crate::model::record::{Finding, Severity};
 use crate::model::record::{LevelRec, RunRecord};
 
@@ -65,7 +66,7 @@ pub fn fit_cache(s: &Server) -> Option<u64> {
 
 /// The whole dataset against the engine's cache.
 pub fn memory_fit(s: &Server) -> (Fit, String) {
-    let h = |b: u64| crate::env::human_bytes(b as f64);
+    let h = |b: u64| crate::units::human_bytes(b as f64);
     match (s.dataset_bytes, s.cache_bytes) {
         (Some(d), Some(c)) if s.os_cache_bytes.is_some_and(|os| os > c) => {
             let os = s.os_cache_bytes.unwrap_or(0);
@@ -75,9 +76,10 @@ pub fn memory_fit(s: &Server) -> (Fit, String) {
         (Some(d), Some(c)) if c > 0 => {
             let r = d as f64 / c as f64;
             let fit = fit_of(d as f64, c as f64);
-            // PostgreSQL and SQLite also read through the OS page cache: a "read" there may not touch the disk.
-            let os = if s.engine == "mysql" { "" } else { "; the OS page cache may hold more" };
-            (fit, format!("dataset {} vs cache {} ({:.0}%){os}", crate::env::human_bytes(d as f64), crate::env::human_bytes(c as f64), r * 100.0))
+            // An engine that reads through the OS page cache: a "read" there may not touch the disk.
+            let os_caches = crate::db::engines::named(&s.engine).is_none_or(|e| e.os_cache_holds_data());
+            let os = if os_caches { "; the OS page cache may hold more" } else { "" };
+            (fit, format!("dataset {} vs cache {} ({:.0}%){os}", crate::units::human_bytes(d as f64), crate::units::human_bytes(c as f64), r * 100.0))
         }
         _ => (Fit::Unknown, "dataset or cache size unknown".into()),
     }
@@ -91,7 +93,7 @@ pub fn level_reads(l: &LevelRec) -> Option<(f64, f64)> {
             *sum.entry(k.clone()).or_insert(0.0) += v;
         }
     }
-    let (phys, logical) = reads_of(&sum)?;
+    let (phys, logical) = page_reads(&sum)?;
     let per_trx = if l.events > 0 { phys / l.events as f64 } else { 0.0 };
     let miss = if logical > 0.0 { phys / logical } else { 0.0 };
     Some((per_trx, miss))
@@ -363,7 +365,7 @@ pub fn rule_working_set(r: &RunRecord) -> Vec<Finding> {
     if let Some(s) = server_of(r) {
         ev.push(memory_fit(s).1);
         if let Some(t) = touched_bytes(r, s) {
-            ev.push(format!("the part touched is about {} of data and indexes", crate::env::human_bytes(t)));
+            ev.push(format!("the part touched is about {} of data and indexes", crate::units::human_bytes(t)));
         }
     }
     vec![finding(
@@ -632,7 +634,7 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         "say which versions were compared; defaults change between versions",
     );
     let hosts: Vec<String> =
-        rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::env::human_bytes(e.host.mem_total_bytes as f64)))).collect();
+        rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::units::human_bytes(e.host.mem_total_bytes as f64)))).collect();
     if hosts.windows(2).any(|w| w[0] != w[1]) {
         out.push(finding(
             "client-host-mismatch",

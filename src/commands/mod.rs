@@ -157,7 +157,7 @@ pub fn report(a: ReportArgs) -> Result<()> {
     use crate::view::html;
     let t0 = std::time::Instant::now();
     let runs: Vec<html::ReportRun> = store::load_for_report(&a.store.results, &a.runs)?.into_iter().map(|(rec, hists)| html::ReportRun { rec, hists }).collect();
-    let page = html::build(&runs, &crate::env::now_rfc3339());
+    let page = html::build(&runs, &crate::units::now_rfc3339());
     let write = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| Error::Io(format!("cannot write {}: {e}", p.display())));
     write(&a.output, page.html.as_bytes())?;
     if let Some(dir) = &a.charts {

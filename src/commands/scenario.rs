@@ -53,7 +53,7 @@ pub fn scenario(a: ScenarioArgs) -> Result<()> {
         // Relative CSV paths are taken from the scenario file's directory.
         let base = path.parent().filter(|p| !p.as_os_str().is_empty()).map(PathBuf::from).unwrap_or_else(|| work.path.clone());
         let col = scenario::run_steps(&mut client, &f.steps, if a.work_dir.is_some() { &work.path } else { &base }, &name, a.json)?;
-        Report { scenario: f.name.unwrap_or_else(|| a.file.clone()), target: target.to_string(), started: crate::env::now_rfc3339(), columns: vec![col], notes: f.description.into_iter().collect() }
+        Report { scenario: f.name.unwrap_or_else(|| a.file.clone()), target: target.to_string(), started: crate::units::now_rfc3339(), columns: vec![col], notes: f.description.into_iter().collect() }
     };
     rep.notes.retain(|n| !n.is_empty());
     let stored = if a.no_save { None } else { Some(scenario::store(&a.store.results, &rep)?) };

@@ -4,9 +4,11 @@
 //! them mean anything.
 
 use crate::audit::{self, memory_fit};
+use crate::db::engines::Aspect;
 use crate::env::durability::durability;
-use crate::env::{human_bytes, Server};
+use crate::env::Server;
 use crate::model::record::{Finding, RunRecord};
+use crate::units::human_bytes;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -149,182 +151,32 @@ fn normalised(r: &RunRecord) -> BTreeMap<String, Norm> {
 /// The engine's page cache, named by its own variable.
 fn engine_cache(s: &Server) -> Option<Norm> {
     let c = s.cache_bytes?;
-    let var = match s.engine.as_str() {
-        "mysql" => "innodb_buffer_pool_size",
-        "postgres" => "shared_buffers",
-        _ => "cache_size/mmap_size",
-    };
+    let var = crate::db::engines::named(&s.engine).map_or("cache", |e| e.cache_setting());
     let size = human_bytes(c as f64);
     Some(Norm::new("memory", size.clone(), format!("{var} = {size}")))
-}
-
-/// A server variable as a number of bytes (PostgreSQL units applied).
-fn var_bytes(s: &Server, name: &str) -> Option<u64> {
-    let v = s.var(name)?;
-    if s.engine == "postgres" {
-        crate::env::pg_bytes(v, s.units.get(name).map(String::as_str))
-    } else {
-        v.trim().parse::<f64>().ok().map(|v| v as u64)
-    }
-}
-
-fn var_num(s: &Server, name: &str) -> Option<f64> {
-    s.var(name).and_then(|v| v.trim().parse().ok())
-}
-
-/// InnoDB's flush method by name; MariaDB may report it as a number.
-fn innodb_flush_method(s: &Server) -> Option<String> {
-    let v = s.var("innodb_flush_method")?.to_ascii_uppercase();
-    const BY_NUMBER: &[&str] = &["FSYNC", "O_DSYNC", "LITTLESYNC", "NOSYNC", "O_DIRECT", "O_DIRECT_NO_FSYNC"];
-    Some(v.parse::<usize>().ok().and_then(|i| BY_NUMBER.get(i)).map(|n| n.to_string()).unwrap_or(v))
-}
-
-/// How the redo log / WAL reaches the disk at commit, as the system call.
-fn log_sync(s: &Server) -> Option<Norm> {
-    let (var, val, call) = match s.engine.as_str() {
-        "mysql" => {
-            let m = innodb_flush_method(s)?;
-            let call = match m.as_str() {
-                "O_DSYNC" => "O_DSYNC writes",
-                "LITTLESYNC" | "NOSYNC" => "none",
-                _ => "fsync()",
-            };
-            ("innodb_flush_method", m, call)
-        }
-        "postgres" => {
-            let m = s.var("wal_sync_method")?.to_ascii_lowercase();
-            let call = match m.as_str() {
-                "fdatasync" => "fdatasync()",
-                "open_datasync" => "O_DSYNC writes",
-                "open_sync" => "O_SYNC writes",
-                "fsync_writethrough" => "fsync() with write-through",
-                _ => "fsync()",
-            };
-            ("wal_sync_method", m, call)
-        }
-        _ => return None,
-    };
-    Some(Norm::new("IO", call, format!("{var} = {val}: {call}")))
-}
-
-/// Whether data files go through the OS page cache: with buffered IO the
-/// OS caches pages beyond the engine's own cache, so "IO-bound" differs.
-fn data_file_io(s: &Server) -> Option<Norm> {
-    let (direct, why) = match s.engine.as_str() {
-        "mysql" => {
-            let m = innodb_flush_method(s)?;
-            (m.starts_with("O_DIRECT"), format!("innodb_flush_method = {m}"))
-        }
-        "postgres" => {
-            let d = s.var("debug_io_direct").unwrap_or("").to_ascii_lowercase();
-            (d.contains("data"), if d.is_empty() { "PostgreSQL reads and writes through the OS".to_string() } else { format!("debug_io_direct = {d}") })
-        }
-        _ => return None,
-    };
-    let key = if direct { "direct (bypasses the OS page cache)" } else { "buffered (the OS page cache holds data too)" };
-    Some(Norm::new("IO", key, format!("{key}: {why}")))
-}
-
-/// Background page flushing, in pages per second.
-fn background_flush(s: &Server) -> Option<Norm> {
-    match s.engine.as_str() {
-        "mysql" => {
-            let cap = var_num(s, "innodb_io_capacity")?;
-            let max = var_num(s, "innodb_io_capacity_max").map(|m| format!(" (max {m:.0})")).unwrap_or_default();
-            Some(Norm::new("IO", format!("about {cap:.0} pages/s"), format!("innodb_io_capacity = {cap:.0}{max}: about {cap:.0} pages/s")))
-        }
-        "postgres" => {
-            let pages = var_num(s, "bgwriter_lru_maxpages")?;
-            let delay = var_num(s, "bgwriter_delay").filter(|d| *d > 0.0)?;
-            let rate = pages * 1000.0 / delay;
-            Some(Norm::new("IO", format!("about {rate:.0} pages/s"), format!("bgwriter_lru_maxpages = {pages:.0} every bgwriter_delay = {delay:.0} ms: up to {rate:.0} pages/s")))
-        }
-        _ => None,
-    }
-}
-
-/// Concurrent IO the engine issues: InnoDB's IO threads, PostgreSQL's prefetch depth.
-fn io_concurrency(s: &Server) -> Option<Norm> {
-    match s.engine.as_str() {
-        "mysql" => {
-            let (r, w) = (var_num(s, "innodb_read_io_threads")?, var_num(s, "innodb_write_io_threads")?);
-            Some(Norm::same("IO", format!("innodb_read_io_threads = {r:.0}, innodb_write_io_threads = {w:.0}")))
-        }
-        "postgres" => {
-            let e = var_num(s, "effective_io_concurrency")?;
-            let maint = var_num(s, "maintenance_io_concurrency").map(|m| format!(", maintenance_io_concurrency = {m:.0}")).unwrap_or_default();
-            Some(Norm::same("IO", format!("effective_io_concurrency = {e:.0}{maint}")))
-        }
-        _ => None,
-    }
-}
-
-/// Redo log / WAL the engine may fill before it must checkpoint.
-fn log_capacity(s: &Server) -> Option<Norm> {
-    let (bytes, shown) = match s.engine.as_str() {
-        // MySQL 8.0.30+ sizes the redo log with one variable; older servers and MariaDB by file.
-        "mysql" => match var_bytes(s, "innodb_redo_log_capacity") {
-            Some(b) => (b, format!("innodb_redo_log_capacity = {}", human_bytes(b as f64))),
-            None => {
-                let f = var_bytes(s, "innodb_log_file_size")?;
-                let n = var_num(s, "innodb_log_files_in_group").unwrap_or(1.0).max(1.0) as u64;
-                (f * n, format!("innodb_log_file_size = {} x {n} file(s)", human_bytes(f as f64)))
-            }
-        },
-        "postgres" => {
-            let b = var_bytes(s, "max_wal_size")?;
-            (b, format!("max_wal_size = {}", human_bytes(b as f64)))
-        }
-        _ => return None,
-    };
-    let size = human_bytes(bytes as f64);
-    Some(Norm::new("IO", size.clone(), format!("{shown}: {size}")))
-}
-
-/// Memory the log is written into before it goes to the file.
-fn log_buffer(s: &Server) -> Option<Norm> {
-    let (var, bytes) = match s.engine.as_str() {
-        "mysql" => ("innodb_log_buffer_size", var_bytes(s, "innodb_log_buffer_size")?),
-        "postgres" => {
-            // -1: sized from shared_buffers (1/32, between 64 kB and one 16 MB WAL segment).
-            let b = if s.var("wal_buffers").map(str::trim) == Some("-1") { s.cache_bytes.map(|c| (c / 32).clamp(64 << 10, 16 << 20))? } else { var_bytes(s, "wal_buffers")? };
-            ("wal_buffers", b)
-        }
-        _ => return None,
-    };
-    let size = human_bytes(bytes as f64);
-    Some(Norm::new("IO", size.clone(), format!("{var} = {size}")))
-}
-
-/// How client connections map onto the server's workers.
-fn connection_handling(s: &Server) -> Option<Norm> {
-    let max = s.var("max_connections").map(|m| format!(", max_connections = {m}")).unwrap_or_default();
-    match s.engine.as_str() {
-        "mysql" => {
-            let h = s.var("thread_handling").unwrap_or("one-thread-per-connection").to_ascii_lowercase();
-            let key = if h.contains("pool") { "thread pool" } else { "one worker per connection" };
-            let size = if h.contains("pool") { s.var("thread_pool_size").map(|n| format!(" of {n}")).unwrap_or_default() } else { String::new() };
-            Some(Norm::new("concurrency", key, format!("thread_handling = {h}{size}{max}")))
-        }
-        "postgres" => Some(Norm::new("concurrency", "one worker per connection", format!("one process per connection{max}"))),
-        _ => None,
-    }
 }
 
 /// Settings that mean the same on every engine though named differently;
 /// only compared between runs of different engines (same-engine runs
 /// compare the variables themselves).
 fn engine_lines(s: &Server) -> BTreeMap<&'static str, Norm> {
-    let all: [(&'static str, Option<Norm>); 7] = [
-        ("IO: log sync at commit", log_sync(s)),
-        ("IO: data file access", data_file_io(s)),
-        ("IO: background flushing", background_flush(s)),
-        ("IO: concurrent IO", io_concurrency(s)),
-        ("IO: log size before a checkpoint", log_capacity(s)),
-        ("IO: log buffer", log_buffer(s)),
-        ("concurrency: connection handling", connection_handling(s)),
-    ];
-    all.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))).collect()
+    let Some(engine) = crate::db::engines::named(&s.engine) else { return BTreeMap::new() };
+    engine
+        .common_settings(s)
+        .into_iter()
+        .map(|(aspect, c)| {
+            let (line, group) = match aspect {
+                Aspect::LogSync => ("IO: log sync at commit", "IO"),
+                Aspect::DataFileIo => ("IO: data file access", "IO"),
+                Aspect::BackgroundFlush => ("IO: background flushing", "IO"),
+                Aspect::IoConcurrency => ("IO: concurrent IO", "IO"),
+                Aspect::LogCapacity => ("IO: log size before a checkpoint", "IO"),
+                Aspect::LogBuffer => ("IO: log buffer", "IO"),
+                Aspect::Connections => ("concurrency: connection handling", "concurrency"),
+            };
+            (line, Norm::new(group, c.key, c.shown))
+        })
+        .collect()
 }
 
 /// Raw server settings, compared only between runs of the same engine.

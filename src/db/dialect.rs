@@ -19,13 +19,14 @@ pub enum FkPath {
 }
 
 impl Engine {
-    /// The engine's SQL forms: one line per engine.
+    /// The engine's SQL forms, from its entry in the engine registry.
     pub fn dialect(self) -> &'static dyn Dialect {
-        match self {
-            Engine::Mysql => &super::mysql::dialect::MysqlDialect,
-            Engine::Postgres => &super::postgres::dialect::PgDialect,
-            Engine::Sqlite => &super::sqlite::dialect::LiteDialect,
-        }
+        self.spec().dialect()
+    }
+
+    /// What the engine a target of this protocol is taken for says about itself.
+    pub fn spec(self) -> &'static dyn super::engines::EngineSpec {
+        super::engines::of(self)
     }
 }
 

@@ -6,6 +6,8 @@
 //! nowhere else.
 
 pub mod dialect;
+pub mod engines;
+pub mod facts;
 pub mod fast;
 pub mod mysql;
 pub mod password;
@@ -15,6 +17,8 @@ pub mod sqlite;
 pub mod url;
 
 pub use dialect::{Dialect, FkPath};
+pub use engines::EngineSpec;
+pub use facts::{DatasetTables, Server};
 pub use rows::RowBuf;
 
 use std::sync::atomic::AtomicBool;

@@ -29,6 +29,16 @@ impl Engine {
     pub fn embedded(self) -> bool {
         self == Engine::Sqlite
     }
+
+    /// Where Debian's server packages listen on a unix socket (MySQL: the
+    /// socket; PostgreSQL: its directory); None when there is no socket.
+    pub fn default_socket(self) -> Option<&'static str> {
+        match self {
+            Engine::Mysql => Some("/run/mysqld/mysqld.sock"),
+            Engine::Postgres => Some("/var/run/postgresql"),
+            Engine::Sqlite => None,
+        }
+    }
 }
 
 /// TLS wish, normalised across engines (MySQL `ssl-mode`, PostgreSQL `sslmode`).

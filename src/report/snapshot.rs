@@ -1,7 +1,8 @@
 //! The text of an environment snapshot (`fairbench env`).
 
 use crate::env::durability::durability;
-use crate::env::{human_bytes, standby_text, tls_text, Snapshot};
+use crate::env::{standby_text, tls_text, Snapshot};
+use crate::units::human_bytes;
 
 /// `fairbench env`: a snapshot now, as text.
 pub fn snapshot_text(s: &Snapshot) -> String {

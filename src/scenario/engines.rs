@@ -159,7 +159,7 @@ fn has_plugin(name: &str) -> bool {
 
 /// Runs the scenario; columns that cannot run say why.
 pub fn run(o: &Options, target_note: &mut String) -> Result<Report> {
-    let mut rep = Report { scenario: "engines".into(), started: crate::env::now_rfc3339(), ..Default::default() };
+    let mut rep = Report { scenario: "engines".into(), started: crate::units::now_rfc3339(), ..Default::default() };
     let csv = o.work.join(format!("{TABLE}.csv"));
     let want = |e: &str| o.engines.iter().any(|x| x == e);
     let mariadb_engines: Vec<&String> = o.engines.iter().filter(|e| *e != "postgres").collect();
@@ -174,7 +174,7 @@ pub fn run(o: &Options, target_note: &mut String) -> Result<Report> {
     rep.notes.push(format!(
         "CSV of {} rows ({}) generated in {}",
         o.rows,
-        crate::env::human_bytes(std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0) as f64),
+        crate::units::human_bytes(std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0) as f64),
         super::fmt_secs(t0.elapsed().as_secs_f64())
     ));
 

@@ -143,7 +143,7 @@ fn hmac(key: &[u8], data: &str) -> Vec<u8> {
 
 /// `20261123T063000Z` for now.
 fn amz_date() -> String {
-    let r = crate::env::rfc3339(SystemTime::now());
+    let r = crate::units::rfc3339(SystemTime::now());
     // 2026-11-23T06:30:00.123Z
     format!("{}{}{}T{}{}{}Z", &r[0..4], &r[5..7], &r[8..10], &r[11..13], &r[14..16], &r[17..19])
 }

@@ -476,7 +476,7 @@ fn describe(r: &StepResult) -> String {
         parts.push(format!("{n} rows"));
     }
     for (k, b) in &r.sizes {
-        parts.push(format!("{k} {}", crate::env::human_bytes(*b as f64)));
+        parts.push(format!("{k} {}", crate::units::human_bytes(*b as f64)));
     }
     parts.join(", ")
 }
@@ -773,7 +773,7 @@ fn step_cells(s: &StepResult) -> Vec<(String, String)> {
         v.push((s.step.clone(), n.clone()));
     }
     for (what, b) in &s.sizes {
-        v.push((format!("{}: {what}", s.step), crate::env::human_bytes(*b as f64)));
+        v.push((format!("{}: {what}", s.step), crate::units::human_bytes(*b as f64)));
     }
     v
 }

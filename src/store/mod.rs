@@ -16,11 +16,12 @@
 //! `Display`, which masks them, and options never include the URL.
 
 use crate::db::ConnConfig;
-use crate::env::{now_rfc3339, DatasetTables, SampleRow, Sampler};
+use crate::env::{DatasetTables, SampleRow, Sampler};
 use crate::error::{Error, Result};
 use crate::model::record::Finding;
 use crate::model::record::{IntervalRec, LevelRec, RunRecord, StoredSample};
 use crate::model::{Interval, LevelResult, RunInfo, Sink, Stop};
+use crate::units::now_rfc3339;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -23,7 +23,7 @@ pub fn handle(store: &Path, req: &Request) -> Reply {
             match crate::store::load_for_report(store, &refs) {
                 Ok(v) => {
                     let runs: Vec<ReportRun> = v.into_iter().map(|(rec, hists)| ReportRun { rec, hists }).collect();
-                    Reply::html(html::build(&runs, &crate::env::now_rfc3339()).html)
+                    Reply::html(html::build(&runs, &crate::units::now_rfc3339()).html)
                 }
                 Err(e) => error_page(&e.to_string()),
             }

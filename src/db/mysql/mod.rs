@@ -3,6 +3,7 @@
 //! text protocol when prepared statements are off.
 
 pub mod dialect;
+pub mod spec;
 
 use super::{interpolate, push_int, push_scaled, push_timestamp, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
 use mysql_async::prelude::*;

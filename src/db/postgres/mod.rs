@@ -3,6 +3,7 @@
 //! call), simple protocol for text mode, binary COPY for loading.
 
 pub mod dialect;
+pub mod spec;
 
 use super::{dollar_params, interpolate, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
 use futures_util::SinkExt;

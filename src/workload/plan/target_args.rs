@@ -180,11 +180,7 @@ impl TargetArgs {
             None => {}
             Some("tcp") => t.socket = None,
             Some("socket") if t.socket.is_none() => {
-                t.socket = match t.engine {
-                    Engine::Mysql => Some("/run/mysqld/mysqld.sock".into()),
-                    Engine::Postgres => Some("/var/run/postgresql".into()),
-                    Engine::Sqlite => None,
-                };
+                t.socket = t.engine.default_socket().map(String::from);
             }
             Some("socket") => {}
             Some(o) => return Err(usage!("--transport={o}: use socket or tcp")),

@@ -1,0 +1,199 @@
+//! Engines as plug-ins. An engine is a folder under src/db/ (its client,
+//! its dialect, and a static implementing [`EngineSpec`]) plus one line in
+//! [`ENGINES`]. What differs between servers beyond the wire protocol is
+//! asked of the engine here, never matched on elsewhere: how it records
+//! its environment and counters, what a commit guarantees, and what its
+//! settings mean in common terms.
+//!
+//! [`Engine`] names the wire protocol (and so the client) a target is
+//! reached with; several engines may share one (a server that speaks
+//! MySQL's protocol is found by what it says it is).
+
+use super::facts::{DatasetTables, Server};
+use super::{Conn, ConnConfig, Dialect, Engine};
+use crate::units::human_bytes;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+
+/// The engines, one line each; a protocol's first engine is the one a
+/// target of that protocol is taken for until its server says otherwise.
+pub static ENGINES: &[&dyn EngineSpec] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE];
+
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// What an engine says about itself beyond its SQL.
+pub trait EngineSpec: Sync {
+    /// The name runs record (`mysql`, `postgres`, `sqlite`).
+    fn name(&self) -> &'static str;
+
+    /// The wire protocol (and client) it is reached with.
+    fn protocol(&self) -> Engine;
+
+    /// Its SQL forms.
+    fn dialect(&self) -> &'static dyn Dialect;
+
+    /// Reads the server's settings, version, cache and dataset sizes,
+    /// counters and TLS state into `s`; what cannot be read goes to `errors`.
+    fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()>;
+
+    /// The counters and gauges sampled every interval; `start` is the
+    /// snapshot taken before (it says which views the server has, so no
+    /// sample sends a query that fails into the log of what it measures).
+    fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>>;
+
+    /// Which of its counters are gauges (kept as they are, not as deltas).
+    fn gauges(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// (physical page reads, logical page reads) from counter deltas.
+    fn page_reads(&self, _deltas: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
+        None
+    }
+
+    /// What a commit guarantees, from the settings the sessions ran with.
+    fn durability(&self, s: &Server) -> Durability;
+
+    /// The setting that sizes its page cache, as users know it.
+    fn cache_setting(&self) -> &'static str;
+
+    /// Whether the OS page cache may hold data beyond the engine's own cache.
+    fn os_cache_holds_data(&self) -> bool {
+        true
+    }
+
+    /// Settings that mean the same on every engine though named
+    /// differently, each in common terms and in the engine's words.
+    fn common_settings(&self, _s: &Server) -> Vec<(Aspect, Common)> {
+        Vec::new()
+    }
+}
+
+/// The engine runs recorded under `name`.
+pub fn named(name: &str) -> Option<&'static dyn EngineSpec> {
+    ENGINES.iter().copied().find(|e| e.name() == name)
+}
+
+/// The engine a target of `protocol` is taken for.
+pub fn of(protocol: Engine) -> &'static dyn EngineSpec {
+    ENGINES.iter().copied().find(|e| e.protocol() == protocol).expect("every protocol has an engine")
+}
+
+/// Whether counter `name` is a gauge on any engine.
+pub fn is_gauge(name: &str) -> bool {
+    ENGINES.iter().any(|e| e.gauges().contains(&name))
+}
+
+/// (physical, logical) page reads of a sample set, whichever engine's counters it holds.
+pub fn page_reads(deltas: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
+    ENGINES.iter().find_map(|e| e.page_reads(deltas))
+}
+
+/// What a commit guarantees, in the same terms on every engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DurClass {
+    /// Every commit is flushed and synced before it returns.
+    Synced,
+    /// Commits are written or synced about once per second (or per group):
+    /// a crash loses the last moments.
+    PerSecond,
+    /// Nothing forces data to stable storage.
+    NotSynced,
+    Unknown,
+}
+
+impl DurClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            DurClass::Synced => "every commit flushed and synced",
+            DurClass::PerSecond => "flushed about once per second",
+            DurClass::NotSynced => "not synced",
+            DurClass::Unknown => "unknown",
+        }
+    }
+}
+
+pub struct Durability {
+    pub class: DurClass,
+    /// The settings that decided it.
+    pub evidence: Vec<String>,
+    /// Protection against torn pages (doublewrite, full_page_writes); None when not applicable.
+    pub torn_pages: Option<bool>,
+}
+
+/// Reads settings for a durability decision, keeping each one read as evidence.
+pub struct Evidence<'a> {
+    s: &'a Server,
+    pub seen: Vec<String>,
+}
+
+impl<'a> Evidence<'a> {
+    pub fn new(s: &'a Server) -> Evidence<'a> {
+        Evidence { s, seen: Vec::new() }
+    }
+
+    pub fn show(&mut self, name: &str) -> Option<&'a str> {
+        let v = self.s.var(name);
+        if let Some(v) = v {
+            self.seen.push(format!("{name}={v}"));
+        }
+        v
+    }
+}
+
+/// Whether a setting's value means on.
+pub fn on(v: Option<&str>) -> Option<bool> {
+    v.map(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "1" | "true" | "yes"))
+}
+
+/// A server aspect compared across engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aspect {
+    /// How the redo log / WAL reaches the disk at commit.
+    LogSync,
+    /// Whether data files go through the OS page cache.
+    DataFileIo,
+    /// Background page flushing.
+    BackgroundFlush,
+    /// Concurrent IO the engine issues.
+    IoConcurrency,
+    /// Log the engine may fill before it must checkpoint.
+    LogCapacity,
+    /// Memory the log is written into before the file.
+    LogBuffer,
+    /// How client connections map onto the server's workers.
+    Connections,
+}
+
+/// A setting in common terms: `key` compares equal across engines when
+/// they behave alike; `shown` says it in the engine's own words.
+pub struct Common {
+    pub key: String,
+    pub shown: String,
+}
+
+impl Common {
+    pub fn new(key: impl Into<String>, shown: impl Into<String>) -> Common {
+        Common { key: key.into(), shown: shown.into() }
+    }
+
+    /// A setting whose own words are the common terms.
+    pub fn same(v: String) -> Common {
+        Common { key: v.clone(), shown: v }
+    }
+
+    /// A size in common terms: `what` is the setting, with its value when
+    /// that says more than the size (`innodb_log_file_size = 48 MiB x 2 file(s)`).
+    pub fn size(bytes: u64, what: &str) -> Common {
+        let size = human_bytes(bytes as f64);
+        let shown = if what.contains(" = ") { format!("{what}: {size}") } else { format!("{what} = {size}") };
+        Common { key: size, shown }
+    }
+
+    /// Direct or buffered data file access in common terms.
+    pub fn data_file_io(direct: bool, why: String) -> Common {
+        let key = if direct { "direct (bypasses the OS page cache)" } else { "buffered (the OS page cache holds data too)" };
+        Common::new(key, format!("{key}: {why}"))
+    }
+}
