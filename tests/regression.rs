@@ -392,7 +392,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
 mod stall {
     use fairbench::db::{Conn, ConnConfig, DbResult, StatementSet};
     use fairbench::error::Result;
-    use fairbench::workload::{Counters, TableState, Workload};
+    use fairbench::workload::{Checked, Counters, Dataset, TableState, Workload};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
@@ -432,7 +432,11 @@ mod stall {
         fn options(&self, _cfg: &ConnConfig) -> Vec<(String, String)> {
             vec![]
         }
+    }
 
+    impl Checked for Stall {}
+
+    impl Dataset for Stall {
         fn dataset_tables(&self) -> fairbench::env::DatasetTables {
             fairbench::env::DatasetTables::Prefix(String::new())
         }

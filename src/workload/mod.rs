@@ -127,8 +127,31 @@ impl Counters {
     }
 }
 
-/// What the runner needs from a workload.
-pub trait Workload: Send + Sync + 'static {
+/// The data a workload runs on: its tables, and how they are made, found,
+/// warmed and removed (the prepare, run, prewarm and cleanup commands).
+pub trait Dataset: Send + Sync {
+    /// The tables that make this workload's dataset: environment snapshots
+    /// record their size.
+    fn dataset_tables(&self) -> DatasetTables;
+
+    /// Whether the tables are there, missing, or partly there.
+    fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;
+    fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
+    fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
+    fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> impl Future<Output = Result<()>>;
+}
+
+/// A workload's consistency conditions (the check command and
+/// `--validate`); a workload without any says `impl Checked for W {}`.
+pub trait Checked {
+    /// Err(Check) when a condition fails.
+    fn check(&self, _cfg: Arc<ConnConfig>, _quiet: bool) -> impl Future<Output = Result<()>> {
+        async { Ok(()) }
+    }
+}
+
+/// What the runner needs from a workload: its events, and the data they run on.
+pub trait Workload: Dataset + Checked + Send + Sync + 'static {
     /// Per-client state: RNG, assigned table, buffers.
     type Client: 'static;
 
@@ -198,14 +221,6 @@ pub trait Workload: Send + Sync + 'static {
     /// records and reports: `--name=value` reproduces the workload.
     fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)>;
 
-    /// The tables that make this workload's dataset: environment snapshots
-    /// record their size.
-    fn dataset_tables(&self) -> DatasetTables;
-
-    fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;
-    fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
-    fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;
-    fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> impl Future<Output = Result<()>>;
     /// Called before each load level starts (e.g. to read database
     /// counters the summary compares against).
     fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> impl Future<Output = Result<()>> {
@@ -222,11 +237,6 @@ pub trait Workload: Send + Sync + 'static {
     /// lines; None: the standard console output.
     fn sink(&self, _json: bool, _percentile: u32, _standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         None
-    }
-
-    /// Consistency checks; Err(Check) when one fails.
-    fn check(&self, _cfg: Arc<ConnConfig>, _quiet: bool) -> impl Future<Output = Result<()>> {
-        async { Ok(()) }
     }
 }
 

@@ -6,6 +6,7 @@ use super::{Dbstress, Names, N_HISTORY, SECTIONS, STATS, ZONES};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::workload::TableState;
+use crate::workload::{Checked, Dataset};
 use std::sync::Arc;
 
 impl Dbstress {
@@ -31,9 +32,11 @@ impl Dbstress {
             (format!("every {h} row belongs to an object"), format!("SELECT COUNT(*) FROM {h} H WHERE NOT EXISTS (SELECT 1 FROM {} O WHERE O.REF = H.REF_OBJECT)", n.object), 0),
         ]
     }
+}
 
-    pub async fn do_check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        match self.do_table_state(&cfg).await? {
+impl Checked for Dbstress {
+    async fn check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        match self.table_state(&cfg).await? {
             TableState::Ready | TableState::Larger(_) => {}
             TableState::Missing => return Err(crate::usage!("the dbSTRESS tables do not exist: run `fairbench prepare {}` with the same options first", super::RW)),
             TableState::Mismatch(why) => return Err(Error::Check(format!("dbSTRESS check failed: {why}"))),

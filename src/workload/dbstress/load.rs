@@ -12,6 +12,7 @@ use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, Sta
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::workload::TableState;
+use crate::workload::{Dataset, DatasetTables};
 use std::collections::VecDeque;
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
@@ -236,93 +237,6 @@ impl Dbstress {
         }
     }
 
-    pub async fn do_table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        let mut conn = connect(cfg).await?;
-        let (mut complete, mut missing) = (0, 0);
-        let mut wrong = None;
-        for n in &self.names {
-            crate::model::check_interrupt()?;
-            match self.set_state(&mut conn, n).await {
-                SetState::Missing => missing += 1,
-                SetState::Unfinished => wrong = wrong.or(Some(format!("set {} ({}) was not fully prepared: run prepare again to finish it", n.object, n.history))),
-                SetState::Complete(objects) if objects != self.args.obj_table_size => {
-                    wrong = wrong.or(Some(format!("table {} holds {objects} objects but --obj-table-size is {}", n.object, self.args.obj_table_size)));
-                }
-                SetState::Complete(_) => complete += 1,
-            }
-        }
-        conn.close().await;
-        Ok(match (complete, missing, wrong) {
-            (_, _, Some(m)) => TableState::Mismatch(m),
-            (0, _, None) => TableState::Missing,
-            (_, 0, None) => TableState::Ready,
-            (_, m, None) => TableState::Mismatch(format!("{m} of the {} sets are missing: run prepare", self.names.len())),
-        })
-    }
-
-    pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
-        let mut todo = Vec::new();
-        for (i, n) in self.names.iter().enumerate() {
-            crate::model::check_interrupt()?;
-            match self.set_state(&mut conn, n).await {
-                SetState::Complete(objects) if objects == self.args.obj_table_size => {
-                    if !quiet {
-                        println!("Set #{} is loaded already ({objects} objects).", i + 1);
-                    }
-                }
-                SetState::Complete(objects) => {
-                    return Err(Error::Usage(format!(
-                        "table {} holds {objects} objects but --obj-table-size is {}: run cleanup first, or prepare with --obj-table-size={objects}",
-                        n.object, self.args.obj_table_size
-                    )));
-                }
-                state => {
-                    if state == SetState::Unfinished && !quiet {
-                        println!("Set #{} was not fully prepared: loading it again.", i + 1);
-                    }
-                    for sql in self.dialect().drop_tables(&n.all()) {
-                        ddl(&mut conn, &sql).await?;
-                    }
-                    if !quiet {
-                        println!("Creating set #{} [hpk: {}]...", i + 1, crate::values::bool_str(self.args.hpk));
-                    }
-                    for sql in self.create_tables(n) {
-                        ddl(&mut conn, &sql).await?;
-                    }
-                    todo.push(i);
-                }
-            }
-        }
-        if todo.is_empty() {
-            conn.close().await;
-            return Ok(());
-        }
-        let size = self.args.obj_table_size;
-        let loaders = if self.dialect().one_writer() { 1 } else { threads.max(1) };
-        let pieces = self.pieces(&todo, loaders);
-        let total = todo.len() as u64 * size * (1 + N_HISTORY as u64);
-        if !quiet {
-            println!("Loading {} set(s) of {size} objects ({total} OBJECT and HISTORY rows) with {} loader(s)...", todo.len(), loaders.min(pieces.len()));
-        }
-        let started = std::time::Instant::now();
-        let progress = Arc::new(Progress::new("Loading", total, quiet));
-        self.load_pieces(&cfg, pieces, loaders, &progress).await?;
-        progress.finish();
-        for &i in &todo {
-            self.finish_set(&mut conn, &self.names[i], quiet).await?;
-        }
-        if let Some(sql) = self.dialect().after_bulk_load() {
-            ddl(&mut conn, sql).await?;
-        }
-        conn.close().await;
-        if !quiet {
-            let secs = started.elapsed().as_secs_f64();
-            println!("Loaded {total} rows in {secs:.2}s ({:.0} rows/s, index builds included)", total as f64 / secs.max(1e-9));
-        }
-        Ok(())
-    }
-
     /// The pieces of the sets to load. `--ordered-load`: one piece per
     /// set, so each set's objects go in REF order on one connection;
     /// otherwise each set is cut so every loader has work.
@@ -432,8 +346,101 @@ impl Dbstress {
         }
         Ok(())
     }
+}
 
-    pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+impl Dataset for Dbstress {
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Names(self.names.iter().flat_map(|n| n.all()).map(str::to_string).collect())
+    }
+
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        let mut conn = connect(cfg).await?;
+        let (mut complete, mut missing) = (0, 0);
+        let mut wrong = None;
+        for n in &self.names {
+            crate::model::check_interrupt()?;
+            match self.set_state(&mut conn, n).await {
+                SetState::Missing => missing += 1,
+                SetState::Unfinished => wrong = wrong.or(Some(format!("set {} ({}) was not fully prepared: run prepare again to finish it", n.object, n.history))),
+                SetState::Complete(objects) if objects != self.args.obj_table_size => {
+                    wrong = wrong.or(Some(format!("table {} holds {objects} objects but --obj-table-size is {}", n.object, self.args.obj_table_size)));
+                }
+                SetState::Complete(_) => complete += 1,
+            }
+        }
+        conn.close().await;
+        Ok(match (complete, missing, wrong) {
+            (_, _, Some(m)) => TableState::Mismatch(m),
+            (0, _, None) => TableState::Missing,
+            (_, 0, None) => TableState::Ready,
+            (_, m, None) => TableState::Mismatch(format!("{m} of the {} sets are missing: run prepare", self.names.len())),
+        })
+    }
+
+    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let mut todo = Vec::new();
+        for (i, n) in self.names.iter().enumerate() {
+            crate::model::check_interrupt()?;
+            match self.set_state(&mut conn, n).await {
+                SetState::Complete(objects) if objects == self.args.obj_table_size => {
+                    if !quiet {
+                        println!("Set #{} is loaded already ({objects} objects).", i + 1);
+                    }
+                }
+                SetState::Complete(objects) => {
+                    return Err(Error::Usage(format!(
+                        "table {} holds {objects} objects but --obj-table-size is {}: run cleanup first, or prepare with --obj-table-size={objects}",
+                        n.object, self.args.obj_table_size
+                    )));
+                }
+                state => {
+                    if state == SetState::Unfinished && !quiet {
+                        println!("Set #{} was not fully prepared: loading it again.", i + 1);
+                    }
+                    for sql in self.dialect().drop_tables(&n.all()) {
+                        ddl(&mut conn, &sql).await?;
+                    }
+                    if !quiet {
+                        println!("Creating set #{} [hpk: {}]...", i + 1, crate::values::bool_str(self.args.hpk));
+                    }
+                    for sql in self.create_tables(n) {
+                        ddl(&mut conn, &sql).await?;
+                    }
+                    todo.push(i);
+                }
+            }
+        }
+        if todo.is_empty() {
+            conn.close().await;
+            return Ok(());
+        }
+        let size = self.args.obj_table_size;
+        let loaders = if self.dialect().one_writer() { 1 } else { threads.max(1) };
+        let pieces = self.pieces(&todo, loaders);
+        let total = todo.len() as u64 * size * (1 + N_HISTORY as u64);
+        if !quiet {
+            println!("Loading {} set(s) of {size} objects ({total} OBJECT and HISTORY rows) with {} loader(s)...", todo.len(), loaders.min(pieces.len()));
+        }
+        let started = std::time::Instant::now();
+        let progress = Arc::new(Progress::new("Loading", total, quiet));
+        self.load_pieces(&cfg, pieces, loaders, &progress).await?;
+        progress.finish();
+        for &i in &todo {
+            self.finish_set(&mut conn, &self.names[i], quiet).await?;
+        }
+        if let Some(sql) = self.dialect().after_bulk_load() {
+            ddl(&mut conn, sql).await?;
+        }
+        conn.close().await;
+        if !quiet {
+            let secs = started.elapsed().as_secs_f64();
+            println!("Loaded {total} rows in {secs:.2}s ({:.0} rows/s, index builds included)", total as f64 / secs.max(1e-9));
+        }
+        Ok(())
+    }
+
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for (i, n) in self.names.iter().enumerate() {
             crate::model::check_interrupt()?;
@@ -450,7 +457,7 @@ impl Dbstress {
 
     /// Reads every OBJECT and HISTORY row and the HISTORY index, after
     /// fresh statistics.
-    pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         let mut first = String::new();
         write_ref(&mut first, 0);

@@ -8,6 +8,7 @@ use super::{LinkBench, DEFAULT_NODE_TYPE, NAME};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::workload::TableState;
+use crate::workload::{Checked, Dataset};
 use std::sync::Arc;
 
 impl LinkBench {
@@ -32,9 +33,11 @@ impl LinkBench {
             ),
         ]
     }
+}
 
-    pub async fn do_check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        match self.do_table_state(&cfg).await? {
+impl Checked for LinkBench {
+    async fn check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        match self.table_state(&cfg).await? {
             TableState::Ready | TableState::Larger(_) => {}
             TableState::Missing => return Err(crate::usage!("the LinkBench tables do not exist: run `fairbench prepare {NAME}` with the same options first")),
             TableState::Mismatch(why) => return Err(Error::Check(format!("LinkBench check failed: {why}"))),

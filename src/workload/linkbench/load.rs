@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::Rng;
 use crate::workload::TableState;
+use crate::workload::{Dataset, DatasetTables};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -223,116 +224,12 @@ impl LinkBench {
         conn.query_strings(&format!("SELECT 1 FROM {} WHERE 1 = 0", self.cfg.table(db, "linktable"))).await.is_ok()
     }
 
-    pub async fn do_table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        let mut conn = connect(cfg).await?;
-        let mut missing = 0;
-        for db in 0..self.cfg.dbcount {
-            if !self.exists(&mut conn, db).await {
-                missing += 1;
-            } else if number(&mut conn, &self.index_query(db)).await? == 0 {
-                conn.close().await;
-                return Ok(TableState::Mismatch(format!("the LinkBench load of {} did not finish: run prepare again", self.cfg.table(db, "linktable"))));
-            }
-        }
-        conn.close().await;
-        Ok(match missing {
-            0 => TableState::Ready,
-            m if m == self.cfg.dbcount => TableState::Missing,
-            m => TableState::Mismatch(format!("{m} of the {} LinkBench databases are missing: run prepare", self.cfg.dbcount)),
-        })
-    }
-
     fn load_seed(&self) -> u64 {
         if self.cfg.load_seed != 0 {
             self.cfg.load_seed
         } else {
             self.seed
         }
-    }
-
-    pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
-        let mut todo = Vec::new();
-        for db in 0..self.cfg.dbcount {
-            crate::model::check_interrupt()?;
-            if let Some(sql) = self.namespace_sql(db) {
-                ddl(&mut conn, &sql).await?;
-            }
-            if self.exists(&mut conn, db).await && number(&mut conn, &self.index_query(db)).await? > 0 {
-                if !quiet {
-                    println!("{} is loaded already: run cleanup first to load it again.", self.cfg.table(db, "linktable"));
-                }
-                continue;
-            }
-            let names = ["linktable", "counttable", "nodetable"].map(|t| self.cfg.table(db, t));
-            for sql in self.dialect().drop_tables(&names.iter().map(String::as_str).collect::<Vec<_>>()) {
-                ddl(&mut conn, &sql).await?;
-            }
-            for sql in self.create_tables(db) {
-                ddl(&mut conn, &sql).await?;
-            }
-            todo.push(db);
-        }
-        if todo.is_empty() {
-            conn.close().await;
-            return Ok(());
-        }
-        let one = self.dialect().one_writer();
-        let loaders = if one { 1 } else { self.cfg.loaders };
-        if !quiet {
-            println!(
-                "Loading LinkBench graph: ids [{}, {}) in {} database(s), {loaders} link loader(s) in chunks of {} ids{}...",
-                self.cfg.startid1,
-                self.cfg.maxid1,
-                todo.len(),
-                self.cfg.chunk,
-                if self.cfg.generate_nodes { " and a node loader" } else { "" }
-            );
-        }
-        let started = Instant::now();
-        let progress = Arc::new(Progress::new("Loading ids", self.cfg.nodes() * todo.len() as u64, quiet));
-        let links = Arc::new(AtomicU64::new(0));
-        let nodes = Arc::new(AtomicU64::new(0));
-        let mut chunks = VecDeque::new();
-        for &db in &todo {
-            let mut lo = self.cfg.startid1;
-            while lo < self.cfg.maxid1 {
-                let hi = (lo + self.cfg.chunk).min(self.cfg.maxid1);
-                chunks.push_front(Chunk { db, lo, hi });
-                lo = hi;
-            }
-        }
-        let node_chunks: VecDeque<Chunk> = if self.cfg.generate_nodes { chunks.iter().rev().copied().collect() } else { VecDeque::new() };
-        if one {
-            self.load_nodes(&cfg, node_chunks, &nodes).await?;
-            self.load_links(&cfg, chunks, 1, &progress, &links).await?;
-        } else {
-            let (me, cfg2, nodes2) = (Arc::new(self.clone()), cfg.clone(), nodes.clone());
-            let node_task = tokio::spawn(async move { me.load_nodes(&cfg2, node_chunks, &nodes2).await });
-            let r = self.load_links(&cfg, chunks, loaders, &progress, &links).await;
-            let n = node_task.await.map_err(|e| Error::Sql(format!("node loader failed: {e}")))?;
-            r?;
-            n?;
-        }
-        progress.finish();
-        for &db in &todo {
-            self.finish_db(&mut conn, db, quiet).await?;
-        }
-        if let Some(sql) = self.dialect().after_bulk_load() {
-            ddl(&mut conn, sql).await?;
-        }
-        conn.close().await;
-        if !quiet {
-            let secs = started.elapsed().as_secs_f64().max(1e-9);
-            let (n, l) = (nodes.load(Ordering::Relaxed), links.load(Ordering::Relaxed));
-            let expected = if self.cfg.generate_nodes { self.cfg.nodes() * todo.len() as u64 } else { 0 };
-            println!(
-                "LOAD PHASE COMPLETED. Loaded {n} nodes (Expected {expected}). Loaded {l} links ({:.2} links per node). Took {secs:.1} seconds. Links/second = {}",
-                l as f64 / (self.cfg.nodes() * todo.len() as u64) as f64,
-                (l as f64 / secs) as u64
-            );
-        }
-        Ok(())
     }
 
     async fn load_links(&self, cfg: &Arc<ConnConfig>, chunks: VecDeque<Chunk>, loaders: usize, progress: &Arc<Progress>, links: &Arc<AtomicU64>) -> Result<()> {
@@ -431,8 +328,118 @@ impl LinkBench {
         ddl(conn, &self.index_sql(db)).await?;
         ddl(conn, &self.dialect().analyze(&self.cfg.table(db, "linktable"))).await
     }
+}
 
-    pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+impl Dataset for LinkBench {
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Names((0..self.cfg.dbcount).flat_map(|d| ["linktable", "counttable", "nodetable"].map(|t| self.cfg.table(d, t))).collect())
+    }
+
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        let mut conn = connect(cfg).await?;
+        let mut missing = 0;
+        for db in 0..self.cfg.dbcount {
+            if !self.exists(&mut conn, db).await {
+                missing += 1;
+            } else if number(&mut conn, &self.index_query(db)).await? == 0 {
+                conn.close().await;
+                return Ok(TableState::Mismatch(format!("the LinkBench load of {} did not finish: run prepare again", self.cfg.table(db, "linktable"))));
+            }
+        }
+        conn.close().await;
+        Ok(match missing {
+            0 => TableState::Ready,
+            m if m == self.cfg.dbcount => TableState::Missing,
+            m => TableState::Mismatch(format!("{m} of the {} LinkBench databases are missing: run prepare", self.cfg.dbcount)),
+        })
+    }
+
+    async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let mut todo = Vec::new();
+        for db in 0..self.cfg.dbcount {
+            crate::model::check_interrupt()?;
+            if let Some(sql) = self.namespace_sql(db) {
+                ddl(&mut conn, &sql).await?;
+            }
+            if self.exists(&mut conn, db).await && number(&mut conn, &self.index_query(db)).await? > 0 {
+                if !quiet {
+                    println!("{} is loaded already: run cleanup first to load it again.", self.cfg.table(db, "linktable"));
+                }
+                continue;
+            }
+            let names = ["linktable", "counttable", "nodetable"].map(|t| self.cfg.table(db, t));
+            for sql in self.dialect().drop_tables(&names.iter().map(String::as_str).collect::<Vec<_>>()) {
+                ddl(&mut conn, &sql).await?;
+            }
+            for sql in self.create_tables(db) {
+                ddl(&mut conn, &sql).await?;
+            }
+            todo.push(db);
+        }
+        if todo.is_empty() {
+            conn.close().await;
+            return Ok(());
+        }
+        let one = self.dialect().one_writer();
+        let loaders = if one { 1 } else { self.cfg.loaders };
+        if !quiet {
+            println!(
+                "Loading LinkBench graph: ids [{}, {}) in {} database(s), {loaders} link loader(s) in chunks of {} ids{}...",
+                self.cfg.startid1,
+                self.cfg.maxid1,
+                todo.len(),
+                self.cfg.chunk,
+                if self.cfg.generate_nodes { " and a node loader" } else { "" }
+            );
+        }
+        let started = Instant::now();
+        let progress = Arc::new(Progress::new("Loading ids", self.cfg.nodes() * todo.len() as u64, quiet));
+        let links = Arc::new(AtomicU64::new(0));
+        let nodes = Arc::new(AtomicU64::new(0));
+        let mut chunks = VecDeque::new();
+        for &db in &todo {
+            let mut lo = self.cfg.startid1;
+            while lo < self.cfg.maxid1 {
+                let hi = (lo + self.cfg.chunk).min(self.cfg.maxid1);
+                chunks.push_front(Chunk { db, lo, hi });
+                lo = hi;
+            }
+        }
+        let node_chunks: VecDeque<Chunk> = if self.cfg.generate_nodes { chunks.iter().rev().copied().collect() } else { VecDeque::new() };
+        if one {
+            self.load_nodes(&cfg, node_chunks, &nodes).await?;
+            self.load_links(&cfg, chunks, 1, &progress, &links).await?;
+        } else {
+            let (me, cfg2, nodes2) = (Arc::new(self.clone()), cfg.clone(), nodes.clone());
+            let node_task = tokio::spawn(async move { me.load_nodes(&cfg2, node_chunks, &nodes2).await });
+            let r = self.load_links(&cfg, chunks, loaders, &progress, &links).await;
+            let n = node_task.await.map_err(|e| Error::Sql(format!("node loader failed: {e}")))?;
+            r?;
+            n?;
+        }
+        progress.finish();
+        for &db in &todo {
+            self.finish_db(&mut conn, db, quiet).await?;
+        }
+        if let Some(sql) = self.dialect().after_bulk_load() {
+            ddl(&mut conn, sql).await?;
+        }
+        conn.close().await;
+        if !quiet {
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            let (n, l) = (nodes.load(Ordering::Relaxed), links.load(Ordering::Relaxed));
+            let expected = if self.cfg.generate_nodes { self.cfg.nodes() * todo.len() as u64 } else { 0 };
+            println!(
+                "LOAD PHASE COMPLETED. Loaded {n} nodes (Expected {expected}). Loaded {l} links ({:.2} links per node). Took {secs:.1} seconds. Links/second = {}",
+                l as f64 / (self.cfg.nodes() * todo.len() as u64) as f64,
+                (l as f64 / secs) as u64
+            );
+        }
+        Ok(())
+    }
+
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for db in 0..self.cfg.dbcount {
             crate::model::check_interrupt()?;
@@ -449,7 +456,7 @@ impl LinkBench {
     }
 
     /// Reads the three tables and the covering index once.
-    pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for db in 0..self.cfg.dbcount {
             let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));

@@ -17,7 +17,7 @@ pub mod options;
 pub mod output;
 pub mod props;
 
-use super::{Counters, DatasetTables, TableState, Workload};
+use super::{Counters, Workload};
 use crate::db::Dialect;
 use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::error::{Error, Result};
@@ -935,25 +935,6 @@ impl Workload for LinkBench {
         v
     }
 
-    fn dataset_tables(&self) -> DatasetTables {
-        DatasetTables::Names((0..self.cfg.dbcount).flat_map(|d| ["linktable", "counttable", "nodetable"].map(|t| self.cfg.table(d, t))).collect())
-    }
-
-    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        self.do_table_state(cfg).await
-    }
-    async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        self.do_prepare(cfg, quiet).await
-    }
-    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        self.do_cleanup(cfg, quiet).await
-    }
-    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        self.do_prewarm(cfg, quiet).await
-    }
-    async fn check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        self.do_check(cfg, quiet).await
-    }
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         Some(Box::new(output::LinkBenchSink::new(self, json, percentile, standard)))
     }

@@ -26,7 +26,7 @@ use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::rand::DistConfig;
 use crate::workload::plan::Plan;
-use crate::workload::{Counters, TableState, Workload};
+use crate::workload::{Checked, Counters, Dataset, TableState, Workload};
 use api::Ctx;
 use mlua::{Function, Lua, Value};
 use opts::OptVal;
@@ -287,6 +287,21 @@ impl Workload for LuaWorkload {
         o
     }
 
+    async fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> Result<()> {
+        commands::main_call(&self.shared, "init")
+    }
+
+    async fn run_finished(&self, _cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> Result<()> {
+        commands::main_call(&self.shared, "done")
+    }
+
+    fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
+        commands::hook_sink(&self.shared, json, percentile, standard)
+    }
+}
+
+/// A script owns its tables: `prepare` and `cleanup` are its own commands.
+impl Dataset for LuaWorkload {
     fn dataset_tables(&self) -> DatasetTables {
         DatasetTables::Prefix("sbtest".into())
     }
@@ -307,16 +322,6 @@ impl Workload for LuaWorkload {
     async fn prewarm(&self, _cfg: Arc<ConnConfig>, _quiet: bool) -> Result<()> {
         Ok(())
     }
-
-    async fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> Result<()> {
-        commands::main_call(&self.shared, "init")
-    }
-
-    async fn run_finished(&self, _cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> Result<()> {
-        commands::main_call(&self.shared, "done")
-    }
-
-    fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
-        commands::hook_sink(&self.shared, json, percentile, standard)
-    }
 }
+
+impl Checked for LuaWorkload {}

@@ -7,7 +7,7 @@ pub mod label;
 pub mod options;
 pub mod prepare;
 
-use super::{Counters, DatasetTables, TableState, Workload};
+use super::{Checked, Counters, Workload};
 use crate::db::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
@@ -556,24 +556,6 @@ impl Workload for Oltp {
         }
         v
     }
-
-    /// Every `sbtestN` table, also those beyond --tables, as sysbench names them.
-    fn dataset_tables(&self) -> DatasetTables {
-        DatasetTables::Prefix(self.args.table_name.clone())
-    }
-
-    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        self.do_table_state(cfg).await
-    }
-    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        self.do_prepare(cfg, threads, quiet).await
-    }
-    async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        self.do_cleanup(cfg, threads, quiet).await
-    }
-    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        self.do_prewarm(cfg, quiet).await
-    }
 }
 
 const LABEL_OPTIONS: &[&str] = &[
@@ -663,3 +645,5 @@ pub fn expected_counts(m: &Mix) -> (u64, u64, u64) {
     let other = if m.trx { 2 } else { 0 };
     (reads, writes, other)
 }
+
+impl Checked for Oltp {}

@@ -10,6 +10,7 @@ use crate::output::Progress;
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::usage;
 use crate::workload::TableState;
+use crate::workload::{Dataset, DatasetTables};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -117,200 +118,6 @@ impl Oltp {
             }
         }
         cols
-    }
-
-    /// Whether the tables are there: all present and big enough, all
-    /// missing, or present but different from what the options describe
-    /// (then the user decides; fairbench never drops tables on its own).
-    pub async fn do_table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        let mut conn = connect(cfg).await?;
-        let (mut present, mut missing) = (0, 0);
-        let (mut short, mut largest) = (None, 0u64);
-        let needs_rows = self.mix.kind != Kind::Insert || self.args.auto_inc;
-        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
-        for t in self.table_names() {
-            if !existing.contains(&t.to_ascii_lowercase()) {
-                missing += 1;
-                continue;
-            }
-            // Thousands of tables on a server take a while: stay stoppable.
-            crate::model::check_interrupt()?;
-            let max = max_id(&mut conn, &t, None).await?;
-            present += 1;
-            if needs_rows && max < self.args.table_size && short.is_none() {
-                short = Some((t.clone(), max));
-            }
-            largest = largest.max(max);
-        }
-        conn.close().await;
-        // Inserting workloads only add rows; the others pick ids up to
-        // --table-size, so on bigger tables they touch a part of the data.
-        // Rows an insert run added (a few percent) are not worth a word.
-        let picks_ids = !matches!(self.mix.kind, Kind::Insert | Kind::BulkInsert);
-        let larger = picks_ids && largest as f64 > self.args.table_size as f64 * 1.1;
-        Ok(match (present, missing, short) {
-            (0, _, _) => TableState::Missing,
-            (_, 0, None) if larger => TableState::Larger(largest),
-            (_, 0, None) => TableState::Ready,
-            (_, _, Some((t, max))) => TableState::Mismatch(format!("table {t} holds ids up to {max} but --table-size is {}", self.args.table_size)),
-            (_, m, None) => TableState::Mismatch(format!("{m} of the {} tables are missing", self.args.tables)),
-        })
-    }
-
-    /// Creates the tables that are missing and loads the rows each table
-    /// misses, so an interrupted prepare is finished by the next one and
-    /// nothing is ever dropped. Rows go in by pieces of fixed id ranges,
-    /// each loaded in id order and committed as it goes, so the rows of a
-    /// piece are always a prefix of its range: the next prepare asks each
-    /// piece for its highest id and loads the rest.
-    pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
-        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
-        let found = |t: &str| existing.contains(&t.to_ascii_lowercase());
-        if self.mix.kind == Kind::BulkInsert {
-            for i in 1..=threads {
-                let t = format!("{}{i}", self.args.table_name);
-                crate::model::check_interrupt()?;
-                if !found(&t) {
-                    ddl(&mut conn, &format!("CREATE TABLE {t} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))")).await?;
-                }
-            }
-            conn.close().await;
-            return Ok(());
-        }
-        let names = Arc::new(self.table_names());
-        let index_first = self.args.create_secondary && index_before_rows(&self.common.load_mode);
-        let mut resumed = Vec::with_capacity(names.len());
-        for t in names.iter() {
-            crate::model::check_interrupt()?;
-            if found(t) {
-                resumed.push(true);
-                continue;
-            }
-            if !quiet {
-                println!("Creating table '{t}'...");
-            }
-            for sql in self.create_sql(t)? {
-                if let Err(e) = conn.query(&sql).await {
-                    return Err(self.common.create_error(&e).unwrap_or_else(|| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(&sql)))));
-                }
-            }
-            if index_first {
-                secondary_index(&mut conn, self.engine, &self.args.table_name, t, !quiet).await?;
-            }
-            resumed.push(false);
-        }
-        let there = resumed.iter().filter(|&&r| r).count();
-        if there > 0 && !quiet {
-            println!("{there} of the {} tables exist already: loading only the rows and indexes they miss", names.len());
-        }
-        // oltp_insert without auto-inc starts from empty tables, as in sysbench.
-        let rows = if self.mix.kind == Kind::Insert && !self.args.auto_inc { 0 } else { self.args.table_size };
-        let total = rows * names.len() as u64;
-        let started = std::time::Instant::now();
-        let progress = Arc::new(Progress::new("Loading", total, quiet));
-        let d = self.engine.dialect();
-        let loaders = if d.one_writer() {
-            1
-        } else if d.loaders_per_core() {
-            crate::env::per_core_if_local(&cfg, threads)
-        } else {
-            threads
-        }
-        .max(1);
-        if let Some(why) = fewer_loaders_note(self.engine, loaders, threads).filter(|_| !quiet) {
-            println!("{why}");
-        }
-        let pieces = Arc::new(std::sync::Mutex::new(Pieces::new(names.len(), rows, &resumed)));
-        let complete: Arc<Vec<AtomicBool>> = Arc::new((0..names.len()).map(|_| AtomicBool::new(false)).collect());
-        let loaded = Arc::new(AtomicU64::new(0));
-        let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
-        let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary && !index_first, prefix: self.args.table_name.clone(), quiet });
-        let mut texts = vec![BulkTemplate::new(C_TEMPLATE.as_bytes(), self.args.rand_data), BulkTemplate::new(PAD_TEMPLATE.as_bytes(), self.args.rand_data)];
-        if self.args.extra_cols_default.contains(['#', '@']) {
-            texts.extend((0..self.args.extra_cols).map(|_| BulkTemplate::new(self.args.extra_cols_default.as_bytes(), 100)));
-        }
-        let texts = Arc::new(texts);
-        let mut set = tokio::task::JoinSet::new();
-        for _ in 0..loaders {
-            let l = Loader {
-                cfg: cfg.clone(),
-                cols: self.load_columns(),
-                dist: self.dist.clone(),
-                seed: self.seed,
-                texts: texts.clone(),
-                bulk: self.common.load_bulk_size,
-                mode: load_mode,
-                size: self.args.table_size,
-                progress: progress.clone(),
-                names: names.clone(),
-                pieces: pieces.clone(),
-                finish: finish.clone(),
-                complete: complete.clone(),
-                loaded: loaded.clone(),
-            };
-            set.spawn(l.run());
-        }
-        let outcome = wait_loaders(&mut set).await;
-        progress.finish();
-        if let Err(e) = outcome {
-            if matches!(e, Error::Interrupted) {
-                report_complete(&names, &complete);
-            }
-            return Err(e);
-        }
-        let secs = started.elapsed().as_secs_f64();
-        if rows == 0 {
-            // No pieces, so no loader finished these tables.
-            for (t, done) in names.iter().zip(complete.iter()) {
-                crate::model::check_interrupt().inspect_err(|_| report_complete(&names, &complete))?;
-                finish.table(&mut conn, t, true).await?;
-                done.store(true, Ordering::SeqCst);
-            }
-        }
-        if let Some(sql) = self.engine.dialect().after_bulk_load() {
-            ddl(&mut conn, sql).await?;
-        }
-        conn.close().await;
-        if !quiet {
-            let n = loaded.load(Ordering::SeqCst);
-            let rate = if secs > 0.0 { n as f64 / secs } else { 0.0 };
-            let before = if n < total { format!("; {} were there already", total - n) } else { String::new() };
-            println!("Loaded {n} rows into {} table(s) in {secs:.2}s ({rate:.0} rows/s, index builds included{before})", names.len());
-        }
-        Ok(())
-    }
-
-    pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
-        let n = if self.mix.kind == Kind::BulkInsert { threads as u32 } else { self.args.tables };
-        let d = self.engine.dialect();
-        for i in 1..=n {
-            let t = format!("{}{i}", self.args.table_name);
-            crate::model::check_interrupt()?;
-            if !quiet {
-                println!("Dropping table '{t}'...");
-            }
-            ddl(&mut conn, &d.drop_table(&t)).await?;
-        }
-        conn.close().await;
-        Ok(())
-    }
-
-    pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
-        let d = self.engine.dialect();
-        for t in self.table_names() {
-            if !quiet {
-                println!("Prewarming table '{t}'...");
-            }
-            for sql in d.prewarm_queries(&t) {
-                crate::model::check_interrupt()?;
-                ddl(&mut conn, &sql).await?;
-            }
-        }
-        conn.close().await;
-        Ok(())
     }
 }
 
@@ -569,6 +376,207 @@ fn fewer_loaders_note(engine: Engine, loaders: usize, threads: usize) -> Option<
     }
     let cores = crate::env::cpus();
     Some(format!("Loading with {conns}: the server shares this machine's {cores} core{}, and more concurrent loads only contend", if cores == 1 { "" } else { "s" }))
+}
+
+impl Dataset for Oltp {
+    /// Every `sbtestN` table, also those beyond --tables, as sysbench names them.
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Prefix(self.args.table_name.clone())
+    }
+
+    /// Whether the tables are there: all present and big enough, all
+    /// missing, or present but different from what the options describe
+    /// (then the user decides; fairbench never drops tables on its own).
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        let mut conn = connect(cfg).await?;
+        let (mut present, mut missing) = (0, 0);
+        let (mut short, mut largest) = (None, 0u64);
+        let needs_rows = self.mix.kind != Kind::Insert || self.args.auto_inc;
+        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
+        for t in self.table_names() {
+            if !existing.contains(&t.to_ascii_lowercase()) {
+                missing += 1;
+                continue;
+            }
+            // Thousands of tables on a server take a while: stay stoppable.
+            crate::model::check_interrupt()?;
+            let max = max_id(&mut conn, &t, None).await?;
+            present += 1;
+            if needs_rows && max < self.args.table_size && short.is_none() {
+                short = Some((t.clone(), max));
+            }
+            largest = largest.max(max);
+        }
+        conn.close().await;
+        // Inserting workloads only add rows; the others pick ids up to
+        // --table-size, so on bigger tables they touch a part of the data.
+        // Rows an insert run added (a few percent) are not worth a word.
+        let picks_ids = !matches!(self.mix.kind, Kind::Insert | Kind::BulkInsert);
+        let larger = picks_ids && largest as f64 > self.args.table_size as f64 * 1.1;
+        Ok(match (present, missing, short) {
+            (0, _, _) => TableState::Missing,
+            (_, 0, None) if larger => TableState::Larger(largest),
+            (_, 0, None) => TableState::Ready,
+            (_, _, Some((t, max))) => TableState::Mismatch(format!("table {t} holds ids up to {max} but --table-size is {}", self.args.table_size)),
+            (_, m, None) => TableState::Mismatch(format!("{m} of the {} tables are missing", self.args.tables)),
+        })
+    }
+
+    /// Creates the tables that are missing and loads the rows each table
+    /// misses, so an interrupted prepare is finished by the next one and
+    /// nothing is ever dropped. Rows go in by pieces of fixed id ranges,
+    /// each loaded in id order and committed as it goes, so the rows of a
+    /// piece are always a prefix of its range: the next prepare asks each
+    /// piece for its highest id and loads the rest.
+    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
+        let found = |t: &str| existing.contains(&t.to_ascii_lowercase());
+        if self.mix.kind == Kind::BulkInsert {
+            for i in 1..=threads {
+                let t = format!("{}{i}", self.args.table_name);
+                crate::model::check_interrupt()?;
+                if !found(&t) {
+                    ddl(&mut conn, &format!("CREATE TABLE {t} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))")).await?;
+                }
+            }
+            conn.close().await;
+            return Ok(());
+        }
+        let names = Arc::new(self.table_names());
+        let index_first = self.args.create_secondary && index_before_rows(&self.common.load_mode);
+        let mut resumed = Vec::with_capacity(names.len());
+        for t in names.iter() {
+            crate::model::check_interrupt()?;
+            if found(t) {
+                resumed.push(true);
+                continue;
+            }
+            if !quiet {
+                println!("Creating table '{t}'...");
+            }
+            for sql in self.create_sql(t)? {
+                if let Err(e) = conn.query(&sql).await {
+                    return Err(self.common.create_error(&e).unwrap_or_else(|| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(&sql)))));
+                }
+            }
+            if index_first {
+                secondary_index(&mut conn, self.engine, &self.args.table_name, t, !quiet).await?;
+            }
+            resumed.push(false);
+        }
+        let there = resumed.iter().filter(|&&r| r).count();
+        if there > 0 && !quiet {
+            println!("{there} of the {} tables exist already: loading only the rows and indexes they miss", names.len());
+        }
+        // oltp_insert without auto-inc starts from empty tables, as in sysbench.
+        let rows = if self.mix.kind == Kind::Insert && !self.args.auto_inc { 0 } else { self.args.table_size };
+        let total = rows * names.len() as u64;
+        let started = std::time::Instant::now();
+        let progress = Arc::new(Progress::new("Loading", total, quiet));
+        let d = self.engine.dialect();
+        let loaders = if d.one_writer() {
+            1
+        } else if d.loaders_per_core() {
+            crate::env::per_core_if_local(&cfg, threads)
+        } else {
+            threads
+        }
+        .max(1);
+        if let Some(why) = fewer_loaders_note(self.engine, loaders, threads).filter(|_| !quiet) {
+            println!("{why}");
+        }
+        let pieces = Arc::new(std::sync::Mutex::new(Pieces::new(names.len(), rows, &resumed)));
+        let complete: Arc<Vec<AtomicBool>> = Arc::new((0..names.len()).map(|_| AtomicBool::new(false)).collect());
+        let loaded = Arc::new(AtomicU64::new(0));
+        let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
+        let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary && !index_first, prefix: self.args.table_name.clone(), quiet });
+        let mut texts = vec![BulkTemplate::new(C_TEMPLATE.as_bytes(), self.args.rand_data), BulkTemplate::new(PAD_TEMPLATE.as_bytes(), self.args.rand_data)];
+        if self.args.extra_cols_default.contains(['#', '@']) {
+            texts.extend((0..self.args.extra_cols).map(|_| BulkTemplate::new(self.args.extra_cols_default.as_bytes(), 100)));
+        }
+        let texts = Arc::new(texts);
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..loaders {
+            let l = Loader {
+                cfg: cfg.clone(),
+                cols: self.load_columns(),
+                dist: self.dist.clone(),
+                seed: self.seed,
+                texts: texts.clone(),
+                bulk: self.common.load_bulk_size,
+                mode: load_mode,
+                size: self.args.table_size,
+                progress: progress.clone(),
+                names: names.clone(),
+                pieces: pieces.clone(),
+                finish: finish.clone(),
+                complete: complete.clone(),
+                loaded: loaded.clone(),
+            };
+            set.spawn(l.run());
+        }
+        let outcome = wait_loaders(&mut set).await;
+        progress.finish();
+        if let Err(e) = outcome {
+            if matches!(e, Error::Interrupted) {
+                report_complete(&names, &complete);
+            }
+            return Err(e);
+        }
+        let secs = started.elapsed().as_secs_f64();
+        if rows == 0 {
+            // No pieces, so no loader finished these tables.
+            for (t, done) in names.iter().zip(complete.iter()) {
+                crate::model::check_interrupt().inspect_err(|_| report_complete(&names, &complete))?;
+                finish.table(&mut conn, t, true).await?;
+                done.store(true, Ordering::SeqCst);
+            }
+        }
+        if let Some(sql) = self.engine.dialect().after_bulk_load() {
+            ddl(&mut conn, sql).await?;
+        }
+        conn.close().await;
+        if !quiet {
+            let n = loaded.load(Ordering::SeqCst);
+            let rate = if secs > 0.0 { n as f64 / secs } else { 0.0 };
+            let before = if n < total { format!("; {} were there already", total - n) } else { String::new() };
+            println!("Loaded {n} rows into {} table(s) in {secs:.2}s ({rate:.0} rows/s, index builds included{before})", names.len());
+        }
+        Ok(())
+    }
+
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let n = if self.mix.kind == Kind::BulkInsert { threads as u32 } else { self.args.tables };
+        let d = self.engine.dialect();
+        for i in 1..=n {
+            let t = format!("{}{i}", self.args.table_name);
+            crate::model::check_interrupt()?;
+            if !quiet {
+                println!("Dropping table '{t}'...");
+            }
+            ddl(&mut conn, &d.drop_table(&t)).await?;
+        }
+        conn.close().await;
+        Ok(())
+    }
+
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let d = self.engine.dialect();
+        for t in self.table_names() {
+            if !quiet {
+                println!("Prewarming table '{t}'...");
+            }
+            for sql in d.prewarm_queries(&t) {
+                crate::model::check_interrupt()?;
+                ddl(&mut conn, &sql).await?;
+            }
+        }
+        conn.close().await;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

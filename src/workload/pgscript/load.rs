@@ -7,6 +7,7 @@ use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, Sta
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::workload::TableState;
+use crate::workload::{Dataset, DatasetTables};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -91,8 +92,14 @@ impl PgScripts {
         }
         Ok(())
     }
+}
 
-    pub async fn do_table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+impl Dataset for PgScripts {
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Names(TABLES.iter().map(|t| t.to_string()).collect())
+    }
+
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         if !self.builtins_only {
             // A script's tables are its own business: nothing to check.
             return Ok(TableState::Ready);
@@ -111,7 +118,7 @@ impl PgScripts {
         })
     }
 
-    pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let engine = cfg.target.engine;
         let scale = self.scale_given.unwrap_or(1);
         let mut conn = connect(&cfg).await?;
@@ -157,7 +164,7 @@ impl PgScripts {
         Ok(())
     }
 
-    pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for sql in cfg.target.engine.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
@@ -169,7 +176,7 @@ impl PgScripts {
         Ok(())
     }
 
-    pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for t in TABLES {
             for sql in cfg.target.engine.dialect().prewarm_queries(t) {

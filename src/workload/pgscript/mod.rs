@@ -15,7 +15,7 @@ pub mod options;
 pub mod prng;
 pub mod script;
 
-use super::{Counters, DatasetTables, TableState, Workload};
+use super::{Checked, Counters, Workload};
 use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::usage;
@@ -431,23 +431,9 @@ impl Workload for PgScripts {
         v
     }
 
-    fn dataset_tables(&self) -> DatasetTables {
-        DatasetTables::Names(TABLES.iter().map(|t| t.to_string()).collect())
-    }
-
-    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        self.do_table_state(cfg).await
-    }
-    async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        self.do_prepare(cfg, quiet).await
-    }
-    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        self.do_cleanup(cfg, quiet).await
-    }
-    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        self.do_prewarm(cfg, quiet).await
-    }
     async fn run_started(&self, cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> Result<()> {
         self.detect_scale(cfg).await
     }
 }
+
+impl Checked for PgScripts {}

@@ -6,6 +6,7 @@ use super::schema::{SchemaOpts, UNDELIVERED_TS};
 use super::Tpcc;
 use crate::db::{Conn, ConnConfig, StatementSet};
 use crate::error::{Error, Result};
+use crate::workload::{Checked, Dataset};
 use std::sync::Arc;
 
 /// One consistency condition: a query counting what violates it, and a
@@ -161,9 +162,11 @@ impl Tpcc {
         }
         v
     }
+}
 
-    pub async fn do_check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        match self.do_table_state(&cfg).await? {
+impl Checked for Tpcc {
+    async fn check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        match self.table_state(&cfg).await? {
             crate::workload::TableState::Ready | crate::workload::TableState::Larger(_) => {}
             crate::workload::TableState::Missing => return Err(crate::usage!("the TPC-C tables do not exist: run `fairbench prepare tpcc` with the same options first")),
             crate::workload::TableState::Mismatch(why) => return Err(Error::Check(format!("TPC-C check failed: {why}"))),

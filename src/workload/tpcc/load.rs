@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{nurand, Rng};
 use crate::usage;
+use crate::workload::{Dataset, DatasetTables, TableState};
 use std::sync::Arc;
 
 const ITEMS: u32 = 100_000;
@@ -282,112 +283,6 @@ impl Tpcc {
             ddl(&mut c, off).await?;
         }
         Ok(c)
-    }
-
-    pub async fn do_table_state(&self, cfg: &Arc<ConnConfig>) -> Result<crate::workload::TableState> {
-        use crate::workload::TableState;
-        let mut conn = self.admin(cfg).await?;
-        let (mut present, mut missing) = (0, 0);
-        let mut problem = None;
-        for n in &self.names {
-            match conn.query_strings(&format!("SELECT COUNT(*), MAX(w_id) FROM {}", n.warehouse)).await {
-                Ok(rows) => {
-                    present += 1;
-                    let get = |i: usize| rows.first().and_then(|r| r[i].as_deref()).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
-                    let (count, max) = (get(0), get(1));
-                    if (count != self.warehouses as u64 || max != self.warehouses as u64) && problem.is_none() {
-                        problem = Some(format!("{} holds {count} complete warehouse(s) (max w_id {max}) but --warehouses is {}", n.warehouse, self.warehouses));
-                    }
-                }
-                Err(_) => missing += 1,
-            }
-        }
-        conn.close().await;
-        Ok(match (present, missing, problem) {
-            (0, _, _) => TableState::Missing,
-            (_, 0, None) => TableState::Ready,
-            (_, _, Some(p)) => TableState::Mismatch(p),
-            (_, m, None) => TableState::Mismatch(format!("{m} of the {} TPC-C datasets are missing", self.datasets)),
-        })
-    }
-
-    pub async fn do_prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
-        let mut conn = self.admin(&cfg).await?;
-        let mut jobs = Vec::new();
-        // Per dataset: the warehouses whose WAREHOUSE row is still missing.
-        let mut incomplete: Vec<Vec<u32>> = Vec::new();
-        for n in &self.names {
-            if !quiet {
-                println!("Creating TPC-C tables of dataset {} ({}, ...)...", n.n, n.warehouse);
-            }
-            for sql in self.schema.create(n) {
-                ddl(&mut conn, &sql).await?;
-            }
-            if self.args.schema_only {
-                incomplete.push(Vec::new());
-                continue;
-            }
-            let done: Vec<u32> = conn
-                .query_strings(&format!("SELECT w_id FROM {}", n.warehouse))
-                .await
-                .map_err(|e| Error::Sql(e.to_string()))?
-                .iter()
-                .filter_map(|r| r[0].as_deref().and_then(|s| s.parse().ok()))
-                .collect();
-            if let Some(w) = done.iter().find(|&&w| w > self.warehouses) {
-                return Err(usage!("{} already holds warehouse {w} but --warehouses is {}: run `fairbench cleanup` first or give the size it was prepared with", n.warehouse, self.warehouses));
-            }
-            let todo: Vec<u32> = (1..=self.warehouses).filter(|w| !done.contains(w)).collect();
-            // Table by table, so each table is complete (and its indexes
-            // can be built) while the next ones load.
-            for part in Part::ORDER {
-                let table = part.table(n);
-                let clear = !todo.is_empty() && !conn.query_strings(&format!("SELECT 1 FROM {table} LIMIT 1")).await.map_err(|e| Error::Sql(e.to_string()))?.is_empty();
-                jobs.extend(todo.iter().map(|&w| Job::Part { d: n.n, w, part, clear }));
-            }
-            let items = count(&mut conn, &format!("SELECT COUNT(*) FROM {}", n.item)).await?;
-            if items != ITEMS as u64 {
-                ddl(&mut conn, &format!("DELETE FROM {}", n.item)).await?;
-                jobs.push(Job::Items(n.n));
-            }
-            incomplete.push(todo);
-        }
-        if self.dialect().fk_checks_off().is_none() && self.schema.fk == Fk::Fk && !jobs.is_empty() {
-            // A resumed load writes children before parents: lift the
-            // constraints and add them back (validated) at the end.
-            for n in &self.names {
-                for (t, name, _) in self.schema.foreign_keys(n) {
-                    ddl(&mut conn, &format!("ALTER TABLE {t} DROP CONSTRAINT IF EXISTS {name}")).await?;
-                }
-            }
-        }
-        let whs: u64 = incomplete.iter().map(|ws| ws.len() as u64).sum();
-        let nitems = jobs.iter().filter(|j| matches!(j, Job::Items(_))).count() as u64;
-        let total = whs * ROWS_PER_WAREHOUSE + nitems * ITEMS as u64;
-        let loaders = if self.dialect().one_writer() { 1 } else { threads.max(1) };
-        if jobs.is_empty() && !quiet {
-            println!("All {} warehouse(s) of {} dataset(s) are loaded already.", self.warehouses, self.datasets);
-        } else if !quiet {
-            println!("Loading {whs} warehouse(s) and {nitems} item table(s) with {loaders} loader(s), table by table; each table's indexes are built once it is loaded...");
-        }
-        let started = std::time::Instant::now();
-        let progress = Arc::new(Progress::new("Loading", total, quiet));
-        let me = Arc::new(self.clone());
-        me.run_plan(Plan::new(jobs, self.finishing(), &self.names), &cfg, loaders, load_mode, &progress).await?;
-        // WAREHOUSE rows last, once every table holds their warehouses'
-        // rows: a WAREHOUSE row means "this warehouse is complete".
-        for (n, ws) in self.names.iter().zip(&incomplete) {
-            self.load_warehouse_rows(&mut conn, n.n, ws, load_mode, &progress).await?;
-        }
-        progress.finish();
-        let secs = started.elapsed().as_secs_f64();
-        if !quiet && total > 0 {
-            println!("Loaded about {total} rows in {secs:.2}s ({:.0} rows/s, index builds included)", total as f64 / secs.max(1e-9));
-        }
-        me.finish_schema(&mut conn, &cfg, loaders, quiet).await?;
-        conn.close().await;
-        Ok(())
     }
 
     /// Runs a plan on `loaders` connections of their own: each takes the
@@ -799,35 +694,6 @@ impl Tpcc {
         });
         bulk(conn, &n.warehouse, &cols, &mut src, self.common.load_bulk_size, mode).await
     }
-
-    pub async fn do_cleanup(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = self.admin(&cfg).await?;
-        for n in &self.names {
-            if !quiet {
-                println!("Dropping TPC-C tables of dataset {}...", n.n);
-            }
-            for sql in self.dialect().drop_tables(&n.all()) {
-                ddl(&mut conn, &sql).await?;
-            }
-        }
-        conn.close().await;
-        Ok(())
-    }
-
-    pub async fn do_prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = self.admin(&cfg).await?;
-        for n in &self.names {
-            if !quiet {
-                println!("Prewarming TPC-C tables of dataset {}...", n.n);
-            }
-            for t in n.all() {
-                ddl(&mut conn, &format!("SELECT COUNT(*) FROM {t}")).await?;
-            }
-            ddl(&mut conn, &format!("SELECT COUNT(*) FROM {} WHERE c_last LIKE '%A%'", n.customer)).await?;
-        }
-        conn.close().await;
-        Ok(())
-    }
 }
 
 /// name, street 1/2, city, state, zip into texts[0..6].
@@ -861,6 +727,146 @@ async fn ddl_tolerant(conn: &mut Conn, sql: &str, codes: &[&str]) -> Result<()> 
 pub async fn count(conn: &mut Conn, sql: &str) -> Result<u64> {
     let rows = conn.query_strings(sql).await.map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))?;
     Ok(rows.first().and_then(|r| r[0].as_deref()).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0) as u64)
+}
+
+impl Dataset for Tpcc {
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Names(self.names.iter().flat_map(|n| n.all()).map(str::to_string).collect())
+    }
+
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        let mut conn = self.admin(cfg).await?;
+        let (mut present, mut missing) = (0, 0);
+        let mut problem = None;
+        for n in &self.names {
+            match conn.query_strings(&format!("SELECT COUNT(*), MAX(w_id) FROM {}", n.warehouse)).await {
+                Ok(rows) => {
+                    present += 1;
+                    let get = |i: usize| rows.first().and_then(|r| r[i].as_deref()).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+                    let (count, max) = (get(0), get(1));
+                    if (count != self.warehouses as u64 || max != self.warehouses as u64) && problem.is_none() {
+                        problem = Some(format!("{} holds {count} complete warehouse(s) (max w_id {max}) but --warehouses is {}", n.warehouse, self.warehouses));
+                    }
+                }
+                Err(_) => missing += 1,
+            }
+        }
+        conn.close().await;
+        Ok(match (present, missing, problem) {
+            (0, _, _) => TableState::Missing,
+            (_, 0, None) => TableState::Ready,
+            (_, _, Some(p)) => TableState::Mismatch(p),
+            (_, m, None) => TableState::Mismatch(format!("{m} of the {} TPC-C datasets are missing", self.datasets)),
+        })
+    }
+
+    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
+        let mut conn = self.admin(&cfg).await?;
+        let mut jobs = Vec::new();
+        // Per dataset: the warehouses whose WAREHOUSE row is still missing.
+        let mut incomplete: Vec<Vec<u32>> = Vec::new();
+        for n in &self.names {
+            if !quiet {
+                println!("Creating TPC-C tables of dataset {} ({}, ...)...", n.n, n.warehouse);
+            }
+            for sql in self.schema.create(n) {
+                ddl(&mut conn, &sql).await?;
+            }
+            if self.args.schema_only {
+                incomplete.push(Vec::new());
+                continue;
+            }
+            let done: Vec<u32> = conn
+                .query_strings(&format!("SELECT w_id FROM {}", n.warehouse))
+                .await
+                .map_err(|e| Error::Sql(e.to_string()))?
+                .iter()
+                .filter_map(|r| r[0].as_deref().and_then(|s| s.parse().ok()))
+                .collect();
+            if let Some(w) = done.iter().find(|&&w| w > self.warehouses) {
+                return Err(usage!("{} already holds warehouse {w} but --warehouses is {}: run `fairbench cleanup` first or give the size it was prepared with", n.warehouse, self.warehouses));
+            }
+            let todo: Vec<u32> = (1..=self.warehouses).filter(|w| !done.contains(w)).collect();
+            // Table by table, so each table is complete (and its indexes
+            // can be built) while the next ones load.
+            for part in Part::ORDER {
+                let table = part.table(n);
+                let clear = !todo.is_empty() && !conn.query_strings(&format!("SELECT 1 FROM {table} LIMIT 1")).await.map_err(|e| Error::Sql(e.to_string()))?.is_empty();
+                jobs.extend(todo.iter().map(|&w| Job::Part { d: n.n, w, part, clear }));
+            }
+            let items = count(&mut conn, &format!("SELECT COUNT(*) FROM {}", n.item)).await?;
+            if items != ITEMS as u64 {
+                ddl(&mut conn, &format!("DELETE FROM {}", n.item)).await?;
+                jobs.push(Job::Items(n.n));
+            }
+            incomplete.push(todo);
+        }
+        if self.dialect().fk_checks_off().is_none() && self.schema.fk == Fk::Fk && !jobs.is_empty() {
+            // A resumed load writes children before parents: lift the
+            // constraints and add them back (validated) at the end.
+            for n in &self.names {
+                for (t, name, _) in self.schema.foreign_keys(n) {
+                    ddl(&mut conn, &format!("ALTER TABLE {t} DROP CONSTRAINT IF EXISTS {name}")).await?;
+                }
+            }
+        }
+        let whs: u64 = incomplete.iter().map(|ws| ws.len() as u64).sum();
+        let nitems = jobs.iter().filter(|j| matches!(j, Job::Items(_))).count() as u64;
+        let total = whs * ROWS_PER_WAREHOUSE + nitems * ITEMS as u64;
+        let loaders = if self.dialect().one_writer() { 1 } else { threads.max(1) };
+        if jobs.is_empty() && !quiet {
+            println!("All {} warehouse(s) of {} dataset(s) are loaded already.", self.warehouses, self.datasets);
+        } else if !quiet {
+            println!("Loading {whs} warehouse(s) and {nitems} item table(s) with {loaders} loader(s), table by table; each table's indexes are built once it is loaded...");
+        }
+        let started = std::time::Instant::now();
+        let progress = Arc::new(Progress::new("Loading", total, quiet));
+        let me = Arc::new(self.clone());
+        me.run_plan(Plan::new(jobs, self.finishing(), &self.names), &cfg, loaders, load_mode, &progress).await?;
+        // WAREHOUSE rows last, once every table holds their warehouses'
+        // rows: a WAREHOUSE row means "this warehouse is complete".
+        for (n, ws) in self.names.iter().zip(&incomplete) {
+            self.load_warehouse_rows(&mut conn, n.n, ws, load_mode, &progress).await?;
+        }
+        progress.finish();
+        let secs = started.elapsed().as_secs_f64();
+        if !quiet && total > 0 {
+            println!("Loaded about {total} rows in {secs:.2}s ({:.0} rows/s, index builds included)", total as f64 / secs.max(1e-9));
+        }
+        me.finish_schema(&mut conn, &cfg, loaders, quiet).await?;
+        conn.close().await;
+        Ok(())
+    }
+
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = self.admin(&cfg).await?;
+        for n in &self.names {
+            if !quiet {
+                println!("Dropping TPC-C tables of dataset {}...", n.n);
+            }
+            for sql in self.dialect().drop_tables(&n.all()) {
+                ddl(&mut conn, &sql).await?;
+            }
+        }
+        conn.close().await;
+        Ok(())
+    }
+
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        let mut conn = self.admin(&cfg).await?;
+        for n in &self.names {
+            if !quiet {
+                println!("Prewarming TPC-C tables of dataset {}...", n.n);
+            }
+            for t in n.all() {
+                ddl(&mut conn, &format!("SELECT COUNT(*) FROM {t}")).await?;
+            }
+            ddl(&mut conn, &format!("SELECT COUNT(*) FROM {} WHERE c_last LIKE '%A%'", n.customer)).await?;
+        }
+        conn.close().await;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

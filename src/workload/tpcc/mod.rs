@@ -26,7 +26,7 @@ pub mod schema;
 mod stock_level;
 pub mod values;
 
-use super::{Counters, DatasetTables, TableState, Workload};
+use super::{Counters, Workload};
 use crate::db::Dialect;
 use crate::db::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
 use crate::error::Result;
@@ -591,26 +591,6 @@ impl Workload for Tpcc {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
-    }
-
-    fn dataset_tables(&self) -> DatasetTables {
-        DatasetTables::Names(self.names.iter().flat_map(|n| n.all()).map(str::to_string).collect())
-    }
-
-    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        self.do_table_state(cfg).await
-    }
-    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        self.do_prepare(cfg, threads, quiet).await
-    }
-    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        self.do_cleanup(cfg, quiet).await
-    }
-    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        self.do_prewarm(cfg, quiet).await
-    }
-    async fn check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        self.do_check(cfg, quiet).await
     }
 
     async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> Result<()> {
