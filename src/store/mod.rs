@@ -15,6 +15,10 @@
 //! Passwords never reach the store: targets are written through `Target`'s
 //! `Display`, which masks them, and options never include the URL.
 
+mod text;
+
+pub use text::{list_text, option_arg, show_text};
+
 use crate::db::ConnConfig;
 use crate::env::{DatasetTables, SampleRow, Sampler};
 use crate::error::{Error, Result};
@@ -628,104 +632,6 @@ pub fn load_all(path: &Path) -> Result<Vec<RunRecord>> {
         }
     }
     Ok(v)
-}
-
-pub fn list_text(path: &Path) -> Result<String> {
-    let c = open(path, false)?;
-    let mut st = c.prepare("SELECT id FROM runs ORDER BY id").map_err(|e| io(path, e))?;
-    let ids: Vec<i64> = st.query_map([], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
-    let mut o = format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}\n", "id", "started", "status", "engine", "threads", "tps", "label");
-    for id in ids {
-        let Some(r) = load(&c, id, false).map_err(|e| io(path, e))? else { continue };
-        let tps: Vec<String> = r.levels.iter().map(|l| format!("{:.1}", l.tps)).collect();
-        let threads: Vec<String> = r.levels.iter().map(|l| l.threads.to_string()).collect();
-        let status = if r.status == "running" && !r.still_running() { "unfinished".to_string() } else { r.status.clone() };
-        let tag = if r.tag.is_empty() { String::new() } else { format!(" [{}]", r.tag) };
-        o.push_str(&format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}{}\n", r.id, r.started_at, status, r.engine, threads.join(","), tps.join(","), r.label, tag));
-    }
-    Ok(o)
-}
-
-/// `--name=value` as a shell word: a value with spaces, quotes or shell
-/// characters is single-quoted, so the line can be pasted back.
-pub fn option_arg(name: &str, value: &str) -> String {
-    let plain = value.chars().all(|c| c.is_ascii_alphanumeric() || "_-.,:/@%+=".contains(c));
-    if plain {
-        format!("--{name}={value}")
-    } else {
-        format!("--{name}='{}'", value.replace('\'', "'\\''"))
-    }
-}
-
-pub fn show_text(r: &RunRecord) -> String {
-    let mut o = String::new();
-    let mut p = |l: String| {
-        o.push_str(&l);
-        o.push('\n');
-    };
-    p(format!("Run {} ({}): {}", r.id, r.kind, r.label));
-    if !r.tag.is_empty() {
-        p(format!("Tag: {}", r.tag));
-    }
-    p(format!("Status: {}", r.status_text()));
-    p(format!("Workload: {} on {} ({}, {})", r.workload, r.target, r.engine, r.transport));
-    p(format!("Started: {}  Ended: {}", r.started_at, r.ended_at.as_deref().unwrap_or("-")));
-    p(format!("fairbench {} on {} (pid {})", r.tool_version, r.hostname, r.pid));
-    let opts: Vec<String> = r.options.iter().map(|(k, v)| option_arg(k, v.as_str().unwrap_or(""))).collect();
-    p(format!("Options: {}", opts.join(" ")));
-    if let Some(e) = &r.env_start {
-        let d = crate::env::durability::durability(&e.server);
-        let (fit, why) = crate::audit::memory_fit(&e.server);
-        p(format!("Server: {} {}", e.server.engine, e.server.version));
-        if let Some(t) = crate::env::tls_text(&e.server) {
-            p(format!("  connection: {t}"));
-        }
-        if let Some(pl) = &e.server.pooler {
-            p(format!("  {pl}"));
-        }
-        if let Some(sb) = crate::env::standby_text(&e.server) {
-            p(format!("  {sb}"));
-        }
-        p(format!("  durability: {} [{}]", d.class.name(), d.evidence.join(", ")));
-        p(format!("  memory fit: {} ({why})", fit.name()));
-        p(format!("Client: {} x {}, {} CPUs available, kernel {}", e.host.cpus, e.host.cpu_model, e.host.cpus_available, e.host.kernel));
-    }
-    let cpu_of = if r.transport == "embedded" { "client+engine CPU" } else { "client CPU" };
-    for l in &r.levels {
-        p(String::new());
-        p(format!(
-            "Level {} ({} threads, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
-            l.level_no,
-            l.threads,
-            if l.ended_at.is_none() { "not finished".to_string() } else { l.status.clone() },
-            l.tps,
-            l.qps,
-            l.qps_no_trx,
-            l.p95_ms,
-            l.p99_ms,
-            l.cpu_cores,
-            l.elapsed_s
-        ));
-        for i in &l.intervals {
-            let s = i.secs.max(1e-9);
-            p(format!(
-                "  [ {:.0}s ]{} tps: {:.2} qps: {:.2} lat (ms,95%): {:.2} err/s: {:.2} cpu: {:.2}",
-                i.t,
-                if i.warmup { " (warmup)" } else { "" },
-                i.events as f64 / s,
-                (i.reads + i.writes + i.other) as f64 / s,
-                i.p95_ms,
-                i.errors as f64 / s,
-                i.cpu_s / s
-            ));
-        }
-        if let Some((per_trx, miss)) = crate::audit::level_reads(l) {
-            p(format!("  physical reads: {per_trx:.2} per transaction, {:.2}% of page requests missed the cache", miss * 100.0));
-        }
-    }
-    p(String::new());
-    o.push_str(&crate::audit::findings_text(&r.findings));
-    o
 }
 
 pub fn export_json(path: &Path, refs: &[String]) -> Result<Value> {
