@@ -1,7 +1,14 @@
 //! The connection a scenario's steps share, and the target's command-line
 //! client for the imports that go through it.
 
-use super::*;
+use crate::db::{Conn, ConnConfig, Engine, StatementSet, Target};
+use crate::error::{Error, Result};
+use crate::usage;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Runs a scenario's statements on one target over fairbench's own
 /// connection (the benchmarks' `Conn`), opened once; the server's

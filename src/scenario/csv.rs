@@ -1,6 +1,11 @@
 //! The generate step: a CSV file of typed columns from seeded generators.
 
-use super::*;
+use super::file::ColumnGen;
+use crate::error::{Error, Result};
+use crate::rand::Rng;
+use crate::usage;
+use std::io::{BufWriter, Write};
+use std::path::Path;
 
 /// Every column's generator is known and has what it needs.
 pub(crate) fn check_columns(cols: &[ColumnGen]) -> Result<()> {

@@ -1,6 +1,10 @@
 //! The scenario file: its steps as TOML, read and checked before anything runs.
 
-use super::*;
+use super::csv::check_columns;
+use crate::error::Result;
+use crate::usage;
+use serde::Deserialize;
+use std::path::Path;
 
 /// A scenario file.
 #[derive(Deserialize, Debug)]

@@ -27,17 +27,7 @@ pub use run::*;
 pub use store::*;
 pub use table::*;
 
-use crate::db::{Conn, ConnConfig, Engine, StatementSet, Target};
-use crate::error::{Error, Result};
-use crate::rand::Rng;
-use crate::runner;
-use crate::usage;
 use serde::{Deserialize, Serialize};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// What one step measured.
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]

@@ -1,7 +1,15 @@
 //! Running steps: each timed, its rows counted and checksummed, the
 //! table's sizes read from the server and the disk.
 
-use super::*;
+use super::client::Client;
+use super::csv::generate;
+use super::file::Step;
+use super::table::fmt_secs;
+use super::{Column, StepResult};
+use crate::error::{Error, Result};
+use crate::runner;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Runs `steps` in order on `c`; paths of files are relative to `work`. The
 /// first failed step ends the column: what was measured before it is kept.

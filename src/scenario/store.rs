@@ -1,6 +1,8 @@
 //! Storing a scenario's report in the results store beside the runs.
 
-use super::*;
+use super::Report;
+use crate::error::{Error, Result};
+use std::path::Path;
 
 /// Stores the report in the results store (tables of its own beside the runs).
 pub fn store(path: &Path, rep: &Report) -> Result<i64> {

@@ -1,6 +1,6 @@
 //! A scenario's report as a text table, one column per target or engine.
 
-use super::*;
+use super::{Report, StepResult};
 
 /// `1.234 s`, `12 ms`.
 pub fn fmt_secs(s: f64) -> String {
