@@ -372,6 +372,16 @@ fn every_engine_outside_db_exception_is_still_needed() {
     assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from ENGINE_OUTSIDE_DB_ALLOWED\n{}", stale.join("\n"));
 }
 
+/// Every source file under src/, as (path from the crate root, code with
+/// comments blanked), in path order.
+fn sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    files.iter().map(|path| (path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"), strip(&std::fs::read_to_string(path).unwrap()).0)).collect()
+}
+
 /// An engine is one folder under src/db/ (named as runs record it, with
 /// its spec in spec.rs) and one line in the registry, src/db/engines.rs:
 /// no other file reaches into an engine's spec.
@@ -388,12 +398,8 @@ fn an_engine_is_one_folder_and_one_registry_line() {
         assert!(!names.contains(&name), "engine {name} registered twice");
         names.push(name);
     }
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
     let mut outside = Vec::new();
-    for path in files {
-        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-        let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
+    for (rel, code) in sources() {
         for name in &names {
             if rel != "src/db/engines.rs" && !rel.starts_with(&format!("src/db/{name}/")) && code.contains(&format!("{name}::spec")) {
                 outside.push(format!("{rel} reaches into {name}::spec"));
@@ -407,17 +413,8 @@ fn an_engine_is_one_folder_and_one_registry_line() {
 // "mysql" and "postgres"; a recorded run's engine is asked by name now.
 #[test]
 fn recorded_engines_are_asked_not_matched_by_name() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    files.sort();
     let mut found = Vec::new();
-    for path in files {
-        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-        if rel.starts_with("src/db/") {
-            continue;
-        }
-        let (code, _) = strip(&std::fs::read_to_string(&path).unwrap());
+    for (rel, code) in sources().into_iter().filter(|(rel, _)| !rel.starts_with("src/db/")) {
         for (n, l) in without_tests(&code).lines().enumerate() {
             if [".engine == \"", ".engine != \"", ".engine.as_str()"].iter().any(|p| l.contains(p)) {
                 found.push(format!("{rel}:{}: {}", n + 1, l.trim()));
