@@ -6,6 +6,8 @@
 //! percentiles are as exact as per-worker ones, and no lock or atomic is
 //! touched per query.
 
+pub mod significance;
+
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 
