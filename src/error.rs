@@ -9,6 +9,9 @@ use std::fmt;
 /// Exit codes, documented in the README and docs/usage.md.
 pub mod exit {
     pub const OK: i32 = 0;
+    /// `compare --max-regression`: the new runs are significantly worse
+    /// than the baseline by more than the threshold (a CI gate's failure).
+    pub const REGRESSION: i32 = 1;
     /// Bad option, bad label, bad URL: nothing was run.
     pub const USAGE: i32 = 2;
     /// Server unreachable, or authentication refused.
@@ -38,6 +41,7 @@ pub enum Error {
     Io(String),
     Group(String),
     Forced(String),
+    Regression(String),
     Interrupted,
 }
 
@@ -51,6 +55,7 @@ impl Error {
             Error::Io(_) => exit::IO,
             Error::Group(_) => exit::GROUP,
             Error::Forced(_) => exit::FORCED,
+            Error::Regression(_) => exit::REGRESSION,
             Error::Interrupted => exit::INTERRUPTED,
         }
     }
@@ -59,7 +64,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) | Error::Group(m) | Error::Forced(m) => f.write_str(m),
+            Error::Usage(m) | Error::Connect(m) | Error::Sql(m) | Error::Check(m) | Error::Io(m) | Error::Group(m) | Error::Forced(m) | Error::Regression(m) => f.write_str(m),
             Error::Interrupted => f.write_str("interrupted"),
         }
     }

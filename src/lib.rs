@@ -37,6 +37,10 @@ pub fn main_entry() -> i32 {
             return exit::USAGE;
         }
     };
+    // `run` with several --target: the configurations alternate, one process per run.
+    if let Some(code) = commands::alternate::maybe(&argv) {
+        return code;
+    }
     let cli = match cli::parse(argv) {
         Ok(c) => c,
         // --help and --version: clap prints them as they are.

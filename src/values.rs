@@ -129,6 +129,32 @@ pub fn positive_usize(s: &str) -> Result<usize, String> {
     whole(s, 1, usize::MAX as u64)
 }
 
+/// A threshold percentage as a fraction: "5%" or "5" is 0.05.
+pub fn threshold(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().trim_end_matches('%').trim().parse().map_err(|_| format!("'{s}' is not a percentage: give one such as 5% or 2.5"))?;
+    if !(0.0..100.0).contains(&v) {
+        return Err(format!("'{s}': give a percentage from 0 to 100"));
+    }
+    Ok(v / 100.0)
+}
+
+pub fn gate_metric(s: &str) -> Result<String, String> {
+    choice(s, &["throughput", "p99", "both"], "use throughput, p99 or both").map(|o| o.to_ascii_lowercase())
+}
+
+pub fn compare_format(s: &str) -> Result<String, String> {
+    choice(s, &["text", "markdown", "json"], "use text, markdown or json").map(|o| o.to_ascii_lowercase())
+}
+
+/// Repetitions of each level: a series longer than a thousand runs is a typo.
+pub fn repetitions(s: &str) -> Result<usize, String> {
+    whole(s, 1, 1000)
+}
+
+pub fn repeat_order(s: &str) -> Result<String, String> {
+    choice(s, &["interleaved", "grouped"], "use interleaved or grouped").map(|o| o.to_ascii_lowercase())
+}
+
 /// OS threads for network clients: each is a real thread, so a typo must not ask for millions.
 pub fn client_threads(s: &str) -> Result<usize, String> {
     whole(s, 1, 4096)

@@ -7,6 +7,8 @@
 //! transport, prepared statements...). Engines name their settings
 //! differently, so settings are first normalised into classes.
 
+mod repetitions;
+
 use crate::db::engines::page_reads;
 use crate::env::durability::{durability, DurClass};
 use crate::env::Server;
@@ -503,6 +505,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_rate_not_sustained(r));
     v.extend(rule_qps_trx(r));
     v.extend(rule_standby_lag(r));
+    v.extend(repetitions::rule_noisy_series(r));
     v
 }
 
@@ -698,6 +701,8 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_config_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));
         v.extend(rule_script_mismatch(rs));
+        v.extend(repetitions::rule_single_runs(rs));
+        v.extend(repetitions::rule_insignificant_difference(rs));
     }
     for r in rs {
         v.extend(single(r));

@@ -145,14 +145,29 @@ pub struct AuditArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// Run ids (or last, last-N); the first is the baseline
-    #[arg(required = true, num_args = 2..)]
+    /// Run ids (or last, last-N); the first is the baseline unless --baseline names one
+    #[arg(required = true, num_args = 1..)]
     pub runs: Vec<String>,
     #[command(flatten)]
     pub store: StoreArgs,
     /// Print JSON
     #[arg(long)]
     pub json: bool,
+    /// The baseline: a stored run (id, last, last-N) or a file `results export` wrote
+    #[arg(long, value_name = "RUN|FILE")]
+    pub baseline: Option<String>,
+    /// Exit 1 when a run is significantly worse than the baseline by more than this (5%, 2.5)
+    #[arg(long, value_name = "PERCENT", value_parser = values::threshold)]
+    pub max_regression: Option<f64>,
+    /// What --max-regression judges: throughput, p99, or both
+    #[arg(long, value_name = "METRIC", default_value = "both", value_parser = values::gate_metric)]
+    pub metric: String,
+    /// text, markdown (a table for CI job summaries) or json
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = values::compare_format)]
+    pub format: String,
+    /// Also write a JUnit XML report: one test case per level and metric
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -36,7 +36,8 @@ impl<W: Workload> Drivable for Arc<W> {
 /// prepare / cleanup / prewarm / check / run for any workload.
 fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()> {
     let c = &plan.args.control;
-    let levels = c.threads.0.clone();
+    // A series runs each level --repeat times; the levels are stored in the order they ran.
+    let levels = runner::repetition_order(&c.threads.0, c.repeat, c.repeat_order == "interleaved");
     let max_threads = *levels.iter().max().unwrap_or(&1);
     let json = c.output == "json";
     let sb = &c.sysbench;
@@ -82,7 +83,11 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     }
     let label = w.label(&cfg);
     let mut options = w.options(&cfg);
-    options.push(("threads".into(), levels.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
+    options.push(("threads".into(), c.threads.0.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
+    if c.repeat > 1 {
+        options.push(("repeat".into(), c.repeat.to_string()));
+        options.push(("repeat-order".into(), c.repeat_order.clone()));
+    }
     options.push(("time".into(), c.time.to_string()));
     options.push(("events".into(), c.events.to_string()));
     options.push(("rate".into(), c.rate.to_string()));
@@ -147,6 +152,8 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     sinks.extend(hdr_log);
     let mut sink = Sinks(sinks);
     let mut outcome = Ok(());
+    // (threads, tps, p95, p99) of each completed level, for the series summary.
+    let mut measured: Vec<(usize, f64, f64, f64)> = Vec::new();
     for (i, &threads) in levels.iter().enumerate() {
         if i > 0 && c.pause > 0.0 {
             runner::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
@@ -212,7 +219,10 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             break;
         }
         match r.stop.clone() {
-            Stop::Completed => {}
+            Stop::Completed => {
+                let t = &r.total;
+                measured.push((threads, t.events as f64 / r.elapsed_s.max(1e-9), t.pct_ms(95.0), t.pct_ms(99.0)));
+            }
             Stop::Interrupted => {
                 outcome = Err(Error::Interrupted);
                 break;
@@ -223,6 +233,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             }
         }
     }
+    if c.repeat > 1 {
+        series_summary(&measured, levels.len(), c, json, loud);
+    }
     if let Some(r) = recorder {
         super::finish_recording(&r, &outcome, levels.len() > 1, quiet);
     }
@@ -230,6 +243,23 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         outcome = validate(w.as_ref(), plan, cfg, json, quiet);
     }
     outcome
+}
+
+/// The series' table after its last repetition (or what completed before
+/// an interrupt, saying how much that is).
+fn series_summary(measured: &[(usize, f64, f64, f64)], planned: usize, c: &crate::workload::plan::ControlArgs, json: bool, loud: bool) {
+    let levels = crate::model::record::Repeated::group(measured.iter().copied());
+    if json {
+        println!("{}", report::series::json(&levels, &c.repeat_order));
+        return;
+    }
+    if measured.len() < planned {
+        println!("\n{} of {} repetitions completed; every completed one is stored.", measured.len(), planned);
+    }
+    if loud && !levels.is_empty() {
+        println!();
+        print!("{}", report::series::text(&levels, &c.repeat_order));
+    }
 }
 
 /// How the console shows a level's summary.

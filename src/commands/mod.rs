@@ -2,6 +2,7 @@
 //! `env`, `audit` and `compare`; the bench commands (`run`, `prepare`...),
 //! `server` and `scenario` in their own files.
 
+pub mod alternate;
 pub mod bench;
 pub mod merge;
 pub mod scenario;
@@ -143,14 +144,64 @@ pub fn audit(a: AuditArgs) -> Result<()> {
 }
 
 pub fn compare(a: CompareArgs) -> Result<()> {
-    let rs = store::load_many(&a.store.results, &a.runs)?;
-    let refs: Vec<&RunRecord> = rs.iter().collect();
-    if a.json {
-        println!("{}", crate::compare::json(&refs));
-    } else {
-        print!("{}", crate::compare::text(&refs));
+    use crate::compare::gate::{self, Metric};
+    if a.baseline.is_none() && a.runs.len() < 2 {
+        return Err(crate::usage!("compare needs two runs or more: a baseline and what to compare with it (give two run ids, or --baseline RUN|FILE and a run id)"));
     }
-    Ok(())
+    let mut rs = Vec::new();
+    if let Some(b) = &a.baseline {
+        rs.push(baseline(b, &a.store.results)?);
+    }
+    rs.extend(store::load_series(&a.store.results, &a.runs)?);
+    let refs: Vec<&RunRecord> = rs.iter().collect();
+    let metrics = match a.metric.as_str() {
+        "throughput" => vec![Metric::Throughput],
+        "p99" => vec![Metric::P99],
+        _ => vec![Metric::Throughput, Metric::P99],
+    };
+    let base = refs[0];
+    let per_run: Vec<(&RunRecord, Vec<gate::Line>)> = refs[1..].iter().map(|r| (*r, gate::lines(base, r, &metrics, a.max_regression))).collect();
+    match (a.json, a.format.as_str()) {
+        (true, _) | (_, "json") => println!("{}", crate::compare::json(&refs)),
+        (_, "markdown") => {
+            for (r, ls) in &per_run {
+                println!("{}", gate::markdown(base, r, ls, a.max_regression));
+            }
+        }
+        _ => {
+            print!("{}", crate::compare::text(&refs));
+            if a.max_regression.is_some() {
+                for (r, ls) in &per_run {
+                    println!();
+                    print!("{}", gate::text(base, r, ls, a.max_regression));
+                }
+            }
+        }
+    }
+    if let Some(path) = &a.junit {
+        let xml: String = per_run.iter().map(|(r, ls)| gate::junit(base, r, ls)).collect();
+        std::fs::write(path, xml).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let failed: Vec<String> = per_run.iter().flat_map(|(r, ls)| ls.iter().filter(|l| l.regression).map(move |l| format!("run {} at {} clients ({})", r.id, l.threads, l.metric.name()))).collect();
+    match a.max_regression {
+        Some(max) if !failed.is_empty() => Err(Error::Regression(format!("regression beyond {:.1}% against baseline run {}: {}", max * 100.0, base.id, failed.join(", ")))),
+        _ => Ok(()),
+    }
+}
+
+/// A baseline: a file `results export` wrote (one run in it), else a stored run.
+fn baseline(what: &str, store_path: &Path) -> Result<RunRecord> {
+    let path = Path::new(what);
+    if !path.is_file() {
+        return store::load_series(store_path, &[what.to_string()])?.into_iter().next().ok_or_else(|| crate::usage!("baseline {what}: no such run"));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("cannot read baseline {what}: {e}")))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| crate::usage!("baseline {what} is not JSON from `fairbench results export`: {e}"))?;
+    let runs = v.get("runs").and_then(|r| r.as_array()).ok_or_else(|| crate::usage!("baseline {what} has no \"runs\": write it with `fairbench results export RUN > {what}`"))?;
+    match runs.as_slice() {
+        [one] => serde_json::from_value(one.clone()).map_err(|e| crate::usage!("baseline {what}: its run cannot be read: {e}")),
+        _ => Err(crate::usage!("baseline {what} holds {} runs: export the one to compare against (`fairbench results export RUN > {what}`)", runs.len())),
+    }
 }
 
 pub fn report(a: ReportArgs) -> Result<()> {

@@ -3,11 +3,14 @@
 //! the audit's findings first, since they decide whether the numbers below
 //! them mean anything.
 
+pub mod gate;
+
 use crate::audit::{self, memory_fit};
 use crate::db::engines::Aspect;
 use crate::env::durability::durability;
 use crate::env::Server;
-use crate::model::record::{Finding, RunRecord};
+use crate::model::record::{Finding, LevelRec, RunRecord};
+use crate::stats::significance::median;
 use crate::units::human_bytes;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -302,6 +305,22 @@ pub fn compare(rs: &[&RunRecord]) -> Compared {
     Compared { findings: audit::audit(rs), diffs: config_diff(rs) }
 }
 
+/// A run's figures at `threads` clients: the medians of its completed
+/// repetitions, or the one level as measured.
+fn at_level(r: &RunRecord, threads: usize) -> Option<LevelRec> {
+    let done: Vec<&LevelRec> = r.levels.iter().filter(|l| l.threads == threads && l.status == "completed").collect();
+    if done.len() < 2 {
+        return done.first().copied().or_else(|| r.levels.iter().find(|l| l.threads == threads)).cloned();
+    }
+    let med = |f: fn(&LevelRec) -> f64| median(&done.iter().map(|l| f(l)).collect::<Vec<_>>());
+    Some(LevelRec { threads, tps: med(|l| l.tps), qps: med(|l| l.qps), qps_no_trx: med(|l| l.qps_no_trx), p95_ms: med(|l| l.p95_ms), p99_ms: med(|l| l.p99_ms), ..done[0].clone() })
+}
+
+/// Whether any run measured a level more than once (a series).
+fn any_series(rs: &[&RunRecord]) -> bool {
+    rs.iter().any(|r| r.repeated().iter().any(|l| l.tps.len() >= 2))
+}
+
 fn thread_levels(rs: &[&RunRecord]) -> Vec<usize> {
     let s: BTreeSet<usize> = rs.iter().flat_map(|r| r.levels.iter().map(|l| l.threads)).collect();
     s.into_iter().collect()
@@ -326,21 +345,29 @@ pub fn text(rs: &[&RunRecord]) -> String {
     }
     o.push('\n');
     let base = rs[0];
-    o.push_str(&format!("Per load level (difference against run {}):\n", base.id));
+    let series = any_series(rs);
+    let medians = if series { ", medians of the repetitions" } else { "" };
+    o.push_str(&format!("Per load level (difference against run {}{medians}):\n", base.id));
     o.push_str(&format!("  {:>7}  {:>5}  {:>12} {:>8}  {:>12} {:>8}  {:>9} {:>8}  {:>9} {:>8}\n", "threads", "run", "tps", "diff", "qps", "diff", "p95 ms", "diff", "p99 ms", "diff"));
     let d = |x: Option<f64>| x.map(|v| format!("{v:+.1}%")).unwrap_or_else(|| "".into());
     for t in thread_levels(rs) {
-        let b = base.levels.iter().find(|l| l.threads == t);
+        let b = at_level(base, t);
         for r in rs {
-            let Some(l) = r.levels.iter().find(|l| l.threads == t) else {
+            let Some(l) = at_level(r, t) else {
                 o.push_str(&format!("  {t:>7}  {:>5}  {:>12}\n", r.id, "not run"));
                 continue;
             };
-            let (dt, dq, d95, d99) = match (b, r.id == base.id) {
+            let (dt, dq, d95, d99) = match (&b, r.id == base.id) {
                 (Some(b), false) => (pct(b.tps, l.tps), pct(b.qps, l.qps), pct(b.p95_ms, l.p95_ms), pct(b.p99_ms, l.p99_ms)),
                 _ => (None, None, None, None),
             };
             o.push_str(&format!("  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}\n", r.id, l.tps, d(dt), l.qps, d(dq), l.p95_ms, d(d95), l.p99_ms, d(d99)));
+        }
+    }
+    if series {
+        for r in &rs[1..] {
+            o.push('\n');
+            o.push_str(&gate::text(base, r, &gate::lines(base, r, &[gate::Metric::Throughput, gate::Metric::P99], None), None));
         }
     }
     o.push('\n');
@@ -367,12 +394,12 @@ pub fn json(rs: &[&RunRecord]) -> Value {
     let levels: Vec<Value> = thread_levels(rs)
         .into_iter()
         .map(|t| {
-            let b = base.levels.iter().find(|l| l.threads == t);
+            let b = at_level(base, t);
             let runs: Vec<Value> = rs
                 .iter()
                 .filter_map(|r| {
-                    let l = r.levels.iter().find(|l| l.threads == t)?;
-                    let diff = |f: fn(&crate::model::record::LevelRec) -> f64| b.filter(|_| r.id != base.id).and_then(|b| pct(f(b), f(l)));
+                    let l = at_level(r, t)?;
+                    let diff = |f: fn(&LevelRec) -> f64| b.as_ref().filter(|_| r.id != base.id).and_then(|b| pct(f(b), f(&l)));
                     Some(json!({
                         "run": r.id, "tps": l.tps, "qps": l.qps, "qps_without_trx": l.qps_no_trx, "p95_ms": l.p95_ms, "p99_ms": l.p99_ms,
                         "tps_diff_pct": diff(|l| l.tps), "qps_diff_pct": diff(|l| l.qps), "p95_diff_pct": diff(|l| l.p95_ms), "p99_diff_pct": diff(|l| l.p99_ms),
@@ -393,5 +420,6 @@ pub fn json(rs: &[&RunRecord]) -> Value {
         "findings": c.findings,
         "levels": levels,
         "config_diff": groups,
+        "significance": rs[1..].iter().map(|r| json!({ "run": r.id, "baseline": base.id, "levels": gate::json(&gate::lines(base, r, &[gate::Metric::Throughput, gate::Metric::P99], None)) })).collect::<Vec<_>>(),
     })
 }

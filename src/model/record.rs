@@ -39,7 +39,8 @@ pub struct Finding {
     pub advice: String,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct IntervalRec {
     pub seq: usize,
     pub t: f64,
@@ -59,7 +60,8 @@ pub struct IntervalRec {
     pub histogram: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StoredSample {
     pub seq: usize,
     pub t: f64,
@@ -68,7 +70,8 @@ pub struct StoredSample {
     pub sample: Sample,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LevelRec {
     pub level_no: usize,
     pub threads: usize,
@@ -94,7 +97,10 @@ pub struct LevelRec {
     pub samples: Vec<StoredSample>,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+/// Serialized as `results export` writes it, and read back from such a
+/// file (a `compare --baseline` kept in a repository).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RunRecord {
     pub id: i64,
     pub kind: String,
@@ -118,7 +124,68 @@ pub struct RunRecord {
     pub levels: Vec<LevelRec>,
 }
 
+/// One load level's repetitions in a series: every completed measurement
+/// with the same client count, in run order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Repeated {
+    pub threads: usize,
+    pub tps: Vec<f64>,
+    pub p95_ms: Vec<f64>,
+    pub p99_ms: Vec<f64>,
+}
+
+impl Repeated {
+    /// Groups (threads, tps, p95, p99) measurements by client count, in the
+    /// order each count first ran.
+    pub fn group(measured: impl IntoIterator<Item = (usize, f64, f64, f64)>) -> Vec<Repeated> {
+        let mut out: Vec<Repeated> = Vec::new();
+        for (threads, tps, p95, p99) in measured {
+            let at = match out.iter().position(|r| r.threads == threads) {
+                Some(i) => i,
+                None => {
+                    out.push(Repeated { threads, ..Repeated::default() });
+                    out.len() - 1
+                }
+            };
+            let r = &mut out[at];
+            r.tps.push(tps);
+            r.p95_ms.push(p95);
+            r.p99_ms.push(p99);
+        }
+        out
+    }
+}
+
 impl RunRecord {
+    /// The completed levels grouped by client count: a level run several
+    /// times (`--repeat`) has several measurements.
+    pub fn repeated(&self) -> Vec<Repeated> {
+        Repeated::group(self.levels.iter().filter(|l| l.status == "completed").map(|l| (l.threads, l.tps, l.p95_ms, l.p99_ms)))
+    }
+
+    /// Runs of one configuration (alternated with another's, one process
+    /// each) as one series: the first run's record with every run's levels,
+    /// in order. None when there is no run.
+    pub fn merged(runs: Vec<RunRecord>) -> Option<RunRecord> {
+        let mut it = runs.into_iter();
+        let mut first = it.next()?;
+        let mut n = first.repeat().max(1);
+        for r in it {
+            n += r.repeat().max(1);
+            first.levels.extend(r.levels);
+        }
+        for (i, l) in first.levels.iter_mut().enumerate() {
+            l.level_no = i;
+        }
+        first.options.insert("repeat".into(), Value::String(n.to_string()));
+        Some(first)
+    }
+
+    /// Repetitions asked per level (`--repeat`; 1 for runs recorded before it existed).
+    pub fn repeat(&self) -> usize {
+        self.opt("repeat").and_then(|v| v.parse().ok()).unwrap_or(1)
+    }
+
     pub fn opt(&self, k: &str) -> Option<&str> {
         self.options.get(k).and_then(Value::as_str)
     }

@@ -6,6 +6,7 @@ pub mod chart;
 pub mod hdrlog;
 pub mod http;
 pub mod live;
+pub mod series;
 pub mod snapshot;
 pub mod sysbench;
 

@@ -41,6 +41,17 @@ extern "C" fn on_signal(_: libc::c_int) {
 }
 
 /// Sleeps for `d`, or less when Ctrl-C / SIGTERM arrives.
+/// The levels a sweep runs, in order, each of `threads` `repeat` times:
+/// interleaved (1,2,4,1,2,4) so that the machine's drift over the series
+/// falls on every level alike, or grouped (1,1,2,2,4,4).
+pub fn repetition_order(threads: &[usize], repeat: usize, interleaved: bool) -> Vec<usize> {
+    if interleaved {
+        (0..repeat).flat_map(|_| threads.iter().copied()).collect()
+    } else {
+        threads.iter().flat_map(|&t| std::iter::repeat_n(t, repeat)).collect()
+    }
+}
+
 pub fn sleep_unless_interrupted(d: Duration) {
     let end = Instant::now() + d;
     while !interrupted() {
@@ -877,6 +888,13 @@ async fn reconnect(conn: &mut Conn, local: &Local) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn repetitions_interleave_unless_grouped() {
+        assert_eq!(super::repetition_order(&[1, 2, 4], 2, true), vec![1, 2, 4, 1, 2, 4]);
+        assert_eq!(super::repetition_order(&[1, 2, 4], 2, false), vec![1, 1, 2, 2, 4, 4]);
+        assert_eq!(super::repetition_order(&[8], 1, true), vec![8]);
+    }
+
     use super::*;
 
     fn rc(iv: u64, warm: u64) -> RunControl {

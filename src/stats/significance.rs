@@ -253,7 +253,8 @@ impl Ratio {
 /// `b` against `a` on the logarithm; None unless each has 2 values or more
 /// and every value is positive.
 pub fn ratio(a: &[f64], b: &[f64]) -> Option<Ratio> {
-    if a.iter().chain(b).any(|x| !(*x > 0.0)) {
+    // Also refuses NaN, which no comparison with 0 lets through.
+    if !a.iter().chain(b).all(|x| *x > 0.0) {
         return None;
     }
     let (la, lb): (Vec<f64>, Vec<f64>) = (a.iter().map(|x| x.ln()).collect(), b.iter().map(|x| x.ln()).collect());
@@ -305,7 +306,7 @@ mod tests {
         let s = spread(&[100.0, 102.0, 98.0, 101.0, 99.0]);
         assert_eq!(s.median, 100.0);
         let (lo, hi) = s.ci.unwrap();
-        assert!(lo >= 98.0 && lo <= 100.0 && hi >= 100.0 && hi <= 102.0, "{lo} {hi}");
+        assert!((98.0..=100.0).contains(&lo) && (100.0..=102.0).contains(&hi), "{lo} {hi}");
         assert_eq!(spread(&[1.0]).ci, None);
         // The same values give the same interval.
         assert_eq!(spread(&[100.0, 102.0, 98.0]).ci, spread(&[100.0, 102.0, 98.0]).ci);
@@ -326,8 +327,10 @@ mod tests {
     /// for the interval of the ratio.
     #[test]
     fn welch_on_logs_matches_scipy() {
+        /// (name, a, b, t, p, df, ratio, ci low, ci high)
+        type Case<'a> = (&'a str, &'a [f64], &'a [f64], f64, f64, f64, f64, f64, f64);
         #[rustfmt::skip]
-        let cases: &[(&str, &[f64], &[f64], f64, f64, f64, f64, f64, f64)] = &[
+        let cases: &[Case] = &[
             // (name, a, b, t, p, df, ratio, ci low, ci high)
             ("n2", &[1000.0, 1010.0], &[1100.0, 1080.0], 7.776436830693764, 0.03213291103881157, 1.541320147560094, 1.0845448924606007, 1.020885612648214, 1.1521737687253457),
             ("ties", &[500.0, 500.0, 510.0], &[500.0, 510.0, 510.0], 0.7071067811865475, 0.5185185185185185, 4.0, 1.006622709560113, 0.9808680121610922, 1.0330536492566613),

@@ -596,6 +596,30 @@ pub fn load_many(path: &Path, refs: &[String]) -> Result<Vec<RunRecord>> {
     Ok(v)
 }
 
+/// Runs for `compare`: a reference `tag:NAME` is every run stored with
+/// that `--tag`, merged into one series (runs of one configuration
+/// alternated with another's, each its own process); any other reference is
+/// one run as `load_many` reads it.
+pub fn load_series(path: &Path, refs: &[String]) -> Result<Vec<RunRecord>> {
+    let mut out = Vec::new();
+    for r in refs {
+        match r.strip_prefix("tag:") {
+            Some(tag) => {
+                let c = open(path, false)?;
+                let mut st = c.prepare("SELECT id FROM runs WHERE tag = ?1 ORDER BY id").map_err(|e| io(path, e))?;
+                let ids: Vec<i64> = st.query_map(params![tag], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
+                let mut runs = Vec::new();
+                for id in ids {
+                    runs.extend(load(&c, id, false).map_err(|e| io(path, e))?);
+                }
+                out.push(RunRecord::merged(runs).ok_or_else(|| Error::Usage(format!("no run tagged '{tag}' in the results store (runs are tagged with --tag)")))?);
+            }
+            None => out.extend(load_many(path, std::slice::from_ref(r))?),
+        }
+    }
+    Ok(out)
+}
+
 /// Each level's latency histogram (all measured intervals merged), in level order.
 pub type LevelHistograms = Vec<Option<hdrhistogram::Histogram<u64>>>;
 

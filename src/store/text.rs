@@ -66,10 +66,13 @@ pub fn show_text(r: &RunRecord) -> String {
         p(format!("Client: {} x {}, {} CPUs available, kernel {}", e.host.cpus, e.host.cpu_model, e.host.cpus_available, e.host.kernel));
     }
     let cpu_of = if r.transport == "embedded" { "client+engine CPU" } else { "client CPU" };
-    for l in &r.levels {
+    let repeat = r.repeat();
+    for (i, l) in r.levels.iter().enumerate() {
         p(String::new());
+        // A series' repetitions say which one each level is.
+        let rep = if repeat > 1 { format!(", repetition {} of {repeat}", r.levels[..=i].iter().filter(|x| x.threads == l.threads).count()) } else { String::new() };
         p(format!(
-            "Level {} ({} threads, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
+            "Level {} ({} threads{rep}, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
             l.level_no,
             l.threads,
             if l.ended_at.is_none() { "not finished".to_string() } else { l.status.clone() },

@@ -111,9 +111,15 @@ pub struct ControlArgs {
     /// Write per-interval latency histograms as an HdrHistogram interval log (for fairbench merge); - for stdout
     #[arg(long, value_name = "FILE", env = "FAIRBENCH_HDR_LOG")]
     pub hdr_log: Option<PathBuf>,
-    /// Seconds to pause between the levels of a sweep
+    /// Seconds to pause between the levels of a sweep (and between repetitions)
     #[arg(long, default_value_t = 0.0, value_parser = values::seconds)]
     pub pause: f64,
+    /// Run each level N times, stored together as one series with a median, 95% interval and spread per level
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = values::repetitions)]
+    pub repeat: usize,
+    /// Order of a sweep's repetitions: interleaved (1,2,4,1,2,4: drift falls on every level alike) or grouped (1,1,2,2,4,4)
+    #[arg(long, value_name = "ORDER", default_value = "interleaved", value_parser = values::repeat_order)]
+    pub repeat_order: String,
     /// text (sysbench format) or json (JSON lines)
     #[arg(long, default_value = "text", value_parser = values::output)]
     pub output: String,

@@ -1,0 +1,182 @@
+//! Series compared level by level with a significance test, and the
+//! regression gate built on it (`compare --baseline BASE NEW
+//! --max-regression 5%`): one verdict per level and metric, in words, as a
+//! markdown table for CI job summaries, or as JUnit XML.
+
+use crate::model::record::{Repeated, RunRecord};
+use crate::stats::significance::{median, ratio, verdict, Ratio};
+
+/// What a verdict is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Throughput,
+    P99,
+}
+
+impl Metric {
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Throughput => "throughput",
+            Metric::P99 => "p99",
+        }
+    }
+
+    fn higher_is_better(self) -> bool {
+        self == Metric::Throughput
+    }
+
+    fn values(self, r: &Repeated) -> &[f64] {
+        match self {
+            Metric::Throughput => &r.tps,
+            Metric::P99 => &r.p99_ms,
+        }
+    }
+}
+
+/// One level and metric of a run against the baseline.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub threads: usize,
+    pub metric: Metric,
+    pub base_median: f64,
+    pub new_median: f64,
+    pub n: (usize, usize),
+    /// None with fewer than two repetitions on either side.
+    pub test: Option<Ratio>,
+    /// The verdict in words.
+    pub words: String,
+    /// Worse than the baseline beyond the threshold (significantly, when
+    /// there are repetitions to test).
+    pub regression: bool,
+}
+
+/// Each level both runs measured, for each metric: `new` against `base`.
+/// `max_regression` is a fraction (0.05); None judges nothing.
+pub fn lines(base: &RunRecord, new: &RunRecord, metrics: &[Metric], max_regression: Option<f64>) -> Vec<Line> {
+    let (bl, nl) = (base.repeated(), new.repeated());
+    let mut out = Vec::new();
+    for n in &nl {
+        let Some(b) = bl.iter().find(|b| b.threads == n.threads) else { continue };
+        for &m in metrics {
+            let (bv, nv) = (m.values(b), m.values(n));
+            let (bm, nm) = (median(bv), median(nv));
+            let test = ratio(bv, nv);
+            // How much worse the new run is, as a fraction (positive: worse).
+            let worse = |r: f64| if m.higher_is_better() { 1.0 - r } else { r - 1.0 };
+            let (words, regression) = match &test {
+                Some(t) => (verdict(t, bv.len().min(nv.len()), m.name(), m.higher_is_better()), max_regression.is_some_and(|max| t.significant() && worse(t.ratio) > max)),
+                None => {
+                    let r = if bm > 0.0 { nm / bm } else { f64::NAN };
+                    let words = format!("{}: {:+.1}% (one measurement on a side: no significance test; repeat with --repeat)", m.name(), (r - 1.0) * 100.0);
+                    (words, max_regression.is_some_and(|max| worse(r) > max))
+                }
+            };
+            out.push(Line { threads: n.threads, metric: m, base_median: bm, new_median: nm, n: (bv.len(), nv.len()), test, words, regression });
+        }
+    }
+    out
+}
+
+fn clients(n: usize) -> String {
+    if n == 1 {
+        "1 client".into()
+    } else {
+        format!("{n} clients")
+    }
+}
+
+/// One line per level and metric, saying why it passes or fails.
+pub fn text(base: &RunRecord, new: &RunRecord, ls: &[Line], max_regression: Option<f64>) -> String {
+    let mut o = format!("Run {} against baseline run {} (Welch's t-test on the logarithm, 95%):\n", new.id, base.id);
+    for l in ls {
+        let gate = match max_regression {
+            Some(max) if l.regression => format!("  FAIL: worse than the baseline by more than {:.1}%", max * 100.0),
+            Some(_) => "  ok".to_string(),
+            None => String::new(),
+        };
+        o.push_str(&format!("  {}, {} [{} vs {} repetitions]{gate}\n", clients(l.threads), l.words, l.n.0, l.n.1));
+    }
+    o
+}
+
+/// The comparison as a markdown table (for a CI job summary).
+pub fn markdown(base: &RunRecord, new: &RunRecord, ls: &[Line], max_regression: Option<f64>) -> String {
+    let mut o = format!("### fairbench: run {} against baseline run {}\n\n", new.id, base.id);
+    o.push_str("| clients | metric | baseline (median) | new (median) | change | 95% CI | p | repetitions | verdict |\n");
+    o.push_str("|---:|---|---:|---:|---:|---|---:|---|---|\n");
+    for l in ls {
+        let (change, ci, p) = match &l.test {
+            Some(t) => (format!("{:+.1}%", (t.ratio - 1.0) * 100.0), format!("{:+.1}% to {:+.1}%", (t.ci.0 - 1.0) * 100.0, (t.ci.1 - 1.0) * 100.0), format!("{:.3}", t.p)),
+            None => (format!("{:+.1}%", (l.new_median / l.base_median - 1.0) * 100.0), "-".into(), "-".into()),
+        };
+        let verdict = match max_regression {
+            Some(_) if l.regression => "**regression**",
+            Some(_) => "ok",
+            None if l.test.as_ref().is_some_and(Ratio::significant) => "significant",
+            None => "-",
+        };
+        o.push_str(&format!("| {} | {} | {:.2} | {:.2} | {change} | {ci} | {p} | {} vs {} | {verdict} |\n", l.threads, l.metric.name(), l.base_median, l.new_median, l.n.0, l.n.1));
+    }
+    o
+}
+
+/// The lines as JSON values.
+pub fn json(ls: &[Line]) -> Vec<serde_json::Value> {
+    ls.iter()
+        .map(|l| {
+            serde_json::json!({
+                "threads": l.threads, "metric": l.metric.name(), "baseline_median": l.base_median, "new_median": l.new_median,
+                "repetitions": [l.n.0, l.n.1], "ratio": l.test.as_ref().map(|t| t.ratio), "ci95": l.test.as_ref().map(|t| [t.ci.0, t.ci.1]),
+                "p": l.test.as_ref().map(|t| t.p), "significant": l.test.as_ref().map(Ratio::significant), "verdict": l.words, "regression": l.regression,
+            })
+        })
+        .collect()
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&apos;")
+}
+
+/// JUnit XML: one test case per level and metric, failed when it regressed.
+pub fn junit(base: &RunRecord, new: &RunRecord, ls: &[Line]) -> String {
+    let failures = ls.iter().filter(|l| l.regression).count();
+    let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    o.push_str(&format!("<testsuites name=\"fairbench compare\" tests=\"{}\" failures=\"{failures}\">\n", ls.len()));
+    o.push_str(&format!("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">\n", xml_escape(&format!("run {} against baseline run {}", new.id, base.id)), ls.len()));
+    for l in ls {
+        let name = xml_escape(&format!("{} {}", clients(l.threads), l.metric.name()));
+        if l.regression {
+            o.push_str(&format!("    <testcase classname=\"fairbench.compare\" name=\"{name}\">\n      <failure message=\"{}\"/>\n    </testcase>\n", xml_escape(&l.words)));
+        } else {
+            o.push_str(&format!("    <testcase classname=\"fairbench.compare\" name=\"{name}\">\n      <system-out>{}</system-out>\n    </testcase>\n", xml_escape(&l.words)));
+        }
+    }
+    o.push_str("  </testsuite>\n</testsuites>\n");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::record::LevelRec;
+
+    fn run(id: i64, tps: &[f64]) -> RunRecord {
+        let levels = tps.iter().enumerate().map(|(i, t)| LevelRec { level_no: i, threads: 4, status: "completed".into(), tps: *t, p99_ms: 10.0 + i as f64 * 0.1, ..LevelRec::default() }).collect();
+        RunRecord { id, levels, ..RunRecord::default() }
+    }
+
+    #[test]
+    fn a_significant_slowdown_beyond_the_threshold_fails() {
+        let base = run(1, &[1203.1, 1188.4, 1250.0, 1199.9, 1221.7]);
+        let new = run(2, &[1102.5, 1130.2, 1099.0, 1150.8, 1111.1]);
+        let ls = lines(&base, &new, &[Metric::Throughput, Metric::P99], Some(0.05));
+        assert!(ls[0].regression, "{:?}", ls[0]);
+        assert!(!ls[1].regression, "{:?}", ls[1]);
+        // Not beyond 10%: passes.
+        assert!(!lines(&base, &new, &[Metric::Throughput], Some(0.10))[0].regression);
+        let md = markdown(&base, &new, &ls, Some(0.05));
+        assert!(md.contains("| 4 | throughput | 1203.10 | 1111.10 | -7.7% | -10.3% to -5.1% | 0.000 | 5 vs 5 | **regression** |"), "{md}");
+        let x = junit(&base, &new, &ls);
+        assert!(x.contains("tests=\"2\" failures=\"1\"") && x.contains("<failure message=\"throughput: B is slower by 7.7%"), "{x}");
+    }
+}

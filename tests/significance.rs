@@ -1,0 +1,243 @@
+//! Whether a difference is real, through the real binary: `--repeat` series
+//! and their summary, configurations alternated run by run and compared as
+//! series (`tag:NAME`), A/A and A/B comparisons, the regression gate with a
+//! baseline file, its markdown and JUnit outputs, and Ctrl-C during a series.
+//!
+//! SQLite tests use their own directory; server tests use the servers of
+//! `scripts/test.sh` with table names of their own.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// fairbench in `dir`, where its SQLite database and results store live.
+fn fb(dir: &Path) -> Command {
+    let mut c = fairbench();
+    c.current_dir(dir);
+    c
+}
+
+fn sqlite_dir(name: &str) -> PathBuf {
+    let dir = scratch_dir(name);
+    run_ok(fb(&dir).args(["prepare", "oltp_point_select", "--table-size", "1000"]));
+    dir
+}
+
+fn export(dir: &Path, what: &str) -> Value {
+    serde_json::from_str(&stdout(&run_ok(fb(dir).args(["results", "export", what])))).unwrap()
+}
+
+/// One short run of the point selects on SQLite with 2 clients, tagged.
+fn point_selects(dir: &Path, tag: &str, extra: &[&str]) {
+    run_ok(fb(dir).args(["run", "oltp_point_select", "--threads", "2", "--time", "0.5", "--table-size", "1000", "--no-prepare", "--tag", tag]).args(extra));
+}
+
+/// The throughput verdict of `compare A B --format json` (the first run against the second).
+fn throughput_line(dir: &Path, a: &str, b: &str) -> Value {
+    let v: Value = serde_json::from_str(&stdout(&run_ok(fb(dir).args(["compare", a, b, "--format", "json"])))).unwrap();
+    v["significance"][0]["levels"].as_array().unwrap().iter().find(|l| l["metric"] == "throughput").cloned().unwrap_or_else(|| panic!("no throughput line: {v}"))
+}
+
+/// Ten rounds, each alternating a configuration A, the same configuration
+/// again (A') and B, capped at a third of A's rate, five runs each. A against
+/// A' is flagged in at most one round of ten (the test's 5% level allows
+/// about half a false alarm in ten); B against A is flagged in every round,
+/// with an interval holding the rate B was held to over A's median, and the
+/// gate fails on it and passes on A'.
+#[test]
+fn a_a_is_rarely_significant_and_a_b_always() {
+    let dir = sqlite_dir("aa-ab");
+    point_selects(&dir, "calibrate", &[]);
+    let a_tps = export(&dir, "last")["runs"][0]["levels"][0]["tps"].as_f64().unwrap();
+    let rate = (a_tps / 3.0).round();
+    let rate_arg = rate.to_string();
+    let mut aa_flagged = Vec::new();
+    let mut gate_aa_failed = 0;
+    for k in 0..10 {
+        for _ in 0..5 {
+            point_selects(&dir, &format!("a{k}"), &[]);
+            point_selects(&dir, &format!("a2{k}"), &[]);
+            point_selects(&dir, &format!("b{k}"), &["--rate", &rate_arg]);
+        }
+        let (a, a2, b) = (format!("tag:a{k}"), format!("tag:a2{k}"), format!("tag:b{k}"));
+        let aa = throughput_line(&dir, &a, &a2);
+        assert_eq!(aa["repetitions"], serde_json::json!([5, 5]), "{aa}");
+        if aa["significant"] == true {
+            aa_flagged.push(aa.to_string());
+        }
+        let ab = throughput_line(&dir, &a, &b);
+        // The figures, for whoever reads the test's output (--nocapture).
+        eprintln!(
+            "round {k}: A/A ratio {:.4} p {:.3} (CI {:?}); A/B ratio {:.4} (CI {:?}), B held to {rate} events/s",
+            aa["ratio"].as_f64().unwrap_or(f64::NAN),
+            aa["p"].as_f64().unwrap_or(f64::NAN),
+            aa["ci95"],
+            ab["ratio"].as_f64().unwrap_or(f64::NAN),
+            ab["ci95"]
+        );
+        assert_eq!(ab["significant"], true, "round {k}: B at a third of the rate not flagged: {ab}");
+        let truth = rate / ab["baseline_median"].as_f64().unwrap();
+        let (lo, hi) = (ab["ci95"][0].as_f64().unwrap(), ab["ci95"][1].as_f64().unwrap());
+        assert!(lo <= truth && truth <= hi, "round {k}: the interval {lo:.3}..{hi:.3} misses the true ratio {truth:.3}: {ab}");
+        let gate = |new: &str| fb(&dir).args(["compare", "--baseline", &a, new, "--max-regression", "5%", "--metric", "throughput"]).output().unwrap().status.code();
+        assert_eq!(gate(&b), Some(1), "round {k}: the gate passed B at a third of the rate");
+        if gate(&a2) != Some(0) {
+            gate_aa_failed += 1;
+        }
+    }
+    assert!(aa_flagged.len() <= 1, "A against itself flagged in {} rounds of 10:\n{}", aa_flagged.len(), aa_flagged.join("\n"));
+    assert!(gate_aa_failed <= 1, "the gate failed A against itself in {gate_aa_failed} rounds of 10");
+}
+
+/// A series kept as a file (`results export`) is the baseline of the gate:
+/// a slowed series fails it (exit 1) with a markdown table and a JUnit
+/// report that parses as XML, one test case per level and metric.
+#[test]
+fn gate_against_an_exported_baseline_file() {
+    let dir = sqlite_dir("gate-file");
+    let series = |extra: &[&str]| {
+        run_ok(fb(&dir).args(["run", "oltp_point_select", "--threads", "2", "--time", "0.5", "--table-size", "1000", "--no-prepare", "--repeat", "3"]).args(extra));
+        export(&dir, "last")["runs"][0]["id"].as_i64().unwrap().to_string()
+    };
+    let base_id = series(&[]);
+    let base_file = dir.join("baseline.json");
+    std::fs::write(&base_file, stdout(&run_ok(fb(&dir).args(["results", "export", &base_id])))).unwrap();
+    let a_tps = export(&dir, &base_id)["runs"][0]["levels"][0]["tps"].as_f64().unwrap();
+    let slow = series(&["--rate", &((a_tps / 3.0).round()).to_string()]);
+    let junit = dir.join("junit.xml");
+    let out = run_fail(fb(&dir).args(["compare", "--baseline", base_file.to_str().unwrap(), &slow, "--max-regression", "5%", "--format", "markdown", "--junit", junit.to_str().unwrap()]));
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let md = stdout(&out);
+    assert!(md.contains("| clients | metric | baseline (median) | new (median) | change | 95% CI | p | repetitions | verdict |"), "{md}");
+    assert!(md.lines().any(|l| l.starts_with("| 2 | throughput |") && l.ends_with("| 3 vs 3 | **regression** |")), "{md}");
+    assert!(stderr(&out).contains("regression beyond 5.0% against baseline run"), "{}", show(&out));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("JUnit report is not XML: {e}\n{xml}"));
+    let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    let names: Vec<&str> = cases.iter().map(|c| c.attribute("name").unwrap()).collect();
+    assert_eq!(names, ["2 clients throughput", "2 clients p99"], "{xml}");
+    assert!(cases[0].children().any(|n| n.has_tag_name("failure")), "{xml}");
+    // The baseline against its own record: nothing to fail.
+    run_ok(fb(&dir).args(["compare", "--baseline", base_file.to_str().unwrap(), &base_id, "--max-regression", "5%"]));
+}
+
+/// A sweep's repetitions interleave unless told otherwise; the summary
+/// gives each level's median, interval and spread, and `results show` says
+/// which repetition each level was.
+#[test]
+fn repetitions_interleave_and_are_summarised() {
+    let dir = sqlite_dir("series");
+    let out = run_ok(fb(&dir).args(["run", "oltp_point_select", "--threads", "1,2", "--repeat", "2", "--time", "0.5", "--table-size", "1000", "--no-prepare"]));
+    let text = stdout(&out);
+    assert!(text.contains("Repetitions: up to 2 per level, interleaved"), "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("1    2 ")) && text.lines().any(|l| l.trim_start().starts_with("2    2 ")), "{text}");
+    let threads = |v: &Value| v["runs"][0]["levels"].as_array().unwrap().iter().map(|l| l["threads"].as_u64().unwrap()).collect::<Vec<_>>();
+    assert_eq!(threads(&export(&dir, "last")), [1, 2, 1, 2]);
+    let show = stdout(&run_ok(fb(&dir).args(["results", "show", "last"])));
+    assert!(show.contains("Level 2 (1 threads, repetition 2 of 2, completed)"), "{show}");
+    run_ok(fb(&dir).args(["run", "oltp_point_select", "--threads", "1,2", "--repeat", "2", "--repeat-order", "grouped", "--time", "0.5", "--table-size", "1000", "--no-prepare"]));
+    assert_eq!(threads(&export(&dir, "last")), [1, 1, 2, 2]);
+    // JSON lines end with the series object.
+    let out = run_ok(fb(&dir).args(["run", "oltp_point_select", "--threads", "2", "--repeat", "2", "--time", "0.5", "--table-size", "1000", "--no-prepare", "--output", "json"]));
+    let last: Value = serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+    assert_eq!((last["type"].as_str(), last["levels"][0]["tps"]["n"].as_u64()), (Some("series"), Some(2)), "{last}");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/run.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    for line in stdout(&out).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if let Err(e) = validator.validate(&v) {
+            panic!("a line does not match schema/run.schema.json: {e}\n{line}");
+        }
+    }
+}
+
+/// Ctrl-C during the third repetition: the two completed are kept and the
+/// summary says so, within 2 seconds.
+#[test]
+fn ctrl_c_during_a_repetition_keeps_the_completed_ones() {
+    let dir = sqlite_dir("series-interrupt");
+    let (code, took, out) =
+        interrupt_after(fb(&dir).args(["run", "oltp_point_select", "--threads", "2", "--repeat", "5", "--time", "1", "--table-size", "1000", "--no-prepare"]), Duration::from_millis(2600));
+    assert_eq!(code, Some(130), "{out}");
+    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
+    let line = out.lines().find(|l| l.contains(" of 5 repetitions completed; every completed one is stored.")).unwrap_or_else(|| panic!("no count of completed repetitions:\n{out}"));
+    let done: usize = line.split_whitespace().next().unwrap().parse().unwrap();
+    assert!((1..5).contains(&done), "{line}");
+    let levels = export(&dir, "last")["runs"][0]["levels"].as_array().unwrap().clone();
+    assert_eq!(levels.iter().filter(|l| l["status"] == "completed").count(), done, "{levels:?}");
+}
+
+/// Series on both servers and in a family with its own output (TPC-C):
+/// `--repeat` is the runner's, not a workload's.
+#[test]
+fn series_run_on_mariadb_postgresql_and_tpcc() {
+    for url in [mysql_url(), pg_url()] {
+        let dir = scratch_dir("series-server");
+        let base = ["--target", url.as_str(), "--tables", "1", "--table-size", "500", "--table-name", "sig_series_"];
+        run_ok(fb(&dir).args(["prepare", "oltp_read_only"]).args(base));
+        let out = run_ok(fb(&dir).args(["run", "oltp_read_only", "--threads", "2", "--repeat", "2", "--time", "0.5"]).args(base));
+        assert!(stdout(&out).contains("Repetitions: up to 2 per level"), "{}", show(&out));
+        run_ok(fb(&dir).args(["cleanup", "oltp_read_only"]).args(base));
+    }
+    let dir = scratch_dir("series-tpcc");
+    run_ok(fb(&dir).args(["prepare", "tpcc", "--warehouses", "1"]));
+    let out = run_ok(fb(&dir).args(["run", "tpcc", "--warehouses", "1", "--threads", "2", "--repeat", "2", "--time", "1"]));
+    assert!(stdout(&out).contains("Repetitions: up to 2 per level"), "{}", show(&out));
+}
+
+#[test]
+fn bad_series_input_is_one_line() {
+    let dir = scratch_dir("series-bad");
+    for (args, mention) in [
+        (vec!["run", "--repeat", "0"], "--repeat"),
+        (vec!["run", "--repeat-order", "random"], "--repeat-order"),
+        (vec!["compare", "1"], "two runs"),
+        (vec!["compare", "1", "2", "--max-regression", "lots"], "--max-regression"),
+        (vec!["compare", "1", "2", "--format", "html"], "--format"),
+    ] {
+        let out = run_fail(fb(&dir).args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", show(&out));
+        assert_one_line_error(&out, &[mention]);
+    }
+}
+
+/// `run --target A --target B --repeat 3`: the two configurations run in
+/// turns (A, B, A, B, A, B), each run stored with its configuration's tag,
+/// and the series compared at the end; Ctrl-C keeps the completed runs.
+#[test]
+fn two_targets_alternate_and_are_compared() {
+    let dir = scratch_dir("alternate");
+    let (a, b) = (format!("sqlite:{}", dir.join("a.sqlite").display()), format!("sqlite:{}", dir.join("b.sqlite").display()));
+    for t in [&a, &b] {
+        run_ok(fb(&dir).args(["prepare", "oltp_point_select", "--table-size", "1000", "--target", t]));
+    }
+    let args = ["run", "oltp_point_select", "--table-size", "1000", "--threads", "2", "--time", "0.5", "--no-prepare", "--target", &a, "--target", &b, "--repeat", "3", "--tag", "ab"];
+    let out = run_ok(fb(&dir).args(args));
+    let text = stdout(&out);
+    let turns: Vec<&str> = text.lines().filter(|l| l.starts_with("==== ") && l.contains("configuration")).collect();
+    assert_eq!(turns.len(), 6, "{text}");
+    for (k, l) in turns.iter().enumerate() {
+        let want = if k % 2 == 0 { "configuration A" } else { "configuration B" };
+        assert!(l.contains(want) && l.contains(&format!("{} of 6", k + 1)), "turn {k}: {l}\n{text}");
+    }
+    assert!(text.contains("==== The series compared: fairbench compare tag:ab/A tag:ab/B ===="), "{text}");
+    assert!(text.contains("Run ") && text.contains("2 clients, throughput: "), "{text}");
+    let all: Value = serde_json::from_str(&stdout(&run_ok(fb(&dir).args(["results", "export"])))).unwrap();
+    let tags: Vec<String> = all["runs"].as_array().unwrap().iter().map(|r| r["tag"].as_str().unwrap().to_string()).collect();
+    assert_eq!(tags, ["ab/A", "ab/B", "ab/A", "ab/B", "ab/A", "ab/B"]);
+    // Later, the same comparison from the store.
+    let again = stdout(&run_ok(fb(&dir).args(["compare", "tag:ab/A", "tag:ab/B"])));
+    assert!(again.contains("[3 vs 3 repetitions]"), "{again}");
+    // Ctrl-C in the second run: the first is kept, and the line says so.
+    let (code, took, out) = interrupt_after(
+        fb(&dir).args(["run", "oltp_point_select", "--table-size", "1000", "--threads", "2", "--time", "2", "--no-prepare", "--target", &a, "--target", &b, "--repeat", "2", "--tag", "cut"]),
+        Duration::from_millis(3200),
+    );
+    assert_eq!(code, Some(130), "{out}");
+    assert!(took < Duration::from_secs(3), "stopped {took:?} after Ctrl-C");
+    assert!(out.contains("Interrupted: 1 of 4 runs completed and stored (tags cut/A ...)."), "{out}");
+}
