@@ -71,14 +71,9 @@ fn a_a_is_rarely_significant_and_a_b_always() {
         }
         let ab = throughput_line(&dir, &a, &b);
         // The figures, for whoever reads the test's output (--nocapture).
-        eprintln!(
-            "round {k}: A/A ratio {:.4} p {:.3} (CI {:?}); A/B ratio {:.4} (CI {:?}), B held to {rate} events/s",
-            aa["ratio"].as_f64().unwrap_or(f64::NAN),
-            aa["p"].as_f64().unwrap_or(f64::NAN),
-            aa["ci95"],
-            ab["ratio"].as_f64().unwrap_or(f64::NAN),
-            ab["ci95"]
-        );
+        let ci = |v: &Value| format!("{:.3} to {:.3}", v["ci95"][0].as_f64().unwrap_or(f64::NAN), v["ci95"][1].as_f64().unwrap_or(f64::NAN));
+        let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+        eprintln!("round {k}: A/A ratio {:.3} (95% CI {}, p {:.3}); A/B ratio {:.3} (95% CI {}), B held to {rate} events/s", num(&aa["ratio"]), ci(&aa), num(&aa["p"]), num(&ab["ratio"]), ci(&ab));
         assert_eq!(ab["significant"], true, "round {k}: B at a third of the rate not flagged: {ab}");
         let truth = rate / ab["baseline_median"].as_f64().unwrap();
         let (lo, hi) = (ab["ci95"][0].as_f64().unwrap(), ab["ci95"][1].as_f64().unwrap());
