@@ -132,6 +132,13 @@ fn repetitions_interleave_and_are_summarised() {
     assert!(text.lines().any(|l| l.trim_start().starts_with("1    2 ")) && text.lines().any(|l| l.trim_start().starts_with("2    2 ")), "{text}");
     let threads = |v: &Value| v["runs"][0]["levels"].as_array().unwrap().iter().map(|l| l["threads"].as_u64().unwrap()).collect::<Vec<_>>();
     assert_eq!(threads(&export(&dir, "last")), [1, 2, 1, 2]);
+    // The report's scaling curve: one point per level at the median, with its interval as an error bar.
+    run_ok(fb(&dir).args(["report", "last", "-o", "series.html"]));
+    let html = std::fs::read_to_string(dir.join("series.html")).unwrap();
+    let tps_chart = &html[html.find("data-chart=\"scaling-tps\"").expect("no scaling chart")..];
+    let tps_chart = &tps_chart[..tps_chart.find("</svg>").unwrap()];
+    assert_eq!(tps_chart.matches("class=\"errorbar\"").count(), 2, "{tps_chart}");
+    assert!(tps_chart.contains("data-n=\"2\""), "one point per level, not per repetition: {tps_chart}");
     let show = stdout(&run_ok(fb(&dir).args(["results", "show", "last"])));
     assert!(show.contains("Level 2 (1 threads, repetition 2 of 2, completed)"), "{show}");
     run_ok(fb(&dir).args(["run", "oltp_point_select", "--threads", "1,2", "--repeat", "2", "--repeat-order", "grouped", "--time", "0.5", "--table-size", "1000", "--no-prepare"]));

@@ -26,6 +26,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Drawn dashed (a second metric of the same run, e.g. p99 beside p95).
     pub dashed: bool,
+    /// (x, low, high) of points that have a 95% interval (a series'
+    /// repetitions), drawn as error bars.
+    pub errors: Vec<(f64, f64, f64)>,
 }
 
 /// A shaded span of x: warmup or a stall.
@@ -252,7 +255,7 @@ impl Chart {
 
     pub fn svg(&self) -> String {
         let xs: Vec<f64> = self.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(self.bands.iter().flat_map(|b| [b.from, b.to])).collect();
-        let ys: Vec<f64> = self.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).filter(|y| y.is_finite()).collect();
+        let ys: Vec<f64> = self.series.iter().flat_map(|s| s.points.iter().map(|p| p.1).chain(s.errors.iter().map(|e| e.2))).filter(|y| y.is_finite()).collect();
         let xmin = xs.iter().cloned().fold(f64::INFINITY, f64::min);
         let xmax = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let (xmin, xmax) = if xmin.is_finite() { (xmin, xmax) } else { (0.0, 1.0) };
@@ -332,6 +335,20 @@ impl Chart {
                 esc(&vals.join(";")),
                 pts.join(" ")
             );
+            for (x, lo, hi) in &s.errors {
+                let (cx, y0, y1) = (px(*x), py(*lo), py(*hi));
+                let _ = write!(
+                    o,
+                    r#"<g class="errorbar" data-v="{}|{}..{}" stroke="{colour}" stroke-width="1.2"><line x1="{cx:.1}" x2="{cx:.1}" y1="{y0:.1}" y2="{y1:.1}"/><line x1="{:.1}" x2="{:.1}" y1="{y0:.1}" y2="{y0:.1}"/><line x1="{:.1}" x2="{:.1}" y1="{y1:.1}" y2="{y1:.1}"/></g>"#,
+                    x_text(*x),
+                    num(*lo),
+                    num(*hi),
+                    cx - 4.0,
+                    cx + 4.0,
+                    cx - 4.0,
+                    cx + 4.0
+                );
+            }
             if self.markers {
                 for (x, y) in &s.points {
                     let _ = write!(o, r##"<circle cx="{:.1}" cy="{:.1}" r="3.2" fill="{colour}" stroke="#ffffff" stroke-width="1"/>"##, px(*x), py(*y));
@@ -372,7 +389,7 @@ mod tests {
             x_label: "a&b".into(),
             y_label: "\"y\"".into(),
             x_scale: Scale::Linear,
-            series: vec![Series { name: "<script>alert(1)</script>".into(), points: vec![(0.0, 1.0), (1.0, 2.0)], dashed: false }],
+            series: vec![Series { name: "<script>alert(1)</script>".into(), points: vec![(0.0, 1.0), (1.0, 2.0)], dashed: false, errors: vec![] }],
             bands: vec![],
             markers: true,
         };
@@ -385,7 +402,7 @@ mod tests {
     /// two colours, so two compared runs read as four.
     #[test]
     fn a_runs_p95_and_p99_were_drawn_in_different_colours() {
-        let line = |name: &str, dashed| Series { name: name.into(), points: vec![(1.0, 1.0), (2.0, 2.0)], dashed };
+        let line = |name: &str, dashed| Series { name: name.into(), points: vec![(1.0, 1.0), (2.0, 2.0)], dashed, errors: vec![] };
         let c = Chart {
             id: "x".into(),
             title: "t".into(),

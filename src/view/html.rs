@@ -7,8 +7,9 @@
 //! workload's own figures, environment and configuration differences, and
 //! the command lines that reproduce the runs.
 
-use crate::model::record::{Finding, IntervalRec, LevelRec, RunRecord};
+use crate::model::record::{Finding, IntervalRec, LevelRec, Repeated, RunRecord};
 use crate::report::chart::{esc, num, Band, BandKind, Chart, Scale, Series};
+use crate::stats::significance::{median, spread};
 use hdrhistogram::Histogram;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -79,7 +80,15 @@ fn run_name(r: &RunRecord) -> String {
 }
 
 fn series(name: String, points: Vec<(f64, f64)>, dashed: bool) -> Series {
-    Series { name, points, dashed }
+    Series { name, points, dashed, errors: Vec::new() }
+}
+
+/// One metric against threads: each level's median over its repetitions,
+/// with the median's 95% interval as an error bar where it has several.
+fn scaling_series(name: String, levels: &[Repeated], metric: fn(&Repeated) -> &[f64], dashed: bool) -> Series {
+    let mut s = series(name, levels.iter().map(|l| (l.threads as f64, median(metric(l)))).collect(), dashed);
+    s.errors = levels.iter().filter_map(|l| spread(metric(l)).ci.map(|(lo, hi)| (l.threads as f64, lo, hi))).collect();
+    s
 }
 
 /// TPS, and p95/p99 latency, against threads: one line per run.
@@ -88,12 +97,12 @@ fn scaling_charts(runs: &[ReportRun]) -> Vec<Chart> {
     if !swept {
         return Vec::new();
     }
-    let pts = |r: &RunRecord, f: fn(&LevelRec) -> f64| r.levels.iter().map(|l| (l.threads as f64, f(l))).collect::<Vec<_>>();
-    let tps = runs.iter().map(|r| series(run_name(&r.rec), pts(&r.rec, |l| l.tps), false)).collect();
+    let tps = runs.iter().map(|r| scaling_series(run_name(&r.rec), &r.rec.repeated(), |l| &l.tps, false)).collect();
     let mut lat = Vec::new();
     for r in runs {
-        lat.push(series(format!("{} p95", run_name(&r.rec)), pts(&r.rec, |l| l.p95_ms), false));
-        lat.push(series(format!("{} p99", run_name(&r.rec)), pts(&r.rec, |l| l.p99_ms), true));
+        let levels = r.rec.repeated();
+        lat.push(scaling_series(format!("{} p95", run_name(&r.rec)), &levels, |l| &l.p95_ms, false));
+        lat.push(scaling_series(format!("{} p99", run_name(&r.rec)), &levels, |l| &l.p99_ms, true));
     }
     let chart = |id: &str, title: &str, y: &str, series: Vec<Series>| Chart {
         id: id.into(),
@@ -264,6 +273,7 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
 
     findings_section(&mut o, &compared.findings);
     runs_section(&mut o, runs);
+    significance_section(&mut o, &refs);
 
     let scaling = scaling_charts(runs);
     if !scaling.is_empty() {
@@ -291,6 +301,24 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     let _ = write!(o, "<footer>Made by fairbench {} from its results store. Self-contained: no network needed to view it.</footer>", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(o, "</main><div id=\"tip\"></div><script>{SCRIPT}</script></body></html>");
     Report { html: o, charts }
+}
+
+/// Each run against the first, per level, when any measured a level more
+/// than once: the verdicts `compare` prints.
+fn significance_section(o: &mut String, rs: &[&RunRecord]) {
+    use crate::compare::gate::{lines, Metric};
+    let series = rs.iter().any(|r| r.repeated().iter().any(|l| l.tps.len() >= 2));
+    if rs.len() < 2 || !series {
+        return;
+    }
+    o.push_str("<h2 id=\"significance\">Is the difference real?</h2><p class=\"legend-note\">Each run against the first, per level: the ratio of medians with its 95% confidence interval (Welch's t-test on the logarithm).</p><table><tr><th>run</th><th>clients</th><th>verdict</th><th>repetitions</th></tr>");
+    for r in &rs[1..] {
+        for l in lines(rs[0], r, &[Metric::Throughput, Metric::P99], None) {
+            let significant = l.test.as_ref().is_some_and(|t| t.significant());
+            let _ = write!(o, "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{} vs {}</td></tr>", if significant { "significant" } else { "" }, r.id, l.threads, esc(&l.words), l.n.0, l.n.1);
+        }
+    }
+    o.push_str("</table>");
 }
 
 fn push_charts(o: &mut String, all: &mut Vec<Chart>, cs: Vec<Chart>) {
