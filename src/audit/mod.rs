@@ -316,6 +316,9 @@ pub fn rule_memory(r: &RunRecord) -> Vec<Finding> {
     let miss: Vec<(usize, f64, f64)> = r.levels.iter().filter_map(|l| level_reads(l).map(|(p, m)| (l.threads, p, m))).collect();
     let mut ev = vec![why.clone()];
     ev.extend(miss.iter().map(|(t, p, m)| format!("{t} threads: {p:.2} physical reads/trx, {:.2}% of page requests missed the cache", m * 100.0)));
+    // A series' repetitions often read the same: each line once.
+    let mut seen = std::collections::HashSet::new();
+    ev.retain(|e| seen.insert(e.clone()));
     out.push(finding("memory-fit", Severity::Info, vec![r.id], format!("run {}: {}", r.id, fit.name()), ev.clone(), "compare runs only with the same memory fit"));
     if says_io_bound(r) {
         let observed_hits = !miss.is_empty() && miss.iter().all(|(_, _, m)| *m < 0.01);

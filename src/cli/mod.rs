@@ -185,6 +185,57 @@ pub struct ReportArgs {
     pub charts: Option<PathBuf>,
 }
 
+/// The values of every `--target` on the command line.
+pub fn targets(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        if a == "--target" {
+            out.extend(it.next().cloned());
+        } else if let Some(v) = a.strip_prefix("--target=") {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+/// `argv` without the options named (each as `--name V` or `--name=V`).
+pub fn without(argv: &[String], names: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in argv {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if names.contains(&a.as_str()) {
+            skip = true;
+        } else if !names.iter().any(|n| a.starts_with(&format!("{n}="))) {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// The command line of each configuration a `run` alternates: one per
+/// `--target` when there are several (`run --target A --target B`), else
+/// the command line as it is.
+pub fn configurations(argv: &[String]) -> Vec<Vec<String>> {
+    let targets = targets(argv);
+    if targets.len() < 2 {
+        return vec![argv.to_vec()];
+    }
+    let rest = without(argv, &["--target"]);
+    targets
+        .into_iter()
+        .map(|t| {
+            let mut v = rest.clone();
+            v.extend(["--target".to_string(), t]);
+            v
+        })
+        .collect()
+}
+
 /// sysbench writes options with '_' and puts the command last; accept both.
 pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
     let mut v: Vec<String> = argv

@@ -13,38 +13,6 @@ use crate::error::{exit, Error};
 use std::process::Command;
 use std::time::Duration;
 
-/// The values of every `--target` on the command line.
-fn targets(argv: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        if a == "--target" {
-            out.extend(it.next().cloned());
-        } else if let Some(v) = a.strip_prefix("--target=") {
-            out.push(v.to_string());
-        }
-    }
-    out
-}
-
-/// `argv` without the options named (each as `--name V` or `--name=V`).
-fn without(argv: &[String], names: &[&str]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut skip = false;
-    for a in argv {
-        if skip {
-            skip = false;
-            continue;
-        }
-        if names.contains(&a.as_str()) {
-            skip = true;
-        } else if !names.iter().any(|n| a.starts_with(&format!("{n}="))) {
-            out.push(a.clone());
-        }
-    }
-    out
-}
-
 /// Configuration `i`'s name: A, B, ... Z, then 27, 28, ...
 fn name(i: usize) -> String {
     if i < 26 {
@@ -58,20 +26,15 @@ fn name(i: usize) -> String {
 /// `--target`s; None leaves the command line to the usual path (which
 /// refuses a repeated `--target` on other commands).
 pub fn maybe(argv: &[String]) -> Option<i32> {
-    let targets = targets(argv);
+    let targets = cli::targets(argv);
     if targets.len() < 2 {
         return None;
     }
-    let rest = without(argv, &["--target"]);
-    let with_target = |t: &str| {
-        let mut v = rest.clone();
-        v.extend(["--target".to_string(), t.to_string()]);
-        v
-    };
+    let rest = cli::without(argv, &["--target"]);
     // Every configuration must be a run that parses on its own.
     let mut first = None;
-    for t in &targets {
-        match cli::parse(with_target(t)) {
+    for config in cli::configurations(argv) {
+        match cli::parse(config) {
             Ok(c) => match c.cmd {
                 Cmd::Run(a) => {
                     first.get_or_insert(a);
@@ -90,7 +53,7 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
     let repeat = c.repeat;
     let json = c.output == "json";
     let base = if c.tag.is_empty() { format!("alternation-{}", crate::units::now_rfc3339()) } else { c.tag.clone() };
-    let child_args = without(&rest, &["--repeat", "--tag"]);
+    let child_args = cli::without(&rest, &["--repeat", "--tag"]);
     crate::runner::install_signal_handlers(false);
     let exe = match std::env::current_exe() {
         Ok(p) => p,
@@ -188,8 +151,9 @@ mod tests {
     #[test]
     fn targets_and_the_rest() {
         let argv = v(&["fairbench", "run", "--target", "sqlite:a", "--repeat=3", "--target=sqlite:b", "--repeat-order", "grouped", "--tag", "t"]);
-        assert_eq!(targets(&argv), ["sqlite:a", "sqlite:b"]);
-        assert_eq!(without(&argv, &["--target", "--repeat", "--tag"]), v(&["fairbench", "run", "--repeat-order", "grouped"]));
+        assert_eq!(cli::targets(&argv), ["sqlite:a", "sqlite:b"]);
+        assert_eq!(cli::without(&argv, &["--target", "--repeat", "--tag"]), v(&["fairbench", "run", "--repeat-order", "grouped"]));
+        assert_eq!(cli::configurations(&argv)[1], v(&["fairbench", "run", "--repeat=3", "--repeat-order", "grouped", "--tag", "t", "--target", "sqlite:b"]));
         assert_eq!((name(0), name(1), name(26)), ("A".to_string(), "B".to_string(), "27".to_string()));
     }
 }

@@ -106,7 +106,11 @@ pub fn markdown(base: &RunRecord, new: &RunRecord, ls: &[Line], max_regression: 
     o.push_str("|---:|---|---:|---:|---:|---|---:|---|---|\n");
     for l in ls {
         let (change, ci, p) = match &l.test {
-            Some(t) => (format!("{:+.1}%", (t.ratio - 1.0) * 100.0), format!("{:+.1}% to {:+.1}%", (t.ci.0 - 1.0) * 100.0, (t.ci.1 - 1.0) * 100.0), format!("{:.3}", t.p)),
+            Some(t) => (
+                format!("{:+.1}%", (t.ratio - 1.0) * 100.0),
+                format!("{:+.1}% to {:+.1}%", (t.ci.0 - 1.0) * 100.0, (t.ci.1 - 1.0) * 100.0),
+                crate::stats::significance::p_text(t.p).trim_start_matches("p = ").trim_start_matches("p ").to_string(),
+            ),
             None => (format!("{:+.1}%", (l.new_median / l.base_median - 1.0) * 100.0), "-".into(), "-".into()),
         };
         let verdict = match max_regression {
@@ -175,7 +179,7 @@ mod tests {
         // Not beyond 10%: passes.
         assert!(!lines(&base, &new, &[Metric::Throughput], Some(0.10))[0].regression);
         let md = markdown(&base, &new, &ls, Some(0.05));
-        assert!(md.contains("| 4 | throughput | 1203.10 | 1111.10 | -7.7% | -10.3% to -5.1% | 0.000 | 5 vs 5 | **regression** |"), "{md}");
+        assert!(md.contains("| 4 | throughput | 1203.10 | 1111.10 | -7.7% | -10.3% to -5.1% | < 0.001 | 5 vs 5 | **regression** |"), "{md}");
         let x = junit(&base, &new, &ls);
         assert!(x.contains("tests=\"2\" failures=\"1\"") && x.contains("<failure message=\"throughput: B is slower by 7.7%"), "{x}");
     }

@@ -269,6 +269,15 @@ pub fn ratio(a: &[f64], b: &[f64]) -> Option<Ratio> {
     Some(Ratio { ratio: w.diff.exp(), ci: ((w.diff - half).exp(), (w.diff + half).exp()), p: w.p, needed_for_5pct: needed })
 }
 
+/// A p-value as people read it: "p = 0.032", "p < 0.001".
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".into()
+    } else {
+        format!("p = {p:.3}")
+    }
+}
+
 /// A signed percentage: "+12.0%", "-3.1%".
 fn pct(r: f64) -> String {
     format!("{:+.1}%", (r - 1.0) * 100.0)
@@ -287,11 +296,11 @@ pub fn verdict(r: &Ratio, n: usize, what: &str, higher_is_better: bool) -> Strin
             (_, true, false) => "lower",
             (_, false, false) => "higher",
         };
-        format!("{what}: B is {word} by {by:.1}% (95% CI {lo} to {hi}, p = {:.3})", r.p)
+        format!("{what}: B is {word} by {by:.1}% (95% CI {lo} to {hi}, {})", p_text(r.p))
     } else if r.needed_for_5pct > n {
         format!("{what}: too few repetitions to tell ({lo} to {hi}): about {} each would resolve a 5% difference at this spread", r.needed_for_5pct)
     } else {
-        format!("{what}: no significant difference ({lo} to {hi}, p = {:.2})", r.p)
+        format!("{what}: no significant difference ({lo} to {hi}, {})", p_text(r.p))
     }
 }
 
@@ -359,9 +368,9 @@ mod tests {
     #[test]
     fn verdicts_in_words() {
         let slower = ratio(&[1203.1, 1188.4, 1250.0, 1199.9, 1221.7], &[1102.5, 1130.2, 1099.0, 1150.8, 1111.1]).unwrap();
-        assert_eq!(verdict(&slower, 5, "throughput", true), "throughput: B is slower by 7.7% (95% CI -10.3% to -5.1%, p = 0.000)");
+        assert_eq!(verdict(&slower, 5, "throughput", true), "throughput: B is slower by 7.7% (95% CI -10.3% to -5.1%, p < 0.001)");
         let same = ratio(&[500.0, 500.0, 510.0], &[500.0, 510.0, 510.0]).unwrap();
-        assert_eq!(verdict(&same, 3, "throughput", true), "throughput: no significant difference (-1.9% to +3.3%, p = 0.52)");
+        assert_eq!(verdict(&same, 3, "throughput", true), "throughput: no significant difference (-1.9% to +3.3%, p = 0.519)");
         let noisy = ratio(&[3.1, 3.3, 2.9, 3.0, 3.4, 3.2, 3.05], &[3.6, 2.7, 3.9]).unwrap();
         assert!(verdict(&noisy, 3, "p99", false).starts_with("p99: too few repetitions to tell (-32.2% to +69.7%): about "), "{}", verdict(&noisy, 3, "p99", false));
     }
