@@ -173,22 +173,34 @@ fn ctrl_c_during_a_repetition_keeps_the_completed_ones() {
     assert_eq!(levels.iter().filter(|l| l["status"] == "completed").count(), done, "{levels:?}");
 }
 
-/// Series on both servers and in a family with its own output (TPC-C):
+/// Series on both servers and SQLite, in every workload family:
 /// `--repeat` is the runner's, not a workload's.
 #[test]
-fn series_run_on_mariadb_postgresql_and_tpcc() {
+fn series_run_on_every_engine_and_family() {
+    let series = |dir: &Path, args: &[&str]| {
+        let out = run_ok(fb(dir).args(["run"]).args(args).args(["--threads", "2", "--repeat", "2", "--time", "1"]));
+        assert!(stdout(&out).contains("Repetitions: up to 2 per level"), "{args:?}\n{}", show(&out));
+        assert_eq!(export(dir, "last")["runs"][0]["levels"].as_array().unwrap().len(), 2, "{args:?}");
+    };
     for url in [mysql_url(), pg_url()] {
         let dir = scratch_dir("series-server");
-        let base = ["--target", url.as_str(), "--tables", "1", "--table-size", "500", "--table-name", "sig_series_"];
-        run_ok(fb(&dir).args(["prepare", "oltp_read_only"]).args(base));
-        let out = run_ok(fb(&dir).args(["run", "oltp_read_only", "--threads", "2", "--repeat", "2", "--time", "0.5"]).args(base));
-        assert!(stdout(&out).contains("Repetitions: up to 2 per level"), "{}", show(&out));
-        run_ok(fb(&dir).args(["cleanup", "oltp_read_only"]).args(base));
+        let base = ["oltp_read_only", "--target", url.as_str(), "--tables", "1", "--table-size", "500", "--table-name", "sig_series_"];
+        run_ok(fb(&dir).args(["prepare"]).args(base));
+        series(&dir, &base);
+        run_ok(fb(&dir).args(["cleanup"]).args(base));
     }
-    let dir = scratch_dir("series-tpcc");
-    run_ok(fb(&dir).args(["prepare", "tpcc", "--warehouses", "1"]));
-    let out = run_ok(fb(&dir).args(["run", "tpcc", "--warehouses", "1", "--threads", "2", "--repeat", "2", "--time", "1"]));
-    assert!(stdout(&out).contains("Repetitions: up to 2 per level"), "{}", show(&out));
+    let lua = "/usr/share/sysbench/oltp_point_select.lua";
+    for (prepare, run) in [
+        (vec!["tpcc", "--warehouses", "1"], vec!["tpcc", "--warehouses", "1"]),
+        (vec!["dbstress"], vec!["dbstress"]),
+        (vec!["linkbench", "--maxid1", "2001"], vec!["linkbench", "--maxid1", "2001"]),
+        (vec![lua, "--tables", "1", "--table-size", "200"], vec![lua, "--tables", "1", "--table-size", "200"]),
+        (vec!["select-only", "--scale", "1"], vec!["select-only", "--scale", "1"]),
+    ] {
+        let dir = scratch_dir("series-family");
+        run_ok(fb(&dir).args(["prepare"]).args(&prepare));
+        series(&dir, &run);
+    }
 }
 
 #[test]
