@@ -255,3 +255,26 @@ fn two_targets_alternate_and_are_compared() {
     assert!(took < Duration::from_secs(3), "stopped {took:?} after Ctrl-C");
     assert!(out.contains("Interrupted: 1 of 4 runs completed and stored (tags cut/A ...)."), "{out}");
 }
+
+/// Alternation across engines: MariaDB and PostgreSQL in turns, each with
+/// its own tables, compared at the end (the audit says they differ).
+#[test]
+fn mariadb_and_postgresql_alternate() {
+    let dir = scratch_dir("alternate-servers");
+    let (my, pg) = (mysql_url(), pg_url());
+    let size = ["--tables", "1", "--table-size", "500", "--table-name", "sig_alt_"];
+    for url in [&my, &pg] {
+        run_ok(fb(&dir).args(["prepare", "oltp_read_only", "--target", url]).args(size));
+    }
+    let out = run_ok(fb(&dir).args(["run", "oltp_read_only", "--target", &my, "--target", &pg, "--threads", "2", "--time", "1", "--repeat", "2", "--tag", "engines"]).args(size));
+    let text = stdout(&out);
+    assert_eq!(text.lines().filter(|l| l.starts_with("==== ") && l.contains("configuration")).count(), 4, "{text}");
+    assert!(text.contains("==== The series compared: fairbench compare tag:engines/A tag:engines/B ===="), "{text}");
+    assert!(text.contains("2 clients, throughput: ") && text.contains("[2 vs 2 repetitions]"), "{text}");
+    let engines: Vec<String> =
+        serde_json::from_str::<Value>(&stdout(&run_ok(fb(&dir).args(["results", "export"])))).unwrap()["runs"].as_array().unwrap().iter().map(|r| r["engine"].as_str().unwrap().to_string()).collect();
+    assert_eq!(engines, ["mysql", "postgres", "mysql", "postgres"]);
+    for url in [&my, &pg] {
+        run_ok(fb(&dir).args(["cleanup", "oltp_read_only", "--target", url]).args(size));
+    }
+}
