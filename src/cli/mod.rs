@@ -145,7 +145,7 @@ pub struct AuditArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// Run ids (or last, last-N); the first is the baseline unless --baseline names one
+    /// Run ids (or last, last-N, tag:NAME for every run with that --tag as one series); the first is the baseline unless --baseline names one
     #[arg(required = true, num_args = 1..)]
     pub runs: Vec<String>,
     #[command(flatten)]
@@ -153,7 +153,7 @@ pub struct CompareArgs {
     /// Print JSON
     #[arg(long)]
     pub json: bool,
-    /// The baseline: a stored run (id, last, last-N) or a file `results export` wrote
+    /// The baseline: a stored run (id, last, last-N, tag:NAME) or a file `results export` wrote
     #[arg(long, value_name = "RUN|FILE")]
     pub baseline: Option<String>,
     /// Exit 1 when a run is significantly worse than the baseline by more than this (5%, 2.5)
