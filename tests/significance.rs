@@ -246,6 +246,11 @@ fn two_targets_alternate_and_are_compared() {
     // Later, the same comparison from the store.
     let again = stdout(&run_ok(fb(&dir).args(["compare", "tag:ab/A", "tag:ab/B"])));
     assert!(again.contains("[3 vs 3 repetitions]"), "{again}");
+    // And as a report: one point per level with its interval, and the verdicts.
+    run_ok(fb(&dir).args(["report", "tag:ab/A", "tag:ab/B", "-o", "ab.html"]));
+    let html = std::fs::read_to_string(dir.join("ab.html")).unwrap();
+    assert!(html.contains("Is the difference real?") && html.contains("<td>3 vs 3</td>"), "no verdicts in the report");
+    assert!(html.matches("class=\"errorbar\"").count() >= 2, "no error bars in the report");
     // Ctrl-C in the second run: the first is kept, and the line says so.
     let (code, took, out) = interrupt_after(
         fb(&dir).args(["run", "oltp_point_select", "--table-size", "1000", "--threads", "2", "--time", "2", "--no-prepare", "--target", &a, "--target", &b, "--repeat", "2", "--tag", "cut"]),

@@ -172,7 +172,7 @@ pub struct CompareArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
-    /// Run ids (or last, last-N); several are compared, the first is the baseline
+    /// Run ids (or last, last-N, tag:NAME for every run with that --tag as one series); several are compared, the first is the baseline
     #[arg(required = true)]
     pub runs: Vec<String>,
     #[command(flatten)]

@@ -167,6 +167,9 @@ impl RunRecord {
     /// each) as one series: the first run's record with every run's levels,
     /// in order. None when there is no run.
     pub fn merged(runs: Vec<RunRecord>) -> Option<RunRecord> {
+        if runs.len() < 2 {
+            return runs.into_iter().next();
+        }
         let mut it = runs.into_iter();
         let mut first = it.next()?;
         let mut n = first.repeat().max(1);

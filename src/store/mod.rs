@@ -601,20 +601,38 @@ pub fn load_many(path: &Path, refs: &[String]) -> Result<Vec<RunRecord>> {
 /// alternated with another's, each its own process); any other reference is
 /// one run as `load_many` reads it.
 pub fn load_series(path: &Path, refs: &[String]) -> Result<Vec<RunRecord>> {
+    Ok(load_refs(path, refs, false)?.into_iter().map(|(r, _)| r).collect())
+}
+
+/// The ids of the runs stored with `--tag TAG`, oldest first.
+fn tagged_ids(c: &Connection, path: &Path, tag: &str) -> Result<Vec<i64>> {
+    let mut st = c.prepare("SELECT id FROM runs WHERE tag = ?1 ORDER BY id").map_err(|e| io(path, e))?;
+    let ids: Vec<i64> = st.query_map(params![tag], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
+    if ids.is_empty() {
+        return Err(Error::Usage(format!("no run tagged '{tag}' in the results store (runs are tagged with --tag)")));
+    }
+    Ok(ids)
+}
+
+/// Runs by reference, `tag:NAME` merged into one series, each with its
+/// levels' histograms when `histograms` is set (empty otherwise).
+fn load_refs(path: &Path, refs: &[String], histograms: bool) -> Result<Vec<(RunRecord, LevelHistograms)>> {
+    let c = open(path, false)?;
     let mut out = Vec::new();
     for r in refs {
-        match r.strip_prefix("tag:") {
-            Some(tag) => {
-                let c = open(path, false)?;
-                let mut st = c.prepare("SELECT id FROM runs WHERE tag = ?1 ORDER BY id").map_err(|e| io(path, e))?;
-                let ids: Vec<i64> = st.query_map(params![tag], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
-                let mut runs = Vec::new();
-                for id in ids {
-                    runs.extend(load(&c, id, false).map_err(|e| io(path, e))?);
-                }
-                out.push(RunRecord::merged(runs).ok_or_else(|| Error::Usage(format!("no run tagged '{tag}' in the results store (runs are tagged with --tag)")))?);
+        let ids = match r.strip_prefix("tag:") {
+            Some(tag) => tagged_ids(&c, path, tag)?,
+            None => resolve_ids(&c, std::slice::from_ref(r))?,
+        };
+        let (mut runs, mut hists) = (Vec::new(), Vec::new());
+        for id in ids {
+            runs.extend(load(&c, id, false).map_err(|e| io(path, e))?);
+            if histograms {
+                hists.extend(level_histograms(&c, id).map_err(|e| io(path, e))?);
             }
-            None => out.extend(load_many(path, std::slice::from_ref(r))?),
+        }
+        if let Some(run) = RunRecord::merged(runs) {
+            out.push((run, hists));
         }
     }
     Ok(out)
@@ -632,16 +650,7 @@ pub fn level_histograms(c: &Connection, id: i64) -> rusqlite::Result<LevelHistog
 /// Runs for a report: each record (without interval histograms) with its
 /// levels' histograms.
 pub fn load_for_report(path: &Path, refs: &[String]) -> Result<Vec<(RunRecord, LevelHistograms)>> {
-    let c = open(path, false)?;
-    let ids = resolve_ids(&c, refs)?;
-    let mut v = Vec::new();
-    for id in ids {
-        if let Some(r) = load(&c, id, false).map_err(|e| io(path, e))? {
-            let h = level_histograms(&c, id).map_err(|e| io(path, e))?;
-            v.push((r, h));
-        }
-    }
-    Ok(v)
+    load_refs(path, refs, true)
 }
 
 /// Every stored run, oldest first.
