@@ -296,17 +296,13 @@ fn without_tests(code: &str) -> String {
 /// Every line of non-test code in a family's folder that names an
 /// `Engine::` variant.
 fn engine_hits() -> Vec<Hit> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for f in FAMILIES {
-        let mut files = Vec::new();
-        rust_files(&root.join("src/workload").join(f.name()), &mut files);
-        files.sort();
-        for path in files {
-            out.extend(engine_lines(root, &path));
-        }
-    }
-    out
+    let in_a_family = |rel: &str| FAMILIES.iter().any(|f| rel.starts_with(&format!("src/workload/{}/", f.name())));
+    sources().iter().filter(|(rel, _)| in_a_family(rel)).flat_map(|(rel, code)| engine_lines(rel, code)).collect()
+}
+
+/// The listed exceptions that no hit needs any more.
+fn stale(allowed: &[(&str, &str)], hits: &[Hit]) -> Vec<String> {
+    allowed.iter().filter(|(p, _)| !hits.iter().any(|h| h.file == *p)).map(|(p, why)| format!("{p} ({why})")).collect()
 }
 
 // Engines once differed by `match engine` inside the LinkBench, pgbench and
@@ -323,32 +319,19 @@ fn families_ask_the_dialect_instead_of_matching_engines() {
 
 #[test]
 fn every_engine_exception_is_still_needed() {
-    let hits = engine_hits();
-    let stale: Vec<String> = ENGINE_ALLOWED.iter().filter(|(p, _)| !hits.iter().any(|h| h.file == *p)).map(|(p, why)| format!("{p} ({why})")).collect();
+    let stale = stale(ENGINE_ALLOWED, &engine_hits());
     assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from ENGINE_ALLOWED\n{}", stale.join("\n"));
 }
 
 /// Every line of non-test code outside src/db/ that names an `Engine::`
 /// variant.
 fn engine_hits_outside_db() -> Vec<Hit> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    files.sort();
-    let mut out = Vec::new();
-    for path in files {
-        if !path.strip_prefix(root).unwrap().starts_with("src/db") {
-            out.extend(engine_lines(root, &path));
-        }
-    }
-    out
+    sources().iter().filter(|(rel, _)| !rel.starts_with("src/db/")).flat_map(|(rel, code)| engine_lines(rel, code)).collect()
 }
 
-/// The lines of `path`'s non-test code that name an `Engine::` variant.
-fn engine_lines(root: &Path, path: &Path) -> Vec<Hit> {
-    let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-    let (code, _) = strip(&std::fs::read_to_string(path).unwrap());
-    without_tests(&code).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Engine::")).map(|(n, l)| Hit { file: rel.clone(), line: n + 1, pattern: l.trim().to_string() }).collect()
+/// The lines of a file's non-test code (comments blanked) that name an `Engine::` variant.
+fn engine_lines(rel: &str, code: &str) -> Vec<Hit> {
+    without_tests(code).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Engine::")).map(|(n, l)| Hit { file: rel.to_string(), line: n + 1, pattern: l.trim().to_string() }).collect()
 }
 
 // Engines once differed by `match engine` in about twelve files outside
@@ -367,8 +350,7 @@ fn engines_are_matched_only_in_src_db() {
 
 #[test]
 fn every_engine_outside_db_exception_is_still_needed() {
-    let hits = engine_hits_outside_db();
-    let stale: Vec<String> = ENGINE_OUTSIDE_DB_ALLOWED.iter().filter(|(p, _)| !hits.iter().any(|h| h.file == *p)).map(|(p, why)| format!("{p} ({why})")).collect();
+    let stale = stale(ENGINE_OUTSIDE_DB_ALLOWED, &engine_hits_outside_db());
     assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from ENGINE_OUTSIDE_DB_ALLOWED\n{}", stale.join("\n"));
 }
 

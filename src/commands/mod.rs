@@ -160,29 +160,23 @@ pub fn compare(a: CompareArgs) -> Result<()> {
         _ => vec![Metric::Throughput, Metric::P99],
     };
     let base = refs[0];
-    let per_run: Vec<(&RunRecord, Vec<gate::Line>)> = refs[1..].iter().map(|r| (*r, gate::lines(base, r, &metrics, a.max_regression))).collect();
+    // Each run against the baseline, once, for every output.
+    let verdicts: Vec<Vec<gate::Line>> = refs[1..].iter().map(|r| gate::lines(base, r, &metrics, a.max_regression)).collect();
     match (a.json, a.format.as_str()) {
-        (true, _) | (_, "json") => println!("{}", crate::compare::json(&refs)),
+        (true, _) | (_, "json") => println!("{}", crate::compare::json(&refs, &verdicts)),
         (_, "markdown") => {
-            for (r, ls) in &per_run {
+            for (r, ls) in refs[1..].iter().zip(&verdicts) {
                 println!("{}", gate::markdown(base, r, ls, a.max_regression));
             }
         }
-        _ => {
-            print!("{}", crate::compare::text(&refs));
-            if a.max_regression.is_some() {
-                for (r, ls) in &per_run {
-                    println!();
-                    print!("{}", gate::text(base, r, ls, a.max_regression));
-                }
-            }
-        }
+        _ => print!("{}", crate::compare::text(&refs, &verdicts, a.max_regression)),
     }
     if let Some(path) = &a.junit {
-        let xml: String = per_run.iter().map(|(r, ls)| gate::junit(base, r, ls)).collect();
+        let xml: String = refs[1..].iter().zip(&verdicts).map(|(r, ls)| gate::junit(base, r, ls)).collect();
         std::fs::write(path, xml).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
     }
-    let failed: Vec<String> = per_run.iter().flat_map(|(r, ls)| ls.iter().filter(|l| l.regression).map(move |l| format!("run {} at {} clients ({})", r.id, l.threads, l.metric.name()))).collect();
+    let failed: Vec<String> =
+        refs[1..].iter().zip(&verdicts).flat_map(|(r, ls)| ls.iter().filter(|l| l.regression).map(move |l| format!("run {} at {} clients ({})", r.id, l.threads, l.metric.name()))).collect();
     match a.max_regression {
         Some(max) if !failed.is_empty() => Err(Error::Regression(format!("regression beyond {:.1}% against baseline run {}: {}", max * 100.0, base.id, failed.join(", ")))),
         _ => Ok(()),

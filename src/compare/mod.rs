@@ -326,7 +326,10 @@ fn thread_levels(rs: &[&RunRecord]) -> Vec<usize> {
     s.into_iter().collect()
 }
 
-pub fn text(rs: &[&RunRecord]) -> String {
+/// The comparison as text. `verdicts` holds each run after the first
+/// against it, level by level (`gate::lines`); they are shown when a run
+/// has repetitions or when `max_regression` judges them.
+pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Option<f64>) -> String {
     let c = compare(rs);
     let mut o = audit::findings_text(&c.findings);
     o.push('\n');
@@ -364,10 +367,10 @@ pub fn text(rs: &[&RunRecord]) -> String {
             o.push_str(&format!("  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}\n", r.id, l.tps, d(dt), l.qps, d(dq), l.p95_ms, d(d95), l.p99_ms, d(d99)));
         }
     }
-    if series {
-        for r in &rs[1..] {
+    if series || max_regression.is_some() {
+        for (r, ls) in rs[1..].iter().zip(verdicts) {
             o.push('\n');
-            o.push_str(&gate::text(base, r, &gate::lines(base, r, &[gate::Metric::Throughput, gate::Metric::P99], None), None));
+            o.push_str(&gate::text(base, r, ls, max_regression));
         }
     }
     o.push('\n');
@@ -388,7 +391,8 @@ pub fn text(rs: &[&RunRecord]) -> String {
     o
 }
 
-pub fn json(rs: &[&RunRecord]) -> Value {
+/// The comparison as JSON, `verdicts` as for [`text`].
+pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
     let c = compare(rs);
     let base = rs[0];
     let levels: Vec<Value> = thread_levels(rs)
@@ -420,6 +424,6 @@ pub fn json(rs: &[&RunRecord]) -> Value {
         "findings": c.findings,
         "levels": levels,
         "config_diff": groups,
-        "significance": rs[1..].iter().map(|r| json!({ "run": r.id, "baseline": base.id, "levels": gate::json(&gate::lines(base, r, &[gate::Metric::Throughput, gate::Metric::P99], None)) })).collect::<Vec<_>>(),
+        "significance": rs[1..].iter().zip(verdicts).map(|(r, ls)| json!({ "run": r.id, "baseline": base.id, "levels": gate::json(ls) })).collect::<Vec<_>>(),
     })
 }

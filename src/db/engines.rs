@@ -183,12 +183,17 @@ impl Common {
         Common { key: v.clone(), shown: v }
     }
 
-    /// A size in common terms: `what` is the setting, with its value when
-    /// that says more than the size (`innodb_log_file_size = 48 MiB x 2 file(s)`).
-    pub fn size(bytes: u64, what: &str) -> Common {
+    /// A setting's size in common terms: "wal_buffers = 4.0 MiB".
+    pub fn setting_size(name: &str, bytes: u64) -> Common {
         let size = human_bytes(bytes as f64);
-        let shown = if what.contains(" = ") { format!("{what}: {size}") } else { format!("{what} = {size}") };
-        Common { key: size, shown }
+        Common { shown: format!("{name} = {size}"), key: size }
+    }
+
+    /// A size the engine's settings add up to, with how: "innodb_log_file_size
+    /// = 48.0 MiB x 2 file(s): 96.0 MiB".
+    pub fn derived_size(how: &str, bytes: u64) -> Common {
+        let size = human_bytes(bytes as f64);
+        Common { shown: format!("{how}: {size}"), key: size }
     }
 
     /// Direct or buffered data file access in common terms.

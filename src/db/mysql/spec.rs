@@ -163,10 +163,10 @@ impl EngineSpec for Mysql {
             }),
         };
         if let Some((bytes, shown)) = capacity {
-            out.push((Aspect::LogCapacity, Common::size(bytes, &shown)));
+            out.push((Aspect::LogCapacity, Common::derived_size(&shown, bytes)));
         }
         if let Some(b) = var_bytes(s, "innodb_log_buffer_size") {
-            out.push((Aspect::LogBuffer, Common::size(b, "innodb_log_buffer_size")));
+            out.push((Aspect::LogBuffer, Common::setting_size("innodb_log_buffer_size", b)));
         }
         let max = s.var("max_connections").map(|m| format!(", max_connections = {m}")).unwrap_or_default();
         let h = s.var("thread_handling").unwrap_or("one-thread-per-connection").to_ascii_lowercase();

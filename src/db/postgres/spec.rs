@@ -195,12 +195,12 @@ impl EngineSpec for Postgres {
             out.push((Aspect::IoConcurrency, Common::same(format!("effective_io_concurrency = {e:.0}{maint}"))));
         }
         if let Some(b) = var_bytes(s, "max_wal_size") {
-            out.push((Aspect::LogCapacity, Common::size(b, &format!("max_wal_size = {}", human_bytes(b as f64)))));
+            out.push((Aspect::LogCapacity, Common::derived_size(&format!("max_wal_size = {}", human_bytes(b as f64)), b)));
         }
         // -1: sized from shared_buffers (1/32, between 64 kB and one 16 MB WAL segment).
         let wal_buffers = if s.var("wal_buffers").map(str::trim) == Some("-1") { s.cache_bytes.map(|c| (c / 32).clamp(64 << 10, 16 << 20)) } else { var_bytes(s, "wal_buffers") };
         if let Some(b) = wal_buffers {
-            out.push((Aspect::LogBuffer, Common::size(b, "wal_buffers")));
+            out.push((Aspect::LogBuffer, Common::setting_size("wal_buffers", b)));
         }
         let max = s.var("max_connections").map(|m| format!(", max_connections = {m}")).unwrap_or_default();
         out.push((Aspect::Connections, Common::new("one worker per connection", format!("one process per connection{max}"))));
