@@ -16,6 +16,7 @@ mod relay;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod scrape;
 pub mod server;
 pub mod stats;
 pub mod store;
@@ -76,6 +77,12 @@ pub fn main_entry() -> i32 {
     runner::start_stop_watchdog();
     let code = match run(cli) {
         Ok(()) => exit::OK,
+        // A statement the engine refuses stops whatever command sent it, in
+        // one line that says what to use instead: a usage error, nothing ran.
+        Err(_) if db::engines::refusal().is_some() => {
+            eprintln!("fairbench: {}", db::engines::refusal().unwrap_or_default());
+            exit::USAGE
+        }
         Err(e) => {
             if !matches!(e, Error::Interrupted) {
                 eprintln!("fairbench: {}", error::one_line(&e.to_string()));

@@ -391,6 +391,45 @@ fn an_engine_is_one_folder_and_one_registry_line() {
     assert!(outside.is_empty(), "ask the registry (db::engines::named, engine.spec()) instead:\n{}", outside.join("\n"));
 }
 
+/// An engine that shares another's wire protocol (a server that speaks
+/// MySQL's) has no client, no `Engine` variant and no case anywhere else:
+/// outside its folder, the engine registry and the sandbox registry (which
+/// starts one), its name appears in no code and no string.
+#[test]
+fn an_engine_on_a_shared_protocol_is_named_only_in_its_folder() {
+    use fairbench::db::engines::{of, ENGINES};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sharing: Vec<&str> = ENGINES.iter().filter(|e| of(e.protocol()).name() != e.name()).map(|e| e.name()).collect();
+    assert!(!sharing.is_empty(), "no engine shares a protocol: this test checks nothing");
+    let mut found = Vec::new();
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    for path in files {
+        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let (code, strings) = strip(&std::fs::read_to_string(&path).unwrap());
+        for name in &sharing {
+            if rel == "src/db/engines.rs" || rel.starts_with(&format!("src/db/{name}/")) || rel.starts_with("src/server/") {
+                continue;
+            }
+            let lower = name.to_ascii_lowercase();
+            for (n, l) in code.lines().enumerate() {
+                // Its folder is a module of src/db: the one line that says so.
+                let declares = rel == "src/db/mod.rs" && l.trim() == format!("pub mod {name};");
+                if l.to_ascii_lowercase().contains(&lower) && !declares {
+                    found.push(format!("{rel}:{}: {}", n + 1, l.trim()));
+                }
+            }
+            for (n, s) in &strings {
+                if s.to_ascii_lowercase().contains(&lower) {
+                    found.push(format!("{rel}:{n}: \"{s}\""));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "an engine on a shared protocol is named outside its folder: ask db::engines instead\n{}", found.join("\n"));
+}
+
 // compare, the audit and durability once matched `s.engine.as_str()` on
 // "mysql" and "postgres"; a recorded run's engine is asked by name now.
 #[test]

@@ -564,6 +564,41 @@ pub fn rule_durability_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     out
 }
 
+/// Runs of one engine whose commits work differently (a transaction model,
+/// a commit protocol the engine names): what is measured is not the same
+/// transaction, whatever the durability class says.
+pub fn rule_commit_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let settings = |r: &RunRecord| -> Option<(String, Vec<(&'static str, String)>)> {
+        let s = server_of(r)?;
+        let spec = crate::db::engines::named(&s.engine)?;
+        let set = spec.commit_settings(s);
+        (!set.is_empty()).then(|| (s.engine.clone(), set))
+    };
+    let mut out = Vec::new();
+    let all: Vec<_> = rs.iter().map(|r| settings(r)).collect();
+    let mut engines: Vec<&String> = all.iter().flatten().map(|(e, _)| e).collect();
+    engines.sort();
+    engines.dedup();
+    for engine in engines {
+        let of_engine: Vec<(&RunRecord, &Vec<(&'static str, String)>)> = rs.iter().zip(&all).filter_map(|(r, s)| s.as_ref().filter(|(e, _)| e == engine).map(|(_, set)| (*r, set))).collect();
+        let differ: Vec<&str> =
+            of_engine.first().map(|(_, first)| first.iter().filter(|(n, v)| of_engine.iter().any(|(_, o)| o.iter().any(|(on, ov)| on == n && ov != v))).map(|(n, _)| *n).collect()).unwrap_or_default();
+        if differ.is_empty() {
+            continue;
+        }
+        let runs: Vec<&RunRecord> = of_engine.iter().map(|(r, _)| *r).collect();
+        out.push(finding(
+            "commit-protocol-mismatch",
+            Severity::Critical,
+            ids(&runs),
+            format!("the {engine} runs commit differently ({}): they measure different transactions", differ.join(", ")),
+            per_run(&runs, |r| settings(r).map(|(_, set)| set.iter().filter(|(n, _)| differ.contains(n)).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")).unwrap_or_default()),
+            "set the same transaction mode and commit protocol on every side, or state the difference with the result",
+        ));
+    }
+    out
+}
+
 pub fn rule_memory_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     let fits: Vec<Fit> = rs.iter().map(|r| server_of(r).map(|s| memory_fit(s).0).unwrap_or(Fit::Unknown)).collect();
     let known: Vec<Fit> = fits.iter().copied().filter(|f| *f != Fit::Unknown).collect();
@@ -700,6 +735,7 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
     let mut v = Vec::new();
     if rs.len() > 1 {
         v.extend(rule_durability_mismatch(rs));
+        v.extend(rule_commit_mismatch(rs));
         v.extend(rule_memory_mismatch(rs));
         v.extend(rule_config_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));

@@ -130,7 +130,7 @@ fn normalised(r: &RunRecord) -> BTreeMap<String, Norm> {
             put("connection TLS", t);
         }
         if let Some(d) = s.dataset_bytes {
-            put("memory: dataset on disk", human_bytes(d as f64));
+            put("memory: dataset on disk", format!("{}{}", human_bytes(d as f64), if s.dataset_estimated { " (estimate)" } else { "" }));
         }
         put("client CPUs available", e.host.cpus_available.to_string());
         put("client host", format!("{} ({})", e.host.hostname, e.host.cpu_model));
@@ -139,6 +139,11 @@ fn normalised(r: &RunRecord) -> BTreeMap<String, Norm> {
         }
         let d = durability(s);
         m.insert("durability class".into(), Norm::same("durability", d.class.name().into()));
+        if let Some(spec) = crate::db::engines::named(&s.engine) {
+            for (name, v) in spec.commit_settings(s) {
+                m.insert(format!("durability: {name}"), Norm::same("durability", v));
+            }
+        }
         if let Some(t) = d.torn_pages {
             m.insert("durability: torn-page protection".into(), Norm::same("durability", if t { "on" } else { "off" }.into()));
         }

@@ -18,9 +18,11 @@ use std::pin::Pin;
 
 /// The engines, one line each; a protocol's first engine is the one a
 /// target of that protocol is taken for until its server says otherwise.
-pub static ENGINES: &[&dyn EngineSpec] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE];
+pub static ENGINES: &[&dyn EngineSpec] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB];
 
 pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+/// A future that may move between the runtime's threads (clients connect on any).
+pub type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What an engine says about itself beyond its SQL.
 pub trait EngineSpec: Sync {
@@ -32,6 +34,33 @@ pub trait EngineSpec: Sync {
 
     /// Its SQL forms.
     fn dialect(&self) -> &'static dyn Dialect;
+
+    /// Whether a server of this engine's protocol that reports `version`
+    /// (`SELECT VERSION()`) is this engine rather than the protocol's first.
+    fn claims(&self, _version: &str) -> bool {
+        false
+    }
+
+    /// Error codes that restart an event on this engine, beside the
+    /// protocol's default ignore list (not when the user gave a list).
+    fn retryable(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Reads what decides which statements the engine refuses as the
+    /// sessions will be set (`session` is the SQL each runs first), and
+    /// returns a screen that says, in one line, why a statement cannot run
+    /// and what the engine offers instead. None: it refuses nothing known.
+    fn screen<'a>(&'a self, _c: &'a mut Conn, _session: &'a [String]) -> SendFuture<'a, Option<Screen>> {
+        Box::pin(async { None })
+    }
+
+    /// Settings that change what a commit does beyond durability (a
+    /// transaction model, a commit protocol): two runs of this engine that
+    /// differ in one are not comparable. (name, value) pairs.
+    fn commit_settings(&self, _s: &Server) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 
     /// Reads the server's settings, version, cache and dataset sizes,
     /// counters and TLS state into `s`; what cannot be read goes to `errors`.
@@ -80,6 +109,47 @@ pub fn of(protocol: Engine) -> &'static dyn EngineSpec {
     ENGINES.iter().copied().find(|e| e.protocol() == protocol).expect("every protocol has an engine")
 }
 
+/// Whether several engines speak `protocol`, so the server must say which it is.
+pub fn shared(protocol: Engine) -> bool {
+    ENGINES.iter().filter(|e| e.protocol() == protocol).count() > 1
+}
+
+/// The engine of a `protocol` server that reports `version`.
+pub fn claimed(protocol: Engine, version: &str) -> &'static dyn EngineSpec {
+    ENGINES.iter().copied().find(|e| e.protocol() == protocol && e.claims(version)).unwrap_or_else(|| of(protocol))
+}
+
+/// Says why a statement cannot run on an engine, or None when it can.
+pub type Screen = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Which engine a target is, once its server said, and what it refuses.
+pub struct Identity {
+    pub spec: &'static dyn EngineSpec,
+    pub screen: Option<Screen>,
+}
+
+impl std::fmt::Debug for Identity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Identity").field("engine", &self.spec.name()).field("screens", &self.screen.is_some()).finish()
+    }
+}
+
+/// The first statement an engine refused before it was sent: whatever
+/// command it stopped, and however the error was worded on the way up,
+/// the command ends with this line as a usage error (nothing ran).
+static REFUSED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Records a refusal (the first one is kept) and returns its line.
+pub fn refuse(line: String) -> String {
+    let _ = REFUSED.set(line.clone());
+    line
+}
+
+/// The refusal that stopped this process, if one did.
+pub fn refusal() -> Option<&'static str> {
+    REFUSED.get().map(String::as_str)
+}
+
 /// Whether counter `name` is a gauge on any engine.
 pub fn is_gauge(name: &str) -> bool {
     ENGINES.iter().any(|e| e.gauges().contains(&name))
@@ -100,6 +170,8 @@ pub enum DurClass {
     PerSecond,
     /// Nothing forces data to stable storage.
     NotSynced,
+    /// The data lives in memory only: a restart loses all of it.
+    InMemory,
     Unknown,
 }
 
@@ -109,6 +181,7 @@ impl DurClass {
             DurClass::Synced => "every commit flushed and synced",
             DurClass::PerSecond => "flushed about once per second",
             DurClass::NotSynced => "not synced",
+            DurClass::InMemory => "not durable (in memory only)",
             DurClass::Unknown => "unknown",
         }
     }

@@ -27,6 +27,9 @@ pub struct Server {
     pub status: BTreeMap<String, f64>,
     /// Bytes on disk of the workload's tables (data and indexes).
     pub dataset_bytes: Option<u64>,
+    /// Whether `dataset_bytes` is an estimate (from table statistics) rather than a count.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dataset_estimated: bool,
     /// Bytes the engine caches pages in (buffer pool, shared_buffers, page cache).
     pub cache_bytes: Option<u64>,
     /// An engine that reads its file through the OS page cache (SQLite):
@@ -46,6 +49,14 @@ pub struct Server {
     /// fairbench sends statements through it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pooler: Option<String>,
+    /// The members of a distributed engine's cluster, one line each (role,
+    /// address, version), as the server lists them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
+    /// Where the server publishes Prometheus metrics (its status port),
+    /// when its counters are read from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_url: Option<String>,
 }
 
 impl Server {

@@ -15,6 +15,7 @@ pub mod password;
 pub mod postgres;
 mod rows;
 pub mod sqlite;
+pub mod tidb;
 pub mod url;
 
 pub use dialect::{Dialect, FkPath};
@@ -24,8 +25,9 @@ pub use engines::EngineSpec;
 pub use facts::{DatasetTables, Server};
 pub use rows::RowBuf;
 
+use engines::Identity;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use url::{Engine, SslMode, Target};
@@ -135,6 +137,9 @@ pub type DbResult<T> = std::result::Result<T, DbError>;
 pub struct IgnoreList {
     pub all: bool,
     pub codes: Vec<String>,
+    /// The default list, not one the user gave: the engine's own retryable
+    /// errors ([`EngineSpec::retryable`]) count as listed too.
+    pub default: bool,
 }
 
 impl IgnoreList {
@@ -149,10 +154,20 @@ impl IgnoreList {
         }
         l
     }
+    /// The list an option was left at: `parse(default)` with the engine's errors added.
+    pub fn default_of(default: &str) -> IgnoreList {
+        IgnoreList { default: true, ..IgnoreList::parse(default) }
+    }
     pub fn contains(&self, code: &str) -> bool {
         self.all || self.codes.iter().any(|c| c.eq_ignore_ascii_case(code))
     }
 }
+
+/// sysbench's default `--mysql-ignore-errors`.
+pub const MYSQL_IGNORE_DEFAULT: &str = "1213,1020,1205";
+/// `--pgsql-ignore-errors` by default: 23505 as sysbench's driver does (a
+/// concurrent delete+insert of the same id).
+pub const PGSQL_IGNORE_DEFAULT: &str = "40001,40P01,23505";
 
 /// Everything a client needs to open (and reopen) its connection.
 #[derive(Clone, Debug)]
@@ -166,11 +181,36 @@ pub struct ConnConfig {
     pub session_sql: Vec<String>,
     /// SQLite `PRAGMA busy_timeout` in ms.
     pub sqlite_busy_ms: u32,
+    /// The engine the server turned out to be, set by the first connection.
+    pub identity: OnceLock<Arc<Identity>>,
 }
 
 impl ConnConfig {
     pub fn new(target: Target) -> ConnConfig {
-        ConnConfig { target, prepared: true, mysql_ignore: IgnoreList::parse("1213,1020,1205"), pgsql_ignore: IgnoreList::parse("40001,40P01,23505"), session_sql: vec![], sqlite_busy_ms: 5000 }
+        ConnConfig {
+            target,
+            prepared: true,
+            mysql_ignore: IgnoreList::default_of(MYSQL_IGNORE_DEFAULT),
+            pgsql_ignore: IgnoreList::default_of(PGSQL_IGNORE_DEFAULT),
+            session_sql: vec![],
+            sqlite_busy_ms: 5000,
+            identity: OnceLock::new(),
+        }
+    }
+
+    /// The engine of the target: what its server said it is once a
+    /// connection opened, the protocol's first engine before.
+    pub fn spec(&self) -> &'static dyn EngineSpec {
+        self.identity.get().map_or_else(|| engines::of(self.target.engine), |i| i.spec)
+    }
+
+    /// The ignore list of the target's protocol.
+    fn ignore(&self) -> Option<&IgnoreList> {
+        match self.target.engine {
+            Engine::Mysql => Some(&self.mysql_ignore),
+            Engine::Postgres => Some(&self.pgsql_ignore),
+            Engine::Sqlite => None,
+        }
     }
 }
 
@@ -205,11 +245,52 @@ impl Conn {
     pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
         let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
         let mut c = Conn { inner, set, cfg, host_index, client, stop: None, block: None };
+        c.identify().await?;
         let session: Vec<String> = c.cfg.session_sql.clone();
         for s in &session {
             c.query(s).await?;
         }
         Ok(c)
+    }
+
+    /// Learns which engine the server is (once per target: a protocol that
+    /// several engines speak asks the server's version), and refuses, before
+    /// anything runs, a session setting or statement of the workload that
+    /// the engine cannot run as the sessions are set.
+    async fn identify(&mut self) -> DbResult<()> {
+        let id = match self.cfg.identity.get() {
+            Some(id) => id.clone(),
+            None => {
+                let protocol = self.cfg.target.engine;
+                let spec = if engines::shared(protocol) {
+                    let version = self.query_strings("SELECT VERSION()").await?.into_iter().next().and_then(|r| r.into_iter().next().flatten()).unwrap_or_default();
+                    engines::claimed(protocol, &version)
+                } else {
+                    engines::of(protocol)
+                };
+                let session = self.cfg.session_sql.clone();
+                let screen = spec.screen(self, &session).await;
+                let id = Arc::new(Identity { spec, screen });
+                // Clients connecting at once may each ask; they get the same answer.
+                let _ = self.cfg.identity.set(id.clone());
+                id
+            }
+        };
+        if let Some(screen) = &id.screen {
+            let texts = self.cfg.session_sql.iter().chain(self.set.stmts.iter().map(|s| &s.sql));
+            if let Some(why) = texts.filter_map(|t| screen(t)).next() {
+                return Err(refused(why));
+            }
+        }
+        Ok(())
+    }
+
+    /// A statement the engine refuses, said before it is sent.
+    fn screened(&self, sql: &str) -> DbResult<()> {
+        match self.cfg.identity.get().and_then(|i| i.screen.as_ref()).and_then(|s| s(sql)) {
+            Some(why) => Err(refused(why)),
+            None => Ok(()),
+        }
     }
 
     /// Opens a connection to host `host_index`; when that host refuses it
@@ -359,6 +440,7 @@ impl Conn {
 
     /// Run one text statement (BEGIN, COMMIT, session settings, DDL).
     pub async fn query(&mut self, sql: &str) -> DbResult<Class> {
+        self.screened(sql)?;
         let limit = self.turn_limit();
         let r = match &mut self.inner {
             Inner::My(c) => Box::pin(c.query(sql)).await,
@@ -414,6 +496,7 @@ impl Conn {
 
     /// Run one text statement, keeping its rows (if any) in `out` undecoded.
     pub async fn query_into(&mut self, sql: &str, out: &mut RowBuf) -> DbResult<Class> {
+        self.screened(sql)?;
         let limit = self.turn_limit();
         let r = match &mut self.inner {
             Inner::MyFast(c) => c.query_into(sql, out).await,
@@ -465,17 +548,18 @@ impl Conn {
             e.message = LOST_STATEMENT.into();
         }
         if e.kind == ErrKind::Fatal {
-            let retry = match self.cfg.target.engine {
-                Engine::Mysql => self.cfg.mysql_ignore.contains(&e.code),
-                Engine::Postgres => self.cfg.pgsql_ignore.contains(&e.code),
-                Engine::Sqlite => false,
-            };
+            let retry = self.cfg.ignore().is_some_and(|l| l.contains(&e.code) || (l.default && self.cfg.spec().retryable().contains(&e.code.as_str())));
             if retry {
                 e.kind = ErrKind::Retryable;
             }
         }
         e
     }
+}
+
+/// The error of a statement an engine refused (see [`engines::refusal`]).
+fn refused(why: String) -> DbError {
+    DbError { kind: ErrKind::Fatal, code: "refused".into(), message: engines::refuse(why) }
 }
 
 /// The hosts other than `failed` of `n`, in the order client `client`

@@ -168,7 +168,7 @@ pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn, String> {
 
 /// The server part of a snapshot, as its engine reads it; `tables` are the workload's.
 pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, errors: &mut Vec<String>) -> Server {
-    let spec = cfg.target.engine.spec();
+    let spec = cfg.spec();
     let mut s = Server { engine: spec.name().to_string(), local: is_local(cfg), ..Server::default() };
     spec.capture(c, cfg, tables, &mut s, errors).await;
     if cfg.target.engine.embedded() {
@@ -193,7 +193,7 @@ pub async fn snapshot(c: Option<&mut Conn>, cfg: &ConnConfig, tables: &DatasetTa
     errors.extend(connect_error);
     let server = match c {
         Some(c) => server(c, cfg, tables, &mut errors).await,
-        None => Server { engine: cfg.target.engine.name().into(), local: is_local(cfg), ..Server::default() },
+        None => Server { engine: cfg.spec().name().into(), local: is_local(cfg), ..Server::default() },
     };
     Snapshot { taken_at: now_rfc3339(), server, host: host(), errors }
 }
@@ -295,7 +295,7 @@ impl Sampler {
                         // A sample: counters now, deltas since the previous one.
                         let mut errs = Vec::new();
                         let cur = match conn.as_mut() {
-                            Some(c) => cfg.target.engine.spec().counters(c, &start, &mut errs).await,
+                            Some(c) => cfg.spec().counters(c, &start, &mut errs).await,
                             None => BTreeMap::new(),
                         };
                         let disk = if local { diskstats() } else { BTreeMap::new() };
@@ -326,7 +326,7 @@ impl Sampler {
             .ok();
         let snap = srx.recv_timeout(Duration::from_secs(15)).unwrap_or_else(|_| {
             let mut s = Snapshot { taken_at: now_rfc3339(), host: host(), ..Snapshot::default() };
-            s.server.engine = cfg2.target.engine.name().into();
+            s.server.engine = cfg2.spec().name().into();
             s.errors.push("the server snapshot did not complete in 15 s".into());
             s
         });

@@ -14,7 +14,14 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     p(format!("Snapshot taken at {}", s.taken_at));
     p(format!("Server: {} {} ({})", s.server.engine, s.server.version, if s.server.local { "local" } else { "remote" }));
     if let Some(b) = s.server.dataset_bytes {
-        p(format!("  dataset on disk: {}", human_bytes(b as f64)));
+        let how = if s.server.dataset_estimated { " (an estimate from table statistics)" } else { "" };
+        p(format!("  dataset on disk: {}{how}", human_bytes(b as f64)));
+    }
+    for m in &s.server.members {
+        p(format!("  cluster member: {m}"));
+    }
+    if let Some(u) = &s.server.metrics_url {
+        p(format!("  counters from: {u}"));
     }
     if let Some(b) = s.server.cache_bytes {
         p(format!("  page cache of the engine: {}", human_bytes(b as f64)));

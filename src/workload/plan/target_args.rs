@@ -53,13 +53,14 @@ pub struct TargetArgs {
     /// auto: server-side prepared statements; disable: text queries
     #[arg(long, default_value = "auto", value_parser = values::db_ps_mode)]
     pub db_ps_mode: String,
-    /// MySQL errors that restart an event (comma list, or all)
-    #[arg(long, default_value = "1213,1020,1205", value_parser = values::mysql_error_codes)]
-    pub mysql_ignore_errors: String,
-    /// PostgreSQL SQLSTATEs that restart an event (comma list, or all); 23505 as sysbench's
-    /// driver does: a concurrent delete+insert of the same id
-    #[arg(long, default_value = "40001,40P01,23505", value_parser = values::sqlstates)]
-    pub pgsql_ignore_errors: String,
+    /// MySQL errors that restart an event (comma list, or all) [default: 1213,1020,1205, and
+    /// the engine's own retryable errors on an engine that has them (docs/engines.md)]
+    #[arg(long, value_parser = values::mysql_error_codes)]
+    pub mysql_ignore_errors: Option<String>,
+    /// PostgreSQL SQLSTATEs that restart an event (comma list, or all) [default:
+    /// 40001,40P01,23505; 23505 as sysbench's driver does: a concurrent delete+insert of the same id]
+    #[arg(long, value_parser = values::sqlstates)]
+    pub pgsql_ignore_errors: Option<String>,
     /// SQL run on every new connection (';'-separated), e.g. "SET SESSION sql_log_bin=0"
     #[arg(long, default_value = "", alias = "mysql-session-options")]
     pub session_options: String,
@@ -194,8 +195,12 @@ impl TargetArgs {
             "disable" => false,
             o => return Err(usage!("--db-ps-mode={o}: use auto or disable")),
         };
-        cfg.mysql_ignore = IgnoreList::parse(&self.mysql_ignore_errors);
-        cfg.pgsql_ignore = IgnoreList::parse(&self.pgsql_ignore_errors);
+        if let Some(l) = &self.mysql_ignore_errors {
+            cfg.mysql_ignore = IgnoreList::parse(l);
+        }
+        if let Some(l) = &self.pgsql_ignore_errors {
+            cfg.pgsql_ignore = IgnoreList::parse(l);
+        }
         cfg.session_sql = self.session_options.split(';').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
         Ok(cfg)
     }
