@@ -12,7 +12,7 @@ pub struct ServerArgs {
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum ServerAction {
-    /// Start a throwaway server from the installed binaries; prints its --target URL
+    /// Start a throwaway server from the installed binaries (TiDB: scripts/build-tidb.sh's); prints its --target URL
     Start(Box<ServerStartArgs>),
     /// Stop sandboxes (by name, port or directory) and remove what they made
     Stop {
@@ -28,7 +28,7 @@ pub enum ServerAction {
         #[arg(long)]
         json: bool,
     },
-    /// Shell `export` lines of a sandbox (FAIRBENCH_SANDBOX_URL, _SOCKET, _PORT, _DIR)
+    /// Shell `export` lines of a sandbox (FAIRBENCH_SANDBOX_URL, _SOCKET, _PORT, _DIR; TiDB's _STATUS_PORT)
     Env {
         /// Name, port or directory
         name: String,
@@ -44,15 +44,17 @@ pub enum ServerAction {
 
 #[derive(Args, Debug, Clone)]
 pub struct ServerStartArgs {
-    /// mariadb or postgres
+    /// mariadb, postgres or tidb
     pub engine: String,
     /// Configuration profile (`fairbench server profiles` lists them)
     #[arg(long, default_value = "packaged")]
     pub profile: String,
-    /// A server setting on top of the profile (repeatable): --set innodb_buffer_pool_size=1G
+    /// A server setting on top of the profile (repeatable): --set innodb_buffer_pool_size=1G;
+    /// TiDB: a system variable, set with SET GLOBAL once it is up
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
-    /// TCP port on 127.0.0.1 (default: the first free from 13306 / 15432)
+    /// TCP port on 127.0.0.1 (default: the first free from 13306 / 15432 / 14000; TiDB's
+    /// status API on the port + 6080, or the next free one)
     #[arg(long)]
     pub port: Option<u16>,
     /// Directory for data, socket and logs (default: under /tmp/fairbench-sandboxes)

@@ -112,12 +112,15 @@ fn profiles(name: Option<&str>, data_size: Option<&str>) -> Result<()> {
         Some(n) => {
             print!("{}", profile::text(n)?);
             println!("\n# on this machine ({} RAM, {} cores):", crate::units::human_bytes(m.ram as f64), m.cores);
-            for k in [Kind::Mariadb, Kind::Postgres] {
+            for k in [Kind::Mariadb, Kind::Postgres, Kind::Tidb] {
                 match profile::resolve(n, k, &m) {
                     Ok(r) => {
                         println!("# {}:", k.name());
                         for (key, v) in &r.settings {
                             println!("#   {key} = {v}");
+                        }
+                        for n in &r.notes {
+                            println!("#   ({n})");
                         }
                     }
                     Err(e) => println!("# {}: {e}", k.name()),

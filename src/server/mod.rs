@@ -1,8 +1,8 @@
 //! Throwaway server sandboxes: a MariaDB or PostgreSQL server started from
-//! the locally installed binaries, in a directory, port and socket of its
-//! own, configured by a profile. System services, their data and their
-//! config files are never touched (the servers read only the files written
-//! here).
+//! the locally installed binaries, or a tidb-server (built once by
+//! scripts/build-tidb.sh), in a directory, port and socket of its own,
+//! configured by a profile. System services, their data and their config
+//! files are never touched (the servers read only the files written here).
 
 pub mod profile;
 
@@ -65,6 +65,9 @@ pub struct Sandbox {
     pub notes: Vec<String>,
     /// Whether `stop` removes `dir` (it was made by `start`).
     pub owns_dir: bool,
+    /// TiDB: the port of its HTTP status API (/status, /metrics), on 127.0.0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_port: Option<u16>,
 }
 
 impl Sandbox {
@@ -75,13 +78,17 @@ impl Sandbox {
     /// `export` lines for a shell.
     pub fn env_lines(&self) -> String {
         let q = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
-        format!(
+        let mut s = format!(
             "export FAIRBENCH_SANDBOX_DIR={}\nexport FAIRBENCH_SANDBOX_URL={}\nexport FAIRBENCH_SANDBOX_SOCKET={}\nexport FAIRBENCH_SANDBOX_PORT={}\n",
             q(&self.dir.display().to_string()),
             q(&self.url),
             q(&self.socket.display().to_string()),
             self.port
-        )
+        );
+        if let Some(p) = self.status_port {
+            s.push_str(&format!("export FAIRBENCH_SANDBOX_STATUS_PORT={p}\n"));
+        }
+        s
     }
 }
 
@@ -132,7 +139,8 @@ pub fn missing(what: &str, package: &str) -> Error {
 
 struct Bins {
     server: PathBuf,
-    init: PathBuf,
+    /// mariadb-install-db / initdb; tidb-server bootstraps its store itself.
+    init: Option<PathBuf>,
     client: PathBuf,
     ctl: Option<PathBuf>,
 }
@@ -144,8 +152,27 @@ fn bindir_override(kind: Kind) -> Option<PathBuf> {
     let var = match kind {
         Kind::Mariadb => "FAIRBENCH_MARIADB_BINDIR",
         Kind::Postgres => "FAIRBENCH_PG_BINDIR",
+        Kind::Tidb => return None,
     };
     std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+/// What to do when there is no tidb-server: no distribution packages it.
+const BUILD_TIDB: &str = "build it with `bash scripts/build-tidb.sh` (once; about 6 minutes)";
+
+/// tidb-server: `FAIRBENCH_TIDB` (a path), else on PATH, else where
+/// scripts/build-tidb.sh puts it (~/.cache/fairbench/bin, XDG_CACHE_HOME respected).
+fn tidb_server() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("FAIRBENCH_TIDB").filter(|v| !v.is_empty()).map(PathBuf::from) {
+        return if p.is_file() { Ok(p) } else { Err(usage!("FAIRBENCH_TIDB={}: no such file: {BUILD_TIDB}, or point it at a tidb-server", p.display())) };
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("tidb-server"))
+        .chain(cache.map(|c| c.join("fairbench/bin/tidb-server")))
+        .find(|p| p.is_file())
+        .ok_or_else(|| usage!("tidb-server not found (FAIRBENCH_TIDB, PATH, ~/.cache/fairbench/bin): {BUILD_TIDB}"))
 }
 
 fn in_dir(d: &Path, names: &[&str], package: &str) -> Result<PathBuf> {
@@ -153,39 +180,43 @@ fn in_dir(d: &Path, names: &[&str], package: &str) -> Result<PathBuf> {
 }
 
 fn bins(kind: Kind) -> Result<Bins> {
-    if let Some(d) = bindir_override(kind) {
-        return Ok(match kind {
-            Kind::Mariadb => Bins {
-                server: in_dir(&d, &["mariadbd", "mysqld"], "mariadb-server")?,
-                init: in_dir(&d, &["mariadb-install-db", "mysql_install_db"], "mariadb-server")?,
-                client: in_dir(&d, &["mariadb", "mysql"], "mariadb-client")?,
-                ctl: None,
-            },
-            Kind::Postgres => Bins {
-                server: in_dir(&d, &["postgres"], "postgresql")?,
-                init: in_dir(&d, &["initdb"], "postgresql")?,
-                client: in_dir(&d, &["psql"], "postgresql")?,
-                ctl: Some(in_dir(&d, &["pg_ctl"], "postgresql")?),
-            },
-        });
-    }
-    match kind {
-        Kind::Mariadb => Ok(Bins {
+    Ok(match (kind, bindir_override(kind)) {
+        (Kind::Mariadb, Some(d)) => Bins {
+            server: in_dir(&d, &["mariadbd", "mysqld"], "mariadb-server")?,
+            init: Some(in_dir(&d, &["mariadb-install-db", "mysql_install_db"], "mariadb-server")?),
+            client: in_dir(&d, &["mariadb", "mysql"], "mariadb-client")?,
+            ctl: None,
+        },
+        (Kind::Postgres, Some(d)) => Bins {
+            server: in_dir(&d, &["postgres"], "postgresql")?,
+            init: Some(in_dir(&d, &["initdb"], "postgresql")?),
+            client: in_dir(&d, &["psql"], "postgresql")?,
+            ctl: Some(in_dir(&d, &["pg_ctl"], "postgresql")?),
+        },
+        (Kind::Mariadb, None) => Bins {
             server: find_bin(&["mariadbd", "mysqld"], &[]).ok_or_else(|| missing("mariadbd", "mariadb-server"))?,
-            init: find_bin(&["mariadb-install-db", "mysql_install_db"], &[]).ok_or_else(|| missing("mariadb-install-db", "mariadb-server"))?,
+            init: Some(find_bin(&["mariadb-install-db", "mysql_install_db"], &[]).ok_or_else(|| missing("mariadb-install-db", "mariadb-server"))?),
             client: find_bin(&["mariadb", "mysql"], &[]).ok_or_else(|| missing("the mariadb client", "mariadb-client"))?,
             ctl: None,
-        }),
-        Kind::Postgres => {
+        },
+        (Kind::Postgres, None) => {
             let d = pg_bindir().ok_or_else(|| missing("PostgreSQL (initdb)", "postgresql"))?;
             let need = |n: &str| if d.join(n).is_file() { Ok(d.join(n)) } else { Err(missing(&format!("{}/{n}", d.display()), "postgresql")) };
-            Ok(Bins { server: need("postgres")?, init: need("initdb")?, client: need("psql")?, ctl: Some(need("pg_ctl")?) })
+            Bins { server: need("postgres")?, init: Some(need("initdb")?), client: need("psql")?, ctl: Some(need("pg_ctl")?) }
         }
-    }
+        (Kind::Tidb, _) => Bins {
+            server: tidb_server()?,
+            init: None,
+            // TiDB speaks MySQL's protocol: the MariaDB client probes it and makes the accounts.
+            client: find_bin(&["mariadb", "mysql"], &[]).ok_or_else(|| missing("the mariadb client", "mariadb-client"))?,
+            ctl: None,
+        },
+    })
 }
 
 /// The account the server runs as: itself when not root, else the packaged
-/// service user (the servers refuse root, or should not run as it).
+/// service user (the servers refuse root, or should not run as it). A
+/// tidb-server that was built here has no service user: it runs as us.
 fn service_user(kind: Kind) -> Option<String> {
     if !is_root() {
         return None;
@@ -193,6 +224,7 @@ fn service_user(kind: Kind) -> Option<String> {
     let u = match kind {
         Kind::Mariadb => "mysql",
         Kind::Postgres => "postgres",
+        Kind::Tidb => return None,
     };
     Some(u.to_string())
 }
@@ -228,7 +260,8 @@ fn log_file(p: &Path) -> Result<Stdio> {
 fn last_line(p: &Path) -> String {
     let t = fs::read_to_string(p).unwrap_or_default();
     let l = t.lines().rev().find(|l| l.contains("ERROR") || l.contains("FATAL") || l.contains("rror")).or_else(|| t.lines().rev().find(|l| !l.trim().is_empty()));
-    l.unwrap_or("(empty log)").trim().to_string()
+    // TiDB's fatal lines end in Go stack traces.
+    l.map_or("(empty log)", |l| l.split(" [stack=").next().unwrap_or(l)).trim().to_string()
 }
 
 /// Waits for `child`, watching for Ctrl-C (then it is killed).
@@ -262,6 +295,7 @@ fn claim(kind: Kind, want: Option<u16>) -> Result<(u16, PathBuf)> {
     let base = want.unwrap_or(match kind {
         Kind::Mariadb => 13306,
         Kind::Postgres => 15432,
+        Kind::Tidb => 14000,
     });
     let tries = if want.is_some() { 1 } else { 200 };
     for p in base..base.saturating_add(tries) {
@@ -277,6 +311,13 @@ fn claim(kind: Kind, want: Option<u16>) -> Result<(u16, PathBuf)> {
         Some(p) => usage!("port {p} on 127.0.0.1 is in use or taken by another sandbox: choose another --port"),
         None => Error::Io(format!("no free port in {base}..{} on 127.0.0.1", base.saturating_add(tries))),
     })
+}
+
+/// TiDB's status port: its own default's distance from the SQL port (4000 and
+/// 10080), or the next free one above.
+fn claim_status_port(port: u16) -> Result<u16> {
+    let base = port.checked_add(6080).unwrap_or(10080);
+    (base..base.saturating_add(200)).find(|&p| p != port && port_free(p)).ok_or_else(|| Error::Io(format!("no free port for TiDB's status API in {base}..{}", base.saturating_add(200))))
 }
 
 /// Settings the installed server knows, by name with `-` as `_`.
@@ -304,6 +345,9 @@ fn known_settings(kind: Kind, b: &Bins, user: &Option<String>) -> BTreeSet<Strin
                 }
             }
         }
+        // TiDB's system variables are known only to a running server: each is
+        // tried with SET GLOBAL once it is up.
+        Kind::Tidb => {}
         Kind::Postgres => {
             if let Ok(o) = as_user(user, &b.server).arg("--describe-config").stderr(Stdio::null()).output() {
                 for l in String::from_utf8_lossy(&o.stdout).lines() {
@@ -323,6 +367,7 @@ fn judged_by_server(kind: Kind, key: &str) -> bool {
     match kind {
         Kind::Mariadb => ["s3_", "rocksdb_", "loose_", "provider_", "plugin_"].iter().any(|p| key.starts_with(p)),
         Kind::Postgres => key.contains('.'),
+        Kind::Tidb => true,
     }
 }
 
@@ -337,7 +382,10 @@ fn norm(k: &str) -> String {
 }
 
 /// The version the server binary reports, e.g. `10.11.19-MariaDB`.
-fn version(b: &Bins) -> String {
+fn version(kind: Kind, b: &Bins) -> String {
+    if kind == Kind::Tidb {
+        return tidb_version(&b.server);
+    }
     Command::new(&b.server)
         .arg("--version")
         .stdin(Stdio::null())
@@ -357,8 +405,8 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
     let user = service_user(o.kind);
     let resolved = profile::resolve(&o.profile, o.kind, &o.machine)?;
     let known = known_settings(o.kind, &b, &user);
-    let ver = version(&b);
-    let mut notes = Vec::new();
+    let ver = version(o.kind, &b);
+    let mut notes = resolved.notes.clone();
     let mut settings: Vec<(String, String)> = Vec::new();
     for (k, v) in &resolved.settings {
         let n = norm(k);
@@ -375,6 +423,9 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
         }
         settings.retain(|(s, _)| *s != n);
         settings.push((n, v.clone()));
+    }
+    if o.kind == Kind::Tidb {
+        tidb_on_disk(&settings)?;
     }
     // Another program (or a sandbox of another registry) can bind the port
     // between the claim and the server's start: the server then exits on
@@ -395,11 +446,21 @@ const PORT_TAKEN: &str = "Address already in use";
 #[allow(clippy::too_many_arguments)]
 fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile: &str, settings: &[(String, String)], notes: &[String]) -> Result<Sandbox> {
     let (port, entry) = claim(o.kind, o.port)?;
+    let status_port = match o.kind {
+        Kind::Tidb => match claim_status_port(port) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                let _ = fs::remove_dir_all(&entry);
+                return Err(e);
+            }
+        },
+        _ => None,
+    };
     let (dir, owns_dir) = match &o.dir {
         Some(d) => (d.clone(), !d.exists()),
         None => (entry.clone(), true),
     };
-    let sb = Sandbox {
+    let mut sb = Sandbox {
         name: format!("{}-{port}", o.kind.name()),
         engine: o.kind.name().into(),
         version: ver.to_string(),
@@ -408,12 +469,15 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
         socket: match o.kind {
             Kind::Mariadb => dir.join("mysqld.sock"),
             Kind::Postgres => dir.clone(),
+            Kind::Tidb => dir.join("tidb.sock"),
         },
-        url: format!("{}://{}:{}@127.0.0.1:{port}/{}", if o.kind == Kind::Mariadb { "mysql" } else { "postgres" }, o.user, o.password, o.database),
+        // TiDB speaks MySQL's protocol.
+        url: format!("{}://{}:{}@127.0.0.1:{port}/{}", if o.kind == Kind::Postgres { "postgres" } else { "mysql" }, o.user, o.password, o.database),
         profile: profile.to_string(),
         settings: settings.to_vec(),
         notes: notes.to_vec(),
         owns_dir,
+        status_port,
     };
     let r = (|| {
         if sb.dir != entry {
@@ -425,6 +489,11 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
         match o.kind {
             Kind::Mariadb => start_mariadb(o, &sb, b, user),
             Kind::Postgres => start_postgres(o, &sb, b, user),
+            Kind::Tidb => {
+                let notes = start_tidb(o, &sb, b)?;
+                sb.notes.extend(notes);
+                write_state(&sb)
+            }
         }
     })();
     match r {
@@ -449,8 +518,9 @@ fn wait_ready(sb: &Sandbox, probe: &mut dyn FnMut() -> bool, alive: &mut dyn FnM
         // Alive first: a probe that reaches another server on the port must
         // not pass for ours (the probes also compare the data directory).
         if !alive() {
-            let text = fs::read_to_string(log).unwrap_or_default();
-            let why = if text.contains(PORT_TAKEN) { format!("port {} on 127.0.0.1: {PORT_TAKEN}", sb.port) } else { last_line(log) };
+            // Go's servers (TiDB) write it in lower case.
+            let text = fs::read_to_string(log).unwrap_or_default().to_ascii_lowercase();
+            let why = if text.contains(&PORT_TAKEN.to_ascii_lowercase()) { format!("port {} on 127.0.0.1: {PORT_TAKEN}", sb.port) } else { last_line(log) };
             return Err(Error::Io(format!("{} exited during start-up: {why} (log: {})", sb.engine, log.display())));
         }
         if probe() {
@@ -521,14 +591,15 @@ fn start_mariadb(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -
     fs::write(d.join("init.sql"), init).map_err(|e| io(d.join("init.sql").display(), e))?;
     chown(d, user)?;
     let log = d.join("install.log");
-    let mut c = Command::new(&b.init);
+    let init = b.init.as_ref().expect("mariadb-install-db");
+    let mut c = Command::new(init);
     c.arg(format!("--defaults-file={}", d.join("my.cnf").display()));
     if let Some(u) = user {
         c.arg(format!("--user={u}"));
     }
     c.args(["--skip-test-db", "--skip-name-resolve"]).arg(format!("--extra-file={}", d.join("init.sql").display()));
     c.process_group(0).current_dir("/").stdin(Stdio::null()).stdout(log_file(&log)?).stderr(log_file(&log)?);
-    let child = c.spawn().map_err(|e| io(b.init.display(), e))?;
+    let child = c.spawn().map_err(|e| io(init.display(), e))?;
     wait_child(child, "mariadb-install-db", &log, o.timeout).map_err(|e| match e {
         Error::Io(m) => Error::Io(format!("{m}; server log: {}", last_line(&d.join("error.log")))),
         e => e,
@@ -585,11 +656,12 @@ fn start_postgres(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) 
     fs::write(&pw, format!("{}\n", o.password)).map_err(|e| io(pw.display(), e))?;
     chown(d, user)?;
     let log = d.join("initdb.log");
-    let mut c = as_user(user, &b.init);
+    let init = b.init.as_ref().expect("initdb");
+    let mut c = as_user(user, init);
     c.arg("-D").arg(&data).arg("-U").arg(&o.user).arg(format!("--pwfile={}", pw.display()));
     c.args(["--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C.UTF-8"]);
     c.process_group(0).stdout(log_file(&log)?).stderr(log_file(&log)?);
-    let child = c.spawn().map_err(|e| io(b.init.display(), e))?;
+    let child = c.spawn().map_err(|e| io(init.display(), e))?;
     wait_child(child, "initdb", &log, o.timeout)?;
     let _ = fs::remove_file(&pw);
     let mut conf = String::from("\n# --- fairbench sandbox ---\n");
@@ -641,6 +713,166 @@ fn start_postgres(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) 
     Ok(())
 }
 
+/// Whether a TiDB sandbox keeps its store on disk, in its `data/` (the
+/// profile's or --set's `path = "data"`), or in memory (no path). Also
+/// refuses names that could not be a system variable in `SET GLOBAL`.
+fn tidb_on_disk(settings: &[(String, String)]) -> Result<bool> {
+    if let Some((k, _)) = settings.iter().find(|(k, _)| k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+        return Err(usage!("--set {k}: not a TiDB system variable name (letters, digits and _)"));
+    }
+    match settings.iter().find(|(k, _)| k == profile::TIDB_PATH).map(|(_, v)| v.as_str()) {
+        None | Some("") => Ok(false),
+        Some("data") => Ok(true),
+        Some(v) => Err(usage!("{0}={v}: TiDB's store is in memory (no {0}) or in the sandbox's data/ ({0}=data)", profile::TIDB_PATH)),
+    }
+}
+
+/// The release `tidb-server -V` reports; a build of a commit reports a
+/// placeholder there, so then the commit its Go module version names.
+fn tidb_version(server: &Path) -> String {
+    let out = Command::new(server).arg("-V").stdin(Stdio::null()).stderr(Stdio::null()).output().map(|o| String::from_utf8_lossy(&o.stdout).to_string()).unwrap_or_default();
+    let release = out.lines().find_map(|l| l.trim().strip_prefix("Release Version:")).map(|v| v.trim().to_string()).filter(|v| !v.is_empty() && v != "None");
+    match release {
+        Some(v) if !v.contains("placeholder") => v,
+        r => go_module_version(server, "github.com/pingcap/tidb").as_deref().and_then(pseudo_version_commit).or(r).unwrap_or_default(),
+    }
+}
+
+/// `commit e4e814fdc0af (2025-11-26)` from a Go pseudo-version
+/// (`v1.1.0-beta.0.20251126154744-e4e814fdc0af`).
+fn pseudo_version_commit(v: &str) -> Option<String> {
+    let (rest, hash) = v.rsplit_once('-')?;
+    let stamp = rest.rsplit(['.', '-']).next()?;
+    if hash.len() != 12 || stamp.len() != 14 || !stamp.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(format!("commit {hash} ({}-{}-{})", &stamp[..4], &stamp[4..6], &stamp[6..8]))
+}
+
+/// The version of module `module` a Go binary was built with, from the build
+/// information Go embeds in its ELF section `.go.buildinfo`
+/// (`dep<TAB>module<TAB>version` lines).
+fn go_module_version(bin: &Path, module: &str) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = fs::File::open(bin).ok()?;
+    let mut at = |off: u64, len: usize| -> Option<Vec<u8>> {
+        let mut b = vec![0u8; len];
+        f.seek(SeekFrom::Start(off)).ok()?;
+        f.read_exact(&mut b).ok()?;
+        Some(b)
+    };
+    let h = at(0, 64)?;
+    // 64-bit little-endian ELF only: what Go builds for the hosts fairbench runs on.
+    if &h[..4] != b"\x7fELF" || h[4] != 2 || h[5] != 1 {
+        return None;
+    }
+    let u16_at = |b: &[u8], i: usize| u16::from_le_bytes([b[i], b[i + 1]]) as u64;
+    let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    let (shoff, shentsize, shnum, shstrndx) = (u64_at(&h, 0x28), u16_at(&h, 0x3a), u16_at(&h, 0x3c), u16_at(&h, 0x3e));
+    if !(64..=256).contains(&shentsize) || shnum == 0 || shnum > 1 << 12 {
+        return None;
+    }
+    let table = at(shoff, (shentsize * shnum) as usize)?;
+    let section = |i: u64| {
+        let e = &table[(i * shentsize) as usize..];
+        (u64_at(e, 0) & 0xffff_ffff, u64_at(e, 0x18), u64_at(e, 0x20))
+    };
+    let (_, str_off, str_size) = section(shstrndx);
+    let names = at(str_off, str_size.min(1 << 20) as usize)?;
+    let (_, off, size) = (0..shnum).map(section).find(|(name, _, _)| names.get(*name as usize..).and_then(|n| n.split(|&c| c == 0).next()) == Some(b".go.buildinfo"))?;
+    let info = at(off, size.min(1 << 20) as usize)?;
+    let key = format!("\t{module}\t");
+    let i = info.windows(key.len()).position(|w| w == key.as_bytes())? + key.len();
+    let v = info[i..].split(|&c| c == b'\n' || c == b'\t').next()?;
+    String::from_utf8(v.to_vec()).ok()
+}
+
+/// The server's message in the client's error output (which repeats the
+/// statement in batch mode): `Unknown system variable 'x'`.
+fn client_error(e: &str) -> String {
+    match e.lines().find(|l| l.starts_with("ERROR")) {
+        Some(l) => l.split_once(": ").map_or(l, |(_, m)| m).trim().to_string(),
+        None => crate::error::one_line(e).into_owned(),
+    }
+}
+
+/// A value in `SET GLOBAL k = v`: numbers as they are, anything else quoted.
+fn sql_value(v: &str) -> String {
+    if v.parse::<f64>().is_ok_and(f64::is_finite) {
+        v.to_string()
+    } else {
+        format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))
+    }
+}
+
+fn start_tidb(o: &StartOpts, sb: &Sandbox, b: &Bins) -> Result<Vec<String>> {
+    let d = &sb.dir;
+    let tmp = d.join("tmp");
+    fs::create_dir_all(&tmp).map_err(|e| io(tmp.display(), e))?;
+    let status = sb.status_port.expect("claimed with the port");
+    let store = if tidb_on_disk(&sb.settings)? { d.join("data") } else { PathBuf::new() };
+    let log = d.join("tidb.log");
+    let mut c = Command::new(&b.server);
+    // An empty path: unistore in a temp dir of its own, in volatile mode (nothing synced).
+    c.args(["-store", "unistore"]).arg(format!("-path={}", store.display()));
+    c.args(["-host", "127.0.0.1", "-status-host", "127.0.0.1"]).arg(format!("-P={}", sb.port)).arg(format!("-status={status}"));
+    c.arg(format!("-socket={}", sb.socket.display())).arg(format!("-log-file={}", log.display()));
+    // Its defaults are relative to the working directory and /tmp/tidb.
+    c.arg(format!("-log-slow-query={}", d.join("tidb-slow.log").display())).arg(format!("-temp-dir={}", tmp.display()));
+    if let Some(t) = &o.tls_dir {
+        let q = |p: PathBuf| format!("\"{}\"", p.display().to_string().replace('\\', "\\\\").replace('"', "\\\""));
+        let conf = format!(
+            "# fairbench sandbox: what the command line cannot say\n[security]\nssl-ca = {}\nssl-cert = {}\nssl-key = {}\n",
+            q(t.join("ca.pem")),
+            q(t.join("server.pem")),
+            q(t.join("server.key"))
+        );
+        fs::write(d.join("tidb.toml"), conf).map_err(|e| io(d.join("tidb.toml").display(), e))?;
+        c.arg(format!("-config={}", d.join("tidb.toml").display()));
+    }
+    // unistore's in-memory store and the spill files of large queries are made
+    // under the temp dir: in the sandbox's, they go with it at stop.
+    c.env("TMPDIR", &tmp);
+    // Its own process group: a Ctrl-C in the terminal reaches only fairbench.
+    c.process_group(0).current_dir("/").stdin(Stdio::null()).stdout(log_file(&d.join("stdout.log"))?).stderr(log_file(&d.join("stdout.log"))?);
+    let mut child = c.spawn().map_err(|e| io(b.server.display(), e))?;
+    fs::write(d.join("launch.pid"), child.id().to_string()).map_err(|e| io(d.display(), e))?;
+    // A fresh store's root has no password until the accounts below are made.
+    let root = |sql: &str| mariadb_sql(b, sb, "root", "", sql);
+    let socket = sb.socket.display().to_string();
+    let mut probe = || root("SELECT @@socket").is_ok_and(|out| out.trim() == socket);
+    let mut alive = || matches!(child.try_wait(), Ok(None));
+    wait_ready(sb, &mut probe, &mut alive, &log, o.timeout)?;
+    // What a commit promises here differs from the other engines' profiles: said at each start.
+    let mut notes = vec![if store.as_os_str().is_empty() {
+        "tidb: the store (unistore) is in memory: nothing is synced, nothing outlives the server".to_string()
+    } else {
+        format!("tidb: the store (unistore) is on disk in {}: each commit written, none synced (unistore has no setting for it)", store.display())
+    }];
+    for (k, v) in sb.settings.iter().filter(|(k, _)| k != profile::TIDB_PATH) {
+        if let Err(e) = root(&format!("SET GLOBAL {k} = {}", sql_value(v))) {
+            let why = client_error(&e);
+            if o.sets.iter().any(|(s, _)| norm(s) == *k) {
+                return Err(usage!("--set {k}={v}: TiDB refused it: {why}"));
+            }
+            notes.push(format!("{k} = {v} dropped: TiDB refused it: {why}"));
+        }
+    }
+    let q = |s: &str| s.replace('\\', "\\\\").replace('\'', "\\'");
+    let (u, p, db) = (q(&o.user), q(&o.password), o.database.replace('`', "``"));
+    let mut sql = format!(
+        "CREATE DATABASE IF NOT EXISTS `{db}`; CREATE USER IF NOT EXISTS '{u}'@'%' IDENTIFIED BY '{p}'; ALTER USER '{u}'@'%' IDENTIFIED BY '{p}'; GRANT ALL PRIVILEGES ON *.* TO '{u}'@'%' WITH GRANT OPTION;"
+    );
+    if let Some(t) = &o.tls_only_user {
+        let t = q(t);
+        sql.push_str(&format!(" CREATE USER '{t}'@'%' IDENTIFIED BY '{p}' REQUIRE SSL; GRANT ALL PRIVILEGES ON `{db}`.* TO '{t}'@'%';"));
+    }
+    // Last: root without a password would let anyone on this host in.
+    sql.push_str(&format!(" ALTER USER 'root'@'%' IDENTIFIED BY '{p}';"));
+    root(&sql).map_err(|e| Error::Io(format!("could not create the account {} and database {}: {}", o.user, o.database, client_error(&e))))?;
+    Ok(notes)
+}
+
 fn pg_sql(b: &Bins, sb: &Sandbox, user: &str, password: &str, db: &str, sql: &str) -> std::result::Result<String, String> {
     let o = Command::new(&b.client)
         .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
@@ -673,6 +905,7 @@ fn server_pid(sb: &Sandbox) -> Option<i32> {
     let files = match sb.kind() {
         Kind::Mariadb => vec![sb.dir.join("mysqld.pid"), sb.dir.join("launch.pid")],
         Kind::Postgres => vec![sb.dir.join("data/postmaster.pid")],
+        Kind::Tidb => vec![sb.dir.join("launch.pid")],
     };
     files.iter().filter_map(|f| fs::read_to_string(f).ok()).filter_map(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok())).find(|&p| pid_is_ours(p, &sb.dir))
 }
@@ -704,7 +937,8 @@ fn kill_now(sb: &Sandbox) {
 /// Stops the server (a clean shutdown, SIGKILL after `limit`), then removes
 /// its directory when `start` made it, and its registry entry.
 pub fn stop(sb: &Sandbox, limit: Duration) -> Result<()> {
-    // SIGTERM = a clean shutdown on both (PostgreSQL: "smart", so fast = SIGINT).
+    // SIGTERM = a clean shutdown on each (PostgreSQL: "smart", so fast = SIGINT;
+    // TiDB waits up to 15 s for open transactions).
     let sig = if sb.kind() == Kind::Postgres { libc::SIGINT } else { libc::SIGTERM };
     if !signal_and_wait(sb, sig, limit) {
         kill_now(sb);
@@ -739,6 +973,14 @@ fn remove(sb: &Sandbox, entry: &Path) {
             "postgres.log",
             "pg_ctl.log",
             "binlog.index",
+            "tidb.toml",
+            "tidb.log",
+            "tidb-slow.log",
+            "tidb.sock",
+            // What TiDB writes next to its log: memory records of queries near
+            // their quota, plan replayer files.
+            "oom_record",
+            "replayer",
         ] {
             let p = sb.dir.join(f);
             let _ = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
@@ -786,9 +1028,47 @@ pub fn list_text(v: &[Sandbox]) -> String {
     if v.is_empty() {
         return "No sandboxes running.\n".into();
     }
-    let mut s = format!("{:<16} {:<8} {:<28} {:<18} {:<7} {}\n", "NAME", "STATE", "VERSION", "PROFILE", "PORT", "DIR");
+    let mut s = format!("{:<16} {:<8} {:<34} {:<18} {:<7} {}\n", "NAME", "STATE", "VERSION", "PROFILE", "PORT", "DIR");
     for b in v {
-        s.push_str(&format!("{:<16} {:<8} {:<28} {:<18} {:<7} {}\n", b.name, if is_running(b) { "running" } else { "stopped" }, b.version, b.profile, b.port, b.dir.display()));
+        s.push_str(&format!("{:<16} {:<8} {:<34} {:<18} {:<7} {}\n", b.name, if is_running(b) { "running" } else { "stopped" }, b.version, b.profile, b.port, b.dir.display()));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_go_pseudo_version_names_its_commit_and_day() {
+        assert_eq!(pseudo_version_commit("v1.1.0-beta.0.20251126154744-e4e814fdc0af").as_deref(), Some("commit e4e814fdc0af (2025-11-26)"));
+        assert_eq!(pseudo_version_commit("v0.0.0-20251126154744-e4e814fdc0af").as_deref(), Some("commit e4e814fdc0af (2025-11-26)"));
+        assert_eq!(pseudo_version_commit("v8.5.0"), None);
+    }
+
+    #[test]
+    fn set_global_values_are_numbers_or_quoted_strings() {
+        assert_eq!(sql_value("536870912"), "536870912");
+        assert_eq!(sql_value("0.5"), "0.5");
+        assert_eq!(sql_value("ON"), "'ON'");
+        assert_eq!(sql_value("it's"), "'it\\'s'");
+        assert_eq!(sql_value("inf"), "'inf'");
+    }
+
+    #[test]
+    fn the_clients_error_is_the_servers_message() {
+        let e = "--------------\nSET GLOBAL x = 1\n--------------\n\nERROR 1193 (HY000) at line 1: Unknown system variable 'x'";
+        assert_eq!(client_error(e), "Unknown system variable 'x'");
+        assert_eq!(client_error("no route\nto host"), crate::error::one_line("no route\nto host"));
+    }
+
+    #[test]
+    fn tidbs_store_is_in_memory_unless_path_is_data() {
+        let s = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        assert!(!tidb_on_disk(&[]).unwrap());
+        assert!(!tidb_on_disk(&s("path", "")).unwrap());
+        assert!(tidb_on_disk(&s("path", "data")).unwrap());
+        assert!(tidb_on_disk(&s("path", "/elsewhere")).is_err());
+        assert!(tidb_on_disk(&s("x; DROP", "1")).is_err());
+    }
 }

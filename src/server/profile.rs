@@ -22,6 +22,7 @@ pub const PROFILES: &[(&str, &str)] = &[
 pub enum Kind {
     Mariadb,
     Postgres,
+    Tidb,
 }
 
 impl Kind {
@@ -29,7 +30,8 @@ impl Kind {
         match s.to_ascii_lowercase().as_str() {
             "mariadb" | "mysql" => Ok(Kind::Mariadb),
             "postgres" | "postgresql" | "pg" => Ok(Kind::Postgres),
-            o => Err(usage!("unknown server {o:?}: use mariadb or postgres")),
+            "tidb" => Ok(Kind::Tidb),
+            o => Err(usage!("unknown server {o:?}: use mariadb, postgres or tidb")),
         }
     }
 
@@ -37,6 +39,7 @@ impl Kind {
         match self {
             Kind::Mariadb => "mariadb",
             Kind::Postgres => "postgres",
+            Kind::Tidb => "tidb",
         }
     }
 }
@@ -63,7 +66,17 @@ struct File {
     mariadb: BTreeMap<String, String>,
     #[serde(default)]
     postgres: BTreeMap<String, String>,
+    /// TiDB's system variables (set with SET GLOBAL once it is up), and
+    /// `path`, where its store lives: see [`TIDB_PATH`].
+    #[serde(default)]
+    tidb: Option<BTreeMap<String, String>>,
 }
+
+/// The `[tidb]` key that is no system variable but where unistore, TiDB's
+/// embedded store, keeps its data: `"data"` is the sandbox's `data/` on disk;
+/// without it the store is in memory (a temp dir in volatile mode, nothing
+/// synced).
+pub const TIDB_PATH: &str = "path";
 
 /// A profile resolved for one engine on one machine.
 #[derive(Clone, Debug)]
@@ -71,6 +84,8 @@ pub struct Resolved {
     pub name: String,
     /// Settings in file order of keys (sorted), values computed.
     pub settings: Vec<(String, String)>,
+    /// What the profile leaves to the engine's defaults, said once at start.
+    pub notes: Vec<String>,
 }
 
 /// `cache=0.25x-data` and `cache-0.25x-data` name the same profile.
@@ -103,15 +118,23 @@ pub fn text(name: &str) -> Result<&'static str> {
 /// The settings of profile `name` for `kind`, scaled to `m`.
 pub fn resolve(name: &str, kind: Kind, m: &Machine) -> Result<Resolved> {
     let f = file(name)?;
+    let mut notes = Vec::new();
+    let none = BTreeMap::new();
     let raw = match kind {
         Kind::Mariadb => &f.mariadb,
         Kind::Postgres => &f.postgres,
+        Kind::Tidb => f.tidb.as_ref().unwrap_or_else(|| {
+            // The memory-fit and seed profiles size caches and log files TiDB's
+            // embedded store does not have.
+            notes.push(format!("profile {} has no [tidb] section: TiDB's defaults (store in memory)", canonical_name(name)));
+            &none
+        }),
     };
     let mut settings = Vec::new();
     for (k, v) in raw {
         settings.push((k.clone(), scale(v, kind, m).map_err(|e| usage!("profile {}: {k} = {v:?}: {e}", canonical_name(name)))?));
     }
-    Ok(Resolved { name: canonical_name(name), settings })
+    Ok(Resolved { name: canonical_name(name), settings, notes })
 }
 
 /// `ram*F`, `cores*F`, `data*F` computed; anything else as written.
@@ -129,13 +152,15 @@ pub fn scale(v: &str, kind: Kind, m: &Machine) -> std::result::Result<String, St
     }
 }
 
-/// A size rounded to whole MiB, in the unit both servers read; at least 32 MiB,
+/// A size rounded to whole MiB, in the unit each server reads; at least 32 MiB,
 /// the smallest that every scaled setting accepts (max_wal_size: two WAL segments).
 fn bytes_setting(b: u64, kind: Kind) -> String {
     let mib = (b / (1 << 20)).max(32);
     match kind {
         Kind::Mariadb => format!("{mib}M"),
         Kind::Postgres => format!("{mib}MB"),
+        // SET GLOBAL takes a plain number of bytes.
+        Kind::Tidb => (mib << 20).to_string(),
     }
 }
 
@@ -181,9 +206,9 @@ mod tests {
     const M: Machine = Machine { ram: 24 << 30, cores: 2, data: Some(1 << 30) };
 
     #[test]
-    fn every_shipped_profile_parses_for_both_engines() {
+    fn every_shipped_profile_parses_for_every_engine() {
         for (n, _) in PROFILES {
-            for k in [Kind::Mariadb, Kind::Postgres] {
+            for k in [Kind::Mariadb, Kind::Postgres, Kind::Tidb] {
                 resolve(n, k, &M).unwrap_or_else(|e| panic!("{n}: {e}"));
             }
         }
@@ -196,9 +221,20 @@ mod tests {
         assert_eq!(scale("cores*1", Kind::Mariadb, &M).unwrap(), "2");
         assert_eq!(scale("cores*0.167", Kind::Mariadb, &M).unwrap(), "1");
         assert_eq!(scale("data*0.25", Kind::Mariadb, &M).unwrap(), "256M");
+        assert_eq!(scale("data*0.25", Kind::Tidb, &M).unwrap(), "268435456");
         assert_eq!(scale("O_DIRECT", Kind::Mariadb, &M).unwrap(), "O_DIRECT");
         let no_data = Machine { data: None, ..M };
         assert!(scale("data*2", Kind::Mariadb, &no_data).unwrap_err().contains("--data-size"));
+    }
+
+    #[test]
+    fn tidb_is_on_disk_only_where_a_profile_says_so() {
+        let path = |p: &str| resolve(p, Kind::Tidb, &M).unwrap().settings.iter().find(|(k, _)| k == TIDB_PATH).map(|(_, v)| v.clone());
+        assert_eq!(path("durable").as_deref(), Some("data"));
+        assert_eq!(path("packaged"), None);
+        assert_eq!(path("relaxed"), None);
+        assert!(resolve("packaged", Kind::Tidb, &M).unwrap().notes.is_empty());
+        assert!(resolve("seed-000", Kind::Tidb, &M).unwrap().notes[0].contains("no [tidb] section"));
     }
 
     #[test]
