@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Throwaway MariaDB and PostgreSQL servers for fairbench's tests.
+# Throwaway MariaDB, PostgreSQL and TiDB servers for fairbench's tests.
 #
-#   bash scripts/servers.sh start        install missing packages, start both servers in a new
+#   bash scripts/servers.sh start        install missing packages, start the servers in a new
 #                                        temp dir, print `export FAIRBENCH_TEST_...` lines
 #   bash scripts/servers.sh stop [DIR]   stop the servers living in DIR (default:
 #                                        $FAIRBENCH_TEST_TMP) and remove DIR
@@ -17,12 +17,18 @@
 #
 # The servers never touch the system services, their data directories, ports or sockets:
 # everything lives in one `mktemp -d` directory (under ${TMPDIR:-/tmp}), on loopback ports
-# of their own (MariaDB 13306, PostgreSQL 15432, or the next free ones).
+# of their own (MariaDB 13306, PostgreSQL 15432, TiDB 14000 and its status API 20080, or the
+# next free ones).
+#
+# TiDB has no distribution package: scripts/build-tidb.sh builds tidb-server once into
+# ~/.cache/fairbench/bin (about 6 minutes), and it runs in memory as a
+# `fairbench server start tidb` sandbox of the fairbench built here (cargo build).
 #
 # Tunables (environment):
 #   FAIRBENCH_TEST_MYSQL_BASE_PORT  first port tried for MariaDB     (default 13306)
 #   FAIRBENCH_TEST_PG_BASE_PORT     first port tried for PostgreSQL  (default 15432)
 #   FAIRBENCH_TEST_START_TIMEOUT    seconds each server may take to come up (default 120)
+#   FAIRBENCH_TIDB                  the tidb-server to run (default: build-tidb.sh's)
 
 set -euo pipefail
 
@@ -35,6 +41,11 @@ FB_SSL_USER=fbssl
 FB_MARKER=.fairbench-test-servers
 
 FB_DIR=""             # the temp dir of the servers being started (set by fb_start)
+FB_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The fairbench binary that runs the TiDB sandbox (scripts/test.sh sets its own).
+FB_BIN=${FB_BIN:-$FB_REPO/target/debug/fairbench}
+# Where scripts/build-tidb.sh puts tidb-server (and scripts/test.sh MinIO).
+FB_CACHE_BIN=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin
 FB_POLICY_CREATED=""  # policy-rc.d we created for the duration of an install, if any
 FB_APTLOG=""          # apt-get's output during an install
 
@@ -521,6 +532,45 @@ fb_stop_pg() {
 }
 
 # ---------------------------------------------------------------------------------------
+# TiDB
+# ---------------------------------------------------------------------------------------
+
+# Builds tidb-server into DIR (default: the cache) unless it is there. Required: the TiDB
+# test server needs it, so a failed build ends the script.
+fb_build_tidb() {
+    bash "$FB_REPO/scripts/build-tidb.sh" "${1:-$FB_CACHE_BIN}" ||
+        fb_die "building tidb-server failed (above): the TiDB test server needs it; retry with: bash scripts/build-tidb.sh"
+}
+
+# Starts TiDB in memory as a sandbox in FB_DIR/tidb with the test account and database (no
+# TLS), with the fairbench binary FB_BIN. $1: seconds it may take to come up.
+fb_start_tidb() {
+    local timeout=$1 out
+    out=$(FAIRBENCH_TIDB=${FAIRBENCH_TIDB:-$FB_CACHE_BIN/tidb-server} "$FB_BIN" server start tidb \
+        --dir "$FB_DIR/tidb" --user "$FB_USER" --password "$FB_PASS" --database "$FB_DB" \
+        --timeout "$timeout" --env </dev/null) ||
+        fb_die "could not start the TiDB test server (above)"
+    FB_TIDB_PORT=$(sed -n "s/^export FAIRBENCH_SANDBOX_PORT=//p" <<<"$out")
+    FB_TIDB_STATUS_PORT=$(sed -n "s/^export FAIRBENCH_SANDBOX_STATUS_PORT=//p" <<<"$out")
+}
+
+fb_stop_tidb() {
+    local dir=$1/tidb pid i
+    [[ -e $dir/sandbox.json ]] || return 0
+    [[ -x $FB_BIN ]] && "$FB_BIN" server stop "$dir" >/dev/null 2>&1 </dev/null && return 0
+    # No fairbench to ask: what `server stop` does, by the pid it recorded.
+    pid=$(cat "$dir/launch.pid" 2>/dev/null || true)
+    fb_pid_is_ours "$pid" "$dir" || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 300; i++)); do
+        fb_pid_is_ours "$pid" "$dir" || return 0
+        sleep 0.1
+    done
+    fb_log "TiDB (pid $pid) did not stop within 30s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+# ---------------------------------------------------------------------------------------
 # Start / stop
 # ---------------------------------------------------------------------------------------
 
@@ -559,15 +609,19 @@ fb_make_dir() {
     fi
 }
 
-# Starts both servers; on success FB_DIR/env holds the export lines. Callers must have a
+# Starts the servers; on success FB_DIR/env holds the export lines. Callers must have a
 # trap that runs `fb_stop "$FB_DIR"` so that a failure half-way leaves nothing behind.
 fb_start() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS
     fb_install_missing
+    fb_build_tidb
+    (cd "$FB_REPO" && cargo build --quiet --bin fairbench) ||
+        fb_die "building fairbench failed (above): the TiDB server is a fairbench sandbox"
     fb_make_dir
     fb_make_certs
     fb_start_mysql "$timeout"
     fb_start_pg "$timeout"
+    fb_start_tidb "$timeout"
     {
         printf 'export FAIRBENCH_TEST_TMP=%q\n' "$FB_DIR"
         printf 'export FAIRBENCH_TEST_MYSQL_URL=%q\n' \
@@ -578,10 +632,17 @@ fb_start() {
             "postgres://$FB_USER:$FB_PASS@127.0.0.1:$FB_PG_PORT/$FB_DB"
         printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
         printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
+        fb_tidb_env_lines
         printf 'export FAIRBENCH_TEST_CA=%q\n' "$FB_DIR/tls/ca.pem"
         printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
     } >"$FB_DIR/env"
-    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT (up in $((SECONDS - t0))s, dir $FB_DIR)"
+    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT) (up in $((SECONDS - t0))s, dir $FB_DIR)"
+}
+
+fb_tidb_env_lines() {
+    printf 'export FAIRBENCH_TEST_TIDB_URL=%q\n' "mysql://$FB_USER:$FB_PASS@127.0.0.1:$FB_TIDB_PORT/$FB_DB"
+    printf 'export FAIRBENCH_TEST_TIDB_PORT=%q\n' "$FB_TIDB_PORT"
+    printf 'export FAIRBENCH_TEST_TIDB_STATUS_PORT=%q\n' "$FB_TIDB_STATUS_PORT"
 }
 
 # Stops the servers living in DIR and removes DIR. Safe to call on a half-started DIR, an
@@ -593,6 +654,7 @@ fb_stop() {
         fb_log "warning: $dir is not a fairbench test server dir; not touching it"
         return 0
     fi
+    fb_stop_tidb "$dir" || true
     fb_stop_pg "$dir" || true
     fb_stop_mysql "$dir" || true
     rm -rf "$dir"
@@ -611,6 +673,11 @@ fb_report_dead() {
     if ! fb_pid_is_ours "$pid" "$dir"; then
         fb_log "PostgreSQL is no longer running"
         fb_tail "$dir/pg/postgres.log" 30
+    fi
+    pid=$(cat "$dir/tidb/launch.pid" 2>/dev/null || true)
+    if [[ -e $dir/tidb ]] && ! fb_pid_is_ours "$pid" "$dir"; then
+        fb_log "TiDB is no longer running"
+        fb_tail "$dir/tidb/tidb.log" 30
     fi
 }
 
@@ -643,7 +710,7 @@ fb_main() {
         fb_install_missing
         ;;
     *)
-        sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+        sed -n '2,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
         exit 2
         ;;
     esac

@@ -10,24 +10,27 @@
 # 3. builds MinIO, the local S3 endpoint of `fairbench scenario engines`, with `go install`
 #    from the Go module proxy into ~/.cache/fairbench/bin (once; a few minutes) when Go 1.24+
 #    is installed and the binary is not there yet; without it the S3 column says why.
+#    Builds tidb-server with scripts/build-tidb.sh into the same cache (once; about 6 minutes;
+#    required: the command fails when it cannot be built).
 #    Installs kubernetes-validate (PyPI, pinned) into a virtualenv in ~/.cache/fairbench
 #    (once), the schema validator of the Kubernetes manifests in deploy/ (tests/deploy.rs;
 #    its schemas ship in the package, so it needs no network), and iproute2 for the
 #    network-namespace tests (tests/netns.rs).
-# 4. starts throwaway MariaDB and PostgreSQL servers with the freshly built
-#    `fairbench server start` (sandboxes in one temp dir, never the system services) and
-#    exports FAIRBENCH_TEST_* for the tests:
+# 4. starts throwaway MariaDB, PostgreSQL and TiDB (in memory) servers with the freshly
+#    built `fairbench server start` (sandboxes in one temp dir, never the system services)
+#    and exports FAIRBENCH_TEST_* for the tests:
 #      FAIRBENCH_TEST_MYSQL_URL, FAIRBENCH_TEST_MYSQL_SOCKET, FAIRBENCH_TEST_MYSQL_PORT,
 #      FAIRBENCH_TEST_PG_URL, FAIRBENCH_TEST_PG_SOCKET_DIR, FAIRBENCH_TEST_PG_PORT,
+#      FAIRBENCH_TEST_TIDB_URL, FAIRBENCH_TEST_TIDB_PORT, FAIRBENCH_TEST_TIDB_STATUS_PORT,
 #      FAIRBENCH_TEST_TMP, FAIRBENCH_TEST_CA, FAIRBENCH_TEST_WRONG_CA
-#    Both servers offer TLS (certificates of a throwaway CA); the `fbssl` account may only
-#    connect with it.
+#    MariaDB and PostgreSQL offer TLS (certificates of a throwaway CA); the `fbssl` account
+#    may only connect with it. TiDB has the test account and database, without TLS.
 # 5. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
-# 6. stops both servers and removes the temp dir, whatever happened, and exits with
+# 6. stops the servers and removes the temp dir, whatever happened, and exits with
 #    cargo's exit code.
 #
 # --keep-servers  leave the servers running afterwards and print their export lines;
-#                 stop them later with `fairbench server stop DIR/mysql DIR/pg`.
+#                 stop them later with `fairbench server stop DIR/mysql DIR/pg DIR/tidb`.
 #
 # Examples:
 #   bash scripts/test.sh
@@ -129,7 +132,7 @@ fb_install_deploy_tools() {
         fb_die "installing kubernetes-validate failed (above); tests/deploy.rs needs it"
 }
 
-# Starts both test servers as sandboxes in a new temp dir; FB_DIR/env holds the export lines.
+# Starts the test servers as sandboxes in a new temp dir; FB_DIR/env holds the export lines.
 fb_start_sandboxes() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS out
     cargo build --locked --quiet --bin fairbench
@@ -147,6 +150,7 @@ fb_start_sandboxes() {
         fb_die "could not start the PostgreSQL test server (above)"
     FB_PG_PORT=$(sed -n "s/^export FAIRBENCH_SANDBOX_PORT=//p" <<<"$out")
     FB_PG_SOCKET_DIR=$FB_DIR/pg
+    fb_start_tidb "$timeout"
     {
         printf 'export FAIRBENCH_TEST_TMP=%q\n' "$FB_DIR"
         printf 'export FAIRBENCH_TEST_MYSQL_URL=%q\n' "mysql://$FB_USER:$FB_PASS@127.0.0.1:$FB_MYSQL_PORT/$FB_DB"
@@ -155,10 +159,11 @@ fb_start_sandboxes() {
         printf 'export FAIRBENCH_TEST_PG_URL=%q\n' "postgres://$FB_USER:$FB_PASS@127.0.0.1:$FB_PG_PORT/$FB_DB"
         printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
         printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
+        fb_tidb_env_lines
         printf 'export FAIRBENCH_TEST_CA=%q\n' "$FB_DIR/tls/ca.pem"
         printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
     } >"$FB_DIR/env"
-    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT (up in $((SECONDS - t0))s, dir $FB_DIR)"
+    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT) (up in $((SECONDS - t0))s, dir $FB_DIR)"
 }
 
 # Stops the sandboxes, then removes the temp dir (fb_stop also ends anything left over).
@@ -166,7 +171,7 @@ fb_stop_sandboxes() {
     [[ -n $FB_DIR && -d $FB_DIR ]] || return 0
     if [[ -x $FB_BIN ]]; then
         local d
-        for d in "$FB_DIR/mysql" "$FB_DIR/pg"; do
+        for d in "$FB_DIR/mysql" "$FB_DIR/pg" "$FB_DIR/tidb"; do
             [[ -e $d/sandbox.json ]] && "$FB_BIN" server stop "$d" >/dev/null 2>&1 </dev/null
         done
     fi
@@ -192,7 +197,7 @@ on_exit() {
     if [[ -n $keep && -n $started ]]; then
         printf '\n# fairbench test servers left running; for your shell:\n'
         cat "$FB_DIR/env"
-        printf '# stop them with: fairbench server stop %q %q\n' "$FB_DIR/mysql" "$FB_DIR/pg"
+        printf '# stop them with: fairbench server stop %q %q %q\n' "$FB_DIR/mysql" "$FB_DIR/pg" "$FB_DIR/tidb"
     else
         fb_stop_sandboxes
     fi
@@ -216,6 +221,7 @@ cargo fmt --check || fb_die "cargo fmt --check found unformatted code: run cargo
 cargo clippy --locked --all-targets --quiet -- -D warnings || fb_die "cargo clippy found warnings (shown above)"
 
 fb_build_minio
+fb_build_tidb "$FB_MINIO_DIR"
 fb_install_deploy_tools
 fb_start_sandboxes
 started=1
