@@ -197,6 +197,24 @@ fn a_user_scenario_runs_each_step_kind_on_both_engines() {
     assert!(stored_steps(&store) >= 2 * 7);
 }
 
+/// `engines` starts its own servers: a --target given to it is said to go
+/// unused (one line), and the scenario runs as without it.
+#[test]
+fn engines_says_in_one_line_that_it_does_not_use_the_target() {
+    let dir = scratch("engines-target");
+    // A target nothing answers on: were it used, the run would fail.
+    let target = "mysql://nobody:secret@127.0.0.1:1/none";
+    let out = run_ok(fairbench().args(["scenario", "engines", "--engines", "postgres", "--rows", "1000", "--json", "--no-save", "--target", target]).arg("--work-dir").arg(&dir));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("target")).collect();
+    assert_eq!(notes, ["note: scenario engines runs on sandboxes it starts itself: the target (--target / FAIRBENCH_TARGET) is not used"], "{err}");
+    assert!(!err.contains("secret"), "the target's password is shown: {err}");
+    let rep = json_of(&out);
+    assert!(rep["target"].as_str().unwrap().starts_with("sandboxes: PostgreSQL"), "{rep}");
+    assert_eq!(rep["columns"][0]["name"], "postgres");
+    assert!(rep["columns"][0].get("failed").is_none(), "{rep}");
+}
+
 fn write_query(dir: &Path, q: &str) -> PathBuf {
     let f = dir.join("q.toml");
     std::fs::write(&f, format!("[[step]]\nkind = \"query\"\nsql = \"{q}\"\n")).unwrap();

@@ -94,7 +94,8 @@ pub struct ServerStartArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ScenarioArgs {
-    /// A scenario file (TOML), or `engines` for the built-in engine comparison
+    /// A scenario file (TOML), or `engines` for the built-in engine comparison (on
+    /// sandboxes it starts itself: it uses no --target)
     pub file: String,
     #[command(flatten)]
     pub target: TargetArgs,

@@ -34,6 +34,10 @@ pub fn scenario(a: ScenarioArgs) -> Result<()> {
         if a.rows == 0 {
             return Err(crate::usage!("--rows=0: give at least 1 row"));
         }
+        // Said, not refused: a FAIRBENCH_TARGET set for the other commands must not stop it.
+        if a.target.target.is_some() {
+            eprintln!("note: scenario engines runs on sandboxes it starts itself: the target (--target / FAIRBENCH_TARGET) is not used");
+        }
         let o = engines::Options { rows: a.rows, engines: engines::parse_engines(a.engines.as_deref())?, work: work.path.clone(), quiet: a.json };
         let mut target = String::new();
         let mut rep = engines::run(&o, &mut target)?;
