@@ -83,6 +83,8 @@ pub fn memory_fit(s: &Server) -> (Fit, String) {
             let os = if os_caches { "; the OS page cache may hold more" } else { "" };
             (fit, format!("dataset {} vs cache {} ({:.0}%){os}", crate::units::human_bytes(d as f64), crate::units::human_bytes(c as f64), r * 100.0))
         }
+        // A store that keeps everything in memory reads nothing from disk, whatever the sizes.
+        _ if durability(s).class == DurClass::InMemory => (Fit::InMemory, "the engine keeps all its data in memory (not durable)".into()),
         _ => (Fit::Unknown, "dataset or cache size unknown".into()),
     }
 }

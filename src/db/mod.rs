@@ -285,6 +285,13 @@ impl Conn {
         Ok(())
     }
 
+    /// Adds a statement to this connection's set after it opened (a
+    /// script's `prepare`), screened as the set was at connect.
+    pub fn add_statement(&mut self, sql: String, returns_rows: bool) -> DbResult<StmtId> {
+        self.screened(&sql)?;
+        Ok(Arc::make_mut(&mut self.set).add(sql, returns_rows))
+    }
+
     /// A statement the engine refuses, said before it is sent.
     fn screened(&self, sql: &str) -> DbResult<()> {
         match self.cfg.identity.get().and_then(|i| i.screen.as_ref()).and_then(|s| s(sql)) {

@@ -40,6 +40,10 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     }
     let d = durability(&s.server);
     p(format!("  durability: {} ({})", d.class.name(), d.evidence.join(", ")));
+    let commit = crate::db::engines::named(&s.server.engine).map(|e| e.commit_settings(&s.server)).unwrap_or_default();
+    if !commit.is_empty() {
+        p(format!("  commit: {}", commit.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")));
+    }
     p(format!("  status counters: {}", s.server.status.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")));
     p(format!("  variables: {} (session overrides: {})", s.server.variables.len(), s.server.session.len()));
     for (k, v) in &s.server.session {

@@ -135,10 +135,10 @@ impl EngineSpec for Tidb {
             s.session = session.into_iter().filter(|(k, v)| meaningful(k) && s.variables.get(k).map(|g| g != v).unwrap_or(false)).collect();
             let release = value(c, "SELECT tidb_version()", errors).await.unwrap_or_default();
             let line = |key: &str| release.lines().find_map(|l| l.strip_prefix(key)).map(|v| v.trim().to_string());
-            s.version = match line("Release Version:") {
-                Some(r) => format!("{} ({r}, {})", s.variables.get("version").cloned().unwrap_or_default(), line("Edition:").unwrap_or_default()),
-                None => s.variables.get("version").cloned().unwrap_or_default(),
-            };
+            s.version = s.variables.get("version").cloned().unwrap_or_default();
+            if let Some(edition) = line("Edition:") {
+                s.version = format!("{} ({edition})", s.version);
+            }
             let names: Vec<String> = CONFIG.iter().map(|n| format!("'{n}'")).collect();
             let config = rows(c, &format!("SHOW CONFIG WHERE type = 'tidb' AND name IN ({})", names.join(", ")), errors).await;
             for r in config.iter().filter(|r| r.len() >= 4) {
@@ -149,7 +149,8 @@ impl EngineSpec for Tidb {
             }
             for r in rows(c, "SELECT type, instance, status_address, version, start_time FROM information_schema.cluster_info ORDER BY type, instance", errors).await {
                 if r.len() >= 5 {
-                    s.members.push(format!("{} {} (status {}, {}, up since {})", r[0], r[1], r[2], r[3], r[4]));
+                    let said: Vec<String> = [("status ", &r[2]), ("", &r[3]), ("up since ", &r[4])].iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| format!("{k}{v}")).collect();
+                    s.members.push(format!("{} {} ({})", r[0], r[1], said.join(", ")));
                 }
             }
             s.metrics_url = status_address(cfg, s).map(|a| format!("http://{a}/metrics"));

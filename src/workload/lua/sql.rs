@@ -711,8 +711,9 @@ async fn perform(lua: &Lua, ctx: &Ctx, req: Request, primary: Option<&mut Conn>)
             let mut lent = Lent::take(ctx, h)?;
             let (conn, _) = lent.parts(primary)?;
             let rows = returns_rows(&sql);
-            let id = Arc::make_mut(&mut conn.set).add(sql.clone(), rows);
+            let added = conn.add_statement(sql.clone(), rows);
             lent.give_back(ctx);
+            let id = added.map_err(|e| ctx.fail(lua, e, &sql))?;
             let mut stmts = ctx.stmts.borrow_mut();
             stmts.push(StmtSlot { conn: h, id, trx: is_trx(&sql), sql, rows, types: Vec::new() });
             Ok((Some(stmts.len() as i64 - 1), None))

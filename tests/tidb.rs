@@ -1,0 +1,237 @@
+//! TiDB as a target, on the test command's TiDB sandbox (tidb-server with
+//! its embedded unistore, in memory): every workload family prepares, runs
+//! and checks; `env` names the store and the durability TiDB really has and
+//! no InnoDB figure; optimistic write conflicts are retried and counted;
+//! what TiDB lacks is refused in one line before anything changes; the
+//! audit finds the durability and commit-protocol mismatches.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+
+fn tidb_url() -> String {
+    match std::env::var("FAIRBENCH_TEST_TIDB_URL") {
+        Ok(v) if !v.is_empty() => v,
+        _ => panic!("FAIRBENCH_TEST_TIDB_URL is not set: run the tests through `bash scripts/test.sh`, which starts the TiDB sandbox"),
+    }
+}
+
+fn cmd(command: &str, workload: &str, extra: &[&str]) -> Command {
+    let mut c = fairbench();
+    c.arg(command).arg(workload).arg("--target").arg(tidb_url()).args(extra);
+    c
+}
+
+/// The summary object of a `--output json` run.
+fn summary(out: &std::process::Output) -> Value {
+    let text = stdout(out);
+    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    serde_json::from_str(line).unwrap()
+}
+
+fn run_json(workload: &str, extra: &[&str]) -> Value {
+    let s = summary(&run_ok(&mut cmd("run", workload, &[extra, &["--no-save", "--output", "json"]].concat())));
+    assert_eq!(s["status"], "completed", "{s}");
+    assert!(s["transactions"].as_u64().unwrap() > 0, "{s}");
+    s
+}
+
+/// Runs `sql` on the TiDB sandbox with the mariadb client (the test's own view of the data).
+fn tidb_sql(sql: &str) -> String {
+    let u = parse_url(&tidb_url());
+    let mut c = Command::new("mariadb");
+    c.args(["-h", &u.host, "-P", &u.port.expect("a port in the URL").to_string(), "-u", &u.user, "-N", "-B", &u.database, "-e", sql]);
+    if !u.password.is_empty() {
+        c.env("MYSQL_PWD", &u.password);
+    }
+    let out = c.output().expect("mariadb client");
+    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn oltp_family_prepares_runs_and_checks_on_tidb() {
+    let size = ["--tables", "2", "--table-size", "2000", "--table-name", "tio"];
+    run_ok(&mut cmd("prepare", "oltp_read_write", &size));
+    for w in ["oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_insert", "oltp_delete", "oltp_update_index"] {
+        let s = run_json(w, &[&size[..], &["--threads", "4", "--time", "2"]].concat());
+        // TiDB's own errors never stop the run: whatever was retried is counted by code.
+        assert_eq!(s["status"], "completed", "{w}: {s}");
+    }
+    // The OLTP family has no consistency conditions: its check is the table count and sums.
+    assert_eq!(tidb_sql("SELECT COUNT(*) > 1000 FROM tio2"), "1");
+    run_ok(&mut cmd("cleanup", "oltp_read_write", &size));
+    assert_eq!(tidb_sql("SHOW TABLES LIKE 'tio%'"), "");
+}
+
+#[test]
+fn tpcc_prepares_runs_and_checks_on_tidb() {
+    let size = ["--warehouses", "1", "--tpcc-prefix", "tt"];
+    run_ok(&mut cmd("prepare", "tpcc", &[&size[..], &["--threads", "4"]].concat()));
+    let s = run_json("tpcc", &[&size[..], &["--threads", "4", "--time", "4"]].concat());
+    let kinds = s["workload"]["transactions"].as_array().unwrap();
+    assert!(kinds.iter().any(|k| k["name"] == "new_order" && k["count"].as_u64().unwrap() > 0), "{s}");
+    let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
+    assert!(text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", "tpcc", &size));
+}
+
+#[test]
+fn dbstress_prepares_runs_and_checks_on_tidb() {
+    let size = ["--obj-table-size", "2000"];
+    run_ok(&mut cmd("prepare", "dbstress", &size));
+    run_json("dbstress", &[&size[..], &["--threads", "4", "--time", "2"]].concat());
+    let text = stdout(&run_ok(&mut cmd("check", "dbstress", &size)));
+    assert!(text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", "dbstress", &size));
+}
+
+#[test]
+fn linkbench_prepares_runs_and_checks_on_tidb() {
+    // unistore scans a long link list backwards slowly: a small graph and a
+    // bounded number of requests keep the run short.
+    let size = ["--maxid1", "501", "--dbprefix", "lbt"];
+    run_ok(&mut cmd("prepare", "linkbench", &[&size[..], &["--rand-seed", "3"]].concat()));
+    run_json("linkbench", &[&size[..], &["--threads", "2", "--events", "300", "--time", "0", "--rand-seed", "4"]].concat());
+    let text = stdout(&run_ok(&mut cmd("check", "linkbench", &size)));
+    assert!(text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", "linkbench", &size));
+}
+
+#[test]
+fn env_on_tidb_names_the_store_and_durability_and_no_innodb_figure() {
+    let out = stdout(&run_ok(fairbench().args(["env", "--target", &tidb_url()])));
+    let line = |start: &str| out.lines().find(|l| l.trim_start().starts_with(start)).unwrap_or_else(|| panic!("no '{start}' line in\n{out}")).to_string();
+    assert!(out.starts_with("Snapshot taken at") && out.contains("Server: tidb "), "{out}");
+    let durability = line("durability:");
+    assert!(durability.contains("not durable (in memory only)") && durability.contains("unistore"), "{durability}");
+    assert!(!durability.to_ascii_lowercase().contains("innodb"), "{durability}");
+    assert!(line("commit:").contains("tidb_txn_mode=pessimistic"), "{out}");
+    assert!(line("cluster member: tidb").contains("status 127.0.0.1:"), "{out}");
+    assert!(line("counters from:").contains("/metrics"), "{out}");
+    assert!(line("status counters:").contains("tidb_server_query_total="), "{out}");
+    // Neither InnoDB's cache nor its variables mean anything on TiDB.
+    assert!(!out.contains("page cache of the engine"), "{out}");
+    assert!(!out.lines().any(|l| l.trim_start().starts_with("innodb_")), "{out}");
+    assert!(!out.contains("tidb_config ="), "{out}");
+    let json: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["env", "--json", "--target", &tidb_url()])))).unwrap();
+    assert_eq!(json["server"]["engine"], "tidb");
+    assert_eq!(json["server"]["variables"]["config.store"], "unistore");
+}
+
+#[test]
+fn optimistic_write_conflicts_are_retried_and_counted_by_code() {
+    let size = ["--tables", "1", "--table-size", "10", "--table-name", "topt"];
+    run_ok(&mut cmd("prepare", "oltp_write_only", &size));
+    let s = run_json("oltp_write_only", &[&size[..], &["--threads", "16", "--time", "3", "--session-options", "SET SESSION tidb_txn_mode='optimistic'"]].concat());
+    let conflicts = s["errors_by_code"]["9007"].as_u64().unwrap_or(0);
+    assert!(conflicts > 0, "no write conflict counted: {s}");
+    // A list the user gives replaces the default, TiDB's codes included.
+    let out = run_fail(&mut cmd(
+        "run",
+        "oltp_write_only",
+        &[&size[..], &["--threads", "16", "--time", "3", "--no-save", "--mysql-ignore-errors", "1213", "--session-options", "SET SESSION tidb_txn_mode='optimistic'"]].concat(),
+    ));
+    assert!(stderr(&out).contains("9007"), "{}", show(&out));
+    run_ok(&mut cmd("cleanup", "oltp_write_only", &size));
+}
+
+#[test]
+fn what_tidb_lacks_is_refused_in_one_line_before_anything_changes() {
+    let size = ["--tables", "1", "--table-size", "100", "--table-name", "tref"];
+    run_ok(&mut cmd("prepare", "oltp_read_write", &size));
+    let before = tidb_sql("SELECT SUM(k), COUNT(*) FROM tref1");
+    let dir = scratch_dir("tidb-refusals");
+    let script = |name: &str, body: &str| {
+        let p = dir.join(format!("{name}.lua"));
+        std::fs::write(&p, body).unwrap();
+        p.to_string_lossy().to_string()
+    };
+    let share = script(
+        "share",
+        "function thread_init()\n  drv = sysbench.sql.driver()\n  con = drv:connect()\n  st = con:prepare('SELECT c FROM tref1 WHERE id = ? LOCK IN SHARE MODE')\nend\nfunction event()\n  con:query('UPDATE tref1 SET k = k + 1 WHERE id = 1')\nend\n",
+    );
+    let optimize = script("optimize", "function event()\n  local con = sysbench.sql.driver():connect()\n  con:query('OPTIMIZE TABLE tref1')\nend\n");
+    let innodb = script("innodb", "function event()\n  local con = sysbench.sql.driver():connect()\n  con:query('SHOW ENGINE INNODB STATUS')\nend\n");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["run".into(), "tpcc".into(), "--tpcc-prefix".into(), "tref".into(), "--isolation".into(), "SER".into()], "SERIALIZABLE"),
+        (vec!["run".into(), "oltp_read_write".into(), "--session-options".into(), "SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED".into()], "READ UNCOMMITTED"),
+        (vec!["run".into(), "oltp_write_only".into(), "--session-options".into(), "SET SESSION sql_log_bin=0".into()], "sql_log_bin"),
+        (vec!["prepare".into(), "oltp_read_write".into(), "--table-name".into(), "tari".into(), "--mysql-storage-engine".into(), "Aria".into()], "Aria"),
+        (vec!["prepare".into(), "oltp_read_write".into(), "--table-name".into(), "tpgc".into(), "--table-compression".into(), "PAGE".into()], "PAGE_COMPRESSED"),
+        (vec!["run".into(), share], "LOCK IN SHARE MODE"),
+        (vec!["run".into(), optimize], "OPTIMIZE TABLE"),
+        (vec!["run".into(), innodb], "InnoDB"),
+    ];
+    for (args, names) in cases {
+        let mut c = fairbench();
+        c.args(&args).arg("--target").arg(tidb_url()).args(["--time", "2", "--no-save"]);
+        if args[0] == "run" && args[1].starts_with("oltp") {
+            c.args(size);
+        }
+        let out = run_fail(&mut c);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+        assert_one_line_error(&out, &[names]);
+        assert!(stderr(&out).contains("TiDB"), "{args:?}: {}", show(&out));
+    }
+    assert_eq!(tidb_sql("SELECT SUM(k), COUNT(*) FROM tref1"), before, "data changed");
+    assert_eq!(tidb_sql("SHOW TABLES LIKE 'tari%'"), "");
+    assert_eq!(tidb_sql("SHOW TABLES LIKE 'tpgc%'"), "");
+    run_ok(&mut cmd("cleanup", "oltp_read_write", &size));
+}
+
+#[test]
+fn audit_finds_in_memory_tidb_against_durable_mariadb_and_tidb_runs_that_commit_differently() {
+    let dir = scratch_dir("tidb-audit");
+    let store = dir.join("r.sqlite");
+    let out = run_ok(fairbench().args(["server", "start", "mariadb", "--profile", "durable", "--ram", "1G", "--cores", "2"]).arg("--dir").arg(dir.join("md")));
+    let md_url = stdout(&out).trim().to_string();
+    struct Stop(std::path::PathBuf);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = fairbench().args(["server", "stop"]).arg(&self.0).output();
+        }
+    }
+    let _stop = Stop(dir.join("md"));
+    let size = ["--tables", "1", "--table-size", "500", "--table-name", "taud"];
+    let run = |target: &str, extra: &[&str]| {
+        run_ok(fairbench().args(["prepare", "oltp_read_write", "--target", target]).args(size));
+        run_ok(fairbench().args(["run", "oltp_read_write", "--target", target, "--threads", "2", "--time", "1"]).args(size).args(extra).arg("--results").arg(&store));
+    };
+    run(&md_url, &[]);
+    run(&tidb_url(), &[]);
+    run(&tidb_url(), &["--session-options", "SET SESSION tidb_txn_mode='optimistic'"]);
+    let audit = |ids: &[&str]| -> Value { serde_json::from_str(&stdout(&run_ok(fairbench().args(["audit", "--json"]).args(ids).arg("--results").arg(&store)))).unwrap() };
+    let rules = |v: &Value| -> Vec<String> { v["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect() };
+    let md_vs_tidb = audit(&["1", "2"]);
+    let f = md_vs_tidb["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "durability-mismatch").unwrap_or_else(|| panic!("no durability finding: {md_vs_tidb}"));
+    assert_eq!(f["severity"], "critical");
+    let evidence = f["evidence"].to_string();
+    assert!(evidence.contains("every commit flushed and synced") && evidence.contains("not durable (in memory only)"), "{evidence}");
+    let modes = audit(&["2", "3"]);
+    assert!(rules(&modes).contains(&"commit-protocol-mismatch".to_string()), "{modes}");
+    assert!(!rules(&modes).contains(&"durability-mismatch".to_string()), "{modes}");
+    assert!(!rules(&audit(&["2", "2"])).contains(&"commit-protocol-mismatch".to_string()));
+    run_ok(fairbench().args(["cleanup", "oltp_read_write", "--target", &md_url]).args(size));
+    run_ok(fairbench().args(["cleanup", "oltp_read_write", "--target", &tidb_url()]).args(size));
+}
+
+#[test]
+fn per_interval_counters_come_from_the_status_port() {
+    let dir = scratch_dir("tidb-samples");
+    let store = dir.join("r.sqlite");
+    let size = ["--tables", "1", "--table-size", "500", "--table-name", "tsam"];
+    run_ok(&mut cmd("prepare", "oltp_point_select", &size));
+    run_ok(cmd("run", "oltp_point_select", &[&size[..], &["--threads", "2", "--time", "3", "--report-interval", "1"]].concat()).arg("--results").arg(&store));
+    let v: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "last", "--results"]).arg(&store)))).unwrap();
+    let run = if v["runs"].is_array() { v["runs"][0].clone() } else { v[0].clone() };
+    let samples = run["levels"][0]["samples"].as_array().unwrap_or_else(|| panic!("no samples: {run}"));
+    let queries: f64 = samples.iter().filter_map(|s| s["deltas"]["tidb_server_query_total"].as_f64()).sum();
+    let events = run["levels"][0]["events"].as_f64().unwrap();
+    // Every point select is a query the server counted (the sampler's own come on top).
+    assert!(queries >= events * 0.9, "{queries} queries counted for {events} events");
+    assert!(samples.iter().any(|s| s["gauges"]["tidb_server_connections"].as_f64().unwrap_or(0.0) >= 2.0), "{samples:?}");
+    run_ok(&mut cmd("cleanup", "oltp_point_select", &size));
+}
