@@ -26,6 +26,9 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every engine, in the order `server profiles` shows them.
+    pub const ALL: [Kind; 3] = [Kind::Mariadb, Kind::Postgres, Kind::Tidb];
+
     pub fn parse(s: &str) -> Result<Kind> {
         match s.to_ascii_lowercase().as_str() {
             "mariadb" | "mysql" => Ok(Kind::Mariadb),
@@ -208,7 +211,7 @@ mod tests {
     #[test]
     fn every_shipped_profile_parses_for_every_engine() {
         for (n, _) in PROFILES {
-            for k in [Kind::Mariadb, Kind::Postgres, Kind::Tidb] {
+            for k in Kind::ALL {
                 resolve(n, k, &M).unwrap_or_else(|e| panic!("{n}: {e}"));
             }
         }
