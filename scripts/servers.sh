@@ -386,7 +386,7 @@ EOF
 }
 
 fb_stop_mysql() {
-    local dir=$1 pid="" f i
+    local dir=$1 pid="" f
     for f in "$dir/mysql/mysqld.pid" "$dir/mysql.launch.pid"; do
         [[ -r $f ]] || continue
         pid=$(<"$f")
@@ -395,12 +395,19 @@ fb_stop_mysql() {
     done
     [[ -n $pid ]] || return 0
     # SIGTERM = normal shutdown (InnoDB flushes and exits).
+    fb_term_then_kill "$pid" "$dir" MariaDB 60
+}
+
+# Sends SIGTERM to PID (a server of DIR) and waits up to SECS seconds for it to end, then
+# SIGKILL and up to 10 s more.  $3: the server's name for the log line.
+fb_term_then_kill() {
+    local pid=$1 dir=$2 name=$3 secs=$4 i
     kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 600; i++)); do
+    for ((i = 0; i < secs * 10; i++)); do
         fb_pid_is_ours "$pid" "$dir" || return 0
         sleep 0.1
     done
-    fb_log "MariaDB (pid $pid) did not stop within 60s; killing it"
+    fb_log "$name (pid $pid) did not stop within ${secs}s; killing it"
     kill -KILL "$pid" 2>/dev/null || true
     for ((i = 0; i < 100; i++)); do
         fb_pid_is_ours "$pid" "$dir" || return 0
@@ -555,19 +562,13 @@ fb_start_tidb() {
 }
 
 fb_stop_tidb() {
-    local dir=$1/tidb pid i
+    local dir=$1/tidb pid
     [[ -e $dir/sandbox.json ]] || return 0
     [[ -x $FB_BIN ]] && "$FB_BIN" server stop "$dir" >/dev/null 2>&1 </dev/null && return 0
     # No fairbench to ask: what `server stop` does, by the pid it recorded.
     pid=$(cat "$dir/launch.pid" 2>/dev/null || true)
     fb_pid_is_ours "$pid" "$dir" || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 300; i++)); do
-        fb_pid_is_ours "$pid" "$dir" || return 0
-        sleep 0.1
-    done
-    fb_log "TiDB (pid $pid) did not stop within 30s; killing it"
-    kill -KILL "$pid" 2>/dev/null || true
+    fb_term_then_kill "$pid" "$dir" TiDB 30
 }
 
 # ---------------------------------------------------------------------------------------
