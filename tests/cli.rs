@@ -152,6 +152,18 @@ fn assert_no_duplicate_keys(text: &str) {
     }
 }
 
+/// A run records the engine its server turned out to be: the schema names every registered one.
+#[test]
+fn schema_engine_names_every_registered_engine() {
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
+    let found = schema.pointer("/$defs").and_then(|d| d.as_object()).into_iter().flatten().find_map(|(_, def)| def.pointer("/properties/engine/enum")).expect("an engine enum in the schema");
+    let mut listed: Vec<&str> = found.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let mut registered: Vec<&str> = fairbench::db::engines::ENGINES.iter().map(|e| e.name()).collect();
+    listed.sort();
+    registered.sort();
+    assert_eq!(listed, registered);
+}
+
 /// Loads `schema/run.schema.json`, which must itself be a valid 2020-12 schema.
 fn run_schema() -> Schema {
     let text = std::fs::read_to_string(schema_path()).expect("schema/run.schema.json is missing");
