@@ -7,6 +7,7 @@
 //! transport, prepared statements...). Engines name their settings
 //! differently, so settings are first normalised into classes.
 
+mod hardware;
 mod repetitions;
 
 use crate::db::engines::page_reads;
@@ -511,6 +512,10 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_qps_trx(r));
     v.extend(rule_standby_lag(r));
     v.extend(repetitions::rule_noisy_series(r));
+    v.extend(hardware::rule_client_took_the_host(r));
+    v.extend(hardware::rule_steal(r));
+    v.extend(hardware::rule_in_memory_read_disk(r));
+    v.extend(hardware::rule_swap(r));
     v
 }
 
@@ -738,6 +743,7 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
     if rs.len() > 1 {
         v.extend(rule_durability_mismatch(rs));
         v.extend(rule_commit_mismatch(rs));
+        v.extend(hardware::rule_fsync_mismatch(rs));
         v.extend(rule_memory_mismatch(rs));
         v.extend(rule_config_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));

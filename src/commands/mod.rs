@@ -53,6 +53,11 @@ pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: b
         return;
     }
     println!();
+    if let Ok(runs) = crate::store::load_many(&r.path(), &[r.run_id().to_string()]) {
+        for run in &runs {
+            print!("{}", crate::model::efficiency::text(run, &crate::model::efficiency::of_run(run)));
+        }
+    }
     println!("Stored as run {} in {}", r.run_id(), r.path().display());
     let shown: Vec<_> = findings.into_iter().filter(|f| sweep || f.severity >= Severity::Warning).collect();
     if sweep || !shown.is_empty() {

@@ -9,6 +9,7 @@ use crate::audit::{self, memory_fit};
 use crate::db::engines::Aspect;
 use crate::env::durability::durability;
 use crate::env::Server;
+use crate::model::efficiency::{self, Efficiency};
 use crate::model::record::{Finding, LevelRec, RunRecord};
 use crate::stats::significance::median;
 use crate::units::human_bytes;
@@ -372,6 +373,7 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
             o.push_str(&format!("  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}\n", r.id, l.tps, d(dt), l.qps, d(dq), l.p95_ms, d(d95), l.p99_ms, d(d99)));
         }
     }
+    o.push_str(&efficiency_text(rs));
     if series || max_regression.is_some() {
         for (r, ls) in rs[1..].iter().zip(verdicts) {
             o.push('\n');
@@ -396,6 +398,54 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
     o
 }
 
+/// Each run's hardware figures at `threads` (a series' first repetition).
+fn efficiency_at(r: &RunRecord, threads: usize) -> Option<Efficiency> {
+    efficiency::of_run(r).into_iter().find(|e| e.threads == threads && e.secs > 0.0)
+}
+
+/// The per-operation figures side by side, each with its ratio to the first
+/// run's (as Small Datum's tables are relative to a base version).
+fn efficiency_text(rs: &[&RunRecord]) -> String {
+    type Figure = (&'static str, fn(&Efficiency) -> Option<f64>);
+    let figures: &[Figure] = &[
+        ("srv cpu/t", |e| e.server_cpu_us_per_trx),
+        ("cli cpu/t", |e| e.client_cpu_us_per_trx),
+        ("host cpu/t", |e| e.host_cpu_us_per_trx),
+        ("srv cs/t", |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?)),
+        ("host cs/t", |e| e.host_cs_per_trx),
+        ("rKB/t", |e| e.read_kb_per_trx),
+        ("wKB/t", |e| e.write_kb_per_trx),
+        ("fsync/t", |e| e.fsyncs_per_commit),
+    ];
+    let base = rs[0];
+    let mut o = String::new();
+    for t in thread_levels(rs) {
+        let Some(b) = efficiency_at(base, t) else { continue };
+        if o.is_empty() {
+            o.push_str(&format!("\nHardware per transaction (CPU in µs; in brackets the ratio to run {}):\n", base.id));
+            o.push_str(&format!("  {:>7}  {:>5}  {:>10}", "threads", "run", "tps"));
+            for (name, _) in figures {
+                o.push_str(&format!("  {name:>16}"));
+            }
+            o.push('\n');
+        }
+        for r in rs {
+            let Some(e) = efficiency_at(r, t) else { continue };
+            o.push_str(&format!("  {t:>7}  {:>5}  {:>10.1}", r.id, e.tps));
+            for (_, f) in figures {
+                let v = f(&e);
+                let ratio = match (v, f(&b)) {
+                    (Some(v), Some(bv)) if r.id != base.id && bv > 0.0 => format!(" ({:.2})", v / bv),
+                    _ => String::new(),
+                };
+                o.push_str(&format!("  {:>16}", v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}{ratio}"))));
+            }
+            o.push('\n');
+        }
+    }
+    o
+}
+
 /// The comparison as JSON, `verdicts` as for [`text`].
 pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
     let c = compare(rs);
@@ -415,7 +465,8 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
                     }))
                 })
                 .collect();
-            json!({ "threads": t, "runs": runs })
+            let efficiency: Vec<Value> = rs.iter().filter_map(|r| Some(json!({ "run": r.id, "figures": efficiency_at(r, t)? }))).collect();
+            json!({ "threads": t, "runs": runs, "efficiency": efficiency })
         })
         .collect();
     let mut groups: BTreeMap<&str, Vec<Value>> = BTreeMap::new();

@@ -81,6 +81,16 @@ pub trait EngineSpec: Sync {
         None
     }
 
+    /// The server's fsyncs in a set of counter deltas (InnoDB's, the WAL's).
+    fn fsyncs(&self, _deltas: &BTreeMap<String, f64>) -> Option<f64> {
+        None
+    }
+
+    /// Where the server keeps its data on its host, from its settings.
+    fn data_dir(&self, _s: &Server) -> Option<String> {
+        None
+    }
+
     /// What a commit guarantees, from the settings the sessions ran with.
     fn durability(&self, s: &Server) -> Durability;
 

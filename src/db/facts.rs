@@ -57,6 +57,15 @@ pub struct Server {
     /// when its counters are read from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics_url: Option<String>,
+    /// The server's process on this host whose CPU and context switches
+    /// were sampled ("mariadbd, pid 1234"), found by the socket or port it
+    /// listens on; None when the server is elsewhere or was not found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
+    /// The disk that holds the server's data directory on this host, as
+    /// /proc/diskstats names it: the disk figures per operation count it alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_device: Option<String>,
 }
 
 impl Server {

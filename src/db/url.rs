@@ -102,6 +102,18 @@ impl fmt::Debug for Target {
 pub const DEFAULT_SQLITE_PATH: &str = "fairbench.sqlite";
 
 impl Target {
+    /// Where a server of this target listens, as seen on its own host: the
+    /// first host's TCP port, or the unix socket file (PostgreSQL names its
+    /// socket by port inside the directory the target gives).
+    pub fn listen_address(&self) -> (Option<u16>, Option<std::path::PathBuf>) {
+        let port = self.hosts.first().map(|h| h.1);
+        let socket = self.socket.as_ref().map(|s| match self.engine {
+            Engine::Postgres => std::path::Path::new(s).join(format!(".s.PGSQL.{}", port.unwrap_or(5432))),
+            _ => std::path::PathBuf::from(s),
+        });
+        (if socket.is_some() { None } else { port }, socket)
+    }
+
     pub fn default_sqlite() -> Target {
         Target::sqlite(DEFAULT_SQLITE_PATH)
     }

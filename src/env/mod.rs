@@ -15,6 +15,7 @@
 //! stores the intervals.
 
 pub mod durability;
+pub mod proc;
 
 use crate::db::{Conn, ConnConfig, StatementSet};
 pub use crate::db::{DatasetTables, Server};
@@ -264,11 +265,38 @@ impl Sampler {
                         Ok(Err(e)) => (None, Some(e)),
                         Err(_) => (None, Some("snapshot connection timed out".to_string())),
                     };
-                    let first = snapshot(conn.as_mut(), &cfg, &tables, cerr).await;
+                    let mut first = snapshot(conn.as_mut(), &cfg, &tables, cerr).await;
                     let local = first.server.local;
+                    // The server's own processes, when they run here (an embedded engine is this process).
+                    let server_pid = if local && !cfg.target.engine.embedded() {
+                        let (port, socket) = cfg.target.listen_address();
+                        proc::listener(port, socket.as_deref())
+                    } else {
+                        None
+                    };
+                    first.server.process = server_pid.map(|p| format!("{}, pid {p}", proc::command(p).unwrap_or_else(|| "?".into())));
+                    if local {
+                        // The disk of the data directory (an embedded engine's: its file's).
+                        let data = if cfg.target.engine.embedded() { cfg.target.path.clone() } else { cfg.spec().data_dir(&first.server) };
+                        first.server.data_device = data.and_then(|d| proc::disk_of(std::path::Path::new(&d)));
+                    }
+                    if local && !cfg.target.engine.embedded() && server_pid.is_none() {
+                        first.errors.push("the server's process: nothing on this host listens where the target points (its CPU per operation is not measured)".into());
+                    }
+                    let hardware = move || {
+                        let mut m = proc::client();
+                        if local {
+                            m.extend(proc::host());
+                        }
+                        if let Some(p) = server_pid {
+                            m.extend(proc::server(p));
+                        }
+                        m
+                    };
                     // The start snapshot tells the engine which counter views this server has.
                     let start = first.server.clone();
                     let mut prev = first.server.status.clone();
+                    prev.extend(hardware());
                     let mut prev_disk = if local { diskstats() } else { BTreeMap::new() };
                     let _ = stx.send(first);
                     let mut level: Option<(usize, Instant, usize)> = None;
@@ -294,10 +322,11 @@ impl Sampler {
                         }
                         // A sample: counters now, deltas since the previous one.
                         let mut errs = Vec::new();
-                        let cur = match conn.as_mut() {
+                        let mut cur = match conn.as_mut() {
                             Some(c) => cfg.spec().counters(c, &start, &mut errs).await,
                             None => BTreeMap::new(),
                         };
+                        cur.extend(hardware());
                         let disk = if local { diskstats() } else { BTreeMap::new() };
                         let mut sample = delta(&prev, &cur);
                         sample.disk = disk_delta(&prev_disk, &disk);

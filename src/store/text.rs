@@ -102,6 +102,11 @@ pub fn show_text(r: &RunRecord) -> String {
         }
     }
     p(String::new());
+    let eff = crate::model::efficiency::text(r, &crate::model::efficiency::of_run(r));
+    if !eff.is_empty() {
+        o.push_str(&eff);
+        o.push('\n');
+    }
     o.push_str(&crate::audit::findings_text(&r.findings));
     o
 }

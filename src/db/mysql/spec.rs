@@ -102,6 +102,18 @@ impl EngineSpec for Mysql {
         Some((*p, deltas.get("Innodb_buffer_pool_read_requests").copied().unwrap_or(0.0)))
     }
 
+    /// Every fsync InnoDB issued, its redo log's included (MariaDB counts
+    /// them all in Innodb_data_fsyncs; MySQL 8 keeps the log's apart).
+    fn fsyncs(&self, deltas: &BTreeMap<String, f64>) -> Option<f64> {
+        let data = deltas.get("Innodb_data_fsyncs").copied()?;
+        let log = deltas.get("Innodb_os_log_fsyncs").copied().unwrap_or(0.0);
+        Some(data.max(log))
+    }
+
+    fn data_dir(&self, s: &Server) -> Option<String> {
+        s.var("datadir").map(String::from)
+    }
+
     fn durability(&self, s: &Server) -> Durability {
         let mut ev = Evidence::new(s);
         let trx = ev.show("innodb_flush_log_at_trx_commit");

@@ -77,6 +77,10 @@ async fn status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>) ->
         put(&["wal_bytes"], rows(c, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')", errors).await);
         put(&["standbys", "standby_replay_lag_s"], rows(c, "SELECT count(*), COALESCE(MAX(EXTRACT(EPOCH FROM replay_lag)), 0) FROM pg_stat_replication", errors).await);
     }
+    // WAL syncs are counted by pg_stat_wal from PostgreSQL 14 until 18 moved them to pg_stat_io.
+    if version.is_some_and(|v| (140000..180000).contains(&v)) && recovery != Some(true) {
+        put(&["wal_sync", "wal_write"], rows(c, "SELECT wal_sync, wal_write FROM pg_stat_wal", errors).await);
+    }
     // Checkpoint counters moved to pg_stat_checkpointer in PostgreSQL 17.
     match version {
         Some(v) if v >= 170000 => {
@@ -147,6 +151,14 @@ impl EngineSpec for Postgres {
     fn page_reads(&self, deltas: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
         let p = deltas.get("blks_read")?;
         Some((*p, p + deltas.get("blks_hit").copied().unwrap_or(0.0)))
+    }
+
+    fn fsyncs(&self, deltas: &BTreeMap<String, f64>) -> Option<f64> {
+        deltas.get("wal_sync").copied()
+    }
+
+    fn data_dir(&self, s: &Server) -> Option<String> {
+        s.var("data_directory").map(String::from)
     }
 
     fn durability(&self, s: &Server) -> Durability {

@@ -1,0 +1,169 @@
+//! What the hardware figures per operation say about a run's fairness: a
+//! load generator that took the CPU the server needed, a noisy neighbour
+//! stealing the hypervisor's time, an "in memory" run that read from disk,
+//! swapping, and two runs whose servers synced differently in practice.
+
+use super::{finding, ids, memory_fit, per_run, Fit};
+use crate::model::efficiency::{of_run, Efficiency};
+use crate::model::record::{Finding, RunRecord, Severity};
+
+/// The host was this busy or more: the server needed every cycle it could get.
+const SATURATED_HOST: f64 = 0.90;
+/// The client's share of the busy CPU above which it denied the server.
+const CLIENT_SHARE: f64 = 0.10;
+/// Hypervisor steal above this share of the host's time: a noisy neighbour.
+const STEAL: f64 = 0.05;
+/// iowait share, or KB read per transaction, above which a run read from disk.
+const IOWAIT: f64 = 0.05;
+const READ_KB: f64 = 1.0;
+/// fsyncs per commit two runs may differ by before their durability differs in practice.
+const FSYNC_FACTOR: f64 = 2.0;
+/// Below this many fsyncs per commit on both sides, a ratio is noise (read-only work).
+const FSYNC_FLOOR: f64 = 0.05;
+
+fn pct(v: f64) -> String {
+    format!("{:.0}%", v * 100.0)
+}
+
+/// Each level's figures with its thread count, for the rules of one run.
+fn levels(r: &RunRecord) -> Vec<Efficiency> {
+    of_run(r).into_iter().filter(|e| e.secs > 0.0).collect()
+}
+
+pub fn rule_client_took_the_host(r: &RunRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for e in levels(r) {
+        let (Some(h), Some(share)) = (&e.host, e.client_share_of_busy) else { continue };
+        if h.busy > SATURATED_HOST && share > CLIENT_SHARE && r.transport != "embedded" {
+            out.push(finding(
+                "client-took-server-cpu",
+                Severity::Warning,
+                vec![r.id],
+                format!("run {} at {} threads: the host was {} busy and fairbench took {} of that CPU, which the server was denied", r.id, e.threads, pct(h.busy), pct(share)),
+                vec![format!("host busy {} (user {}, system {}), client share of the busy CPU {}", pct(h.busy), pct(h.user), pct(h.system), pct(share))],
+                "run the client on another machine (or pin client and server to separate cores) before comparing engines or versions on this host",
+            ));
+        }
+    }
+    out
+}
+
+pub fn rule_steal(r: &RunRecord) -> Vec<Finding> {
+    let noisy: Vec<String> =
+        levels(r).iter().filter_map(|e| e.host.as_ref().filter(|h| h.steal > STEAL).map(|h| format!("{} threads: steal {} of the host's time", e.threads, pct(h.steal)))).collect();
+    if noisy.is_empty() {
+        return vec![];
+    }
+    vec![finding(
+        "hypervisor-steal",
+        Severity::Warning,
+        vec![r.id],
+        format!("run {}: the hypervisor gave more than {} of the host's CPU time to other guests: the result will not repeat", r.id, pct(STEAL)),
+        noisy,
+        "run on dedicated hosts (or at a quiet time), and repeat the run to see how far it moves",
+    )]
+}
+
+pub fn rule_in_memory_read_disk(r: &RunRecord) -> Vec<Finding> {
+    let Some(s) = r.env_start.as_ref().map(|e| &e.server) else { return vec![] };
+    let says = format!("{} {}", r.label, r.tag).to_ascii_lowercase().replace(['_', ' '], "-");
+    let claims = memory_fit(s).0 == Fit::InMemory || says.contains("in-memory") || says.contains("inmemory");
+    if !claims {
+        return vec![];
+    }
+    let read: Vec<String> = levels(r)
+        .iter()
+        .filter(|e| e.host.as_ref().is_some_and(|h| h.iowait > IOWAIT) || e.read_kb_per_trx.is_some_and(|kb| kb > READ_KB))
+        .map(|e| {
+            format!("{} threads: {} KB read per transaction, iowait {}", e.threads, e.read_kb_per_trx.map_or("-".into(), |v| format!("{v:.2}")), e.host.as_ref().map_or("-".into(), |h| pct(h.iowait)))
+        })
+        .collect();
+    if read.is_empty() {
+        return vec![];
+    }
+    vec![finding(
+        "in-memory-run-read-disk",
+        Severity::Critical,
+        vec![r.id],
+        format!("run {} is taken to be in memory, but the server read from disk while it ran", r.id),
+        read,
+        "prewarm the cache (fairbench prewarm), size it to the data, or call the run IO-bound",
+    )]
+}
+
+pub fn rule_swap(r: &RunRecord) -> Vec<Finding> {
+    let swapped: Vec<String> = levels(r).iter().filter_map(|e| e.swapped_pages.filter(|p| *p > 0.0).map(|p| format!("{} threads: {p:.0} pages swapped in or out", e.threads))).collect();
+    if swapped.is_empty() {
+        return vec![];
+    }
+    vec![finding(
+        "swapping",
+        Severity::Critical,
+        vec![r.id],
+        format!("run {}: the host swapped while the run went on: latency and throughput measure the swap device", r.id),
+        swapped,
+        "give the server less memory (smaller cache) or the host more, so nothing swaps",
+    )]
+}
+
+/// Two compared runs whose servers fsynced per commit by a factor of two or
+/// more: their durability differs in practice, whatever the settings say.
+pub fn rule_fsync_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let per: Vec<Option<f64>> = rs.iter().map(|r| levels(r).iter().filter_map(|e| e.fsyncs_per_commit).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))).collect();
+    let known: Vec<f64> = per.iter().flatten().copied().collect();
+    let (lo, hi) = (known.iter().copied().fold(f64::INFINITY, f64::min), known.iter().copied().fold(0.0, f64::max));
+    if known.len() < 2 || hi < FSYNC_FLOOR || hi < lo.max(1e-9) * FSYNC_FACTOR {
+        return vec![];
+    }
+    vec![finding(
+        "fsync-mismatch",
+        Severity::Critical,
+        ids(rs),
+        format!("the servers synced to disk differently in practice: {lo:.2} against {hi:.2} fsyncs per commit"),
+        per_run(rs, |r| {
+            let i = rs.iter().position(|x| x.id == r.id).unwrap_or(0);
+            per[i].map_or_else(|| "fsyncs not counted".into(), |v| format!("{v:.3} fsyncs per commit"))
+        }),
+        "make every side sync the same way (the durability settings, the same log and group-commit behaviour) before comparing throughput",
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::Sample;
+    use crate::model::record::{LevelRec, StoredSample};
+
+    fn run(id: i64, fsyncs: f64, host: &[(&str, f64)]) -> RunRecord {
+        let mut deltas: std::collections::BTreeMap<String, f64> = host.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        deltas.insert("Innodb_data_fsyncs".into(), fsyncs);
+        let l = LevelRec { threads: 1, events: 100, queries: 100, samples: vec![StoredSample { seq: 1, t: 1.0, dt: 1.0, sample: Sample { deltas, ..Sample::default() } }], ..LevelRec::default() };
+        let mut r = RunRecord { id, engine: "mysql".into(), transport: "tcp".into(), levels: vec![l], ..RunRecord::default() };
+        r.env_start = Some(crate::env::Snapshot { server: crate::db::Server { engine: "mysql".into(), ..Default::default() }, ..Default::default() });
+        r
+    }
+
+    #[test]
+    fn each_rule_fires_on_its_case_and_stays_silent_on_a_fair_one() {
+        let fair = run(
+            1,
+            100.0,
+            &[("host:user_s", 0.5), ("host:system_s", 0.2), ("host:idle_s", 1.3), ("client:cpu_user_s", 0.05), ("client:cpu_sys_s", 0.0), ("server:cpu_user_s", 0.5), ("server:cpu_sys_s", 0.1)],
+        );
+        let relaxed = run(2, 10.0, &[]);
+        let busy = run(
+            3,
+            100.0,
+            &[("host:user_s", 1.6), ("host:system_s", 0.35), ("host:idle_s", 0.05), ("client:cpu_user_s", 0.5), ("client:cpu_sys_s", 0.2), ("server:cpu_user_s", 1.0), ("server:cpu_sys_s", 0.2)],
+        );
+        let stolen = run(4, 100.0, &[("host:user_s", 1.0), ("host:system_s", 0.2), ("host:idle_s", 0.5), ("host:steal_s", 0.3)]);
+        let swapping = run(5, 100.0, &[("host:user_s", 1.0), ("host:idle_s", 1.0), ("host:swap_in", 30.0), ("host:swap_out", 12.0)]);
+        assert!(rule_client_took_the_host(&fair).is_empty() && rule_steal(&fair).is_empty() && rule_swap(&fair).is_empty());
+        assert_eq!(rule_client_took_the_host(&busy).len(), 1, "{:?}", of_run(&busy));
+        assert!(rule_client_took_the_host(&busy)[0].message.contains("98% busy"), "{:?}", rule_client_took_the_host(&busy));
+        assert_eq!(rule_steal(&stolen).len(), 1);
+        assert_eq!(rule_swap(&swapping).len(), 1);
+        assert_eq!(rule_fsync_mismatch(&[&fair, &relaxed]).len(), 1);
+        assert!(rule_fsync_mismatch(&[&fair, &busy]).is_empty());
+    }
+}

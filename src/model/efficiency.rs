@@ -1,0 +1,324 @@
+//! What the hardware did per operation over one level, from the samples
+//! taken in the same window as the throughput (warmup excluded): the
+//! server's CPU and context switches (its own processes), the client's CPU,
+//! the host's CPU by mode and context switches, the disk reads and writes,
+//! and the server's fsyncs per commit. Read the way Small Datum's tables
+//! read: CPU per operation in µs beside the rate. A figure the samples do
+//! not hold is None, never zero.
+
+use super::record::{LevelRec, RunRecord};
+use crate::env::proc::{CLIENT, HOST, SERVER};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The host's time, as shares of all its CPU time over the window.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct HostShares {
+    pub busy: f64,
+    pub user: f64,
+    pub system: f64,
+    pub iowait: f64,
+    pub steal: f64,
+    pub idle: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Efficiency {
+    pub threads: usize,
+    /// Seconds the samples cover.
+    pub secs: f64,
+    pub tps: f64,
+    pub qps: f64,
+    /// Server CPU per transaction and per query, µs (user + system), and its split.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_query: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_user_us_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_sys_us_per_trx: Option<f64>,
+    /// fairbench's CPU per transaction and per query, µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_cpu_us_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_cpu_us_per_query: Option<f64>,
+    /// The host's busy CPU (everything but idle and iowait) per transaction, µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_cpu_us_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostShares>,
+    /// Context switches per transaction: the server's (voluntary, involuntary) and the host's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_vcs_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_ivcs_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_cs_per_trx: Option<f64>,
+    /// Disk reads, KB read, writes and KB written per transaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_kb_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writes_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_kb_per_trx: Option<f64>,
+    /// The server's own fsyncs per commit (a transaction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fsyncs_per_commit: Option<f64>,
+    /// Pages swapped in and out over the window (host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swapped_pages: Option<f64>,
+    /// The client's share of the host's busy CPU (both on one host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_share_of_busy: Option<f64>,
+    /// What the figures are and are not (host-wide, embedded, missing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// End of the warmup in seconds since the level started (0 without one).
+fn warmup_end(l: &LevelRec) -> f64 {
+    l.intervals.iter().filter(|i| i.warmup).map(|i| i.t).fold(0.0, f64::max)
+}
+
+/// The sums of the level's sample deltas over its measured window, with
+/// the seconds they cover and the disk deltas per device.
+fn window(l: &LevelRec) -> (f64, BTreeMap<String, f64>, BTreeMap<String, [u64; 4]>) {
+    let from = warmup_end(l);
+    let mut secs = 0.0;
+    let mut sums = BTreeMap::new();
+    let mut disk: BTreeMap<String, [u64; 4]> = BTreeMap::new();
+    // The sample at level start is the baseline (what moved before it is not the level's).
+    for s in l.samples.iter().filter(|s| s.seq > 0 && s.t - s.dt >= from - 0.05) {
+        secs += s.dt;
+        for (k, v) in &s.sample.deltas {
+            *sums.entry(k.clone()).or_insert(0.0) += v;
+        }
+        for (dev, d) in &s.sample.disk {
+            let e = disk.entry(dev.clone()).or_default();
+            for i in 0..4 {
+                e[i] += d[i];
+            }
+        }
+    }
+    (secs, sums, disk)
+}
+
+/// The figures of each level of a run.
+pub fn of_run(r: &RunRecord) -> Vec<Efficiency> {
+    let server = r.env_start.as_ref().map(|e| &e.server);
+    let spec = server.and_then(|s| crate::db::engines::named(&s.engine));
+    let embedded = spec.is_some_and(|e| e.protocol().embedded());
+    let data_device = server.and_then(|s| s.data_device.clone());
+    r.levels.iter().map(|l| of_level(l, embedded, data_device.as_deref(), spec)).collect()
+}
+
+fn of_level(l: &LevelRec, embedded: bool, data_device: Option<&str>, spec: Option<&'static dyn crate::db::EngineSpec>) -> Efficiency {
+    let (secs, d, disk) = window(l);
+    let mut e = Efficiency { threads: l.threads, secs, tps: l.tps, qps: l.qps, ..Efficiency::default() };
+    if secs <= 0.0 || l.events == 0 {
+        e.notes.push("no samples in the measured window".into());
+        return e;
+    }
+    let trx = l.events as f64;
+    let queries = l.queries.max(1) as f64;
+    let get = |k: &str| d.get(k).copied();
+    let sum2 = |a: &str, b: &str| Some(get(a)? + get(b)?);
+    let client = sum2(&format!("{CLIENT}cpu_user_s"), &format!("{CLIENT}cpu_sys_s"));
+    e.client_cpu_us_per_trx = client.map(|c| c * 1e6 / trx);
+    e.client_cpu_us_per_query = client.map(|c| c * 1e6 / queries);
+    let server = sum2(&format!("{SERVER}cpu_user_s"), &format!("{SERVER}cpu_sys_s"));
+    if let Some(cpu) = server {
+        e.server_cpu_us_per_trx = Some(cpu * 1e6 / trx);
+        e.server_cpu_us_per_query = Some(cpu * 1e6 / queries);
+        e.server_user_us_per_trx = get(&format!("{SERVER}cpu_user_s")).map(|v| v * 1e6 / trx);
+        e.server_sys_us_per_trx = get(&format!("{SERVER}cpu_sys_s")).map(|v| v * 1e6 / trx);
+        e.server_vcs_per_trx = get(&format!("{SERVER}vol_cs")).map(|v| v / trx);
+        e.server_ivcs_per_trx = get(&format!("{SERVER}invol_cs")).map(|v| v / trx);
+    } else if embedded {
+        // The engine runs inside fairbench: one process, one figure.
+        e.server_cpu_us_per_trx = e.client_cpu_us_per_trx;
+        e.server_cpu_us_per_query = e.client_cpu_us_per_query;
+        e.notes.push("embedded engine: server and client CPU are one figure, fairbench's process".into());
+    } else {
+        e.notes.push("server CPU: the server's process was not on this host (or not found)".into());
+    }
+    let mode = |m: &str| get(&format!("{HOST}{m}_s"));
+    if let (Some(user), Some(idle)) = (mode("user"), mode("idle")) {
+        let other = |m: &str| mode(m).unwrap_or(0.0);
+        let (system, nice, iowait, irq, softirq, steal) = (other("system"), other("nice"), other("iowait"), other("irq"), other("softirq"), other("steal"));
+        let total = user + nice + system + idle + iowait + irq + softirq + steal;
+        if total > 0.0 {
+            let busy = user + nice + system + irq + softirq + steal;
+            e.host_cpu_us_per_trx = Some(busy * 1e6 / trx);
+            e.host = Some(HostShares { busy: busy / total, user: (user + nice) / total, system: (system + irq + softirq) / total, iowait: iowait / total, steal: steal / total, idle: idle / total });
+            if embedded || server.is_some() {
+                e.client_share_of_busy = client.filter(|_| busy > 0.0).map(|c| c / busy);
+            }
+        }
+        e.host_cs_per_trx = get(&format!("{HOST}ctxt")).map(|v| v / trx);
+        e.swapped_pages = sum2(&format!("{HOST}swap_in"), &format!("{HOST}swap_out"));
+    } else {
+        e.notes.push("host figures: the server's host was not sampled (remote server without --server-metrics)".into());
+    }
+    if !disk.is_empty() {
+        let devs: Vec<(&String, &[u64; 4])> = match data_device {
+            Some(dev) if disk.contains_key(dev) => disk.iter().filter(|(d, _)| *d == dev).collect(),
+            _ => {
+                e.notes.push("disk figures: all disks (the data directory's device is not known)".into());
+                disk.iter().collect()
+            }
+        };
+        let total = |i: usize| devs.iter().map(|(_, d)| d[i] as f64).sum::<f64>();
+        e.reads_per_trx = Some(total(0) / trx);
+        e.read_kb_per_trx = Some(total(1) * 512.0 / 1024.0 / trx);
+        e.writes_per_trx = Some(total(2) / trx);
+        e.write_kb_per_trx = Some(total(3) * 512.0 / 1024.0 / trx);
+    }
+    e.fsyncs_per_commit = spec.and_then(|s| s.fsyncs(&d)).map(|f| f / trx);
+    e
+}
+
+/// A figure with `digits` decimals, or "-" when absent.
+fn cell(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))
+}
+
+/// The per-level table, Small Datum's way: CPU per operation in µs beside
+/// the rate, then the host's CPU split and what the figures are not.
+pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
+    if rows.is_empty() || rows.iter().all(|e| e.secs <= 0.0) {
+        return String::new();
+    }
+    let server = r.env_start.as_ref().map(|e| &e.server);
+    let mut whose = Vec::new();
+    if let Some(p) = server.and_then(|s| s.process.as_deref()) {
+        whose.push(format!("server process: {p}"));
+    }
+    if let Some(d) = server.and_then(|s| s.data_device.as_deref()) {
+        whose.push(format!("disk: {d}"));
+    }
+    let mut o = format!("Hardware per transaction (t) and query (q): CPU in µs, counts per t{}\n", if whose.is_empty() { String::new() } else { format!(" ({})", whose.join(", ")) });
+    o.push_str(&format!(
+        "  {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
+        "threads", "tps", "srv cpu/t", "srv cpu/q", "cli cpu/t", "cli cpu/q", "host cpu/t", "srv cs/t", "host cs/t", "r/t", "rKB/t", "w/t", "wKB/t", "fsync/t"
+    ));
+    for e in rows {
+        let cs = match (e.server_vcs_per_trx, e.server_ivcs_per_trx) {
+            (Some(v), Some(i)) => Some(v + i),
+            _ => None,
+        };
+        o.push_str(&format!(
+            "  {:>7} {:>10.1} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
+            e.threads,
+            e.tps,
+            cell(e.server_cpu_us_per_trx, 1),
+            cell(e.server_cpu_us_per_query, 1),
+            cell(e.client_cpu_us_per_trx, 1),
+            cell(e.client_cpu_us_per_query, 1),
+            cell(e.host_cpu_us_per_trx, 1),
+            cell(cs, 2),
+            cell(e.host_cs_per_trx, 2),
+            cell(e.reads_per_trx, 3),
+            cell(e.read_kb_per_trx, 2),
+            cell(e.writes_per_trx, 3),
+            cell(e.write_kb_per_trx, 2),
+            cell(e.fsyncs_per_commit, 3),
+        ));
+    }
+    for e in rows {
+        if let Some(h) = &e.host {
+            let pct = |v: f64| format!("{:.0}%", v * 100.0);
+            let client = e.client_share_of_busy.map(|c| format!("; fairbench took {} of the busy CPU", pct(c))).unwrap_or_default();
+            o.push_str(&format!(
+                "  host CPU at {} threads: {} busy (user {}, system {}, steal {}), iowait {}, idle {}{client}\n",
+                e.threads,
+                pct(h.busy),
+                pct(h.user),
+                pct(h.system),
+                pct(h.steal),
+                pct(h.iowait),
+                pct(h.idle)
+            ));
+        }
+    }
+    let mut notes: Vec<&String> = rows.iter().flat_map(|e| &e.notes).collect();
+    notes.sort();
+    notes.dedup();
+    for n in notes {
+        o.push_str(&format!("  note: {n}\n"));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::Sample;
+    use crate::model::record::StoredSample;
+
+    fn sample(seq: usize, t: f64, dt: f64, deltas: &[(&str, f64)], disk: &[(&str, [u64; 4])]) -> StoredSample {
+        StoredSample {
+            seq,
+            t,
+            dt,
+            sample: Sample { deltas: deltas.iter().map(|(k, v)| (k.to_string(), *v)).collect(), gauges: BTreeMap::new(), disk: disk.iter().map(|(k, v)| (k.to_string(), *v)).collect() },
+        }
+    }
+
+    #[test]
+    fn per_operation_figures_from_the_measured_window() {
+        let mut l = LevelRec { threads: 4, events: 1000, queries: 20000, tps: 500.0, qps: 10000.0, ..LevelRec::default() };
+        let cpu = |srv: f64, cli: f64| {
+            vec![
+                ("server:cpu_user_s", srv * 0.75),
+                ("server:cpu_sys_s", srv * 0.25),
+                ("server:vol_cs", 3000.0),
+                ("server:invol_cs", 100.0),
+                ("client:cpu_user_s", cli),
+                ("client:cpu_sys_s", 0.0),
+                ("host:user_s", 1.0),
+                ("host:system_s", 0.5),
+                ("host:idle_s", 0.4),
+                ("host:iowait_s", 0.1),
+                ("host:ctxt", 5000.0),
+                ("Innodb_data_fsyncs", 500.0),
+            ]
+        };
+        l.samples = vec![
+            sample(0, 0.0, 0.1, &cpu(9.0, 9.0), &[("vda", [99, 99, 99, 99])]),
+            sample(1, 1.0, 1.0, &cpu(0.5, 0.1), &[("vda", [10, 80, 20, 160])]),
+            sample(2, 2.0, 1.0, &cpu(0.5, 0.1), &[("vda", [10, 80, 20, 160])]),
+        ];
+        let e = of_level(&l, false, Some("vda"), crate::db::engines::named("mysql"));
+        assert_eq!(e.secs, 2.0);
+        assert_eq!(e.server_cpu_us_per_trx, Some(1000.0));
+        assert_eq!(e.server_cpu_us_per_query, Some(50.0));
+        assert!((e.client_cpu_us_per_trx.unwrap() - 200.0).abs() < 1e-9);
+        assert_eq!(e.server_vcs_per_trx, Some(6.0));
+        assert_eq!(e.host_cs_per_trx, Some(10.0));
+        let h = e.host.clone().unwrap();
+        assert!((h.busy - 0.75).abs() < 1e-9 && (h.iowait - 0.05).abs() < 1e-9, "{h:?}");
+        assert_eq!(e.reads_per_trx, Some(0.02));
+        assert_eq!(e.read_kb_per_trx, Some(0.08));
+        assert_eq!(e.fsyncs_per_commit, Some(1.0));
+        assert!(e.notes.is_empty(), "{:?}", e.notes);
+    }
+
+    #[test]
+    fn what_was_not_sampled_is_absent_and_said() {
+        let mut l = LevelRec { threads: 1, events: 10, queries: 10, ..LevelRec::default() };
+        l.samples = vec![sample(1, 1.0, 1.0, &[("client:cpu_user_s", 0.01), ("client:cpu_sys_s", 0.0)], &[])];
+        let e = of_level(&l, false, None, crate::db::engines::named("postgres"));
+        assert_eq!(e.server_cpu_us_per_trx, None);
+        assert_eq!(e.host, None);
+        assert_eq!(e.reads_per_trx, None);
+        assert_eq!(e.fsyncs_per_commit, None);
+        assert_eq!(e.notes.len(), 2, "{:?}", e.notes);
+        let lite = of_level(&l, true, None, crate::db::engines::named("sqlite"));
+        assert_eq!(lite.server_cpu_us_per_trx, lite.client_cpu_us_per_trx);
+        assert!(lite.notes[0].contains("embedded"));
+    }
+}
