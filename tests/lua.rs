@@ -221,7 +221,8 @@ fn bad_options_and_commands_are_one_line_usage_errors() {
     }
 }
 
-/// The most threads a script's clients saw during their events.
+/// The threads a script's clients saw during their events: the most of
+/// each client's fewest (a thread only passing through is not counted).
 fn threads_seen(clients: usize, extra: &[&str]) -> usize {
     let script = own("threads");
     let n = clients.to_string();
