@@ -345,6 +345,16 @@ pub fn exact(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
     }
 }
 
+/// A plain-HTTP metrics URL: `http://host:port/path` (the path defaults to /metrics).
+pub fn metrics_url(s: &str) -> Result<String, String> {
+    let rest = s.strip_prefix("http://").ok_or("use an http:// URL of a Prometheus exporter, e.g. http://dbhost:9100/metrics")?;
+    let host = rest.split('/').next().unwrap_or("");
+    match host.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0) => Ok(s.to_string()),
+        _ => Err("give the exporter's host and port, e.g. http://dbhost:9100/metrics".into()),
+    }
+}
+
 pub fn output(s: &str) -> Result<String, String> {
     exact(s, &["text", "json"], "use text or json")
 }

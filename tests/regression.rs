@@ -366,9 +366,17 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         kinds: vec![],
         steps: vec![],
     };
-    let rec =
-        Recorder::begin(Begin { path: &store, info: &info, cfg: &cfg, levels: &[4], tag: "", tables: &fairbench::env::DatasetTables::Prefix(String::new()), sample_period: Duration::from_secs(1) })
-            .expect("results store");
+    let rec = Recorder::begin(Begin {
+        path: &store,
+        info: &info,
+        cfg: &cfg,
+        levels: &[4],
+        tag: "",
+        tables: &fairbench::env::DatasetTables::Prefix(String::new()),
+        sample_period: Duration::from_secs(1),
+        server_metrics: None,
+    })
+    .expect("results store");
     let mut sink = rec.sink();
     let r = run_level(Arc::new(stall::Stall), cfg.clone(), &rc, &mut *sink).expect("run");
     sink.summary(&r, &info);

@@ -1,7 +1,7 @@
 //! `fairbench report` and `results export --csv`: the page rendered by a
 //! real browser (headless Chromium, offline), its charts counted in the DOM,
 //! values from users and servers kept as text, a 24-hour run within the
-//! size and time bounds, and the CSV columns as the README documents them.
+//! size and time bounds, and the CSV columns as docs/results.md documents them.
 //! The runs are made on embedded SQLite: a server adds nothing here.
 
 mod common;
@@ -303,10 +303,10 @@ fn a_24_hour_run_reports_in_seconds_and_under_3_mb() {
     assert!(lat.contains("|950"), "the one-second latency spike is drawn");
 }
 
-/// Column names of the README's CSV table (its first column, in backticks).
+/// Column names of docs/results.md's CSV table (its first column, in backticks).
 fn documented_columns() -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme.find("<!-- csv-columns -->").expect("README marks its CSV column table with <!-- csv-columns -->");
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results.md")).unwrap();
+    let start = readme.find("<!-- csv-columns -->").expect("docs/results.md marks its CSV column table with <!-- csv-columns -->");
     readme[start..]
         .lines()
         .skip(1)
@@ -341,7 +341,7 @@ fn csv_export_has_the_documented_columns_and_a_row_per_interval_and_level() {
     let text = stdout(&out);
     let mut lines = text.lines();
     let header: Vec<String> = csv_fields(lines.next().unwrap());
-    assert_eq!(header, documented_columns(), "CSV header against the README");
+    assert_eq!(header, documented_columns(), "CSV header against docs/results.md");
     let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
     assert!(rows.iter().all(|r| r.len() == header.len()), "every row has every column");
     let c = rusqlite::Connection::open(&f.store).unwrap();

@@ -42,7 +42,10 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     add("queue-max", c.queue_max.to_string());
     add("session-options", cfg.session_sql.join("; "));
     add("ssl-mode", cfg.target.ssl_mode.name().to_string());
-    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period })
+    if let Some(u) = &c.server_metrics {
+        add("server-metrics", u.clone());
+    }
+    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone() })
 }
 
 /// Closes the record; prints where it went and, for sweeps, the audit.

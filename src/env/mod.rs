@@ -15,6 +15,7 @@
 //! stores the intervals.
 
 pub mod durability;
+pub mod node;
 pub mod proc;
 
 use crate::db::{Conn, ConnConfig, StatementSet};
@@ -251,7 +252,7 @@ pub struct Sampler {
 impl Sampler {
     /// Starts the thread, takes the start snapshot and returns it; `write`
     /// receives every sample (it runs on the sampler's thread).
-    pub fn start(cfg: Arc<ConnConfig>, tables: DatasetTables, period: Duration, mut write: Box<dyn FnMut(SampleRow) + Send>) -> (Sampler, Snapshot) {
+    pub fn start(cfg: Arc<ConnConfig>, tables: DatasetTables, period: Duration, server_metrics: Option<String>, mut write: Box<dyn FnMut(SampleRow) + Send>) -> (Sampler, Snapshot) {
         let (tx, rx) = mpsc::channel::<Cmd>();
         let (stx, srx) = mpsc::channel::<Snapshot>();
         let cfg2 = cfg.clone();
@@ -297,6 +298,16 @@ impl Sampler {
                     let start = first.server.clone();
                     let mut prev = first.server.status.clone();
                     prev.extend(hardware());
+                    let mut prev_node = BTreeMap::new();
+                    if let Some(url) = &server_metrics {
+                        match node::read(url).await {
+                            Ok((m, disk)) => {
+                                prev.extend(m);
+                                prev_node = disk;
+                            }
+                            Err(e) => first.errors.push(format!("--server-metrics: {e}")),
+                        }
+                    }
                     let mut prev_disk = if local { diskstats() } else { BTreeMap::new() };
                     let _ = stx.send(first);
                     let mut level: Option<(usize, Instant, usize)> = None;
@@ -327,9 +338,23 @@ impl Sampler {
                             None => BTreeMap::new(),
                         };
                         cur.extend(hardware());
+                        let mut node_disk = None;
+                        if let Some(url) = &server_metrics {
+                            if let Ok((m, disk)) = node::read(url).await {
+                                cur.extend(m);
+                                node_disk = Some(disk);
+                            }
+                        }
                         let disk = if local { diskstats() } else { BTreeMap::new() };
                         let mut sample = delta(&prev, &cur);
                         sample.disk = disk_delta(&prev_disk, &disk);
+                        // A remote server's disks, as its host's exporter counts them.
+                        if let Some(nd) = node_disk {
+                            if !local {
+                                sample.disk = disk_delta(&prev_node, &nd);
+                            }
+                            prev_node = nd;
+                        }
                         let now = Instant::now();
                         let dt = now.duration_since(last).as_secs_f64();
                         last = now;

@@ -14,6 +14,8 @@ use std::path::Path;
 pub const HOST: &str = "host:";
 pub const SERVER: &str = "server:";
 pub const CLIENT: &str = "client:";
+/// The server host's, from its node exporter (env/node.rs).
+pub const NODE: &str = "node:";
 
 /// Clock ticks per second of /proc's CPU times.
 fn ticks() -> f64 {
@@ -102,6 +104,14 @@ fn switches_of(pid: i32) -> (f64, f64) {
     total
 }
 
+/// Bytes a process made the storage read and write (/proc/PID/io; what the
+/// page cache served is not in them).
+fn io_of(pid: i32) -> (f64, f64) {
+    let Ok(io) = std::fs::read_to_string(format!("/proc/{pid}/io")) else { return (0.0, 0.0) };
+    let num = |k: &str| io.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(0.0);
+    (num("read_bytes:"), num("write_bytes:"))
+}
+
 fn pids() -> Vec<i32> {
     std::fs::read_dir("/proc").into_iter().flatten().filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect()
 }
@@ -138,14 +148,21 @@ pub fn server(root: i32) -> BTreeMap<String, f64> {
     let (mut user, mut sys, mut vol, mut invol, mut n) = (ru + cu, rs + cs, 0.0, 0.0, 0.0);
     let (v, i) = switches_of(root);
     (vol, invol) = (vol + v, invol + i);
+    // The root's IO counts its reaped children's too, as its CPU does.
+    let (mut read, mut written) = io_of(root);
     for (&pid, &(u, s)) in cpu.iter().filter(|(&p, _)| p != root && below(p)) {
         user += u;
         sys += s;
         let (v, i) = switches_of(pid);
         vol += v;
         invol += i;
+        let (r, w) = io_of(pid);
+        read += r;
+        written += w;
         n += 1.0;
     }
+    m.insert(format!("{SERVER}read_bytes"), read);
+    m.insert(format!("{SERVER}write_bytes"), written);
     m.insert(format!("{SERVER}cpu_user_s"), user);
     m.insert(format!("{SERVER}cpu_sys_s"), sys);
     m.insert(format!("{SERVER}vol_cs"), vol);

@@ -7,7 +7,7 @@
 //! not hold is None, never zero.
 
 use super::record::{LevelRec, RunRecord};
-use crate::env::proc::{CLIENT, HOST, SERVER};
+use crate::env::proc::{CLIENT, HOST, NODE, SERVER};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -64,6 +64,13 @@ pub struct Efficiency {
     pub writes_per_trx: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_kb_per_trx: Option<f64>,
+    /// KB the server's own processes made the storage read and write per
+    /// transaction (what the page cache served is not counted): unlike the
+    /// disk's figures, nothing another process did on the host is in them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_read_kb_per_trx: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_write_kb_per_trx: Option<f64>,
     /// The server's own fsyncs per commit (a transaction).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsyncs_per_commit: Option<f64>,
@@ -137,6 +144,8 @@ fn of_level(l: &LevelRec, embedded: bool, data_device: Option<&str>, spec: Optio
         e.server_sys_us_per_trx = get(&format!("{SERVER}cpu_sys_s")).map(|v| v * 1e6 / trx);
         e.server_vcs_per_trx = get(&format!("{SERVER}vol_cs")).map(|v| v / trx);
         e.server_ivcs_per_trx = get(&format!("{SERVER}invol_cs")).map(|v| v / trx);
+        e.server_read_kb_per_trx = get(&format!("{SERVER}read_bytes")).map(|v| v / 1024.0 / trx);
+        e.server_write_kb_per_trx = get(&format!("{SERVER}write_bytes")).map(|v| v / 1024.0 / trx);
     } else if embedded {
         // The engine runs inside fairbench: one process, one figure.
         e.server_cpu_us_per_trx = e.client_cpu_us_per_trx;
@@ -145,7 +154,13 @@ fn of_level(l: &LevelRec, embedded: bool, data_device: Option<&str>, spec: Optio
     } else {
         e.notes.push("server CPU: the server's process was not on this host (or not found)".into());
     }
-    let mode = |m: &str| get(&format!("{HOST}{m}_s"));
+    // The server host's exporter when one was read (host-wide on that host), else this host's /proc.
+    let node = d.keys().any(|k| k.starts_with(NODE));
+    let host_prefix = if node { NODE } else { HOST };
+    if node {
+        e.notes.push("host figures: the server host's node exporter (host-wide)".into());
+    }
+    let mode = |m: &str| get(&format!("{host_prefix}{m}_s"));
     if let (Some(user), Some(idle)) = (mode("user"), mode("idle")) {
         let other = |m: &str| mode(m).unwrap_or(0.0);
         let (system, nice, iowait, irq, softirq, steal) = (other("system"), other("nice"), other("iowait"), other("irq"), other("softirq"), other("steal"));
@@ -158,8 +173,8 @@ fn of_level(l: &LevelRec, embedded: bool, data_device: Option<&str>, spec: Optio
                 e.client_share_of_busy = client.filter(|_| busy > 0.0).map(|c| c / busy);
             }
         }
-        e.host_cs_per_trx = get(&format!("{HOST}ctxt")).map(|v| v / trx);
-        e.swapped_pages = sum2(&format!("{HOST}swap_in"), &format!("{HOST}swap_out"));
+        e.host_cs_per_trx = get(&format!("{host_prefix}ctxt")).map(|v| v / trx);
+        e.swapped_pages = sum2(&format!("{host_prefix}swap_in"), &format!("{host_prefix}swap_out"));
     } else {
         e.notes.push("host figures: the server's host was not sampled (remote server without --server-metrics)".into());
     }

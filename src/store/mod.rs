@@ -371,6 +371,8 @@ pub struct Begin<'a> {
     pub tag: &'a str,
     pub tables: &'a DatasetTables,
     pub sample_period: Duration,
+    /// The server host's node exporter, sampled with the server's counters.
+    pub server_metrics: Option<String>,
 }
 
 impl Recorder {
@@ -394,7 +396,7 @@ impl Recorder {
                 );
             }
         });
-        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, writer);
+        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
         let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)) })
@@ -681,6 +683,10 @@ pub fn export_json(path: &Path, refs: &[String]) -> Result<Value> {
         if let Some(r) = load(&c, id, true).map_err(|e| io(path, e))? {
             let mut v = serde_json::to_value(&r).unwrap_or(Value::Null);
             v["status_text"] = Value::String(r.status_text());
+            // The hardware figures per operation of each level, derived from its samples.
+            for (lv, e) in v["levels"].as_array_mut().into_iter().flatten().zip(crate::model::efficiency::of_run(&r)) {
+                lv["efficiency"] = serde_json::to_value(e).unwrap_or(Value::Null);
+            }
             runs.push(v);
         }
     }

@@ -1,8 +1,9 @@
 //! `results export --csv`: one row per interval and one per level summary,
 //! in one table (the `row` column tells them apart), for spreadsheets and
-//! plotting tools. The columns are documented in the README; a test holds
+//! plotting tools. The columns are documented in docs/results.md; a test holds
 //! the two together.
 
+use crate::model::efficiency::{of_run, Efficiency};
 use crate::model::record::{IntervalRec, LevelRec, RunRecord};
 use std::fmt::Write;
 
@@ -31,7 +32,24 @@ pub const COLUMNS: &[&str] = &[
     "p95_ms",
     "p99_ms",
     "cpu_cores",
+    "srv_cpu_us_per_trx",
+    "srv_cpu_us_per_query",
+    "cli_cpu_us_per_trx",
+    "host_cpu_us_per_trx",
+    "host_busy_pct",
+    "host_iowait_pct",
+    "host_steal_pct",
+    "srv_cs_per_trx",
+    "host_cs_per_trx",
+    "reads_per_trx",
+    "read_kb_per_trx",
+    "writes_per_trx",
+    "write_kb_per_trx",
+    "fsyncs_per_commit",
 ];
+
+/// The hardware columns a summary row fills (an interval row leaves them empty).
+const HARDWARE_COLUMNS: usize = 14;
 
 /// A field as RFC 4180 wants it: quoted when it holds a comma, quote or line break.
 fn field(s: &str) -> String {
@@ -76,11 +94,37 @@ fn interval_row(r: &RunRecord, l: &LevelRec, i: &IntervalRec) -> Vec<String> {
         f(i.p99_ms),
         f(i.cpu_s / s),
     ]
+    .into_iter()
+    .chain(std::iter::repeat_n(String::new(), HARDWARE_COLUMNS))
+    .collect()
+}
+
+/// A summary row's hardware columns, empty where a figure is absent.
+fn hardware(e: Option<&Efficiency>) -> Vec<String> {
+    let o = |v: Option<f64>| v.map(f).unwrap_or_default();
+    let Some(e) = e else { return vec![String::new(); HARDWARE_COLUMNS] };
+    let host = |g: fn(&crate::model::efficiency::HostShares) -> f64| o(e.host.as_ref().map(|h| g(h) * 100.0));
+    vec![
+        o(e.server_cpu_us_per_trx),
+        o(e.server_cpu_us_per_query),
+        o(e.client_cpu_us_per_trx),
+        o(e.host_cpu_us_per_trx),
+        host(|h| h.busy),
+        host(|h| h.iowait),
+        host(|h| h.steal),
+        o(e.server_vcs_per_trx.zip(e.server_ivcs_per_trx).map(|(v, i)| v + i)),
+        o(e.host_cs_per_trx),
+        o(e.reads_per_trx),
+        o(e.read_kb_per_trx),
+        o(e.writes_per_trx),
+        o(e.write_kb_per_trx),
+        o(e.fsyncs_per_commit),
+    ]
 }
 
 /// The level's figures; counts the summary does not keep (reads, writes,
 /// errors...) are summed over its measured intervals.
-fn summary_row(r: &RunRecord, l: &LevelRec) -> Vec<String> {
+fn summary_row(r: &RunRecord, l: &LevelRec, e: Option<&Efficiency>) -> Vec<String> {
     let m: Vec<&IntervalRec> = l.intervals.iter().filter(|i| !i.warmup).collect();
     let sum = |g: fn(&IntervalRec) -> u64| m.iter().map(|i| g(i)).sum::<u64>().to_string();
     vec![
@@ -109,17 +153,22 @@ fn summary_row(r: &RunRecord, l: &LevelRec) -> Vec<String> {
         f(l.p99_ms),
         f(l.cpu_cores),
     ]
+    .into_iter()
+    .chain(hardware(e))
+    .collect()
 }
 
 pub fn csv(runs: &[RunRecord]) -> String {
     let mut o = COLUMNS.join(",");
     o.push('\n');
     for r in runs {
-        for l in &r.levels {
+        let hw = of_run(r);
+        for (n, l) in r.levels.iter().enumerate() {
             for i in &l.intervals {
                 let _ = writeln!(o, "{}", interval_row(r, l, i).join(","));
             }
-            let _ = writeln!(o, "{}", summary_row(r, l).join(","));
+            let e = hw.get(n).filter(|e| e.secs > 0.0);
+            let _ = writeln!(o, "{}", summary_row(r, l, e).join(","));
         }
     }
     o

@@ -141,6 +141,10 @@ pub struct ControlArgs {
     /// Free text stored with the run (e.g. "io-bound baseline"), shown by results and compare
     #[arg(long, default_value = "")]
     pub tag: String,
+    /// The server host's Prometheus node exporter (http://dbhost:9100/metrics): its CPU by mode,
+    /// context switches, disks and swapping are sampled with the run, for a server on another host
+    #[arg(long, value_name = "URL", value_parser = crate::values::metrics_url)]
+    pub server_metrics: Option<String>,
     /// Serve a page drawing the run's time series as it goes: HOST:PORT, or a port (loopback)
     #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
     pub live: Option<std::net::SocketAddr>,
