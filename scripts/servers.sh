@@ -108,10 +108,11 @@ fb_install_missing() {
         # The storage engines of `fairbench scenario engines` (MyRocks, S3, lz4 page compression).
         # The cluster targets of tests/pooler.rs, tests/standby.rs and tests/galera.rs:
         # pgbouncer and the Galera provider.
-        # The references of tests/hardware.rs: sysstat's pidstat and the Prometheus node exporter.
+        # The references of tests/hardware.rs: sysstat's pidstat and the Prometheus node exporter;
+        # promtool (prometheus) checks the metrics endpoint's classic text format.
         for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make \
             mariadb-plugin-rocksdb mariadb-plugin-s3 mariadb-plugin-provider-lz4 chromium pgbouncer galera-4 \
-            sysstat prometheus-node-exporter; do
+            sysstat prometheus-node-exporter prometheus; do
             fb_pkg_installed "$p" || missing+=("$p")
         done
         [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)

@@ -363,10 +363,18 @@ fn report_of_a_missing_run_is_one_line() {
 
 /// GET over plain HTTP: (status, body).
 fn get(addr: &str, path: &str, method: &str) -> (u16, String) {
+    get_as(addr, path, method, "")
+}
+
+/// As a Prometheus server scrapes: asking for OpenMetrics.
+const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5";
+
+fn get_as(addr: &str, path: &str, method: &str, accept: &str) -> (u16, String) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let accept = if accept.is_empty() { String::new() } else { format!("Accept: {accept}\r\n") };
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{accept}Connection: close\r\n\r\n").unwrap();
     let mut text = String::new();
     s.read_to_string(&mut text).unwrap();
     let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
@@ -487,7 +495,7 @@ fn a_run_is_watched_live_and_through_openmetrics() {
     // OpenMetrics: parses, and its counters grow from one interval to the next.
     let t0 = Instant::now();
     let first = loop {
-        let (status, body) = get(&metrics, "/metrics", "GET");
+        let (status, body) = get_as(&metrics, "/metrics", "GET", OPENMETRICS);
         assert_eq!(status, 200);
         let s = parse_openmetrics(&body);
         if sample(&s, "fairbench_intervals_total") >= 1.0 {
@@ -496,17 +504,36 @@ fn a_run_is_watched_live_and_through_openmetrics() {
         assert!(t0.elapsed() < Duration::from_secs(20), "no interval published");
         std::thread::sleep(Duration::from_millis(200));
     };
-    assert!(first.iter().any(|(n, _)| n.starts_with("fairbench_latency_seconds{") && n.contains("quantile=\"0.99\"")), "{first:?}");
+    assert!(first.iter().any(|(n, _)| n.starts_with("fairbench_latency_seconds{") && n.contains("percentile=\"99\"")), "{first:?}");
     assert!(first.iter().all(|(n, _)| n.contains("label=\"OLTP_RW")), "the run's label on every sample");
     for name in ["fairbench_tps", "fairbench_qps", "fairbench_client_cpu_cores", "fairbench_errors_total", "fairbench_reconnects_total", "fairbench_run_info"] {
         sample(&first, name);
     }
     std::thread::sleep(Duration::from_millis(2200));
-    let (_, body) = get(&metrics, "/metrics", "GET");
+    let (_, body) = get_as(&metrics, "/metrics", "GET", OPENMETRICS);
     let second = parse_openmetrics(&body);
+    // A scraper that does not ask for OpenMetrics gets the classic text
+    // format, which Prometheus' own checker accepts.
+    let (_, classic) = get(&metrics, "/metrics", "GET");
+    assert!(!classic.contains("# EOF") && classic.contains("# TYPE fairbench_run_info gauge"), "{classic}");
+    let mut check = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool (Debian's prometheus)");
+    std::io::Write::write_all(&mut check.stdin.take().unwrap(), classic.as_bytes()).unwrap();
+    let checked = check.wait_with_output().unwrap();
+    assert!(checked.status.success(), "promtool check metrics: {}{}\n{classic}", String::from_utf8_lossy(&checked.stdout), String::from_utf8_lossy(&checked.stderr));
     for name in ["fairbench_transactions_total", "fairbench_queries_total", "fairbench_intervals_total"] {
         assert!(sample(&second, name) > sample(&first, name), "{name} did not grow");
     }
+    // The hardware per transaction of the last sample (SQLite: the engine is fairbench's process).
+    for name in ["fairbench_client_cpu_seconds_per_transaction", "fairbench_server_cpu_seconds_per_transaction", "fairbench_host_cpu_seconds_per_transaction"] {
+        assert!(sample(&second, name) > 0.0, "{name}");
+    }
+    assert_eq!(sample(&second, "fairbench_server_cpu_seconds_per_transaction"), sample(&second, "fairbench_client_cpu_seconds_per_transaction"));
     assert_eq!(get(&metrics, "/metrics", "POST").0, 405, "read-only");
 
     // The live page: points arrive over server-sent events while it is open

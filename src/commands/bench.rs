@@ -129,6 +129,11 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
     let recorder = if c.no_save { None } else { Some(super::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
+    // The live metrics publish the hardware figures of each sample too.
+    if let (Some(r), Some(l)) = (&recorder, &live) {
+        let (l, server) = (l.clone(), r.server().clone());
+        r.tee_samples(Box::new(move |row| l.observe_sample(&server, row)));
+    }
     // A run refused before its first level (tables that do not match) is
     // stored as failed with the reason, so `results show` can say why.
     if ready.is_err() {

@@ -115,22 +115,52 @@ fn window(l: &LevelRec) -> (f64, BTreeMap<String, f64>, BTreeMap<String, [u64; 4
 
 /// The figures of each level of a run.
 pub fn of_run(r: &RunRecord) -> Vec<Efficiency> {
-    let server = r.env_start.as_ref().map(|e| &e.server);
-    let spec = server.and_then(|s| crate::db::engines::named(&s.engine));
-    let embedded = spec.is_some_and(|e| e.protocol().embedded());
-    let data_device = server.and_then(|s| s.data_device.clone());
-    r.levels.iter().map(|l| of_level(l, embedded, data_device.as_deref(), spec)).collect()
+    let whose = Whose::of(r.env_start.as_ref().map(|e| &e.server));
+    r.levels.iter().map(|l| of_level(l, whose.embedded, whose.data_device, whose.spec)).collect()
 }
 
 fn of_level(l: &LevelRec, embedded: bool, data_device: Option<&str>, spec: Option<&'static dyn crate::db::EngineSpec>) -> Efficiency {
     let (secs, d, disk) = window(l);
-    let mut e = Efficiency { threads: l.threads, secs, tps: l.tps, qps: l.qps, ..Efficiency::default() };
-    if secs <= 0.0 || l.events == 0 {
+    let w = Window { secs, deltas: &d, disk: &disk, transactions: l.events as f64, queries: l.queries as f64 };
+    let mut e = of_window(&w, &Whose { embedded, data_device, spec });
+    (e.threads, e.tps, e.qps) = (l.threads, l.tps, l.qps);
+    e
+}
+
+/// Counter movement over a window and the operations done in it.
+pub struct Window<'a> {
+    pub secs: f64,
+    pub deltas: &'a BTreeMap<String, f64>,
+    pub disk: &'a BTreeMap<String, [u64; 4]>,
+    pub transactions: f64,
+    pub queries: f64,
+}
+
+/// What the figures are about: an embedded engine, the data's disk, the engine.
+pub struct Whose<'a> {
+    pub embedded: bool,
+    pub data_device: Option<&'a str>,
+    pub spec: Option<&'static dyn crate::db::EngineSpec>,
+}
+
+impl<'a> Whose<'a> {
+    /// As a run's start snapshot says.
+    pub fn of(server: Option<&'a crate::db::Server>) -> Whose<'a> {
+        let spec = server.and_then(|s| crate::db::engines::named(&s.engine));
+        Whose { embedded: spec.is_some_and(|e| e.protocol().embedded()), data_device: server.and_then(|s| s.data_device.as_deref()), spec }
+    }
+}
+
+/// The figures of one window (a level's measured time, or one sample's).
+pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
+    let (secs, d, disk, embedded, data_device, spec) = (w.secs, w.deltas, w.disk, whose.embedded, whose.data_device, whose.spec);
+    let mut e = Efficiency { secs, ..Efficiency::default() };
+    if secs <= 0.0 || w.transactions <= 0.0 {
         e.notes.push("no samples in the measured window".into());
         return e;
     }
-    let trx = l.events as f64;
-    let queries = l.queries.max(1) as f64;
+    let trx = w.transactions;
+    let queries = w.queries.max(1.0);
     let get = |k: &str| d.get(k).copied();
     let sum2 = |a: &str, b: &str| Some(get(a)? + get(b)?);
     let client = sum2(&format!("{CLIENT}cpu_user_s"), &format!("{CLIENT}cpu_sys_s"));
@@ -192,7 +222,7 @@ fn of_level(l: &LevelRec, embedded: bool, data_device: Option<&str>, spec: Optio
         e.writes_per_trx = Some(total(2) / trx);
         e.write_kb_per_trx = Some(total(3) * 512.0 / 1024.0 / trx);
     }
-    e.fsyncs_per_commit = spec.and_then(|s| s.fsyncs(&d)).map(|f| f / trx);
+    e.fsyncs_per_commit = spec.and_then(|s| s.fsyncs(d)).map(|f| f / trx);
     e
 }
 

@@ -34,6 +34,8 @@ impl Reply {
 pub struct Request {
     pub path: String,
     pub query: Vec<(String, String)>,
+    /// The Accept header (empty when none): a scraper asks for OpenMetrics there.
+    pub accept: String,
 }
 
 impl Request {
@@ -67,13 +69,20 @@ fn connection(mut s: TcpStream, handler: &(dyn Fn(&Request) -> Reply + Send + Sy
     if r.read_line(&mut line).is_err() {
         return;
     }
-    // Headers are read and ignored: nothing here depends on them.
+    // Of the headers only Accept matters (the metrics' format).
+    let mut accept = String::new();
     loop {
         let mut h = String::new();
         match r.read_line(&mut h) {
             Ok(0) | Err(_) => break,
             Ok(_) if h == "\r\n" || h == "\n" => break,
-            Ok(_) => {}
+            Ok(_) => {
+                if let Some((k, v)) = h.split_once(':') {
+                    if k.trim().eq_ignore_ascii_case("accept") {
+                        accept = v.trim().to_string();
+                    }
+                }
+            }
         }
     }
     let mut parts = line.split_whitespace();
@@ -84,7 +93,7 @@ fn connection(mut s: TcpStream, handler: &(dyn Fn(&Request) -> Reply + Send + Sy
     }
     let (path, q) = target.split_once('?').unwrap_or((target, ""));
     let query = q.split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, ""))).map(|(k, v)| (decode(k), decode(v))).collect();
-    let req = Request { path: decode(path), query };
+    let req = Request { path: decode(path), query, accept };
     match handler(&req) {
         Reply::Page { status, content_type, body } => {
             let _ = write_page(&mut s, status, content_type, &body, method == "HEAD");

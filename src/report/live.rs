@@ -9,6 +9,7 @@
 
 use super::chart::esc;
 use super::http::{Reply, Request};
+use crate::model::efficiency::{of_window, Efficiency, Whose, Window};
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -25,6 +26,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 type FGauge = Gauge<f64, AtomicU64>;
+/// Gauges by a label set (one with no labels beside the run's).
+type Gauges = Family<Vec<(String, String)>, FGauge>;
 
 struct Metrics {
     registry: Registry,
@@ -38,7 +41,23 @@ struct Metrics {
     cpu: FGauge,
     threads: Gauge,
     intervals: Counter,
+    /// Hardware per transaction over the last sample, by figure; a figure
+    /// that could not be had has no sample.
+    hardware: Vec<(&'static str, Gauges)>,
 }
+
+/// The hardware gauges: name, help, and the figure in base units (seconds, bytes).
+type HardwareGauge = (&'static str, &'static str, fn(&Efficiency) -> Option<f64>);
+const HARDWARE: &[HardwareGauge] = &[
+    ("server_cpu_seconds_per_transaction", "The server processes' CPU per transaction over the last sample", |e| e.server_cpu_us_per_trx.map(|v| v / 1e6)),
+    ("client_cpu_seconds_per_transaction", "fairbench's CPU per transaction over the last sample", |e| e.client_cpu_us_per_trx.map(|v| v / 1e6)),
+    ("host_cpu_seconds_per_transaction", "The server host's busy CPU per transaction over the last sample", |e| e.host_cpu_us_per_trx.map(|v| v / 1e6)),
+    ("server_context_switches_per_transaction", "The server's context switches per transaction over the last sample", |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?)),
+    ("host_context_switches_per_transaction", "The server host's context switches per transaction over the last sample", |e| e.host_cs_per_trx),
+    ("disk_read_bytes_per_transaction", "Bytes read from the data's disk per transaction over the last sample", |e| e.read_kb_per_trx.map(|v| v * 1024.0)),
+    ("disk_written_bytes_per_transaction", "Bytes written to the data's disk per transaction over the last sample", |e| e.write_kb_per_trx.map(|v| v * 1024.0)),
+    ("fsyncs_per_transaction", "The server's fsyncs per transaction over the last sample", |e| e.fsyncs_per_commit),
+];
 
 impl Metrics {
     fn new(info: &RunInfo) -> Metrics {
@@ -56,6 +75,7 @@ impl Metrics {
             cpu: FGauge::default(),
             threads: Gauge::default(),
             intervals: Counter::default(),
+            hardware: HARDWARE.iter().map(|(name, _, _)| (*name, Family::default())).collect(),
         };
         registry.register(
             "run",
@@ -72,6 +92,9 @@ impl Metrics {
         registry.register_with_unit("latency", "Latency percentile over the last interval", Unit::Seconds, m.latency.clone());
         registry.register("client_cpu_cores", "fairbench's CPU over the last interval, in cores (with an embedded engine: client and engine)", m.cpu.clone());
         registry.register("threads", "Clients of the current load level", m.threads.clone());
+        for ((name, help, _), (_, family)) in HARDWARE.iter().zip(&m.hardware) {
+            registry.register(*name, *help, family.clone());
+        }
         Metrics { registry, ..m }
     }
 
@@ -85,8 +108,10 @@ impl Metrics {
         self.intervals.inc();
         self.tps.set(w.events as f64 / secs);
         self.qps.set((w.reads + w.writes + w.other) as f64 / secs);
-        for (q, p) in [("0.5", 50.0), ("0.95", 95.0), ("0.99", 99.0)] {
-            self.latency.get_or_create(&vec![("quantile".to_string(), q.to_string())]).set(w.pct_ms(p) / 1000.0);
+        // A gauge per percentile: `quantile` is a summary's label, which
+        // Prometheus' checker refuses on a gauge.
+        for (q, p) in [("50", 50.0), ("95", 95.0), ("99", 99.0)] {
+            self.latency.get_or_create(&vec![("percentile".to_string(), q.to_string())]).set(w.pct_ms(p) / 1000.0);
         }
         self.cpu.set((iv.cpu_user_s + iv.cpu_sys_s) / secs);
         self.threads.set(iv.threads as i64);
@@ -118,6 +143,28 @@ impl Live {
         Box::new(LiveSink(self.clone()))
     }
 
+    /// A sample of the server's and host's counters: its figures per
+    /// transaction, the transactions in its window taken at the last
+    /// interval's rate.
+    pub fn observe_sample(&self, server: &crate::env::Server, row: &crate::env::SampleRow) {
+        let (tps, qps) = (self.metrics.tps.get(), self.metrics.qps.get());
+        if row.seq == 0 || row.dt <= 0.0 || tps <= 0.0 {
+            return;
+        }
+        let w = Window { secs: row.dt, deltas: &row.sample.deltas, disk: &row.sample.disk, transactions: tps * row.dt, queries: qps * row.dt };
+        let e = of_window(&w, &Whose::of(Some(server)));
+        for ((_, _, figure), (_, family)) in HARDWARE.iter().zip(&self.metrics.hardware) {
+            match figure(&e) {
+                Some(v) => {
+                    family.get_or_create(&vec![]).set(v);
+                }
+                None => {
+                    family.clear();
+                }
+            }
+        }
+    }
+
     /// The OpenMetrics text.
     pub fn metrics_text(&self) -> String {
         let mut s = String::new();
@@ -133,7 +180,7 @@ impl Live {
                 let me = self.clone();
                 Reply::Stream(Box::new(move |s| me.stream(s, from)))
             }
-            "/metrics" => Reply::Page { status: 200, content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8", body: self.metrics_text().into_bytes() },
+            "/metrics" => self.metrics_reply(req),
             _ => Reply::not_found(),
         }
     }
@@ -141,8 +188,18 @@ impl Live {
     /// The metrics endpoint alone (`--metrics-addr`).
     pub fn handle_metrics(&self, req: &Request) -> Reply {
         match req.path.as_str() {
-            "/" | "/metrics" => Reply::Page { status: 200, content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8", body: self.metrics_text().into_bytes() },
+            "/" | "/metrics" => self.metrics_reply(req),
             _ => Reply::not_found(),
+        }
+    }
+
+    /// OpenMetrics to a scraper that asks for it (Prometheus does), the
+    /// classic text format 0.0.4 to everything else (promtool, curl).
+    fn metrics_reply(&self, req: &Request) -> Reply {
+        if req.accept.contains("application/openmetrics-text") {
+            Reply::Page { status: 200, content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8", body: self.metrics_text().into_bytes() }
+        } else {
+            Reply::Page { status: 200, content_type: "text/plain; version=0.0.4; charset=utf-8", body: classic(&self.metrics_text()).into_bytes() }
         }
     }
 
@@ -305,3 +362,51 @@ es.addEventListener('end',function(){document.getElementById('status').textConte
 })();
 </script></body></html>
 "#;
+
+/// OpenMetrics text as Prometheus' classic text format: no `# EOF` or
+/// `# UNIT`, an `info` family as a gauge named `..._info`, and a counter's
+/// HELP and TYPE under its sample's `_total` name, as the classic format
+/// (and `promtool check metrics`) wants them.
+pub fn classic(open: &str) -> String {
+    let mut out = String::with_capacity(open.len());
+    let mut kinds: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for l in open.lines() {
+        if let Some(rest) = l.strip_prefix("# TYPE ") {
+            if let Some((name, kind)) = rest.split_once(' ') {
+                kinds.insert(name.to_string(), kind.to_string());
+            }
+        }
+    }
+    let renamed = |name: &str| -> String {
+        match kinds.get(name).map(String::as_str) {
+            Some("info") => format!("{name}_info"),
+            Some("counter") if !name.ends_with("_total") => format!("{name}_total"),
+            _ => name.to_string(),
+        }
+    };
+    for l in open.lines() {
+        if l == "# EOF" || l.starts_with("# UNIT ") {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap_or((rest, "untyped"));
+            let kind = match kind {
+                "info" | "stateset" => "gauge",
+                "gaugehistogram" => "histogram",
+                "unknown" => "untyped",
+                k => k,
+            };
+            out.push_str(&format!("# TYPE {} {kind}\n", renamed(name)));
+        } else if let Some(rest) = l.strip_prefix("# HELP ") {
+            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
+            out.push_str(&format!("# HELP {} {help}\n", renamed(name)));
+        } else if l.split(['{', ' ']).next().is_some_and(|n| n.ends_with("_created")) {
+            // OpenMetrics' creation timestamps have no place in the classic format.
+            continue;
+        } else {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}

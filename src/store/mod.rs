@@ -360,7 +360,14 @@ fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize
 #[derive(Clone)]
 pub struct Recorder {
     live: Arc<Mutex<Live>>,
+    /// Also handed every sample as it is stored (the live metrics).
+    tee: Arc<Mutex<Option<SampleTee>>>,
+    /// The server as the start snapshot found it.
+    server: crate::env::Server,
 }
+
+/// Receives each environment sample after it is stored.
+pub type SampleTee = Box<dyn FnMut(&SampleRow) + Send>;
 
 /// What the recorder needs besides the RunInfo.
 pub struct Begin<'a> {
@@ -387,6 +394,8 @@ impl Recorder {
         // The sampler writes through a connection of its own (WAL lets both write).
         let spath = b.path.to_path_buf();
         let mut sconn = open(&spath, true).ok();
+        let tee: Arc<Mutex<Option<SampleTee>>> = Arc::default();
+        let to_tee = tee.clone();
         let writer = Box::new(move |s: SampleRow| {
             if let Some(c) = sconn.as_mut() {
                 let data = serde_json::to_string(&s.sample).unwrap_or_default();
@@ -395,11 +404,27 @@ impl Recorder {
                     params![run_id, s.level_no as i64, s.seq as i64, s.t, s.dt, data],
                 );
             }
+            if let Some(f) = to_tee.lock().ok().as_mut().and_then(|t| t.as_mut()) {
+                f(&s);
+            }
         });
         let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
+        let server = snap.server.clone();
         let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };
-        Ok(Recorder { live: Arc::new(Mutex::new(live)) })
+        Ok(Recorder { live: Arc::new(Mutex::new(live)), tee, server })
+    }
+
+    /// The server as the run's start snapshot found it.
+    pub fn server(&self) -> &crate::env::Server {
+        &self.server
+    }
+
+    /// Hands every sample to `f` too, as it is stored.
+    pub fn tee_samples(&self, f: SampleTee) {
+        if let Ok(mut t) = self.tee.lock() {
+            *t = Some(f);
+        }
     }
 
     /// A record of measurements made elsewhere (`fairbench merge`): no
@@ -408,7 +433,7 @@ impl Recorder {
         let conn = open(path, true)?;
         let run_id = insert_run(&conn, path, info, levels, tag)?;
         let live = Live { conn, path: path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: None, finished: false, last_error: None };
-        Ok(Recorder { live: Arc::new(Mutex::new(live)) })
+        Ok(Recorder { live: Arc::new(Mutex::new(live)), tee: Arc::default(), server: crate::env::Server::default() })
     }
 
     /// Adds findings made outside the run's own audit (a merge's).
