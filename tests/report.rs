@@ -166,6 +166,14 @@ fn a_sweep_report_renders_offline_with_one_point_per_level() {
     assert!(dom.find("id=\"findings\"") < dom.find("id=\"scaling\""), "findings come first");
     assert!(dom.contains("fairbench run oltp_read_write --target=sqlite:"), "the command line that reproduces the run");
     assert!(dom.contains("--threads=1,2,3"), "the sweep's levels in the command line");
+    // Hardware per transaction: a row per level, and the CPU per transaction by level
+    // (SQLite: the engine is fairbench's process, so server and client are one figure).
+    assert!(dom.contains("id=\"hardware\""), "hardware section");
+    for threads in 1..=3 {
+        assert!(dom.contains(&format!("data-run=\"1\" data-threads=\"{threads}\"")), "a hardware row for {threads} threads");
+    }
+    let cpu = series(chart(&cs, "hardware-cpu"));
+    assert_eq!(cpu.iter().map(|s| s.1).collect::<Vec<_>>(), vec![3, 3], "server and client CPU per transaction at 3 levels: {cpu:?}");
 
     // A screenshot that is not blank.
     let shot = dir.join("shot.png");

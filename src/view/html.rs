@@ -281,6 +281,7 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
         push_charts(&mut o, &mut charts, scaling);
         o.push_str("</div>");
     }
+    hardware_section(&mut o, &mut charts, runs);
     let hdr = hdr_charts(runs);
     if !hdr.is_empty() {
         o.push_str("<h2 id=\"latency\">Latency distributions</h2><p class=\"legend-note\">HDR percentile plots: 90%, 99%, 99.9% ... evenly spaced, so the tail is as visible as the median.</p><div class=\"grid\">");
@@ -301,6 +302,76 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     let _ = write!(o, "<footer>Made by fairbench {} from its results store. Self-contained: no network needed to view it.</footer>", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(o, "</main><div id=\"tip\"></div><script>{SCRIPT}</script></body></html>");
     Report { html: o, charts }
+}
+
+/// What the hardware did per transaction, per run and level (a table, each
+/// figure with its ratio to the first run's), and the server's and client's
+/// CPU per transaction against threads.
+fn hardware_section(o: &mut String, charts: &mut Vec<Chart>, runs: &[ReportRun]) {
+    use crate::model::efficiency::{of_run, Efficiency};
+    let all: Vec<(&RunRecord, Vec<Efficiency>)> = runs.iter().map(|r| (&r.rec, of_run(&r.rec).into_iter().filter(|e| e.secs > 0.0).collect::<Vec<_>>())).filter(|(_, e)| !e.is_empty()).collect();
+    if all.is_empty() {
+        return;
+    }
+    type Figure = (&'static str, fn(&Efficiency) -> Option<f64>);
+    let figures: &[Figure] = &[
+        ("server CPU µs", |e| e.server_cpu_us_per_trx),
+        ("client CPU µs", |e| e.client_cpu_us_per_trx),
+        ("host CPU µs", |e| e.host_cpu_us_per_trx),
+        ("server cs", |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?)),
+        ("host cs", |e| e.host_cs_per_trx),
+        ("KB read", |e| e.read_kb_per_trx),
+        ("KB written", |e| e.write_kb_per_trx),
+        ("fsyncs", |e| e.fsyncs_per_commit),
+    ];
+    o.push_str("<h2 id=\"hardware\">Hardware per transaction</h2><p class=\"legend-note\">What the server, the client and the host did per transaction over each level's measured time; in brackets the ratio to the first run's figure at the same threads. A dash: the figure could not be had.</p><table class=\"hardware\"><tr><th>run</th><th class=n>threads</th><th class=n>TPS</th>");
+    for (name, _) in figures {
+        let _ = write!(o, "<th class=n>{}</th>", esc(name));
+    }
+    o.push_str("</tr>");
+    let base = &all[0].1;
+    for (r, levels) in &all {
+        for e in levels {
+            let b = base.iter().find(|b| b.threads == e.threads);
+            let _ = write!(o, "<tr data-run=\"{}\" data-threads=\"{}\"><td>{}</td><td class=n>{}</td><td class=n>{:.1}</td>", r.id, e.threads, r.id, e.threads, e.tps);
+            for (_, f) in figures {
+                let cell = match (f(e), b.and_then(f)) {
+                    (Some(v), Some(bv)) if r.id != all[0].0.id && bv > 0.0 => format!("{v:.2} ({:.2})", v / bv),
+                    (Some(v), _) => format!("{v:.2}"),
+                    (None, _) => "-".into(),
+                };
+                let _ = write!(o, "<td class=n>{cell}</td>");
+            }
+            o.push_str("</tr>");
+        }
+    }
+    o.push_str("</table><div class=\"grid\">");
+    let (mut cpu, mut host) = (Vec::new(), Vec::new());
+    for (r, levels) in &all {
+        let points = |f: fn(&Efficiency) -> Option<f64>| levels.iter().filter_map(|e| Some((e.threads as f64, f(e)?))).collect::<Vec<_>>();
+        let server = points(|e| e.server_cpu_us_per_trx);
+        if !server.is_empty() {
+            cpu.push(self::series(format!("{} server", run_name(r)), server, false));
+        }
+        cpu.push(self::series(format!("{} client", run_name(r)), points(|e| e.client_cpu_us_per_trx), true));
+        host.push(self::series(format!("{} host", run_name(r)), points(|e| e.host_cpu_us_per_trx), false));
+    }
+    let chart = |id: &str, title: &str, series: Vec<Series>| Chart {
+        id: id.into(),
+        title: title.into(),
+        x_label: "threads".into(),
+        y_label: "CPU µs per transaction".into(),
+        x_scale: Scale::Log2,
+        series,
+        bands: vec![],
+        markers: true,
+    };
+    let mut cs = vec![chart("hardware-cpu", "Server and client CPU per transaction", cpu)];
+    if host.iter().any(|s| !s.points.is_empty()) {
+        cs.push(chart("hardware-host", "Host CPU per transaction (all processes)", host));
+    }
+    push_charts(o, charts, cs);
+    o.push_str("</div>");
 }
 
 /// Each run against the first, per level, when any measured a level more
