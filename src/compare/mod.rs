@@ -406,17 +406,6 @@ fn efficiency_at(r: &RunRecord, threads: usize) -> Option<Efficiency> {
 /// The per-operation figures side by side, each with its ratio to the first
 /// run's (as Small Datum's tables are relative to a base version).
 fn efficiency_text(rs: &[&RunRecord]) -> String {
-    type Figure = (&'static str, fn(&Efficiency) -> Option<f64>);
-    let figures: &[Figure] = &[
-        ("srv cpu/t", |e| e.server_cpu_us_per_trx),
-        ("cli cpu/t", |e| e.client_cpu_us_per_trx),
-        ("host cpu/t", |e| e.host_cpu_us_per_trx),
-        ("srv cs/t", |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?)),
-        ("host cs/t", |e| e.host_cs_per_trx),
-        ("rKB/t", |e| e.read_kb_per_trx),
-        ("wKB/t", |e| e.write_kb_per_trx),
-        ("fsync/t", |e| e.fsyncs_per_commit),
-    ];
     let base = rs[0];
     let mut o = String::new();
     for t in thread_levels(rs) {
@@ -424,21 +413,16 @@ fn efficiency_text(rs: &[&RunRecord]) -> String {
         if o.is_empty() {
             o.push_str(&format!("\nHardware per transaction (CPU in µs; in brackets the ratio to run {}):\n", base.id));
             o.push_str(&format!("  {:>7}  {:>5}  {:>10}", "threads", "run", "tps"));
-            for (name, _) in figures {
-                o.push_str(&format!("  {name:>16}"));
+            for f in efficiency::FIGURES {
+                o.push_str(&format!("  {:>16}", f.short));
             }
             o.push('\n');
         }
         for r in rs {
             let Some(e) = efficiency_at(r, t) else { continue };
             o.push_str(&format!("  {t:>7}  {:>5}  {:>10.1}", r.id, e.tps));
-            for (_, f) in figures {
-                let v = f(&e);
-                let ratio = match (v, f(&b)) {
-                    (Some(v), Some(bv)) if r.id != base.id && bv > 0.0 => format!(" ({:.2})", v / bv),
-                    _ => String::new(),
-                };
-                o.push_str(&format!("  {:>16}", v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}{ratio}"))));
+            for f in efficiency::FIGURES {
+                o.push_str(&format!("  {:>16}", efficiency::with_ratio((f.of)(&e), (f.of)(&b), r.id == base.id)));
             }
             o.push('\n');
         }

@@ -71,7 +71,12 @@ pub fn host() -> BTreeMap<String, f64> {
 /// fairbench's own CPU seconds (user, system).
 pub fn client() -> BTreeMap<String, f64> {
     let (user, sys) = crate::stats::process_cpu();
-    BTreeMap::from([(format!("{CLIENT}cpu_user_s"), user), (format!("{CLIENT}cpu_sys_s"), sys)])
+    let mut m = BTreeMap::from([(format!("{CLIENT}cpu_user_s"), user), (format!("{CLIENT}cpu_sys_s"), sys)]);
+    // An embedded engine's storage IO is this process's.
+    let (read, written) = io_of(std::process::id() as i32);
+    m.insert(format!("{CLIENT}read_bytes"), read);
+    m.insert(format!("{CLIENT}write_bytes"), written);
+    m
 }
 
 /// One process's figures from /proc/PID/stat: (parent, user s, system s,

@@ -85,6 +85,35 @@ pub struct Efficiency {
     pub notes: Vec<String>,
 }
 
+/// A figure per transaction as tables show it: a short column name (text),
+/// a longer one (the report), and how it is read.
+pub struct Figure {
+    pub short: &'static str,
+    pub long: &'static str,
+    pub of: fn(&Efficiency) -> Option<f64>,
+}
+
+/// The figures compared side by side, in order.
+pub const FIGURES: &[Figure] = &[
+    Figure { short: "srv cpu/t", long: "server CPU µs", of: |e| e.server_cpu_us_per_trx },
+    Figure { short: "cli cpu/t", long: "client CPU µs", of: |e| e.client_cpu_us_per_trx },
+    Figure { short: "host cpu/t", long: "host CPU µs", of: |e| e.host_cpu_us_per_trx },
+    Figure { short: "srv cs/t", long: "server cs", of: |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?) },
+    Figure { short: "host cs/t", long: "host cs", of: |e| e.host_cs_per_trx },
+    Figure { short: "rKB/t", long: "KB read", of: |e| e.read_kb_per_trx },
+    Figure { short: "wKB/t", long: "KB written", of: |e| e.write_kb_per_trx },
+    Figure { short: "fsync/t", long: "fsyncs", of: |e| e.fsyncs_per_commit },
+];
+
+/// A figure beside the base run's: "1.23 (0.85)", the ratio in brackets.
+pub fn with_ratio(v: Option<f64>, base: Option<f64>, is_base: bool) -> String {
+    match (v, base) {
+        (Some(v), Some(b)) if !is_base && b > 0.0 => format!("{v:.2} ({:.2})", v / b),
+        (Some(v), _) => format!("{v:.2}"),
+        (None, _) => "-".into(),
+    }
+}
+
 /// End of the warmup in seconds since the level started (0 without one).
 fn warmup_end(l: &LevelRec) -> f64 {
     l.intervals.iter().filter(|i| i.warmup).map(|i| i.t).fold(0.0, f64::max)
@@ -180,6 +209,8 @@ pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
         // The engine runs inside fairbench: one process, one figure.
         e.server_cpu_us_per_trx = e.client_cpu_us_per_trx;
         e.server_cpu_us_per_query = e.client_cpu_us_per_query;
+        e.server_read_kb_per_trx = get(&format!("{CLIENT}read_bytes")).map(|v| v / 1024.0 / trx);
+        e.server_write_kb_per_trx = get(&format!("{CLIENT}write_bytes")).map(|v| v / 1024.0 / trx);
         e.notes.push("embedded engine: server and client CPU are one figure, fairbench's process".into());
     } else {
         e.notes.push("server CPU: the server's process was not on this host (or not found)".into());

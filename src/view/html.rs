@@ -308,25 +308,14 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
 /// figure with its ratio to the first run's), and the server's and client's
 /// CPU per transaction against threads.
 fn hardware_section(o: &mut String, charts: &mut Vec<Chart>, runs: &[ReportRun]) {
-    use crate::model::efficiency::{of_run, Efficiency};
+    use crate::model::efficiency::{of_run, with_ratio, Efficiency, FIGURES};
     let all: Vec<(&RunRecord, Vec<Efficiency>)> = runs.iter().map(|r| (&r.rec, of_run(&r.rec).into_iter().filter(|e| e.secs > 0.0).collect::<Vec<_>>())).filter(|(_, e)| !e.is_empty()).collect();
     if all.is_empty() {
         return;
     }
-    type Figure = (&'static str, fn(&Efficiency) -> Option<f64>);
-    let figures: &[Figure] = &[
-        ("server CPU µs", |e| e.server_cpu_us_per_trx),
-        ("client CPU µs", |e| e.client_cpu_us_per_trx),
-        ("host CPU µs", |e| e.host_cpu_us_per_trx),
-        ("server cs", |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?)),
-        ("host cs", |e| e.host_cs_per_trx),
-        ("KB read", |e| e.read_kb_per_trx),
-        ("KB written", |e| e.write_kb_per_trx),
-        ("fsyncs", |e| e.fsyncs_per_commit),
-    ];
     o.push_str("<h2 id=\"hardware\">Hardware per transaction</h2><p class=\"legend-note\">What the server, the client and the host did per transaction over each level's measured time; in brackets the ratio to the first run's figure at the same threads. A dash: the figure could not be had.</p><table class=\"hardware\"><tr><th>run</th><th class=n>threads</th><th class=n>TPS</th>");
-    for (name, _) in figures {
-        let _ = write!(o, "<th class=n>{}</th>", esc(name));
+    for f in FIGURES {
+        let _ = write!(o, "<th class=n>{}</th>", esc(f.long));
     }
     o.push_str("</tr>");
     let base = &all[0].1;
@@ -334,13 +323,8 @@ fn hardware_section(o: &mut String, charts: &mut Vec<Chart>, runs: &[ReportRun])
         for e in levels {
             let b = base.iter().find(|b| b.threads == e.threads);
             let _ = write!(o, "<tr data-run=\"{}\" data-threads=\"{}\"><td>{}</td><td class=n>{}</td><td class=n>{:.1}</td>", r.id, e.threads, r.id, e.threads, e.tps);
-            for (_, f) in figures {
-                let cell = match (f(e), b.and_then(f)) {
-                    (Some(v), Some(bv)) if r.id != all[0].0.id && bv > 0.0 => format!("{v:.2} ({:.2})", v / bv),
-                    (Some(v), _) => format!("{v:.2}"),
-                    (None, _) => "-".into(),
-                };
-                let _ = write!(o, "<td class=n>{cell}</td>");
+            for f in FIGURES {
+                let _ = write!(o, "<td class=n>{}</td>", with_ratio((f.of)(e), b.and_then(f.of), r.id == all[0].0.id));
             }
             o.push_str("</tr>");
         }
