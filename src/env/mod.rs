@@ -269,7 +269,9 @@ impl Sampler {
                     let mut first = snapshot(conn.as_mut(), &cfg, &tables, cerr).await;
                     let local = first.server.local;
                     // The server's own processes, when they run here (an embedded engine is this process).
-                    let server_pid = if local && !cfg.target.engine.embedded() {
+                    // Behind a pooler the process listening is the pooler's, not the server's.
+                    let pooled = first.server.pooler.is_some();
+                    let server_pid = if local && !cfg.target.engine.embedded() && !pooled {
                         let (port, socket) = cfg.target.listen_address();
                         proc::listener(port, socket.as_deref())
                     } else {
@@ -281,7 +283,9 @@ impl Sampler {
                         let data = if cfg.target.engine.embedded() { cfg.target.path.clone() } else { cfg.spec().data_dir(&first.server) };
                         first.server.data_device = data.and_then(|d| proc::disk_of(std::path::Path::new(&d)));
                     }
-                    if local && !cfg.target.engine.embedded() && server_pid.is_none() {
+                    if pooled {
+                        first.errors.push("the server's process: the target is a pooler, so the server's processes behind it are not measured".into());
+                    } else if local && !cfg.target.engine.embedded() && server_pid.is_none() {
                         first.errors.push("the server's process: nothing on this host listens where the target points (its CPU per operation is not measured)".into());
                     }
                     let hardware = move || {
