@@ -394,7 +394,11 @@ fn json_output_matches_the_schema_and_adds_up() {
     let summaries: Vec<&Value> = objs.iter().filter(|o| o["type"] == "summary").collect();
     assert!(intervals.len() >= 2, "expected at least 2 interval objects: {kinds:?}\n{text}");
     assert_eq!(summaries.len(), 1, "expected one summary: {kinds:?}\n{text}");
-    assert_eq!(kinds.last(), Some(&"summary"), "the summary comes last: {kinds:?}");
+    // A stored run ends with what the hardware did, right after the summary.
+    assert_eq!(kinds[kinds.len().saturating_sub(2)..], ["summary", "efficiency"], "the summary, then the hardware object, come last: {kinds:?}");
+    let hw = objs.last().unwrap();
+    assert_eq!(hw["levels"][0]["threads"], 2, "{hw}");
+    assert!(hw["levels"][0]["client_cpu_us_per_trx"].as_f64().unwrap() > 0.0, "{hw}");
 
     let s = summaries[0];
     let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v} in {s:#}"));
@@ -640,8 +644,10 @@ fn sigint_stops_with_a_summary_and_exit_130() {
     for o in &objs {
         assert_valid(&schema, o);
     }
-    let last = objs.last().expect("no JSON output");
-    assert_eq!(last["type"], "summary", "{}", bgj.show());
+    // The summary, then (the run being stored) the hardware object.
+    let kinds: Vec<&str> = objs.iter().filter_map(|o| o["type"].as_str()).collect();
+    assert_eq!(kinds.last(), Some(&"efficiency"), "{}", bgj.show());
+    let last = objs.iter().rev().find(|o| o["type"] == "summary").expect("no summary");
     assert_eq!(last["status"], "interrupted", "{last:#}");
     assert!(last["error"].is_null(), "{last:#}");
     assert!(last["transactions"].as_u64().unwrap() > 0, "{last:#}");

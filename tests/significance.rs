@@ -143,9 +143,12 @@ fn repetitions_interleave_and_are_summarised() {
     assert!(show.contains("Level 2 (1 threads, repetition 2 of 2, completed)"), "{show}");
     run_ok(fb(&dir).args(["run", "oltp_point_select", "--threads", "1,2", "--repeat", "2", "--repeat-order", "grouped", "--time", "0.5", "--table-size", "1000", "--no-prepare"]));
     assert_eq!(threads(&export(&dir, "last")), [1, 1, 2, 2]);
-    // JSON lines end with the series object.
+    // JSON lines end with the series object, then the stored run's hardware object.
     let out = run_ok(fb(&dir).args(["run", "oltp_point_select", "--threads", "2", "--repeat", "2", "--time", "0.5", "--table-size", "1000", "--no-prepare", "--output", "json"]));
-    let last: Value = serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.last().unwrap().contains("\"type\":\"efficiency\""), "{}", lines.last().unwrap());
+    let last: Value = serde_json::from_str(lines[lines.len() - 2]).unwrap();
     assert_eq!((last["type"].as_str(), last["levels"][0]["tps"]["n"].as_u64()), (Some("series"), Some(2)), "{last}");
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/run.schema.json")).unwrap()).unwrap();
     let validator = jsonschema::draft202012::new(&schema).unwrap();

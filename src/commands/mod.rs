@@ -51,15 +51,24 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
 /// Closes the record; prints where it went and, for sweeps, the audit.
 pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: bool) {
     let findings = r.finish(outcome);
+    // The hardware per transaction, from the samples the record now holds.
+    let run = crate::store::load_many(&r.path(), &[r.run_id().to_string()]).ok().and_then(|mut v| v.pop());
+    let figures = run.as_ref().map(crate::model::efficiency::of_run).unwrap_or_default();
+    let measured: Vec<_> = figures.iter().filter(|e| e.secs > 0.0).collect();
     if json {
-        // JSON lines end with the summary object: nothing more on stdout.
+        // JSON lines end with the hardware object (nothing else follows the summary).
+        if !measured.is_empty() {
+            let mut o = serde_json::json!({ "type": "efficiency", "levels": measured });
+            if let Some(p) = run.as_ref().and_then(|r| r.env_start.as_ref()).and_then(|e| e.server.process.clone()) {
+                o["server_process"] = p.into();
+            }
+            println!("{o}");
+        }
         return;
     }
     println!();
-    if let Ok(runs) = crate::store::load_many(&r.path(), &[r.run_id().to_string()]) {
-        for run in &runs {
-            print!("{}", crate::model::efficiency::text(run, &crate::model::efficiency::of_run(run)));
-        }
+    if let Some(run) = &run {
+        print!("{}", crate::model::efficiency::text(run, &figures));
     }
     println!("Stored as run {} in {}", r.run_id(), r.path().display());
     let shown: Vec<_> = findings.into_iter().filter(|f| sweep || f.severity >= Severity::Warning).collect();
