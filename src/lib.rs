@@ -77,18 +77,20 @@ pub fn main_entry() -> i32 {
     runner::start_stop_watchdog();
     let code = match run(cli) {
         Ok(()) => exit::OK,
-        // A statement the engine refuses stops whatever command sent it, in
-        // one line that says what to use instead: a usage error, nothing ran.
-        Err(_) if db::engines::refusal().is_some() => {
-            eprintln!("fairbench: {}", db::engines::refusal().unwrap_or_default());
-            exit::USAGE
-        }
-        Err(e) => {
-            if !matches!(e, Error::Interrupted) {
-                eprintln!("fairbench: {}", error::one_line(&e.to_string()));
+        Err(e) => match db::engines::refusal() {
+            // A statement the engine refuses stops whatever command sent it, in
+            // one line that says what to use instead: a usage error, nothing ran.
+            Some(line) => {
+                eprintln!("fairbench: {line}");
+                exit::USAGE
             }
-            e.exit_code()
-        }
+            None => {
+                if !matches!(e, Error::Interrupted) {
+                    eprintln!("fairbench: {}", error::one_line(&e.to_string()));
+                }
+                e.exit_code()
+            }
+        },
     };
     if let Some(r) = relay {
         r.finish();

@@ -98,8 +98,19 @@ pub fn sum(samples: &[Sample], name: &str, with: &[(&str, &str)]) -> Option<f64>
     found
 }
 
-/// GETs `http://addr/path` and returns the body; `limit` bounds the whole exchange.
-pub async fn fetch(addr: &str, path: &str, limit: Duration) -> Result<String, String> {
+/// `http://host:port/path` as (host:port, /path); the path is /metrics when the URL has none.
+fn split_url(url: &str) -> (&str, String) {
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    match rest.split_once('/') {
+        Some((addr, path)) => (addr, format!("/{path}")),
+        None => (rest, "/metrics".to_string()),
+    }
+}
+
+/// GETs `url` (`http://host:port[/path]`) and returns the body; `limit`
+/// bounds the whole exchange.
+pub async fn fetch(url: &str, limit: Duration) -> Result<String, String> {
+    let (addr, path) = split_url(url);
     let get = async {
         let mut s = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("cannot connect to {addr}: {e}"))?;
         let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/plain;version=0.0.4\r\nConnection: close\r\n\r\n");
@@ -165,6 +176,13 @@ mod tests {
         assert_eq!(sum(&s, "go_goroutines", &[]), Some(42.0));
         assert_eq!(s[4].value, f64::INFINITY);
         assert_eq!(sum(&s, "missing", &[]), None);
+    }
+
+    #[test]
+    fn urls_split_into_address_and_path() {
+        assert_eq!(split_url("http://db:9100/metrics"), ("db:9100", "/metrics".to_string()));
+        assert_eq!(split_url("http://127.0.0.1:10080"), ("127.0.0.1:10080", "/metrics".to_string()));
+        assert_eq!(split_url("http://h:1/a/b"), ("h:1", "/a/b".to_string()));
     }
 
     #[test]

@@ -25,14 +25,20 @@ fn pct(v: f64) -> String {
     format!("{:.0}%", v * 100.0)
 }
 
-/// Each level's figures with its thread count, for the rules of one run.
+/// Each measured level's figures, for the rules of one run.
 fn levels(r: &RunRecord) -> Vec<Efficiency> {
     of_run(r).into_iter().filter(|e| e.secs > 0.0).collect()
 }
 
-pub fn rule_client_took_the_host(r: &RunRecord) -> Vec<Finding> {
+/// The rules of one run, over its figures computed once.
+pub fn single(r: &RunRecord) -> Vec<Finding> {
+    let hw = levels(r);
+    [rule_client_took_the_host(r, &hw), rule_steal(r, &hw), rule_in_memory_read_disk(r, &hw), rule_swap(r, &hw)].concat()
+}
+
+pub fn rule_client_took_the_host(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for e in levels(r) {
+    for e in hw {
         let (Some(h), Some(share)) = (&e.host, e.client_share_of_busy) else { continue };
         if h.busy > SATURATED_HOST && share > CLIENT_SHARE && r.transport != "embedded" {
             out.push(finding(
@@ -48,9 +54,8 @@ pub fn rule_client_took_the_host(r: &RunRecord) -> Vec<Finding> {
     out
 }
 
-pub fn rule_steal(r: &RunRecord) -> Vec<Finding> {
-    let noisy: Vec<String> =
-        levels(r).iter().filter_map(|e| e.host.as_ref().filter(|h| h.steal > STEAL).map(|h| format!("{} threads: steal {} of the host's time", e.threads, pct(h.steal)))).collect();
+pub fn rule_steal(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
+    let noisy: Vec<String> = hw.iter().filter_map(|e| e.host.as_ref().filter(|h| h.steal > STEAL).map(|h| format!("{} threads: steal {} of the host's time", e.threads, pct(h.steal)))).collect();
     if noisy.is_empty() {
         return vec![];
     }
@@ -64,7 +69,7 @@ pub fn rule_steal(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
-pub fn rule_in_memory_read_disk(r: &RunRecord) -> Vec<Finding> {
+pub fn rule_in_memory_read_disk(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
     let Some(s) = r.env_start.as_ref().map(|e| &e.server) else { return vec![] };
     let says = format!("{} {}", r.label, r.tag).to_ascii_lowercase().replace(['_', ' '], "-");
     let claims = memory_fit(s).0 == Fit::InMemory || says.contains("in-memory") || says.contains("inmemory");
@@ -78,7 +83,7 @@ pub fn rule_in_memory_read_disk(r: &RunRecord) -> Vec<Finding> {
         None => e.host.as_ref().is_some_and(|h| h.iowait > IOWAIT) || e.read_kb_per_trx.is_some_and(|kb| kb > READ_KB),
     };
     let kb = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
-    let read: Vec<String> = levels(r)
+    let read: Vec<String> = hw
         .iter()
         .filter(|e| read_disk(e))
         .map(|e| {
@@ -99,8 +104,8 @@ pub fn rule_in_memory_read_disk(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
-pub fn rule_swap(r: &RunRecord) -> Vec<Finding> {
-    let swapped: Vec<String> = levels(r).iter().filter_map(|e| e.swapped_pages.filter(|p| *p > 0.0).map(|p| format!("{} threads: {p:.0} pages swapped in or out", e.threads))).collect();
+pub fn rule_swap(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
+    let swapped: Vec<String> = hw.iter().filter_map(|e| e.swapped_pages.filter(|p| *p > 0.0).map(|p| format!("{} threads: {p:.0} pages swapped in or out", e.threads))).collect();
     if swapped.is_empty() {
         return vec![];
     }
@@ -166,11 +171,13 @@ mod tests {
         );
         let stolen = run(4, 100.0, &[("host:user_s", 1.0), ("host:system_s", 0.2), ("host:idle_s", 0.5), ("host:steal_s", 0.3)]);
         let swapping = run(5, 100.0, &[("host:user_s", 1.0), ("host:idle_s", 1.0), ("host:swap_in", 30.0), ("host:swap_out", 12.0)]);
-        assert!(rule_client_took_the_host(&fair).is_empty() && rule_steal(&fair).is_empty() && rule_swap(&fair).is_empty());
-        assert_eq!(rule_client_took_the_host(&busy).len(), 1, "{:?}", of_run(&busy));
-        assert!(rule_client_took_the_host(&busy)[0].message.contains("98% busy"), "{:?}", rule_client_took_the_host(&busy));
-        assert_eq!(rule_steal(&stolen).len(), 1);
-        assert_eq!(rule_swap(&swapping).len(), 1);
+        let on = |rule: fn(&RunRecord, &[Efficiency]) -> Vec<Finding>, r: &RunRecord| rule(r, &levels(r));
+        assert!(on(rule_client_took_the_host, &fair).is_empty() && on(rule_steal, &fair).is_empty() && on(rule_swap, &fair).is_empty());
+        assert!(single(&fair).is_empty(), "{:?}", single(&fair));
+        assert_eq!(on(rule_client_took_the_host, &busy).len(), 1, "{:?}", of_run(&busy));
+        assert!(on(rule_client_took_the_host, &busy)[0].message.contains("98% busy"), "{:?}", on(rule_client_took_the_host, &busy));
+        assert_eq!(on(rule_steal, &stolen).len(), 1);
+        assert_eq!(on(rule_swap, &swapping).len(), 1);
         assert_eq!(rule_fsync_mismatch(&[&fair, &relaxed]).len(), 1);
         assert!(rule_fsync_mismatch(&[&fair, &busy]).is_empty());
     }

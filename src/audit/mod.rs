@@ -512,10 +512,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_qps_trx(r));
     v.extend(rule_standby_lag(r));
     v.extend(repetitions::rule_noisy_series(r));
-    v.extend(hardware::rule_client_took_the_host(r));
-    v.extend(hardware::rule_steal(r));
-    v.extend(hardware::rule_in_memory_read_disk(r));
-    v.extend(hardware::rule_swap(r));
+    v.extend(hardware::single(r));
     v
 }
 

@@ -50,9 +50,8 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
 
 /// Closes the record; prints where it went and, for sweeps, the audit.
 pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: bool) {
-    let findings = r.finish(outcome);
+    let (findings, run) = r.finish(outcome);
     // The hardware per transaction, from the samples the record now holds.
-    let run = crate::store::load_many(&r.path(), &[r.run_id().to_string()]).ok().and_then(|mut v| v.pop());
     let figures = run.as_ref().map(crate::model::efficiency::of_run).unwrap_or_default();
     let measured: Vec<_> = figures.iter().filter(|e| e.secs > 0.0).collect();
     if json {

@@ -398,18 +398,20 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
     o
 }
 
-/// Each run's hardware figures at `threads` (a series' first repetition).
-fn efficiency_at(r: &RunRecord, threads: usize) -> Option<Efficiency> {
-    efficiency::of_run(r).into_iter().find(|e| e.threads == threads && e.secs > 0.0)
+/// A run's hardware figures at `threads` (a series' first repetition), of
+/// its figures computed once.
+fn efficiency_at(figures: &[Efficiency], threads: usize) -> Option<&Efficiency> {
+    figures.iter().find(|e| e.threads == threads && e.secs > 0.0)
 }
 
 /// The per-operation figures side by side, each with its ratio to the first
 /// run's (as Small Datum's tables are relative to a base version).
 fn efficiency_text(rs: &[&RunRecord]) -> String {
     let base = rs[0];
+    let all: Vec<Vec<Efficiency>> = rs.iter().map(|r| efficiency::of_run(r)).collect();
     let mut o = String::new();
     for t in thread_levels(rs) {
-        let Some(b) = efficiency_at(base, t) else { continue };
+        let Some(b) = efficiency_at(&all[0], t) else { continue };
         if o.is_empty() {
             o.push_str(&format!("\nHardware per transaction (CPU in µs; in brackets the ratio to run {}):\n", base.id));
             o.push_str(&format!("  {:>7}  {:>5}  {:>10}", "threads", "run", "tps"));
@@ -418,11 +420,11 @@ fn efficiency_text(rs: &[&RunRecord]) -> String {
             }
             o.push('\n');
         }
-        for r in rs {
-            let Some(e) = efficiency_at(r, t) else { continue };
+        for (r, figures) in rs.iter().zip(&all) {
+            let Some(e) = efficiency_at(figures, t) else { continue };
             o.push_str(&format!("  {t:>7}  {:>5}  {:>10.1}", r.id, e.tps));
             for f in efficiency::FIGURES {
-                o.push_str(&format!("  {:>16}", efficiency::with_ratio((f.of)(&e), (f.of)(&b), r.id == base.id)));
+                o.push_str(&format!("  {:>16}", efficiency::with_ratio((f.of)(e), (f.of)(b), r.id == base.id)));
             }
             o.push('\n');
         }
@@ -434,6 +436,7 @@ fn efficiency_text(rs: &[&RunRecord]) -> String {
 pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
     let c = compare(rs);
     let base = rs[0];
+    let hardware: Vec<Vec<Efficiency>> = rs.iter().map(|r| efficiency::of_run(r)).collect();
     let levels: Vec<Value> = thread_levels(rs)
         .into_iter()
         .map(|t| {
@@ -449,7 +452,7 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
                     }))
                 })
                 .collect();
-            let efficiency: Vec<Value> = rs.iter().filter_map(|r| Some(json!({ "run": r.id, "figures": efficiency_at(r, t)? }))).collect();
+            let efficiency: Vec<Value> = rs.iter().zip(&hardware).filter_map(|(r, figures)| Some(json!({ "run": r.id, "figures": efficiency_at(figures, t)? }))).collect();
             json!({ "threads": t, "runs": runs, "efficiency": efficiency })
         })
         .collect();

@@ -15,12 +15,7 @@ const LIMIT: Duration = Duration::from_secs(2);
 /// and its whole-disk counters as /proc/diskstats' four (reads, sectors
 /// read, writes, sectors written).
 pub async fn read(url: &str) -> Result<(BTreeMap<String, f64>, BTreeMap<String, [u64; 4]>), String> {
-    let rest = url.trim_start_matches("http://");
-    let (addr, path) = match rest.split_once('/') {
-        Some((a, p)) => (a.to_string(), format!("/{p}")),
-        None => (rest.to_string(), "/metrics".to_string()),
-    };
-    let samples = scrape::parse(&scrape::fetch(&addr, &path, LIMIT).await?);
+    let samples = scrape::parse(&scrape::fetch(url, LIMIT).await?);
     let counters = counters(&samples);
     if !counters.contains_key(&format!("{NODE}idle_s")) {
         return Err(format!("{url} has no node_cpu_seconds_total: is it a node exporter?"));

@@ -98,7 +98,7 @@ pub const FIGURES: &[Figure] = &[
     Figure { short: "srv cpu/t", long: "server CPU µs", of: |e| e.server_cpu_us_per_trx },
     Figure { short: "cli cpu/t", long: "client CPU µs", of: |e| e.client_cpu_us_per_trx },
     Figure { short: "host cpu/t", long: "host CPU µs", of: |e| e.host_cpu_us_per_trx },
-    Figure { short: "srv cs/t", long: "server cs", of: |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?) },
+    Figure { short: "srv cs/t", long: "server cs", of: Efficiency::server_cs_per_trx },
     Figure { short: "host cs/t", long: "host cs", of: |e| e.host_cs_per_trx },
     Figure { short: "rKB/t", long: "KB read", of: |e| e.read_kb_per_trx },
     Figure { short: "wKB/t", long: "KB written", of: |e| e.write_kb_per_trx },
@@ -111,6 +111,13 @@ pub fn with_ratio(v: Option<f64>, base: Option<f64>, is_base: bool) -> String {
         (Some(v), Some(b)) if !is_base && b > 0.0 => format!("{v:.2} ({:.2})", v / b),
         (Some(v), _) => format!("{v:.2}"),
         (None, _) => "-".into(),
+    }
+}
+
+impl Efficiency {
+    /// The server's context switches per transaction, voluntary and involuntary together.
+    pub fn server_cs_per_trx(&self) -> Option<f64> {
+        Some(self.server_vcs_per_trx? + self.server_ivcs_per_trx?)
     }
 }
 
@@ -145,13 +152,13 @@ fn window(l: &LevelRec) -> (f64, BTreeMap<String, f64>, BTreeMap<String, [u64; 4
 /// The figures of each level of a run.
 pub fn of_run(r: &RunRecord) -> Vec<Efficiency> {
     let whose = Whose::of(r.env_start.as_ref().map(|e| &e.server));
-    r.levels.iter().map(|l| of_level(l, whose.embedded, whose.data_device, whose.spec)).collect()
+    r.levels.iter().map(|l| of_level(l, &whose)).collect()
 }
 
-fn of_level(l: &LevelRec, embedded: bool, data_device: Option<&str>, spec: Option<&'static dyn crate::db::EngineSpec>) -> Efficiency {
+fn of_level(l: &LevelRec, whose: &Whose<'_>) -> Efficiency {
     let (secs, d, disk) = window(l);
     let w = Window { secs, deltas: &d, disk: &disk, transactions: l.events as f64, queries: l.queries as f64 };
-    let mut e = of_window(&w, &Whose { embedded, data_device, spec });
+    let mut e = of_window(&w, whose);
     (e.threads, e.tps, e.qps) = (l.threads, l.tps, l.qps);
     e
 }
@@ -282,10 +289,6 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
         "threads", "tps", "srv cpu/t", "srv cpu/q", "cli cpu/t", "cli cpu/q", "host cpu/t", "srv cs/t", "host cs/t", "r/t", "rKB/t", "w/t", "wKB/t", "fsync/t"
     ));
     for e in rows {
-        let cs = match (e.server_vcs_per_trx, e.server_ivcs_per_trx) {
-            (Some(v), Some(i)) => Some(v + i),
-            _ => None,
-        };
         o.push_str(&format!(
             "  {:>7} {:>10.1} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
             e.threads,
@@ -295,7 +298,7 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
             cell(e.client_cpu_us_per_trx, 1),
             cell(e.client_cpu_us_per_query, 1),
             cell(e.host_cpu_us_per_trx, 1),
-            cell(cs, 2),
+            cell(e.server_cs_per_trx(), 2),
             cell(e.host_cs_per_trx, 2),
             cell(e.reads_per_trx, 3),
             cell(e.read_kb_per_trx, 2),
@@ -368,7 +371,7 @@ mod tests {
             sample(1, 1.0, 1.0, &cpu(0.5, 0.1), &[("vda", [10, 80, 20, 160])]),
             sample(2, 2.0, 1.0, &cpu(0.5, 0.1), &[("vda", [10, 80, 20, 160])]),
         ];
-        let e = of_level(&l, false, Some("vda"), crate::db::engines::named("mysql"));
+        let e = of_level(&l, &Whose { embedded: false, data_device: Some("vda"), spec: crate::db::engines::named("mysql") });
         assert_eq!(e.secs, 2.0);
         assert_eq!(e.server_cpu_us_per_trx, Some(1000.0));
         assert_eq!(e.server_cpu_us_per_query, Some(50.0));
@@ -387,13 +390,13 @@ mod tests {
     fn what_was_not_sampled_is_absent_and_said() {
         let mut l = LevelRec { threads: 1, events: 10, queries: 10, ..LevelRec::default() };
         l.samples = vec![sample(1, 1.0, 1.0, &[("client:cpu_user_s", 0.01), ("client:cpu_sys_s", 0.0)], &[])];
-        let e = of_level(&l, false, None, crate::db::engines::named("postgres"));
+        let e = of_level(&l, &Whose { embedded: false, data_device: None, spec: crate::db::engines::named("postgres") });
         assert_eq!(e.server_cpu_us_per_trx, None);
         assert_eq!(e.host, None);
         assert_eq!(e.reads_per_trx, None);
         assert_eq!(e.fsyncs_per_commit, None);
         assert_eq!(e.notes.len(), 2, "{:?}", e.notes);
-        let lite = of_level(&l, true, None, crate::db::engines::named("sqlite"));
+        let lite = of_level(&l, &Whose { embedded: true, data_device: None, spec: crate::db::engines::named("sqlite") });
         assert_eq!(lite.server_cpu_us_per_trx, lite.client_cpu_us_per_trx);
         assert!(lite.notes[0].contains("embedded"));
     }

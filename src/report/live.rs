@@ -52,7 +52,7 @@ const HARDWARE: &[HardwareGauge] = &[
     ("server_cpu_seconds_per_transaction", "The server processes' CPU per transaction over the last sample", |e| e.server_cpu_us_per_trx.map(|v| v / 1e6)),
     ("client_cpu_seconds_per_transaction", "fairbench's CPU per transaction over the last sample", |e| e.client_cpu_us_per_trx.map(|v| v / 1e6)),
     ("host_cpu_seconds_per_transaction", "The server host's busy CPU per transaction over the last sample", |e| e.host_cpu_us_per_trx.map(|v| v / 1e6)),
-    ("server_context_switches_per_transaction", "The server's context switches per transaction over the last sample", |e| Some(e.server_vcs_per_trx? + e.server_ivcs_per_trx?)),
+    ("server_context_switches_per_transaction", "The server's context switches per transaction over the last sample", Efficiency::server_cs_per_trx),
     ("host_context_switches_per_transaction", "The server host's context switches per transaction over the last sample", |e| e.host_cs_per_trx),
     ("disk_read_bytes_per_transaction", "Bytes read from the data's disk per transaction over the last sample", |e| e.read_kb_per_trx.map(|v| v * 1024.0)),
     ("disk_written_bytes_per_transaction", "Bytes written to the data's disk per transaction over the last sample", |e| e.write_kb_per_trx.map(|v| v * 1024.0)),

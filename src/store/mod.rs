@@ -461,10 +461,12 @@ impl Recorder {
     }
 
     /// Closes the record: end snapshot, status, the run's own audit. Returns the findings.
-    pub fn finish(&self, outcome: &Result<()>) -> Vec<Finding> {
-        let Ok(mut l) = self.live.lock() else { return vec![] };
+    /// Closes the record: its status, end snapshot and audit findings; gives
+    /// the findings and the record as stored (None when it could not be read).
+    pub fn finish(&self, outcome: &Result<()>) -> (Vec<Finding>, Option<RunRecord>) {
+        let Ok(mut l) = self.live.lock() else { return (vec![], None) };
         if l.finished {
-            return vec![];
+            return (vec![], None);
         }
         l.finished = true;
         let end = l.sampler.take().and_then(|s| s.finish());
@@ -481,15 +483,16 @@ impl Recorder {
         if let Err(e) = r {
             l.warn(e);
         }
-        let findings = match load(&l.conn, id, false) {
-            Ok(Some(rec)) => crate::audit::single(&rec),
-            _ => vec![],
-        };
+        let mut rec = load(&l.conn, id, false).ok().flatten();
+        let findings = rec.as_ref().map(crate::audit::single).unwrap_or_default();
         let r = l.conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(&findings).unwrap_or_default(), id]);
         if let Err(e) = r {
             l.warn(e);
         }
-        findings
+        if let Some(rec) = rec.as_mut() {
+            rec.findings.clone_from(&findings);
+        }
+        (findings, rec)
     }
 }
 

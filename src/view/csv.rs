@@ -112,7 +112,7 @@ fn hardware(e: Option<&Efficiency>) -> Vec<String> {
         host(|h| h.busy),
         host(|h| h.iowait),
         host(|h| h.steal),
-        o(e.server_vcs_per_trx.zip(e.server_ivcs_per_trx).map(|(v, i)| v + i)),
+        o(e.server_cs_per_trx()),
         o(e.host_cs_per_trx),
         o(e.reads_per_trx),
         o(e.read_kb_per_trx),

@@ -72,8 +72,7 @@ const GAUGES: &[&str] = &["tidb_server_connections", "process_resident_memory_by
 const SCRAPE_LIMIT: Duration = Duration::from_secs(2);
 
 async fn metrics(url: &str, errors: &mut Vec<String>) -> BTreeMap<String, f64> {
-    let (addr, path) = url.trim_start_matches("http://").split_once('/').map(|(a, p)| (a.to_string(), format!("/{p}"))).unwrap_or((url.to_string(), "/metrics".into()));
-    let text = match scrape::fetch(&addr, &path, SCRAPE_LIMIT).await {
+    let text = match scrape::fetch(url, SCRAPE_LIMIT).await {
         Ok(t) => t,
         Err(e) => {
             errors.push(format!("TiDB's metrics: {e}"));
