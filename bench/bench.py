@@ -128,6 +128,24 @@ def parse_sysbench(text):
     return (int(m.group(1)), float(m.group(2))) if m else (None, None)
 
 
+def fb_server_us(text):
+    """fairbench's own figure for the server's CPU per query (µs): the
+    "srv cpu/q" column of its hardware table (last level), whose values are
+    right-aligned under their headings; None when it was not measured."""
+    lines = text.splitlines()
+    for head, row in zip(lines, lines[1:]):
+        at = head.find("srv cpu/q")
+        if at >= 0:
+            end = at + len("srv cpu/q")
+            for m in re.finditer(r"\S+", row):
+                if m.end() == end:
+                    try:
+                        return float(m.group())
+                    except ValueError:
+                        return None
+    return None
+
+
 def parse_pgbench(text):
     tx = re.search(r"number of transactions actually processed: (\d+)", text)
     tps = re.search(r"tps = ([\d.]+) \(without initial", text)
@@ -177,7 +195,7 @@ class Bench:
         if not q:
             return None
         scpu = (c1 - c0) / q
-        return {"qps": qps, "client_us": (u + s) / q * 1e6, "client_sys_us": s / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES,
+        return {"qps": qps, "self_server_us": fb_server_us(text), "client_us": (u + s) / q * 1e6, "client_sys_us": s / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES,
                 "idle": (m1[0] - m0[0]) / max(1, m1[1] - m0[1]), "rss_mb": rss / 1024, "cpu_s": u + s, "wall": wall}
 
     @staticmethod
@@ -469,14 +487,18 @@ class Bench:
         combos = []
         for test in a.tests:
             for clients in a.clients:
-                for kind in ("maria-socket", "maria-tcp", "pg-tcp"):
+                for kind in a.kinds:
                     combos.append((test, clients, kind))
         for test, clients, kind in combos:
-            res = {"fairbench": [], "sysbench": [], "pgbench": [], "floor": []}
+            res = {"fairbench": [], "sysbench": [], "pgbench": [], "floor": [], "floor-fb": []}
             tools = ["fairbench", "sysbench"] + (["pgbench"] if kind == "pg-tcp" and test == "oltp_point_select" else [])
             # The kernel's floor per round trip (bench/floor.py) beside the point selects.
             if test == "oltp_point_select":
                 tools.append("floor")
+                # The floor asking what fairbench's wire client asks (an INT8
+                # parameter, binary formats): the server's cost of those asks.
+                if kind == "pg-tcp":
+                    tools.append("floor-fb")
             for rep in range(a.reps):
                 order = tools if rep % 2 == 0 else tools[::-1]
                 for tool in order:
@@ -488,9 +510,10 @@ class Bench:
                         # stays cached); both tools are given the same distribution.
                         cmd = ["sysbench", test, *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--db-ps-mode=auto", "run"]
                         r = self.measured(kind, cmd, parse_sysbench)
-                    elif tool == "floor":
+                    elif tool in ("floor", "floor-fb"):
                         where = {"maria-socket": [f"--socket={self.my_sock}"], "maria-tcp": ["--host=127.0.0.1", f"--port={self.my_port}"], "pg-tcp": ["--pg", "--host=127.0.0.1", f"--port={self.pg_port}"]}[kind]
-                        cmd = [sys.executable, os.path.join(HERE, "floor.py"), *where, "--user=fb", "--password=fbpass", f"--db={self.db}", f"--clients={clients}", f"--time={a.time}", f"--table-size={a.table_size}"]
+                        asks = ["--int8", "--binary"] if tool == "floor-fb" else []
+                        cmd = [sys.executable, os.path.join(HERE, "floor.py"), *where, *asks, "--user=fb", "--password=fbpass", f"--db={self.db}", f"--clients={clients}", f"--time={a.time}", "--tables=4", f"--table-size={a.table_size}"]
                         r = self.measured(kind, cmd, parse_sysbench)
                     else:
                         cmd = ["pgbench", "-S", "-M", "prepared", "-n", "-c", str(clients), "-j", str(min(clients, CORES)), "-T", str(a.time), "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", self.db]
@@ -510,12 +533,17 @@ class Bench:
                 srv = median([x["server_us"] for x in res["fairbench"]])
                 if srv:
                     self.notes.append(("oltp", f"{label}: with the server at {srv:.1f} µs per query and a client at that floor, the share of the server-only ceiling cannot pass {srv / (srv + fl):.0%} on a machine the two share."))
+                own = median([x["self_server_us"] for x in res["fairbench"]])
+                if srv and own:
+                    self.notes.append(("oltp", f"{label}: fairbench's own figure for the server's CPU per query (its hardware table, the level's window) is {own:.1f} µs; this harness measured {srv:.1f} µs over the whole process, connections included."))
             if test == "oltp_point_select" and res["fairbench"] and res["sysbench"]:
                 self.notes.append(("oltp", f"{label}: {self.where_time_went(res, clients, kind)}"))
             for ref in tools[1:]:
-                # Against the floor only the kernel's part means anything: the
-                # floor client's own user time is Python's.
-                metrics = ("client_sys_us",) if ref == "floor" else ("qps", "client_us", "client_sys_us", "server_us", "share", "idle")
+                # Against the floor only the kernel's part of the client's CPU
+                # means anything (the floor's own user time is Python's), and
+                # the server's CPU per query: the floor reads the same rows, so
+                # whatever the server spends beyond it, fairbench asked for.
+                metrics = ("client_sys_us", "server_us") if ref.startswith("floor") else ("qps", "client_us", "client_sys_us", "server_us", "share", "idle")
                 for metric in metrics:
                     self.rows.append(("oltp", label, metric, [x[metric] for x in res["fairbench"]], [x[metric] for x in res[ref]], ref))
 
@@ -672,7 +700,9 @@ class Bench:
         for k in ("machine", "fairbench", "sysbench", "pgbench", "MariaDB", "PostgreSQL"):
             lines.append(f"- {k}: {v[k]}")
         lines.append(f"- repetitions: {self.a.reps} per OLTP row ({self.a.time} s each, tools alternating), {self.a.prep_reps} per load row; median, spread = min..max of the per-repetition ratio")
-        lines.append(f"- tables: 4 x {self.a.table_size:,} rows; fairbench talks to the servers with its built-in wire clients (FAIRBENCH_WIRE=auto)\n")
+        lines.append(f"- tables: 4 x {self.a.table_size:,} rows; fairbench talks to the servers with its built-in wire clients (FAIRBENCH_WIRE=auto)")
+        lines.append("- floor: bench/floor.py, one send and one receive per point select, the rows drawn as the benchmark draws them (uniform over every table); "
+                     "floor-fb: the same floor asking what fairbench's PostgreSQL client asks (an INT8 parameter, binary parameter and result formats)\n")
         lines.append("| what | metric | reference | fairbench | reference value | ratio fb/ref | spread |")
         lines.append("|---|---|---|---:|---:|---:|---|")
         for sec, label, metric, fb, ref, refname in self.rows:
@@ -703,6 +733,7 @@ def main():
     p.add_argument("--reps", type=int, help="repetitions of each OLTP row (default 2 quick, 3 full)")
     p.add_argument("--clients", help="client counts of the OLTP rows, e.g. 4,16 (default 4 quick, 4,16 full)")
     p.add_argument("--tests", default="oltp_point_select,oltp_read_write", help="workloads of the OLTP rows")
+    p.add_argument("--kinds", default="maria-socket,maria-tcp,pg-tcp", help="servers and transports of the OLTP rows")
     a = p.parse_args()
     seconds, reps, clients = a.seconds, a.reps, a.clients
     if a.quick:
@@ -715,6 +746,7 @@ def main():
     a.reps = reps or a.reps
     a.clients = [int(c) for c in clients.split(",")] if clients else a.clients
     a.tests = a.tests.split(",")
+    a.kinds = a.kinds.split(",")
     b = Bench(a)
     b.date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}"
     b.notes = []

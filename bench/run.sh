@@ -6,6 +6,7 @@
 #   bash bench/run.sh --quick    smoke-sized run (4 x 100k rows, 2 repetitions; minutes)
 #   bash bench/run.sh --only oltp[,prepare,tls,many,tpcc]
 #   bash bench/run.sh --seconds 15   length of each OLTP run
+#   bash bench/run.sh --only oltp --kinds pg-tcp   only PostgreSQL (of maria-socket, maria-tcp, pg-tcp)
 #   bash bench/run.sh --only oltp --tests oltp_point_select --clients 4,16 --reps 5 --keep bench/RESULTS.json
 #                                rerun some OLTP rows, keep the rest of the table
 #   bash bench/run.sh --only tpcc --keep bench/RESULTS.json   rerun one section, keep the others
