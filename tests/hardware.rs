@@ -332,3 +332,51 @@ fn the_audit_names_a_client_that_took_a_saturated_hosts_cpu_and_not_a_light_run(
     assert!(audit("1").contains("\"client-took-server-cpu\""), "{}", audit("1"));
     assert!(!audit("2").contains("\"client-took-server-cpu\""), "{}", audit("2"));
 }
+
+/// Drops a directory's files from the OS page cache (`dd iflag=nocache
+/// count=0` asks the kernel to forget the whole file's cached pages), so the
+/// server's next reads of them go to the disk.
+fn evict_from_page_cache(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            evict_from_page_cache(&p);
+        } else if p.is_file() {
+            let out = Command::new("dd").arg(format!("if={}", p.display())).args(["iflag=nocache", "count=0", "status=none"]).output().unwrap();
+            assert!(out.status.success(), "dd could not drop {} from the page cache: {}", p.display(), show(&out));
+        }
+    }
+}
+
+#[test]
+fn the_audit_calls_out_an_in_memory_run_that_read_from_disk_and_not_a_prewarmed_one() {
+    // A cache far smaller than the table, and the table's files dropped from
+    // the OS page cache: the server reads most point selects from the disk.
+    let dir = scratch_dir("hw-in-memory");
+    let (_sandbox, target) = Sandbox::start_with("postgres", "packaged", &dir.join("pg"), &["autovacuum=off", "shared_buffers=16MB"]);
+    let store = dir.join("r.sqlite");
+    let size: Vec<String> = ["--tables", "1", "--table-size", "1000000", "--table-name", "hwm"].iter().map(|s| s.to_string()).collect();
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &target]).args(&size));
+    // Written out first: the kernel drops only clean pages.
+    let out = Command::new("psql").arg(&target).args(["-Atc", "CHECKPOINT"]).env("PGSSLMODE", "disable").output().expect("psql");
+    assert!(out.status.success(), "{}", show(&out));
+    run_ok(&mut Command::new("sync"));
+    evict_from_page_cache(&dir.join("pg"));
+    let claimed = || {
+        show(&run_ok(
+            fairbench()
+                .args(["run", "oltp_point_select", "--target", &target, "--threads", "2", "--time", "3", "--rand-type", "uniform", "--tag", "in-memory"])
+                .args(&size)
+                .arg("--results")
+                .arg(&store),
+        ))
+    };
+    let cold = claimed();
+    assert!(cold.contains("in-memory-run-read-disk"), "a run tagged in-memory that read from disk, not called out:\n{cold}");
+    // Prewarmed: the same claim, now true, is not called out.
+    run_ok(fairbench().args(["prewarm", "oltp_point_select", "--target", &target]).args(&size));
+    let warm = claimed();
+    assert!(!warm.contains("in-memory-run-read-disk"), "a prewarmed run called out as reading from disk:\n{warm}");
+    let l = &levels(&store, "last")[0];
+    assert!(figure(l, "server_read_kb_per_trx") < 1.0, "{}", l["efficiency"]);
+}
