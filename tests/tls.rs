@@ -511,3 +511,62 @@ mod record_layer {
         }
     }
 }
+
+// Long runs over TLS 1.2
+
+/// A server of `engine` that offers TLS 1.2 and nothing newer (as MySQL 5.7
+/// does), with the test servers' certificate; stopped when dropped.
+struct Tls12Server(std::path::PathBuf);
+
+impl Tls12Server {
+    fn start(engine: &str) -> (Tls12Server, String) {
+        let dir = scratch_dir(&format!("tls12-{engine}"));
+        let only12 = if engine == "postgres" { "ssl_max_protocol_version=TLSv1.2" } else { "tls_version=TLSv1.2" };
+        let tls = std::path::Path::new(&test_ca()).parent().unwrap().to_path_buf();
+        let out = run_ok(fairbench().args(["server", "start", engine, "--set", only12]).arg("--tls-dir").arg(&tls).arg("--dir").arg(dir.join(engine)));
+        let url = stdout(&out).trim().to_string();
+        let query = if engine == "postgres" { "sslmode=require" } else { "ssl-mode=REQUIRED" };
+        (Tls12Server(dir.join(engine)), format!("{url}?{query}"))
+    }
+}
+
+impl Drop for Tls12Server {
+    fn drop(&mut self) {
+        let _ = fairbench().arg("server").arg("stop").arg(&self.0).output();
+    }
+}
+
+/// The `(reconnects, planned_reconnects, ignored_errors)` of a 3-second
+/// point-select run over TLS with the record limit lowered to 1,000 records
+/// (instead of AES-GCM's 16.7 million), so each connection passes it several times.
+fn past_the_record_limit(url: &str, table: &str) -> (u64, u64, u64) {
+    let mut cmd = run_cmd(url, table, 3);
+    cmd.args(["--threads", "2"]).env("FAIRBENCH_TLS_RECORD_LIMIT", "1000").env("FAIRBENCH_WIRE", "fast");
+    let out = run_limited(&mut cmd);
+    assert!(out.status.success(), "{}", describe(&cmd, &out));
+    let so = stdout(&out);
+    let summary = so.lines().find(|l| l.contains("\"type\":\"summary\"")).unwrap_or_else(|| panic!("no summary\n{}", describe(&cmd, &out)));
+    assert_eq!(json_field(summary, "status"), Some("\"completed\""), "{}", describe(&cmd, &out));
+    let n = |k: &str| json_field(summary, k).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no {k}\n{}", describe(&cmd, &out)));
+    assert!(n("transactions") > 4_000, "too few statements to pass the limit several times\n{}", describe(&cmd, &out));
+    (n("reconnects"), n("planned_reconnects"), n("ignored_errors"))
+}
+
+#[test]
+fn a_tls12_connection_renews_its_session_before_the_record_limit_without_an_error() {
+    for engine in ["postgres", "mariadb"] {
+        let (_server, url) = Tls12Server::start(engine);
+        let (reconnects, planned, errors) = past_the_record_limit(&url, "tls12_limit_");
+        assert_eq!(errors, 0, "{engine}: errors past the record limit");
+        assert!(planned >= 4, "{engine}: {planned} planned reconnects for 2 connections of 2,000 records and more each");
+        assert_eq!(reconnects, planned, "{engine}: every reconnect was a planned one");
+    }
+}
+
+#[test]
+fn a_tls13_connection_updates_its_keys_past_the_record_limit_and_stays_connected() {
+    for db in [Db::Postgres, Db::Mysql] {
+        let (reconnects, planned, errors) = past_the_record_limit(&ssl_url(db, "127.0.0.1", &mode(db, "REQUIRED")), "tls13_limit_");
+        assert_eq!((reconnects, planned, errors), (0, 0, 0), "{db:?}: TLS 1.3 updates its keys on the same connection");
+    }
+}

@@ -408,6 +408,18 @@ impl Conn {
         Duration::from_millis(self.cfg.sqlite_busy_ms as u64)
     }
 
+    /// The connection must be renewed between statements: its TLS 1.2
+    /// session nears the cipher's record limit (16.7 million records for
+    /// AES-GCM), and TLS 1.2 has no key update. The general drivers renew
+    /// nothing and say false.
+    pub fn spent(&self) -> bool {
+        match &self.inner {
+            Inner::MyFast(c) => c.spent(),
+            Inner::PgFast(c) => c.spent(),
+            _ => false,
+        }
+    }
+
     /// Drop the connection and open a new one (statements are prepared again
     /// on first use).
     pub async fn reconnect(&mut self) -> DbResult<()> {

@@ -342,6 +342,9 @@ fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
         let parts: Vec<String> = t.errors_by_code.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         p(format!("Errors by code: {}", parts.join(", ")));
     }
+    if t.planned_reconnects > 0 {
+        p(format!("Planned reconnects: {} of the {} (TLS 1.2 sessions renewed before their cipher's record limit; not errors)", t.planned_reconnects, t.reconnects));
+    }
     if t.trx_stmts > 0 {
         let q = t.queries().saturating_sub(t.trx_stmts);
         p(format!("Queries without BEGIN/COMMIT: {q} ({:.2} per sec.)", q as f64 / secs));
@@ -397,6 +400,7 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
         "qps_without_trx": t.queries().saturating_sub(t.trx_stmts) as f64 / secs,
         "ignored_errors": t.errors,
         "reconnects": t.reconnects,
+        "planned_reconnects": t.planned_reconnects,
         "errors_by_code": t.errors_by_code,
         "percentile": info.percentile,
         "latency_ms": lat_obj(&t.lat),

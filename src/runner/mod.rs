@@ -867,9 +867,24 @@ async fn client<W: Workload>(
                 break;
             }
         }
+        if conn.spent() && !renew(&mut conn, &local).await {
+            break;
+        }
     }
     w.client_done(&mut conn, &mut st).await;
     conn.close().await;
+}
+
+/// A planned reconnect between events (a TLS 1.2 session near its record
+/// limit): counted apart from the reconnects that follow a lost connection.
+async fn renew(conn: &mut Conn, local: &Local) -> bool {
+    if conn.reconnect().await.is_ok() {
+        let mut win = local.window.borrow_mut();
+        win.reconnects += 1;
+        win.planned_reconnects += 1;
+        return true;
+    }
+    reconnect(conn, local).await
 }
 
 /// Reconnect until it works or the run stops; counts the reconnect.

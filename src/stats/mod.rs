@@ -34,6 +34,9 @@ pub struct Window {
     /// Retryable errors (each restarted an event).
     pub errors: u64,
     pub reconnects: u64,
+    /// Of `reconnects`, those made on purpose between events, not after a
+    /// lost connection (a TLS 1.2 session renewed before its record limit).
+    pub planned_reconnects: u64,
     /// Error counts by engine code ("1213", "40001", "SQLITE_BUSY", "lost").
     pub errors_by_code: BTreeMap<String, u64>,
     /// Event latency. In rate mode: from the intended start (corrected).
@@ -94,6 +97,7 @@ impl Window {
             other: 0,
             errors: 0,
             reconnects: 0,
+            planned_reconnects: 0,
             errors_by_code: BTreeMap::new(),
             lat: empty_hist(),
             lat_raw: empty_hist(),
@@ -181,6 +185,7 @@ impl Window {
         self.other += o.other;
         self.errors += o.errors;
         self.reconnects += o.reconnects;
+        self.planned_reconnects += o.planned_reconnects;
         for (k, v) in &o.errors_by_code {
             *self.errors_by_code.entry(k.clone()).or_default() += v;
         }

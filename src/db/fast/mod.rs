@@ -140,6 +140,11 @@ impl AsRawFd for Stream {
 }
 
 impl Sock {
+    /// A TLS 1.2 session near its record limit (see [`tls::Tls::spent`]).
+    pub fn spent(&self) -> bool {
+        self.tls.as_ref().is_some_and(|t| t.spent())
+    }
+
     pub async fn tcp(host: &str, port: u16) -> io::Result<Sock> {
         let s = TcpStream::connect((host, port)).await?;
         // Every statement is one small write answered by the server: Nagle

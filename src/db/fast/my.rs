@@ -185,6 +185,11 @@ fn scramble(plugin: &[u8], nonce: &[u8], pass: &[u8]) -> Option<Vec<u8>> {
 }
 
 impl MyFast {
+    /// The connection's TLS 1.2 session must be renewed before the next statement.
+    pub fn spent(&self) -> bool {
+        self.sock.spent()
+    }
+
     pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<Choice<MyFast>> {
         let mode = cfg.target.ssl_mode;
         match MyFast::open(cfg, host_index, mode).await {

@@ -151,6 +151,11 @@ fn stmt_name(w: &mut Vec<u8>, id: StmtId, named: bool) {
 }
 
 impl PgFast {
+    /// The connection's TLS 1.2 session must be renewed before the next statement.
+    pub fn spent(&self) -> bool {
+        self.sock.spent()
+    }
+
     /// Connect and authenticate, or ask for the driver when the server or
     /// the settings need something this client does not do.
     pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<Choice<PgFast>> {
