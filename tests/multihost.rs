@@ -66,6 +66,11 @@ fn all_on(out: &Output, port: u16, what: &str) {
     assert!(nodes.iter().all(|(n, e)| *n == want || *e == 0), "{what}: events elsewhere than {want}: {nodes:?}");
 }
 
+/// The server process whose hardware the run measured.
+fn measured_pid(out: &Output) -> Option<u32> {
+    stdout(out).split("server process: postgres, pid ").nth(1)?.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
 /// The summary's reconnect count.
 fn reconnects(out: &Output) -> u64 {
     let text = stdout(out);
@@ -119,6 +124,9 @@ fn session_attrs_choose_the_host_with_both_clients() {
             let target = list(ports, q);
             let out = run_ok(fb(wire).args(run_args(workload, &target, "1")));
             all_on(&out, *on, &format!("{wire} {q} {ports:?}"));
+            // The hardware measured is that of the server the run used, not the first listed.
+            let pid = if *on == p.port { p.pid() } else { s.pid() };
+            assert_eq!(measured_pid(&out), Some(pid), "{wire} {q} {ports:?}\n{}", show(&out));
         }
         // No host fits: one line naming each host and why it was passed over.
         let target = list(&[closed, s.port], "target_session_attrs=read-write");

@@ -117,10 +117,12 @@ pub const DEFAULT_SQLITE_PATH: &str = "fairbench.sqlite";
 
 impl Target {
     /// Where a server of this target listens, as seen on its own host: the
-    /// first host's TCP port, or the unix socket file (PostgreSQL names its
-    /// socket by port inside the directory the target gives).
-    pub fn listen_address(&self) -> (Option<u16>, Option<std::path::PathBuf>) {
-        let port = self.hosts.first().map(|h| h.1);
+    /// TCP port of host `host` (the one a connection ended on: a PostgreSQL
+    /// list's first host may be a standby passed over), or the unix socket
+    /// file (PostgreSQL names its socket by port inside the directory the
+    /// target gives).
+    pub fn listen_address(&self, host: usize) -> (Option<u16>, Option<std::path::PathBuf>) {
+        let port = self.hosts.get(host).or(self.hosts.first()).map(|h| h.1);
         let socket = self.socket.as_ref().map(|s| match self.engine {
             Engine::Postgres => std::path::Path::new(s).join(format!(".s.PGSQL.{}", port.unwrap_or(5432))),
             _ => std::path::PathBuf::from(s),

@@ -30,6 +30,11 @@ impl Primary {
     fn data_dir(&self) -> PathBuf {
         self.dir.join("data")
     }
+
+    /// The postmaster's process id.
+    pub fn pid(&self) -> u32 {
+        postmaster_pid(&self.data_dir())
+    }
 }
 
 impl Drop for Primary {
@@ -45,6 +50,11 @@ pub struct Standby {
 }
 
 impl Standby {
+    /// The postmaster's process id.
+    pub fn pid(&self) -> u32 {
+        postmaster_pid(&self.data)
+    }
+
     /// Promotes the standby to a primary and waits until it accepts writes.
     pub fn promote(&self) {
         let o = as_postgres(&pg_bin("pg_ctl")).arg("promote").arg("-D").arg(&self.data).args(["-w", "-t", "60"]).output().unwrap();
@@ -56,6 +66,11 @@ impl Drop for Standby {
     fn drop(&mut self) {
         let _ = as_postgres(&pg_bin("pg_ctl")).arg("stop").arg("-D").arg(&self.data).args(["-m", "immediate", "-w"]).output();
     }
+}
+
+fn postmaster_pid(data: &Path) -> u32 {
+    let f = std::fs::read_to_string(data.join("postmaster.pid")).unwrap_or_else(|e| panic!("{}: {e}", data.display()));
+    f.lines().next().and_then(|l| l.trim().parse().ok()).expect("no pid in postmaster.pid")
 }
 
 pub fn pg_bin(name: &str) -> PathBuf {
