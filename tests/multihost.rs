@@ -10,7 +10,7 @@ mod common;
 
 use common::pgpair::*;
 use common::*;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const TABLE: &str = "mh_";
@@ -146,10 +146,10 @@ fn session_attrs_choose_the_host_with_both_clients() {
 fn random_load_balancing_spreads_connections_over_the_hosts() {
     let (p, s) = prepared_pair();
     let target = list(&[p.port, s.port], "load_balance_hosts=random");
-    let out = run_ok(fb("fast").args(["run", "oltp_read_only", "--target", &target, "--table-name", TABLE, "--table-size", "1000", "--threads", "8", "--time", "1"]));
+    let out = run_ok(fb("fast").args(["run", "oltp_read_only", "--target", &target, "--table-name", TABLE, "--table-size", "1000", "--threads", "16", "--time", "1"]));
     let nodes = events_by_node(&out);
     assert_eq!(nodes.len(), 2, "{nodes:?}");
-    // 8 clients each on a host drawn at random: all on one has odds of 1 in 128.
+    // 16 clients each on a host drawn at random: all on one has odds of 1 in 32768.
     assert!(nodes.iter().all(|(_, e)| *e > 0), "{nodes:?}\n{}", show(&out));
 }
 
@@ -186,6 +186,36 @@ fn terminated_backends_reconnect_and_a_lost_primary_stops_the_run_after_the_time
     // Gave up 2 s after the loss, not at the end of --time (60 s).
     assert!(gone < Duration::from_secs(10), "the run ended {gone:?} after the primary stopped");
     assert_no_panic(&out);
+}
+
+#[test]
+fn ctrl_c_stops_a_run_whose_clients_are_reconnecting() {
+    let (p, s) = prepared_pair();
+    let target = list(&[s.port, p.port], "target_session_attrs=read-write");
+    let mut child = fb("fast").args(run_args("oltp_read_write", &target, "60")).args(["--reconnect-timeout", "60"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let end = Instant::now() + Duration::from_secs(60);
+    while psql(p.port, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'fairbench' AND state = 'active'").parse::<u32>().unwrap() < 2 {
+        assert!(Instant::now() < end, "the run's clients never connected");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    p.kill();
+    // The clients are now trying the standby and the stopped primary in turn.
+    std::thread::sleep(Duration::from_secs(1));
+    let sent = Instant::now();
+    // SAFETY: signals a child process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if sent.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("still running 10 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(sent.elapsed() < Duration::from_secs(2), "ended {:?} after Ctrl-C", sent.elapsed());
+    assert_eq!(status.code(), Some(130), "{status}");
 }
 
 /// The primary listed first stops; its standby is promoted: the clients
