@@ -10,7 +10,8 @@ use clap::Args;
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Target")]
 pub struct TargetArgs {
-    /// mysql://user:pass@host:port/db[?socket=PATH&ssl-mode=..], postgres://user:pass@host:port/db, sqlite:PATH
+    /// mysql://user:pass@host:port/db[?socket=PATH&ssl-mode=..], postgres://user:pass@host:port/db
+    /// (a libpq host list: postgres://u:p@h1:5432,h2:5432/db?target_session_attrs=read-write), sqlite:PATH
     /// (default: sqlite:fairbench.sqlite in the working directory)
     #[arg(long, env = "FAIRBENCH_TARGET", hide_env_values = true)]
     pub target: Option<String>,
@@ -35,6 +36,7 @@ pub struct TargetArgs {
     pub mysql_ssl: Option<String>,
     #[arg(long)]
     pub mysql_ssl_ca: Option<String>,
+    /// Comma-separated host list, read as libpq reads one: the first host that accepts
     #[arg(long)]
     pub pgsql_host: Option<String>,
     #[arg(long, value_parser = values::port)]
