@@ -293,7 +293,7 @@ impl Target {
                 "load-balance-hosts" if pg => t.load_balance = hosts::parse_load_balance(&v)?,
                 "connect-timeout" if pg => t.connect_timeout = connect_timeout(&v).map_err(|e| bad(&e))?,
                 "application-name" if pg => t.application_name = Some(v),
-                p @ ("target-session-attrs" | "load-balance-hosts" | "connect-timeout") => {
+                p @ ("target-session-attrs" | "load-balance-hosts") => {
                     return Err(bad(&format!("'{}' is a PostgreSQL parameter; a {} host list spreads the clients over the hosts round-robin", p.replace('-', "_"), engine.name())));
                 }
                 other if pg => {
