@@ -271,6 +271,11 @@ pub fn seconds(s: &str) -> Result<f64, String> {
     finite(s).filter(|v| (0.0..=MAX_SECONDS).contains(v)).ok_or_else(|| format!("use a number of seconds from 0 to {MAX_SECONDS} (e.g. 10 or 0.5)"))
 }
 
+/// Durations that must be more than zero.
+pub fn positive_seconds(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v <= MAX_SECONDS).ok_or_else(|| format!("use a number of seconds above 0, up to {MAX_SECONDS} (e.g. 30 or 0.5)"))
+}
+
 /// Open-loop rate bounds: the gap between arrivals, drawn from an
 /// exponential distribution, stays a representable duration at the low end;
 /// at the high end no client could keep up anyway.

@@ -4,8 +4,10 @@
 //! (comma-separated host lists, `sqlite:relative/path`), and because the
 //! password must never reach a `Display` impl.
 
+use super::hosts::{self, SessionAttrs};
 use crate::error::{Error, Result};
 use std::fmt;
+use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
@@ -80,7 +82,10 @@ impl SslMode {
 #[derive(Clone, PartialEq)]
 pub struct Target {
     pub engine: Engine,
-    /// One or more `host:port`; clients are spread over them round-robin.
+    /// One or more `host:port`. MySQL: clients are spread over them
+    /// round-robin. PostgreSQL: every connection takes the first host (in
+    /// this order, or shuffled with `load_balance`) that accepts it and
+    /// fits `session_attrs`, as libpq does.
     pub hosts: Vec<(String, u16)>,
     /// MySQL: unix socket path. PostgreSQL: socket directory.
     pub socket: Option<String>,
@@ -91,6 +96,15 @@ pub struct Target {
     pub ssl_ca: Option<String>,
     /// SQLite database file.
     pub path: Option<String>,
+    /// PostgreSQL: libpq's `target_session_attrs`.
+    pub session_attrs: SessionAttrs,
+    /// PostgreSQL: libpq's `load_balance_hosts=random` (hosts tried in a
+    /// random order, drawn again for every connection).
+    pub load_balance: bool,
+    /// PostgreSQL: libpq's `connect_timeout`, for each host tried.
+    pub connect_timeout: Option<Duration>,
+    /// PostgreSQL: the session's `application_name` (fairbench's own by default).
+    pub application_name: Option<String>,
 }
 
 impl fmt::Debug for Target {
@@ -103,10 +117,12 @@ pub const DEFAULT_SQLITE_PATH: &str = "fairbench.sqlite";
 
 impl Target {
     /// Where a server of this target listens, as seen on its own host: the
-    /// first host's TCP port, or the unix socket file (PostgreSQL names its
-    /// socket by port inside the directory the target gives).
-    pub fn listen_address(&self) -> (Option<u16>, Option<std::path::PathBuf>) {
-        let port = self.hosts.first().map(|h| h.1);
+    /// TCP port of host `host` (the one a connection ended on: a PostgreSQL
+    /// list's first host may be a standby passed over), or the unix socket
+    /// file (PostgreSQL names its socket by port inside the directory the
+    /// target gives).
+    pub fn listen_address(&self, host: usize) -> (Option<u16>, Option<std::path::PathBuf>) {
+        let port = self.hosts.get(host).or(self.hosts.first()).map(|h| h.1);
         let socket = self.socket.as_ref().map(|s| match self.engine {
             Engine::Postgres => std::path::Path::new(s).join(format!(".s.PGSQL.{}", port.unwrap_or(5432))),
             _ => std::path::PathBuf::from(s),
@@ -129,6 +145,10 @@ impl Target {
             ssl_mode: SslMode::Disabled,
             ssl_ca: None,
             path: Some(path.to_string()),
+            session_attrs: SessionAttrs::Any,
+            load_balance: false,
+            connect_timeout: None,
+            application_name: None,
         }
     }
 
@@ -151,6 +171,10 @@ impl Target {
             },
             ssl_ca: None,
             path: None,
+            session_attrs: SessionAttrs::Any,
+            load_balance: false,
+            connect_timeout: None,
+            application_name: None,
         }
     }
 
@@ -228,6 +252,9 @@ impl Target {
         }
         let default_port = t.hosts[0].1;
         t.hosts.clear();
+        if hostpart.contains(',') {
+            check_host_list(hostpart).map_err(|e| bad(&e))?;
+        }
         for h in hostpart.split(',').filter(|h| !h.is_empty()) {
             let h = pct_decode(h);
             if engine == Engine::Postgres && h.starts_with('/') {
@@ -245,19 +272,34 @@ impl Target {
             let (host, port) = split_host_port(&h, default_port).map_err(|e| bad(&e))?;
             t.hosts.push((host, port));
         }
+        let pg = engine == Engine::Postgres;
         let mut port_param = None;
         for kv in query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
             let v = pct_decode(v);
             match k.to_ascii_lowercase().replace('_', "-").as_str() {
                 "socket" | "host" if v.starts_with('/') => t.socket = Some(v),
+                // libpq's `?host=h1,h2`: the host list, ports from `port=`.
+                "host" if pg => {
+                    check_host_list(&v).map_err(|e| bad(&e))?;
+                    t.hosts = v.split(',').map(|h| (h.trim_start_matches('[').trim_end_matches(']').to_string(), default_port)).collect();
+                }
                 "ssl-mode" | "sslmode" => t.ssl_mode = SslMode::parse(&v)?,
                 "ssl-ca" | "sslrootcert" => t.ssl_ca = Some(v),
                 "password" => t.password = Some(v),
                 "user" => t.user = v,
-                "port" => {
-                    let p: u16 = v.parse().map_err(|_| bad("port is not a number"))?;
-                    port_param = Some(p);
+                "port" => port_param = Some(parse_ports(&v).map_err(|e| bad(&e))?),
+                "target-session-attrs" if pg => t.session_attrs = SessionAttrs::parse(&v)?,
+                "load-balance-hosts" if pg => t.load_balance = hosts::parse_load_balance(&v)?,
+                "connect-timeout" if pg => t.connect_timeout = connect_timeout(&v).map_err(|e| bad(&e))?,
+                "application-name" if pg => t.application_name = Some(v),
+                p @ ("target-session-attrs" | "load-balance-hosts") => {
+                    return Err(bad(&format!("'{}' is a PostgreSQL parameter; a {} host list spreads the clients over the hosts round-robin", p.replace('-', "_"), engine.name())));
+                }
+                other if pg => {
+                    return Err(bad(&format!(
+                        "unknown parameter '{other}' (known: host, port, user, password, sslmode, sslrootcert, target_session_attrs, load_balance_hosts, connect_timeout, application_name)"
+                    )))
                 }
                 other => return Err(bad(&format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca)"))),
             }
@@ -269,10 +311,11 @@ impl Target {
             t.hosts.push(("localhost".into(), default_port));
         }
         // After the default host, so that `?port=` also reaches a socket directory's server.
-        if let Some(p) = port_param {
-            for h in &mut t.hosts {
-                h.1 = p;
-            }
+        match port_param.as_deref() {
+            None => {}
+            Some([p]) => t.hosts.iter_mut().for_each(|h| h.1 = *p),
+            Some(ps) if ps.len() == t.hosts.len() => t.hosts.iter_mut().zip(ps).for_each(|(h, p)| h.1 = *p),
+            Some(ps) => return Err(bad(&format!("{} ports for {} hosts: give one port for all hosts, or one per host", ps.len(), t.hosts.len()))),
         }
         Ok(t)
     }
@@ -296,12 +339,25 @@ impl fmt::Display for Target {
                 if self.engine == Engine::Postgres && self.socket.is_some() && self.hosts.is_empty() {
                     write!(f, "{}", self.socket.as_deref().unwrap_or(""))?;
                 } else {
-                    let hs: Vec<String> = self.hosts.iter().map(|(h, p)| format!("{h}:{p}")).collect();
+                    let hs: Vec<String> = self.hosts.iter().map(hosts::host_port).collect();
                     f.write_str(&hs.join(","))?;
                 }
                 write!(f, "/{}", self.database)?;
+                let mut params = Vec::new();
                 if let Some(s) = &self.socket {
-                    write!(f, "?socket={s}")?;
+                    params.push(format!("socket={s}"));
+                }
+                if self.session_attrs != SessionAttrs::Any {
+                    params.push(format!("target_session_attrs={}", self.session_attrs.name()));
+                }
+                if self.load_balance {
+                    params.push("load_balance_hosts=random".into());
+                }
+                if let Some(d) = self.connect_timeout {
+                    params.push(format!("connect_timeout={}", d.as_secs()));
+                }
+                if !params.is_empty() {
+                    write!(f, "?{}", params.join("&"))?;
                 }
                 Ok(())
             }
@@ -309,17 +365,42 @@ impl fmt::Display for Target {
     }
 }
 
+/// A comma-separated host list with no empty entry (`h1,,h3` is a typo,
+/// not "the default host").
+fn check_host_list(list: &str) -> std::result::Result<(), String> {
+    if list.split(',').any(str::is_empty) {
+        return Err(format!("empty host in the host list '{list}': list hosts as h1:5432,h2:5432 with no empty entry"));
+    }
+    Ok(())
+}
+
+/// `port=`: one port, or a comma-separated list of one per host.
+fn parse_ports(v: &str) -> std::result::Result<Vec<u16>, String> {
+    v.split(',').map(|p| p.parse::<u16>().map_err(|_| format!("port '{p}' is not a number from 0 to 65535"))).collect()
+}
+
+/// libpq's `connect_timeout`: whole seconds per host; zero or negative
+/// waits without limit, and 1 means 2 (libpq's minimum).
+fn connect_timeout(v: &str) -> std::result::Result<Option<Duration>, String> {
+    let s: i64 = v.trim().parse().map_err(|_| format!("connect_timeout '{v}' is not a whole number of seconds"))?;
+    Ok((s > 0).then(|| Duration::from_secs(s.max(2) as u64)))
+}
+
 fn split_host_port(h: &str, default_port: u16) -> std::result::Result<(String, u16), String> {
     if let Some(rest) = h.strip_prefix('[') {
         // [::1]:3306
         let (host, tail) = rest.split_once(']').ok_or("unclosed '[' in host")?;
         let port = match tail.strip_prefix(':') {
+            // `host:` is the default port, as libpq reads it.
+            Some("") => default_port,
             Some(p) => p.parse().map_err(|_| format!("bad port '{p}'"))?,
-            None => default_port,
+            None if tail.is_empty() => default_port,
+            None => return Err(format!("unexpected '{tail}' after ']' in host")),
         };
         return Ok((host.to_string(), port));
     }
     match h.rsplit_once(':') {
+        Some((host, "")) => Ok((host.to_string(), default_port)),
         Some((host, p)) => Ok((host.to_string(), p.parse().map_err(|_| format!("bad port '{p}'"))?)),
         None => Ok((h.to_string(), default_port)),
     }
@@ -415,6 +496,95 @@ mod tests {
     fn sqlite_forms() {
         assert_eq!(Target::parse("sqlite:a/b.db").unwrap().path.as_deref(), Some("a/b.db"));
         assert_eq!(Target::parse("sqlite:///tmp/x.db").unwrap().path.as_deref(), Some("/tmp/x.db"));
+    }
+
+    fn hosts(t: &Target) -> Vec<(&str, u16)> {
+        t.hosts.iter().map(|(h, p)| (h.as_str(), *p)).collect()
+    }
+
+    #[test]
+    fn libpq_documented_uris() {
+        // The URI examples of libpq's "Connection Strings" section.
+        let t = Target::parse("postgresql://").unwrap();
+        assert_eq!(hosts(&t), vec![("localhost", 5432)]);
+        assert_eq!(hosts(&Target::parse("postgresql://localhost:5433").unwrap()), vec![("localhost", 5433)]);
+        assert_eq!(Target::parse("postgresql://localhost/mydb").unwrap().database, "mydb");
+        assert_eq!(Target::parse("postgresql://user@localhost").unwrap().user, "user");
+        let t = Target::parse("postgresql://user:secret@localhost").unwrap();
+        assert_eq!((t.user.as_str(), t.password.as_deref()), ("user", Some("secret")));
+        let t = Target::parse("postgresql://other@localhost/otherdb?connect_timeout=10&application_name=myapp").unwrap();
+        assert_eq!((t.user.as_str(), t.database.as_str()), ("other", "otherdb"));
+        assert_eq!(t.connect_timeout, Some(Duration::from_secs(10)));
+        assert_eq!(t.application_name.as_deref(), Some("myapp"));
+        let t = Target::parse("postgresql://host1:123,host2:456/somedb?target_session_attrs=any&application_name=myapp").unwrap();
+        assert_eq!(hosts(&t), vec![("host1", 123), ("host2", 456)]);
+        assert_eq!((t.session_attrs, t.load_balance, t.database.as_str()), (SessionAttrs::Any, false, "somedb"));
+        let t = Target::parse("postgresql://localhost/mydb?user=other&password=secret").unwrap();
+        assert_eq!((t.user.as_str(), t.password.as_deref()), ("other", Some("secret")));
+        assert_eq!(hosts(&Target::parse("postgresql:///mydb?host=localhost&port=5433").unwrap()), vec![("localhost", 5433)]);
+        assert_eq!(hosts(&Target::parse("postgresql://[2001:db8::1234]/database").unwrap()), vec![("2001:db8::1234", 5432)]);
+        assert_eq!(Target::parse("postgresql:///dbname?host=/var/lib/postgresql").unwrap().socket.as_deref(), Some("/var/lib/postgresql"));
+        assert_eq!(Target::parse("postgresql://%2Fvar%2Flib%2Fpostgresql/dbname").unwrap().socket.as_deref(), Some("/var/lib/postgresql"));
+    }
+
+    #[test]
+    fn postgres_host_lists_and_session_attributes() {
+        let t = Target::parse("postgres://u:p@h1:5432,h2,[::1]:5434/db?target_session_attrs=read-write&load_balance_hosts=random").unwrap();
+        assert_eq!(hosts(&t), vec![("h1", 5432), ("h2", 5432), ("::1", 5434)]);
+        assert_eq!((t.session_attrs, t.load_balance), (SessionAttrs::ReadWrite, true));
+        for (v, a) in [
+            ("any", SessionAttrs::Any),
+            ("read-write", SessionAttrs::ReadWrite),
+            ("read-only", SessionAttrs::ReadOnly),
+            ("primary", SessionAttrs::Primary),
+            ("standby", SessionAttrs::Standby),
+            ("prefer-standby", SessionAttrs::PreferStandby),
+        ] {
+            assert_eq!(Target::parse(&format!("postgres://h1,h2/db?target_session_attrs={v}")).unwrap().session_attrs, a);
+        }
+        assert!(!Target::parse("postgres://h1,h2/db?load_balance_hosts=disable").unwrap().load_balance);
+        // A port list of one per host, or one for all; `host:` is the default port.
+        let t = Target::parse("postgres:///db?host=a,b,c&port=1,2,3").unwrap();
+        assert_eq!(hosts(&t), vec![("a", 1), ("b", 2), ("c", 3)]);
+        assert_eq!(hosts(&Target::parse("postgres:///db?host=a,b&port=7").unwrap()), vec![("a", 7), ("b", 7)]);
+        assert_eq!(hosts(&Target::parse("postgres://a:,b:6/db").unwrap()), vec![("a", 5432), ("b", 6)]);
+        // libpq's connect_timeout: 1 means 2, 0 and below wait without limit.
+        assert_eq!(Target::parse("postgres://h/db?connect_timeout=1").unwrap().connect_timeout, Some(Duration::from_secs(2)));
+        assert_eq!(Target::parse("postgres://h/db?connect_timeout=0").unwrap().connect_timeout, None);
+        // What a run stores reads back the same (the report names nodes from it).
+        let shown = t.to_string();
+        assert_eq!(Target::parse(&shown).unwrap().hosts, t.hosts);
+        let v6 = Target::parse("postgres://u:p@[::1]:5433,h2/db?target_session_attrs=standby&load_balance_hosts=random").unwrap();
+        assert_eq!(v6.to_string(), "postgres://u:****@[::1]:5433,h2:5432/db?target_session_attrs=standby&load_balance_hosts=random");
+        let back = Target::parse(&v6.to_string()).unwrap();
+        assert_eq!((back.hosts, back.session_attrs, back.load_balance), (v6.hosts.clone(), v6.session_attrs, true));
+        // MySQL keeps its round-robin list.
+        let m = Target::parse("mysql://u@a:3306,b:3307/db").unwrap();
+        assert_eq!(hosts(&m), vec![("a", 3306), ("b", 3307)]);
+        assert_eq!(m.session_attrs, SessionAttrs::Any);
+    }
+
+    #[test]
+    fn bad_host_lists_and_attributes_say_what_is_valid() {
+        let msg = |u: &str| {
+            let e = Target::parse(u).unwrap_err();
+            assert!(matches!(e, Error::Usage(_)), "{u}");
+            let m = e.to_string();
+            assert!(!m.contains('\n') && !m.contains("pw"), "{m}");
+            m
+        };
+        let m = msg("postgres://u:pw@h1,,h3/db");
+        assert!(m.contains("empty host") && m.contains("h1,,h3"), "{m}");
+        assert!(msg("postgres://u:pw@h1,h2,/db").contains("empty host"));
+        assert!(msg("postgres://u:pw@/db?host=h1,,h3").contains("empty host"));
+        assert!(msg("mysql://u:pw@h1,,h3/db").contains("empty host"));
+        let m = msg("postgres://u:pw@h1,h2/db?target_session_attrs=master");
+        assert!(m.contains("'master'") && m.contains("any, read-write, read-only, primary, standby or prefer-standby"), "{m}");
+        assert!(msg("postgres://h1/db?load_balance_hosts=yes").contains("disable or random"));
+        assert!(msg("postgres:///db?host=a,b,c&port=1,2").contains("2 ports for 3 hosts"));
+        assert!(msg("postgres://h/db?connect_timeout=soon").contains("connect_timeout"));
+        assert!(msg("mysql://u:pw@h1,h2/db?target_session_attrs=read-write").contains("PostgreSQL parameter"));
+        assert!(msg("postgres://h/db?target_session_attrs=read-write&bogus=1").contains("target_session_attrs"));
     }
 
     #[test]

@@ -272,7 +272,7 @@ impl Sampler {
                     // Behind a pooler the process listening is the pooler's, not the server's.
                     let pooled = first.server.pooler.is_some();
                     let server_pid = if local && !cfg.target.engine.embedded() && !pooled {
-                        let (port, socket) = cfg.target.listen_address();
+                        let (port, socket) = cfg.target.listen_address(conn.as_ref().map_or(0, |c| c.host()));
                         proc::listener(port, socket.as_deref())
                     } else {
                         None

@@ -803,7 +803,7 @@ async fn client<W: Workload>(
                     }
                     ErrKind::ConnectionLost => {
                         local.window.borrow_mut().count_error(if e.code.is_empty() { "connection-lost" } else { &e.code });
-                        if !reconnect(&mut conn, &local).await {
+                        if !reconnect(&mut conn, &local, &shared, id).await {
                             break false;
                         }
                         retry = true;
@@ -863,11 +863,11 @@ async fn client<W: Workload>(
         if reconnect_every > 0 && done.is_multiple_of(reconnect_every) {
             if conn.reconnect().await.is_ok() {
                 local.window.borrow_mut().reconnects += 1;
-            } else if !reconnect(&mut conn, &local).await {
+            } else if !reconnect(&mut conn, &local, &shared, id).await {
                 break;
             }
         }
-        if conn.spent() && !renew(&mut conn, &local).await {
+        if conn.spent() && !renew(&mut conn, &local, &shared, id).await {
             break;
         }
     }
@@ -877,27 +877,54 @@ async fn client<W: Workload>(
 
 /// A planned reconnect between events (a TLS 1.2 session near its record
 /// limit): counted apart from the reconnects that follow a lost connection.
-async fn renew(conn: &mut Conn, local: &Local) -> bool {
+async fn renew(conn: &mut Conn, local: &Local, shared: &Shared, id: usize) -> bool {
     if conn.reconnect().await.is_ok() {
         let mut win = local.window.borrow_mut();
         win.reconnects += 1;
         win.planned_reconnects += 1;
         return true;
     }
-    reconnect(conn, local).await
+    reconnect(conn, local, shared, id).await
 }
 
-/// Reconnect until it works or the run stops; counts the reconnect.
-async fn reconnect(conn: &mut Conn, local: &Local) -> bool {
+/// Reconnect until it works, the run stops, or `--reconnect-timeout`
+/// passes (then the run fails); counts the reconnect. Each attempt goes
+/// through the target's whole host choice, so after a failover it finds
+/// the new primary. The pause between attempts grows from 10 ms to 100 ms:
+/// the gap stays short, and a host down is not asked hundreds of times a
+/// second by every client.
+async fn reconnect(conn: &mut Conn, local: &Local, shared: &Shared, id: usize) -> bool {
+    let limit = conn.reconnect_timeout();
+    let give_up = Instant::now() + limit;
+    let mut pause = Duration::from_millis(10);
+    // Why the last attempt that ended failed (the limit may cut the next one short).
+    let mut why = String::from("no host answered");
     loop {
         if local.stop.get() {
             return false;
         }
-        if conn.reconnect().await.is_ok() {
-            local.window.borrow_mut().reconnects += 1;
-            return true;
+        let left = give_up.saturating_duration_since(Instant::now());
+        // An attempt can wait on a host that does not answer: the run's end
+        // and the limit cut it short.
+        let tried = tokio::select! {
+            r = tokio::time::timeout(left, conn.reconnect()) => r,
+            () = until_set(&local.halt) => return false,
+        };
+        match tried {
+            Ok(Ok(())) => {
+                local.window.borrow_mut().reconnects += 1;
+                return true;
+            }
+            Ok(Err(e)) => why = e.message,
+            Err(_) => {}
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        if Instant::now() >= give_up {
+            shared.fail(format!("client {id} lost its connection and could not reconnect within {} s (--reconnect-timeout): {why}", limit.as_secs_f64()));
+            local.end();
+            return false;
+        }
+        tokio::time::sleep(pause.min(give_up.saturating_duration_since(Instant::now()))).await;
+        pause = (pause * 2).min(Duration::from_millis(100));
     }
 }
 

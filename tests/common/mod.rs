@@ -7,6 +7,8 @@
 //! it never silently skips.
 #![allow(dead_code)]
 
+pub mod pgpair;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

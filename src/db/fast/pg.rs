@@ -9,6 +9,7 @@
 
 use super::scram::Scram;
 use super::{be16, be32, tls, Choice, ReadBuf, Sock};
+use crate::db::hosts::HostState;
 use crate::db::postgres::{encode_copy_row, lost_sqlstate, value_text};
 use crate::db::{dollar_params, interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
@@ -54,6 +55,9 @@ pub struct PgFast {
     /// next: statements are then sent unnamed, parsed with every execution
     /// in the same Sync as their Bind/Execute (the form poolers pass on).
     pooler: Option<Pooler>,
+    /// The session's state as the server reported it at startup
+    /// (PostgreSQL 14 and later), for `target_session_attrs`.
+    reported: Option<HostState>,
 }
 
 /// libpq's spelling of an ssl mode, for messages.
@@ -196,12 +200,12 @@ impl PgFast {
             r.data.clear();
             r.pos = 0;
         }
-        let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false, pooler: None };
+        let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false, pooler: None, reported: None };
         // Startup: the parameters tokio-postgres sends, in its order.
         c.w.clear();
         c.w.extend_from_slice(&[0; 4]);
         c.w.extend_from_slice(&196_608i32.to_be_bytes());
-        for (k, v) in [("client_encoding", "UTF8"), ("user", t.user.as_str()), ("database", t.database.as_str()), ("application_name", "fairbench")] {
+        for (k, v) in [("client_encoding", "UTF8"), ("user", t.user.as_str()), ("database", t.database.as_str()), ("application_name", t.application_name.as_deref().unwrap_or("fairbench"))] {
             cstr(&mut c.w, k.as_bytes());
             cstr(&mut c.w, v.as_bytes());
         }
@@ -212,6 +216,7 @@ impl PgFast {
         c.send().await.map_err(io)?;
         let mut scram: Option<Sasl> = None;
         let mut key_pid = None;
+        let (mut hot_standby, mut default_ro) = (None, None);
         loop {
             let m = c.next().await.map_err(io)?;
             let body = &c.r.data[m.start..m.end];
@@ -296,10 +301,20 @@ impl PgFast {
                     return Err(DbError { kind: ErrKind::Connect, code, message });
                 }
                 b'K' if body.len() >= 4 => key_pid = Some(be32(body)),
+                b'S' => {
+                    let mut kv = body.split(|&b| b == 0);
+                    let (k, v) = (kv.next().unwrap_or(b""), String::from_utf8_lossy(kv.next().unwrap_or(b"")).into_owned());
+                    match k {
+                        b"in_hot_standby" => hot_standby = Some(v),
+                        b"default_transaction_read_only" => default_ro = Some(v),
+                        _ => {}
+                    }
+                }
                 b'Z' => break,
-                _ => {} // ParameterStatus, notices
+                _ => {} // notices
             }
         }
+        c.reported = HostState::reported(hot_standby.as_deref(), default_ro.as_deref());
         c.pooler = c.find_pooler(key_pid).await?;
         Ok(Choice::Fast(c))
     }
@@ -322,6 +337,11 @@ impl PgFast {
     /// The pooler in front of the server, if one answered this connection.
     pub fn pooler(&self) -> Option<Pooler> {
         self.pooler
+    }
+
+    /// The session's state as the server reported it at startup, if it did.
+    pub fn reported(&self) -> Option<HostState> {
+        self.reported
     }
 
     async fn send(&mut self) -> std::io::Result<()> {

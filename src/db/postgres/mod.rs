@@ -5,6 +5,7 @@
 pub mod dialect;
 pub mod spec;
 
+use super::hosts::HostState;
 use super::{dollar_params, interpolate, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
 use futures_util::SinkExt;
 use tokio_postgres::types::{ToSql, Type};
@@ -14,6 +15,9 @@ pub struct PgConn {
     client: Client,
     stmts: Vec<Option<tokio_postgres::Statement>>,
     text: String,
+    /// The session's state as the server reported it at startup
+    /// (PostgreSQL 14 and later), for `target_session_attrs`.
+    reported: Option<HostState>,
 }
 
 pub fn to_db_error(e: tokio_postgres::Error) -> DbError {
@@ -49,7 +53,7 @@ impl PgConn {
     pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<PgConn> {
         let t = &cfg.target;
         let mut c = tokio_postgres::Config::new();
-        c.user(&t.user).dbname(&t.database).application_name("fairbench");
+        c.user(&t.user).dbname(&t.database).application_name(t.application_name.as_deref().unwrap_or("fairbench"));
         if let Some(p) = &t.password {
             c.password(p);
         }
@@ -84,12 +88,15 @@ impl PgConn {
             d.kind = ErrKind::Connect;
             d
         };
-        let client = if t.ssl_mode == SslMode::Disabled || t.socket.is_some() {
+        // Read before the connection task takes the connection away.
+        let reported = |conn: &dyn Fn(&str) -> Option<String>| HostState::reported(conn("in_hot_standby").as_deref(), conn("default_transaction_read_only").as_deref());
+        let (client, reported) = if t.ssl_mode == SslMode::Disabled || t.socket.is_some() {
             let (client, conn) = c.connect(tokio_postgres::NoTls).await.map_err(fail)?;
+            let state = reported(&|k| conn.parameter(k).map(String::from));
             tokio::spawn(async move {
                 let _ = conn.await;
             });
-            client
+            (client, state)
         } else {
             let mut b = native_tls::TlsConnector::builder();
             if matches!(t.ssl_mode, SslMode::Preferred | SslMode::Required) {
@@ -105,12 +112,18 @@ impl PgConn {
             }
             let tls = b.build().map_err(|e| DbError { kind: ErrKind::Connect, code: String::new(), message: format!("TLS setup: {e}") })?;
             let (client, conn) = c.connect(postgres_native_tls::MakeTlsConnector::new(tls)).await.map_err(fail)?;
+            let state = reported(&|k| conn.parameter(k).map(String::from));
             tokio::spawn(async move {
                 let _ = conn.await;
             });
-            client
+            (client, state)
         };
-        Ok(PgConn { client, stmts: Vec::new(), text: String::new() })
+        Ok(PgConn { client, stmts: Vec::new(), text: String::new(), reported })
+    }
+
+    /// The session's state as the server reported it at startup, if it did.
+    pub fn reported(&self) -> Option<HostState> {
+        self.reported
     }
 
     pub async fn exec(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {

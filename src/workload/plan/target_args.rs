@@ -10,7 +10,8 @@ use clap::Args;
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Target")]
 pub struct TargetArgs {
-    /// mysql://user:pass@host:port/db[?socket=PATH&ssl-mode=..], postgres://user:pass@host:port/db, sqlite:PATH
+    /// mysql://user:pass@host:port/db[?socket=PATH&ssl-mode=..], postgres://user:pass@host:port/db
+    /// (a libpq host list: postgres://u:p@h1:5432,h2:5432/db?target_session_attrs=read-write), sqlite:PATH
     /// (default: sqlite:fairbench.sqlite in the working directory)
     #[arg(long, env = "FAIRBENCH_TARGET", hide_env_values = true)]
     pub target: Option<String>,
@@ -35,6 +36,7 @@ pub struct TargetArgs {
     pub mysql_ssl: Option<String>,
     #[arg(long)]
     pub mysql_ssl_ca: Option<String>,
+    /// Comma-separated host list, read as libpq reads one: the first host that accepts
     #[arg(long)]
     pub pgsql_host: Option<String>,
     #[arg(long, value_parser = values::port)]
@@ -61,6 +63,10 @@ pub struct TargetArgs {
     /// 40001,40P01,23505; 23505 as sysbench's driver does: a concurrent delete+insert of the same id]
     #[arg(long, value_parser = values::sqlstates)]
     pub pgsql_ignore_errors: Option<String>,
+    /// Seconds a client whose connection was lost keeps trying to reconnect (through the whole
+    /// host list) before the run stops with an error [default: 30]
+    #[arg(long, value_parser = values::positive_seconds)]
+    pub reconnect_timeout: Option<f64>,
     /// SQL run on every new connection (';'-separated), e.g. "SET SESSION sql_log_bin=0"
     #[arg(long, default_value = "", alias = "mysql-session-options")]
     pub session_options: String,
@@ -162,6 +168,8 @@ impl TargetArgs {
                     let port = self.pgsql_port.unwrap_or(5432);
                     if h.starts_with('/') {
                         t.socket = Some(h.clone());
+                    } else if h.split(',').any(str::is_empty) {
+                        return Err(usage!("--pgsql-host={h}: empty host in the host list; list hosts as h1,h2 with no empty entry"));
                     } else {
                         t.hosts = h.split(',').map(|h| (h.to_string(), port)).collect();
                     }
@@ -200,6 +208,9 @@ impl TargetArgs {
         }
         if let Some(l) = &self.pgsql_ignore_errors {
             cfg.pgsql_ignore = IgnoreList::parse(l);
+        }
+        if let Some(s) = self.reconnect_timeout {
+            cfg.reconnect_timeout = std::time::Duration::from_secs_f64(s);
         }
         cfg.session_sql = self.session_options.split(';').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
         Ok(cfg)
