@@ -6,6 +6,8 @@
 mod common;
 
 use common::*;
+use fairbench::model::record::{LevelRec, RunRecord, Severity};
+use fairbench::stats::gaps::{GapSpan, Outage};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -233,4 +235,49 @@ fn printed_and_stored() {
     let show = stdout(&run_ok(fairbench().args(["results", "show", "last", "--results"]).arg(&store)));
     assert!(show.contains("  Longest gap without a completed event: "), "{show}");
     assert!(show.contains("  Longest gap without a completed write: "), "{show}");
+    // compare: side by side with the other figures, in text and JSON.
+    run_ok(fairbench().args(["run", "oltp_write_only", "--table-size", "200", "--threads", "2", "--time", "1", "--target", &lite, "--results"]).arg(&store));
+    let text = stdout(&run_ok(fairbench().args(["compare", "1", "2", "--results"]).arg(&store)));
+    let header = text.lines().find(|l| l.contains("p99 ms")).unwrap_or_else(|| panic!("{text}"));
+    assert!(header.trim_end().ends_with("gap s write gap s"), "{text}");
+    let rows: Vec<&str> = text.lines().skip_while(|l| !l.contains("p99 ms")).skip(1).take(2).collect();
+    for row in &rows {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        let n = cells.len();
+        for c in &cells[n - 2..] {
+            assert!(c.starts_with("<0.02") || c.parse::<f64>().is_ok_and(|v| v > 0.02), "gap cell {c:?} in {row:?}\n{text}");
+        }
+    }
+    let v: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["compare", "1", "2", "--json", "--results"]).arg(&store)))).unwrap();
+    for r in v["levels"][0]["runs"].as_array().unwrap() {
+        assert_eq!(r["outage"]["threshold_ms"], 20.0, "{r}");
+        assert!(r["outage"]["all"].is_null() || r["outage"]["all"]["secs"].as_f64().unwrap() > 0.02, "{r}");
+    }
+}
+
+fn gap(from_s: f64, secs: f64) -> GapSpan {
+    GapSpan { from_s, to_s: from_s + secs, secs, open: false, errors: [("2013".to_string(), 12), ("1053".to_string(), 3)].into() }
+}
+
+fn run_with(outage: Option<Outage>, p99_ms: f64) -> RunRecord {
+    let level = LevelRec { threads: 8, status: "completed".into(), p99_ms, outage, ..LevelRec::default() };
+    RunRecord { id: 7, levels: vec![level], ..RunRecord::default() }
+}
+
+/// The audit's `outage` finding: info, naming the gap and when it began,
+/// for a gap of 1 s and ten times the p99; quiet for an ordinary one.
+#[test]
+fn audit_names_a_remarkable_gap() {
+    let o = Outage { threshold_ms: 20.0, all: Some(gap(32.1, 4.21)), write: Some(gap(32.1, 4.21)), kinds: vec![] };
+    let fs: Vec<_> = fairbench::audit::single(&run_with(Some(o), 12.0)).into_iter().filter(|f| f.rule == "outage").collect();
+    assert_eq!(fs.len(), 1, "{fs:?}");
+    assert_eq!(fs[0].severity, Severity::Info);
+    assert!(fs[0].message.contains("4.210 s, from 32.10 s (errors: 1053 x3, 2013 x12)"), "{}", fs[0].message);
+    assert_eq!(fs[0].evidence.len(), 2, "overall and writes: {:?}", fs[0].evidence);
+    // 0.5 s is under the 1 s bar; 2 s is under ten times a p99 of 300 ms.
+    for (o, p99) in [(Outage { threshold_ms: 20.0, all: Some(gap(1.0, 0.5)), ..Outage::default() }, 12.0), (Outage { threshold_ms: 20.0, all: Some(gap(1.0, 2.0)), ..Outage::default() }, 300.0)] {
+        let fs = fairbench::audit::single(&run_with(Some(o), p99));
+        assert!(fs.iter().all(|f| f.rule != "outage"), "{fs:?}");
+    }
+    assert!(fairbench::audit::single(&run_with(None, 1.0)).iter().all(|f| f.rule != "outage"));
 }
