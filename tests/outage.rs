@@ -94,10 +94,12 @@ struct Held {
 
 /// A write run of 8 s on the test's own table while `lock` holds it for
 /// [`HOLD`] from about 2 s in; returns the level's summary and the lock's times.
+/// 10,000 rows: the clients seldom wait for each other's rows, so the lock
+/// seldom waits behind a deadlock check (PostgreSQL's deadlock_timeout is 1 s).
 fn stalled_run(url: &str, table: &str, lock: &impl Fn() -> Held) -> (Value, Held) {
-    run_ok(fairbench().args(["prepare", "oltp_write_only", "--target", url, "--table-name", table, "--tables", "1", "--table-size", "1000"]));
+    run_ok(fairbench().args(["prepare", "oltp_write_only", "--target", url, "--table-name", table, "--tables", "1", "--table-size", "10000"]));
     let mut child = fairbench()
-        .args(["run", "oltp_write_only", "--target", url, "--table-name", table, "--tables", "1", "--table-size", "1000", "--no-prepare"])
+        .args(["run", "oltp_write_only", "--target", url, "--table-name", table, "--tables", "1", "--table-size", "10000", "--no-prepare"])
         .args(["--threads", "4", "--time", "8", "--report-interval", "1", "--output", "json", "--no-save"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -135,6 +137,7 @@ fn stalled_run(url: &str, table: &str, lock: &impl Fn() -> Held) -> (Value, Held
 /// times are too far apart to judge 100 ms (the lock waited long for the
 /// transactions in flight on a busy machine).
 fn check_gap(s: &Value, held: &Held) -> bool {
+    assert_schema(s);
     let o = &s["outage"];
     let gap = &o["write"];
     assert!(gap.is_object(), "no write gap reported: {s}");
@@ -158,6 +161,15 @@ fn check_gap(s: &Value, held: &Held) -> bool {
     let from = gap["from_s"].as_f64().unwrap();
     assert!((1.5..4.0).contains(&from), "the gap began at {from} s: {o}");
     true
+}
+
+/// The summary, with its gap object, is what `schema/run.schema.json` says.
+fn assert_schema(s: &Value) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/run.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v = jsonschema::draft202012::new(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(s).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "the summary does not match the schema: {errors:?}\n{s}");
 }
 
 /// Up to three stalled runs, until one's lock times are tight enough to judge.

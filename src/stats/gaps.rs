@@ -32,8 +32,12 @@ pub const THRESHOLD: Duration = Duration::from_millis(20);
 const BEAT: Duration = Duration::from_millis(200);
 
 /// Errors a client holds while it waits for a success; beyond this a burst
-/// keeps its first ones (and counts the others under "more").
+/// keeps its first ones.
 const PENDING_MAX: usize = 4096;
+
+/// Errors the reporter holds for gaps not yet settled; beyond this a level
+/// that errs without end keeps its first ones.
+const ERRORS_MAX: usize = 1 << 20;
 
 pub const ALL: usize = 0;
 pub const WRITE: usize = 1;
@@ -259,7 +263,9 @@ impl GapMerger {
     /// Takes in what one window recorded.
     pub fn absorb(&mut self, log: GapLog) {
         for (at, code) in log.errors {
-            self.errors.push((secs_since(self.t0, at), code));
+            if self.errors.len() < ERRORS_MAX {
+                self.errors.push((secs_since(self.t0, at), code));
+            }
         }
         for g in &log.gaps {
             let to = g.to.map(|t| secs_since(self.t0, t)).unwrap_or(f64::INFINITY);
