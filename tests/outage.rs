@@ -293,3 +293,26 @@ fn audit_names_a_remarkable_gap() {
     }
     assert!(fairbench::audit::single(&run_with(None, 1.0)).iter().all(|f| f.rule != "outage"));
 }
+
+/// A store written before the outage was measured (no `levels.outage`
+/// column) gets the column when opened: its runs show no gap, new ones do.
+#[test]
+fn an_older_store_gets_the_column() {
+    let dir = scratch_dir("outage-old-store");
+    let store = dir.join("r.sqlite");
+    let lite = format!("sqlite:{}", dir.join("o.sqlite").display());
+    let run = || run_ok(fairbench().args(["run", "oltp_point_select", "--table-size", "200", "--threads", "1", "--time", "1", "--target", &lite, "--results"]).arg(&store));
+    run();
+    let c = rusqlite::Connection::open(&store).unwrap();
+    c.execute_batch("ALTER TABLE levels DROP COLUMN outage").unwrap();
+    drop(c);
+    let old = stdout(&run_ok(fairbench().args(["results", "show", "1", "--results"]).arg(&store)));
+    assert!(!old.contains("Longest gap"), "{old}");
+    run();
+    let new = stdout(&run_ok(fairbench().args(["results", "show", "2", "--results"]).arg(&store)));
+    assert!(new.contains("  Longest gap without a completed event: "), "{new}");
+    assert!(!new.contains("without a completed write"), "a read-only run has no write line: {new}");
+    let c = rusqlite::Connection::open(&store).unwrap();
+    let stored: Vec<Option<String>> = c.prepare("SELECT outage FROM levels ORDER BY run_id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert!(stored[0].is_none() && stored[1].as_deref().is_some_and(|s| s.contains("\"threshold_ms\":20.0")), "{stored:?}");
+}

@@ -354,7 +354,8 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let mut done = 0;
     let mut next_seq = 0usize;
     let mut prev_t = 0.0;
-    let mut gaps = GapMerger::new(threads, w.kinds().len(), start + rc.warmup, start);
+    let limit = (!rc.time.is_zero()).then(|| rc.time.as_secs_f64());
+    let mut gaps = GapMerger::new(threads, w.kinds().len(), start + rc.warmup, start, limit);
     // A worker's last gaps, held until its earlier windows are in (see `GapMerger`).
     let mut done_gaps = Vec::new();
     while done < nworkers {
@@ -443,7 +444,6 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         gaps.absorb(log);
     }
     let kinds: Vec<(&str, bool)> = w.kinds().iter().enumerate().map(|(i, &k)| (k, total.kinds.get(i).is_some_and(|x| x.events > 0))).collect();
-    let outage = Some(gaps.finish(elapsed, total.writes > 0, &kinds));
     let cpu1 = process_cpu();
     // After a forced shutdown, workers whose client is inside a call are
     // left behind: the process ends without them.
@@ -462,6 +462,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         (None, None) if INTERRUPTED.load(Ordering::SeqCst) => Stop::Interrupted,
         (None, None) => Stop::Completed,
     };
+    let outage = Some(gaps.finish(elapsed, stop != Stop::Completed, total.writes > 0, &kinds));
     let clients = flat(&clients);
     let tail = cps.tail(elapsed, threads, &clients);
     let result = LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate, outage };

@@ -244,6 +244,9 @@ struct ClassMerge {
 /// The reporter's side: intersects the clients' gaps, class by class.
 pub struct GapMerger {
     t0: Instant,
+    /// The measured level's end when it has a time limit (seconds from t0):
+    /// what clients completed after it, winding down, is not the level's.
+    limit: Option<f64>,
     classes: Vec<ClassMerge>,
     /// Errors inside some client's recorded gap: (seconds from t0, code).
     errors: Vec<(f64, String)>,
@@ -251,13 +254,14 @@ pub struct GapMerger {
 
 impl GapMerger {
     /// `t0`: the start of the measured level (times are reported from it);
-    /// `started`: when the clients started (their gaps start there at the earliest).
-    pub fn new(clients: usize, kinds: usize, t0: Instant, started: Instant) -> GapMerger {
+    /// `started`: when the clients started (their gaps start there at the
+    /// earliest); `limit`: the measured time, when the level has one.
+    pub fn new(clients: usize, kinds: usize, t0: Instant, started: Instant, limit: Option<f64>) -> GapMerger {
         let s = secs_since(t0, started);
         let classes = (0..2 + kinds)
             .map(|_| ClassMerge { recs: vec![VecDeque::new(); clients], known: vec![s; clients], cursor: f64::NEG_INFINITY, best: None, best_errors: BTreeMap::new(), best_open: false })
             .collect();
-        GapMerger { t0, classes, errors: Vec::new() }
+        GapMerger { t0, limit, classes, errors: Vec::new() }
     }
 
     /// Takes in what one window recorded.
@@ -313,8 +317,13 @@ impl GapMerger {
     }
 
     fn offer(&mut self, class: usize, a: f64, b: f64, open: bool) {
-        // Only what lies in the measured level counts.
+        // Only what lies in the measured level counts: a gap past the time
+        // limit was still going at the level's end.
         let a = a.max(0.0);
+        let (b, open) = match self.limit {
+            Some(l) if b > l => (l, true),
+            _ => (b, open),
+        };
         if b <= a {
             return;
         }
@@ -333,10 +342,13 @@ impl GapMerger {
     }
 
     /// The level ended `end_s` seconds after t0: clients that did not say
-    /// they ended are taken as ended at their last success. `wrote`: the
+    /// they ended are taken as ended at their last success. A level without
+    /// a time limit ends when its clients do, so it has no open gap unless
+    /// `cut` (it was interrupted or failed). `wrote`: the
     /// level wrote anything (else it has no write gap); `kinds`: each
     /// kind's name and whether any event of it completed (else it has none).
-    pub fn finish(mut self, end_s: f64, wrote: bool, kinds: &[(&str, bool)]) -> Outage {
+    pub fn finish(mut self, end_s: f64, cut: bool, wrote: bool, kinds: &[(&str, bool)]) -> Outage {
+        let end_s = self.limit.map_or(end_s, |l| l.min(end_s));
         for c in &mut self.classes {
             for (i, q) in c.recs.iter_mut().enumerate() {
                 if q.back().is_none_or(|r| r.1.is_finite()) {
@@ -349,7 +361,7 @@ impl GapMerger {
         for i in 0..self.classes.len() {
             // Now every client's last record is open: what remains is the
             // level's open gap, if all of them are in it.
-            if let Some(a) = self.classes[i].open_from() {
+            if let Some(a) = self.classes[i].open_from().filter(|_| cut || self.limit.is_some()) {
                 if a < end_s {
                     self.offer(i, a, end_s, true);
                 }
@@ -437,7 +449,7 @@ mod tests {
 
     fn merger(clients: usize) -> GapMerger {
         let t = Instant::now();
-        GapMerger::new(clients, 0, t, t)
+        GapMerger::new(clients, 0, t, t, None)
     }
 
     fn all(o: &Outage) -> (f64, f64, bool) {
@@ -458,7 +470,7 @@ mod tests {
             m.beat(ALL, c, 9.99);
         }
         m.settle();
-        let o = m.finish(10.0, true, &[]);
+        let o = m.finish(10.0, true, true, &[]);
         assert_eq!(all(&o), (1.5, 3.5, false));
     }
 
@@ -469,7 +481,7 @@ mod tests {
         let mut m = merger(2);
         m.add_gap(ALL, 0, 1.0, 5.0);
         m.beat(ALL, 1, 9.995);
-        let o = m.finish(10.0, true, &[]);
+        let o = m.finish(10.0, true, true, &[]);
         assert!(o.all.is_none(), "{o:?}");
     }
 
@@ -483,7 +495,7 @@ mod tests {
         m.add_gap(ALL, 1, 4.9, 7.1);
         m.add_gap(ALL, 0, 8.0, 8.1);
         m.add_gap(ALL, 1, 8.0, 8.1);
-        let o = m.finish(10.0, true, &[]);
+        let o = m.finish(10.0, true, true, &[]);
         assert_eq!(all(&o), (5.0, 7.0, false));
     }
 
@@ -493,8 +505,33 @@ mod tests {
         let mut m = merger(2);
         m.add_gap(ALL, 0, 7.0, f64::INFINITY);
         m.add_gap(ALL, 1, 7.5, f64::INFINITY);
-        let o = m.finish(10.0, true, &[]);
+        let o = m.finish(10.0, true, true, &[]);
         assert_eq!(all(&o), (7.5, 10.0, true));
+    }
+
+    /// A time-limited level: a gap past the limit is open at it, and the
+    /// clients' wind-down after it is no gap.
+    #[test]
+    fn time_limit_ends_the_level() {
+        let t = Instant::now();
+        let mut m = GapMerger::new(2, 0, t, t, Some(10.0));
+        m.add_gap(ALL, 0, 9.0, 10.4);
+        m.add_gap(ALL, 1, 9.2, 10.5);
+        m.add_gap(ALL, 0, 10.4, f64::INFINITY);
+        m.add_gap(ALL, 1, 10.5, f64::INFINITY);
+        let o = m.finish(10.6, false, true, &[]);
+        assert_eq!(all(&o), (9.2, 10.0, true));
+    }
+
+    /// Without a time limit (--events) the level ends when its clients do:
+    /// the last one's wind-down is no open gap.
+    #[test]
+    fn events_mode_has_no_open_gap() {
+        let mut m = merger(2);
+        m.add_gap(ALL, 0, 4.0, f64::INFINITY);
+        m.add_gap(ALL, 1, 4.9, f64::INFINITY);
+        let o = m.finish(5.0, false, true, &[]);
+        assert!(o.all.is_none(), "{o:?}");
     }
 
     /// A client that ended early (its events done) does not hold the
@@ -505,7 +542,7 @@ mod tests {
         m.add_gap(ALL, 0, 2.0, f64::INFINITY);
         m.add_gap(ALL, 1, 4.0, 6.0);
         m.beat(ALL, 1, 9.49);
-        let o = m.finish(9.5, true, &[]);
+        let o = m.finish(9.5, true, true, &[]);
         assert_eq!(all(&o), (4.0, 6.0, false));
     }
 
@@ -516,7 +553,7 @@ mod tests {
         let mut m = merger(2);
         m.beat(ALL, 0, 3.0);
         m.add_gap(ALL, 1, 3.2, f64::INFINITY);
-        let o = m.finish(5.0, true, &[]);
+        let o = m.finish(5.0, true, true, &[]);
         assert_eq!(all(&o), (3.2, 5.0, true));
     }
 
@@ -529,7 +566,7 @@ mod tests {
         m.add_gap(ALL, 0, -0.5, 0.4);
         m.add_gap(ALL, 0, 2.0, 2.1);
         m.beat(ALL, 0, 4.99);
-        let o = m.finish(5.0, true, &[]);
+        let o = m.finish(5.0, true, true, &[]);
         assert_eq!(all(&o), (0.0, 0.4, false));
     }
 
@@ -539,7 +576,7 @@ mod tests {
         let mut m = merger(1);
         m.add_gap(ALL, 0, 1.0, 1.015);
         m.beat(ALL, 0, 4.99);
-        let o = m.finish(5.0, true, &[]);
+        let o = m.finish(5.0, true, true, &[]);
         assert!(o.all.is_none());
     }
 
@@ -548,14 +585,14 @@ mod tests {
     fn errors_inside_the_gap_only() {
         let t0 = Instant::now();
         let at = |s: f64| t0 + Duration::from_secs_f64(s);
-        let mut m = GapMerger::new(2, 0, t0, t0);
+        let mut m = GapMerger::new(2, 0, t0, t0, None);
         let log = GapLog {
             gaps: vec![GapRec { client: 0, class: ALL as u16, from: at(1.0), to: Some(at(4.0)) }, GapRec { client: 1, class: ALL as u16, from: at(2.0), to: Some(at(3.0)) }],
             errors: vec![(at(1.5), "1205".into()), (at(2.5), "1205".into()), (at(2.6), "2013".into())],
             beats: vec![Beat { client: 0, last: vec![at(4.5); 2] }, Beat { client: 1, last: vec![at(4.5); 2] }],
         };
         m.absorb(log);
-        let o = m.finish(5.0, true, &[]);
+        let o = m.finish(5.0, true, true, &[]);
         let s = o.all.unwrap();
         assert_eq!(s.errors, BTreeMap::from([("1205".to_string(), 1), ("2013".to_string(), 1)]));
         assert!((s.secs - 1.0).abs() < 1e-6);
