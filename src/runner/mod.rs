@@ -354,7 +354,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let mut done = 0;
     let mut next_seq = 0usize;
     let mut prev_t = 0.0;
-    let limit = (!rc.time.is_zero()).then(|| rc.time.as_secs_f64());
+    let limit = (!rc.time.is_zero()).then_some(rc.time.as_secs_f64());
     let mut gaps = GapMerger::new(threads, w.kinds().len(), start + rc.warmup, start, limit);
     // A worker's last gaps, held until its earlier windows are in (see `GapMerger`).
     let mut done_gaps = Vec::new();
