@@ -227,7 +227,9 @@ fn ordinary_run_gap_is_its_slowest_event() {
     let o = &s["outage"];
     let gap = o["all"]["secs"].as_f64().unwrap_or_else(|| panic!("no gap reported: {o}"));
     eprintln!("longest gap {gap:.4} s, slowest event {max_s:.4} s");
-    assert!(gap >= max_s - 0.002 && gap <= max_s + 0.015, "longest gap {gap:.4} s, slowest event {max_s:.4} s: {o}");
+    // Above: the client's own time between two events, a few ms unless the
+    // busy machine parks it; a gap of two events would be 50 ms more.
+    assert!(gap >= max_s - 0.002 && gap <= max_s + 0.025, "longest gap {gap:.4} s, slowest event {max_s:.4} s: {o}");
     assert!(o["write"].is_null(), "a read-only run has no write gap: {o}");
     assert!(o["kinds"].as_array().unwrap().is_empty(), "{o}");
 }
@@ -315,4 +317,43 @@ fn an_older_store_gets_the_column() {
     let c = rusqlite::Connection::open(&store).unwrap();
     let stored: Vec<Option<String>> = c.prepare("SELECT outage FROM levels ORDER BY run_id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     assert!(stored[0].is_none() && stored[1].as_deref().is_some_and(|s| s.contains("\"threshold_ms\":20.0")), "{stored:?}");
+}
+
+/// A workload with kinds (TPC-C) has a gap per kind, named as its kinds,
+/// each within the level; a kind's gap is at least the overall one.
+#[test]
+fn tpcc_has_a_gap_per_kind() {
+    let dir = scratch_dir("outage-tpcc");
+    let lite = format!("sqlite:{}", dir.join("t.sqlite").display());
+    let out = run_ok(fairbench().args(["run", "tpcc", "--warehouses", "1", "--threads", "2", "--time", "2", "--no-save", "--output", "json", "--target", &lite]));
+    let text = stdout(&out);
+    let s: Value = serde_json::from_str(text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap()).unwrap();
+    assert_schema(&s);
+    let o = &s["outage"];
+    let names: Vec<&str> = o["kinds"].as_array().unwrap().iter().map(|k| k["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["new_order", "payment", "order_status", "delivery", "stock_level"], "{o}");
+    let all = o["all"]["secs"].as_f64().unwrap_or(0.0);
+    for k in o["kinds"].as_array().unwrap() {
+        let g = &k["gap"];
+        if g.is_null() {
+            // Each of a frequent kind's gaps was under 20 ms.
+            assert_ne!(k["name"], "delivery", "a kind of 4% of the events waits more than 20 ms between two: {o}");
+            continue;
+        }
+        let secs = g["secs"].as_f64().unwrap();
+        assert!(secs >= all - 1e-9 && g["to_s"].as_f64().unwrap() <= 2.0 + 1e-9, "{o}");
+    }
+}
+
+/// Rate mode: a client waiting for its next arrival is idle, not failing;
+/// at 20 events/s the gaps between arrivals (50 ms on average) are no outage.
+#[test]
+fn rate_mode_idle_time_is_no_gap() {
+    let dir = scratch_dir("outage-rate");
+    let lite = format!("sqlite:{}", dir.join("r.sqlite").display());
+    let out = run_ok(fairbench().args(["run", "oltp_point_select", "--table-size", "200", "--threads", "2", "--rate", "20", "--time", "3", "--no-save", "--output", "json", "--target", &lite]));
+    let text = stdout(&out);
+    let s: Value = serde_json::from_str(text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap()).unwrap();
+    assert!(s["transactions"].as_u64().unwrap() > 20, "{s}");
+    assert!(s["outage"]["all"].is_null(), "{}", s["outage"]);
 }
