@@ -31,12 +31,13 @@ pub const THRESHOLD: Duration = Duration::from_millis(20);
 /// reporter can settle (and forget) what lies before.
 const BEAT: Duration = Duration::from_millis(200);
 
-/// Errors a client holds while it waits for a success; beyond this a burst
-/// keeps its first ones.
+/// Errors a client holds while it waits for a success (a class that never
+/// succeeds, as writes in a read-only run, holds them all); beyond this the
+/// older half goes, so the latest gap keeps its errors.
 const PENDING_MAX: usize = 4096;
 
-/// Errors the reporter holds for gaps not yet settled; beyond this a level
-/// that errs without end keeps its first ones.
+/// Errors the reporter holds for gaps not yet settled; beyond this the
+/// older half goes, as for [`PENDING_MAX`].
 const ERRORS_MAX: usize = 1 << 20;
 
 pub const ALL: usize = 0;
@@ -99,9 +100,10 @@ impl GapTracker {
     pub fn seen<T, E>(&mut self, r: Result<T, E>, code: impl Fn(&E) -> Option<&String>) -> Result<T, E> {
         if let Some(c) = r.as_ref().err().and_then(code) {
             let c = if c.is_empty() { "connection-lost" } else { c.as_str() };
-            if self.pending.len() < PENDING_MAX {
-                self.pending.push((Instant::now(), c.to_string()));
+            if self.pending.len() >= PENDING_MAX {
+                self.pending.drain(..PENDING_MAX / 2);
             }
+            self.pending.push((Instant::now(), c.to_string()));
         }
         r
     }
@@ -123,9 +125,12 @@ impl GapTracker {
         if let Some(k) = kind.filter(|k| 2 + k < self.last.len()) {
             self.close(log, 2 + k, end);
         }
-        if !self.pending.is_empty() {
+        // Errors before every class's last success are in no gap to come
+        // (they are in time order: drop the prefix, usually nothing).
+        if self.pending.first().is_some_and(|e| e.0 < end) {
             let oldest = self.last.iter().min().copied().unwrap_or(end);
-            self.pending.retain(|e| e.0 >= oldest);
+            let stale = self.pending.partition_point(|e| e.0 < oldest);
+            self.pending.drain(..stale);
         }
         if end >= self.next_beat {
             log.beats.push(Beat { client: self.client, last: self.last.clone() });
@@ -267,9 +272,11 @@ impl GapMerger {
     /// Takes in what one window recorded.
     pub fn absorb(&mut self, log: GapLog) {
         for (at, code) in log.errors {
-            if self.errors.len() < ERRORS_MAX {
-                self.errors.push((secs_since(self.t0, at), code));
+            if self.errors.len() >= ERRORS_MAX {
+                // Oldest first as they came (a client's in time order).
+                self.errors.drain(..ERRORS_MAX / 2);
             }
+            self.errors.push((secs_since(self.t0, at), code));
         }
         for g in &log.gaps {
             let to = g.to.map(|t| secs_since(self.t0, t)).unwrap_or(f64::INFINITY);
@@ -620,6 +627,24 @@ mod tests {
         assert_eq!(log.gaps.last().map(|r| r.class), Some(2));
         g.end(&mut log);
         assert_eq!(log.gaps.iter().filter(|r| r.to.is_none()).count(), 4);
+    }
+
+    /// A class that never succeeds (writes in a read-only run) holds the
+    /// errors back, but never so many that a later gap loses its own.
+    #[test]
+    fn errors_of_a_late_gap_survive_a_class_that_never_succeeds() {
+        let t0 = Instant::now();
+        let mut g = GapTracker::new(0, 0, t0);
+        let mut log = GapLog::default();
+        for _ in 0..3 * PENDING_MAX {
+            let _ = g.seen::<(), String>(Err("1205".into()), |e| Some(e));
+            g.success(&mut log, None, Instant::now(), false, None);
+        }
+        std::thread::sleep(Duration::from_millis(30));
+        let _ = g.seen::<(), String>(Err("2013".into()), |e| Some(e));
+        g.success(&mut log, None, Instant::now(), false, None);
+        assert_eq!(log.errors.last().map(|e| e.1.as_str()), Some("2013"), "the last gap's error reached the log");
+        assert!(g.pending.len() <= PENDING_MAX);
     }
 
     /// Rate mode: a client idle until its next arrival was not failing.
