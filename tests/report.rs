@@ -605,3 +605,32 @@ fn workload_figures_come_from_the_family_through_the_report_hook() {
         assert!(html.contains(&format!("<tr><td>{kind}</td>")), "per-transaction row for {kind}");
     }
 }
+
+/// The level's longest gap without a completed event is shaded on its
+/// time-series charts, from the end of warmup on, and the audit names it.
+#[test]
+fn an_outage_is_shaded_on_the_time_series() {
+    let dir = scratch_dir("report_outage");
+    let store = dir.join("r.sqlite");
+    let target = format!("sqlite:{}", dir.join("db.sqlite").display());
+    run_ok(fairbench().args(["run", "oltp_write_only", "--target", &target, "--table-size", "500", "--threads", "1", "--time", "4", "--warmup-time", "1", "--results"]).arg(&store));
+    // A 1.5 s gap 1.2 s into the measured run, as a failover would leave it.
+    let gap =
+        r#"{"threshold_ms":20.0,"all":{"from_s":1.2,"to_s":2.7,"secs":1.5,"open":false,"errors":{"2013":3}},"write":{"from_s":1.2,"to_s":2.7,"secs":1.5,"open":false,"errors":{"2013":3}},"kinds":[]}"#;
+    let c = rusqlite::Connection::open(&store).unwrap();
+    assert_eq!(c.execute("UPDATE levels SET outage = ?1, p99_ms = 5.0 WHERE run_id = 1", [gap]).unwrap(), 1);
+    drop(c);
+    let page = dir.join("outage.html");
+    report(&store, &["1"], &page, &[]);
+    let dom = dom(&page, &dir.join("profile"));
+    let cs = charts(&dom);
+    for what in ["tps", "latency", "errors"] {
+        let svg = chart(&cs, &format!("run1-level0-{what}"));
+        let band = svg.split("data-kind=\"gap\"").nth(1).unwrap_or_else(|| panic!("no gap band on run1-level0-{what}"));
+        // Its tooltip gives the span on the chart's axis: warmup (1 s) included.
+        let title = band.split("<title>").nth(1).and_then(|t| t.split("</title>").next()).unwrap();
+        assert_eq!(title, "gap 2.2..3.7 s", "run1-level0-{what}");
+    }
+    assert!(dom.contains("data-rule=\"outage\""), "the audit's outage finding is listed");
+    assert!(dom.contains("no event completed for 1.500 s, from 1.20 s (errors: 2013 x3)"), "the finding names the gap and its time");
+}

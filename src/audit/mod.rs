@@ -15,6 +15,7 @@ use crate::env::durability::{durability, DurClass};
 use crate::env::Server;
 use crate::model::record::{Finding, Severity};
 use crate::model::record::{LevelRec, RunRecord};
+use crate::stats::gaps::GapSpan;
 
 // Moved to crate::model::record; kept here so code naming them through the audit still compiles.
 
@@ -498,6 +499,33 @@ pub fn rule_standby_lag(r: &RunRecord) -> Vec<Finding> {
     }
 }
 
+/// A level whose longest gap without a completed event (or write, or
+/// event of one kind) was remarkable: 1 s or more and ten times its p99.
+/// Info: a failover or a lock may be what the run was meant to measure,
+/// but a throughput figure over such a level is not the steady state.
+pub fn rule_outage(r: &RunRecord) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for l in &r.levels {
+        let Some(o) = &l.outage else { continue };
+        let worth = |g: &GapSpan| crate::stats::gaps::remarkable(g.secs, l.p99_ms);
+        let mut classes: Vec<(String, &GapSpan)> = Vec::new();
+        classes.extend(o.all.as_ref().filter(|g| worth(g)).map(|g| ("event".to_string(), g)));
+        classes.extend(o.write.as_ref().filter(|g| worth(g)).map(|g| ("write".to_string(), g)));
+        classes.extend(o.kinds.iter().filter_map(|k| k.gap.as_ref().filter(|g| worth(g)).map(|g| (k.name.clone(), g))));
+        // The longest; of equal ones the first (events before writes before kinds).
+        let Some((what, longest)) = classes.iter().rev().max_by(|a, b| a.1.secs.total_cmp(&b.1.secs)) else { continue };
+        out.push(finding(
+            "outage",
+            Severity::Info,
+            vec![r.id],
+            format!("run {} at {} threads: no {what} completed for {}", r.id, l.threads, longest.text()),
+            classes.iter().map(|(w, g)| format!("level {} ({} threads): longest gap without a completed {w}: {}", l.level_no, l.threads, g.text())).collect(),
+            "the level's throughput includes this gap: if it was not the point of the run (a failover, a lock), look at what the server did then (locks, DDL, a checkpoint, a failover) and rerun",
+        ));
+    }
+    out
+}
+
 /// Every rule about one run.
 pub fn single(r: &RunRecord) -> Vec<Finding> {
     let mut v = Vec::new();
@@ -511,6 +539,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_rate_not_sustained(r));
     v.extend(rule_qps_trx(r));
     v.extend(rule_standby_lag(r));
+    v.extend(rule_outage(r));
     v.extend(repetitions::rule_noisy_series(r));
     v.extend(hardware::single(r));
     v

@@ -308,6 +308,7 @@ fn summaries(sink: &mut Sinks, console_at: Option<usize>, lvl: &runner::Level, i
                 intervals: Vec::new(),
                 stop: r.stop.clone(),
                 rate: r.rate,
+                outage: r.outage.clone(),
             };
             s.summary(&part, info);
             println!("Note: the report above covers the {:.4}s after the last checkpoint ({}s); the stored run covers the whole run.", cp.secs, cp.at_s);

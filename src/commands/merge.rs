@@ -472,7 +472,18 @@ pub fn merge(a: MergeArgs) -> Result<()> {
         for iv in &intervals {
             sink.interval(iv, false);
         }
-        let r = LevelResult { threads: lv.threads, total: lv.window, elapsed_s: lv.elapsed_s, clients: vec![], cpu_user_s: lv.cpu.0, cpu_sys_s: lv.cpu.1, intervals, stop: Stop::Completed, rate: 0.0 };
+        let r = LevelResult {
+            threads: lv.threads,
+            total: lv.window,
+            elapsed_s: lv.elapsed_s,
+            clients: vec![],
+            cpu_user_s: lv.cpu.0,
+            cpu_sys_s: lv.cpu.1,
+            intervals,
+            stop: Stop::Completed,
+            rate: 0.0,
+            outage: None,
+        };
         sink.summary(&r, &info);
     }
     rec.finish(&Ok(()));

@@ -11,6 +11,7 @@ use crate::env::durability::durability;
 use crate::env::Server;
 use crate::model::efficiency::{self, Efficiency};
 use crate::model::record::{Finding, LevelRec, RunRecord};
+use crate::stats::gaps::{GapSpan, Outage};
 use crate::stats::significance::median;
 use crate::units::human_bytes;
 use serde_json::{json, Value};
@@ -319,7 +320,26 @@ fn at_level(r: &RunRecord, threads: usize) -> Option<LevelRec> {
         return done.first().copied().or_else(|| r.levels.iter().find(|l| l.threads == threads)).cloned();
     }
     let med = |f: fn(&LevelRec) -> f64| median(&done.iter().map(|l| f(l)).collect::<Vec<_>>());
-    Some(LevelRec { threads, tps: med(|l| l.tps), qps: med(|l| l.qps), qps_no_trx: med(|l| l.qps_no_trx), p95_ms: med(|l| l.p95_ms), p99_ms: med(|l| l.p99_ms), ..done[0].clone() })
+    // The outage is not a typical figure but the worst: the repetition with the longest gap.
+    let outage = done.iter().filter_map(|l| l.outage.as_ref()).max_by(|a, b| gap_of(a).total_cmp(&gap_of(b))).cloned();
+    Some(LevelRec { threads, tps: med(|l| l.tps), qps: med(|l| l.qps), qps_no_trx: med(|l| l.qps_no_trx), p95_ms: med(|l| l.p95_ms), p99_ms: med(|l| l.p99_ms), outage, ..done[0].clone() })
+}
+
+fn gap_of(o: &Outage) -> f64 {
+    o.all.as_ref().map(|g| g.secs).unwrap_or(0.0)
+}
+
+/// A level's longest gap in seconds as a column shows it: "<0.02" when
+/// none was above the threshold, "-" when it was not measured, a trailing
+/// "+" when it lasted to the level's end.
+fn gap_cell(o: Option<&Outage>, pick: fn(&Outage) -> Option<&GapSpan>) -> String {
+    match o {
+        None => "-".into(),
+        Some(o) => match pick(o) {
+            Some(g) => format!("{:.3}{}", g.secs, if g.open { "+" } else { "" }),
+            None => format!("<{}", o.threshold_ms / 1e3),
+        },
+    }
 }
 
 /// Whether any run measured a level more than once (a series).
@@ -357,7 +377,10 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
     let series = any_series(rs);
     let medians = if series { ", medians of the repetitions" } else { "" };
     o.push_str(&format!("Per load level (difference against run {}{medians}):\n", base.id));
-    o.push_str(&format!("  {:>7}  {:>5}  {:>12} {:>8}  {:>12} {:>8}  {:>9} {:>8}  {:>9} {:>8}\n", "threads", "run", "tps", "diff", "qps", "diff", "p95 ms", "diff", "p99 ms", "diff"));
+    o.push_str(&format!(
+        "  {:>7}  {:>5}  {:>12} {:>8}  {:>12} {:>8}  {:>9} {:>8}  {:>9} {:>8}  {:>9} {:>11}\n",
+        "threads", "run", "tps", "diff", "qps", "diff", "p95 ms", "diff", "p99 ms", "diff", "gap s", "write gap s"
+    ));
     let d = |x: Option<f64>| x.map(|v| format!("{v:+.1}%")).unwrap_or_else(|| "".into());
     for t in thread_levels(rs) {
         let b = at_level(base, t);
@@ -370,7 +393,19 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
                 (Some(b), false) => (pct(b.tps, l.tps), pct(b.qps, l.qps), pct(b.p95_ms, l.p95_ms), pct(b.p99_ms, l.p99_ms)),
                 _ => (None, None, None, None),
             };
-            o.push_str(&format!("  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}\n", r.id, l.tps, d(dt), l.qps, d(dq), l.p95_ms, d(d95), l.p99_ms, d(d99)));
+            let (gap, wgap) = (gap_cell(l.outage.as_ref(), |o| o.all.as_ref()), gap_cell(l.outage.as_ref(), |o| o.write.as_ref()));
+            o.push_str(&format!(
+                "  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}  {gap:>9} {wgap:>11}\n",
+                r.id,
+                l.tps,
+                d(dt),
+                l.qps,
+                d(dq),
+                l.p95_ms,
+                d(d95),
+                l.p99_ms,
+                d(d99)
+            ));
         }
     }
     o.push_str(&efficiency_text(rs));
@@ -449,6 +484,7 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
                     Some(json!({
                         "run": r.id, "tps": l.tps, "qps": l.qps, "qps_without_trx": l.qps_no_trx, "p95_ms": l.p95_ms, "p99_ms": l.p99_ms,
                         "tps_diff_pct": diff(|l| l.tps), "qps_diff_pct": diff(|l| l.qps), "p95_diff_pct": diff(|l| l.p95_ms), "p99_diff_pct": diff(|l| l.p99_ms),
+                        "outage": l.outage,
                     }))
                 })
                 .collect();

@@ -124,6 +124,9 @@ pub struct LevelResult {
     pub intervals: Vec<Interval>,
     pub stop: Stop,
     pub rate: f64,
+    /// The longest gaps without a completed event (None: not measured,
+    /// as in a merge of several processes' logs).
+    pub outage: Option<crate::stats::gaps::Outage>,
 }
 
 /// The counters of one stretch between sysbench checkpoints

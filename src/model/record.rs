@@ -95,6 +95,10 @@ pub struct LevelRec {
     pub histogram: Option<String>,
     pub intervals: Vec<IntervalRec>,
     pub samples: Vec<StoredSample>,
+    /// The longest gaps without a completed event (None: not measured, as
+    /// in runs recorded before it was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outage: Option<crate::stats::gaps::Outage>,
 }
 
 /// Serialized as `results export` writes it, and read back from such a

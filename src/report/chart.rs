@@ -31,7 +31,7 @@ pub struct Series {
     pub errors: Vec<(f64, f64, f64)>,
 }
 
-/// A shaded span of x: warmup or a stall.
+/// A shaded span of x: warmup, a stall, or the level's longest gap without a completed event.
 #[derive(Clone, Debug)]
 pub struct Band {
     pub from: f64,
@@ -43,6 +43,7 @@ pub struct Band {
 pub enum BandKind {
     Warmup,
     Stall,
+    Gap,
 }
 
 impl BandKind {
@@ -50,12 +51,14 @@ impl BandKind {
         match self {
             BandKind::Warmup => "warmup",
             BandKind::Stall => "stall",
+            BandKind::Gap => "gap",
         }
     }
     fn fill(self) -> &'static str {
         match self {
             BandKind::Warmup => "#9aa3ad",
             BandKind::Stall => "#e0483e",
+            BandKind::Gap => "#7b3fc4",
         }
     }
 }
@@ -295,9 +298,9 @@ impl Chart {
                 r#"<rect class="band" data-kind="{}" x="{x0:.1}" y="{top}" width="{:.1}" height="{ph}" fill="{}" fill-opacity="{}"><title>{} {}..{} s</title></rect>"#,
                 b.kind.name(),
                 // A stall of seconds in a day is a sliver: kept wide enough to see.
-                (x1 - x0).max(if b.kind == BandKind::Stall { 3.0 } else { 1.5 }),
+                (x1 - x0).max(if b.kind == BandKind::Warmup { 1.5 } else { 3.0 }),
                 b.kind.fill(),
-                if b.kind == BandKind::Stall { 0.3 } else { 0.16 },
+                if b.kind == BandKind::Warmup { 0.16 } else { 0.3 },
                 b.kind.name(),
                 num(b.from),
                 num(b.to)

@@ -12,6 +12,7 @@ pub mod sysbench;
 
 use crate::model::RunInfo;
 use crate::model::{Checkpoint, Interval, LevelResult, Sink, Stop};
+use crate::stats::gaps::remarkable;
 use crate::stats::{mean_stddev, pct_ms, ClientTotals, Window};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -345,6 +346,9 @@ fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
     if t.planned_reconnects > 0 {
         p(format!("Planned reconnects: {} of the {} (TLS 1.2 sessions renewed before their cipher's record limit; not errors)", t.planned_reconnects, t.reconnects));
     }
+    for line in outage_lines(r) {
+        p(line);
+    }
     if t.trx_stmts > 0 {
         let q = t.queries().saturating_sub(t.trx_stmts);
         p(format!("Queries without BEGIN/COMMIT: {q} ({:.2} per sec.)", q as f64 / secs));
@@ -369,6 +373,15 @@ fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
     }
     p(format!("Label: {}", info.label));
     s
+}
+
+/// The longest gaps without a completed event: overall always (it is the
+/// answer to "did it ever stop?", in one line), for writes whenever the
+/// level wrote, and per kind only when remarkable.
+pub fn outage_lines(r: &LevelResult) -> Vec<String> {
+    let Some(o) = &r.outage else { return Vec::new() };
+    let t = &r.total;
+    o.lines(t.writes > 0, |i, g| t.kinds.get(i).is_some_and(|k| remarkable(g.secs, pct_ms(&k.lat, 99.0))))
 }
 
 pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
@@ -432,5 +445,6 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
             "eps": n as f64 / secs,
         })).collect::<Vec<_>>(),
         "options": opts,
+        "outage": r.outage,
     })
 }

@@ -19,6 +19,7 @@ use crate::db::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::error::{Error, Result};
 use crate::model::{interrupted, Checkpoint, Interval, LevelOptions, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
 use crate::rand::Rng;
+use crate::stats::gaps::{GapMerger, GapTracker};
 use crate::stats::{process_cpu, ClientTotals, Window};
 use crate::workload::{Counters, Workload};
 // The run types moved to crate::model; kept here so code naming them through the runner still compiles.
@@ -353,6 +354,10 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let mut done = 0;
     let mut next_seq = 0usize;
     let mut prev_t = 0.0;
+    let limit = (!rc.time.is_zero()).then_some(rc.time.as_secs_f64());
+    let mut gaps = GapMerger::new(threads, w.kinds().len(), start + rc.warmup, start, limit);
+    // A worker's last gaps, held until its earlier windows are in (see `GapMerger`).
+    let mut done_gaps = Vec::new();
     while done < nworkers {
         if force_at.is_some_and(|at| Instant::now() >= at) {
             // The clients still inside an event are not waited for.
@@ -387,7 +392,8 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
                     clients[wi] = c;
                 }
                 while pending.get(&next_seq).map(|e| e.0 == nworkers).unwrap_or(false) {
-                    let (_, win, at_boundary) = pending.remove(&next_seq).unwrap();
+                    let (_, mut win, at_boundary) = pending.remove(&next_seq).unwrap();
+                    gaps.absorb(std::mem::take(&mut win.gaps));
                     let t = boundary(next_seq, rc).as_secs_f64();
                     let warm = t <= rc.warmup.as_secs_f64() + 1e-9 && !rc.warmup.is_zero();
                     if !warm {
@@ -412,8 +418,9 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
                     next_seq += 1;
                 }
             }
-            Msg::Done { wi, w, clients: c } => {
+            Msg::Done { wi, mut w, clients: c } => {
                 done += 1;
+                done_gaps.push(std::mem::take(&mut w.gaps));
                 total.merge(&w);
                 if cps.active() {
                     cps.since.merge(&w);
@@ -425,13 +432,18 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         }
     }
     // Windows of boundaries that not every worker reached (early stop).
-    for (_, (_, win, _)) in pending {
+    for (_, (_, mut win, _)) in pending {
+        gaps.absorb(std::mem::take(&mut win.gaps));
         total.merge(&win);
         if cps.active() {
             cps.since.merge(&win);
         }
     }
     let elapsed = start.elapsed().as_secs_f64() - rc.warmup.as_secs_f64().min(start.elapsed().as_secs_f64());
+    for log in done_gaps {
+        gaps.absorb(log);
+    }
+    let kinds: Vec<(&str, bool)> = w.kinds().iter().enumerate().map(|(i, &k)| (k, total.kinds.get(i).is_some_and(|x| x.events > 0))).collect();
     let cpu1 = process_cpu();
     // After a forced shutdown, workers whose client is inside a call are
     // left behind: the process ends without them.
@@ -450,9 +462,10 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         (None, None) if INTERRUPTED.load(Ordering::SeqCst) => Stop::Interrupted,
         (None, None) => Stop::Completed,
     };
+    let outage = Some(gaps.finish(elapsed, stop != Stop::Completed, total.writes > 0, &kinds));
     let clients = flat(&clients);
     let tail = cps.tail(elapsed, threads, &clients);
-    let result = LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate };
+    let result = LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate, outage };
     Ok(Level { result, tail, forced })
 }
 
@@ -755,6 +768,7 @@ async fn client<W: Workload>(
     let must_yield = conn.engine().embedded();
     // A cluster's nodes in the target: events are counted per node.
     let hosts = conn.hosts();
+    let mut gaps = GapTracker::new(id, w.kinds().len(), Instant::now());
     let mut done = 0u64;
     while done < quota && !local.stop.get() {
         let intended = if rate_mode {
@@ -779,7 +793,7 @@ async fn client<W: Workload>(
         let mut q = Counters { steps: std::mem::take(&mut steps_buf), ..Counters::default() };
         let mut retry = false;
         let ok = loop {
-            match w.event(&mut conn, &mut st, &mut q, retry).await {
+            match gaps.seen(w.event(&mut conn, &mut st, &mut q, retry).await, |e| if e.kind == ErrKind::Stopped { None } else { Some(&e.code) }) {
                 Ok(()) => break true,
                 Err(e) => match e.kind {
                     ErrKind::Retryable => {
@@ -838,6 +852,7 @@ async fn client<W: Workload>(
             let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
             let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
             win.record(corrected, raw, rate_mode);
+            gaps.success(&mut win.gaps, intended, end, q.writes > 0, kinds.then_some(q.kind));
             if hosts > 1 {
                 win.count_host(conn.host(), hosts);
             }
@@ -871,6 +886,7 @@ async fn client<W: Workload>(
             break;
         }
     }
+    gaps.end(&mut local.window.borrow_mut().gaps);
     w.client_done(&mut conn, &mut st).await;
     conn.close().await;
 }

@@ -6,6 +6,7 @@
 //! percentiles are as exact as per-worker ones, and no lock or atomic is
 //! touched per query.
 
+pub mod gaps;
 pub mod significance;
 
 use hdrhistogram::Histogram;
@@ -59,6 +60,9 @@ pub struct Window {
     /// Events per host of a target that lists several (cluster nodes), in
     /// the target's order; empty with one host.
     pub per_host: Vec<u64>,
+    /// The clients' gaps without a completed event (see [`gaps`]); the
+    /// reporter takes them out of each window as it arrives.
+    pub gaps: gaps::GapLog,
 }
 
 /// Counts of one kind of event.
@@ -108,6 +112,7 @@ impl Window {
             kinds: Vec::new(),
             steps: Vec::new(),
             per_host: Vec::new(),
+            gaps: gaps::GapLog::default(),
         }
     }
 
@@ -170,6 +175,7 @@ impl Window {
         self.lat_raw = empty_hist();
         self.kinds = Vec::new();
         self.steps = Vec::new();
+        self.gaps = gaps::GapLog::default();
     }
 
     pub fn count_error(&mut self, code: &str) {
@@ -216,6 +222,9 @@ impl Window {
         }
         for (a, b) in self.per_host.iter_mut().zip(&o.per_host) {
             *a += b;
+        }
+        if !o.gaps.is_empty() {
+            self.gaps.merge(&o.gaps);
         }
     }
 

@@ -73,6 +73,7 @@ CREATE TABLE IF NOT EXISTS levels(
     summary TEXT,                    -- the JSON summary printed by --output json
     histogram BLOB,                  -- HDR histogram, V2 + deflate (microseconds)
     histogram_uncorrected BLOB,      -- rate mode: from the actual start
+    outage TEXT,                     -- JSON: the longest gaps without a completed event
     PRIMARY KEY(run_id, level_no)
 );
 CREATE TABLE IF NOT EXISTS intervals(
@@ -111,6 +112,7 @@ pub fn open(path: &Path, create: bool) -> Result<Connection> {
     c.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(|e| io(path, e))?;
     c.execute_batch("PRAGMA synchronous=NORMAL;").map_err(|e| io(path, e))?;
     c.execute_batch(SCHEMA).map_err(|e| io(path, format!("{e} (is it a fairbench results store?)")))?;
+    add_columns(&c).map_err(|e| io(path, e))?;
     let v: Option<String> = c.query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0)).optional().map_err(|e| io(path, e))?;
     match v {
         None => {
@@ -122,6 +124,21 @@ pub fn open(path: &Path, create: bool) -> Result<Connection> {
         _ => {}
     }
     Ok(c)
+}
+
+/// Columns added after a store's tables were created: added to an older
+/// store when it is opened. Each is nullable, so an older fairbench still
+/// reads the store (it names its columns) and the schema version stays.
+const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("levels", "outage", "TEXT")];
+
+fn add_columns(c: &Connection) -> rusqlite::Result<()> {
+    for (table, column, decl) in ADDED_COLUMNS {
+        let has: bool = c.query_row(&format!("SELECT count(*) > 0 FROM pragma_table_info('{table}') WHERE name = ?1"), params![column], |r| r.get(0))?;
+        if !has {
+            c.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {decl}"))?;
+        }
+    }
+    Ok(())
 }
 
 /// HDR histogram in the V2 + deflate format other HDR tools read.
@@ -180,7 +197,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
         .optional()?;
     let Some(mut rec) = r else { return Ok(None) };
     let mut st = c.prepare(
-        "SELECT level_no, threads, status, started_at, ended_at, events, queries, trx_stmts, elapsed_s, tps, qps, qps_without_trx, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, summary, histogram FROM levels WHERE run_id = ?1 ORDER BY level_no",
+        "SELECT level_no, threads, status, started_at, ended_at, events, queries, trx_stmts, elapsed_s, tps, qps, qps_without_trx, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, summary, histogram, outage FROM levels WHERE run_id = ?1 ORDER BY level_no",
     )?;
     let levels = st.query_map(params![id], |r| {
         let cpu = r.get::<_, Option<f64>>(14)?.unwrap_or(0.0) + r.get::<_, Option<f64>>(15)?.unwrap_or(0.0);
@@ -205,6 +222,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
             histogram: if histograms { r.get::<_, Option<Vec<u8>>>(17)?.map(|b| b64(&b)) } else { None },
             intervals: vec![],
             samples: vec![],
+            outage: r.get::<_, Option<String>>(18)?.and_then(|s| serde_json::from_str(&s).ok()),
         })
     })?;
     for l in levels {
@@ -559,11 +577,12 @@ impl Sink for StoreSink {
             Stop::Failed(_) => "failed",
         };
         let summary = crate::report::summary_json(r, info).to_string();
+        let outage = r.outage.as_ref().and_then(|o| serde_json::to_string(o).ok());
         let raw = if r.rate > 0.0 { Some(hist_bytes(&t.lat_raw)) } else { None };
         let (id, n) = (l.run_id, l.level_no as i64);
         let res = l.conn.execute(
             "UPDATE levels SET ended_at = ?1, status = ?2, events = ?3, queries = ?4, trx_stmts = ?5, elapsed_s = ?6, tps = ?7, qps = ?8, qps_without_trx = ?9, p95_ms = ?10, p99_ms = ?11,
-             cpu_user_s = ?12, cpu_sys_s = ?13, summary = ?14, histogram = ?15, histogram_uncorrected = ?16 WHERE run_id = ?17 AND level_no = ?18",
+             cpu_user_s = ?12, cpu_sys_s = ?13, summary = ?14, histogram = ?15, histogram_uncorrected = ?16, outage = ?19 WHERE run_id = ?17 AND level_no = ?18",
             params![
                 now_rfc3339(),
                 status,
@@ -582,7 +601,8 @@ impl Sink for StoreSink {
                 hist_bytes(&t.lat),
                 raw,
                 id,
-                n
+                n,
+                outage
             ],
         );
         if let Err(e) = res {

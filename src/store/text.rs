@@ -84,6 +84,12 @@ pub fn show_text(r: &RunRecord) -> String {
             l.cpu_cores,
             l.elapsed_s
         ));
+        if let Some(o) = &l.outage {
+            // p99 per kind is not stored: a kind's line needs a gap of 1 s.
+            for line in o.lines(o.write.is_some() || l.intervals.iter().any(|i| i.writes > 0), |_, g| g.secs >= 1.0) {
+                p(format!("  {line}"));
+            }
+        }
         for i in &l.intervals {
             let s = i.secs.max(1e-9);
             p(format!(

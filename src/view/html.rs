@@ -164,7 +164,7 @@ fn hdr_charts(runs: &[ReportRun]) -> Vec<Chart> {
     out
 }
 
-/// Warmup and stalls of a level, as shaded spans.
+/// Warmup, stalls and the longest gap of a level, as shaded spans.
 fn level_bands(l: &LevelRec) -> Vec<Band> {
     let mut b = Vec::new();
     let warm: Vec<&IntervalRec> = l.intervals.iter().filter(|i| i.warmup).collect();
@@ -174,7 +174,19 @@ fn level_bands(l: &LevelRec) -> Vec<Band> {
     if let Some((_, spans)) = crate::audit::stall_spans(l) {
         b.extend(spans.into_iter().map(|(from, to, _)| Band { from, to, kind: BandKind::Stall }));
     }
+    // The gap is timed from the end of warmup; the charts from the start.
+    let warm_s = warm.last().map(|i| i.t).unwrap_or(0.0);
+    if let Some(g) = outage_band(l) {
+        b.push(Band { from: warm_s + g.from_s, to: warm_s + g.to_s, kind: BandKind::Gap });
+    }
     b
+}
+
+/// The level's longest gap without a completed event or write, when worth
+/// shading (as the audit's `outage` finding: 1 s and ten times the p99).
+fn outage_band(l: &LevelRec) -> Option<&crate::stats::gaps::GapSpan> {
+    let o = l.outage.as_ref()?;
+    [o.all.as_ref(), o.write.as_ref()].into_iter().flatten().filter(|g| crate::stats::gaps::remarkable(g.secs, l.p99_ms)).max_by(|a, b| a.secs.total_cmp(&b.secs))
 }
 
 /// The time-series charts of one level.
@@ -288,7 +300,7 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
         push_charts(&mut o, &mut charts, hdr);
         o.push_str("</div>");
     }
-    o.push_str("<h2 id=\"timeseries\">Over time</h2><p class=\"legend-note\">Per level, per second. Grey: warmup; red: stall (throughput below 10% of the level's median for 2 s or more). Long runs are drawn in windows keeping each window's lowest throughput and highest latency.</p>");
+    o.push_str("<h2 id=\"timeseries\">Over time</h2><p class=\"legend-note\">Per level, per second. Grey: warmup; red: stall (throughput below 10% of the level's median for 2 s or more); purple: the longest gap without a completed event or write, when 1 s or more. Long runs are drawn in windows keeping each window's lowest throughput and highest latency.</p>");
     for r in runs {
         for l in &r.rec.levels {
             let _ = write!(o, "<h3>{}, {} threads</h3><div class=\"grid\">", esc(&run_name(&r.rec)), l.threads);
