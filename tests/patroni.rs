@@ -168,7 +168,8 @@ fn a_synchronous_cluster_has_one_leader_switches_over_and_stops_without_a_trace(
     let env = stdout(&run_ok(fairbench().args(["env", "--target", &c.nodes[leader]])));
     assert!(env.contains("PostgreSQL") && env.contains("durability:"), "{env}");
     let results = scratch_dir("patroni-results").join("r.sqlite");
-    let run = run_ok(fairbench().args(["run", "oltp_read_write", "--tables", "1", "--table-size", "200", "--threads", "1", "--time", "1", "--target", &c.nodes[leader]]).arg("--results").arg(&results));
+    let run =
+        run_ok(fairbench().args(["run", "oltp_read_write", "--tables", "1", "--table-size", "200", "--threads", "1", "--time", "1", "--target", &c.nodes[leader]]).arg("--results").arg(&results));
     assert!(stdout(&run).contains("transactions:"), "{}", show(&run));
     let listed = stdout(&run_ok(fairbench().args(["server", "list"]).env("FAIRBENCH_SANDBOX_ROOT", &root)));
     assert!(listed.contains(&c.name) && listed.contains("running") && listed.contains("patroni"), "{listed}");

@@ -531,6 +531,10 @@ fn health(o: &StartOpts, c: &Cluster, b: &Bins) -> Health {
         .nodes
         .iter()
         .map(|n| {
+            // Each probe may take a moment on a busy machine: a Ctrl-C ends the round.
+            if crate::model::interrupted() {
+                return None;
+            }
             let out = psql_at(b, n.port, &o.user, &o.password, "postgres", &q).ok()?;
             let f: Vec<&str> = out.trim().split('|').collect();
             if f.len() != 5 || !super::same_dir(f[1], &n.dir.join("data")) {
