@@ -321,97 +321,82 @@ fn spawn(prog: &Path, args: &[String], user: &Option<String>, home: &Path, log: 
 /// then creates the test database. The caller kills what is left on error.
 pub(super) fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result<()> {
     let c = sb.cluster.as_ref().ok_or_else(|| Error::Io("cluster sandbox without its layout".into()))?;
-    let d = &sb.dir;
+    let tools = b.cluster.as_ref().ok_or_else(|| Error::Io("patroni's programs were not looked up".into()))?;
     for n in &c.nodes {
         fs::create_dir_all(&n.dir).map_err(|e| io(n.dir.display(), e))?;
         write_json(&n.dir.join("patroni.yml"), &node_config(o, sb, c, n, b))?;
     }
     write_json(&c.ctl_config, &ctl_config(sb, c))?;
-    super::chown(d, user)?;
+    super::chown(&sb.dir, user)?;
     let deadline = Instant::now() + o.timeout;
-    let etcd_log = d.join("etcd.log");
-    let client = format!("http://127.0.0.1:{}", c.etcd_port);
-    let peer = format!("http://127.0.0.1:{}", c.etcd_peer_port);
-    let args: Vec<String> = [
-        "--name",
-        "etcd",
-        "--data-dir",
-        &d.join("etcd").display().to_string(),
-        "--listen-client-urls",
-        &client,
-        "--advertise-client-urls",
-        &client,
-        "--listen-peer-urls",
-        &peer,
-        "--initial-advertise-peer-urls",
-        &peer,
-        "--initial-cluster",
-        &format!("etcd={peer}"),
-        "--initial-cluster-state",
-        "new",
-        "--initial-cluster-token",
-        &sb.name,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let mut etcd = spawn(&c_tools(b)?.etcd, &args, user, d, &etcd_log, &d.join("etcd.pid"))?;
+    let too_long = |why: String| Error::Io(format!("{} was not ready within {}s: {why}", sb.name, o.timeout.as_secs()));
+    let etcd_log = sb.dir.join("etcd.log");
+    let mut etcd = start_etcd(sb, c, tools, user)?;
     // Patroni gives up on a DCS it cannot reach at its start: etcd answers first.
-    wait(sb, deadline, o.timeout, &mut || {
+    let ready = wait(deadline, &mut || {
         if let Ok(Some(_)) = etcd.try_wait() {
             return Err(exited("etcd", sb, &etcd_log));
         }
-        Ok(etcd_answers(c.etcd_port).then_some(()))
-    })
-    .map_err(|e| match e {
-        Error::Io(m) if m.contains("within") => Error::Io(format!("{m}: etcd does not answer on 127.0.0.1:{}; etcd: {} (log: {})", c.etcd_port, last_line(&etcd_log), etcd_log.display())),
-        e => e,
+        Ok(http_get(c.etcd_port, "/version").is_some_and(|b| b.contains("etcdserver")))
     })?;
+    if !ready {
+        return Err(too_long(format!("etcd does not answer on 127.0.0.1:{}; etcd: {} (log: {})", c.etcd_port, last_line(&etcd_log), etcd_log.display())));
+    }
     let mut patronis = Vec::new();
     for n in &c.nodes {
         let log = n.dir.join("patroni.log");
-        let child = spawn(&c_tools(b)?.patroni, &[n.dir.join("patroni.yml").display().to_string()], user, &n.dir, &log, &n.dir.join("patroni.pid"))?;
+        let child = spawn(&tools.patroni, &[n.dir.join("patroni.yml").display().to_string()], user, &n.dir, &log, &n.dir.join("patroni.pid"))?;
         patronis.push((child, log));
     }
     let mut last = Health::default();
-    let r = wait(sb, deadline, o.timeout, &mut || {
+    let ready = wait(deadline, &mut || {
         if let Ok(Some(_)) = etcd.try_wait() {
             return Err(exited("etcd", sb, &etcd_log));
         }
         for (child, log) in patronis.iter_mut() {
-            if let Ok(Some(_)) = child.try_wait() {
-                return Err(exited("patroni", sb, log));
-            }
             // PostgreSQL keeps failing on a taken port while its Patroni lives on.
-            if fs::read_to_string(&*log).is_ok_and(|t| t.contains(PORT_TAKEN)) {
+            if matches!(child.try_wait(), Ok(Some(_))) || fs::read_to_string(&*log).is_ok_and(|t| t.contains(PORT_TAKEN)) {
                 return Err(exited("patroni", sb, log));
             }
         }
         last = health(o, c, b);
-        Ok(last.ready(c.sync).then_some(()))
-    });
-    if let Err(Error::Io(m)) = &r {
-        if m.contains("within") {
-            // The node that is furthest from ready says why.
-            let node = last.waiting_for(c).unwrap_or(&c.nodes[0]);
-            let log = node.dir.join("patroni.log");
-            return Err(Error::Io(format!("{m}: {}; {}: {} (log: {})", last.summary(c), node.name, last_line(&log), log.display())));
-        }
+        Ok(last.ready(c.sync))
+    })?;
+    if !ready {
+        // The first node that is not ready says why.
+        let node = last.waiting_for(c).unwrap_or(&c.nodes[0]);
+        let log = node.dir.join("patroni.log");
+        return Err(too_long(format!("{}; {}: {} (log: {})", last.summary(c), node.name, last_line(&log), log.display())));
     }
-    r?;
     let leader = c.nodes.iter().zip(&last.nodes).find(|(_, h)| h.as_ref().is_some_and(|h| !h.in_recovery)).map(|(n, _)| n).ok_or_else(|| Error::Io("no leader".into()))?;
     let db = format!("\"{}\"", o.database.replace('"', "\"\""));
     psql_at(b, leader.port, &o.user, &o.password, "postgres", &format!("CREATE DATABASE {db}")).map_err(|e| Error::Io(format!("could not create database {}: {e}", o.database)))?;
     // Commits need not wait for the replicas (synchronous_commit=off, or no
     // --sync): started means the database is there on every node.
-    wait(sb, deadline, o.timeout, &mut || Ok(c.nodes.iter().all(|n| psql_at(b, n.port, &o.user, &o.password, &o.database, "SELECT 1").is_ok()).then_some(()))).map_err(|e| match e {
-        Error::Io(m) => Error::Io(format!("{m}: database {} did not reach every replica", o.database)),
-        e => e,
-    })
+    if !wait(deadline, &mut || Ok(c.nodes.iter().all(|n| psql_at(b, n.port, &o.user, &o.password, &o.database, "SELECT 1").is_ok())))? {
+        return Err(too_long(format!("database {} did not reach every replica", o.database)));
+    }
+    Ok(())
 }
 
-fn c_tools(b: &Bins) -> Result<&Tools> {
-    b.cluster.as_ref().ok_or_else(|| Error::Io("patroni's programs were not looked up".into()))
+/// etcd, a cluster of one, on the sandbox's two etcd ports.
+fn start_etcd(sb: &Sandbox, c: &Cluster, tools: &Tools, user: &Option<String>) -> Result<Child> {
+    let client = format!("http://127.0.0.1:{}", c.etcd_port);
+    let peer = format!("http://127.0.0.1:{}", c.etcd_peer_port);
+    let data = sb.dir.join("etcd").display().to_string();
+    let args = [
+        ("--name", "etcd"),
+        ("--data-dir", &data),
+        ("--listen-client-urls", &client),
+        ("--advertise-client-urls", &client),
+        ("--listen-peer-urls", &peer),
+        ("--initial-advertise-peer-urls", &peer),
+        ("--initial-cluster", &format!("etcd={peer}")),
+        ("--initial-cluster-state", "new"),
+        ("--initial-cluster-token", &sb.name),
+    ];
+    let args: Vec<String> = args.iter().flat_map(|(k, v)| [k.to_string(), v.to_string()]).collect();
+    spawn(&tools.etcd, &args, user, &sb.dir, &sb.dir.join("etcd.log"), &sb.dir.join("etcd.pid"))
 }
 
 fn exited(what: &str, sb: &Sandbox, log: &Path) -> Error {
@@ -420,17 +405,18 @@ fn exited(what: &str, sb: &Sandbox, log: &Path) -> Error {
     Error::Io(format!("{what} exited during start-up: {why} (log: {})", log.display()))
 }
 
-/// Runs `step` every 200 ms until it gives Some, fails, Ctrl-C arrives or the deadline passes.
-fn wait(sb: &Sandbox, deadline: Instant, timeout: Duration, step: &mut dyn FnMut() -> Result<Option<()>>) -> Result<()> {
+/// Runs `step` every 200 ms until it says ready (Ok(true)), fails, Ctrl-C
+/// arrives, or the deadline passes (Ok(false)).
+fn wait(deadline: Instant, step: &mut dyn FnMut() -> Result<bool>) -> Result<bool> {
     loop {
-        if step()?.is_some() {
-            return Ok(());
+        if step()? {
+            return Ok(true);
         }
         if crate::model::interrupted() {
             return Err(Error::Interrupted);
         }
         if Instant::now() > deadline {
-            return Err(Error::Io(format!("{} was not ready within {}s", sb.name, timeout.as_secs())));
+            return Ok(false);
         }
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -446,11 +432,6 @@ fn http_get(port: u16, path: &str) -> Option<String> {
     let mut out = String::new();
     s.read_to_string(&mut out).ok()?;
     out.split_once("\r\n\r\n").map(|(_, body)| body.to_string())
-}
-
-/// Whether etcd answers its version request on its client port.
-fn etcd_answers(port: u16) -> bool {
-    http_get(port, "/version").is_some_and(|b| b.contains("etcdserver"))
 }
 
 /// The running members as Patroni sees them: (name, role: `leader`,
