@@ -430,6 +430,31 @@ fn an_engine_on_a_shared_protocol_is_named_only_in_its_folder() {
     assert!(found.is_empty(), "an engine on a shared protocol is named outside its folder: ask db::engines instead\n{}", found.join("\n"));
 }
 
+/// A sandbox kind that is no engine of its own (a cluster manager whose
+/// nodes are an existing engine's servers) lives in src/server/; only the
+/// server command's options may name it besides (their help text).
+const SANDBOX_ONLY: &[&str] = &["patroni"];
+
+#[test]
+fn a_cluster_sandbox_is_named_only_in_src_server_and_the_server_options() {
+    let mut found = Vec::new();
+    for (rel, code) in sources() {
+        if rel.starts_with("src/server/") || rel == "src/cli/server_args.rs" {
+            continue;
+        }
+        for (n, l) in code.lines().enumerate() {
+            if SANDBOX_ONLY.iter().any(|w| l.to_ascii_lowercase().contains(w)) {
+                found.push(format!("{rel}:{}: {}", n + 1, l.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "a cluster sandbox is named outside src/server/ (ask the Sandbox, e.g. its details(), instead):\n{}", found.join("\n"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for w in SANDBOX_ONLY {
+        assert!(root.join("src/server").join(format!("{w}.rs")).is_file(), "no src/server/{w}.rs: remove {w} from SANDBOX_ONLY");
+    }
+}
+
 // compare, the audit and durability once matched `s.engine.as_str()` on
 // "mysql" and "postgres"; a recorded run's engine is asked by name now.
 #[test]

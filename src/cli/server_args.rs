@@ -12,7 +12,8 @@ pub struct ServerArgs {
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum ServerAction {
-    /// Start a throwaway server from the installed binaries (TiDB: scripts/build-tidb.sh's); prints its --target URL
+    /// Start a throwaway server from the installed binaries (TiDB: scripts/build-tidb.sh's; patroni: a
+    /// PostgreSQL cluster run by Patroni and etcd); prints its --target URL
     Start(Box<ServerStartArgs>),
     /// Stop sandboxes (by name, port or directory) and remove what they made
     Stop {
@@ -28,7 +29,8 @@ pub enum ServerAction {
         #[arg(long)]
         json: bool,
     },
-    /// Shell `export` lines of a sandbox (FAIRBENCH_SANDBOX_URL, _SOCKET, _PORT, _DIR; TiDB's _STATUS_PORT)
+    /// Shell `export` lines of a sandbox (FAIRBENCH_SANDBOX_URL, _SOCKET, _PORT, _DIR; TiDB's _STATUS_PORT;
+    /// a patroni cluster's _NODE_URLS, _API_PORTS, _ETCD_PORT, _PATRONICTL)
     Env {
         /// Name, port or directory
         name: String,
@@ -44,7 +46,7 @@ pub enum ServerAction {
 
 #[derive(Args, Debug, Clone)]
 pub struct ServerStartArgs {
-    /// mariadb, postgres or tidb
+    /// mariadb, postgres, tidb or patroni
     pub engine: String,
     /// Configuration profile (`fairbench server profiles` lists them)
     #[arg(long, default_value = "packaged")]
@@ -54,7 +56,8 @@ pub struct ServerStartArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
     /// TCP port on 127.0.0.1 (default: the first free from 13306 / 15432 / 14000; TiDB's
-    /// status API on the port + 6080, or the next free one)
+    /// status API on the port + 6080, or the next free one; patroni: 20 ports from it, the
+    /// first free block from 16432)
     #[arg(long)]
     pub port: Option<u16>,
     /// Directory for data, socket and logs (default: under /tmp/fairbench-sandboxes)
@@ -90,6 +93,12 @@ pub struct ServerStartArgs {
     /// Print `export` lines instead of the URL
     #[arg(long)]
     pub env: bool,
+    /// patroni: the number of PostgreSQL nodes, a leader and its replicas (2 to 9; default 3)
+    #[arg(long)]
+    pub nodes: Option<u32>,
+    /// patroni: synchronous replication (Patroni's synchronous_mode: one replica is a sync standby)
+    #[arg(long)]
+    pub sync: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -66,6 +66,8 @@ pub fn start_opts(s: &ServerStartArgs) -> Result<StartOpts> {
         tls_dir: s.tls_dir.clone(),
         tls_only_user: s.tls_only_user.clone(),
         timeout: Duration::from_secs(s.timeout.max(1)),
+        nodes: s.nodes,
+        sync: s.sync,
     })
 }
 
@@ -76,6 +78,9 @@ fn start(s: ServerStartArgs) -> Result<()> {
         eprintln!("note: {n}");
     }
     eprintln!("{} started: {} {}, profile {}, port {}, dir {} (stop it with `fairbench server stop {}`)", sb.name, sb.engine, sb.version, sb.profile, sb.port, sb.dir.display(), sb.name);
+    for l in sb.details() {
+        eprintln!("  {l}");
+    }
     if s.env {
         print!("{}", sb.env_lines());
     } else {

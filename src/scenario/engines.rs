@@ -143,6 +143,8 @@ fn opts(kind: Kind, sets: Vec<(String, String)>) -> StartOpts {
         machine: server::profile::this_machine(),
         tls_dir: None,
         tls_only_user: None,
+        nodes: None,
+        sync: false,
         timeout: Duration::from_secs(120),
     }
 }

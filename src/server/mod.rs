@@ -1,9 +1,11 @@
 //! Throwaway server sandboxes: a MariaDB or PostgreSQL server started from
-//! the locally installed binaries, or a tidb-server (built once by
-//! scripts/build-tidb.sh), in a directory, port and socket of its own,
-//! configured by a profile. System services, their data and their config
-//! files are never touched (the servers read only the files written here).
+//! the locally installed binaries, a tidb-server (built once by
+//! scripts/build-tidb.sh), or a PostgreSQL cluster run by Patroni
+//! (patroni.rs), in a directory and ports of its own, configured by a
+//! profile. System services, their data and their config files are never
+//! touched (the servers read only the files written here).
 
+pub mod patroni;
 pub mod profile;
 
 use crate::error::{Error, Result};
@@ -47,6 +49,10 @@ pub struct StartOpts {
     /// An account (same password) that may connect only over TLS.
     pub tls_only_user: Option<String>,
     pub timeout: Duration,
+    /// A cluster's number of PostgreSQL nodes (None: its default).
+    pub nodes: Option<u32>,
+    /// A cluster's synchronous replication.
+    pub sync: bool,
 }
 
 /// A running sandbox, as stored in its directory.
@@ -68,6 +74,10 @@ pub struct Sandbox {
     /// TiDB: the port of its HTTP status API (/status, /metrics), on 127.0.0.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_port: Option<u16>,
+    /// A cluster's nodes, etcd and patronictl config; `url` is then the
+    /// multi-host URL of every node, `port` the first node's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<patroni::Cluster>,
 }
 
 impl Sandbox {
@@ -88,7 +98,15 @@ impl Sandbox {
         if let Some(p) = self.status_port {
             s.push_str(&format!("export FAIRBENCH_SANDBOX_STATUS_PORT={p}\n"));
         }
+        if let Some(c) = &self.cluster {
+            s.push_str(&patroni::env_lines(c, &q));
+        }
         s
+    }
+
+    /// Lines to say once it is up besides its URL (a cluster's nodes).
+    pub fn details(&self) -> Vec<String> {
+        self.cluster.as_ref().map(patroni::details).unwrap_or_default()
     }
 }
 
@@ -143,6 +161,8 @@ struct Bins {
     init: Option<PathBuf>,
     client: PathBuf,
     ctl: Option<PathBuf>,
+    /// A cluster's own programs (Patroni, etcd).
+    cluster: Option<patroni::Tools>,
 }
 
 /// `FAIRBENCH_MARIADB_BINDIR` / `FAIRBENCH_PG_BINDIR`: the one directory to take a
@@ -151,7 +171,8 @@ struct Bins {
 fn bindir_override(kind: Kind) -> Option<PathBuf> {
     let var = match kind {
         Kind::Mariadb => "FAIRBENCH_MARIADB_BINDIR",
-        Kind::Postgres => "FAIRBENCH_PG_BINDIR",
+        // A cluster's nodes are PostgreSQL servers.
+        Kind::Postgres | Kind::Patroni => "FAIRBENCH_PG_BINDIR",
         Kind::Tidb => return None,
     };
     std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
@@ -180,29 +201,34 @@ fn in_dir(d: &Path, names: &[&str], package: &str) -> Result<PathBuf> {
 }
 
 fn bins(kind: Kind) -> Result<Bins> {
-    Ok(match (kind, bindir_override(kind)) {
+    // A cluster's own programs first: without them, that is what to install.
+    let cluster = if kind == Kind::Patroni { Some(patroni::tools()?) } else { None };
+    let mut b = match (kind, bindir_override(kind)) {
         (Kind::Mariadb, Some(d)) => Bins {
             server: in_dir(&d, &["mariadbd", "mysqld"], "mariadb-server")?,
             init: Some(in_dir(&d, &["mariadb-install-db", "mysql_install_db"], "mariadb-server")?),
             client: in_dir(&d, &["mariadb", "mysql"], "mariadb-client")?,
             ctl: None,
+            cluster: None,
         },
-        (Kind::Postgres, Some(d)) => Bins {
+        (Kind::Postgres | Kind::Patroni, Some(d)) => Bins {
             server: in_dir(&d, &["postgres"], "postgresql")?,
             init: Some(in_dir(&d, &["initdb"], "postgresql")?),
             client: in_dir(&d, &["psql"], "postgresql")?,
             ctl: Some(in_dir(&d, &["pg_ctl"], "postgresql")?),
+            cluster: None,
         },
         (Kind::Mariadb, None) => Bins {
             server: find_bin(&["mariadbd", "mysqld"], &[]).ok_or_else(|| missing("mariadbd", "mariadb-server"))?,
             init: Some(find_bin(&["mariadb-install-db", "mysql_install_db"], &[]).ok_or_else(|| missing("mariadb-install-db", "mariadb-server"))?),
             client: find_bin(&["mariadb", "mysql"], &[]).ok_or_else(|| missing("the mariadb client", "mariadb-client"))?,
             ctl: None,
+            cluster: None,
         },
-        (Kind::Postgres, None) => {
+        (Kind::Postgres | Kind::Patroni, None) => {
             let d = pg_bindir().ok_or_else(|| missing("PostgreSQL (initdb)", "postgresql"))?;
             let need = |n: &str| if d.join(n).is_file() { Ok(d.join(n)) } else { Err(missing(&format!("{}/{n}", d.display()), "postgresql")) };
-            Bins { server: need("postgres")?, init: Some(need("initdb")?), client: need("psql")?, ctl: Some(need("pg_ctl")?) }
+            Bins { server: need("postgres")?, init: Some(need("initdb")?), client: need("psql")?, ctl: Some(need("pg_ctl")?), cluster: None }
         }
         (Kind::Tidb, _) => Bins {
             server: tidb_server()?,
@@ -210,8 +236,11 @@ fn bins(kind: Kind) -> Result<Bins> {
             // TiDB speaks MySQL's protocol: the MariaDB client probes it and makes the accounts.
             client: find_bin(&["mariadb", "mysql"], &[]).ok_or_else(|| missing("the mariadb client", "mariadb-client"))?,
             ctl: None,
+            cluster: None,
         },
-    })
+    };
+    b.cluster = cluster;
+    Ok(b)
 }
 
 /// The account the server runs as: itself when not root, else the packaged
@@ -223,7 +252,7 @@ fn service_user(kind: Kind) -> Option<String> {
     }
     let u = match kind {
         Kind::Mariadb => "mysql",
-        Kind::Postgres => "postgres",
+        Kind::Postgres | Kind::Patroni => "postgres",
         Kind::Tidb => return None,
     };
     Some(u.to_string())
@@ -287,7 +316,8 @@ fn port_free(p: u16) -> bool {
     std::net::TcpListener::bind(("127.0.0.1", p)).is_ok()
 }
 
-/// Claims a port and the registry entry `ENGINE-PORT` in one step.
+/// Claims a port and the registry entry `ENGINE-PORT` in one step; a
+/// cluster claims a block of ports from it (see [`block`]).
 fn claim(kind: Kind, want: Option<u16>) -> Result<(u16, PathBuf)> {
     let reg = root();
     fs::create_dir_all(&reg).map_err(|e| io(reg.display(), e))?;
@@ -296,10 +326,14 @@ fn claim(kind: Kind, want: Option<u16>) -> Result<(u16, PathBuf)> {
         Kind::Mariadb => 13306,
         Kind::Postgres => 15432,
         Kind::Tidb => 14000,
+        Kind::Patroni => patroni::BASE_PORT,
     });
-    let tries = if want.is_some() { 1 } else { 200 };
-    for p in base..base.saturating_add(tries) {
-        if !port_free(p) {
+    let width = block(kind);
+    let tries: u16 = if want.is_some() { 1 } else { 200 };
+    // Blocks of one engine's sandboxes start a block apart, so that claiming
+    // a registry entry claims the whole block among them.
+    for p in (0..tries).filter_map(|i| base.checked_add(i.checked_mul(width)?)) {
+        if !(0..width).all(|i| p.checked_add(i).is_some_and(port_free)) {
             continue;
         }
         let entry = reg.join(format!("{}-{p}", kind.name()));
@@ -308,9 +342,19 @@ fn claim(kind: Kind, want: Option<u16>) -> Result<(u16, PathBuf)> {
         }
     }
     Err(match want {
+        Some(p) if width > 1 => usage!("a port of {p}..{} on 127.0.0.1 is in use or taken by another sandbox: choose another --port", p.saturating_add(width - 1)),
         Some(p) => usage!("port {p} on 127.0.0.1 is in use or taken by another sandbox: choose another --port"),
         None => Error::Io(format!("no free port in {base}..{} on 127.0.0.1", base.saturating_add(tries))),
     })
+}
+
+/// The ports a sandbox takes from its port on.
+fn block(kind: Kind) -> u16 {
+    if kind == Kind::Patroni {
+        patroni::PORTS
+    } else {
+        1
+    }
 }
 
 /// TiDB's status port: its own default's distance from the SQL port (4000 and
@@ -348,7 +392,7 @@ fn known_settings(kind: Kind, b: &Bins, user: &Option<String>) -> BTreeSet<Strin
         // TiDB's system variables are known only to a running server: each is
         // tried with SET GLOBAL once it is up.
         Kind::Tidb => {}
-        Kind::Postgres => {
+        Kind::Postgres | Kind::Patroni => {
             if let Ok(o) = as_user(user, &b.server).arg("--describe-config").stderr(Stdio::null()).output() {
                 for l in String::from_utf8_lossy(&o.stdout).lines() {
                     if let Some(n) = l.split('\t').next() {
@@ -366,7 +410,7 @@ fn known_settings(kind: Kind, b: &Bins, user: &Option<String>) -> BTreeSet<Strin
 fn judged_by_server(kind: Kind, key: &str) -> bool {
     match kind {
         Kind::Mariadb => ["s3_", "rocksdb_", "loose_", "provider_", "plugin_"].iter().any(|p| key.starts_with(p)),
-        Kind::Postgres => key.contains('.'),
+        Kind::Postgres | Kind::Patroni => key.contains('.'),
         Kind::Tidb => true,
     }
 }
@@ -386,7 +430,7 @@ fn version(kind: Kind, b: &Bins) -> String {
     if kind == Kind::Tidb {
         return tidb_version(&b.server);
     }
-    Command::new(&b.server)
+    let own = Command::new(&b.server)
         .arg("--version")
         .stdin(Stdio::null())
         .output()
@@ -395,12 +439,21 @@ fn version(kind: Kind, b: &Bins) -> String {
             let t = String::from_utf8_lossy(&o.stdout).to_string();
             t.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit())).unwrap_or(t.trim()).to_string()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    match &b.cluster {
+        Some(t) => format!("{} (PostgreSQL {own})", patroni::version(t)),
+        None => own,
+    }
 }
 
 /// Starts a sandbox and waits until it accepts connections. On any failure
 /// (or Ctrl-C) nothing is left running and the directory is removed.
 pub fn start(o: &StartOpts) -> Result<Sandbox> {
+    if o.kind == Kind::Patroni {
+        patroni::check(o)?;
+    } else if o.nodes.is_some() || o.sync {
+        return Err(usage!("--nodes and --sync make a cluster: `fairbench server start patroni`"));
+    }
     let b = bins(o.kind)?;
     let user = service_user(o.kind);
     let resolved = profile::resolve(&o.profile, o.kind, &o.machine)?;
@@ -426,6 +479,9 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
     }
     if o.kind == Kind::Tidb {
         tidb_on_disk(&settings)?;
+    }
+    if o.kind == Kind::Patroni {
+        patroni::filter(&mut settings, &mut notes, &o.sets)?;
     }
     // Another program (or a sandbox of another registry) can bind the port
     // between the claim and the server's start: the server then exits on
@@ -460,6 +516,7 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
         Some(d) => (d.clone(), !d.exists()),
         None => (entry.clone(), true),
     };
+    let cluster = b.cluster.as_ref().map(|t| patroni::layout(o, &dir, port, t));
     let mut sb = Sandbox {
         name: format!("{}-{port}", o.kind.name()),
         engine: o.kind.name().into(),
@@ -470,14 +527,19 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
             Kind::Mariadb => dir.join("mysqld.sock"),
             Kind::Postgres => dir.clone(),
             Kind::Tidb => dir.join("tidb.sock"),
+            Kind::Patroni => dir.join("node1"),
         },
-        // TiDB speaks MySQL's protocol.
-        url: format!("{}://{}:{}@127.0.0.1:{port}/{}", if o.kind == Kind::Postgres { "postgres" } else { "mysql" }, o.user, o.password, o.database),
+        url: match &cluster {
+            Some(c) => patroni::url(o, c),
+            // TiDB speaks MySQL's protocol.
+            None => format!("{}://{}:{}@127.0.0.1:{port}/{}", if o.kind == Kind::Postgres { "postgres" } else { "mysql" }, o.user, o.password, o.database),
+        },
         profile: profile.to_string(),
         settings: settings.to_vec(),
         notes: notes.to_vec(),
         owns_dir,
         status_port,
+        cluster,
     };
     let r = (|| {
         if sb.dir != entry {
@@ -489,6 +551,7 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
         match o.kind {
             Kind::Mariadb => start_mariadb(o, &sb, b, user),
             Kind::Postgres => start_postgres(o, &sb, b, user),
+            Kind::Patroni => patroni::start(o, &sb, b, user),
             Kind::Tidb => {
                 let notes = start_tidb(o, &sb, b)?;
                 sb.notes.extend(notes);
@@ -874,10 +937,15 @@ fn start_tidb(o: &StartOpts, sb: &Sandbox, b: &Bins) -> Result<Vec<String>> {
 }
 
 fn pg_sql(b: &Bins, sb: &Sandbox, user: &str, password: &str, db: &str, sql: &str) -> std::result::Result<String, String> {
+    psql_at(b, sb.port, user, password, db, sql)
+}
+
+/// Runs SQL with psql over TCP on 127.0.0.1:`port`; Ok(stdout).
+fn psql_at(b: &Bins, port: u16, user: &str, password: &str, db: &str, sql: &str) -> std::result::Result<String, String> {
     let o = Command::new(&b.client)
         .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
         .arg("-p")
-        .arg(sb.port.to_string())
+        .arg(port.to_string())
         .arg("-U")
         .arg(user)
         .arg("-d")
@@ -906,12 +974,17 @@ fn server_pid(sb: &Sandbox) -> Option<i32> {
         Kind::Mariadb => vec![sb.dir.join("mysqld.pid"), sb.dir.join("launch.pid")],
         Kind::Postgres => vec![sb.dir.join("data/postmaster.pid")],
         Kind::Tidb => vec![sb.dir.join("launch.pid")],
+        // Many processes: patroni.rs knows them.
+        Kind::Patroni => vec![],
     };
     files.iter().filter_map(|f| fs::read_to_string(f).ok()).filter_map(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok())).find(|&p| pid_is_ours(p, &sb.dir))
 }
 
 /// Whether the sandbox's server process is running.
 pub fn is_running(sb: &Sandbox) -> bool {
+    if sb.kind() == Kind::Patroni {
+        return patroni::is_running(sb);
+    }
     server_pid(sb).is_some()
 }
 
@@ -931,6 +1004,9 @@ fn signal_and_wait(sb: &Sandbox, sig: i32, limit: Duration) -> bool {
 
 /// Ends a server that never became ready (failed start, Ctrl-C).
 fn kill_now(sb: &Sandbox) {
+    if sb.kind() == Kind::Patroni {
+        return patroni::kill(sb);
+    }
     signal_and_wait(sb, libc::SIGKILL, Duration::from_secs(5));
 }
 
@@ -940,7 +1016,9 @@ pub fn stop(sb: &Sandbox, limit: Duration) -> Result<()> {
     // SIGTERM = a clean shutdown on each (PostgreSQL: "smart", so fast = SIGINT;
     // TiDB waits up to 15 s for open transactions).
     let sig = if sb.kind() == Kind::Postgres { libc::SIGINT } else { libc::SIGTERM };
-    if !signal_and_wait(sb, sig, limit) {
+    if sb.kind() == Kind::Patroni {
+        patroni::stop(sb, limit);
+    } else if !signal_and_wait(sb, sig, limit) {
         kill_now(sb);
     }
     remove(sb, &root().join(&sb.name));
@@ -956,7 +1034,7 @@ fn remove(sb: &Sandbox, entry: &Path) {
         }
     } else if !sb.owns_dir {
         // A directory the user gave: only what the sandbox put there goes.
-        for f in [
+        for p in [
             "data",
             "tmp",
             MARKER,
@@ -981,8 +1059,12 @@ fn remove(sb: &Sandbox, entry: &Path) {
             // their quota, plan replayer files.
             "oom_record",
             "replayer",
-        ] {
-            let p = sb.dir.join(f);
+        ]
+        .iter()
+        .chain(patroni::FILES)
+        .map(|f| sb.dir.join(f))
+        .chain(patroni::node_dirs(sb))
+        {
             let _ = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
         }
     }

@@ -23,10 +23,13 @@ pub enum Kind {
     Mariadb,
     Postgres,
     Tidb,
+    /// PostgreSQL nodes run by Patroni: the profiles' `[postgres]` settings.
+    Patroni,
 }
 
 impl Kind {
-    /// Every engine, in the order `server profiles` shows them.
+    /// Every engine with settings of its own, in the order `server profiles`
+    /// shows them (a Patroni cluster's are PostgreSQL's).
     pub const ALL: [Kind; 3] = [Kind::Mariadb, Kind::Postgres, Kind::Tidb];
 
     pub fn parse(s: &str) -> Result<Kind> {
@@ -34,7 +37,8 @@ impl Kind {
             "mariadb" | "mysql" => Ok(Kind::Mariadb),
             "postgres" | "postgresql" | "pg" => Ok(Kind::Postgres),
             "tidb" => Ok(Kind::Tidb),
-            o => Err(usage!("unknown server {o:?}: use mariadb, postgres or tidb")),
+            "patroni" => Ok(Kind::Patroni),
+            o => Err(usage!("unknown server {o:?}: use mariadb, postgres, tidb or patroni")),
         }
     }
 
@@ -43,6 +47,7 @@ impl Kind {
             Kind::Mariadb => "mariadb",
             Kind::Postgres => "postgres",
             Kind::Tidb => "tidb",
+            Kind::Patroni => "patroni",
         }
     }
 }
@@ -125,7 +130,7 @@ pub fn resolve(name: &str, kind: Kind, m: &Machine) -> Result<Resolved> {
     let none = BTreeMap::new();
     let raw = match kind {
         Kind::Mariadb => &f.mariadb,
-        Kind::Postgres => &f.postgres,
+        Kind::Postgres | Kind::Patroni => &f.postgres,
         Kind::Tidb => f.tidb.as_ref().unwrap_or_else(|| {
             // The memory-fit and seed profiles size caches and log files TiDB's
             // embedded store does not have.
@@ -161,7 +166,7 @@ fn bytes_setting(b: u64, kind: Kind) -> String {
     let mib = (b / (1 << 20)).max(32);
     match kind {
         Kind::Mariadb => format!("{mib}M"),
-        Kind::Postgres => format!("{mib}MB"),
+        Kind::Postgres | Kind::Patroni => format!("{mib}MB"),
         // SET GLOBAL takes a plain number of bytes.
         Kind::Tidb => (mib << 20).to_string(),
     }
