@@ -42,6 +42,10 @@ pub fn main_entry() -> i32 {
     if let Some(code) = commands::alternate::maybe(&argv) {
         return code;
     }
+    // `check writes FILE`: a --verify-writes log read back later.
+    if let Some(code) = commands::verify::maybe(&argv) {
+        return code;
+    }
     let cli = match cli::parse(argv) {
         Ok(c) => c,
         // --help and --version: clap prints them as they are.

@@ -140,6 +140,10 @@ impl BenchRun {
 /// naming the driver.
 pub trait Drivable {
     fn drive(self: Box<Self>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()>;
+
+    /// `fairbench check writes FILE`: the writes a `--verify-writes` run
+    /// of this workload recorded in `log`, read back from the target.
+    fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>, json: bool) -> Result<()>;
 }
 
 /// The options of every registered family as clap parsed them. Each family
