@@ -42,10 +42,6 @@ pub fn main_entry() -> i32 {
     if let Some(code) = commands::alternate::maybe(&argv) {
         return code;
     }
-    // `check writes FILE`: a --verify-writes log read back later.
-    if let Some(code) = commands::verify::maybe(&argv) {
-        return code;
-    }
     let cli = match cli::parse(argv) {
         Ok(c) => c,
         // --help and --version: clap prints them as they are.
@@ -118,6 +114,7 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Scenario(a) => commands::scenario::scenario(a),
         Cmd::Report(a) => commands::report(a),
         Cmd::Merge(a) => commands::merge::merge(a),
+        Cmd::CheckWrites(a) => commands::verify::check_writes(a),
     }
 }
 

@@ -4,6 +4,7 @@
 //! last level (or later, from the file) the keys are read back from the
 //! target and the verdict is printed, stored and audited.
 
+use crate::cli::CheckWritesArgs;
 use crate::db::{connect_error, Conn, ConnConfig, ErrKind, StatementSet};
 use crate::error::{Error, Result};
 use crate::store::Recorder;
@@ -37,7 +38,7 @@ pub fn start<W: Workload>(w: &W, plan: &Plan, cfg: &ConnConfig, run_id: Option<i
     let path = if path.is_empty() { default_path(run_id) } else { PathBuf::from(path) };
     let header = LogHeader {
         workload: plan.workload.clone(),
-        options: w.options(cfg),
+        options: plan.args.families.given_options(),
         check: how.check,
         key_names: how.key_names.iter().map(|s| s.to_string()).collect(),
         target: cfg.target.to_string(),
@@ -89,45 +90,23 @@ pub fn after_run<W: Workload>(w: &W, log: Arc<WriteLog>, cfg: Arc<ConnConfig>, r
     outcome.and_then(|()| lost_is_failure(&v))
 }
 
-/// `fairbench check writes FILE [target options] [--output json]`, which
-/// the usual command line would take for the `check` of a workload named
-/// "writes": None for any other command line.
-pub fn maybe(argv: &[String]) -> Option<i32> {
-    if argv.get(1).map(String::as_str) != Some("check") || argv.get(2).map(String::as_str) != Some("writes") {
-        return None;
-    }
-    crate::runner::install_signal_handlers(true);
-    crate::runner::start_stop_watchdog();
-    Some(match check_writes(argv) {
-        Ok(()) => crate::error::exit::OK,
-        Err(e) => {
-            if !matches!(e, Error::Interrupted) {
-                eprintln!("fairbench: {}", crate::error::one_line(&e.to_string()));
-            }
-            e.exit_code()
-        }
-    })
-}
-
-fn check_writes(argv: &[String]) -> Result<()> {
-    let Some(file) = argv.get(3).filter(|a| !a.starts_with('-')) else {
-        return Err(usage!("check writes needs the write log a run with --verify-writes wrote: fairbench check writes FILE --target URL"));
-    };
-    let header = witness::read_header(Path::new(file))?;
-    // The workload as the run had it: its options from the log, then the
-    // target and output options given here.
-    let mut args = vec![argv[0].clone(), "run".to_string(), header.workload.clone()];
+/// `fairbench check writes FILE [target options] [--output json]`: the
+/// workload is rebuilt from the options the log records, on the target
+/// given here.
+pub fn check_writes(a: CheckWritesArgs) -> Result<()> {
+    let header = witness::read_header(&a.file)?;
+    let mut args = vec!["fairbench".to_string(), "run".to_string(), header.workload.clone()];
     args.extend(header.options.iter().map(|(k, v)| format!("--{k}={v}")));
-    args.extend(argv[4..].iter().cloned());
-    let cli = crate::cli::parse(args).map_err(|e| Error::Usage(format!("check writes: {}", crate::cli::error_line(&e))))?;
-    let crate::cli::Cmd::Run(a) = cli.cmd else { return Err(usage!("check writes: give the target's options after the file (--target URL)")) };
-    let json = a.control.output == "json";
-    let mut plan = Plan::new(BenchCommand::Run, a)?;
+    let cli = crate::cli::parse(args).map_err(|e| Error::Usage(format!("check writes: the options in {}: {}", a.file.display(), crate::cli::error_line(&e))))?;
+    let crate::cli::Cmd::Run(mut b) = cli.cmd else { return Err(usage!("check writes: {} does not describe a run", a.file.display())) };
+    b.target = a.target;
+    let json = a.output == "json";
+    let mut plan = Plan::new(BenchCommand::Run, b)?;
     let cfg = plan.args.target.resolve()?;
     let Some(run) = plan.family.bench(&mut plan, cfg)? else {
         return Err(usage!("check writes: the {} workload records no writes it could verify", header.workload));
     };
-    run.workload.check_writes(Path::new(file), run.cfg, json)
+    run.workload.check_writes(&a.file, run.cfg, json)
 }
 
 /// The check of a log against the target for the workload that wrote it

@@ -166,6 +166,28 @@ impl FamilyArgs {
         self.0.try_get_one::<T>(id).ok().flatten().cloned()
     }
 
+    /// The workload options the command line (or a label) gave, as
+    /// (long name, value) in the order clap holds them, one pair per value:
+    /// `--name=value` for each rebuilds the same workload.
+    pub fn given_options(&self) -> Vec<(String, String)> {
+        // The matches are the whole command's: only the families' own
+        // options (never the target's, whose URL may hold a password).
+        let own = <Self as clap::Args>::augment_args(Command::new("options"));
+        let mut out = Vec::new();
+        for a in own.get_arguments() {
+            let id = a.get_id().as_str();
+            let Some(long) = a.get_long() else { continue };
+            if self.0.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+                continue;
+            }
+            let Ok(Some(raw)) = self.0.try_get_raw(id) else { continue };
+            for v in raw {
+                out.push((long.to_string(), v.to_string_lossy().into_owned()));
+            }
+        }
+        out
+    }
+
     /// Like [`Self::value`], but only when the command line (or a label)
     /// set it: a family whose default differs from the declaring family's
     /// keeps its own.

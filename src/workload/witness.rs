@@ -62,7 +62,8 @@ pub struct Witnessing {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LogHeader {
     pub workload: String,
-    /// The workload's options as `--name=value` pairs, which rebuild it.
+    /// The workload options the run's command line gave, as `--name=value`
+    /// pairs, which rebuild the workload (its tables' names among them).
     pub options: Vec<(String, String)>,
     pub check: CheckKind,
     pub key_names: Vec<String>,
