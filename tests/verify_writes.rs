@@ -363,3 +363,48 @@ fn check_writes_refuses_a_missing_or_corrupt_file() {
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert_one_line_error(&out, &["FILE"]);
 }
+
+/// Connections killed under the clients: the INSERTs in flight have an
+/// unknown outcome. They are counted apart, never as lost, and the rows the
+/// run added are exactly its acknowledged inserts plus the ambiguous ones
+/// the check found committed (drawn ids, so every key is known).
+#[test]
+fn ambiguous_outcomes_are_counted_apart_mariadb() {
+    let db = Db::Maria;
+    let dir = scratch_dir("verify-writes-ambiguous");
+    let table = "vw_amb_";
+    let mut opts = oltp(table);
+    opts.push("--auto-inc=off".into());
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    fresh(db, "oltp_insert", &opts);
+    let before = db.count(&format!("SELECT (SELECT COUNT(*) FROM {table}1) + (SELECT COUNT(*) FROM {table}2)"));
+    let log = dir.join("ambiguous.log");
+    let killer = std::thread::spawn(move || {
+        let mut killed = 0;
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        while std::time::Instant::now() < until {
+            // Only this test's connections: those inserting into its tables.
+            let ids = db.rows("SELECT id FROM information_schema.processlist WHERE info LIKE 'INSERT%vw\\_amb\\_%' AND id <> CONNECTION_ID()");
+            for id in ids {
+                if std::panic::catch_unwind(|| db.exec(&format!("KILL CONNECTION {}", id[0].trim()))).is_ok() {
+                    killed += 1;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        killed
+    });
+    let out = run(db, "oltp_insert", &opts, &log, &["--no-save", "--time=4"]);
+    let killed = killer.join().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(killed > 0, "no connection was caught inserting");
+    let w = object(&out, "writes");
+    let after = db.count(&format!("SELECT (SELECT COUNT(*) FROM {table}1) + (SELECT COUNT(*) FROM {table}2)"));
+    assert_eq!(n(&w, "lost"), 0, "{w}");
+    assert!(n(&w, "ambiguous") > 0, "killed {killed} connections inserting, yet no outcome was unknown: {w}");
+    eprintln!("killed {killed}: {w}");
+    assert_eq!(n(&w, "ambiguous_unknown_key"), 0, "{w}");
+    assert!(n(&w, "ambiguous_committed") <= n(&w, "ambiguous"), "{w}");
+    assert_eq!((after - before) as u64, n(&w, "acknowledged") + n(&w, "ambiguous_committed"), "rows added vs writes: {w}");
+}
