@@ -408,3 +408,29 @@ fn ambiguous_outcomes_are_counted_apart_mariadb() {
     assert!(n(&w, "ambiguous_committed") <= n(&w, "ambiguous"), "{w}");
     assert_eq!((after - before) as u64, n(&w, "acknowledged") + n(&w, "ambiguous_committed"), "rows added vs writes: {w}");
 }
+
+/// Ctrl-C stops a verifying run within 2 s without checking; its log
+/// holds what the clients recorded, and `check writes` reads it later.
+#[test]
+fn an_interrupted_run_keeps_its_log_for_later() {
+    let db = Db::Maria;
+    let dir = scratch_dir("verify-writes-ctrlc");
+    let opts = oltp("vw_ctrlc_");
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    fresh(db, "oltp_insert", &opts);
+    let log = dir.join("ctrlc.log");
+    let mut c = fairbench();
+    c.arg("run").arg("oltp_insert").arg("--target").arg(db.url()).args(&opts);
+    c.args(["--threads=2", "--time=60", "--report-interval=0", "--no-save"]).arg(format!("--verify-writes={}", log.display()));
+    let (code, took, out) = interrupt_after(&mut c, std::time::Duration::from_secs(3));
+    assert_eq!(code, Some(130), "{out}");
+    assert!(took < std::time::Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
+    assert!(!out.contains("Writes verified"), "an interrupted run is not checked: {out}");
+    let acked = acked_keys(&log, 2);
+    assert!(!acked.is_empty(), "the log holds the writes recorded before Ctrl-C");
+    let later = check(db, &log);
+    assert!(later.status.success(), "{}", show(&later));
+    let w = object(&later, "writes");
+    assert_eq!(n(&w, "lost"), 0, "{w}");
+    assert_eq!(n(&w, "checked"), acked.len() as u64, "{w}");
+}
