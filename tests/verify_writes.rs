@@ -368,11 +368,12 @@ fn check_writes_refuses_a_missing_or_corrupt_file() {
 /// unknown outcome. They are counted apart, never as lost, and the rows the
 /// run added are exactly its acknowledged inserts plus the ambiguous ones
 /// the check found committed (drawn ids, so every key is known).
-#[test]
-fn ambiguous_outcomes_are_counted_apart_mariadb() {
-    let db = Db::Maria;
+fn ambiguous_outcomes_are_counted_apart(db: Db) {
     let dir = scratch_dir("verify-writes-ambiguous");
-    let table = "vw_amb_";
+    let table: &'static str = match db {
+        Db::Maria => "vw_amb_maria_",
+        Db::Pg => "vw_amb_pg_",
+    };
     let mut opts = oltp(table);
     opts.push("--auto-inc=off".into());
     let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
@@ -383,12 +384,21 @@ fn ambiguous_outcomes_are_counted_apart_mariadb() {
         let mut killed = 0;
         let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
         std::thread::sleep(std::time::Duration::from_millis(800));
+        // Only this test's connections: those inserting into its tables.
+        let like = format!("INSERT%{}%", table.replace('_', "\\_"));
         while std::time::Instant::now() < until {
-            // Only this test's connections: those inserting into its tables.
-            let ids = db.rows("SELECT id FROM information_schema.processlist WHERE info LIKE 'INSERT%vw\\_amb\\_%' AND id <> CONNECTION_ID()");
-            for id in ids {
-                if std::panic::catch_unwind(|| db.exec(&format!("KILL CONNECTION {}", id[0].trim()))).is_ok() {
-                    killed += 1;
+            match db {
+                Db::Maria => {
+                    for id in db.rows(&format!("SELECT id FROM information_schema.processlist WHERE info LIKE '{like}' AND id <> CONNECTION_ID()")) {
+                        // Gone already (it finished its statement and was killed by an earlier turn): fine.
+                        if std::panic::catch_unwind(|| db.exec(&format!("KILL CONNECTION {}", id[0].trim()))).is_ok() {
+                            killed += 1;
+                        }
+                    }
+                }
+                Db::Pg => {
+                    let r = db.rows(&format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '{like}' AND state = 'active' AND pid <> pg_backend_pid()"));
+                    killed += r.iter().filter(|r| r[0].trim() == "t").count();
                 }
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -401,12 +411,22 @@ fn ambiguous_outcomes_are_counted_apart_mariadb() {
     assert!(killed > 0, "no connection was caught inserting");
     let w = object(&out, "writes");
     let after = db.count(&format!("SELECT (SELECT COUNT(*) FROM {table}1) + (SELECT COUNT(*) FROM {table}2)"));
+    eprintln!("killed {killed}: {w}");
     assert_eq!(n(&w, "lost"), 0, "{w}");
     assert!(n(&w, "ambiguous") > 0, "killed {killed} connections inserting, yet no outcome was unknown: {w}");
-    eprintln!("killed {killed}: {w}");
     assert_eq!(n(&w, "ambiguous_unknown_key"), 0, "{w}");
     assert!(n(&w, "ambiguous_committed") <= n(&w, "ambiguous"), "{w}");
     assert_eq!((after - before) as u64, n(&w, "acknowledged") + n(&w, "ambiguous_committed"), "rows added vs writes: {w}");
+}
+
+#[test]
+fn ambiguous_outcomes_are_counted_apart_mariadb() {
+    ambiguous_outcomes_are_counted_apart(Db::Maria);
+}
+
+#[test]
+fn ambiguous_outcomes_are_counted_apart_postgres() {
+    ambiguous_outcomes_are_counted_apart(Db::Pg);
 }
 
 /// Ctrl-C stops a verifying run within 2 s without checking; its log
