@@ -353,8 +353,8 @@ pub struct Verdict {
     pub ambiguous_unknown_key: u64,
 }
 
-/// What the target holds for a key: None, the row is missing; Some(token)
-/// (0 when the workload writes none).
+/// The keys the target holds, each with the token its row carries (0 when
+/// the workload writes none); a key not in the map is missing.
 pub type Found = HashMap<Key, u64>;
 
 /// Judges the writes of a log against the rows found.
