@@ -114,6 +114,7 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Scenario(a) => commands::scenario::scenario(a),
         Cmd::Report(a) => commands::report(a),
         Cmd::Merge(a) => commands::merge::merge(a),
+        Cmd::CheckWrites(a) => commands::verify::check_writes(a),
     }
 }
 

@@ -466,6 +466,29 @@ pub fn rule_unfinished(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
+/// `--verify-writes` found acknowledged writes missing from the target
+/// afterwards: the server (or its failover) lost commits it had confirmed,
+/// so its throughput is not comparable with a server that kept them.
+pub fn rule_lost_writes(r: &RunRecord) -> Vec<Finding> {
+    let Some(w) = &r.writes else { return vec![] };
+    let lost = w["lost"].as_u64().unwrap_or(0);
+    if lost == 0 {
+        return vec![];
+    }
+    let mut evidence = vec![format!("{} of {} acknowledged writes checked are missing", lost, w["checked"].as_u64().unwrap_or(0))];
+    if let Some(f) = w["file"].as_str() {
+        evidence.push(format!("write log: {f}"));
+    }
+    vec![finding(
+        "lost-writes",
+        Severity::Critical,
+        vec![r.id],
+        format!("run {}: {lost} write(s) whose COMMIT was acknowledged are not on the target", r.id),
+        evidence,
+        "the server confirmed commits it did not keep (a failover to a replica that had not received them, or durability settings that drop them): say so with any figure from this run",
+    )]
+}
+
 /// Replication lag beyond which reads on a standby are judged not
 /// comparable: a standby more than a second behind is replaying a backlog
 /// while it serves the reads (replay competes for CPU and IO, and the reads
@@ -540,6 +563,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_qps_trx(r));
     v.extend(rule_standby_lag(r));
     v.extend(rule_outage(r));
+    v.extend(rule_lost_writes(r));
     v.extend(repetitions::rule_noisy_series(r));
     v.extend(hardware::single(r));
     v

@@ -52,6 +52,20 @@ pub enum Cmd {
     Report(ReportArgs),
     /// Add the --hdr-log files of a group's members into one result (stored like a run)
     Merge(MergeArgs),
+    /// `check writes FILE`: read back the writes a --verify-writes run recorded in FILE
+    #[command(name = "check-writes", hide = true)]
+    CheckWrites(CheckWritesArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckWritesArgs {
+    /// The write log a run with --verify-writes wrote
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// text or json (one JSON object)
+    #[arg(long, default_value = "text", value_parser = values::output)]
+    pub output: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -255,7 +269,7 @@ pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
             }
         })
         .collect();
-    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "explain", "help", "results", "env", "audit", "compare", "server", "scenario", "report", "merge"];
+    const CMDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check", "check-writes", "explain", "help", "results", "env", "audit", "compare", "server", "scenario", "report", "merge"];
     if v.len() > 2 && !CMDS.contains(&v[1].as_str()) && !v[1].starts_with('-') {
         if let Some(pos) = v.iter().skip(2).position(|a| CMDS.contains(&a.as_str())) {
             let cmd = v.remove(pos + 2);
@@ -341,6 +355,7 @@ pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::res
 /// added as options unless the user gave the same option explicitly with a
 /// different value, which is an error naming both.
 pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
+    let argv = check_writes_form(argv);
     let (argv, warnings) = sysbench_forms(argv)?;
     for w in warnings {
         eprintln!("WARNING: {w}");
@@ -352,6 +367,16 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         a.workload_given = given;
     }
     Ok(cli)
+}
+
+/// `check writes FILE ...` reads a write log, not a workload's tables: it
+/// is its own command (`check-writes`), written as two words.
+fn check_writes_form(mut argv: Vec<String>) -> Vec<String> {
+    if argv.len() > 2 && argv[1] == "check" && argv[2] == "writes" {
+        argv.remove(2);
+        argv[1] = "check-writes".into();
+    }
+    argv
 }
 
 /// sysbench's deprecated options and what replaces each. sysbench warns and

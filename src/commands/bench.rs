@@ -31,6 +31,10 @@ impl<W: Workload> Drivable for Arc<W> {
     fn drive(self: Box<Self>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()> {
         drive(*self, plan, cfg)
     }
+
+    fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>, json: bool) -> Result<()> {
+        super::verify::check_file(self.as_ref().as_ref(), log, cfg, json)
+    }
 }
 
 /// prepare / cleanup / prewarm / check / run for any workload.
@@ -72,7 +76,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         }
         BenchCommand::Prewarm => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
         BenchCommand::Check => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
-        BenchCommand::Run => {}
+        BenchCommand::Run => super::verify::refuse_unsupported(w.as_ref(), plan)?,
     }
     let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
     let data_rows = ready.as_ref().ok().copied().flatten();
@@ -142,6 +146,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         }
         return ready;
     }
+    let writes = super::verify::start(w.as_ref(), plan, &cfg, recorder.as_ref().map(|r| r.run_id()))?;
     // The console's printers come first: the checkpoint reports (whatever
     // prints the rest), then the console, unless the verbosity hides it.
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
@@ -240,6 +245,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     }
     if c.repeat > 1 {
         series_summary(&measured, levels.len(), c, json, loud);
+    }
+    if let Some(log) = writes {
+        outcome = super::verify::after_run(w.as_ref(), log, cfg.clone(), recorder.as_ref(), outcome, json);
     }
     if let Some(r) = recorder {
         super::finish_recording(&r, &outcome, levels.len() > 1, quiet);

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod merge;
 pub mod scenario;
 pub mod server;
+pub mod verify;
 
 use crate::audit;
 use crate::cli::{AuditArgs, CompareArgs, EnvArgs, ReportArgs, ResultsAction, ResultsArgs};

@@ -105,6 +105,13 @@ pub trait Dialect: Sync {
         " FOR UPDATE"
     }
 
+    /// The clause that makes an INSERT return the value `col` took, for
+    /// an engine whose protocol does not report the last insert id with
+    /// the result (see [`super::Conn::last_insert_id`]); None where it does.
+    fn returning(&self, _col: &str) -> Option<String> {
+        None
+    }
+
     /// The hint that makes a primary-key lookup use the primary key, after
     /// the table name; empty where the engine takes no index hints.
     fn force_primary(&self) -> &'static str {

@@ -575,6 +575,19 @@ impl Conn {
         Ok(classify_result(st.returns_rows, changed))
     }
 
+    /// The value an auto-increment column took in the last INSERT on this
+    /// connection, where the protocol reports it with the statement's
+    /// result (MySQL's OK packet, SQLite's rowid); None where it does not
+    /// (PostgreSQL: the INSERT returns it, see [`Dialect::returning`]).
+    pub fn last_insert_id(&self) -> Option<u64> {
+        match &self.inner {
+            Inner::MyFast(c) => Some(c.last_insert_id),
+            Inner::My(c) => c.last_insert_id(),
+            Inner::Lite(c) => Some(c.last_insert_id()),
+            Inner::Pg(_) | Inner::PgFast(_) => None,
+        }
+    }
+
     /// Run one text statement (BEGIN, COMMIT, session settings, DDL).
     pub async fn query(&mut self, sql: &str) -> DbResult<Class> {
         self.screened(sql)?;

@@ -126,6 +126,10 @@ pub struct RunRecord {
     pub env_end: Option<Snapshot>,
     pub findings: Vec<Finding>,
     pub levels: Vec<LevelRec>,
+    /// `--verify-writes`: the verdict on the run's writes, as its JSON
+    /// "writes" object (None: not verified).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writes: Option<Value>,
 }
 
 /// One load level's repetitions in a series: every completed measurement

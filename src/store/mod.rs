@@ -17,7 +17,7 @@
 
 mod text;
 
-pub use text::{list_text, option_arg, show_text};
+pub use text::{list_text, option_arg, show_text, writes_line};
 
 use crate::db::ConnConfig;
 use crate::env::{DatasetTables, SampleRow, Sampler};
@@ -87,6 +87,10 @@ CREATE TABLE IF NOT EXISTS intervals(
     cpu_user_s REAL, cpu_sys_s REAL,  -- fairbench's CPU in this interval (with SQLite: client and engine)
     histogram BLOB,
     PRIMARY KEY(run_id, level_no, seq)
+);
+CREATE TABLE IF NOT EXISTS write_checks(
+    run_id INTEGER PRIMARY KEY,
+    data TEXT NOT NULL               -- JSON: the --verify-writes verdict (the writes object)
 );
 CREATE TABLE IF NOT EXISTS env_samples(
     run_id INTEGER NOT NULL,
@@ -191,11 +195,14 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
                     env_end: json(17)?.and_then(|s| serde_json::from_str(&s).ok()),
                     findings: json(18)?.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
                     levels: vec![],
+                    writes: None,
                 })
             },
         )
         .optional()?;
     let Some(mut rec) = r else { return Ok(None) };
+    let writes: Option<String> = c.query_row("SELECT data FROM write_checks WHERE run_id = ?1", params![id], |r| r.get(0)).optional()?;
+    rec.writes = writes.and_then(|s| serde_json::from_str(&s).ok());
     let mut st = c.prepare(
         "SELECT level_no, threads, status, started_at, ended_at, events, queries, trx_stmts, elapsed_s, tps, qps, qps_without_trx, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, summary, histogram, outage FROM levels WHERE run_id = ?1 ORDER BY level_no",
     )?;
@@ -452,6 +459,17 @@ impl Recorder {
         let run_id = insert_run(&conn, path, info, levels, tag)?;
         let live = Live { conn, path: path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: None, finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)), tee: Arc::default(), server: crate::env::Server::default() })
+    }
+
+    /// Stores the `--verify-writes` verdict (before [`Recorder::finish`],
+    /// whose audit reads it).
+    pub fn set_writes(&self, verdict: &Value) {
+        let Ok(mut l) = self.live.lock() else { return };
+        let id = l.run_id;
+        let r = l.conn.execute("INSERT OR REPLACE INTO write_checks(run_id, data) VALUES(?1, ?2)", params![id, verdict.to_string()]);
+        if let Err(e) = r {
+            l.warn(e);
+        }
     }
 
     /// Adds findings made outside the run's own audit (a merge's).
@@ -748,7 +766,7 @@ pub fn delete(path: &Path, refs: &[String]) -> Result<Vec<i64>> {
     let ids = resolve_ids(&c, refs)?;
     let tx = c.transaction().map_err(|e| io(path, e))?;
     for id in &ids {
-        for t in ["intervals", "env_samples", "levels"] {
+        for t in ["intervals", "env_samples", "levels", "write_checks"] {
             tx.execute(&format!("DELETE FROM {t} WHERE run_id = ?1"), params![id]).map_err(|e| io(path, e))?;
         }
         tx.execute("DELETE FROM runs WHERE id = ?1", params![id]).map_err(|e| io(path, e))?;

@@ -48,6 +48,9 @@ pub fn show_text(r: &RunRecord) -> String {
     p(format!("fairbench {} on {} (pid {})", r.tool_version, r.hostname, r.pid));
     let opts: Vec<String> = r.options.iter().map(|(k, v)| option_arg(k, v.as_str().unwrap_or(""))).collect();
     p(format!("Options: {}", opts.join(" ")));
+    if let Some(w) = &r.writes {
+        p(writes_line(w));
+    }
     if let Some(e) = &r.env_start {
         let d = crate::env::durability::durability(&e.server);
         let (fit, why) = crate::audit::memory_fit(&e.server);
@@ -115,4 +118,10 @@ pub fn show_text(r: &RunRecord) -> String {
     }
     o.push_str(&crate::audit::findings_text(&r.findings));
     o
+}
+
+/// The one line that sums up a `--verify-writes` verdict (its JSON object).
+pub fn writes_line(w: &serde_json::Value) -> String {
+    let n = |k: &str| w[k].as_u64().unwrap_or(0);
+    format!("Writes verified: {} acknowledged, {} lost, {} ambiguous ({} committed)", n("acknowledged"), n("lost"), n("ambiguous"), n("ambiguous_committed"))
 }

@@ -140,6 +140,10 @@ impl BenchRun {
 /// naming the driver.
 pub trait Drivable {
     fn drive(self: Box<Self>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()>;
+
+    /// `fairbench check writes FILE`: the writes a `--verify-writes` run
+    /// of this workload recorded in `log`, read back from the target.
+    fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>, json: bool) -> Result<()>;
 }
 
 /// The options of every registered family as clap parsed them. Each family
@@ -160,6 +164,28 @@ impl FamilyArgs {
     /// name on the command line, whichever family declared it first.
     pub fn value<T: Clone + Send + Sync + 'static>(&self, id: &str) -> Option<T> {
         self.0.try_get_one::<T>(id).ok().flatten().cloned()
+    }
+
+    /// The workload options the command line (or a label) gave, as
+    /// (long name, value) in the order clap holds them, one pair per value:
+    /// `--name=value` for each rebuilds the same workload.
+    pub fn given_options(&self) -> Vec<(String, String)> {
+        // The matches are the whole command's: only the families' own
+        // options (never the target's, whose URL may hold a password).
+        let own = <Self as clap::Args>::augment_args(Command::new("options"));
+        let mut out = Vec::new();
+        for a in own.get_arguments() {
+            let id = a.get_id().as_str();
+            let Some(long) = a.get_long() else { continue };
+            if self.0.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+                continue;
+            }
+            let Ok(Some(raw)) = self.0.try_get_raw(id) else { continue };
+            for v in raw {
+                out.push((long.to_string(), v.to_string_lossy().into_owned()));
+            }
+        }
+        out
     }
 
     /// Like [`Self::value`], but only when the command line (or a label)

@@ -6,6 +6,7 @@
 pub mod common;
 pub mod family;
 pub mod plan;
+pub mod witness;
 
 // The registry: one module and one entry per workload family.
 pub mod dbstress;
@@ -212,6 +213,23 @@ pub trait Workload: Dataset + Checked + Send + Sync + 'static {
     /// only whole events are timed.
     fn steps(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// `--verify-writes`: how this configuration's writes are checked;
+    /// None when it cannot verify them (the run is refused).
+    fn witnessing(&self) -> Option<witness::Witnessing> {
+        None
+    }
+
+    /// Turns `--verify-writes` on before the run: every client records its
+    /// writes into `log` (see [`witness::Recorder`]). Called only when
+    /// [`Self::witnessing`] is Some.
+    fn record_writes(&self, _log: Arc<witness::WriteLog>) {}
+
+    /// The rows of `keys` the target holds, each with the token it carries
+    /// (0 when the workload writes none); a key left out is missing.
+    fn read_back(&self, _conn: &mut Conn, _keys: &[witness::Key]) -> impl Future<Output = DbResult<witness::Found>> {
+        async { Ok(witness::Found::new()) }
     }
 
     /// Canonical label of this configuration.

@@ -47,6 +47,8 @@ pub struct MyFast {
     types: Vec<(u8, u16)>,
     /// A command is on the wire whose answer was not read to the end.
     broken: bool,
+    /// The last OK packet's last insert id (an auto-increment column's new value).
+    pub last_insert_id: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -166,11 +168,17 @@ fn put_lenenc(w: &mut Vec<u8>, v: u64) {
 
 /// OK packet: (affected rows, status flags).
 fn ok_packet(p: &[u8]) -> (u64, u16) {
+    let (affected, _, status) = ok_packet_ids(p);
+    (affected, status)
+}
+
+/// OK packet: (affected rows, last insert id, status flags).
+fn ok_packet_ids(p: &[u8]) -> (u64, u64, u16) {
     let mut i = 1;
     let affected = lenenc(p, &mut i).unwrap_or(0);
-    let _ = lenenc(p, &mut i);
+    let id = lenenc(p, &mut i).unwrap_or(0);
     let status = p.get(i..i + 2).map(|s| u16::from_le_bytes([s[0], s[1]])).unwrap_or(0);
-    (affected, status)
+    (affected, id, status)
 }
 
 fn scramble(plugin: &[u8], nonce: &[u8], pass: &[u8]) -> Option<Vec<u8>> {
@@ -221,8 +229,19 @@ impl MyFast {
             }
         }
         .map_err(|e| DbError { kind: ErrKind::Connect, code: "2002".into(), message: format!("Input/output error: {e}") })?;
-        let mut c =
-            MyFast { sock, r: ReadBuf::new(), w: Vec::with_capacity(4096), big: Vec::new(), deprecate_eof: false, seq: 0, stmts: Vec::new(), text: String::new(), types: Vec::new(), broken: false };
+        let mut c = MyFast {
+            sock,
+            r: ReadBuf::new(),
+            w: Vec::with_capacity(4096),
+            big: Vec::new(),
+            deprecate_eof: false,
+            seq: 0,
+            stmts: Vec::new(),
+            text: String::new(),
+            types: Vec::new(),
+            broken: false,
+            last_insert_id: 0,
+        };
         let p = c.next().await.map_err(connect_io)?;
         let hs = c.payload(p).to_vec();
         if hs.first() == Some(&0xff) {
@@ -535,8 +554,9 @@ impl MyFast {
         match a.phase {
             Phase::Head => match pl.first() {
                 Some(0x00) => {
-                    let (affected, status) = ok_packet(pl);
+                    let (affected, id, status) = ok_packet_ids(pl);
                     a.affected = affected;
+                    self.last_insert_id = id;
                     if status & SERVER_MORE_RESULTS_EXISTS == 0 {
                         return Ok(Step::Done);
                     }

@@ -46,6 +46,11 @@ fn connect_error(e: mysql_async::Error) -> DbError {
 }
 
 impl MyConn {
+    /// The last INSERT's auto-increment value, from its OK packet.
+    pub fn last_insert_id(&self) -> Option<u64> {
+        self.conn.last_insert_id()
+    }
+
     pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<MyConn> {
         let t = &cfg.target;
         let (host, port) = t.host_for(host_index).clone();

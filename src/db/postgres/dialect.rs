@@ -6,6 +6,10 @@ use crate::db::dialect::{like_prefix, Dialect, FkPath};
 pub struct PgDialect;
 
 impl Dialect for PgDialect {
+    fn returning(&self, col: &str) -> Option<String> {
+        Some(format!(" RETURNING {col}"))
+    }
+
     fn auto_inc_int(&self) -> &'static str {
         "SERIAL"
     }

@@ -106,6 +106,11 @@ pub fn to_db_error(e: rusqlite::Error) -> DbError {
 }
 
 impl LiteConn {
+    /// The rowid of the last row inserted on this connection.
+    pub fn last_insert_id(&self) -> u64 {
+        self.conn.last_insert_rowid() as u64
+    }
+
     pub fn connect(cfg: &ConnConfig) -> DbResult<LiteConn> {
         let path = cfg.target.path.clone().unwrap_or_default();
         let conn = Connection::open(&path).map_err(|e| {

@@ -8,11 +8,12 @@ pub mod options;
 pub mod prepare;
 
 use super::{Checked, Counters, Workload};
-use crate::db::{Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
+use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
 use crate::usage;
 use crate::workload::common::CommonArgs;
+use crate::workload::witness::{self, CheckKind, Key, Recorder, Witnessing, WriteLog};
 pub use options::OltpArgs;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -126,6 +127,8 @@ struct TableStmts {
     delete: StmtId,
     insert: StmtId,
     insert_auto: StmtId,
+    /// `insert_auto` returning the id, where the engine reports it no other way.
+    insert_auto_ret: Option<StmtId>,
 }
 
 /// Every statement of the workload and the ids the events use.
@@ -157,6 +160,8 @@ pub struct Oltp {
     /// SELECT ... FOR UPDATE on the row-returning SELECTs (BMK-kit's
     /// `--for-update=on`; off unless given, as in its scripts).
     pub for_update: bool,
+    /// `--verify-writes`: where the clients record their writes.
+    writes: OnceLock<Arc<WriteLog>>,
 }
 
 pub struct OltpClient {
@@ -178,6 +183,8 @@ pub struct OltpClient {
     chunk: Dist,
     /// `--rand-loop=3`: the last id of the stride and how many it gave.
     stride: (u64, u32),
+    /// `--verify-writes`: this client's record of its writes.
+    rec: Option<Recorder>,
 }
 
 impl Oltp {
@@ -198,7 +205,7 @@ impl Oltp {
             "auto" => clients >= args.tables as usize,
             other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
         };
-        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients, for_update: false })
+        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients, for_update: false, writes: OnceLock::new() })
     }
 
     fn st(&self) -> &Stmts {
@@ -227,6 +234,7 @@ impl Oltp {
                 delete: set.add(format!("DELETE {hint}FROM {name} WHERE id=?"), false),
                 insert: set.add(format!("INSERT {hint}INTO {name} (id, k, c, pad) VALUES (?, ?, ?, ?)"), false),
                 insert_auto: set.add(format!("INSERT {hint}INTO {name} (k, c, pad) VALUES (?, ?, ?)"), false),
+                insert_auto_ret: d.returning("id").map(|r| set.add(format!("INSERT {hint}INTO {name} (k, c, pad) VALUES (?, ?, ?){r}"), true)),
             });
         }
         let begin = set.add(if mix.writes() { d.begin_rw() } else { d.begin_ro() }, false);
@@ -287,11 +295,11 @@ impl Oltp {
         }
     }
 
-    async fn x(&self, conn: &mut Conn, q: &mut Counters, id: StmtId, p: &[Param<'_>]) -> DbResult<()> {
+    async fn x(&self, conn: &mut Conn, q: &mut Counters, id: StmtId, p: &[Param<'_>]) -> DbResult<Class> {
         let class = conn.exec(id, p).await.map_err(|e| named(e, &conn.set.get(id).sql))?;
         q.add(class);
         self.pause().await;
-        Ok(())
+        Ok(class)
     }
 
     async fn standard(&self, conn: &mut Conn, c: &mut OltpClient, q: &mut Counters) -> DbResult<()> {
@@ -338,12 +346,21 @@ impl Oltp {
             for _ in 0..m.non_index_updates {
                 self.new_c(c);
                 let id = self.draw_id(c);
+                witness_c(c, ti, id);
                 let cval = std::str::from_utf8(&c.c_buf).unwrap_or("");
                 let t = &self.st().tables[ti];
-                if urs > 1 {
-                    self.x(conn, q, t.nonidx_upd, &[Param::Text(cval), Param::Int(id), Param::Int(id + urs - 1)]).await?;
+                let class = if urs > 1 {
+                    self.x(conn, q, t.nonidx_upd, &[Param::Text(cval), Param::Int(id), Param::Int(id + urs - 1)]).await?
                 } else {
-                    self.x(conn, q, t.nonidx_upd, &[Param::Text(cval), Param::Int(id)]).await?;
+                    self.x(conn, q, t.nonidx_upd, &[Param::Text(cval), Param::Int(id)]).await?
+                };
+                // No row changed: under PostgreSQL's read committed, an UPDATE
+                // waiting on a row that another transaction deleted and
+                // inserted again updates nothing.
+                if class != Class::Write {
+                    if let Some(r) = &mut c.rec {
+                        r.unwrite();
+                    }
                 }
             }
         }
@@ -353,6 +370,7 @@ impl Oltp {
                 let id = self.draw_id(c);
                 let k = c.ids.sample(&mut c.rng) as i64;
                 self.new_c(c);
+                witness_c(c, ti, id);
                 c.pad_buf.clear();
                 fill_data(&mut c.rng, PAD_TEMPLATE.as_bytes(), self.args.rand_data, &mut c.pad_buf);
                 let t = &self.st().tables[ti];
@@ -366,9 +384,15 @@ impl Oltp {
             if self.args.sleep_before_commit > 0 {
                 tokio::time::sleep(Duration::from_micros(self.args.sleep_before_commit)).await;
             }
+            if let Some(r) = &mut c.rec {
+                r.commit_sent();
+            }
             conn.exec(self.st().commit, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.st().commit).sql))?;
             q.trx += 1;
             c.in_trx = false;
+            if let Some(r) = &mut c.rec {
+                r.acknowledged();
+            }
         }
         Ok(())
     }
@@ -381,17 +405,82 @@ impl Oltp {
         fill_data(&mut c.rng, PAD_TEMPLATE.as_bytes(), self.args.rand_data, &mut c.pad_buf);
         let (cv, pv) = (std::str::from_utf8(&c.c_buf).unwrap_or(""), std::str::from_utf8(&c.pad_buf).unwrap_or(""));
         let t = &self.st().tables[ti];
+        let table = ti as i64 + 1;
         if self.args.auto_inc {
-            self.x(conn, q, t.insert_auto, &[Param::Int(k), Param::Text(cv), Param::Text(pv)]).await
+            let Some(r) = &mut c.rec else {
+                return self.x(conn, q, t.insert_auto, &[Param::Int(k), Param::Text(cv), Param::Text(pv)]).await.map(drop);
+            };
+            // The key is the id the server gives: learnt once it answered.
+            r.write(None, 0);
+            r.commit_sent();
+            let p = [Param::Int(k), Param::Text(cv), Param::Text(pv)];
+            let id = match t.insert_auto_ret {
+                Some(ret) => {
+                    let rows = conn.exec_rows(ret, &p).await.map_err(|e| named(e, &conn.set.get(ret).sql))?;
+                    q.add(Class::Write);
+                    self.pause().await;
+                    rows.first().and_then(|row| row.first().cloned().flatten()).and_then(|v| v.trim().parse::<i64>().ok())
+                }
+                None => {
+                    self.x(conn, q, t.insert_auto, &p).await?;
+                    conn.last_insert_id().map(|v| v as i64)
+                }
+            };
+            if let Some(id) = id {
+                r.learnt_key([table, id, 0, 0]);
+            }
+            r.acknowledged();
+            Ok(())
         } else {
             // Disjoint index sets per client over one permutation: unique
             // ids without a shared counter (sysbench shares an atomic one).
             let idx = c.unique_next * self.clients as u64 + c.id as u64;
             c.unique_next += 1;
             let id = c.unique.at(idx as u32) as i64 - 2_147_483_648;
-            self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await
+            if let Some(r) = &mut c.rec {
+                r.write(Some([table, id, 0, 0]), 0);
+                r.commit_sent();
+            }
+            self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await?;
+            if let Some(r) = &mut c.rec {
+                r.acknowledged();
+            }
+            Ok(())
         }
     }
+
+    /// Reads back the rows of `keys` ((table, id)) in batches: the id, and
+    /// the token at the start of c where the writes put one.
+    async fn read_rows(&self, conn: &mut Conn, keys: &[Key]) -> DbResult<witness::Found> {
+        let tokens = self.mix.kind == Kind::Standard;
+        let mut by_table: std::collections::BTreeMap<i64, Vec<i64>> = std::collections::BTreeMap::new();
+        for k in keys {
+            by_table.entry(k[0]).or_default().push(k[1]);
+        }
+        let mut found = witness::Found::new();
+        for (t, ids) in by_table {
+            for chunk in ids.chunks(500) {
+                let list = chunk.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+                let sql = format!("SELECT id, c FROM {}{t} WHERE id IN ({list})", self.args.table_name);
+                for row in conn.query_strings(&sql).await? {
+                    let Some(id) = row.first().cloned().flatten().and_then(|v| v.trim().parse::<i64>().ok()) else { continue };
+                    let token = if tokens { row.get(1).cloned().flatten().map(|v| witness::parse_token(&v)).unwrap_or(0) } else { 0 };
+                    found.insert([t, id, 0, 0], token);
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// `--verify-writes`: the c value about to be written to row `id` of
+/// table `ti` starts with a token of its own, recorded as a write of the
+/// transaction under way.
+fn witness_c(c: &mut OltpClient, ti: usize, id: i64) {
+    let Some(r) = &mut c.rec else { return };
+    let token = r.token();
+    witness::token_text(token, &mut c.c_buf);
+    r.write(Some([ti as i64 + 1, id, 0, 0]), token);
 }
 
 /// A fatal error names the statement it came from, as the README promises
@@ -453,6 +542,7 @@ impl Workload for Oltp {
                 Dist::new(&self.dist, lo, hi)
             },
             stride: (0, 0),
+            rec: self.writes.get().map(|l| l.recorder()),
         }
     }
 
@@ -461,6 +551,9 @@ impl Workload for Oltp {
             c.rng = c.saved.clone();
         } else {
             c.saved = c.rng.clone();
+        }
+        if let Some(r) = &mut c.rec {
+            r.settle();
         }
         if !self.args.extra_query_before.is_empty() {
             q.add(conn.query(&self.args.extra_query_before).await.map_err(|e| named(e, &self.args.extra_query_before))?);
@@ -526,6 +619,28 @@ impl Workload for Oltp {
 
     fn reconnect_every(&self) -> u64 {
         self.common.reconnect
+    }
+
+    fn witnessing(&self) -> Option<Witnessing> {
+        let m = &self.mix;
+        let key_names = &["table", "id"];
+        match m.kind {
+            Kind::Insert => Some(Witnessing { check: CheckKind::Inserted, key_names }),
+            // Each write of c carries its token; an update of a range of
+            // rows or writes outside a transaction are not recorded.
+            Kind::Standard if m.trx && m.non_index_updates + m.delete_inserts > 0 && (m.non_index_updates == 0 || self.args.update_range_size <= 1) => {
+                Some(Witnessing { check: CheckKind::LastWrite, key_names })
+            }
+            _ => None,
+        }
+    }
+
+    fn record_writes(&self, log: Arc<WriteLog>) {
+        let _ = self.writes.set(log);
+    }
+
+    async fn read_back(&self, conn: &mut Conn, keys: &[Key]) -> DbResult<witness::Found> {
+        self.read_rows(conn, keys).await
     }
 
     fn label(&self, cfg: &ConnConfig) -> String {

@@ -138,6 +138,11 @@ pub struct ControlArgs {
     /// Do not record the run in the results store
     #[arg(long)]
     pub no_save: bool,
+    /// Record the keys of the writes whose COMMIT was acknowledged, and of those whose outcome is unknown, in FILE
+    /// (default: fairbench-writes-<run id>.log here), and read them back after the run: acknowledged writes
+    /// missing fail the run (exit 5); see docs/verify-writes.md
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub verify_writes: Option<String>,
     /// Free text stored with the run (e.g. "io-bound baseline"), shown by results and compare
     #[arg(long, default_value = "")]
     pub tag: String,

@@ -163,6 +163,8 @@ pub struct Tpcc {
     commit: StmtId,
     rollback: StmtId,
     pub shared: Arc<RunShared>,
+    /// `--verify-writes`: where the clients record their New-Orders.
+    writes: std::sync::OnceLock<Arc<crate::workload::witness::WriteLog>>,
 }
 
 pub struct TpccClient {
@@ -179,6 +181,8 @@ pub struct TpccClient {
     /// --use-all-warehouses: the (dataset, warehouse) pairs dealt to this client.
     own: Vec<(u32, u32)>,
     buf: String,
+    /// `--verify-writes`: this client's record of its New-Orders.
+    pub(crate) rec: Option<crate::workload::witness::Recorder>,
 }
 
 /// Parse "45,43,4,4,4" into cumulative cut points over 1..100.
@@ -273,6 +277,7 @@ impl Tpcc {
             commit: StmtId(0),
             rollback: StmtId(0),
             shared: Arc::new(RunShared::default()),
+            writes: std::sync::OnceLock::new(),
         };
         t.build_statements();
         Ok(t)
@@ -506,11 +511,25 @@ impl Workload for Tpcc {
         } else {
             vec![]
         };
-        TpccClient { deck: Vec::with_capacity(100), next_card: 0, saved: rng.clone(), rng, kind: 0, in_trx: false, home, own, buf: String::with_capacity(512) }
+        TpccClient {
+            deck: Vec::with_capacity(100),
+            next_card: 0,
+            saved: rng.clone(),
+            rng,
+            kind: 0,
+            in_trx: false,
+            home,
+            own,
+            buf: String::with_capacity(512),
+            rec: self.writes.get().map(|l| l.recorder()),
+        }
     }
 
     async fn event(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, retry: bool) -> DbResult<()> {
         self.mark_started();
+        if let Some(r) = &mut c.rec {
+            r.settle();
+        }
         if retry {
             if self.common.trx_retry {
                 c.rng = c.saved.clone();
@@ -547,6 +566,20 @@ impl Workload for Tpcc {
             let _ = conn.query("ROLLBACK").await;
             c.in_trx = false;
         }
+    }
+
+    fn witnessing(&self) -> Option<crate::workload::witness::Witnessing> {
+        // Each New-Order's (dataset, warehouse, district, order id): orders
+        // are never deleted (Delivery removes only the new_orders row).
+        Some(crate::workload::witness::Witnessing { check: crate::workload::witness::CheckKind::Inserted, key_names: &["dataset", "w_id", "d_id", "o_id"] })
+    }
+
+    fn record_writes(&self, log: Arc<crate::workload::witness::WriteLog>) {
+        let _ = self.writes.set(log);
+    }
+
+    async fn read_back(&self, conn: &mut Conn, keys: &[crate::workload::witness::Key]) -> DbResult<crate::workload::witness::Found> {
+        self.orders_present(conn, keys).await
     }
 
     fn reconnect_every(&self) -> u64 {

@@ -28,6 +28,9 @@ impl Tpcc {
         self.rows(conn, q, st.no_cust_wh, &[Param::Int(w), Param::Int(d), Param::Int(cid)]).await?;
         let dist = self.rows(conn, q, st.no_dist, &[Param::Int(w), Param::Int(d)]).await?;
         let o_id = dist.first().and_then(|r| int(&r[0])).ok_or_else(|| missing("district", w, d))?;
+        if let Some(r) = &mut c.rec {
+            r.write(Some([ds as i64, w, d, o_id]), 0);
+        }
         self.x(conn, q, st.no_dist_upd, &[Param::Int(o_id + 1), Param::Int(w), Param::Int(d)]).await?;
         self.x(conn, q, st.no_ord_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(cid), Param::Int(ol_cnt as i64), Param::Int(all_local)]).await?;
         self.x(conn, q, st.no_new_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w)]).await?;
@@ -37,6 +40,10 @@ impl Tpcc {
                 // The unused item number: TPC-C's 1% of New-Orders that roll back.
                 self.end(conn, c, q, false).await?;
                 q.rolled_back = true;
+                // Rolled back on purpose: nothing to verify.
+                if let Some(r) = &mut c.rec {
+                    r.settle();
+                }
                 return Ok(());
             };
             let price = cents(&it[0]);
@@ -54,6 +61,37 @@ impl Tpcc {
             )
             .await?;
         }
-        self.end(conn, c, q, true).await
+        if let Some(r) = &mut c.rec {
+            r.commit_sent();
+        }
+        self.end(conn, c, q, true).await?;
+        if let Some(r) = &mut c.rec {
+            r.acknowledged();
+        }
+        Ok(())
+    }
+
+    /// `--verify-writes`: which of the New-Orders `keys` ((dataset,
+    /// warehouse, district, order id)) have their orders row, read per
+    /// district in batches.
+    pub(super) async fn orders_present(&self, conn: &mut Conn, keys: &[crate::workload::witness::Key]) -> DbResult<crate::workload::witness::Found> {
+        let mut by_district: std::collections::BTreeMap<(i64, i64, i64), Vec<i64>> = std::collections::BTreeMap::new();
+        for k in keys {
+            by_district.entry((k[0], k[1], k[2])).or_default().push(k[3]);
+        }
+        let mut found = crate::workload::witness::Found::new();
+        for ((ds, w, d), ids) in by_district {
+            let Some(names) = self.names.get((ds - 1).max(0) as usize) else { continue };
+            for chunk in ids.chunks(500) {
+                let list = chunk.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+                let sql = format!("SELECT o_id FROM {} WHERE o_w_id = {w} AND o_d_id = {d} AND o_id IN ({list})", names.orders);
+                for row in conn.query_strings(&sql).await? {
+                    if let Some(o) = row.first().cloned().flatten().and_then(|v| v.trim().parse::<i64>().ok()) {
+                        found.insert([ds, w, d, o], 0);
+                    }
+                }
+            }
+        }
+        Ok(found)
     }
 }
