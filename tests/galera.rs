@@ -135,7 +135,9 @@ fn galera_spreads_clients_counts_nodes_retries_conflicts_and_survives_a_killed_n
 
     // Node 3 killed mid-run: its clients (2 and 5 of 6) move to the other nodes.
     let mut run = fairbench();
+    let log = scratch_dir("galera-writes").join("writes.log");
     run.arg("run").arg("oltp_read_write").args(t).args(["--table-size", "1000", "--threads", "6", "--time", "16", "--report-interval", "1", "--output", "json", "--no-save"]);
+    run.arg(format!("--verify-writes={}", log.display()));
     let child = run.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
     std::thread::sleep(Duration::from_secs(4));
     let killed_at = Instant::now();
@@ -165,4 +167,22 @@ fn galera_spreads_clients_counts_nodes_retries_conflicts_and_survives_a_killed_n
     eprintln!("events per second and node around the kill: {per_second:?}");
     let before = totals[1..3].iter().copied().max().unwrap();
     assert!(totals[3..].iter().any(|&t| t * 2 < before), "no gap visible per second: {totals:?}");
+
+    // The outage: the cluster stops every write until it has evicted the
+    // dead node; the gap begins around the kill (4 s in) and ends.
+    let gap = &s["outage"]["write"];
+    eprintln!("longest gap without a completed write: {gap}");
+    let (from, secs) = (gap["from_s"].as_f64().unwrap_or(-1.0), gap["secs"].as_f64().unwrap_or(0.0));
+    assert!(gap["open"] == false && secs > 0.1 && secs < 30.0, "{gap}");
+    assert!((2.0..10.0).contains(&from), "the longest write gap does not begin around the kill: {gap}");
+    // Lost writes: synchronous replication acknowledges a commit once every
+    // node has it, so none is lost; commits cut off on the killed node are
+    // ambiguous, counted apart: at most the two writes of c of the killed
+    // node's two clients' last transactions (a COMMIT that a surviving node
+    // answered with a certification failure did not commit: not ambiguous).
+    let w = lines.iter().find(|v| v["type"] == "writes").unwrap_or_else(|| panic!("no writes object: {}", stdout(&out)));
+    eprintln!("writes verified: {w}");
+    assert_eq!(w["lost"], 0, "{w}");
+    assert!(w["acknowledged"].as_u64().unwrap() > 0 && w["checked"] == w["acknowledged"], "{w}");
+    assert!(w["ambiguous"].as_u64().unwrap() <= 4, "{w}");
 }

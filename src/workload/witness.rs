@@ -19,6 +19,7 @@
 //! Times are microseconds since the log was opened; a key the client never
 //! learnt (an auto-increment id whose INSERT failed) is written `?`.
 
+use crate::db::{DbError, DbResult, ErrKind};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -216,6 +217,19 @@ impl Recorder {
         }
     }
 
+    /// The committing statement failed. When the server answered it with an
+    /// error, it did not commit (a deadlock or certification failure, a
+    /// serialization failure, a duplicate key): the open writes are
+    /// dropped. When no answer came (the connection was lost, the run
+    /// stopped), the outcome is unknown: [`Recorder::settle`] records them so.
+    #[inline]
+    pub fn commit_failed(&mut self, e: &DbError) {
+        if !matches!(e.kind, ErrKind::ConnectionLost | ErrKind::Stopped) {
+            self.open.clear();
+            self.sent_us = None;
+        }
+    }
+
     /// The server acknowledged the COMMIT of the open writes.
     #[inline]
     pub fn acknowledged(&mut self) {
@@ -261,6 +275,15 @@ impl Drop for Recorder {
             self.log.append(&self.done);
         }
     }
+}
+
+/// The result of a committing statement, telling `rec` when it failed
+/// (see [`Recorder::commit_failed`]).
+pub fn committed<T>(rec: &mut Option<Recorder>, r: DbResult<T>) -> DbResult<T> {
+    if let (Some(rec), Err(e)) = (rec.as_mut(), &r) {
+        rec.commit_failed(e);
+    }
+    r
 }
 
 /// The token a workload writes into a text column: 16 hex digits, which
@@ -499,6 +522,12 @@ mod tests {
             r.acknowledged();
             // Failed before its COMMIT: dropped.
             r.write(Some([1, 3, 0, 0]), r.seq);
+            r.settle();
+            // A COMMIT the server refused (a deadlock, a certification
+            // failure) did not commit: dropped, never ambiguous.
+            r.write(Some([1, 4, 0, 0]), 8);
+            r.commit_sent();
+            r.commit_failed(&DbError { kind: ErrKind::Retryable, code: "1213".into(), message: "deadlock".into() });
             r.settle();
             // Failed after: unknown, key never learnt.
             r.write(None, 9);

@@ -387,7 +387,7 @@ impl Oltp {
             if let Some(r) = &mut c.rec {
                 r.commit_sent();
             }
-            conn.exec(self.st().commit, &[]).await.map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.st().commit).sql))?;
+            witness::committed(&mut c.rec, conn.exec(self.st().commit, &[]).await).map(|cl| q.add(cl)).map_err(|e| named(e, &conn.set.get(self.st().commit).sql))?;
             q.trx += 1;
             c.in_trx = false;
             if let Some(r) = &mut c.rec {
@@ -416,13 +416,21 @@ impl Oltp {
             let p = [Param::Int(k), Param::Text(cv), Param::Text(pv)];
             let id = match t.insert_auto_ret {
                 Some(ret) => {
-                    let rows = conn.exec_rows(ret, &p).await.map_err(|e| named(e, &conn.set.get(ret).sql))?;
+                    let rows = conn.exec_rows(ret, &p).await;
+                    if let Err(e) = &rows {
+                        r.commit_failed(e);
+                    }
+                    let rows = rows.map_err(|e| named(e, &conn.set.get(ret).sql))?;
                     q.add(Class::Write);
                     self.pause().await;
                     rows.first().and_then(|row| row.first().cloned().flatten()).and_then(|v| v.trim().parse::<i64>().ok())
                 }
                 None => {
-                    self.x(conn, q, t.insert_auto, &p).await?;
+                    let done = self.x(conn, q, t.insert_auto, &p).await;
+                    if let Err(e) = &done {
+                        r.commit_failed(e);
+                    }
+                    done?;
                     conn.last_insert_id().map(|v| v as i64)
                 }
             };
@@ -441,7 +449,8 @@ impl Oltp {
                 r.write(Some([table, id, 0, 0]), 0);
                 r.commit_sent();
             }
-            self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await?;
+            let done = self.x(conn, q, t.insert, &[Param::Int(id), Param::Int(k), Param::Text(cv), Param::Text(pv)]).await;
+            witness::committed(&mut c.rec, done)?;
             if let Some(r) = &mut c.rec {
                 r.acknowledged();
             }

@@ -3,7 +3,7 @@
 use super::{cents, int, missing, Tpcc, TpccClient};
 use crate::db::{Conn, DbResult, Param};
 use crate::rand::nurand;
-use crate::workload::Counters;
+use crate::workload::{witness, Counters};
 
 impl Tpcc {
     pub(super) async fn new_order(&self, conn: &mut Conn, c: &mut TpccClient, q: &mut Counters, ds: u32, w: u32) -> DbResult<()> {
@@ -64,7 +64,8 @@ impl Tpcc {
         if let Some(r) = &mut c.rec {
             r.commit_sent();
         }
-        self.end(conn, c, q, true).await?;
+        let ended = self.end(conn, c, q, true).await;
+        witness::committed(&mut c.rec, ended)?;
         if let Some(r) = &mut c.rec {
             r.acknowledged();
         }
