@@ -2,7 +2,8 @@
 # fairbench's test command:  bash scripts/test.sh [--keep-servers] [CARGO TEST ARGS] [-- TEST BINARY ARGS]
 #
 # 1. installs what is missing with apt-get (MariaDB server+client and the storage-engine
-#    plugins MyRocks, S3 and lz4, PostgreSQL, pgbouncer, galera-4, sysbench, and the C toolchain/OpenSSL headers
+#    plugins MyRocks, S3 and lz4, PostgreSQL, pgbouncer, galera-4, patroni, etcd-server, sysstat, the
+#    Prometheus node exporter and promtool, sysbench, and the C toolchain/OpenSSL headers
 #    the crate builds with; scripts/servers.sh's fb_install_missing). Rust/cargo itself must
 #    already be installed: this script does not install it.
 # 2. checks the code: `cargo fmt --check` and `cargo clippy --locked --all-targets -- -D warnings`
