@@ -875,14 +875,9 @@ async fn client<W: Workload>(
         if must_yield || (end >= local.tick_at.get() && conn.blocks()) {
             tokio::task::yield_now().await;
         }
-        if reconnect_every > 0 && done.is_multiple_of(reconnect_every) {
-            if conn.reconnect().await.is_ok() {
-                local.window.borrow_mut().reconnects += 1;
-            } else if !reconnect(&mut conn, &local, &shared, id).await {
-                break;
-            }
-        }
-        if conn.spent() && !renew(&mut conn, &local, &shared, id).await {
+        let every = reconnect_every > 0 && done.is_multiple_of(reconnect_every);
+        let spent = conn.spent();
+        if (every || spent) && !renew(&mut conn, &local, &shared, id, spent && !every).await {
             break;
         }
     }
@@ -891,13 +886,15 @@ async fn client<W: Workload>(
     conn.close().await;
 }
 
-/// A planned reconnect between events (a TLS 1.2 session near its record
-/// limit): counted apart from the reconnects that follow a lost connection.
-async fn renew(conn: &mut Conn, local: &Local, shared: &Shared, id: usize) -> bool {
+/// A reconnect between events, the workload's (`--reconnect`) or, when
+/// `tls`, a TLS 1.2 session's near its record limit (counted apart from
+/// the reconnects that follow a lost connection); a first attempt that
+/// fails goes on as after a lost connection.
+async fn renew(conn: &mut Conn, local: &Local, shared: &Shared, id: usize, tls: bool) -> bool {
     if conn.reconnect().await.is_ok() {
         let mut win = local.window.borrow_mut();
         win.reconnects += 1;
-        win.planned_reconnects += 1;
+        win.planned_reconnects += u64::from(tls);
         return true;
     }
     reconnect(conn, local, shared, id).await

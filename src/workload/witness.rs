@@ -230,6 +230,16 @@ impl Recorder {
         }
     }
 
+    /// The result of the committing statement, passed through: a failure
+    /// is told to [`Recorder::commit_failed`].
+    #[inline]
+    pub fn committed<T>(&mut self, r: DbResult<T>) -> DbResult<T> {
+        if let Err(e) = &r {
+            self.commit_failed(e);
+        }
+        r
+    }
+
     /// The server acknowledged the COMMIT of the open writes.
     #[inline]
     pub fn acknowledged(&mut self) {
@@ -280,10 +290,10 @@ impl Drop for Recorder {
 /// The result of a committing statement, telling `rec` when it failed
 /// (see [`Recorder::commit_failed`]).
 pub fn committed<T>(rec: &mut Option<Recorder>, r: DbResult<T>) -> DbResult<T> {
-    if let (Some(rec), Err(e)) = (rec.as_mut(), &r) {
-        rec.commit_failed(e);
+    match rec {
+        Some(rec) => rec.committed(r),
+        None => r,
     }
-    r
 }
 
 /// The token a workload writes into a text column: 16 hex digits, which

@@ -416,21 +416,13 @@ impl Oltp {
             let p = [Param::Int(k), Param::Text(cv), Param::Text(pv)];
             let id = match t.insert_auto_ret {
                 Some(ret) => {
-                    let rows = conn.exec_rows(ret, &p).await;
-                    if let Err(e) = &rows {
-                        r.commit_failed(e);
-                    }
-                    let rows = rows.map_err(|e| named(e, &conn.set.get(ret).sql))?;
+                    let rows = r.committed(conn.exec_rows(ret, &p).await).map_err(|e| named(e, &conn.set.get(ret).sql))?;
                     q.add(Class::Write);
                     self.pause().await;
                     rows.first().and_then(|row| row.first().cloned().flatten()).and_then(|v| v.trim().parse::<i64>().ok())
                 }
                 None => {
-                    let done = self.x(conn, q, t.insert_auto, &p).await;
-                    if let Err(e) = &done {
-                        r.commit_failed(e);
-                    }
-                    done?;
+                    r.committed(self.x(conn, q, t.insert_auto, &p).await)?;
                     conn.last_insert_id().map(|v| v as i64)
                 }
             };
