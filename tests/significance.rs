@@ -43,11 +43,16 @@ fn throughput_line(dir: &Path, a: &str, b: &str) -> Value {
 }
 
 /// Ten rounds, each alternating a configuration A, the same configuration
-/// again (A') and B, capped at a third of A's rate, five runs each. A against
-/// A' is flagged in at most one round of ten (the test's 5% level allows
-/// about half a false alarm in ten); B against A is flagged in every round,
-/// with an interval holding the rate B was held to over A's median, and the
-/// gate fails on it and passes on A'.
+/// again (A') and B, capped at a third of A's rate, six runs each, in the
+/// six orders of the three (so A and A' each run first, second and third
+/// twice, after each of the others: a run's place in the cycle, or a cycle
+/// in step with other load on the machine, favours neither). A against A'
+/// is flagged in at most two rounds of ten: at the test's 5% level a correct
+/// test flags half a round in ten on average, and three or more in 1.2% of
+/// tries, so a failure here means the false alarms are too many, not bad
+/// luck. B against A is flagged in every round, with an interval holding the
+/// rate B was held to over A's median, and the gate fails on it and passes
+/// on A'.
 #[test]
 fn a_a_is_rarely_significant_and_a_b_always() {
     let dir = sqlite_dir("aa-ab");
@@ -58,14 +63,18 @@ fn a_a_is_rarely_significant_and_a_b_always() {
     let mut aa_flagged = Vec::new();
     let mut gate_aa_failed = 0;
     for k in 0..10 {
-        for _ in 0..5 {
-            point_selects(&dir, &format!("a{k}"), &[]);
-            point_selects(&dir, &format!("a2{k}"), &[]);
-            point_selects(&dir, &format!("b{k}"), &["--rate", &rate_arg]);
+        for order in SIX_ORDERS {
+            for which in order {
+                match which {
+                    'a' => point_selects(&dir, &format!("a{k}"), &[]),
+                    'A' => point_selects(&dir, &format!("a2{k}"), &[]),
+                    _ => point_selects(&dir, &format!("b{k}"), &["--rate", &rate_arg]),
+                }
+            }
         }
         let (a, a2, b) = (format!("tag:a{k}"), format!("tag:a2{k}"), format!("tag:b{k}"));
         let aa = throughput_line(&dir, &a, &a2);
-        assert_eq!(aa["repetitions"], serde_json::json!([5, 5]), "{aa}");
+        assert_eq!(aa["repetitions"], serde_json::json!([6, 6]), "{aa}");
         if aa["significant"] == true {
             aa_flagged.push(aa.to_string());
         }
@@ -84,9 +93,12 @@ fn a_a_is_rarely_significant_and_a_b_always() {
             gate_aa_failed += 1;
         }
     }
-    assert!(aa_flagged.len() <= 1, "A against itself flagged in {} rounds of 10:\n{}", aa_flagged.len(), aa_flagged.join("\n"));
-    assert!(gate_aa_failed <= 1, "the gate failed A against itself in {gate_aa_failed} rounds of 10");
+    assert!(aa_flagged.len() <= 2, "A against itself flagged in {} rounds of 10:\n{}", aa_flagged.len(), aa_flagged.join("\n"));
+    assert!(gate_aa_failed <= 2, "the gate failed A against itself in {gate_aa_failed} rounds of 10");
 }
+
+/// The six orders of A ('a'), A' ('A') and B ('b'), one per repetition.
+const SIX_ORDERS: [[char; 3]; 6] = [['a', 'A', 'b'], ['A', 'b', 'a'], ['b', 'a', 'A'], ['A', 'a', 'b'], ['a', 'b', 'A'], ['b', 'A', 'a']];
 
 /// A series kept as a file (`results export`) is the baseline of the gate:
 /// a slowed series fails it (exit 1) with a markdown table and a JUnit
