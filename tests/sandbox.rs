@@ -174,6 +174,27 @@ fn bad_input_is_one_line_with_exit_code_2() {
     }
 }
 
+/// Under root the servers run as their service accounts: a `--dir` under a
+/// directory only root may enter failed in initdb's log (PostgreSQL), in
+/// etcd's (Patroni), after processes had started. It is now one line
+/// naming that directory, exit 2, before anything starts.
+#[test]
+fn a_dir_the_service_account_cannot_enter_is_one_line_before_anything_starts() {
+    assert!(unsafe { libc::geteuid() } == 0, "the service accounts are used under root: run the tests as root (scripts/test.sh does on its Debian machines)");
+    let locked = scratch("root-only");
+    std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    for engine in ["mariadb", "postgres", "patroni"] {
+        let dir = locked.join(engine);
+        let out = run_fail(fairbench().args(["server", "start", engine]).arg("--dir").arg(&dir));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{engine}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{engine}: {err}");
+        assert!(err.contains(&format!("cannot enter {} (no search permission)", locked.display())), "{engine}: {err}");
+        assert!(!dir.exists(), "{engine}: {} was created", dir.display());
+    }
+    let _ = std::fs::remove_dir_all(&locked);
+}
+
 #[test]
 fn a_missing_binary_is_one_line_with_exit_code_2() {
     // FAIRBENCH_MARIADB_BINDIR names the only place the binaries are looked for.

@@ -258,6 +258,28 @@ fn service_user(kind: Kind) -> Option<String> {
     Some(u.to_string())
 }
 
+/// The service account must reach the sandbox's directory: a server run as
+/// `postgres` or `mysql` under a directory only root may enter (`/root/x`)
+/// would fail later with a permission error in its own log (initdb's
+/// password file, etcd's data directory), after processes were started.
+/// The first ancestor it cannot enter is named, before anything starts.
+fn reachable(dir: &Path, user: &str) -> Result<()> {
+    let can_enter = |d: &Path| as_user(&Some(user.to_string()), Path::new("test")).arg("-x").arg(d).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    let Some(deepest) = dir.ancestors().find(|a| a.exists()) else { return Ok(()) };
+    if can_enter(deepest) {
+        return Ok(());
+    }
+    let mut chain: Vec<&Path> = deepest.ancestors().collect();
+    chain.reverse();
+    let blocked = chain.into_iter().find(|a| !can_enter(a)).unwrap_or(deepest);
+    Err(usage!(
+        "{}: the {user} account the server runs as cannot enter {} (no search permission); use a directory it can reach, such as one under /tmp, or give {} o+x",
+        dir.display(),
+        blocked.display(),
+        blocked.display()
+    ))
+}
+
 fn chown(path: &Path, user: &Option<String>) -> Result<()> {
     let Some(u) = user else { return Ok(()) };
     let st = Command::new("chown").arg("-R").arg(format!("{u}:")).arg(path).stdin(Stdio::null()).output().map_err(|e| io("chown", e))?;
@@ -456,6 +478,9 @@ pub fn start(o: &StartOpts) -> Result<Sandbox> {
     }
     let b = bins(o.kind)?;
     let user = service_user(o.kind);
+    if let Some(u) = &user {
+        reachable(o.dir.as_deref().unwrap_or(&root()), u)?;
+    }
     let resolved = profile::resolve(&o.profile, o.kind, &o.machine)?;
     let known = known_settings(o.kind, &b, &user);
     let ver = version(o.kind, &b);
