@@ -458,27 +458,56 @@ fn ambiguous_outcomes_are_counted_apart_postgres() {
 }
 
 /// Ctrl-C stops a verifying run within 2 s without checking; its log
-/// holds what the clients recorded, and `check writes` reads it later.
+/// holds what the clients recorded, and `check writes` reads it later and
+/// keeps the verdict with the stored run (its `Writes verified` line and
+/// the audit's finding, replaced by a later check that finds a write gone).
 #[test]
 fn an_interrupted_run_keeps_its_log_for_later() {
     let db = Db::Maria;
     let dir = scratch_dir("verify-writes-ctrlc");
-    let opts = oltp("vw_ctrlc_");
+    let store = dir.join("results.db");
+    let table = "vw_ctrlc_";
+    let opts = oltp(table);
     let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
     fresh(db, "oltp_insert", &opts);
     let log = dir.join("ctrlc.log");
     let mut c = fairbench();
-    c.arg("run").arg("oltp_insert").arg("--target").arg(db.url()).args(&opts);
-    c.args(["--threads=2", "--time=60", "--report-interval=0", "--no-save"]).arg(format!("--verify-writes={}", log.display()));
+    // From another directory: the log names the store by its absolute path.
+    c.current_dir(&dir).arg("run").arg("oltp_insert").arg("--target").arg(db.url()).args(&opts);
+    c.args(["--threads=2", "--time=60", "--report-interval=0", "--results=results.db"]).arg(format!("--verify-writes={}", log.display()));
     let (code, took, out) = interrupt_after(&mut c, std::time::Duration::from_secs(3));
     assert_eq!(code, Some(130), "{out}");
     assert!(took < std::time::Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
     assert!(!out.contains("Writes verified"), "an interrupted run is not checked: {out}");
     let acked = acked_keys(&log, 2);
     assert!(!acked.is_empty(), "the log holds the writes recorded before Ctrl-C");
+    let shown = |store: &Path| stdout(&run_ok(fairbench().args(["results", "show", "1", "--results"]).arg(store)));
+    assert!(!shown(&store).contains("Writes verified"), "not checked yet");
     let later = check(db, &log);
     assert!(later.status.success(), "{}", show(&later));
+    assert!(stderr(&later).contains(&format!("Stored with run 1 in {}", store.display())), "{}", show(&later));
     let w = object(&later, "writes");
     assert_eq!(n(&w, "lost"), 0, "{w}");
     assert_eq!(n(&w, "checked"), acked.len() as u64, "{w}");
+    let acknowledged = n(&w, "acknowledged");
+    assert!(shown(&store).contains(&format!("Writes verified: {acknowledged} acknowledged, 0 lost")), "{}", shown(&store));
+    // One acknowledged row gone: the next check says so, and so does the stored run.
+    let gone = &acked[acked.len() / 2];
+    db.exec(&format!("DELETE FROM {table}{} WHERE id = {}", gone[0], gone[1]));
+    let again = check(db, &log);
+    assert_eq!(again.status.code(), Some(5), "{}", show(&again));
+    assert_eq!(lost_keys(&object(&again, "writes")), vec![gone.clone()]);
+    assert!(shown(&store).contains(&format!("Writes verified: {acknowledged} acknowledged, 1 lost")), "{}", shown(&store));
+    let audit = run_within(fairbench().args(["audit", "1", "--results"]).arg(&store), std::time::Duration::from_secs(60));
+    assert!(stdout(&audit).contains("lost-writes"), "{}", show(&audit));
+    // Another store without that run: the verdict is printed, and not stored, in one line.
+    let other = dir.join("other.db");
+    run_ok(fairbench().args(["run", "oltp_point_select", "--time=0.2", "--table-size=100", "--results"]).arg(&other).current_dir(&dir));
+    let elsewhere = run_fail(fairbench().args(["check", "writes"]).arg(&log).arg("--target").arg(db.url()).arg("--results").arg(&other));
+    assert_eq!(elsewhere.status.code(), Some(5), "{}", show(&elsewhere));
+    assert!(
+        stderr(&elsewhere).lines().any(|l| l.starts_with("fairbench: check writes: the verdict is not stored: ") && l.contains("ran oltp_point_select, not the log's oltp_insert")),
+        "{}",
+        show(&elsewhere)
+    );
 }

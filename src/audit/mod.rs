@@ -466,6 +466,9 @@ pub fn rule_unfinished(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
+/// The rule of [`rule_lost_writes`], which a later `check writes` replaces.
+pub const LOST_WRITES: &str = "lost-writes";
+
 /// `--verify-writes` found acknowledged writes missing from the target
 /// afterwards: the server (or its failover) lost commits it had confirmed,
 /// so its throughput is not comparable with a server that kept them.
@@ -480,7 +483,7 @@ pub fn rule_lost_writes(r: &RunRecord) -> Vec<Finding> {
         evidence.push(format!("write log: {f}"));
     }
     vec![finding(
-        "lost-writes",
+        LOST_WRITES,
         Severity::Critical,
         vec![r.id],
         format!("run {}: {lost} write(s) whose COMMIT was acknowledged are not on the target", r.id),

@@ -66,6 +66,10 @@ pub struct CheckWritesArgs {
     /// text or json (one JSON object)
     #[arg(long, default_value = "text", value_parser = values::output)]
     pub output: String,
+    /// Results store to keep the verdict in, with the run that wrote the
+    /// log (default: the store that run was recorded in)
+    #[arg(long)]
+    pub results: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

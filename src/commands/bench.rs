@@ -32,8 +32,8 @@ impl<W: Workload> Drivable for Arc<W> {
         drive(*self, plan, cfg)
     }
 
-    fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>, json: bool) -> Result<()> {
-        super::verify::check_file(self.as_ref().as_ref(), log, cfg, json)
+    fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>) -> Result<serde_json::Value> {
+        super::verify::check_file(self.as_ref().as_ref(), log, cfg)
     }
 }
 
@@ -146,7 +146,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         }
         return ready;
     }
-    let writes = super::verify::start(w.as_ref(), plan, &cfg, recorder.as_ref().map(|r| r.run_id()))?;
+    let writes = super::verify::start(w.as_ref(), plan, &cfg, recorder.as_ref().map(|r| (r.run_id(), r.path())))?;
     // The console's printers come first: the checkpoint reports (whatever
     // prints the rest), then the console, unless the verbosity hides it.
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();

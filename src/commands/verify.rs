@@ -32,8 +32,10 @@ pub fn refuse_unsupported<W: Workload>(w: &W, plan: &Plan) -> Result<()> {
 }
 
 /// Opens the write log and turns the recording on (None without
-/// `--verify-writes`). The log is named after the run when it is stored.
-pub fn start<W: Workload>(w: &W, plan: &Plan, cfg: &ConnConfig, run_id: Option<i64>) -> Result<Option<Arc<WriteLog>>> {
+/// `--verify-writes`). The log is named after the run when it is stored
+/// (`stored`: the run's id and its results store).
+pub fn start<W: Workload>(w: &W, plan: &Plan, cfg: &ConnConfig, stored: Option<(i64, PathBuf)>) -> Result<Option<Arc<WriteLog>>> {
+    let run_id = stored.as_ref().map(|s| s.0);
     let (Some(path), Some(how)) = (&plan.args.control.verify_writes, w.witnessing()) else { return Ok(None) };
     let path = if path.is_empty() { default_path(run_id) } else { PathBuf::from(path) };
     let header = LogHeader {
@@ -44,6 +46,7 @@ pub fn start<W: Workload>(w: &W, plan: &Plan, cfg: &ConnConfig, run_id: Option<i
         target: cfg.target.to_string(),
         started_at: crate::units::now_rfc3339(),
         run_id,
+        results: stored.map(|(_, p)| std::path::absolute(&p).unwrap_or(p)),
     };
     let log = WriteLog::create(&path, &header)?;
     w.record_writes(log.clone());
@@ -106,18 +109,33 @@ pub fn check_writes(a: CheckWritesArgs) -> Result<()> {
     let Some(run) = plan.family.bench(&mut plan, cfg)? else {
         return Err(usage!("check writes: the {} workload records no writes it could verify", header.workload));
     };
-    run.workload.check_writes(&a.file, run.cfg, json)
+    let v = run.workload.check_writes(&a.file, run.cfg)?;
+    print(&v, json);
+    store_with_run(&header, a.results.as_deref(), &v);
+    lost_is_failure(&v)
+}
+
+/// The verdict of a later check joins the run's record (its `Writes
+/// verified` line and the audit's `lost-writes` finding), as if the run had
+/// checked at its end: in `--results FILE`, else in the store the run was
+/// recorded in. A run that was not stored, or a store without it, is said
+/// in one line; the verdict printed above is the check's result either way.
+fn store_with_run(header: &LogHeader, given: Option<&Path>, v: &Value) {
+    let Some(id) = header.run_id else { return };
+    let Some(path) = given.map(Path::to_path_buf).or_else(|| header.results.clone()) else { return };
+    match crate::store::attach_writes(&path, id, &header.workload, v) {
+        Ok(()) => eprintln!("Stored with run {id} in {}", path.display()),
+        Err(e) => eprintln!("fairbench: check writes: the verdict is not stored: {}", crate::error::one_line(&e.to_string())),
+    }
 }
 
 /// The check of a log against the target for the workload that wrote it
-/// (`fairbench check writes`): printed, and Err(Check) when writes were lost.
-pub fn check_file<W: Workload>(w: &W, path: &Path, cfg: Arc<ConnConfig>, json: bool) -> Result<()> {
+/// (`fairbench check writes`): the verdict, as the JSON "writes" object.
+pub fn check_file<W: Workload>(w: &W, path: &Path, cfg: Arc<ConnConfig>) -> Result<Value> {
     if w.witnessing().is_none() {
         return Err(usage!("check writes: this workload, with the options in {}, records no writes it could verify", path.display()));
     }
-    let v = verdict_of_file(w, path, cfg)?;
-    print(&v, json);
-    lost_is_failure(&v)
+    verdict_of_file(w, path, cfg)
 }
 
 fn lost_is_failure(v: &Value) -> Result<()> {

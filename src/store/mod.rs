@@ -353,6 +353,25 @@ impl Live {
 }
 
 /// The run's row, status running; returns its id.
+/// A `--verify-writes` verdict reached later (`fairbench check writes`),
+/// kept with the run that wrote the log: it replaces an earlier verdict,
+/// and the run's `lost-writes` finding follows it.
+pub fn attach_writes(path: &Path, run_id: i64, workload: &str, verdict: &Value) -> Result<()> {
+    let conn = open(path, false)?;
+    let Some(rec) = load(&conn, run_id, false).map_err(|e| io(path, e))? else {
+        return Err(Error::Io(format!("run {run_id} is not in the results store {} (give the store it is in with --results PATH)", path.display())));
+    };
+    if rec.workload != workload {
+        return Err(Error::Io(format!("run {run_id} in {} ran {}, not the log's {workload}", path.display(), rec.workload)));
+    }
+    conn.execute("INSERT OR REPLACE INTO write_checks(run_id, data) VALUES(?1, ?2)", params![run_id, verdict.to_string()]).map_err(|e| io(path, e))?;
+    let Some(rec) = load(&conn, run_id, false).map_err(|e| io(path, e))? else { return Ok(()) };
+    let mut findings: Vec<Finding> = rec.findings.iter().filter(|f| f.rule != crate::audit::LOST_WRITES).cloned().collect();
+    findings.extend(crate::audit::rule_lost_writes(&rec));
+    conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(&findings).unwrap_or_default(), run_id]).map_err(|e| io(path, e))?;
+    Ok(())
+}
+
 fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize], tag: &str) -> Result<i64> {
     let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     let levels: Vec<String> = levels_in.iter().map(|l| l.to_string()).collect();

@@ -142,8 +142,9 @@ pub trait Drivable {
     fn drive(self: Box<Self>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()>;
 
     /// `fairbench check writes FILE`: the writes a `--verify-writes` run
-    /// of this workload recorded in `log`, read back from the target.
-    fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>, json: bool) -> Result<()>;
+    /// of this workload recorded in `log`, read back from the target: the
+    /// verdict, as the JSON "writes" object.
+    fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>) -> Result<serde_json::Value>;
 }
 
 /// The options of every registered family as clap parsed them. Each family

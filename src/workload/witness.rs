@@ -72,6 +72,10 @@ pub struct LogHeader {
     pub started_at: String,
     #[serde(default)]
     pub run_id: Option<i64>,
+    /// The results store holding that run (absolute), where `check writes`
+    /// stores its verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<PathBuf>,
 }
 
 /// The file every client of a run hands its writes to.
@@ -521,6 +525,7 @@ mod tests {
             target: "t".into(),
             started_at: "now".into(),
             run_id: Some(3),
+            results: Some(PathBuf::from("/r/results.db")),
         };
         let log = WriteLog::create(&path, &header).unwrap();
         {
@@ -546,6 +551,7 @@ mod tests {
         log.flush().unwrap();
         let back = read(&path).unwrap();
         assert_eq!(back.header.run_id, Some(3));
+        assert_eq!(back.header.results, Some(PathBuf::from("/r/results.db")));
         assert_eq!(back.recs.len(), 2);
         assert_eq!(back.recs[0].key, Some([1, 2, 0, 0]));
         assert!(back.recs[0].acked_us.is_some());
