@@ -870,9 +870,11 @@ async fn client<W: Workload>(
             // time its arrival waited in the rate-mode queue.
             t[li].busy_s += end.duration_since(began).as_secs_f64() - q.waited_us as f64 / 1e6;
         }
-        // A call that blocks never suspends, so the ticker (and the rate
-        // mode's arrivals) would never run: give them their turn when due.
-        if must_yield || (end >= local.tick_at.get() && conn.blocks()) {
+        // An event that never suspended (a call that blocks, a script's
+        // event with no statement in it) keeps the ticker (and the rate
+        // mode's arrivals) from running: give them their turn when due, or
+        // clients sharing a thread never see the time limit.
+        if must_yield || end >= local.tick_at.get() {
             tokio::task::yield_now().await;
         }
         let every = reconnect_every > 0 && done.is_multiple_of(reconnect_every);
