@@ -39,15 +39,43 @@ fn pgpass(text: &str, t: &Target) -> Option<String> {
     let host = if t.socket.is_some() { "localhost".to_string() } else { host };
     let port = port.to_string();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let f: Vec<&str> = line.splitn(5, ':').collect();
-        if f.len() == 5 {
-            let m = |p: &str, v: &str| p == "*" || p == v;
-            if m(f[0], &host) && m(f[1], &port) && m(f[2], &t.database) && m(f[3], &t.user) {
-                return Some(f[4].to_string());
-            }
+        let Some((f, password)) = pgpass_fields(line.trim_end_matches('\r')) else { continue };
+        // A field that is `*` as written matches anything; an escaped `\*` is a star.
+        let m = |(raw, value): &(String, String), v: &str| raw == "*" || value == v;
+        if m(&f[0], &host) && m(&f[1], &port) && m(&f[2], &t.database) && m(&f[3], &t.user) {
+            return Some(password);
         }
     }
     None
+}
+
+/// A `.pgpass` line as libpq reads it: four fields (each as written and
+/// with its escapes undone) and the password. A backslash takes the next
+/// character as it is, so `\:` is a colon inside a field (an IPv6 host, a
+/// password) and `\\` a backslash; the password is the rest of the line.
+/// None: fewer than five fields.
+fn pgpass_fields(line: &str) -> Option<([(String, String); 4], String)> {
+    let mut fields: Vec<(String, String)> = Vec::with_capacity(4);
+    let (mut raw, mut value) = (String::new(), String::new());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                raw.push(c);
+                if let Some(n) = chars.next() {
+                    raw.push(n);
+                    value.push(n);
+                }
+            }
+            ':' if fields.len() < 4 => fields.push((std::mem::take(&mut raw), std::mem::take(&mut value))),
+            _ => {
+                raw.push(c);
+                value.push(c);
+            }
+        }
+    }
+    let f: [(String, String); 4] = fields.try_into().ok()?;
+    Some((f, value))
 }
 
 #[cfg(test)]
@@ -63,5 +91,21 @@ mod tests {
     fn reads_pgpass_with_wildcards() {
         let t = Target::parse("postgres://bob@db:5433/app").unwrap();
         assert_eq!(pgpass("other:*:*:*:x\n*:5433:app:bob:pw\n", &t), Some("pw".into()));
+    }
+
+    /// libpq undoes backslash escapes: a password with a colon or a
+    /// backslash in it was read with the backslashes left in, and a host
+    /// written with escaped colons never matched.
+    #[test]
+    fn pgpass_escapes_are_undone_as_libpq_does() {
+        let t = Target::parse("postgres://bob@db:5433/app").unwrap();
+        assert_eq!(pgpass("db:5433:app:bob:a\\:b\\\\c:d\r\n", &t), Some("a:b\\c:d".into()));
+        assert_eq!(pgpass("db:5433:app:bob:\n", &t), Some(String::new()));
+        // An escaped star is a star, not a wildcard.
+        assert_eq!(pgpass("\\*:5433:app:bob:no\n*:5433:app:bob:yes\n", &t), Some("yes".into()));
+        // Too few fields: skipped.
+        assert_eq!(pgpass("db:5433:app\ndb:5433:app:bob:pw\n", &t), Some("pw".into()));
+        let v6 = Target::parse("postgres://bob@[::1]:5433/app").unwrap();
+        assert_eq!(pgpass("\\:\\:1:5433:app:bob:six\n", &v6), Some("six".into()));
     }
 }
