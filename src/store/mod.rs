@@ -352,7 +352,6 @@ impl Live {
     }
 }
 
-/// The run's row, status running; returns its id.
 /// A `--verify-writes` verdict reached later (`fairbench check writes`),
 /// kept with the run that wrote the log: it replaces an earlier verdict,
 /// and the run's `lost-writes` finding follows it.
@@ -364,14 +363,23 @@ pub fn attach_writes(path: &Path, run_id: i64, workload: &str, verdict: &Value) 
     if rec.workload != workload {
         return Err(Error::Io(format!("run {run_id} in {} ran {}, not the log's {workload}", path.display(), rec.workload)));
     }
-    conn.execute("INSERT OR REPLACE INTO write_checks(run_id, data) VALUES(?1, ?2)", params![run_id, verdict.to_string()]).map_err(|e| io(path, e))?;
-    let Some(rec) = load(&conn, run_id, false).map_err(|e| io(path, e))? else { return Ok(()) };
+    put_writes(&conn, run_id, verdict).map_err(|e| io(path, e))?;
+    let rec = RunRecord { writes: Some(verdict.clone()), ..rec };
     let mut findings: Vec<Finding> = rec.findings.iter().filter(|f| f.rule != crate::audit::LOST_WRITES).cloned().collect();
     findings.extend(crate::audit::rule_lost_writes(&rec));
-    conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(&findings).unwrap_or_default(), run_id]).map_err(|e| io(path, e))?;
+    put_findings(&conn, run_id, &findings).map_err(|e| io(path, e))?;
     Ok(())
 }
 
+fn put_writes(conn: &Connection, run_id: i64, verdict: &Value) -> rusqlite::Result<usize> {
+    conn.execute("INSERT OR REPLACE INTO write_checks(run_id, data) VALUES(?1, ?2)", params![run_id, verdict.to_string()])
+}
+
+fn put_findings(conn: &Connection, run_id: i64, findings: &[Finding]) -> rusqlite::Result<usize> {
+    conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(findings).unwrap_or_default(), run_id])
+}
+
+/// The run's row, status running; returns its id.
 fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize], tag: &str) -> Result<i64> {
     let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     let levels: Vec<String> = levels_in.iter().map(|l| l.to_string()).collect();
@@ -485,7 +493,7 @@ impl Recorder {
     pub fn set_writes(&self, verdict: &Value) {
         let Ok(mut l) = self.live.lock() else { return };
         let id = l.run_id;
-        let r = l.conn.execute("INSERT OR REPLACE INTO write_checks(run_id, data) VALUES(?1, ?2)", params![id, verdict.to_string()]);
+        let r = put_writes(&l.conn, id, verdict);
         if let Err(e) = r {
             l.warn(e);
         }
@@ -497,7 +505,7 @@ impl Recorder {
         let id = l.run_id;
         let mut all = load(&l.conn, id, false).ok().flatten().map(|r| r.findings).unwrap_or_default();
         all.extend(extra.iter().cloned());
-        let r = l.conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(&all).unwrap_or_default(), id]);
+        let r = put_findings(&l.conn, id, &all);
         if let Err(e) = r {
             l.warn(e);
         }
@@ -540,7 +548,7 @@ impl Recorder {
         }
         let mut rec = load(&l.conn, id, false).ok().flatten();
         let findings = rec.as_ref().map(crate::audit::single).unwrap_or_default();
-        let r = l.conn.execute("UPDATE runs SET findings = ?1 WHERE id = ?2", params![serde_json::to_string(&findings).unwrap_or_default(), id]);
+        let r = put_findings(&l.conn, id, &findings);
         if let Err(e) = r {
             l.warn(e);
         }
