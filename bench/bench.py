@@ -36,6 +36,15 @@ TCK = os.sysconf("SC_CLK_TCK")
 CORES = os.cpu_count() or 1
 WORKDIR = tempfile.mkdtemp(prefix="fairbench-bench.")
 SECTIONS = ("prepare", "oltp", "tls", "many", "tpcc")  # in table order
+BUILDS_HEAD = """# fairbench builds against each other
+
+Each section: two or more builds of fairbench and sysbench, alternating in
+rotating order on the same servers (`bash bench/run.sh --builds OLD NEW`).
+Rows named after a build compare it with sysbench, then with the first build;
+the ratio is the median's, the spread the per-repetition ratios' min..max.
+"rest of host" is everything the machine did during the run except the tool
+itself (the server mostly, and the kernel's side of their traffic).
+"""
 
 
 def log(*a):
@@ -68,11 +77,12 @@ def run_child(cmd, env=None, timeout=None):
 
 
 def machine_ticks():
-    """(idle, total) clock ticks of all cores so far, from /proc/stat: idle
-    counts time waiting for I/O too, total stops at steal (guest time is
-    already inside user)."""
+    """(idle, total, nice) clock ticks of all cores so far, from /proc/stat:
+    idle counts time waiting for I/O too, total stops at steal (guest time
+    is already inside user); nice is the user time of lowered-priority work
+    (a build in the background), left out of what a run made the host do."""
     f = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
-    return f[3] + f[4], sum(f)
+    return f[3] + f[4], sum(f), f[1]
 
 
 def proc_cpu(pid, children=False):
@@ -172,7 +182,13 @@ class Bench:
             "maria-socket": f"mysql://fb:fbpass@localhost/{self.db}?socket={self.my_sock}",
             "maria-tcp": f"mysql://fb:fbpass@127.0.0.1:{self.my_port}/{self.db}",
             "pg-tcp": f"postgres://fb:fbpass@127.0.0.1:{self.pg_port}/{self.db}?sslmode=disable",
+            "pg-tls": f"postgres://fb:fbpass@127.0.0.1:{self.pg_port}/{self.db}?sslmode=require",
         }[kind]
+
+    def sb_env(self, kind):
+        """sysbench's environment: libpq takes TLS from PGSSLMODE (sysbench
+        1.0 has no --pgsql-sslmode)."""
+        return {**self.env, "PGSSLMODE": "require"} if kind == "pg-tls" else None
 
     def sb_args(self, kind):
         if kind == "maria-socket":
@@ -195,7 +211,11 @@ class Bench:
         if not q:
             return None
         scpu = (c1 - c0) / q
+        # Everything the machine did over the run but the tool itself: the
+        # server mostly, and the kernel's share of the network between them.
+        busy = ((m1[1] - m1[0] - m1[2]) - (m0[1] - m0[0] - m0[2])) / TCK
         return {"qps": qps, "self_server_us": fb_server_us(text), "client_us": (u + s) / q * 1e6, "client_sys_us": s / q * 1e6, "server_us": scpu * 1e6, "share": qps * scpu / CORES,
+                "rest_us": max(0.0, busy - (u + s)) / q * 1e6,
                 "idle": (m1[0] - m0[0]) / max(1, m1[1] - m0[1]), "rss_mb": rss / 1024, "cpu_s": u + s, "wall": wall}
 
     @staticmethod
@@ -220,7 +240,7 @@ class Bench:
     # sections
     def prepare_data(self, compare=True):
         a = self.a
-        sizes = f"--tables=4 --table-size={a.table_size}"
+        sizes = f"--tables={a.tables} --table-size={a.table_size}"
         if not compare:
             # The OLTP rows only need the data: prepare once, untimed.
             for kind in ("maria-socket", "pg-tcp"):
@@ -239,13 +259,13 @@ class Bench:
                     else:
                         cmd = [self.fb, "prepare", "--target", self.fb_target(kind), *sizes.split(), "--threads=4"]
                     text, wall, u, s, rss, rc = run_child(cmd)
-                    rows = 4 * a.table_size
+                    rows = a.tables * a.table_size
                     (ref if tool == "sysbench" else fb).append({"wall": wall, "rows_s": rows / wall, "client_s": u + s})
                     log(f"prepare {eng} {tool}: {wall:.1f}s")
-            label = f"{eng} 4 x {a.table_size:,} rows"
+            label = f"{eng} {a.tables} x {a.table_size:,} rows"
             self.rows.append(("prepare", label, "wall time", [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench prepare"))
             self.rows.append(("prepare", label, "rows/s", [x["rows_s"] for x in fb], [x["rows_s"] for x in ref], "sysbench prepare"))
-            self.floor("prepare", kind, [f"sbtest{i}" for i in range(1, 5)], f"prepare {eng}", label, [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench", {"MariaDB": 0.6, "PostgreSQL": 0.35}[eng])
+            self.floor("prepare", kind, [f"sbtest{i}" for i in range(1, a.tables + 1)], f"prepare {eng}", label, [x["wall"] for x in fb], [x["wall"] for x in ref], "sysbench", {"MariaDB": 0.6, "PostgreSQL": 0.35}[eng])
         self.pgbench_init()
 
     def floor(self, section, kind, tables, what, label, fb, ref, ref_name, target):
@@ -419,7 +439,7 @@ class Bench:
             self.pgbench_ready = True
 
     def cleanup(self, kind):
-        run_child([self.fb, "cleanup", "--target", self.fb_target(kind), "--tables=4"])
+        run_child([self.fb, "cleanup", "--target", self.fb_target(kind), f"--tables={self.a.tables}"])
         self.settle(kind)
 
     def settle(self, kind):
@@ -471,7 +491,7 @@ class Bench:
             self.notes.append(("oltp", f"MariaDB's buffer pool was raised from {was >> 20} MB to {want >> 20} MB for the OLTP rows, to hold the "
                                f"{data >> 20} MB of tables as the OS page cache holds PostgreSQL's; both engines' tables were prewarmed first."))
         for kind in ("maria-socket", "pg-tcp"):
-            run_child([self.fb, "prewarm", "oltp_point_select", "--target", self.fb_target(kind), "--tables=4", f"--table-size={self.a.table_size}"])
+            run_child([self.fb, "prewarm", "oltp_point_select", "--target", self.fb_target(kind), f"--tables={self.a.tables}", f"--table-size={self.a.table_size}"])
         return restore
 
     def oltp(self):
@@ -489,39 +509,51 @@ class Bench:
             for clients in a.clients:
                 for kind in a.kinds:
                     combos.append((test, clients, kind))
+        builds = self.builds or [("fairbench", self.fb)]
+        names = [n for n, _ in builds]
         for test, clients, kind in combos:
-            res = {"fairbench": [], "sysbench": [], "pgbench": [], "floor": [], "floor-fb": []}
-            tools = ["fairbench", "sysbench"] + (["pgbench"] if kind == "pg-tcp" and test == "oltp_point_select" else [])
-            # The kernel's floor per round trip (bench/floor.py) beside the point selects.
-            if test == "oltp_point_select":
-                tools.append("floor")
-                # The floor asking what fairbench's wire client asks (an INT8
-                # parameter, binary formats): the server's cost of those asks.
-                if kind == "pg-tcp":
-                    tools.append("floor-fb")
+            res = {n: [] for n in names + ["sysbench", "pgbench", "floor", "floor-fb"]}
+            tools = names + ["sysbench"]
+            if not self.builds:
+                tools += ["pgbench"] if kind == "pg-tcp" and test == "oltp_point_select" else []
+                # The kernel's floor per round trip (bench/floor.py) beside the point selects.
+                if test == "oltp_point_select" and kind != "pg-tls":
+                    tools.append("floor")
+                    # The floor asking what fairbench's wire client asks (an INT8
+                    # parameter, binary formats): the server's cost of those asks.
+                    if kind == "pg-tcp":
+                        tools.append("floor-fb")
             for rep in range(a.reps):
-                order = tools if rep % 2 == 0 else tools[::-1]
+                # Each tool first, middle and last alike over the repetitions.
+                k = rep % len(tools)
+                order = tools[k:] + tools[:k]
+                if rep // len(tools) % 2:
+                    order = order[::-1]
                 for tool in order:
-                    if tool == "fairbench":
-                        cmd = [self.fb, "run", test, "--target", self.fb_target(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--no-prepare"]
+                    if tool in names:
+                        fb = dict(builds)[tool]
+                        cmd = [fb, "run", test, "--target", self.fb_target(kind), f"--tables={a.tables}", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--no-prepare"]
                         r = self.measured(kind, cmd, parse_sysbench)
                     elif tool == "sysbench":
                         # sysbench 1.0 defaults to --rand-type=special (a small hot set that
                         # stays cached); both tools are given the same distribution.
-                        cmd = ["sysbench", test, *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--db-ps-mode=auto", "run"]
-                        r = self.measured(kind, cmd, parse_sysbench)
+                        cmd = ["sysbench", test, *self.sb_args(kind), f"--tables={a.tables}", f"--table-size={a.table_size}", f"--threads={clients}", f"--time={a.time}", "--rand-type=uniform", "--db-ps-mode=auto", "run"]
+                        r = self.measured(kind, cmd, parse_sysbench, env=self.sb_env(kind))
                     elif tool in ("floor", "floor-fb"):
                         where = {"maria-socket": [f"--socket={self.my_sock}"], "maria-tcp": ["--host=127.0.0.1", f"--port={self.my_port}"], "pg-tcp": ["--pg", "--host=127.0.0.1", f"--port={self.pg_port}"]}[kind]
                         asks = ["--int8", "--binary"] if tool == "floor-fb" else []
-                        cmd = [sys.executable, os.path.join(HERE, "floor.py"), *where, *asks, "--user=fb", "--password=fbpass", f"--db={self.db}", f"--clients={clients}", f"--time={a.time}", "--tables=4", f"--table-size={a.table_size}"]
+                        cmd = [sys.executable, os.path.join(HERE, "floor.py"), *where, *asks, "--user=fb", "--password=fbpass", f"--db={self.db}", f"--clients={clients}", f"--time={a.time}", f"--tables={a.tables}", f"--table-size={a.table_size}"]
                         r = self.measured(kind, cmd, parse_sysbench)
                     else:
                         cmd = ["pgbench", "-S", "-M", "prepared", "-n", "-c", str(clients), "-j", str(min(clients, CORES)), "-T", str(a.time), "-h", "127.0.0.1", "-p", self.pg_port, "-U", "fb", self.db]
                         r = self.measured(kind, cmd, parse_pgbench, env={**self.env, "PGPASSWORD": "fbpass"})
                     if r:
                         res[tool].append(r)
-                        log(f"{test} {clients} {kind} {tool}: {r['qps']:.0f} qps, client {r['client_us']:.1f} us/q, server {r['server_us']:.1f} us/q, share {r['share']:.0%}")
+                        log(f"{test} {clients} {kind} {tool}: {r['qps']:.0f} qps, client {r['client_us']:.1f} us/q, server {r['server_us']:.1f} us/q, rest of host {r['rest_us']:.1f} us/q, share {r['share']:.0%}")
             label = f"{test} {clients}cl {kind}"
+            if self.builds:
+                self.build_rows(label, names, res)
+                continue
             fl, sb = median([x["client_sys_us"] for x in res["floor"]]), median([x["client_us"] for x in res["sysbench"]])
             if fl is not None and sb is not None:
                 self.notes.append(("oltp",
@@ -543,9 +575,20 @@ class Bench:
                 # means anything (the floor's own user time is Python's), and
                 # the server's CPU per query: the floor reads the same rows, so
                 # whatever the server spends beyond it, fairbench asked for.
-                metrics = ("client_sys_us", "server_us") if ref.startswith("floor") else ("qps", "client_us", "client_sys_us", "server_us", "share", "idle")
+                metrics = ("client_sys_us", "server_us") if ref.startswith("floor") else ("qps", "client_us", "client_sys_us", "server_us", "rest_us", "share", "idle")
                 for metric in metrics:
                     self.rows.append(("oltp", label, metric, [x[metric] for x in res["fairbench"]], [x[metric] for x in res[ref]], ref))
+
+    def build_rows(self, label, names, res):
+        """Builds against each other: each build against sysbench, then
+        each later build against the first, metric by metric."""
+        metrics = ("qps", "client_us", "server_us", "rest_us")
+        for n in names:
+            for metric in metrics:
+                self.rows.append(("oltp", f"{label} {n}", metric, [x[metric] for x in res[n]], [x[metric] for x in res["sysbench"]], "sysbench"))
+        for n in names[1:]:
+            for metric in metrics:
+                self.rows.append(("oltp", f"{label} {n}", metric, [x[metric] for x in res[n]], [x[metric] for x in res[names[0]]], names[0]))
 
     def tls(self):
         restore = self.cached()
@@ -585,7 +628,7 @@ class Bench:
             res = {"fairbench": [], "sysbench": []}
             for rep in range(a.reps):
                 for tool in ("fairbench", "sysbench") if rep % 2 == 0 else ("sysbench", "fairbench"):
-                    common = ["--tables=4", f"--table-size={a.table_size}", "--threads=4", f"--time={a.time}", "--rand-type=uniform"]
+                    common = [f"--tables={a.tables}", f"--table-size={a.table_size}", "--threads=4", f"--time={a.time}", "--rand-type=uniform"]
                     if tool == "fairbench":
                         r = self.measured(kind, [self.fb, "run", "oltp_point_select", "--target", self.tls_target(kind), *common, "--no-prepare"], parse_sysbench)
                     else:
@@ -610,9 +653,9 @@ class Bench:
                 res = {"fairbench": [], "sysbench": []}
                 for tool in ("fairbench", "sysbench"):
                     if tool == "fairbench":
-                        cmd = [self.fb, "run", "oltp_point_select", "--target", self.fb_target(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={n}", f"--rate={rate}", f"--time={a.time}", "--no-prepare"]
+                        cmd = [self.fb, "run", "oltp_point_select", "--target", self.fb_target(kind), f"--tables={a.tables}", f"--table-size={a.table_size}", f"--threads={n}", f"--rate={rate}", f"--time={a.time}", "--no-prepare"]
                     else:
-                        cmd = ["sysbench", "oltp_point_select", *self.sb_args(kind), "--tables=4", f"--table-size={a.table_size}", f"--threads={n}", f"--rate={rate}", f"--time={a.time}", "run"]
+                        cmd = ["sysbench", "oltp_point_select", *self.sb_args(kind), f"--tables={a.tables}", f"--table-size={a.table_size}", f"--threads={n}", f"--rate={rate}", f"--time={a.time}", "run"]
                     text, wall, u, s, rss, rc = run_child(cmd, timeout=a.time * 10 + 300)
                     q, qps = parse_sysbench(text)
                     ok = rc == 0 and q
@@ -691,18 +734,30 @@ class Bench:
                 return f"{v:,.0f}"
             return f"{v:.1f}"
 
-        names = {"qps": "QPS", "client_us": "client CPU µs/query", "client_sys_us": "client system CPU µs/query", "server_us": "server CPU µs/query", "share": "share of server-only ceiling", "idle": "machine idle"}
+        names = {"qps": "QPS", "client_us": "client CPU µs/query", "client_sys_us": "client system CPU µs/query", "server_us": "server CPU µs/query",
+                 "rest_us": "rest of host CPU µs/query", "share": "share of server-only ceiling", "idle": "machine idle"}
         lines = []
         v = self.versions()
         mode = "quick" if self.a.quick else "full"
-        lines.append(f"# fairbench vs reference tools ({mode} run)\n")
+        if self.builds:
+            lines.append(f"## {' against '.join(reversed([n for n, _ in self.builds]))}: {', '.join(self.a.kinds)}, {', '.join(map(str, self.a.clients))} clients\n")
+            lines.append(f"- command: `bash bench/run.sh {' '.join(self.a.command)}`")
+        else:
+            lines.append(f"# fairbench vs reference tools ({mode} run)\n")
         lines.append(f"- date: {self.date}")
         for k in ("machine", "fairbench", "sysbench", "pgbench", "MariaDB", "PostgreSQL"):
+            if k == "fairbench" and self.builds:
+                for n, path in self.builds:
+                    lines.append(f"- fairbench {n}: {subprocess.run([path, '--version'], capture_output=True, text=True).stdout.strip()}")
+                continue
             lines.append(f"- {k}: {v[k]}")
-        lines.append(f"- repetitions: {self.a.reps} per OLTP row ({self.a.time} s each, tools alternating), {self.a.prep_reps} per load row; median, spread = min..max of the per-repetition ratio")
-        lines.append(f"- tables: 4 x {self.a.table_size:,} rows; fairbench talks to the servers with its built-in wire clients (FAIRBENCH_WIRE=auto)")
-        lines.append("- floor: bench/floor.py, one send and one receive per point select, the rows drawn as the benchmark draws them (uniform over every table); "
-                     "floor-fb: the same floor asking what fairbench's PostgreSQL client asks (an INT8 parameter, binary parameter and result formats)\n")
+        loads = "" if self.builds else f", {self.a.prep_reps} per load row"
+        lines.append(f"- repetitions: {self.a.reps} per OLTP row ({self.a.time} s each, tools alternating){loads}; median, spread = min..max of the per-repetition ratio")
+        lines.append(f"- tables: {self.a.tables} x {self.a.table_size:,} rows; fairbench talks to the servers with its built-in wire clients (FAIRBENCH_WIRE=auto)")
+        if not self.builds:
+            lines.append("- floor: bench/floor.py, one send and one receive per point select, the rows drawn as the benchmark draws them (uniform over every table); "
+                         "floor-fb: the same floor asking what fairbench's PostgreSQL client asks (an INT8 parameter, binary parameter and result formats)")
+        lines.append("")
         lines.append("| what | metric | reference | fairbench | reference value | ratio fb/ref | spread |")
         lines.append("|---|---|---|---:|---:|---:|---|")
         for sec, label, metric, fb, ref, refname in self.rows:
@@ -716,6 +771,14 @@ class Bench:
             lines.extend(f"- {n}" for _, n in self.notes)
         text = "\n".join(lines) + "\n"
         print(text)
+        if self.builds:
+            # One section per comparison, added to the file's earlier ones.
+            out = self.a.out or os.path.join(HERE, "RESULTS-builds.md")
+            if not os.path.exists(out):
+                open(out, "w").write(BUILDS_HEAD)
+            open(out, "a").write("\n" + text)
+            log(f"added to {out}")
+            return
         out = self.a.out or os.path.join(HERE, "RESULTS.md" if not self.a.quick else "RESULTS-quick.md")
         open(out, "w").write(text)
         json.dump({"rows": self.rows, "notes": self.notes, "runs": self.runs}, open(out.replace(".md", ".json"), "w"))
@@ -733,8 +796,14 @@ def main():
     p.add_argument("--reps", type=int, help="repetitions of each OLTP row (default 2 quick, 3 full)")
     p.add_argument("--clients", help="client counts of the OLTP rows, e.g. 4,16 (default 4 quick, 4,16 full)")
     p.add_argument("--tests", default="oltp_point_select,oltp_read_write", help="workloads of the OLTP rows")
-    p.add_argument("--kinds", default="maria-socket,maria-tcp,pg-tcp", help="servers and transports of the OLTP rows")
+    p.add_argument("--kinds", default="maria-socket,maria-tcp,pg-tcp", help="servers and transports of the OLTP rows (also pg-tls)")
+    p.add_argument("--tables", type=int, default=4, help="tables of the OLTP rows")
+    p.add_argument("--table-size", type=int, help="rows per table (default 100000 quick, 1000000 full)")
+    p.add_argument("--builds", help="NAME=PATH,...: fairbench builds run against each other and sysbench (OLTP rows only)")
     a = p.parse_args()
+    # As run.sh was given it (run.sh turns --builds REVS into NAME=PATH pairs).
+    a.command = os.environ.get("FB_BENCH_COMMAND", " ".join(sys.argv[1:])).split()
+    table_size = a.table_size
     seconds, reps, clients = a.seconds, a.reps, a.clients
     if a.quick:
         a.table_size, a.reps, a.prep_reps, a.time, a.clients = 100_000, 2, 1, 5, [4]
@@ -742,12 +811,16 @@ def main():
     else:
         a.table_size, a.reps, a.prep_reps, a.time, a.clients = 1_000_000, 3, 3, 20, [4, 16]
         a.many_maria, a.many_pg, a.warehouses = [2000, 10000], [1000], 10
+    a.table_size = table_size or a.table_size
     a.time = seconds or a.time
     a.reps = reps or a.reps
     a.clients = [int(c) for c in clients.split(",")] if clients else a.clients
     a.tests = a.tests.split(",")
     a.kinds = a.kinds.split(",")
     b = Bench(a)
+    b.builds = [tuple(x.split("=", 1)) for x in a.builds.split(",")] if a.builds else []
+    if b.builds:
+        a.only = "oltp"
     b.date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}"
     b.notes = []
     b.pgbench_ready = False

@@ -619,15 +619,19 @@ fb_make_dir() {
 # trap that runs `fb_stop "$FB_DIR"` so that a failure half-way leaves nothing behind.
 fb_start() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS
+    # FB_WITH_TIDB=0: MariaDB and PostgreSQL only (bench/run.sh needs no TiDB).
+    local tidb=${FB_WITH_TIDB:-1}
     fb_install_missing
-    fb_build_tidb
-    (cd "$FB_REPO" && cargo build --quiet --bin fairbench) ||
-        fb_die "building fairbench failed (above): the TiDB server is a fairbench sandbox"
+    if [[ $tidb == 1 ]]; then
+        fb_build_tidb
+        (cd "$FB_REPO" && cargo build --quiet --bin fairbench) ||
+            fb_die "building fairbench failed (above): the TiDB server is a fairbench sandbox"
+    fi
     fb_make_dir
     fb_make_certs
     fb_start_mysql "$timeout"
     fb_start_pg "$timeout"
-    fb_start_tidb "$timeout"
+    if [[ $tidb == 1 ]]; then fb_start_tidb "$timeout"; fi
     {
         printf 'export FAIRBENCH_TEST_TMP=%q\n' "$FB_DIR"
         printf 'export FAIRBENCH_TEST_MYSQL_URL=%q\n' \
@@ -638,11 +642,11 @@ fb_start() {
             "postgres://$FB_USER:$FB_PASS@127.0.0.1:$FB_PG_PORT/$FB_DB"
         printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
         printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
-        fb_tidb_env_lines
+        if [[ $tidb == 1 ]]; then fb_tidb_env_lines; fi
         printf 'export FAIRBENCH_TEST_CA=%q\n' "$FB_DIR/tls/ca.pem"
         printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
     } >"$FB_DIR/env"
-    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT) (up in $((SECONDS - t0))s, dir $FB_DIR)"
+    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT${FB_TIDB_PORT:+, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT)} (up in $((SECONDS - t0))s, dir $FB_DIR)"
 }
 
 fb_tidb_env_lines() {
