@@ -221,16 +221,32 @@ fn boundary(seq: usize, rc: &RunControl) -> Duration {
     }
 }
 
+/// Up to this many clients, each has a worker thread of its own (unless
+/// `--client-threads` says otherwise) and waits for the server inside
+/// recv(2), as sysbench's and pgbench's threads do; beyond, clients share
+/// one thread per CPU, which keeps memory per client low (each thread
+/// takes a runtime and a reporting window, about 1.2 MiB).
+///
+/// Sharing a thread costs little on an idle machine, but anything else
+/// running (another build, a second server, a monitoring agent) makes it
+/// dearer than sysbench at once: a thread with two clients waits for
+/// whichever answers first, so the other answer sits until the thread
+/// gets the CPU back, and the server's backends sleep and wake once more
+/// per query. On 2 cores with two nice-19 loops beside the run, 4 clients
+/// on PostgreSQL made 27-46k point selects a second shared against
+/// 43-95k with a thread each and 58-98k for sysbench (docs/performance.md).
+pub const THREAD_PER_CLIENT_UP_TO: usize = 32;
+
 /// Worker threads for `threads` clients: one per client on SQLite (whose
-/// calls block), else `--client-threads`, else one per client when the
-/// workload asks for it at this count, else one per CPU.
-fn worker_count<W: Workload>(w: &W, threads: usize, rc: &RunControl, engine: Engine) -> usize {
+/// calls block), else `--client-threads`, else one per client up to
+/// [`THREAD_PER_CLIENT_UP_TO`], else one per CPU.
+fn worker_count(threads: usize, rc: &RunControl, engine: Engine) -> usize {
     if engine.embedded() {
         return threads;
     }
     match rc.worker_threads {
         Some(n) => threads.min(n.max(1)),
-        None if threads <= w.thread_per_client_up_to() => threads,
+        None if threads <= THREAD_PER_CLIENT_UP_TO => threads,
         None => threads.min(crate::env::cpus()),
     }
 }
@@ -260,7 +276,7 @@ fn flat(per_worker: &[Vec<ClientTotals>]) -> Vec<ClientTotals> {
 /// forced shutdown, the clients' set-up time limit.
 pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, opts: &LevelOptions, sink: &mut dyn Sink) -> Result<Level> {
     let threads = rc.threads.max(1);
-    let nworkers = worker_count(&*w, threads, rc, cfg.target.engine);
+    let nworkers = worker_count(threads, rc, cfg.target.engine);
     let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut joins = Vec::new();
@@ -594,7 +610,7 @@ async fn worker<W: Workload>(
                 // wait gives up on Ctrl-C or a fatal error elsewhere; at
                 // the normal end the client's last calls (a script's
                 // thread_done) still run.
-                if ids.len() == 1 && w.blocks_when_alone() {
+                if ids.len() == 1 {
                     c.block_until(vec![shared.stop.clone()], &INTERRUPTED);
                 }
                 // Client state is built and set up before the start

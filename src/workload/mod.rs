@@ -180,23 +180,6 @@ pub trait Workload: Dataset + Checked + Send + Sync + 'static {
     /// transaction is open).
     fn after_error(&self, conn: &mut Conn, c: &mut Self::Client) -> impl Future<Output = ()>;
 
-    /// Whether a client alone on its worker thread (`--client-threads` at
-    /// least `--threads`, or one client) waits on the server by blocking
-    /// the thread, as sysbench's clients do, instead of suspending. For
-    /// workloads whose events run code that cannot suspend cheaply (a
-    /// script's interpreter yields a coroutine per statement otherwise).
-    fn blocks_when_alone(&self) -> bool {
-        false
-    }
-
-    /// Up to this many clients, each has a worker thread of its own unless
-    /// `--client-threads` says otherwise (so with [`Self::blocks_when_alone`]
-    /// it blocks, as a sysbench thread does); beyond, clients share one
-    /// thread per CPU, which keeps memory per client low.
-    fn thread_per_client_up_to(&self) -> usize {
-        0
-    }
-
     /// Events between reconnects (0: never), per client.
     fn reconnect_every(&self) -> u64 {
         0

@@ -187,21 +187,6 @@ impl Workload for LuaWorkload {
         self.set.clone()
     }
 
-    /// A client alone on its thread runs its statements in place, without
-    /// yielding its coroutine.
-    fn blocks_when_alone(&self) -> bool {
-        true
-    }
-
-    /// A thread per client, as sysbench runs a script, for up to 32
-    /// clients: on 2 cores, 4 and 16 clients cost less client CPU per
-    /// event that way than sharing (bench/RESULTS-lua.md); each thread
-    /// takes a runtime and a reporting window (about 1.2 MiB), so thousands
-    /// of clients share.
-    fn thread_per_client_up_to(&self) -> usize {
-        32
-    }
-
     fn new_client(&self, id: usize, clients: usize) -> LuaClient {
         let state = api::new_state(&self.shared, id, clients).and_then(|(lua, ctx)| {
             // The coroutine calls the global `event` by name, as sysbench does.

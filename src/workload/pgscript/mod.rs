@@ -305,17 +305,6 @@ fn located(mut e: DbError, path: &str, line: usize) -> DbError {
 impl Workload for PgScripts {
     type Client = PgClient;
 
-    /// A client alone on its thread waits in recv(2), as pgbench's threads
-    /// wait in select(2).
-    fn blocks_when_alone(&self) -> bool {
-        true
-    }
-
-    /// A thread per client up to 32 clients, as `pgbench -j` = `-c`.
-    fn thread_per_client_up_to(&self) -> usize {
-        32
-    }
-
     fn statements(&self) -> Arc<StatementSet> {
         self.set.clone()
     }

@@ -123,7 +123,7 @@ pub struct ControlArgs {
     /// text (sysbench format) or json (JSON lines)
     #[arg(long, default_value = "text", value_parser = values::output)]
     pub output: String,
-    /// OS threads for network clients (default: CPU count; a sysbench script's clients: one each, up to 32)
+    /// OS threads for network clients (default: one per client up to 32 clients, as sysbench runs them; beyond, one per CPU)
     #[arg(long, value_parser = values::client_threads)]
     pub client_threads: Option<usize>,
     /// Rate mode: events that may wait for a free client before arrivals are dropped
