@@ -235,3 +235,48 @@ fn set(dst: &mut Option<String>, v: &Option<String>) {
         dst.clone_from(v);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string())
+    }
+
+    fn args() -> TargetArgs {
+        TargetArgs { db_ps_mode: "auto".into(), ..Default::default() }
+    }
+
+    /// sysbench's options win over the environment, as the URL does, and
+    /// the environment over fairbench's defaults; a variable an option
+    /// overrides is not read.
+    #[test]
+    fn options_win_over_the_environment_and_it_over_the_defaults() {
+        let a = TargetArgs { db_driver: Some("pgsql".into()), pgsql_user: Some("opt".into()), pgsql_port: Some(6000), ..args() };
+        let vars = [("PGUSER", "envuser"), ("PGPORT", "abc"), ("PGDATABASE", "envdb"), ("PGPASSWORD", "pgpw"), ("FAIRBENCH_PASSWORD", "fb")];
+        let t = a.resolve_with(&env(&vars)).unwrap().target;
+        assert_eq!((t.hosts, t.user.as_str(), t.database.as_str(), t.password.as_deref()), (vec![("localhost".into(), 6000)], "opt", "envdb", Some("fb")));
+        let a = TargetArgs { target: Some("postgres://u@h:5432/db".into()), pgsql_password: Some("opt".into()), ..args() };
+        assert_eq!(a.resolve_with(&env(&vars)).unwrap().target.password.as_deref(), Some("opt"));
+        let a = TargetArgs { target: Some("postgres://u@h:5432/db".into()), ..args() };
+        assert_eq!(a.resolve_with(&env(&vars[..4])).unwrap().target.password.as_deref(), Some("pgpw"));
+        // A port the URL leaves out is PGPORT's, so an unusable one is refused.
+        let a = TargetArgs { target: Some("postgres://u@h/db".into()), ..args() };
+        assert!(a.resolve_with(&env(&vars)).unwrap_err().to_string().starts_with("PGPORT: "));
+        let m = TargetArgs { db_driver: Some("mysql".into()), ..args() };
+        let vars = [("MYSQL_HOST", "envhost"), ("MYSQL_TCP_PORT", "3310"), ("MYSQL_PWD", "mypw")];
+        let t = m.resolve_with(&env(&vars)).unwrap().target;
+        assert_eq!((t.hosts, t.password.as_deref()), (vec![("envhost".into(), 3310)], Some("mypw")));
+        let m = TargetArgs { mysql_host: Some("opthost".into()), ..args() };
+        assert_eq!(m.resolve_with(&env(&vars)).unwrap().target.hosts, vec![("opthost".into(), 3310)]);
+        // MYSQL_UNIX_PORT serves localhost; --transport=tcp keeps TCP.
+        let local = [("MYSQL_UNIX_PORT", "/env/m.sock")];
+        let m = TargetArgs { db_driver: Some("mysql".into()), ..args() };
+        assert_eq!(m.resolve_with(&env(&local)).unwrap().target.socket.as_deref(), Some("/env/m.sock"));
+        let m = TargetArgs { db_driver: Some("mysql".into()), transport: Some("tcp".into()), ..args() };
+        assert_eq!(m.resolve_with(&env(&local)).unwrap().target.socket, None);
+        let m = TargetArgs { db_driver: Some("mysql".into()), mysql_port: Some(3306), ..args() };
+        assert_eq!(m.resolve_with(&env(&local)).unwrap().target.socket, None);
+    }
+}
