@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_one_line_error, fairbench, run_fail, run_ok, scratch_dir, show, stderr, stdout};
+use common::{assert_one_line_error, fairbench, hostile_env, run_fail, run_ok, scratch_dir, show, stderr, stdout, url_saying_everything};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -71,8 +71,10 @@ impl Drop for Cluster {
 }
 
 impl Cluster {
+    /// Started with wrong client variables in the environment (`HOSTILE_ENV`):
+    /// the cluster's programs must not see them.
     fn start(root: &Path, port: u16, args: &[&str]) -> (Cluster, Output) {
-        let out = run_ok(fairbench().args(["server", "start", "patroni", "--port", &port.to_string()]).args(args).env("FAIRBENCH_SANDBOX_ROOT", root));
+        let out = run_ok(hostile_env(&mut fairbench()).args(["server", "start", "patroni", "--port", &port.to_string()]).args(args).env("FAIRBENCH_SANDBOX_ROOT", root));
         let err = stderr(&out);
         let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in\n{}", show(&out)));
         let env = stdout(&run_ok(fairbench().args(["server", "env", &name]).env("FAIRBENCH_SANDBOX_ROOT", root)));
@@ -204,6 +206,25 @@ fn a_synchronous_cluster_has_one_leader_switches_over_and_stops_without_a_trace(
     for u in &c.nodes {
         assert!(query(u, "SELECT 1").is_err(), "{u} still answers");
     }
+}
+
+/// `PGPASSWORD=anything fairbench server start patroni --nodes 3 --sync` exited 6 after
+/// 120 s ("node1 not answering ... Error when fetching backup: pg_basebackup exited with
+/// code=1"): Patroni and the pg_basebackup it runs for a replica inherited the user's
+/// environment, and libpq takes PGPASSWORD over the passfile Patroni writes. Every wrong
+/// client variable is in the start's environment (Cluster::start) and in the run's, whose
+/// URL says everything.
+#[test]
+fn pgpassword_in_the_environment_does_not_break_a_patroni_start() {
+    let root = scratch_dir("patroni-env-root");
+    let (c, out) = Cluster::start(&root, free_block(28400), &["--nodes", "2", "--sync"]);
+    // The replica was made by pg_basebackup and streams, as the synchronous standby.
+    assert!(eventually(Duration::from_secs(30), || c.healthy()).is_some(), "not healthy: {:?}\n{}", c.roles(), show(&out));
+    let url = url_saying_everything(&c.url);
+    let size = ["--tables", "1", "--table-size", "1000"];
+    run_ok(hostile_env(&mut fairbench()).args(["prepare", "oltp_point_select", "--target", &url]).args(size));
+    let run = run_ok(hostile_env(&mut fairbench()).args(["run", "oltp_point_select", "--time", "2", "--no-save", "--target", &url]).args(size));
+    assert!(stdout(&run).contains("transactions:"), "{}", show(&run));
 }
 
 #[test]

@@ -1106,6 +1106,78 @@ fn table_name_with_sql_in_it_is_refused_before_connecting() {
     assert!(!s.dir.path().join("db.sqlite").exists(), "it connected: {err}");
 }
 
+// ---- The client's environment: libpq's and the mysql client's variables
+
+/// `fairbench env` against `url` with only `vars` of the client variables: none of the test
+/// process's PG*/MYSQL_* variables, no FAIRBENCH_PASSWORD, and a HOME without ~/.pgpass or
+/// ~/.my.cnf.
+fn connect_with(url: &str, vars: &[(&str, &str)]) -> Output {
+    let home = tempfile::Builder::new().prefix("fb-regr-home-").tempdir().expect("temp dir");
+    let mut c = fairbench();
+    c.args(["env", "--target", url]).env("HOME", home.path()).env_remove("FAIRBENCH_PASSWORD");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("PG") || k.starts_with("MYSQL") {
+            c.env_remove(k);
+        }
+    }
+    c.envs(vars.iter().copied());
+    run_within(&mut c, Duration::from_secs(120))
+}
+
+/// The password given as an environment variable: it connects with the right one, a wrong
+/// one is the authentication failure (exit 3, the password not shown), and a password in
+/// the URL wins over a wrong one.
+fn password_variable_is_read_when_the_url_has_none(url: &str, var: &str) {
+    let u = parse_url(url);
+    let scheme = url.split("://").next().unwrap();
+    let (bare, given) = (format!("{scheme}://{}@{}:{}/{}", u.user, u.host, u.port.unwrap(), u.database), url.to_string());
+    let (bare, given) = if scheme == "postgres" { (format!("{bare}?sslmode=disable"), format!("{given}?sslmode=disable")) } else { (bare, given) };
+    let ok = connect_with(&bare, &[(var, &u.password)]);
+    assert!(ok.status.success(), "{var} is the password of {bare}\n{}", show(&ok));
+    let wrong = connect_with(&bare, &[(var, "wrong-password")]);
+    assert_eq!(wrong.status.code(), Some(3), "a wrong {var}\n{}", show(&wrong));
+    assert!(!show(&wrong).contains("wrong-password"), "{}", show(&wrong));
+    let url_wins = connect_with(&given, &[(var, "wrong-password")]);
+    assert!(url_wins.status.success(), "the URL's password over a wrong {var}\n{}", show(&url_wins));
+}
+
+// PGPASSWORD was not read: a URL without a password failed to authenticate where psql
+// connected with the same variables set.
+#[test]
+fn pgpassword_is_the_password_when_the_url_has_none() {
+    password_variable_is_read_when_the_url_has_none(&pg_url(), "PGPASSWORD");
+}
+
+// MYSQL_PWD was not read either.
+#[test]
+fn mysql_pwd_is_the_password_when_the_url_has_none() {
+    password_variable_is_read_when_the_url_has_none(&mysql_url(), "MYSQL_PWD");
+}
+
+// The other libpq variables were not read: PGHOST, PGPORT, PGUSER and PGDATABASE name the
+// test server for a URL that names nothing, as they do for psql.
+#[test]
+fn libpq_variables_name_the_server_when_the_url_does_not() {
+    let u = parse_url(&pg_url());
+    let port = pg_port().to_string();
+    let vars = [("PGHOST", "127.0.0.1"), ("PGPORT", &port), ("PGUSER", &u.user), ("PGPASSWORD", &u.password), ("PGDATABASE", &u.database), ("PGSSLMODE", "disable")];
+    let out = connect_with("postgres://", &vars);
+    assert!(out.status.success(), "{}", show(&out));
+    // A socket directory as PGHOST: the server's, and one where there is none.
+    let elsewhere = connect_with("postgres://", &[("PGHOST", "/nonexistent"), ("PGPORT", &port), ("PGUSER", &u.user), ("PGPASSWORD", &u.password), ("PGDATABASE", &u.database)]);
+    assert_eq!(elsewhere.status.code(), Some(3), "{}", show(&elsewhere));
+    let dir = pg_socket_dir();
+    let out = connect_with("postgres://", &[("PGHOST", &dir), ("PGPORT", &port), ("PGUSER", &u.user), ("PGPASSWORD", &u.password), ("PGDATABASE", &u.database)]);
+    assert!(out.status.success(), "{}", show(&out));
+}
+
+// A variable that cannot be used is one line naming it, exit 2, as a bad URL is.
+#[test]
+fn an_unusable_client_variable_is_one_line_naming_it() {
+    for (url, var, value) in [("postgres://", "PGPORT", "abc"), ("postgres://", "PGSSLMODE", "bogus"), ("postgres://", "PGCONNECT_TIMEOUT", "soon"), ("mysql://", "MYSQL_TCP_PORT", "x")] {
+        let out = connect_with(url, &[(var, value)]);
+        assert_eq!(out.status.code(), Some(2), "{var}={value}\n{}", show(&out));
+        assert_one_line_error(&out, &[var, value]);
 // The client's threads.
 
 /// The syscall each worker thread of process `pid` is waiting in, sampled

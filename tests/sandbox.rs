@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fairbench, run_fail, run_ok, stdout};
+use common::{fairbench, hostile_env, run_fail, run_ok, stdout, url_saying_everything};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -24,8 +24,10 @@ impl Drop for Sandbox {
 /// Small memory so that several sandboxes fit on a test machine at once.
 const SMALL: &[&str] = &["--ram", "1G", "--cores", "2"];
 
+/// Started with wrong client variables in the environment (`HOSTILE_ENV`):
+/// the sandbox's programs must not see them.
 fn start(engine: &str, profile: &str, extra: &[&str]) -> Sandbox {
-    let out = run_ok(fairbench().args(["server", "start", engine, "--profile", profile]).args(SMALL).args(extra));
+    let out = run_ok(hostile_env(&mut fairbench()).args(["server", "start", engine, "--profile", profile]).args(SMALL).args(extra));
     let url = stdout(&out).trim().to_string();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
@@ -35,8 +37,10 @@ fn start(engine: &str, profile: &str, extra: &[&str]) -> Sandbox {
     Sandbox { name, url, dir }
 }
 
+/// A short run, with the wrong client variables too: the URL says everything.
 fn run_workload(sb: &Sandbox, results: &Path) -> Output {
-    run_ok(fairbench().args(["run", "oltp_read_write", "--tables", "1", "--table-size", "500", "--threads", "1", "--time", "1", "--target", &sb.url]).arg("--results").arg(results))
+    let url = url_saying_everything(&sb.url);
+    run_ok(hostile_env(&mut fairbench()).args(["run", "oltp_read_write", "--tables", "1", "--table-size", "500", "--threads", "1", "--time", "1", "--target", &url]).arg("--results").arg(results))
 }
 
 fn durability_line(sb: &Sandbox) -> String {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_one_line_error, fairbench, run_fail, run_ok, stdout, test_ca};
+use common::{assert_one_line_error, fairbench, hostile_env, run_fail, run_ok, stdout, test_ca, url_saying_everything};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -59,8 +59,10 @@ fn field(out: &Output, key: &str) -> Option<String> {
     stdout(out).lines().find_map(|l| l.strip_prefix(&format!("export {key}=")).map(|v| v.trim_matches('\'').to_string()))
 }
 
+/// Started with wrong client variables in the environment (`HOSTILE_ENV`):
+/// the sandbox's programs must not see them.
 fn start(s: &Scratch, extra: &[&str]) -> Started {
-    let out = run_ok(s.fairbench().args(["server", "start", "tidb", "--env"]).args(extra));
+    let out = run_ok(hostile_env(&mut s.fairbench()).args(["server", "start", "tidb", "--env"]).args(extra));
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
     let need = |k: &str| field(&out, k).unwrap_or_else(|| panic!("no {k} in\n{}", stdout(&out)));
@@ -177,9 +179,13 @@ fn fairbench_prepares_and_runs_on_it() {
     let s = Scratch::new("run");
     let sb = start(&s, &[]);
     let store = s.0.join("r.sqlite");
-    run_ok(fairbench().args(["prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--target", &sb.url]));
+    // The wrong client variables are not read: the URL says everything.
+    let url = url_saying_everything(&sb.url);
+    run_ok(hostile_env(&mut fairbench()).args(["prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--target", &url]));
     assert_eq!(sql(&sb, "SELECT COUNT(*) FROM fairbench.sbtest1"), "1000");
-    let out = run_ok(fairbench().args(["run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2", "--time", "2", "--target", &sb.url]).arg("--results").arg(&store));
+    let out = run_ok(
+        hostile_env(&mut fairbench()).args(["run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2", "--time", "2", "--target", &url]).arg("--results").arg(&store),
+    );
     assert!(stdout(&out).contains("transactions:"), "{}", stdout(&out));
 }
 

@@ -8,6 +8,7 @@
 pub mod dialect;
 mod encode;
 pub mod engines;
+pub mod environ;
 pub mod facts;
 pub mod fast;
 pub mod hosts;

@@ -1,19 +1,24 @@
-//! Passwords not given in the URL: `FAIRBENCH_PASSWORD`, then
-//! `~/.my.cnf` ([client] password=) for MySQL or `~/.pgpass` for PostgreSQL.
+//! Passwords not given in the URL or the options, in this order:
+//! `FAIRBENCH_PASSWORD`; then for PostgreSQL `PGPASSWORD` and the password
+//! file (`PGPASSFILE`, else `~/.pgpass`), as libpq reads them; for MySQL
+//! `MYSQL_PWD` and `~/.my.cnf` ([client] password=). (A service file's
+//! password is the target's already: `super::environ`.)
 
+use super::url::Env;
 use super::{Engine, Target};
 
-pub fn lookup(t: &Target) -> Option<String> {
-    if let Ok(p) = std::env::var("FAIRBENCH_PASSWORD") {
+pub fn lookup(t: &Target, env: &Env) -> Option<String> {
+    if let Some(p) = env("FAIRBENCH_PASSWORD") {
         return Some(p);
     }
-    let home = std::env::var("HOME").ok()?;
+    // libpq reads an empty PGPASSWORD as none, and goes on to the file.
+    let var = |n: &str| env(n).filter(|v| !v.is_empty());
     match t.engine {
-        Engine::Mysql => my_cnf(&std::fs::read_to_string(format!("{home}/.my.cnf")).ok()?),
-        Engine::Postgres => {
-            let path = std::env::var("PGPASSFILE").unwrap_or(format!("{home}/.pgpass"));
+        Engine::Mysql => var("MYSQL_PWD").or_else(|| my_cnf(&std::fs::read_to_string(format!("{}/.my.cnf", var("HOME")?)).ok()?)),
+        Engine::Postgres => var("PGPASSWORD").or_else(|| {
+            let path = var("PGPASSFILE").or_else(|| Some(format!("{}/.pgpass", var("HOME")?)))?;
             pgpass(&std::fs::read_to_string(path).ok()?, t)
-        }
+        }),
         Engine::Sqlite => None,
     }
 }
@@ -81,6 +86,37 @@ fn pgpass_fields(line: &str) -> Option<([(String, String); 4], String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string())
+    }
+
+    /// URL or options, then FAIRBENCH_PASSWORD, then PGPASSWORD, then the
+    /// password file (libpq's order); MYSQL_PWD before ~/.my.cnf.
+    #[test]
+    fn passwords_are_looked_up_in_order() {
+        let dir = std::env::temp_dir().join(format!("fairbench-password-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(".pgpass"), "*:*:*:*:from-home\n").unwrap();
+        std::fs::write(dir.join("other.pgpass"), "*:*:*:*:from-pgpassfile\n").unwrap();
+        std::fs::write(dir.join(".my.cnf"), "[client]\npassword=from-my-cnf\n").unwrap();
+        let (home, passfile) = (dir.display().to_string(), dir.join("other.pgpass").display().to_string());
+        let pg = Target::parse("postgres://u@h/db").unwrap();
+        let my = Target::parse("mysql://u@h/db").unwrap();
+        let all = [("HOME", home.as_str()), ("PGPASSFILE", passfile.as_str()), ("FAIRBENCH_PASSWORD", "fb"), ("PGPASSWORD", "pgpw"), ("MYSQL_PWD", "mypw")];
+        assert_eq!(lookup(&pg, &env(&all)).as_deref(), Some("fb"));
+        assert_eq!(lookup(&my, &env(&all)).as_deref(), Some("fb"));
+        let [home, passfile, _, pgpw, mypw] = all;
+        assert_eq!(lookup(&pg, &env(&[home, passfile, pgpw])).as_deref(), Some("pgpw"));
+        assert_eq!(lookup(&my, &env(&[home, mypw])).as_deref(), Some("mypw"));
+        assert_eq!(lookup(&pg, &env(&[home, passfile])).as_deref(), Some("from-pgpassfile"));
+        assert_eq!(lookup(&pg, &env(&[home, ("PGPASSWORD", "")])).as_deref(), Some("from-home"));
+        assert_eq!(lookup(&my, &env(&[home])).as_deref(), Some("from-my-cnf"));
+        // PostgreSQL's variable is not MySQL's, nor the other way round.
+        assert_eq!(lookup(&my, &env(&[("PGPASSWORD", "pgpw")])), None);
+        assert_eq!(lookup(&pg, &env(&[("MYSQL_PWD", "mypw")])), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn reads_my_cnf_client_section() {

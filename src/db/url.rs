@@ -105,6 +105,9 @@ pub struct Target {
     pub connect_timeout: Option<Duration>,
     /// PostgreSQL: the session's `application_name` (fairbench's own by default).
     pub application_name: Option<String>,
+    /// PostgreSQL: libpq's `options` (PGOPTIONS), command-line options the
+    /// server applies to the session, such as `-c work_mem=64MB`.
+    pub options: Option<String>,
 }
 
 impl fmt::Debug for Target {
@@ -149,6 +152,7 @@ impl Target {
             load_balance: false,
             connect_timeout: None,
             application_name: None,
+            options: None,
         }
     }
 
@@ -175,6 +179,7 @@ impl Target {
             load_balance: false,
             connect_timeout: None,
             application_name: None,
+            options: None,
         }
     }
 
@@ -188,7 +193,109 @@ impl Target {
         }
     }
 
+    /// A URL as it is written: what it leaves out is fairbench's default,
+    /// whatever the environment holds (a stored run's target, a sandbox's
+    /// own URL). A user's target is read with [`Target::parse_with`].
     pub fn parse(s: &str) -> Result<Target> {
+        Self::parse_with(s, &|_| None)
+    }
+
+    /// A URL with what it leaves out taken from the client variables `env`
+    /// holds (libpq's PG* and the mysql client's MYSQL_*), as
+    /// `super::environ` reads them, then from fairbench's defaults.
+    pub fn parse_with(s: &str, env: &Env) -> Result<Target> {
+        Given::parse(s)?.finish(env)
+    }
+
+    /// The host clients number `i` connects to (round-robin like sysbench).
+    pub fn host_for(&self, i: usize) -> &(String, u16) {
+        &self.hosts[i % self.hosts.len()]
+    }
+}
+
+/// Reads one environment variable (`std::env::var` for a run; a map in tests).
+pub type Env<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// The process's environment, for [`Target::parse_with`] and [`Given::finish`].
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// What a target URL and the sysbench-style options said, each setting
+/// None where they said nothing. [`Given::finish`] fills the rest from a
+/// service file and the environment, then fairbench's defaults.
+#[derive(Clone)]
+pub struct Given {
+    pub engine: Engine,
+    /// SQLite's database file (the only setting an embedded target has).
+    pub path: Option<String>,
+    pub hosts: Option<Vec<String>>,
+    /// libpq's `port` list: one port for every host or one per host; None
+    /// in a list is a host written without a port (the built-in default).
+    pub ports: Option<Vec<Option<u16>>>,
+    /// Where `ports` came from, for an error about their count (None: the URL).
+    pub ports_from: Option<String>,
+    pub socket: Option<String>,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub database: Option<String>,
+    pub ssl_mode: Option<SslMode>,
+    pub ssl_ca: Option<String>,
+    pub session_attrs: Option<SessionAttrs>,
+    pub load_balance: Option<bool>,
+    pub connect_timeout: Option<Option<Duration>>,
+    pub application_name: Option<String>,
+    pub options: Option<String>,
+    /// libpq's `hostaddr`: the host when none is named.
+    pub hostaddr: Option<String>,
+    /// libpq's `service`: a section of the service file.
+    pub service: Option<String>,
+}
+
+/// Why a parameter's value was refused: a reason to show with where it came
+/// from (the URL, a variable), or a usage error already worded in full.
+pub enum Refused {
+    Reason(String),
+    Usage(Error),
+}
+
+impl From<String> for Refused {
+    fn from(s: String) -> Refused {
+        Refused::Reason(s)
+    }
+}
+
+impl From<Error> for Refused {
+    fn from(e: Error) -> Refused {
+        Refused::Usage(e)
+    }
+}
+
+impl Given {
+    pub fn new(engine: Engine) -> Given {
+        Given {
+            engine,
+            path: None,
+            hosts: None,
+            ports: None,
+            ports_from: None,
+            socket: None,
+            user: None,
+            password: None,
+            database: None,
+            ssl_mode: None,
+            ssl_ca: None,
+            session_attrs: None,
+            load_balance: None,
+            connect_timeout: None,
+            application_name: None,
+            options: None,
+            hostaddr: None,
+            service: None,
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Given> {
         let masked = mask_url(s);
         match Self::parse_as_given(s) {
             Err(_) if masked != s => {
@@ -204,7 +311,7 @@ impl Target {
         }
     }
 
-    fn parse_as_given(s: &str) -> Result<Target> {
+    fn parse_as_given(s: &str) -> Result<Given> {
         let bad = |why: &str| {
             let msg = format!("bad target URL '{}': {why}; expected mysql://user:pass@host:port/db, postgres://user:pass@host:port/db or sqlite:PATH", mask_url(s));
             Error::Usage(crate::error::one_line(&msg).into_owned())
@@ -216,13 +323,15 @@ impl Target {
             "sqlite" | "sqlite3" => Engine::Sqlite,
             _ => return Err(bad(&format!("unknown scheme '{scheme}'"))),
         };
+        let mut g = Given::new(engine);
         if engine == Engine::Sqlite {
             let path = rest.strip_prefix("//").unwrap_or(rest);
             let path = path.split('?').next().unwrap_or("");
             if path.is_empty() {
                 return Err(bad("no file path"));
             }
-            return Ok(Target::sqlite(&pct_decode(path)));
+            g.path = Some(pct_decode(path));
+            return Ok(g);
         }
         let rest = rest.strip_prefix("//").ok_or_else(|| bad("missing '//' after the scheme"))?;
         let (main, query) = match rest.split_once('?') {
@@ -233,28 +342,28 @@ impl Target {
             Some((a, d)) => (a, d),
             None => (main, ""),
         };
-        let mut t = Target::empty(engine);
         let hostpart = match authority.rsplit_once('@') {
             Some((userinfo, h)) => {
-                match userinfo.split_once(':') {
-                    Some((u, p)) => {
-                        t.user = pct_decode(u);
-                        t.password = Some(pct_decode(p));
-                    }
-                    None => t.user = pct_decode(userinfo),
-                }
+                let (u, p) = match userinfo.split_once(':') {
+                    Some((u, p)) => (u, Some(p)),
+                    None => (userinfo, None),
+                };
+                g.user = Some(pct_decode(u)).filter(|u| !u.is_empty());
+                g.password = p.map(pct_decode);
                 h
             }
             None => authority,
         };
         if !db.is_empty() {
-            t.database = pct_decode(db);
+            g.database = Some(pct_decode(db));
         }
-        let default_port = t.hosts[0].1;
-        t.hosts.clear();
         if hostpart.contains(',') {
             check_host_list(hostpart).map_err(|e| bad(&e))?;
         }
+        // libpq's host and port lists: a port list as soon as a port is
+        // written or there are two hosts (an entry without a port is the
+        // built-in default, not the environment's).
+        let (mut hosts, mut ports) = (Vec::new(), Vec::new());
         for h in hostpart.split(',').filter(|h| !h.is_empty()) {
             let h = pct_decode(h);
             if engine == Engine::Postgres && h.starts_with('/') {
@@ -262,67 +371,123 @@ impl Target {
                 match h.rsplit_once(':') {
                     Some((dir, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
                         let port = p.parse().map_err(|_| bad(&format!("bad port '{p}'")))?;
-                        t.socket = Some(dir.to_string());
-                        t.hosts.push(("localhost".into(), port));
+                        g.socket = Some(dir.to_string());
+                        hosts.push("localhost".to_string());
+                        ports.push(Some(port));
                     }
-                    _ => t.socket = Some(h),
+                    _ => g.socket = Some(h),
                 }
                 continue;
             }
-            let (host, port) = split_host_port(&h, default_port).map_err(|e| bad(&e))?;
-            t.hosts.push((host, port));
+            let (host, port) = split_host_port(&h).map_err(|e| bad(&e))?;
+            hosts.push(host);
+            ports.push(port);
         }
-        let pg = engine == Engine::Postgres;
-        let mut port_param = None;
+        if !hosts.is_empty() {
+            if hosts.len() > 1 || ports.iter().any(Option::is_some) {
+                g.ports = Some(ports);
+            }
+            g.hosts = Some(hosts);
+        }
         for kv in query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            let v = pct_decode(v);
-            match k.to_ascii_lowercase().replace('_', "-").as_str() {
-                "socket" | "host" if v.starts_with('/') => t.socket = Some(v),
-                // libpq's `?host=h1,h2`: the host list, ports from `port=`.
-                "host" if pg => {
-                    check_host_list(&v).map_err(|e| bad(&e))?;
-                    t.hosts = v.split(',').map(|h| (h.trim_start_matches('[').trim_end_matches(']').to_string(), default_port)).collect();
-                }
-                "ssl-mode" | "sslmode" => t.ssl_mode = SslMode::parse(&v)?,
-                "ssl-ca" | "sslrootcert" => t.ssl_ca = Some(v),
-                "password" => t.password = Some(v),
-                "user" => t.user = v,
-                "port" => port_param = Some(parse_ports(&v).map_err(|e| bad(&e))?),
-                "target-session-attrs" if pg => t.session_attrs = SessionAttrs::parse(&v)?,
-                "load-balance-hosts" if pg => t.load_balance = hosts::parse_load_balance(&v)?,
-                "connect-timeout" if pg => t.connect_timeout = connect_timeout(&v).map_err(|e| bad(&e))?,
-                "application-name" if pg => t.application_name = Some(v),
-                p @ ("target-session-attrs" | "load-balance-hosts") => {
-                    return Err(bad(&format!("'{}' is a PostgreSQL parameter; a {} host list spreads the clients over the hosts round-robin", p.replace('-', "_"), engine.name())));
-                }
-                other if pg => {
-                    return Err(bad(&format!(
-                        "unknown parameter '{other}' (known: host, port, user, password, sslmode, sslrootcert, target_session_attrs, load_balance_hosts, connect_timeout, application_name)"
-                    )))
-                }
-                other => return Err(bad(&format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca)"))),
+            match g.param(k, pct_decode(v)) {
+                Ok(()) => {}
+                Err(Refused::Reason(why)) => return Err(bad(&why)),
+                Err(Refused::Usage(e)) => return Err(e),
             }
         }
-        if t.hosts.is_empty() && t.socket.is_none() {
-            t.hosts.push(("localhost".into(), default_port));
+        if let (Some(h), Some(p)) = (&g.hosts, &g.ports) {
+            if p.len() != 1 && p.len() != h.len() {
+                return Err(bad(&format!("{} ports for {} hosts: give one port for all hosts, or one per host", p.len(), h.len())));
+            }
         }
-        if t.hosts.is_empty() {
-            t.hosts.push(("localhost".into(), default_port));
-        }
-        // After the default host, so that `?port=` also reaches a socket directory's server.
-        match port_param.as_deref() {
-            None => {}
-            Some([p]) => t.hosts.iter_mut().for_each(|h| h.1 = *p),
-            Some(ps) if ps.len() == t.hosts.len() => t.hosts.iter_mut().zip(ps).for_each(|(h, p)| h.1 = *p),
-            Some(ps) => return Err(bad(&format!("{} ports for {} hosts: give one port for all hosts, or one per host", ps.len(), t.hosts.len()))),
-        }
-        Ok(t)
+        Ok(g)
     }
 
-    /// The host clients number `i` connects to (round-robin like sysbench).
-    pub fn host_for(&self, i: usize) -> &(String, u16) {
-        &self.hosts[i % self.hosts.len()]
+    /// Sets one connection parameter by its URL (libpq keyword) name:
+    /// `_` and `-` alike, case aside.
+    pub fn param(&mut self, key: &str, v: String) -> std::result::Result<(), Refused> {
+        let pg = self.engine == Engine::Postgres;
+        match key.to_ascii_lowercase().replace('_', "-").as_str() {
+            "socket" | "host" if v.starts_with('/') => self.socket = Some(v),
+            // libpq's `?host=h1,h2`: the host list, ports from `port=`.
+            "host" if pg => {
+                check_host_list(&v)?;
+                self.hosts = Some(v.split(',').map(|h| h.trim_start_matches('[').trim_end_matches(']').to_string()).collect());
+            }
+            "host" => {
+                check_host_list(&v)?;
+                self.hosts = Some(v.split(',').map(str::to_string).collect());
+            }
+            "hostaddr" if pg => self.hostaddr = Some(v),
+            "ssl-mode" | "sslmode" => self.ssl_mode = Some(SslMode::parse(&v)?),
+            "ssl-ca" | "sslrootcert" => self.ssl_ca = Some(v),
+            "password" => self.password = Some(v),
+            "user" => self.user = Some(v),
+            "dbname" => self.database = Some(v),
+            "port" => {
+                self.ports = Some(parse_ports(&v)?.into_iter().map(Some).collect());
+                self.ports_from = None;
+            }
+            "target-session-attrs" if pg => self.session_attrs = Some(SessionAttrs::parse(&v)?),
+            "load-balance-hosts" if pg => self.load_balance = Some(hosts::parse_load_balance(&v)?),
+            "connect-timeout" if pg => self.connect_timeout = Some(connect_timeout(&v)?),
+            "application-name" if pg => self.application_name = Some(v),
+            "options" if pg => self.options = Some(v),
+            "service" if pg => self.service = Some(v),
+            p @ ("target-session-attrs" | "load-balance-hosts") => {
+                return Err(Refused::Reason(format!("'{}' is a PostgreSQL parameter; a {} host list spreads the clients over the hosts round-robin", p.replace('-', "_"), self.engine.name())));
+            }
+            other if pg => {
+                return Err(Refused::Reason(format!(
+                    "unknown parameter '{other}' (known: host, hostaddr, port, dbname, user, password, sslmode, sslrootcert, target_session_attrs, load_balance_hosts, connect_timeout, application_name, options, service)"
+                )))
+            }
+            other => return Err(Refused::Reason(format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca)"))),
+        }
+        Ok(())
+    }
+
+    /// The target: what was given, then a service file's and the
+    /// environment's settings where nothing was (`super::environ`), then
+    /// fairbench's defaults.
+    pub fn finish(mut self, env: &Env) -> Result<Target> {
+        if self.engine == Engine::Sqlite {
+            return Ok(Target::sqlite(self.path.as_deref().unwrap_or(DEFAULT_SQLITE_PATH)));
+        }
+        super::environ::fill(&mut self, env)?;
+        let mut t = Target::empty(self.engine);
+        let default_port = t.hosts[0].1;
+        let names: Vec<String> = match (self.hosts, self.hostaddr) {
+            (Some(h), _) => h,
+            (None, Some(a)) if self.socket.is_none() => vec![a],
+            _ => vec!["localhost".to_string()],
+        };
+        t.hosts = match self.ports {
+            None => names.into_iter().map(|h| (h, default_port)).collect(),
+            Some(ps) if ps.len() == 1 => names.into_iter().map(|h| (h, ps[0].unwrap_or(default_port))).collect(),
+            Some(ps) if ps.len() == names.len() => names.into_iter().zip(ps).map(|(h, p)| (h, p.unwrap_or(default_port))).collect(),
+            Some(ps) => {
+                let why = format!("{} ports for {} hosts: give one port for all hosts, or one per host", ps.len(), names.len());
+                return Err(match self.ports_from {
+                    Some(from) => crate::usage!("{from}: {why}"),
+                    None => Error::Usage(format!("bad target URL: {why}")),
+                });
+            }
+        };
+        t.socket = self.socket;
+        t.user = self.user.unwrap_or(t.user);
+        t.password = self.password;
+        t.database = self.database.unwrap_or(t.database);
+        t.ssl_mode = self.ssl_mode.unwrap_or(t.ssl_mode);
+        t.ssl_ca = self.ssl_ca.filter(|c| !c.is_empty());
+        t.session_attrs = self.session_attrs.unwrap_or(t.session_attrs);
+        t.load_balance = self.load_balance.unwrap_or(t.load_balance);
+        t.connect_timeout = self.connect_timeout.unwrap_or(t.connect_timeout);
+        t.application_name = self.application_name;
+        t.options = self.options.filter(|o| !o.trim().is_empty());
+        Ok(t)
     }
 }
 
@@ -356,6 +521,10 @@ impl fmt::Display for Target {
                 if let Some(d) = self.connect_timeout {
                     params.push(format!("connect_timeout={}", d.as_secs()));
                 }
+                if let Some(o) = &self.options {
+                    // They change the server's settings for the run: shown and stored with it.
+                    params.push(format!("options={}", pct_encode(o)));
+                }
                 if !params.is_empty() {
                     write!(f, "?{}", params.join("&"))?;
                 }
@@ -386,23 +555,22 @@ fn connect_timeout(v: &str) -> std::result::Result<Option<Duration>, String> {
     Ok((s > 0).then(|| Duration::from_secs(s.max(2) as u64)))
 }
 
-fn split_host_port(h: &str, default_port: u16) -> std::result::Result<(String, u16), String> {
+/// `host:port`, `[v6]:port`; None: no port written (`host:` too, as libpq reads it).
+fn split_host_port(h: &str) -> std::result::Result<(String, Option<u16>), String> {
+    let port = |p: &str| if p.is_empty() { Ok(None) } else { p.parse().map(Some).map_err(|_| format!("bad port '{p}'")) };
     if let Some(rest) = h.strip_prefix('[') {
         // [::1]:3306
         let (host, tail) = rest.split_once(']').ok_or("unclosed '[' in host")?;
         let port = match tail.strip_prefix(':') {
-            // `host:` is the default port, as libpq reads it.
-            Some("") => default_port,
-            Some(p) => p.parse().map_err(|_| format!("bad port '{p}'"))?,
-            None if tail.is_empty() => default_port,
+            Some(p) => port(p)?,
+            None if tail.is_empty() => None,
             None => return Err(format!("unexpected '{tail}' after ']' in host")),
         };
         return Ok((host.to_string(), port));
     }
     match h.rsplit_once(':') {
-        Some((host, "")) => Ok((host.to_string(), default_port)),
-        Some((host, p)) => Ok((host.to_string(), p.parse().map_err(|_| format!("bad port '{p}'"))?)),
-        None => Ok((h.to_string(), default_port)),
+        Some((host, p)) => Ok((host.to_string(), port(p)?)),
+        None => Ok((h.to_string(), None)),
     }
 }
 
@@ -423,6 +591,18 @@ fn pct_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encodes what would end a parameter or read as an escape.
+fn pct_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'%' | b'&' | b'#' | b'+' | b'=' | b'?' | b'/' | b' ' | 0..=0x1f | 0x7f.. => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(b as char),
+        }
+    }
+    out
 }
 
 fn hex(c: u8) -> Option<u8> {

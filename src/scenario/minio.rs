@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 pub const ACCESS_KEY: &str = "fairbench";
@@ -80,7 +80,8 @@ pub fn start(bin: &Path, dir: &Path) -> std::result::Result<Endpoint, String> {
     let console = free_port(port + 1).ok_or("no free port for the S3 endpoint's console")?;
     let log = std::fs::File::create(dir.join("minio.log")).map_err(|e| e.to_string())?;
     let log2 = log.try_clone().map_err(|e| e.to_string())?;
-    let child = Command::new(bin)
+    // MinIO reads its settings from MINIO_* variables: only the ones set here count.
+    let child = crate::server::environ::command(bin)
         .arg("server")
         .arg(dir.join("data"))
         .arg("--address")

@@ -5,6 +5,7 @@
 //! profile. System services, their data and their config files are never
 //! touched (the servers read only the files written here).
 
+pub mod environ;
 pub mod patroni;
 pub mod profile;
 
@@ -282,7 +283,7 @@ fn reachable(dir: &Path, user: &str) -> Result<()> {
 
 fn chown(path: &Path, user: &Option<String>) -> Result<()> {
     let Some(u) = user else { return Ok(()) };
-    let st = Command::new("chown").arg("-R").arg(format!("{u}:")).arg(path).stdin(Stdio::null()).output().map_err(|e| io("chown", e))?;
+    let st = environ::command("chown").arg("-R").arg(format!("{u}:")).arg(path).stdin(Stdio::null()).output().map_err(|e| io("chown", e))?;
     if !st.status.success() {
         return Err(io(format!("chown {u} {}", path.display()), String::from_utf8_lossy(&st.stderr).trim()));
     }
@@ -293,11 +294,11 @@ fn chown(path: &Path, user: &Option<String>) -> Result<()> {
 fn as_user(user: &Option<String>, prog: &Path) -> Command {
     let mut c = match user {
         Some(u) => {
-            let mut c = Command::new("runuser");
+            let mut c = environ::command("runuser");
             c.arg("-u").arg(u).arg("--").arg(prog);
             c
         }
-        None => Command::new(prog),
+        None => environ::command(prog),
     };
     c.current_dir("/").stdin(Stdio::null());
     c
@@ -391,7 +392,7 @@ fn known_settings(kind: Kind, b: &Bins, user: &Option<String>) -> BTreeSet<Strin
     let mut set = BTreeSet::new();
     match kind {
         Kind::Mariadb => {
-            if let Ok(o) = Command::new(&b.server).args(["--no-defaults", "--verbose", "--help"]).stdin(Stdio::null()).stderr(Stdio::null()).output() {
+            if let Ok(o) = environ::command(&b.server).args(["--no-defaults", "--verbose", "--help"]).stdin(Stdio::null()).stderr(Stdio::null()).output() {
                 let text = String::from_utf8_lossy(&o.stdout);
                 let mut in_vars = false;
                 for l in text.lines() {
@@ -452,7 +453,7 @@ fn version(kind: Kind, b: &Bins) -> String {
     if kind == Kind::Tidb {
         return tidb_version(&b.server);
     }
-    let own = Command::new(&b.server)
+    let own = environ::command(&b.server)
         .arg("--version")
         .stdin(Stdio::null())
         .output()
@@ -680,7 +681,7 @@ fn start_mariadb(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -
     chown(d, user)?;
     let log = d.join("install.log");
     let init = b.init.as_ref().expect("mariadb-install-db");
-    let mut c = Command::new(init);
+    let mut c = environ::command(init);
     c.arg(format!("--defaults-file={}", d.join("my.cnf").display()));
     if let Some(u) = user {
         c.arg(format!("--user={u}"));
@@ -692,7 +693,7 @@ fn start_mariadb(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -
         Error::Io(m) => Error::Io(format!("{m}; server log: {}", last_line(&d.join("error.log")))),
         e => e,
     })?;
-    let mut c = Command::new(&b.server);
+    let mut c = environ::command(&b.server);
     c.arg(format!("--defaults-file={}", d.join("my.cnf").display()));
     if let Some(u) = user {
         c.arg(format!("--user={u}"));
@@ -709,7 +710,7 @@ fn start_mariadb(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -
 
 /// Runs SQL through the installed client over TCP; Ok(stdout).
 fn mariadb_sql(b: &Bins, sb: &Sandbox, user: &str, password: &str, sql: &str) -> std::result::Result<String, String> {
-    let o = Command::new(&b.client)
+    let o = environ::command(&b.client)
         .args(["--no-defaults", "--protocol=TCP", "-h127.0.0.1", "--connect-timeout=2", "-N", "-B"])
         .arg(format!("-P{}", sb.port))
         .arg(format!("-u{user}"))
@@ -818,7 +819,7 @@ fn tidb_on_disk(settings: &[(String, String)]) -> Result<bool> {
 /// The release `tidb-server -V` reports; a build of a commit reports a
 /// placeholder there, so then the commit its Go module version names.
 fn tidb_version(server: &Path) -> String {
-    let out = Command::new(server).arg("-V").stdin(Stdio::null()).stderr(Stdio::null()).output().map(|o| String::from_utf8_lossy(&o.stdout).to_string()).unwrap_or_default();
+    let out = environ::command(server).arg("-V").stdin(Stdio::null()).stderr(Stdio::null()).output().map(|o| String::from_utf8_lossy(&o.stdout).to_string()).unwrap_or_default();
     let release = out.lines().find_map(|l| l.trim().strip_prefix("Release Version:")).map(|v| v.trim().to_string()).filter(|v| !v.is_empty() && v != "None");
     match release {
         Some(v) if !v.contains("placeholder") => v,
@@ -900,7 +901,7 @@ fn start_tidb(o: &StartOpts, sb: &Sandbox, b: &Bins) -> Result<Vec<String>> {
     let status = sb.status_port.expect("claimed with the port");
     let store = if tidb_on_disk(&sb.settings)? { d.join("data") } else { PathBuf::new() };
     let log = d.join("tidb.log");
-    let mut c = Command::new(&b.server);
+    let mut c = environ::command(&b.server);
     // An empty path: unistore in a temp dir of its own, in volatile mode (nothing synced).
     c.args(["-store", "unistore"]).arg(format!("-path={}", store.display()));
     c.args(["-host", "127.0.0.1", "-status-host", "127.0.0.1"]).arg(format!("-P={}", sb.port)).arg(format!("-status={status}"));
@@ -967,7 +968,7 @@ fn pg_sql(b: &Bins, sb: &Sandbox, user: &str, password: &str, db: &str, sql: &st
 
 /// Runs SQL with psql over TCP on 127.0.0.1:`port`; Ok(stdout).
 fn psql_at(b: &Bins, port: u16, user: &str, password: &str, db: &str, sql: &str) -> std::result::Result<String, String> {
-    let o = Command::new(&b.client)
+    let o = environ::command(&b.client)
         .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
         .arg("-p")
         .arg(port.to_string())

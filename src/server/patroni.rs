@@ -8,13 +8,13 @@
 //! node k's PostgreSQL on P+k-1, etcd's client port on P+9, node k's REST API
 //! on P+10+k-1, etcd's peer port on P+19.
 
-use super::{io, last_line, log_file, norm, pid_is_ours, psql_at, Bins, Sandbox, StartOpts, PORT_TAKEN};
+use super::{environ, io, last_line, log_file, norm, pid_is_ours, psql_at, Bins, Sandbox, StartOpts, PORT_TAKEN};
 use crate::error::{Error, Result};
 use crate::usage;
 use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// Ports a cluster sandbox claims from its base port (see the module's comment).
@@ -168,7 +168,7 @@ pub(super) fn url(o: &StartOpts, c: &Cluster) -> String {
 /// `patroni --version`: `3.0.2`. Python takes a second or two to load
 /// Patroni on a busy machine: a Ctrl-C meanwhile ends it at once.
 pub(super) fn version(t: &Tools) -> String {
-    let Ok(mut child) = Command::new(&t.patroni).arg("--version").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() else { return String::new() };
+    let Ok(mut child) = environ::command(&t.patroni).arg("--version").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() else { return String::new() };
     loop {
         match child.try_wait() {
             Ok(None) if !crate::model::interrupted() => std::thread::sleep(Duration::from_millis(20)),
@@ -298,19 +298,16 @@ fn ids(user: &str) -> Result<(u32, u32)> {
 /// A long-running program of the cluster, as `user`, in a process group of
 /// its own (a Ctrl-C in the terminal reaches only fairbench), its output in `log`.
 fn spawn(prog: &Path, args: &[String], user: &Option<String>, home: &Path, log: &Path, pidfile: &Path) -> Result<Child> {
-    let mut c = Command::new(prog);
+    let mut c = environ::command(prog);
     c.args(args).current_dir("/").stdin(Stdio::null()).stdout(log_file(log)?).stderr(log_file(log)?).process_group(0);
     if let Some(u) = user {
         let (uid, gid) = ids(u)?;
         c.uid(uid).gid(gid);
     }
+    // Patroni reads PATRONI_* variables over its config file, and its
+    // pg_basebackup the user's PGPASSWORD over the passfile Patroni writes:
+    // environ::command leaves them out.
     c.env("HOME", home);
-    // Patroni reads PATRONI_* variables over its config file: only the file counts here.
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("PATRONI_") {
-            c.env_remove(k);
-        }
-    }
     let child = c.spawn().map_err(|e| io(prog.display(), e))?;
     fs::write(pidfile, child.id().to_string()).map_err(|e| io(pidfile.display(), e))?;
     Ok(child)

@@ -490,3 +490,67 @@ pub fn interrupt_after(cmd: &mut Command, after: std::time::Duration) -> (Option
     let took = sent.elapsed();
     (status.code(), took, reader.join().unwrap())
 }
+
+/// Client variables set to wrong values, as a user's shell may hold them
+/// (a `PGPASSWORD` for another server, a `PGHOST` elsewhere ...), and the
+/// variables etcd, Patroni and MinIO read their settings from. A sandbox
+/// starts with them in fairbench's environment (they reach none of its
+/// programs), and a run whose URL says everything (`url_saying_everything`)
+/// reads none of them.
+pub const HOSTILE_ENV: &[(&str, &str)] = &[
+    ("PGPASSWORD", "wrong-password"),
+    ("PGUSER", "nobody"),
+    ("PGHOST", "/nonexistent"),
+    ("PGHOSTADDR", "192.0.2.1"),
+    ("PGPORT", "1"),
+    ("PGDATABASE", "nodb"),
+    ("PGSSLMODE", "verify-full"),
+    ("PGSSLROOTCERT", "/nonexistent/root.crt"),
+    ("PGPASSFILE", "/nonexistent/pgpass"),
+    ("PGSERVICE", "nosuchservice"),
+    ("PGSERVICEFILE", "/nonexistent/pg_service.conf"),
+    ("PGSYSCONFDIR", "/nonexistent"),
+    ("PGOPTIONS", "-c no_such_setting=1"),
+    ("PGTARGETSESSIONATTRS", "standby"),
+    ("PGAPPNAME", "wrong"),
+    ("PGCONNECT_TIMEOUT", "soon"),
+    ("PGLOADBALANCEHOSTS", "bogus"),
+    ("PGDATA", "/nonexistent"),
+    ("MYSQL_PWD", "wrong-password"),
+    ("MYSQL_HOST", "192.0.2.1"),
+    ("MYSQL_TCP_PORT", "1"),
+    ("MYSQL_UNIX_PORT", "/nonexistent/mysqld.sock"),
+    ("MYSQL_HOME", "/nonexistent"),
+    ("MARIADB_HOME", "/nonexistent"),
+    ("ETCD_DATA_DIR", "/nonexistent"),
+    ("ETCD_LISTEN_CLIENT_URLS", "http://192.0.2.1:1"),
+    ("ETCDCTL_ENDPOINTS", "http://192.0.2.1:1"),
+    ("MINIO_ROOT_PASSWORD", "wrong"),
+    ("PATRONI_SCOPE", "wrong"),
+];
+
+/// `cmd` with [`HOSTILE_ENV`] in its environment.
+pub fn hostile_env(cmd: &mut Command) -> &mut Command {
+    for (k, v) in HOSTILE_ENV {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// A sandbox's URL with every PostgreSQL parameter the environment would
+/// otherwise supply (a MySQL URL names host, port, user, password and
+/// database already, and `MYSQL_UNIX_PORT` serves localhost only).
+pub fn url_saying_everything(url: &str) -> String {
+    if !url.starts_with("postgres") {
+        return url.to_string();
+    }
+    let mut url = url.to_string();
+    for p in ["service=", "sslmode=prefer", "sslrootcert=", "application_name=fairbench", "connect_timeout=0", "target_session_attrs=any", "load_balance_hosts=disable", "options="] {
+        let key = p.split('=').next().unwrap();
+        if !url.contains(&format!("{key}=")) {
+            url.push(if url.contains('?') { '&' } else { '?' });
+            url.push_str(p);
+        }
+    }
+    url
+}

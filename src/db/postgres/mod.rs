@@ -57,6 +57,9 @@ impl PgConn {
         if let Some(p) = &t.password {
             c.password(p);
         }
+        if let Some(o) = &t.options {
+            c.options(o);
+        }
         match &t.socket {
             Some(dir) => {
                 c.host_path(dir);

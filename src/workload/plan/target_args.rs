@@ -1,7 +1,8 @@
 //! Connection options: `--target URL`, or sysbench's `--db-driver`,
 //! `--mysql-*` and `--pgsql-*` options so existing command lines carry over.
 
-use crate::db::{ConnConfig, Engine, IgnoreList, SslMode, Target};
+use crate::db::url::{Env, Given};
+use crate::db::{ConnConfig, Engine, IgnoreList, SslMode};
 use crate::error::Result;
 use crate::usage;
 use crate::values;
@@ -128,63 +129,75 @@ impl TargetArgs {
         Ok(())
     }
 
+    /// The connection: the URL and the options, then the environment's
+    /// client variables where they say nothing (`crate::db::environ`),
+    /// then fairbench's defaults.
     pub fn resolve(&self) -> Result<ConnConfig> {
+        self.resolve_with(&crate::db::url::process_env)
+    }
+
+    pub fn resolve_with(&self, env: &Env) -> Result<ConnConfig> {
         self.refuse_unsupported()?;
         let driver = self.db_driver.as_deref().map(str::to_ascii_lowercase);
-        let mut t = match (&self.target, driver.as_deref()) {
-            (Some(u), _) => Target::parse(u)?,
-            (None, Some("mysql") | Some("mariadb")) => Target::empty(Engine::Mysql),
-            (None, Some("pgsql") | Some("postgres") | Some("postgresql")) => Target::empty(Engine::Postgres),
+        let mut g = match (&self.target, driver.as_deref()) {
+            (Some(u), _) => Given::parse(u)?,
+            (None, Some("mysql") | Some("mariadb")) => Given::new(Engine::Mysql),
+            (None, Some("pgsql") | Some("postgres") | Some("postgresql")) => Given::new(Engine::Postgres),
             (None, Some("sqlite") | Some("sqlite3")) | (None, None) => {
                 if self.mysql_host.is_some() || self.mysql_socket.is_some() {
-                    Target::empty(Engine::Mysql)
+                    Given::new(Engine::Mysql)
                 } else if self.pgsql_host.is_some() {
-                    Target::empty(Engine::Postgres)
+                    Given::new(Engine::Postgres)
                 } else {
-                    Target::default_sqlite()
+                    Given::new(Engine::Sqlite)
                 }
             }
             (None, Some(d)) => return Err(usage!("unknown --db-driver '{d}': use mysql, pgsql or sqlite")),
         };
-        match t.engine {
+        let port = |p: Option<u16>| p.map(|p| vec![Some(p)]);
+        match g.engine {
             Engine::Mysql => {
                 if let Some(h) = &self.mysql_host {
-                    let port = self.mysql_port.unwrap_or(3306);
-                    t.hosts = h.split(',').filter(|s| !s.is_empty()).map(|h| (h.to_string(), port)).collect();
-                } else if let Some(p) = self.mysql_port {
-                    t.hosts.iter_mut().for_each(|h| h.1 = p);
+                    g.hosts = Some(h.split(',').filter(|s| !s.is_empty()).map(String::from).collect());
+                    g.ports = port(self.mysql_port);
+                } else if self.mysql_port.is_some() {
+                    g.ports = port(self.mysql_port);
                 }
-                set(&mut t.socket, &self.mysql_socket);
-                set_s(&mut t.user, &self.mysql_user);
-                set(&mut t.password, &self.mysql_password);
-                set_s(&mut t.database, &self.mysql_db);
+                set(&mut g.socket, &self.mysql_socket);
+                set(&mut g.user, &self.mysql_user);
+                set(&mut g.password, &self.mysql_password);
+                set(&mut g.database, &self.mysql_db);
                 if let Some(m) = &self.mysql_ssl {
-                    t.ssl_mode = SslMode::parse(m)?;
+                    g.ssl_mode = Some(SslMode::parse(m)?);
                 }
-                set(&mut t.ssl_ca, &self.mysql_ssl_ca);
+                set(&mut g.ssl_ca, &self.mysql_ssl_ca);
             }
             Engine::Postgres => {
                 if let Some(h) = &self.pgsql_host {
-                    let port = self.pgsql_port.unwrap_or(5432);
                     if h.starts_with('/') {
-                        t.socket = Some(h.clone());
+                        g.socket = Some(h.clone());
+                        if self.pgsql_port.is_some() {
+                            g.ports = port(self.pgsql_port);
+                        }
                     } else if h.split(',').any(str::is_empty) {
                         return Err(usage!("--pgsql-host={h}: empty host in the host list; list hosts as h1,h2 with no empty entry"));
                     } else {
-                        t.hosts = h.split(',').map(|h| (h.to_string(), port)).collect();
+                        g.hosts = Some(h.split(',').map(String::from).collect());
+                        g.ports = port(self.pgsql_port);
                     }
-                } else if let Some(p) = self.pgsql_port {
-                    t.hosts.iter_mut().for_each(|h| h.1 = p);
+                } else if self.pgsql_port.is_some() {
+                    g.ports = port(self.pgsql_port);
                 }
-                set_s(&mut t.user, &self.pgsql_user);
-                set(&mut t.password, &self.pgsql_password);
-                set_s(&mut t.database, &self.pgsql_db);
+                set(&mut g.user, &self.pgsql_user);
+                set(&mut g.password, &self.pgsql_password);
+                set(&mut g.database, &self.pgsql_db);
                 if let Some(m) = &self.pgsql_sslmode {
-                    t.ssl_mode = SslMode::parse(m)?;
+                    g.ssl_mode = Some(SslMode::parse(m)?);
                 }
             }
             Engine::Sqlite => {}
         }
+        let mut t = g.finish(env)?;
         match self.transport.as_deref().map(str::to_ascii_lowercase).as_deref() {
             None => {}
             Some("tcp") => t.socket = None,
@@ -195,7 +208,7 @@ impl TargetArgs {
             Some(o) => return Err(usage!("--transport={o}: use socket or tcp")),
         }
         if t.password.is_none() && t.engine != Engine::Sqlite {
-            t.password = crate::db::password::lookup(&t);
+            t.password = crate::db::password::lookup(&t, env);
         }
         let mut cfg = ConnConfig::new(t);
         cfg.prepared = match self.db_ps_mode.to_ascii_lowercase().as_str() {
@@ -223,8 +236,47 @@ fn set(dst: &mut Option<String>, v: &Option<String>) {
     }
 }
 
-fn set_s(dst: &mut String, v: &Option<String>) {
-    if let Some(v) = v {
-        dst.clone_from(v);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string())
+    }
+
+    fn args() -> TargetArgs {
+        TargetArgs { db_ps_mode: "auto".into(), ..Default::default() }
+    }
+
+    /// sysbench's options win over the environment, as the URL does, and
+    /// the environment over fairbench's defaults; a variable an option
+    /// overrides is not read.
+    #[test]
+    fn options_win_over_the_environment_and_it_over_the_defaults() {
+        let a = TargetArgs { db_driver: Some("pgsql".into()), pgsql_user: Some("opt".into()), pgsql_port: Some(6000), ..args() };
+        let vars = [("PGUSER", "envuser"), ("PGPORT", "abc"), ("PGDATABASE", "envdb"), ("PGPASSWORD", "pgpw"), ("FAIRBENCH_PASSWORD", "fb")];
+        let t = a.resolve_with(&env(&vars)).unwrap().target;
+        assert_eq!((t.hosts, t.user.as_str(), t.database.as_str(), t.password.as_deref()), (vec![("localhost".into(), 6000)], "opt", "envdb", Some("fb")));
+        let a = TargetArgs { target: Some("postgres://u@h:5432/db".into()), pgsql_password: Some("opt".into()), ..args() };
+        assert_eq!(a.resolve_with(&env(&vars)).unwrap().target.password.as_deref(), Some("opt"));
+        let a = TargetArgs { target: Some("postgres://u@h:5432/db".into()), ..args() };
+        assert_eq!(a.resolve_with(&env(&vars[..4])).unwrap().target.password.as_deref(), Some("pgpw"));
+        // A port the URL leaves out is PGPORT's, so an unusable one is refused.
+        let a = TargetArgs { target: Some("postgres://u@h/db".into()), ..args() };
+        assert!(a.resolve_with(&env(&vars)).unwrap_err().to_string().starts_with("PGPORT: "));
+        let m = TargetArgs { db_driver: Some("mysql".into()), ..args() };
+        let vars = [("MYSQL_HOST", "envhost"), ("MYSQL_TCP_PORT", "3310"), ("MYSQL_PWD", "mypw")];
+        let t = m.resolve_with(&env(&vars)).unwrap().target;
+        assert_eq!((t.hosts, t.password.as_deref()), (vec![("envhost".into(), 3310)], Some("mypw")));
+        let m = TargetArgs { mysql_host: Some("opthost".into()), ..args() };
+        assert_eq!(m.resolve_with(&env(&vars)).unwrap().target.hosts, vec![("opthost".into(), 3310)]);
+        // MYSQL_UNIX_PORT serves localhost; --transport=tcp keeps TCP.
+        let local = [("MYSQL_UNIX_PORT", "/env/m.sock")];
+        let m = TargetArgs { db_driver: Some("mysql".into()), ..args() };
+        assert_eq!(m.resolve_with(&env(&local)).unwrap().target.socket.as_deref(), Some("/env/m.sock"));
+        let m = TargetArgs { db_driver: Some("mysql".into()), transport: Some("tcp".into()), ..args() };
+        assert_eq!(m.resolve_with(&env(&local)).unwrap().target.socket, None);
+        let m = TargetArgs { db_driver: Some("mysql".into()), mysql_port: Some(3306), ..args() };
+        assert_eq!(m.resolve_with(&env(&local)).unwrap().target.socket, None);
     }
 }
