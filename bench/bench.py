@@ -40,7 +40,7 @@ BUILDS_HEAD = """# fairbench builds against each other
 
 Each section: two or more builds of fairbench and sysbench, alternating in
 rotating order on the same servers (`bash bench/run.sh --builds OLD NEW`).
-Rows named after a build compare it with sysbench, then with the first build;
+Rows named after a build compare it with sysbench, then with the build named before it;
 the ratio is the median's, the spread the per-repetition ratios' min..max.
 "rest of host" is everything the machine did during the run except the tool
 itself (the server mostly, and the kernel's side of their traffic).
@@ -496,11 +496,23 @@ class Bench:
 
     def oltp(self):
         restore = self.cached()
+        busy = self.busy_loops(self.a.busy)
         try:
             self.oltp_rows()
         finally:
+            for p in busy:
+                p.kill()
             if restore:
                 self.sql("maria-socket", f"SET GLOBAL innodb_buffer_pool_size = {restore}")
+
+    @staticmethod
+    def busy_loops(n):
+        """`--busy N`: N endless loops at the lowest priority (nice 19) beside
+        the OLTP rows, as a build or a monitoring agent would run beside a
+        benchmark; their CPU is left out of the rest of the host's."""
+        if n:
+            log(f"{n} nice-19 busy loop(s) beside the OLTP rows")
+        return [subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"]) for _ in range(n)]
 
     def oltp_rows(self):
         a = self.a
@@ -581,14 +593,15 @@ class Bench:
 
     def build_rows(self, label, names, res):
         """Builds against each other: each build against sysbench, then
-        each later build against the first, metric by metric."""
+        each build against the one named before it (a walk through
+        history compares each change with its parent), metric by metric."""
         metrics = ("qps", "client_us", "server_us", "rest_us")
         for n in names:
             for metric in metrics:
                 self.rows.append(("oltp", f"{label} {n}", metric, [x[metric] for x in res[n]], [x[metric] for x in res["sysbench"]], "sysbench"))
-        for n in names[1:]:
+        for before, n in zip(names, names[1:]):
             for metric in metrics:
-                self.rows.append(("oltp", f"{label} {n}", metric, [x[metric] for x in res[n]], [x[metric] for x in res[names[0]]], names[0]))
+                self.rows.append(("oltp", f"{label} {n}", metric, [x[metric] for x in res[n]], [x[metric] for x in res[before]], before))
 
     def tls(self):
         restore = self.cached()
@@ -754,6 +767,8 @@ class Bench:
         loads = "" if self.builds else f", {self.a.prep_reps} per load row"
         lines.append(f"- repetitions: {self.a.reps} per OLTP row ({self.a.time} s each, tools alternating){loads}; median, spread = min..max of the per-repetition ratio")
         lines.append(f"- tables: {self.a.tables} x {self.a.table_size:,} rows; fairbench talks to the servers with its built-in wire clients (FAIRBENCH_WIRE=auto)")
+        if self.a.busy:
+            lines.append(f"- beside the OLTP rows: {self.a.busy} busy loop(s) at nice 19 (`--busy`), left out of the rest of the host's CPU")
         if not self.builds:
             lines.append("- floor: bench/floor.py, one send and one receive per point select, the rows drawn as the benchmark draws them (uniform over every table); "
                          "floor-fb: the same floor asking what fairbench's PostgreSQL client asks (an INT8 parameter, binary parameter and result formats)")
@@ -800,6 +815,7 @@ def main():
     p.add_argument("--tables", type=int, default=4, help="tables of the OLTP rows")
     p.add_argument("--table-size", type=int, help="rows per table (default 100000 quick, 1000000 full)")
     p.add_argument("--builds", help="NAME=PATH,...: fairbench builds run against each other and sysbench (OLTP rows only)")
+    p.add_argument("--busy", type=int, default=0, help="nice-19 busy loops running beside the OLTP rows")
     a = p.parse_args()
     # As run.sh was given it (run.sh turns --builds REVS into NAME=PATH pairs).
     a.command = os.environ.get("FB_BENCH_COMMAND", " ".join(sys.argv[1:])).split()

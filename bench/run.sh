@@ -16,6 +16,7 @@
 #                                each git revision is built once into ~/.cache/fairbench/builds/SHA
 #                                ("work" is this working tree as it is); the tools alternate in
 #                                rotating order; a section is added to bench/RESULTS-builds.md
+#   bash bench/run.sh --builds 25ff1f3 work --kinds pg-tcp --busy 2   the same beside two nice-19 busy loops
 #
 # Servers: reuses the ones described by FAIRBENCH_TEST_* in the environment
 # (eval "$(bash scripts/servers.sh start)"), else starts its own with
@@ -74,8 +75,13 @@ build_rev() {
 }
 pairs=()
 for rev in "${revs[@]+"${revs[@]}"}"; do
-    name=$rev
-    [[ $rev == work ]] || name=$(git rev-parse --short "$rev^{commit}")
+    if [[ $rev == work ]]; then
+        # HEAD's name, with a + when the sources differ from it.
+        name=$(git rev-parse --short HEAD)
+        git diff --quiet HEAD -- src Cargo.toml Cargo.lock build.rs || name+=+
+    else
+        name=$(git rev-parse --short "$rev^{commit}")
+    fi
     pairs+=("$name=$(build_rev "$rev")")
 done
 if ((${#pairs[@]})); then

@@ -1178,6 +1178,9 @@ fn an_unusable_client_variable_is_one_line_naming_it() {
         let out = connect_with(url, &[(var, value)]);
         assert_eq!(out.status.code(), Some(2), "{var}={value}\n{}", show(&out));
         assert_one_line_error(&out, &[var, value]);
+    }
+}
+
 // The client's threads.
 
 /// The syscall each worker thread of process `pid` is waiting in, sampled
@@ -1231,11 +1234,61 @@ fn builtin_workload_clients_each_wait_in_recv_on_a_thread_of_their_own_up_to_32(
             let in_epoll = seen.values().filter(|calls| calls.iter().any(|c| epoll.contains(c))).count();
             if workers == clients {
                 assert_eq!(in_epoll, 0, "{url} {clients} clients: a client with a thread of its own waited in epoll: {seen:?}");
-                assert!(in_recv * 2 >= workers, "{url} {clients} clients: most threads were never seen waiting in recv: {seen:?}");
+                assert!(in_recv > 0, "{url} {clients} clients: no thread was seen waiting in recv: {seen:?}");
             } else {
-                assert!(in_epoll > 0, "{url} {clients} clients sharing {workers} threads: none waited in epoll: {seen:?}");
+                assert_eq!(in_recv, 0, "{url} {clients} clients sharing {workers} threads: a thread blocked in recv: {seen:?}");
             }
         }
         run_ok(fairbench().args(["cleanup", "oltp_point_select", "--target", &url, "--tables=1", "--table-name=fbthr"]));
+    }
+}
+
+/// Voluntary context switches of a `fairbench` run (its whole process) per
+/// query it reports, from wait4's resource usage of the child.
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, which keeps its resource usage
+fn context_switches_per_query(args: &[&str]) -> f64 {
+    use std::io::Read;
+    let mut child = fairbench().args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut text = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut text).unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is this process's child, not reaped yet (Child was never waited on).
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid, "wait4 failed");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{args:?}: status {status}\n{text}");
+    let queries: f64 =
+        text.lines().find_map(|l| l.trim().strip_prefix("queries:")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no queries line:\n{text}"));
+    usage.ru_nvcsw as f64 / queries
+}
+
+/// A client waiting in recv(2) on a Unix socket was woken each time the
+/// server read its request (the socket's one wait queue serves both
+/// directions) and went back to sleep: 1.6-1.9 voluntary context switches
+/// per point select on MariaDB's socket, against 1.0 for sysbench, whose
+/// client polls for input. It now polls too.
+#[test]
+fn a_client_blocking_on_a_unix_socket_sleeps_once_per_query() {
+    let my = format!("{}?socket={}", mysql_url(), mysql_socket());
+    let pg = format!("{}?host={}", pg_url(), pg_socket_dir());
+    for url in [my, pg] {
+        let prep = run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &url, "--tables=1", "--table-size=1000", "--table-name=fbsock", "--no-save"]));
+        assert!(prep.status.success(), "{}", show(&prep));
+        let per_query = context_switches_per_query(&[
+            "run",
+            "oltp_point_select",
+            "--target",
+            &url,
+            "--tables=1",
+            "--table-size=1000",
+            "--table-name=fbsock",
+            "--threads=4",
+            "--events=20000",
+            "--no-prepare",
+            "--no-save",
+        ]);
+        run_ok(fairbench().args(["cleanup", "oltp_point_select", "--target", &url, "--tables=1", "--table-name=fbsock"]));
+        assert!(per_query < 1.3, "{url}: {per_query:.2} voluntary context switches per query (one sleep per answer is 1.0)");
     }
 }

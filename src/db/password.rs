@@ -1,7 +1,9 @@
 //! Passwords not given in the URL or the options, in this order:
 //! `FAIRBENCH_PASSWORD`; then for PostgreSQL `PGPASSWORD` and the password
 //! file (`PGPASSFILE`, else `~/.pgpass`), as libpq reads them; for MySQL
-//! `MYSQL_PWD` and `~/.my.cnf` ([client] password=). (A service file's
+//! `~/.my.cnf` ([client] password=) and then `MYSQL_PWD`, as the mysql
+//! client reads them (the option file's password is passed to the library,
+//! which reads the variable only when none was). (A service file's
 //! password is the target's already: `super::environ`.)
 
 use super::url::Env;
@@ -14,7 +16,7 @@ pub fn lookup(t: &Target, env: &Env) -> Option<String> {
     // libpq reads an empty PGPASSWORD as none, and goes on to the file.
     let var = |n: &str| env(n).filter(|v| !v.is_empty());
     match t.engine {
-        Engine::Mysql => var("MYSQL_PWD").or_else(|| my_cnf(&std::fs::read_to_string(format!("{}/.my.cnf", var("HOME")?)).ok()?)),
+        Engine::Mysql => var("HOME").and_then(|home| my_cnf(&std::fs::read_to_string(format!("{home}/.my.cnf")).ok()?)).or_else(|| var("MYSQL_PWD")),
         Engine::Postgres => var("PGPASSWORD").or_else(|| {
             let path = var("PGPASSFILE").or_else(|| Some(format!("{}/.pgpass", var("HOME")?)))?;
             pgpass(&std::fs::read_to_string(path).ok()?, t)
@@ -92,7 +94,8 @@ mod tests {
     }
 
     /// URL or options, then FAIRBENCH_PASSWORD, then PGPASSWORD, then the
-    /// password file (libpq's order); MYSQL_PWD before ~/.my.cnf.
+    /// password file (libpq's order); ~/.my.cnf before MYSQL_PWD (the mysql
+    /// client's).
     #[test]
     fn passwords_are_looked_up_in_order() {
         let dir = std::env::temp_dir().join(format!("fairbench-password-{}", std::process::id()));
@@ -108,7 +111,8 @@ mod tests {
         assert_eq!(lookup(&my, &env(&all)).as_deref(), Some("fb"));
         let [home, passfile, _, pgpw, mypw] = all;
         assert_eq!(lookup(&pg, &env(&[home, passfile, pgpw])).as_deref(), Some("pgpw"));
-        assert_eq!(lookup(&my, &env(&[home, mypw])).as_deref(), Some("mypw"));
+        assert_eq!(lookup(&my, &env(&[home, mypw])).as_deref(), Some("from-my-cnf"));
+        assert_eq!(lookup(&my, &env(&[mypw])).as_deref(), Some("mypw"));
         assert_eq!(lookup(&pg, &env(&[home, passfile])).as_deref(), Some("from-pgpassfile"));
         assert_eq!(lookup(&pg, &env(&[home, ("PGPASSWORD", "")])).as_deref(), Some("from-home"));
         assert_eq!(lookup(&my, &env(&[home])).as_deref(), Some("from-my-cnf"));

@@ -298,7 +298,7 @@ async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8], block: Option<&Blocking>) 
 /// stream.
 async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Blocking>) -> io::Result<usize> {
     if let Some(b) = block {
-        return recv_blocking(afd.get_ref().as_raw_fd(), buf, b);
+        return recv_blocking(afd.get_ref().as_raw_fd(), buf, b, matches!(afd.get_ref(), Stream::Unix(_)));
     }
     loop {
         let mut ready = afd.readable().await?;
@@ -323,12 +323,39 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Bloc
 /// [`recv_into`] for a client that blocks: recv(2) waits on the blocking
 /// socket, one slice at a time (its receive timeout), until data comes or
 /// the run stops.
-fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking) -> io::Result<usize> {
+///
+/// On a Unix socket the wait is a poll(2) for input first: a reader asleep
+/// in recv(2) there is woken whenever the server reads the client's last
+/// request and frees its send buffer (the socket has one wait queue for
+/// both directions), then sleeps again: 1.6-1.9 voluntary context switches
+/// per point select on MariaDB's socket, against 1.0 for sysbench's
+/// client, which polls for input. poll(2) wakes only for input.
+fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking, unix: bool) -> io::Result<usize> {
     loop {
+        if unix && !readable_within(fd, BLOCK_SLICE_MS)? {
+            b.check()?;
+            continue;
+        }
         match recv_spare(fd, buf) {
             Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => b.check()?,
             r => return r,
         }
+    }
+}
+
+/// Waits up to `ms` for `fd` to have input (or to be closed or failed,
+/// which the next recv reports); false when the time ran out or a signal
+/// came first.
+fn readable_within(fd: RawFd, ms: i32) -> io::Result<bool> {
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd for the call's duration.
+    match unsafe { libc::poll(&mut p, 1, ms) } {
+        n if n > 0 => Ok(true),
+        0 => Ok(false),
+        _ => match io::Error::last_os_error() {
+            e if e.kind() == io::ErrorKind::Interrupted => Ok(false),
+            e => Err(e),
+        },
     }
 }
 
