@@ -52,20 +52,15 @@ done
 # (the builds share one target directory, so only what changed is rebuilt).
 builds_dir=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/builds
 build_rev() {
-    local rev=$1 sha wt
-    if [[ $rev == work ]]; then
-        echo "$fb"
-        return
-    fi
-    sha=$(git rev-parse --verify --quiet "$rev^{commit}") || { echo "bench/run.sh: '$rev' is not a revision of this repository" >&2; exit 2; }
+    local sha=$1 wt
     if [[ ! -x $builds_dir/$sha/fairbench ]]; then
-        echo "bench: building $rev ($sha)" >&2
+        echo "bench: building $sha" >&2
         wt=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-build.XXXXXX")
         git worktree add --quiet --detach "$wt" "$sha" >&2
         if ! (cd "$wt" && CARGO_TARGET_DIR=$builds_dir/target cargo build --release --quiet >&2); then
             git worktree remove --force "$wt"
-            echo "bench/run.sh: building $rev failed (above)" >&2
-            exit 1
+            echo "bench/run.sh: building $sha failed (above)" >&2
+            return 1
         fi
         mkdir -p "$builds_dir/$sha"
         cp "$builds_dir/target/release/fairbench" "$builds_dir/$sha/fairbench"
@@ -79,10 +74,14 @@ for rev in "${revs[@]+"${revs[@]}"}"; do
         # HEAD's name, with a + when the sources differ from it.
         name=$(git rev-parse --short HEAD)
         git diff --quiet HEAD -- src Cargo.toml Cargo.lock build.rs || name+=+
+        path=$fb
     else
-        name=$(git rev-parse --short "$rev^{commit}")
+        sha=$(git rev-parse --verify --quiet "$rev^{commit}") ||
+            { echo "bench/run.sh: '$rev' is not a revision of this repository (give a commit, a tag, HEAD~2 or work)" >&2; exit 2; }
+        name=$(git rev-parse --short "$sha")
+        path=$(build_rev "$sha") || exit 1
     fi
-    pairs+=("$name=$(build_rev "$rev")")
+    pairs+=("$name=$path")
 done
 if ((${#pairs[@]})); then
     fb=${pairs[-1]#*=}
