@@ -1109,14 +1109,14 @@ fn table_name_with_sql_in_it_is_refused_before_connecting() {
 // ---- The client's environment: libpq's and the mysql client's variables
 
 /// `fairbench env` against `url` with only `vars` of the client variables: none of the test
-/// process's PG*/MYSQL_* variables, no FAIRBENCH_PASSWORD, and a HOME without ~/.pgpass or
-/// ~/.my.cnf.
+/// process's PG*/MYSQL_* variables (those a sandbox leaves out), no FAIRBENCH_PASSWORD, and a
+/// HOME without ~/.pgpass or ~/.my.cnf.
 fn connect_with(url: &str, vars: &[(&str, &str)]) -> Output {
     let home = tempfile::Builder::new().prefix("fb-regr-home-").tempdir().expect("temp dir");
     let mut c = fairbench();
     c.args(["env", "--target", url]).env("HOME", home.path()).env_remove("FAIRBENCH_PASSWORD");
-    for (k, _) in std::env::vars() {
-        if k.starts_with("PG") || k.starts_with("MYSQL") {
+    for (k, _) in std::env::vars_os() {
+        if fairbench::server::environ::is_left_out(&k) {
             c.env_remove(k);
         }
     }

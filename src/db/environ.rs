@@ -182,10 +182,7 @@ mod tests {
     use std::collections::HashMap;
     use std::time::Duration;
 
-    fn with<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        let m: HashMap<&str, &str> = vars.iter().copied().collect();
-        move |n| m.get(n).map(|v| v.to_string())
-    }
+    use crate::db::url::test_env as with;
 
     fn target(url: &str, vars: &[(&str, &str)]) -> Target {
         Target::parse_with(url, &with(vars)).unwrap_or_else(|e| panic!("{url}: {e}"))

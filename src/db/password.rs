@@ -88,10 +88,7 @@ fn pgpass_fields(line: &str) -> Option<([(String, String); 4], String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string())
-    }
+    use crate::db::url::test_env as env;
 
     /// URL or options, then FAIRBENCH_PASSWORD, then PGPASSWORD, then the
     /// password file (libpq's order); ~/.my.cnf before MYSQL_PWD (the mysql

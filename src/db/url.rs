@@ -76,6 +76,17 @@ impl SslMode {
             SslMode::VerifyIdentity => "VERIFY_IDENTITY",
         }
     }
+
+    /// libpq's spelling (`sslmode=`, `PGSSLMODE`).
+    pub fn libpq_name(self) -> &'static str {
+        match self {
+            SslMode::Disabled => "disable",
+            SslMode::Preferred => "prefer",
+            SslMode::Required => "require",
+            SslMode::VerifyCa => "verify-ca",
+            SslMode::VerifyIdentity => "verify-full",
+        }
+    }
 }
 
 /// Where and how to connect. `Display` masks the password.
@@ -215,6 +226,12 @@ impl Target {
 
 /// Reads one environment variable (`std::env::var` for a run; a map in tests).
 pub type Env<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// An environment of just `vars`, for tests of what the variables do.
+#[cfg(test)]
+pub(crate) fn test_env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string())
+}
 
 /// The process's environment, for [`Target::parse_with`] and [`Given::finish`].
 pub fn process_env(name: &str) -> Option<String> {
@@ -398,9 +415,7 @@ impl Given {
             }
         }
         if let (Some(h), Some(p)) = (&g.hosts, &g.ports) {
-            if p.len() != 1 && p.len() != h.len() {
-                return Err(bad(&format!("{} ports for {} hosts: give one port for all hosts, or one per host", p.len(), h.len())));
-            }
+            ports_fit(p.len(), h.len()).map_err(|why| bad(&why))?;
         }
         Ok(g)
     }
@@ -466,14 +481,18 @@ impl Given {
         };
         t.hosts = match self.ports {
             None => names.into_iter().map(|h| (h, default_port)).collect(),
-            Some(ps) if ps.len() == 1 => names.into_iter().map(|h| (h, ps[0].unwrap_or(default_port))).collect(),
-            Some(ps) if ps.len() == names.len() => names.into_iter().zip(ps).map(|(h, p)| (h, p.unwrap_or(default_port))).collect(),
             Some(ps) => {
-                let why = format!("{} ports for {} hosts: give one port for all hosts, or one per host", ps.len(), names.len());
-                return Err(match self.ports_from {
-                    Some(from) => crate::usage!("{from}: {why}"),
-                    None => Error::Usage(format!("bad target URL: {why}")),
-                });
+                if let Err(why) = ports_fit(ps.len(), names.len()) {
+                    return Err(match self.ports_from {
+                        Some(from) => crate::usage!("{from}: {why}"),
+                        None => Error::Usage(format!("bad target URL: {why}")),
+                    });
+                }
+                if ps.len() == 1 {
+                    names.into_iter().map(|h| (h, ps[0].unwrap_or(default_port))).collect()
+                } else {
+                    names.into_iter().zip(ps).map(|(h, p)| (h, p.unwrap_or(default_port))).collect()
+                }
             }
         };
         t.socket = self.socket;
@@ -541,6 +560,14 @@ fn check_host_list(list: &str) -> std::result::Result<(), String> {
         return Err(format!("empty host in the host list '{list}': list hosts as h1:5432,h2:5432 with no empty entry"));
     }
     Ok(())
+}
+
+/// libpq's rule for a port list: one port for every host, or one per host.
+fn ports_fit(ports: usize, hosts: usize) -> std::result::Result<(), String> {
+    if ports == 1 || ports == hosts {
+        return Ok(());
+    }
+    Err(format!("{ports} ports for {hosts} hosts: give one port for all hosts, or one per host"))
 }
 
 /// `port=`: one port, or a comma-separated list of one per host.

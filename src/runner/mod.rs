@@ -255,8 +255,8 @@ fn boundary(seq: usize, rc: &RunControl) -> Duration {
 /// whichever answers first, so the other answer sits until the thread
 /// gets the CPU back, and the server's backends sleep and wake once more
 /// per query. On 2 cores with two nice-19 loops beside the run, 4 clients
-/// on PostgreSQL made 27-46k point selects a second shared against
-/// 43-95k with a thread each and 58-98k for sysbench (docs/performance.md).
+/// on PostgreSQL made 50k point selects a second shared against 102k with
+/// a thread each and 99k for sysbench (medians, docs/performance.md).
 pub const THREAD_PER_CLIENT_UP_TO: usize = 32;
 
 /// Worker threads for `threads` clients: one per client on SQLite (whose

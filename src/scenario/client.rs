@@ -1,7 +1,7 @@
 //! The connection a scenario's steps share, and the target's command-line
 //! client for the imports that go through it.
 
-use crate::db::{Conn, ConnConfig, Engine, SslMode, StatementSet, Target};
+use crate::db::{Conn, ConnConfig, Engine, StatementSet, Target};
 use crate::error::{Error, Result};
 use crate::usage;
 use std::io::Write;
@@ -151,14 +151,7 @@ impl Client {
                 c.args(["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1"]);
                 c.arg("-h").arg(t.socket.clone().unwrap_or(host)).arg("-p").arg(port.to_string()).arg("-U").arg(&t.user).arg("-d").arg(&t.database);
                 c.env("PGPASSWORD", t.password.clone().unwrap_or_default());
-                let sslmode = match t.ssl_mode {
-                    SslMode::Disabled => "disable",
-                    SslMode::Preferred => "prefer",
-                    SslMode::Required => "require",
-                    SslMode::VerifyCa => "verify-ca",
-                    SslMode::VerifyIdentity => "verify-full",
-                };
-                c.env("PGSSLMODE", sslmode);
+                c.env("PGSSLMODE", t.ssl_mode.libpq_name());
                 if let Some(ca) = &t.ssl_ca {
                     c.env("PGSSLROOTCERT", ca);
                 }

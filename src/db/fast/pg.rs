@@ -60,17 +60,6 @@ pub struct PgFast {
     reported: Option<HostState>,
 }
 
-/// libpq's spelling of an ssl mode, for messages.
-fn pg_mode_name(m: SslMode) -> &'static str {
-    match m {
-        SslMode::Disabled => "disable",
-        SslMode::Preferred => "prefer",
-        SslMode::Required => "require",
-        SslMode::VerifyCa => "verify-ca",
-        SslMode::VerifyIdentity => "verify-full",
-    }
-}
-
 /// One backend message: type and body range in the read buffer.
 #[derive(Clone, Copy)]
 struct Msg {
@@ -194,7 +183,7 @@ impl PgFast {
                 b'S' => tls::start(&mut sock, tc, &t.host_for(host_index).0, t.ssl_mode).await?,
                 // prefer/allow: plain when the server has no TLS.
                 b'N' if t.ssl_mode == SslMode::Preferred => {}
-                b'N' => return Err(connect_err(format!("sslmode={} but the server does not support TLS (turn ssl on in the server, or use sslmode=prefer or disable)", pg_mode_name(t.ssl_mode)))),
+                b'N' => return Err(connect_err(format!("sslmode={} but the server does not support TLS (turn ssl on in the server, or use sslmode=prefer or disable)", t.ssl_mode.libpq_name()))),
                 _ => return Err(connect_err("the server answered the TLS request with neither S nor N".into())),
             }
             r.data.clear();

@@ -239,10 +239,7 @@ fn set(dst: &mut Option<String>, v: &Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string())
-    }
+    use crate::db::url::test_env as env;
 
     fn args() -> TargetArgs {
         TargetArgs { db_ps_mode: "auto".into(), ..Default::default() }
