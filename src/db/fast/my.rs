@@ -24,6 +24,11 @@ const CLIENT_PS_MULTI_RESULTS: u32 = 1 << 18;
 const CLIENT_PLUGIN_AUTH: u32 = 1 << 19;
 const CLIENT_DEPRECATE_EOF: u32 = 1 << 24;
 
+/// MariaDB's extended capabilities (the upper 32 bits, sent in the
+/// greeting's and the response's reserved bytes when CLIENT_MYSQL is
+/// clear): a statement's result column definitions are sent only when
+/// they changed since the last execution, as libmariadb asks.
+const MARIADB_CLIENT_CACHE_METADATA: u32 = 1 << 4;
 const SERVER_MORE_RESULTS_EXISTS: u16 = 8;
 const MAX_PAYLOAD: usize = 0xFF_FFFF;
 const UTF8MB4_GENERAL_CI: u8 = 45;
@@ -31,6 +36,9 @@ const UTF8MB4_GENERAL_CI: u8 = 45;
 struct Prepared {
     id: u32,
     params: u16,
+    /// The result's column types as last sent: an execution whose answer
+    /// says "metadata unchanged" reads its rows with these.
+    cols: Vec<(u8, u16)>,
 }
 
 pub struct MyFast {
@@ -40,6 +48,11 @@ pub struct MyFast {
     /// A payload split over several packets (>= 16 MB), reassembled.
     big: Vec<u8>,
     deprecate_eof: bool,
+    /// MARIADB_CLIENT_CACHE_METADATA is on: a column count is followed by
+    /// a byte saying whether the column definitions follow.
+    cache_meta: bool,
+    /// The prepared statement whose execution is on the wire.
+    executing: Option<usize>,
     seq: u8,
     stmts: Vec<Option<Prepared>>,
     text: String,
@@ -93,6 +106,8 @@ struct Answer {
     ncols: usize,
     /// The rows of this result are collected.
     want: bool,
+    /// The column types read are kept as the executed statement's.
+    keep: bool,
 }
 
 /// What follows a packet of an answer.
@@ -235,6 +250,8 @@ impl MyFast {
             w: Vec::with_capacity(4096),
             big: Vec::new(),
             deprecate_eof: false,
+            cache_meta: false,
+            executing: None,
             seq: 0,
             stmts: Vec::new(),
             text: String::new(),
@@ -260,11 +277,17 @@ impl MyFast {
         let mut caps = u16::from_le_bytes([hs[i], hs[i + 1]]) as u32;
         i += 2;
         let mut plugin: Vec<u8> = b"mysql_native_password".to_vec();
+        let mut mariadb_caps = 0;
         if hs.len() > i + 16 {
             i += 3;
             caps |= (u16::from_le_bytes([hs[i], hs[i + 1]]) as u32) << 16;
             i += 2;
             let auth_len = hs[i] as usize;
+            if caps & CLIENT_LONG_PASSWORD == 0 {
+                // MariaDB clears CLIENT_MYSQL (bit 0) and puts its own
+                // capabilities in the last 4 of the 10 reserved bytes.
+                mariadb_caps = u32::from_le_bytes([hs[i + 7], hs[i + 8], hs[i + 9], hs[i + 10]]);
+            }
             i += 11;
             let n2 = 13.max(auth_len.saturating_sub(8));
             let part2 = &hs[i..(i + n2).min(hs.len())];
@@ -309,6 +332,8 @@ impl MyFast {
             want |= CLIENT_SSL;
         }
         let client_caps = want & caps;
+        // Skipped metadata is only understood here without the EOF packets.
+        let client_mariadb_caps = if client_caps & (CLIENT_LONG_PASSWORD | CLIENT_DEPRECATE_EOF) == CLIENT_DEPRECATE_EOF { mariadb_caps & MARIADB_CLIENT_CACHE_METADATA } else { 0 };
         let old = version.split(|ch: char| !ch.is_ascii_digit()).take(3).filter_map(|x| x.parse::<u32>().ok()).collect::<Vec<_>>() < vec![5, 5, 3];
         let charset = if old { 33 } else { UTF8MB4_GENERAL_CI };
         let encrypted = tls_cfg.is_some();
@@ -320,14 +345,15 @@ impl MyFast {
             }
             // SSLRequest: the first 32 bytes of the handshake response;
             // the whole response follows inside TLS.
-            c.response_head(client_caps, charset);
+            c.response_head(client_caps, client_mariadb_caps, charset);
             let seq = c.seq;
             c.frame(seq);
             c.sock.send(&c.w).await.map_err(connect_io)?;
             tls::start(&mut c.sock, tc, host, mode).await?;
         }
         c.deprecate_eof = client_caps & CLIENT_DEPRECATE_EOF != 0;
-        c.response_head(client_caps, charset);
+        c.cache_meta = client_mariadb_caps & MARIADB_CLIENT_CACHE_METADATA != 0;
+        c.response_head(client_caps, client_mariadb_caps, charset);
         c.w.extend_from_slice(t.user.as_bytes());
         c.w.push(0);
         c.w.push(auth.len() as u8);
@@ -388,20 +414,22 @@ impl MyFast {
         Ok(Choice::Fast(c))
     }
 
-    /// Fill in packet headers for the payload after `w[..4]`, splitting it
-    /// into 16 MB packets if needed; `seq` is the first sequence number.
     /// The fixed 32 bytes that open a handshake response (after the 4-byte
-    /// packet header): capabilities, max packet size, charset, filler. An
-    /// SSLRequest is these alone; the full response follows inside TLS.
-    fn response_head(&mut self, caps: u32, charset: u8) {
+    /// packet header): capabilities, max packet size, charset, filler and
+    /// MariaDB's capabilities. An SSLRequest is these alone; the full
+    /// response follows inside TLS.
+    fn response_head(&mut self, caps: u32, mariadb_caps: u32, charset: u8) {
         self.w.clear();
         self.w.extend_from_slice(&[0; 4]);
         self.w.extend_from_slice(&caps.to_le_bytes());
         self.w.extend_from_slice(&(16u32 << 20).to_le_bytes());
         self.w.push(charset);
-        self.w.extend_from_slice(&[0; 23]);
+        self.w.extend_from_slice(&[0; 19]);
+        self.w.extend_from_slice(&mariadb_caps.to_le_bytes());
     }
 
+    /// Fill in packet headers for the payload after `w[..4]`, splitting it
+    /// into 16 MB packets if needed; `seq` is the first sequence number.
     fn frame(&mut self, seq: u8) {
         let len = self.w.len() - 4;
         if len < MAX_PAYLOAD {
@@ -484,6 +512,7 @@ impl MyFast {
     }
 
     fn start(&mut self, cmd: u8) {
+        self.executing = None;
         self.w.clear();
         self.w.extend_from_slice(&[0, 0, 0, 0, cmd]);
     }
@@ -511,7 +540,7 @@ impl MyFast {
     /// Read one command's results to the end: (first result had columns,
     /// affected rows of the last OK).
     async fn results(&mut self, mut collect: Collect<'_>) -> DbResult<(bool, u64)> {
-        let mut a = Answer { first: true, has_rows: false, affected: 0, phase: Phase::Head, ncols: 0, want: false };
+        let mut a = Answer { first: true, has_rows: false, affected: 0, phase: Phase::Head, ncols: 0, want: false, keep: false };
         loop {
             let p = loop {
                 if let Some(p) = self.buffered() {
@@ -569,24 +598,45 @@ impl MyFast {
                 Some(_) => {
                     let mut i = 0;
                     a.ncols = lenenc(pl, &mut i).ok_or_else(bad_packet)? as usize;
+                    let metadata_follows = !self.cache_meta || pl.get(i) != Some(&0);
                     if a.first {
                         a.has_rows = a.ncols > 0;
                     }
                     a.want = a.first && !matches!(collect, Collect::Nothing);
+                    let statement = if a.first { self.executing } else { None };
+                    a.keep = self.cache_meta && statement.is_some();
                     self.types.clear();
-                    a.phase = Phase::Columns(a.ncols);
-                    if a.ncols == 0 {
-                        self.columns_read(a, collect);
+                    if metadata_follows {
+                        a.phase = Phase::Columns(a.ncols);
+                        if a.ncols == 0 {
+                            self.columns_read(a, collect);
+                        }
+                    } else {
+                        // The columns are the ones this statement's last
+                        // answer (or its prepare) described.
+                        if a.want {
+                            let cols = statement.and_then(|k| self.stmts.get(k)?.as_ref()).map(|s| &s.cols[..]).unwrap_or(&[]);
+                            if cols.len() != a.ncols {
+                                return Err(bad_packet());
+                            }
+                            self.types.extend_from_slice(cols);
+                        }
+                        self.rows_start(a, collect);
                     }
                 }
                 None => return Err(bad_packet()),
             },
             Phase::Columns(left) => {
-                if a.want {
+                if a.want || a.keep {
                     self.types.push(column_type(pl).ok_or_else(bad_packet)?);
                 }
                 a.phase = Phase::Columns(left - 1);
                 if left == 1 {
+                    if a.keep {
+                        if let Some(Some(s)) = self.executing.and_then(|k| self.stmts.get_mut(k)) {
+                            s.cols.clone_from(&self.types);
+                        }
+                    }
                     self.columns_read(a, collect);
                 }
             }
@@ -660,8 +710,10 @@ impl MyFast {
         if nparams > 0 && !self.deprecate_eof {
             self.next().await.map_err(lost)?;
         }
+        let mut cols = Vec::with_capacity(ncols as usize);
         for _ in 0..ncols {
-            self.next().await.map_err(lost)?;
+            let p = self.next().await.map_err(lost)?;
+            cols.push(column_type(self.payload(p)).ok_or_else(bad_packet)?);
         }
         if ncols > 0 && !self.deprecate_eof {
             self.next().await.map_err(lost)?;
@@ -671,7 +723,7 @@ impl MyFast {
         if self.stmts.len() <= i {
             self.stmts.resize_with(i + 1, || None);
         }
-        self.stmts[i] = Some(Prepared { id: sid, params: nparams });
+        self.stmts[i] = Some(Prepared { id: sid, params: nparams, cols });
         Ok(())
     }
 
@@ -687,6 +739,7 @@ impl MyFast {
         }
         let sid = s.id;
         self.start(0x17);
+        self.executing = Some(id.0 as usize);
         let w = &mut self.w;
         w.extend_from_slice(&sid.to_le_bytes());
         w.push(0); // no cursor
