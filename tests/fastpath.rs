@@ -386,7 +386,7 @@ sysbench.cmdline.commands = { meta = { meta } }
         let rows = out.lines().find(|l| l.starts_with("rows ")).unwrap_or_else(|| panic!("{out}")).to_string();
         got.push((bytes, rows));
     }
-    let want = format!("rows -7|x;{};changed|x;40000|y", vec!["40000|y"; 10].join(";"));
+    let want = format!("rows -7|x;{};changed|x;40000|y", ["40000|y"; 10].join(";"));
     assert_eq!(got[0].1, want, "built-in client");
     assert_eq!(got[1].1, want, "driver");
     // Two column definitions of this table are some 80 bytes; the rest of the answer
