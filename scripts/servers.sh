@@ -664,6 +664,8 @@ fb_stop() {
         fb_log "warning: $dir is not a fairbench test server dir; not touching it"
         return 0
     fi
+    # The Kubernetes node of scripts/test.sh first: its pods talk to the servers.
+    [[ -d $dir/kube ]] && { bash "$FB_REPO/scripts/kubernetes-node.sh" down "$dir/kube" || true; }
     fb_stop_tidb "$dir" || true
     fb_stop_pg "$dir" || true
     fb_stop_mysql "$dir" || true

@@ -13,6 +13,9 @@
 #    is installed and the binary is not there yet; without it the S3 column says why.
 #    Builds tidb-server with scripts/build-tidb.sh into the same cache (once; about 6 minutes;
 #    required: the command fails when it cannot be built).
+#    Builds Kubernetes 1.34 (kube-apiserver, -controller-manager, -scheduler, kubelet,
+#    kubectl) with scripts/build-kubernetes.sh into the same cache (once; 11 to 15 minutes;
+#    required).
 #    Installs kubernetes-validate (PyPI, pinned) into a virtualenv in ~/.cache/fairbench
 #    (once), the schema validator of the Kubernetes manifests in deploy/ (tests/deploy.rs;
 #    its schemas ship in the package, so it needs no network), and iproute2 for the
@@ -24,6 +27,9 @@
 #      FAIRBENCH_TEST_PG_URL, FAIRBENCH_TEST_PG_SOCKET_DIR, FAIRBENCH_TEST_PG_PORT,
 #      FAIRBENCH_TEST_TIDB_URL, FAIRBENCH_TEST_TIDB_PORT, FAIRBENCH_TEST_TIDB_STATUS_PORT,
 #      FAIRBENCH_TEST_TMP, FAIRBENCH_TEST_CA, FAIRBENCH_TEST_WRONG_CA
+#    Then a one-node Kubernetes on loopback (scripts/kubernetes-node.sh up, in the same temp
+#    dir; containerd, runc, etcd from Debian) for tests/kubernetes.rs, which exports
+#      KUBECONFIG, FAIRBENCH_TEST_KUBECTL, FAIRBENCH_TEST_KUBE_DIR
 #    MariaDB and PostgreSQL offer TLS (certificates of a throwaway CA); the `fbssl` account
 #    may only connect with it. TiDB has the test account and database, without TLS.
 # 5. runs `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]`
@@ -165,6 +171,10 @@ fb_start_sandboxes() {
         printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
     } >"$FB_DIR/env"
     fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT) (up in $((SECONDS - t0))s, dir $FB_DIR)"
+    t0=$SECONDS
+    bash scripts/kubernetes-node.sh up "$FB_DIR/kube" >>"$FB_DIR/env" ||
+        fb_die "could not start the Kubernetes node (above)"
+    fb_log "Kubernetes node up in $((SECONDS - t0))s"
 }
 
 # Stops the sandboxes, then removes the temp dir (fb_stop also ends anything left over).
@@ -223,6 +233,8 @@ cargo clippy --locked --all-targets --quiet -- -D warnings || fb_die "cargo clip
 
 fb_build_minio
 fb_build_tidb "$FB_MINIO_DIR"
+bash scripts/build-kubernetes.sh "$FB_MINIO_DIR" ||
+    fb_die "building Kubernetes failed (above): tests/kubernetes.rs needs it; retry with: bash scripts/build-kubernetes.sh"
 fb_install_deploy_tools
 fb_start_sandboxes
 started=1

@@ -107,11 +107,12 @@ impl Group {
             if std::time::Instant::now() >= deadline {
                 self.leave_on(conn, round).await;
                 return Err(Error::Group(format!(
-                    "group {}: {} of {} members arrived within --group-timeout={}s; start the missing ones against the same database, or raise --group-timeout",
+                    "group {}: {} of {} members arrived within --group-timeout={}s; {}",
                     self.name,
                     members.len(),
                     self.size,
-                    self.timeout.as_secs_f64()
+                    self.timeout.as_secs_f64(),
+                    missing_hint()
                 )));
             }
             tokio::time::sleep(POLL).await;
@@ -204,6 +205,16 @@ fn now_ms() -> f64 {
 }
 
 /// Host names go into SQL text: keep the characters a host name has.
+/// What to do about members that did not come: in a Kubernetes pod they
+/// are most often pods the cluster could not schedule.
+fn missing_hint() -> &'static str {
+    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+        "see which pods are Pending and why with `kubectl get pods` and `kubectl describe pod` (the Job's parallelism must fit the cluster at once), or raise FAIRBENCH_GROUP_TIMEOUT"
+    } else {
+        "start the missing ones against the same database, or raise --group-timeout"
+    }
+}
+
 fn safe(s: &str) -> String {
     s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')).take(100).collect()
 }

@@ -330,7 +330,11 @@ pub fn assert_no_panic(out: &Output) {
 pub fn read_hdr_log(path: impl AsRef<Path>) -> (Vec<hdrhistogram::Histogram<u64>>, u64) {
     use base64::Engine as _;
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
-    let bytes = std::fs::read(path.as_ref()).unwrap();
+    let text = String::from_utf8(std::fs::read(path.as_ref()).unwrap()).unwrap();
+    // A capture (`kubectl logs`) holds the report and stderr lines too: only the log's own
+    // lines (comments, the legend, intervals) go to the reader.
+    let bytes: String = text.lines().filter(|l| l.starts_with('#') || l.starts_with('"') || l.starts_with("Tag=") || l.starts_with(|c: char| c.is_ascii_digit())).flat_map(|l| [l, "\n"]).collect();
+    let bytes = bytes.into_bytes();
     let mut de = hdrhistogram::serialization::Deserializer::new();
     let hists = IntervalLogIterator::new(&bytes)
         .filter_map(|e| match e.expect("a valid interval log") {
@@ -338,9 +342,40 @@ pub fn read_hdr_log(path: impl AsRef<Path>) -> (Vec<hdrhistogram::Histogram<u64>
             _ => None,
         })
         .collect();
-    let text = String::from_utf8(bytes).unwrap();
     let events = text.lines().filter(|l| l.starts_with("#fairbench-summary ")).map(|l| l.split(" events=").nth(1).unwrap().split(' ').next().unwrap().parse::<u64>().unwrap()).sum();
     (hists, events)
+}
+
+/// merge's totals equal the sum of the members' summaries, and its
+/// percentiles those of one histogram fed all members' values.
+pub fn assert_merge_is_exact(logs: &[String], dir: &std::path::Path) {
+    let mut all = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    let mut summed = 0;
+    for l in logs {
+        let (hists, events) = read_hdr_log(l);
+        let logged: u64 = hists.iter().map(|h| h.len()).sum();
+        assert_eq!(logged, events, "{l}: the intervals add up to the summary");
+        hists.iter().for_each(|h| all.add(h).unwrap());
+        summed += events;
+    }
+    assert!(summed > 0);
+    let store = dir.join("store.sqlite");
+    let mut m = fairbench();
+    let out = run_ok(m.arg("merge").args(logs).arg("--results").arg(&store));
+    let text = stdout(&out);
+    let total = text.lines().find(|l| l.starts_with("Total at ")).unwrap_or_else(|| panic!("no total\n{text}"));
+    assert!(total.contains(&format!("events: {summed} ")), "{total} vs {summed}");
+    for p in [50.0, 95.0, 99.0] {
+        let want = format!("p{} {:.2}", p as u32, fairbench::stats::pct_ms(&all, p));
+        assert!(total.contains(&want), "{total} lacks {want}");
+    }
+    assert!(total.contains(&format!("max {:.2}", all.max() as f64 / 1000.0)), "{total}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("Member ")).count(), logs.len(), "{text}");
+    assert!(!text.contains("missing"), "{text}");
+    // Merging only some members says who is missing.
+    let mut part = fairbench();
+    let out = run_ok(part.args(["merge", &logs[0], "--no-save"]));
+    assert!(stdout(&out).contains("missing"), "{}", show(&out));
 }
 
 // Synthetic `--hdr-log` files of a group's members, for `fairbench merge`.

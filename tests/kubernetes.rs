@@ -1,0 +1,303 @@
+//! deploy/kubernetes run for real on the one-node cluster scripts/kubernetes-node.sh starts
+//! (scripts/test.sh brings it up and exports KUBECONFIG and FAIRBENCH_TEST_KUBECTL): the
+//! image deploy/image.sh makes from this build, the manifests applied with `kubectl apply
+//! -k` through deploy/kubernetes-one-node, groups of 3 pods on MariaDB and on PostgreSQL merged to the
+//! sum of their members, a pod deleted mid-run, a wrong command line, a group that does not
+//! gather. Each test works in a namespace of its own and deletes it afterwards.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn kubectl() -> Command {
+    let k = std::env::var("FAIRBENCH_TEST_KUBECTL").expect("FAIRBENCH_TEST_KUBECTL is not set: scripts/test.sh starts the Kubernetes node (scripts/kubernetes-node.sh up) and sets it");
+    assert!(std::env::var_os("KUBECONFIG").is_some(), "KUBECONFIG is not set: scripts/kubernetes-node.sh up prints it");
+    Command::new(k)
+}
+
+fn kube(args: &[&str]) -> String {
+    stdout(&run_ok(kubectl().args(args)))
+}
+
+/// fairbench's image, made once per test binary from the binary under test and loaded into
+/// the node.
+fn image() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let tar = scratch_dir("kube_image").join("fairbench-image.tar");
+        run_ok(Command::new("bash").arg(repo().join("deploy/image.sh")).arg(env!("CARGO_BIN_EXE_fairbench")).arg(&tar));
+        let node = std::env::var("FAIRBENCH_TEST_KUBE_DIR").expect("FAIRBENCH_TEST_KUBE_DIR is not set: scripts/kubernetes-node.sh up prints it");
+        run_ok(Command::new("bash").arg(repo().join("scripts/kubernetes-node.sh")).args(["load", &node]).arg(&tar));
+    });
+}
+
+/// A namespace of the test's own, deleted when the test ends however it ends.
+struct Namespace(String);
+
+impl Namespace {
+    fn new(name: &str) -> Namespace {
+        image();
+        let ns = format!("fb-{name}");
+        let _ = kubectl().args(["delete", "namespace", &ns, "--wait=true", "--timeout=60s", "--ignore-not-found"]).output();
+        kube(&["create", "namespace", &ns]);
+        // Pods need the namespace's service account, which the controller manager adds.
+        let t = Instant::now();
+        while !kubectl().args(["-n", &ns, "get", "serviceaccount", "default"]).output().unwrap().status.success() {
+            assert!(t.elapsed() < Duration::from_secs(30), "namespace {ns} got no default service account");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Namespace(ns)
+    }
+
+    fn kube(&self, args: &[&str]) -> String {
+        stdout(&run_ok(kubectl().args(["-n", &self.0]).args(args)))
+    }
+
+    /// Applies deploy/kubernetes-one-node with the target and these ConfigMap values.
+    fn apply(&self, target: &str, config: &[(&str, &str)]) {
+        self.kube(&["create", "secret", "generic", "fairbench-target", &format!("--from-literal=url={target}")]);
+        let dir = scratch_dir(&format!("kube_{}", self.0));
+        let mut k = format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: {}\nresources:\n  - {}\npatches:\n  - target:\n      kind: ConfigMap\n      name: fairbench\n    patch: |-\n",
+            self.0,
+            relative(&dir, &repo().join("deploy/kubernetes-one-node")).display()
+        );
+        for (key, value) in config {
+            k.push_str(&format!("      - op: replace\n        path: /data/{key}\n        value: \"{value}\"\n"));
+        }
+        std::fs::write(dir.join("kustomization.yaml"), k).unwrap();
+        run_ok(kubectl().arg("apply").arg("-k").arg(&dir));
+    }
+
+    /// Waits for the Job to end: Complete or Failed, whichever it reaches.
+    fn finish(&self, limit: Duration) -> String {
+        let t = Instant::now();
+        loop {
+            let c = self.kube(&["get", "job", "fairbench", "-o", "jsonpath={range .status.conditions[?(@.status==\"True\")]}{.type}:{.reason} {end}"]);
+            if c.contains("Complete:") || c.contains("Failed:") {
+                return c;
+            }
+            assert!(t.elapsed() < limit, "job fairbench in {} did not finish within {limit:?}: {c}\n{}", self.0, self.kube(&["get", "pods", "-o", "wide"]));
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    /// (completion index, pod name, phase) of the Job's pods.
+    fn pods(&self) -> Vec<(String, String, String)> {
+        let out = self.kube(&[
+            "get",
+            "pods",
+            "-l",
+            "job-name=fairbench",
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.annotations.batch\\.kubernetes\\.io/job-completion-index} {.metadata.name} {.status.phase}{\"\\n\"}{end}",
+        ]);
+        let mut pods: Vec<(String, String, String)> = out
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                Some((w.next()?.to_string(), w.next()?.to_string(), w.next()?.to_string()))
+            })
+            .collect();
+        pods.sort();
+        pods
+    }
+
+    /// Each pod's output (stdout and stderr as the kubelet keeps them) in a file.
+    fn logs(&self, pods: &[(String, String, String)]) -> Vec<String> {
+        let dir = scratch_dir(&format!("kube_logs_{}", self.0));
+        pods.iter()
+            .map(|(index, name, _)| {
+                let path = dir.join(format!("member-{index}.log"));
+                std::fs::write(&path, self.kube(&["logs", name])).unwrap();
+                path.display().to_string()
+            })
+            .collect()
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        let out = kubectl().args(["delete", "namespace", &self.0, "--wait=true", "--timeout=120s"]).output().unwrap();
+        if !std::thread::panicking() {
+            assert!(out.status.success(), "deleting namespace {}: {}", self.0, String::from_utf8_lossy(&out.stderr));
+        }
+    }
+}
+
+/// `to` as a path from `from` (kustomize loads bases by relative path).
+fn relative(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut p = PathBuf::new();
+    for _ in common..from.len() {
+        p.push("..");
+    }
+    for c in &to[common..] {
+        p.push(c);
+    }
+    p
+}
+
+/// A database of the test's own on a test server, with the workload's tables loaded;
+/// dropped when the test ends.
+struct Database {
+    engine: &'static str,
+    name: String,
+    target: String,
+}
+
+impl Database {
+    fn prepared(engine: &'static str, name: &str, size: &str) -> Database {
+        let base = if engine == "mysql" { mysql_url() } else { pg_url() };
+        if engine == "mysql" {
+            mysql_admin(&format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"));
+        } else {
+            pg_admin(&format!("DROP DATABASE IF EXISTS {name}"));
+            pg_admin(&format!("CREATE DATABASE {name} OWNER {}", parse_url(&base).user));
+        }
+        let target = format!("{}/{name}", base.rsplit_once('/').unwrap().0);
+        run_ok(fairbench().args(["prepare", "oltp_read_write", "--tables", "1", "--table-size", size, "--target", &target]));
+        Database { engine, name: name.to_string(), target }
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        if self.engine == "mysql" {
+            mysql_admin(&format!("DROP DATABASE IF EXISTS {}", self.name));
+        } else {
+            pg_admin(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+        }
+    }
+}
+
+fn started_at(log: &str) -> f64 {
+    let text = std::fs::read_to_string(log).unwrap();
+    let line = text.lines().find(|l| l.contains(" started at ")).unwrap_or_else(|| panic!("{log}: no start line:\n{text}"));
+    line.split(" started at ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+}
+
+fn group_of_three(engine: &'static str) {
+    let ns = Namespace::new(&format!("group-{engine}"));
+    let db = Database::prepared(engine, &format!("fbk8s_{engine}"), "1000");
+    ns.apply(&db.target, &[("FAIRBENCH_GROUP", &format!("k8s-{engine}")), ("FAIRBENCH_TABLE_SIZE", "1000"), ("FAIRBENCH_THREADS", "2"), ("FAIRBENCH_TIME", "4"), ("FAIRBENCH_GROUP_TIMEOUT", "120")]);
+    let end = ns.finish(Duration::from_secs(240));
+    let pods = ns.pods();
+    assert!(end.contains("Complete:"), "{end}\n{pods:?}");
+    assert_eq!(pods.iter().map(|p| (p.0.as_str(), p.2.as_str())).collect::<Vec<_>>(), vec![("0", "Succeeded"), ("1", "Succeeded"), ("2", "Succeeded")]);
+    let logs = ns.logs(&pods);
+    let starts: Vec<f64> = logs.iter().map(|l| started_at(l)).collect();
+    let spread = starts.iter().cloned().fold(f64::MIN, f64::max) - starts.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(spread < 50.0, "the pods started {spread:.1} ms apart: {starts:?}");
+    assert_merge_is_exact(&logs, &scratch_dir(&format!("kube_merge_{engine}")));
+}
+
+#[test]
+fn a_group_of_three_pods_on_mariadb_merges_to_the_sum_of_its_members() {
+    group_of_three("mysql");
+}
+
+#[test]
+fn a_group_of_three_pods_on_postgres_merges_to_the_sum_of_its_members() {
+    group_of_three("pg");
+}
+
+/// A member whose pod is deleted mid-run stops within its grace period (exit 130), is not
+/// started again, and the merge of the others names it missing.
+#[test]
+fn a_pod_deleted_mid_run_is_a_lost_member_and_not_retried() {
+    let ns = Namespace::new("lost-member");
+    let db = Database::prepared("mysql", "fbk8s_lost", "1000");
+    ns.apply(&db.target, &[("FAIRBENCH_GROUP", "k8s-lost"), ("FAIRBENCH_TABLE_SIZE", "1000"), ("FAIRBENCH_THREADS", "1"), ("FAIRBENCH_TIME", "20"), ("FAIRBENCH_GROUP_TIMEOUT", "120")]);
+    // Once every member has started, member 1's pod goes.
+    let t = Instant::now();
+    loop {
+        let pods = ns.pods();
+        if pods.len() == 3 && pods.iter().all(|p| p.2 == "Running" && ns.kube(&["logs", &p.1]).contains(" started at ")) {
+            ns.kube(&["delete", "pod", &pods[1].1, "--wait=false"]);
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(120), "the group did not start: {pods:?}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let end = ns.finish(Duration::from_secs(120));
+    assert!(end.contains("Failed:FailedIndexes"), "{end}");
+    assert_eq!(ns.kube(&["get", "job", "fairbench", "-o", "jsonpath={.status.failedIndexes}"]), "1");
+    let pods = ns.pods();
+    assert!(!pods.iter().any(|p| p.0 == "1"), "member 1 was started again: {pods:?}");
+    assert_eq!(pods.iter().map(|p| p.2.as_str()).collect::<Vec<_>>(), vec!["Succeeded", "Succeeded"], "{pods:?}");
+    let logs = ns.logs(&pods);
+    let merged = stdout(&run_ok(fairbench().arg("merge").args(&logs).arg("--no-save")));
+    assert!(merged.contains("member(s) 1 missing"), "{merged}");
+}
+
+/// A usage error (exit 2) fails the Job at once: no index is tried twice, and the pod's
+/// log is the one line that says what is wrong.
+#[test]
+fn a_job_with_a_wrong_command_line_fails_once() {
+    let ns = Namespace::new("bad-usage");
+    let db = Database::prepared("mysql", "fbk8s_usage", "100");
+    ns.apply(&db.target, &[("FAIRBENCH_GROUP", "k8s-usage"), ("FAIRBENCH_THREADS", "-1")]);
+    let end = ns.finish(Duration::from_secs(120));
+    assert!(end.contains("Failed:PodFailurePolicy"), "{end}");
+    let pods = ns.pods();
+    let mut indexes: Vec<&str> = pods.iter().map(|p| p.0.as_str()).collect();
+    indexes.dedup();
+    assert_eq!(indexes.len(), pods.len(), "an index was tried again: {pods:?}");
+    let failed = pods.iter().find(|p| p.2 == "Failed").unwrap_or_else(|| panic!("no failed pod: {pods:?}"));
+    let log = ns.kube(&["logs", &failed.1]);
+    assert!(log.contains("--threads=-1") && log.lines().count() == 1, "{log}");
+}
+
+/// A group that cannot gather (a size larger than the Job) gives up after its timeout with
+/// a line that counts the members and says where to look.
+#[test]
+fn a_group_that_does_not_gather_says_how_many_came_and_where_to_look() {
+    let ns = Namespace::new("no-gather");
+    let db = Database::prepared("mysql", "fbk8s_gather", "100");
+    ns.apply(&db.target, &[("FAIRBENCH_GROUP", "k8s-gather"), ("FAIRBENCH_TABLE_SIZE", "100"), ("FAIRBENCH_GROUP_SIZE", "4"), ("FAIRBENCH_GROUP_TIMEOUT", "10"), ("FAIRBENCH_TIME", "1")]);
+    let end = ns.finish(Duration::from_secs(120));
+    assert!(end.contains("Failed:"), "{end}");
+    let pods = ns.pods();
+    assert_eq!(pods.len(), 3, "a member was retried: {pods:?}");
+    for (_, pod, _) in &pods {
+        // Members give up one by one, each leaving the barrier: the first counts the most.
+        let log = ns.kube(&["logs", pod]);
+        assert!(["1", "2", "3"].iter().any(|n| log.contains(&format!("group k8s-gather: {n} of 4 members arrived within --group-timeout=10s"))) && log.contains("kubectl get pods"), "{log}");
+    }
+}
+
+/// The image runs `fairbench --version` and a run on SQLite, as deploy/Dockerfile's does.
+#[test]
+fn the_image_runs_the_version_and_a_sqlite_run() {
+    let ns = Namespace::new("image");
+    let pod = |name: &str, args: &[&str]| -> String {
+        let mut c = kubectl();
+        c.args(["-n", &ns.0, "run", name, "--image=fairbench:0.1.0", "--image-pull-policy=Never", "--restart=Never", "--overrides={\"spec\":{\"hostNetwork\":true}}", "--"]).args(args);
+        run_ok(&mut c);
+        let t = Instant::now();
+        loop {
+            let phase = ns.kube(&["get", "pod", name, "-o", "jsonpath={.status.phase}"]);
+            if phase == "Succeeded" {
+                return ns.kube(&["logs", name]);
+            }
+            assert!(phase != "Failed", "pod {name} failed: {}", ns.kube(&["logs", name]));
+            assert!(t.elapsed() < Duration::from_secs(120), "pod {name}: {phase}");
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    };
+    let version = pod("version", &["--version"]);
+    assert!(version.starts_with("fairbench "), "{version}");
+    let run = pod("sqlite", &["run", "oltp_point_select", "--table-size=100", "--time=1"]);
+    assert!(run.contains("queries performed:") || run.contains("transactions:"), "{run}");
+}
