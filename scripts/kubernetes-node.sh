@@ -9,8 +9,8 @@
 # binaries come from scripts/build-kubernetes.sh's cache (~/.cache/fairbench/bin, or
 # FB_KUBE_BIN). The node serves the tests of deploy/kubernetes (tests/kubernetes.rs):
 # - nothing listens beyond 127.0.0.1; the ports are FB_KUBE_PORT (the API server, default
-#   16443) and the ones after it (etcd +1, +2; kubelet +3, +4; controller-manager +5;
-#   scheduler +6);
+#   16443, or 10 more while any of the seven is in use) and the ones after it (etcd +1, +2;
+#   kubelet +3, +4; controller-manager +5; scheduler +6);
 # - pods must use hostNetwork: the only network plugin is loopback (no image of a network
 #   plugin can be pulled here), and pods reach servers on 127.0.0.1 that way;
 # - no image is pulled: the pause image is built here (a static C program) and images
@@ -26,8 +26,23 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 bin=${FB_KUBE_BIN:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin}
 port=${FB_KUBE_PORT:-16443}
-etcd_port=$((port + 1)) etcd_peer=$((port + 2)) kubelet_port=$((port + 3)) kubelet_health=$((port + 4))
-cm_port=$((port + 5)) sched_port=$((port + 6))
+
+# True when nothing listens on 127.0.0.1:PORT.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# The node's seven ports from $port on, moved up by tens past ports in use (another node,
+# another test run).
+pick_ports() {
+    local tries=0 p
+    while :; do
+        for ((p = port; p < port + 7; p++)); do port_free "$p" || break; done
+        ((p == port + 7)) && break
+        ((++tries < 50)) || die "no 7 free ports from ${FB_KUBE_PORT:-16443} on (set FB_KUBE_PORT)"
+        port=$((port + 10))
+    done
+    etcd_port=$((port + 1)) etcd_peer=$((port + 2)) kubelet_port=$((port + 3)) kubelet_health=$((port + 4))
+    cm_port=$((port + 5)) sched_port=$((port + 6))
+}
 # The node's name is what the API server dials to reach the kubelet (logs, exec): the
 # kubelet listens on 127.0.0.1 only, and a node IP may not be a loopback address.
 node=localhost
@@ -194,6 +209,7 @@ up() {
     [[ -e $dir/kube-apiserver.pid ]] && die "$dir already holds a node (down it first)"
     mkdir -p "$dir/logs"
     dir=$(cd "$dir" && pwd)
+    pick_ports
     certs
     containerd_config
     kubelet_config

@@ -2,8 +2,8 @@
 //! (scripts/test.sh brings it up and exports KUBECONFIG and FAIRBENCH_TEST_KUBECTL): the
 //! image deploy/image.sh makes from this build, the manifests applied with `kubectl apply
 //! -k` through deploy/kubernetes-one-node, groups of 3 pods on MariaDB and on PostgreSQL merged to the
-//! sum of their members, a pod deleted mid-run, a wrong command line, a group that does not
-//! gather. Each test works in a namespace of its own and deletes it afterwards.
+//! sum of their members, members retried until the server answers, a pod deleted mid-run,
+//! a wrong command line, a group that does not gather. Each test works in a namespace of its own and deletes it afterwards.
 
 mod common;
 
@@ -300,4 +300,68 @@ fn the_image_runs_the_version_and_a_sqlite_run() {
     assert!(version.starts_with("fairbench "), "{version}");
     let run = pod("sqlite", &["run", "oltp_point_select", "--table-size=100", "--time=1"]);
     assert!(run.contains("queries performed:") || run.contains("transactions:"), "{run}");
+}
+
+/// A plain TCP relay from `listener` to the MariaDB test server, from now on.
+fn relay_to_mariadb(listener: std::net::TcpListener) {
+    use std::net::TcpStream;
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { return };
+            let Ok(server) = TcpStream::connect(("127.0.0.1", mysql_port())) else { return };
+            for (from, to) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)] {
+                let (mut from, mut to) = (from, to);
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut from, &mut to);
+                    let _ = to.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        }
+    });
+}
+
+/// Members that cannot reach the server (exit 3) are tried again as the Job's backoff
+/// says, and once the server answers, the retried members gather and run as one group.
+#[test]
+fn members_that_cannot_reach_the_server_are_retried_and_then_gather() {
+    let ns = Namespace::new("retry");
+    let db = Database::prepared("mysql", "fbk8s_retry", "1000");
+    // A port nothing listens on yet: the first try of every member fails to connect.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let target = db.target.replacen(&format!(":{}/", mysql_port()), &format!(":{port}/"), 1);
+    assert_ne!(target, db.target);
+    ns.apply(&target, &[("FAIRBENCH_GROUP", "k8s-retry"), ("FAIRBENCH_TABLE_SIZE", "1000"), ("FAIRBENCH_THREADS", "1"), ("FAIRBENCH_TIME", "3"), ("FAIRBENCH_GROUP_TIMEOUT", "120")]);
+    let t = Instant::now();
+    loop {
+        let pods = ns.pods();
+        let failed: std::collections::BTreeSet<&str> = pods.iter().filter(|p| p.2 == "Failed").map(|p| p.0.as_str()).collect();
+        if failed.len() == 3 {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(120), "the members did not all fail their first try: {pods:?}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    for (_, pod, phase) in ns.pods() {
+        if phase == "Failed" {
+            let log = ns.kube(&["logs", &pod]);
+            assert!(log.contains("fairbench:") && log.contains(&port.to_string()), "{log}");
+            let code = ns.kube(&["get", "pod", &pod, "-o", "jsonpath={.status.containerStatuses[0].state.terminated.exitCode}"]);
+            assert_eq!(code, "3", "exit code of {pod}: {log}");
+        }
+    }
+    relay_to_mariadb(std::net::TcpListener::bind(("127.0.0.1", port)).unwrap());
+    let end = ns.finish(Duration::from_secs(180));
+    let pods = ns.pods();
+    assert!(end.contains("Complete:"), "{end}\n{pods:?}");
+    for index in ["0", "1", "2"] {
+        let tries: Vec<&str> = pods.iter().filter(|p| p.0 == index).map(|p| p.2.as_str()).collect();
+        assert_eq!(tries.iter().filter(|&&t| t == "Succeeded").count(), 1, "member {index}: {pods:?}");
+        assert!(tries.contains(&"Failed"), "member {index} was not retried: {pods:?}");
+    }
+    let done: Vec<(String, String, String)> = pods.into_iter().filter(|p| p.2 == "Succeeded").collect();
+    let logs = ns.logs(&done);
+    let starts: Vec<f64> = logs.iter().map(|l| started_at(l)).collect();
+    let spread = starts.iter().cloned().fold(f64::MIN, f64::max) - starts.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(spread < 50.0, "the retried members started {spread:.1} ms apart: {starts:?}");
+    assert_merge_is_exact(&logs, &scratch_dir("kube_merge_retry"));
 }
