@@ -1,9 +1,10 @@
 //! deploy/kubernetes run for real on the one-node cluster scripts/kubernetes-node.sh starts
 //! (scripts/test.sh brings it up and exports KUBECONFIG and FAIRBENCH_TEST_KUBECTL): the
-//! image deploy/image.sh makes from this build, the manifests applied with `kubectl apply
-//! -k` through deploy/kubernetes-one-node, groups of 3 pods on MariaDB and on PostgreSQL merged to the
-//! sum of their members, members retried until the server answers, a pod deleted mid-run,
-//! a wrong command line, a group that does not gather. Each test works in a namespace of its own and deletes it afterwards.
+//! image deploy/image.sh makes from this build, the manifests applied with `kubectl apply -k`
+//! through deploy/kubernetes-one-node, groups of 3 pods on MariaDB and on PostgreSQL merged
+//! to the sum of their members, members retried until the server answers, a pod deleted
+//! mid-run, a wrong command line, a group that does not gather. Each test works in a
+//! namespace of its own and deletes it afterwards.
 
 mod common;
 
