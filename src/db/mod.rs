@@ -1,9 +1,11 @@
-//! Targets: one connection type over three engines.
+//! Targets: one connection type over three wire protocols (MySQL's,
+//! PostgreSQL's, embedded SQLite), whichever engine speaks them.
 //!
 //! Workloads write SQL once, with `?` placeholders, into a [`StatementSet`];
-//! each engine module turns that into its own prepared statements (or text
-//! queries when prepared statements are off). The engines differ here and
-//! nowhere else.
+//! each protocol's client turns that into its own prepared statements (or
+//! text queries when prepared statements are off). What differs between the
+//! servers lives under src/db/: the clients, the SQL dialect, and each
+//! engine's facts and screens (`engines`).
 
 pub mod dialect;
 mod encode;

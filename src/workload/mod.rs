@@ -48,7 +48,6 @@ pub fn args_options<A: clap::Args + serde::Serialize>(args: &A) -> Vec<(String, 
         .collect()
 }
 
-/// Adds the pairs of `more` whose names `to` does not have yet.
 /// The end of a consistency check: "All conditions hold." and Ok, or
 /// Err(Check) naming each failure (`what` names the workload's check).
 pub fn check_verdict(what: &str, failed: &[String], separator: &str, quiet: bool) -> Result<()> {
@@ -62,6 +61,7 @@ pub fn check_verdict(what: &str, failed: &[String], separator: &str, quiet: bool
     }
 }
 
+/// Adds the pairs of `more` whose names `to` does not have yet.
 pub fn add_missing(to: &mut Vec<(String, String)>, more: Vec<(String, String)>) {
     for (k, v) in more {
         if !to.iter().any(|(n, _)| *n == k) {
