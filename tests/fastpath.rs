@@ -339,7 +339,7 @@ sysbench.cmdline.commands = {{ rows = {{ rows }} }}
 /// MariaDB skips a prepared statement's column definitions while they stay as they were
 /// (MARIADB_CLIENT_CACHE_METADATA, which libmariadb and so sysbench ask for): the built-in
 /// client asks too, reads such rows with the types it kept, and takes the new ones when a
-/// table change sends them again.
+/// table change sends them again. It sends the parameter types only when they change.
 #[test]
 fn skipped_column_definitions_read_rows_with_the_kept_types() {
     let all = targets();
@@ -351,6 +351,7 @@ fn skipped_column_definitions_read_rows_with_the_kept_types() {
         r#"
 local function row(rs) return table.concat(rs:fetch_row(), "|") end
 local function sent(con) return tonumber(con:query("SHOW SESSION STATUS LIKE 'Bytes_sent'"):fetch_row()[2]) end
+local function received(con) return tonumber(con:query("SHOW SESSION STATUS LIKE 'Bytes_received'"):fetch_row()[2]) end
 function meta()
   local con = sysbench.sql.driver():connect()
   con:query("DROP TABLE IF EXISTS fb_meta")
@@ -362,12 +363,13 @@ function meta()
   local out = {}
   p:set(1) out[#out + 1] = row(st:execute())
   -- Bytes a point select's answer takes once the server knows the columns.
-  local s0 = sent(con)
+  local s0, r0 = sent(con), received(con)
   for i = 1, 10 do p:set(2) out[#out + 1] = row(st:execute()) end
-  local s1 = sent(con)
+  local s1, r1 = sent(con), received(con)
   for i = 1, 20 do p:set(2) st:execute() end
-  local s2 = sent(con)
+  local s2, r2 = sent(con), received(con)
   print("bytes per answer " .. ((s2 - s1) - (s1 - s0)) / 10)
+  print("bytes per execute " .. ((r2 - r1) - (r1 - r0)) / 10)
   con:query("ALTER TABLE fb_meta MODIFY a VARCHAR(20)")
   con:query("UPDATE fb_meta SET a = 'changed' WHERE id = 1")
   p:set(1) out[#out + 1] = row(st:execute())
@@ -384,7 +386,8 @@ sysbench.cmdline.commands = { meta = { meta } }
         let out = stdout(&run_ok(&mut fb(wire, sock, &[script.to_str().unwrap(), "meta"])));
         let bytes: f64 = out.lines().find_map(|l| l.strip_prefix("bytes per answer ")).unwrap_or_else(|| panic!("{out}")).trim().parse().unwrap();
         let rows = out.lines().find(|l| l.starts_with("rows ")).unwrap_or_else(|| panic!("{out}")).to_string();
-        got.push((bytes, rows));
+        let execute: f64 = out.lines().find_map(|l| l.strip_prefix("bytes per execute ")).unwrap_or_else(|| panic!("{out}")).trim().parse().unwrap();
+        got.push((bytes, rows, execute));
     }
     let want = format!("rows -7|x;{};changed|x;40000|y", ["40000|y"; 10].join(";"));
     assert_eq!(got[0].1, want, "built-in client");
@@ -392,4 +395,7 @@ sysbench.cmdline.commands = { meta = { meta } }
     // Two column definitions of this table are some 80 bytes; the rest of the answer
     // (column count, one row, the closing OK) is under 40.
     assert!(got[0].0 < 45.0, "the built-in client's answers carry the column definitions: {} bytes each", got[0].0);
+    // An execution whose parameter types are those of the last one leaves them out (the
+    // server keeps them), as libmariadb does: 24 bytes for one integer, 26 with its type.
+    assert_eq!(got[0].2, 24.0, "the built-in client sends the parameter types with every execution");
 }

@@ -39,6 +39,10 @@ struct Prepared {
     /// The result's column types as last sent: an execution whose answer
     /// says "metadata unchanged" reads its rows with these.
     cols: Vec<(u8, u16)>,
+    /// The parameter types the server was last told (true: text): an
+    /// execution with the same types leaves them out, as libmariadb does,
+    /// and the server keeps the ones it has.
+    bound: Option<Vec<bool>>,
 }
 
 pub struct MyFast {
@@ -723,21 +727,26 @@ impl MyFast {
         if self.stmts.len() <= i {
             self.stmts.resize_with(i + 1, || None);
         }
-        self.stmts[i] = Some(Prepared { id: sid, params: nparams, cols });
+        self.stmts[i] = Some(Prepared { id: sid, params: nparams, cols, bound: None });
         Ok(())
     }
 
-    /// COM_STMT_EXECUTE with the parameter types sent every time (as the
-    /// driver does).
+    /// COM_STMT_EXECUTE, with the parameter types when they differ from
+    /// the last execution's (the first time, as a rule).
     async fn execute(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
         if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
             self.prepare(id, st).await?;
         }
-        let s = self.stmts[id.0 as usize].as_ref().unwrap();
+        let s = self.stmts[id.0 as usize].as_mut().unwrap();
         if s.params as usize != params.len() {
             return Err(DbError { kind: ErrKind::Fatal, code: String::new(), message: format!("Statement takes {} parameters but {} was supplied", s.params, params.len()) });
         }
         let sid = s.id;
+        let is_text = |p: &Param<'_>| matches!(p, Param::Text(_));
+        let same = s.bound.as_ref().is_some_and(|b| b.iter().copied().eq(params.iter().map(is_text)));
+        if !same {
+            s.bound = Some(params.iter().map(is_text).collect());
+        }
         self.start(0x17);
         self.executing = Some(id.0 as usize);
         let w = &mut self.w;
@@ -746,8 +755,8 @@ impl MyFast {
         w.extend_from_slice(&1u32.to_le_bytes());
         if !params.is_empty() {
             w.extend(std::iter::repeat_n(0u8, params.len().div_ceil(8))); // no NULLs
-            w.push(1); // types follow
-            for p in params {
+            w.push(u8::from(!same)); // types follow
+            for p in params.iter().filter(|_| !same) {
                 match p {
                     Param::Int(_) => w.extend_from_slice(&[0x08, 0x00]),  // LONGLONG, signed
                     Param::Text(_) => w.extend_from_slice(&[0xfd, 0x00]), // VAR_STRING
