@@ -182,6 +182,13 @@ impl Drop for Database {
     }
 }
 
+/// The members' start lines lie within the barrier's tolerance of each other.
+fn assert_started_together(logs: &[String]) {
+    let starts: Vec<f64> = logs.iter().map(|l| started_at(l)).collect();
+    let spread = starts.iter().cloned().fold(f64::MIN, f64::max) - starts.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(spread < 50.0, "the members started {spread:.1} ms apart: {starts:?}");
+}
+
 fn started_at(log: &str) -> f64 {
     let text = std::fs::read_to_string(log).unwrap();
     let line = text.lines().find(|l| l.contains(" started at ")).unwrap_or_else(|| panic!("{log}: no start line:\n{text}"));
@@ -197,9 +204,7 @@ fn group_of_three(engine: &'static str) {
     assert!(end.contains("Complete:"), "{end}\n{pods:?}");
     assert_eq!(pods.iter().map(|p| (p.0.as_str(), p.2.as_str())).collect::<Vec<_>>(), vec![("0", "Succeeded"), ("1", "Succeeded"), ("2", "Succeeded")]);
     let logs = ns.logs(&pods);
-    let starts: Vec<f64> = logs.iter().map(|l| started_at(l)).collect();
-    let spread = starts.iter().cloned().fold(f64::MIN, f64::max) - starts.iter().cloned().fold(f64::MAX, f64::min);
-    assert!(spread < 50.0, "the pods started {spread:.1} ms apart: {starts:?}");
+    assert_started_together(&logs);
     assert_merge_is_exact(&logs, &scratch_dir(&format!("kube_merge_{engine}")));
 }
 
@@ -361,8 +366,6 @@ fn members_that_cannot_reach_the_server_are_retried_and_then_gather() {
     }
     let done: Vec<(String, String, String)> = pods.into_iter().filter(|p| p.2 == "Succeeded").collect();
     let logs = ns.logs(&done);
-    let starts: Vec<f64> = logs.iter().map(|l| started_at(l)).collect();
-    let spread = starts.iter().cloned().fold(f64::MIN, f64::max) - starts.iter().cloned().fold(f64::MAX, f64::min);
-    assert!(spread < 50.0, "the retried members started {spread:.1} ms apart: {starts:?}");
+    assert_started_together(&logs);
     assert_merge_is_exact(&logs, &scratch_dir("kube_merge_retry"));
 }

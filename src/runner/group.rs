@@ -204,7 +204,6 @@ fn now_ms() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
 }
 
-/// Host names go into SQL text: keep the characters a host name has.
 /// What to do about members that did not come: in a Kubernetes pod they
 /// are most often pods the cluster could not schedule.
 fn missing_hint() -> &'static str {
@@ -215,6 +214,7 @@ fn missing_hint() -> &'static str {
     }
 }
 
+/// Host names go into SQL text: keep the characters a host name has.
 fn safe(s: &str) -> String {
     s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')).take(100).collect()
 }

@@ -333,8 +333,12 @@ pub fn read_hdr_log(path: impl AsRef<Path>) -> (Vec<hdrhistogram::Histogram<u64>
     let text = String::from_utf8(std::fs::read(path.as_ref()).unwrap()).unwrap();
     // A capture (`kubectl logs`) holds the report and stderr lines too: only the log's own
     // lines (comments, the legend, intervals) go to the reader.
-    let bytes: String = text.lines().filter(|l| l.starts_with('#') || l.starts_with('"') || l.starts_with("Tag=") || l.starts_with(|c: char| c.is_ascii_digit())).flat_map(|l| [l, "\n"]).collect();
-    let bytes = bytes.into_bytes();
+    let bytes = text
+        .lines()
+        .filter(|l| l.starts_with('#') || l.starts_with('"') || l.starts_with("Tag=") || l.starts_with(|c: char| c.is_ascii_digit()))
+        .flat_map(|l| [l, "\n"])
+        .collect::<String>()
+        .into_bytes();
     let mut de = hdrhistogram::serialization::Deserializer::new();
     let hists = IntervalLogIterator::new(&bytes)
         .filter_map(|e| match e.expect("a valid interval log") {
