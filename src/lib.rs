@@ -18,6 +18,7 @@ pub mod runner;
 pub mod scenario;
 pub mod scrape;
 pub mod server;
+pub mod signal;
 pub mod stats;
 pub mod store;
 pub mod units;
@@ -62,7 +63,7 @@ pub fn main_entry() -> i32 {
     // The store commands only read, or change the store in one SQLite
     // transaction: nothing is lost by stopping them at once.
     let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Merge(_) | Cmd::Env(_) | Cmd::Explain { .. });
-    runner::install_signal_handlers(at_once);
+    signal::install(at_once);
     let relay = if at_once || matches!(cli.cmd, Cmd::Check(_)) {
         // Commands that only report end quietly when their reader goes away
         // (`| head`), as Unix tools do: printing to a closed pipe would
@@ -74,7 +75,6 @@ pub fn main_entry() -> i32 {
         // The others have something to save: they go on to the end.
         relay::install()
     };
-    runner::start_stop_watchdog();
     let code = match run(cli) {
         Ok(()) => exit::OK,
         Err(e) => match db::engines::refusal() {

@@ -654,6 +654,49 @@ fn sigint_stops_with_a_summary_and_exit_130() {
     assert_eq!(objs.iter().filter(|o| o["type"] == "summary").count(), 1, "{}", bgj.show());
 }
 
+/// Voluntary context switches of each of `pid`'s threads: (thread id, name, count).
+fn wakeups_by_thread(pid: i32) -> Vec<(String, String, u64)> {
+    let mut out = Vec::new();
+    for t in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default().trim().to_string();
+        let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+        let n = status.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:")).and_then(|v| v.trim().parse().ok());
+        if let Some(n) = n {
+            out.push((t.file_name().to_string_lossy().into_owned(), comm, n));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_thread_polls_for_the_stop_signal_during_a_run() {
+    // A thread that looked at the signal flag every 20 ms (and a reporter
+    // that woke every 50 ms to do the same) was a stray wake-up 70 times a
+    // second, placed by the scheduler among the clients' and the server's
+    // threads: on 2 cores that split client/server pairs across the cores
+    // and slowed the run measured. The signal now wakes its waiters itself.
+    let db = Lite::new("no-polling");
+    let mut bg = Bg::spawn(db.cmd().args(["run", "--target", &db.target()]).args(["--table-size", "1000", "--threads", "1", "--time", "6"]));
+    bg.wait_for("first progress line", Duration::from_secs(60), |o, _| o.contains("[ 1s ]"));
+    let before = wakeups_by_thread(bg.pid());
+    std::thread::sleep(Duration::from_secs(2));
+    let after = wakeups_by_thread(bg.pid());
+    assert!(bg.running(), "{}", bg.show());
+    assert!(after.iter().any(|(_, c, _)| c == "fb-signal"), "no signal thread among {after:?}");
+    for (tid, comm, n) in &after {
+        let Some((_, _, was)) = before.iter().find(|(t, _, _)| t == tid) else { continue };
+        let woke = n - was;
+        // The clients' threads wake for every statement; the rest only for
+        // the interval's figures, the sampler and the CPU marks.
+        if !comm.starts_with("fb-worker") {
+            let most = if comm == "fb-signal" { 0 } else { 20 };
+            assert!(woke <= most, "thread {comm} woke {woke} times in 2 s (at most {most}): {before:?} -> {after:?}");
+        }
+    }
+    let (st, _) = bg.finish(Duration::from_secs(30));
+    assert_eq!(st.code(), Some(0), "{}", bg.show());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors: one line, documented exit code, nothing run
 

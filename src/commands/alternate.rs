@@ -54,7 +54,7 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
     let json = c.output == "json";
     let base = if c.tag.is_empty() { format!("alternation-{}", crate::units::now_rfc3339()) } else { c.tag.clone() };
     let child_args = cli::without(&rest, &["--repeat", "--tag"]);
-    crate::runner::install_signal_handlers(false);
+    crate::signal::install(false);
     let exe = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => {
@@ -72,7 +72,7 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
                 break 'series;
             }
             if done > 0 && c.pause > 0.0 {
-                crate::runner::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
+                crate::signal::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
             }
             let shown = crate::db::Target::parse(t).map(|t| t.to_string()).unwrap_or_else(|_| t.clone());
             say(format!("==== {} of {total}: configuration {} ({shown}), repetition {} of {repeat} ====", done + 1, name(i), rep + 1));

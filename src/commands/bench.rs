@@ -166,7 +166,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let mut measured: Vec<(usize, f64, f64, f64)> = Vec::new();
     for (i, &threads) in levels.iter().enumerate() {
         if i > 0 && c.pause > 0.0 {
-            runner::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
+            crate::signal::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
         }
         // Stopped between levels (during --pause): the sweep is cut short.
         if crate::model::interrupted() {
@@ -360,7 +360,7 @@ fn until_interrupted<T>(rt: tokio::runtime::Runtime, work: impl std::future::Fut
             biased;
             r = work => r,
             () = async {
-                model::interrupt_signal().await;
+                crate::signal::interrupt_signal().await;
                 tokio::time::sleep(STOP_GRACE).await;
             } => Err(Error::Interrupted),
         }

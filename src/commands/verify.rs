@@ -154,7 +154,7 @@ fn verdict_of_file<W: Workload>(w: &W, path: &Path, cfg: Arc<ConnConfig>) -> Res
     let found = rt.block_on(async {
         tokio::select! {
             r = read_all(w, cfg, &keys) => r,
-            () = crate::model::interrupt_signal() => Err(Error::Interrupted),
+            () = crate::signal::interrupt_signal() => Err(Error::Interrupted),
         }
     })?;
     let v = witness::judge(log.header.check, &log.recs, &found);

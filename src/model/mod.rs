@@ -19,14 +19,6 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
-/// Resolves once Ctrl-C / SIGTERM arrived: raced against work that may
-/// block on a server, so the command ends without waiting for it.
-pub async fn interrupt_signal() {
-    while !interrupted() {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 /// Err(Interrupted) once Ctrl-C / SIGTERM arrived: for loops that should
 /// stop between steps.
 pub fn check_interrupt() -> crate::error::Result<()> {

@@ -17,43 +17,17 @@ pub mod group;
 use crate::db::connect_error;
 use crate::db::{Conn, ConnConfig, DbError, Engine, ErrKind};
 use crate::error::{Error, Result};
-use crate::model::{interrupted, Checkpoint, Interval, LevelOptions, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
+use crate::model::{Checkpoint, Interval, LevelOptions, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
 use crate::rand::Rng;
 use crate::stats::gaps::{GapMerger, GapTracker};
 use crate::stats::{process_cpu, ClientTotals, Window};
 use crate::workload::{Counters, Workload};
-// The run types moved to crate::model; kept here so code naming them through the runner still compiles.
-// Moved to crate::db, likewise.
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-/// Set for commands with nothing to save: the first signal ends them.
-static EXIT_AT_ONCE: AtomicBool = AtomicBool::new(false);
-
-/// When the first signal came, in nanoseconds of the monotonic clock: the
-/// stop watchdog counts from it, not from when it noticed the signal.
-static SIGNALLED_AT_NS: AtomicU64 = AtomicU64::new(0);
-
-/// The monotonic clock in nanoseconds (clock_gettime is async-signal-safe).
-fn monotonic_ns() -> u64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
-
-extern "C" fn on_signal(_: libc::c_int) {
-    // Before the flag, so that the watchdog finds the time once it sees the flag.
-    let _ = SIGNALLED_AT_NS.compare_exchange(0, monotonic_ns(), Ordering::SeqCst, Ordering::SeqCst);
-    if INTERRUPTED.swap(true, Ordering::SeqCst) || EXIT_AT_ONCE.load(Ordering::SeqCst) {
-        // Second signal: the user means it.
-        unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
-    }
-}
 
 /// The levels a sweep runs, in order, each of `threads` `repeat` times:
 /// interleaved (1,2,4,1,2,4) so that the machine's drift over the series
@@ -63,60 +37,6 @@ pub fn repetition_order(threads: &[usize], repeat: usize, interleaved: bool) -> 
         (0..repeat).flat_map(|_| threads.iter().copied()).collect()
     } else {
         threads.iter().flat_map(|&t| std::iter::repeat_n(t, repeat)).collect()
-    }
-}
-
-/// Sleeps for `d`, or less when Ctrl-C / SIGTERM arrives.
-pub fn sleep_unless_interrupted(d: Duration) {
-    let end = Instant::now() + d;
-    while !interrupted() {
-        let left = end.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            break;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
-    }
-}
-
-/// The longest a command may take to stop after Ctrl-C / SIGTERM before the
-/// process ends without it: within the 2 s promised, with room for the
-/// process's own exit on a busy machine (at 1.9 s a loaded 2-core machine
-/// saw a prepare end 2.009 s after the signal).
-pub const STOP_LIMIT: Duration = Duration::from_millis(1800);
-
-/// Ends the process [`STOP_LIMIT`] after the first signal if the command has
-/// not ended by then: a call that cannot be abandoned from inside (an
-/// in-process SQLite statement, a server that does not answer) must not
-/// keep the user waiting. Committed work stays; the rest is rolled back by
-/// the engines, as after a lost connection.
-pub fn start_stop_watchdog() {
-    let spawned = std::thread::Builder::new().name("fb-stop".into()).spawn(|| {
-        while !interrupted() {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        // From the signal itself, not from when this loop noticed it.
-        let mut at = SIGNALLED_AT_NS.load(Ordering::SeqCst);
-        if at == 0 {
-            at = monotonic_ns();
-        }
-        let left = (at + STOP_LIMIT.as_nanos() as u64).saturating_sub(monotonic_ns());
-        std::thread::sleep(Duration::from_nanos(left));
-        eprintln!("fairbench: interrupted; stopped without waiting for the statements in flight (what they did not commit is rolled back)");
-        // SAFETY: _exit ends the process at once, which is the intent.
-        unsafe { libc::_exit(crate::error::exit::INTERRUPTED) };
-    });
-    // Without the thread, commands still stop on their own.
-    drop(spawned);
-}
-
-/// `at_once`: the first signal ends the process (commands with nothing in
-/// flight worth saving); otherwise the first asks to stop, the second ends it.
-pub fn install_signal_handlers(at_once: bool) {
-    EXIT_AT_ONCE.store(at_once, Ordering::SeqCst);
-    // SAFETY: the handler only touches an atomic (async-signal-safe).
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
 }
 
@@ -404,7 +324,11 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             break;
         }
         cpu_marks.catch_up(start, rc);
-        let mut wait = cpu_marks.until_next(start, rc).min(Duration::from_millis(50));
+        // Workers send a window every interval and stop on their own at the
+        // deadline or a signal; this wait only bounds how late a CPU mark
+        // or the forced end is seen. Each wake-up of this thread is one more
+        // task the scheduler places among the clients' and server's threads.
+        let mut wait = cpu_marks.until_next(start, rc).min(Duration::from_millis(500));
         if let Some(at) = force_at {
             wait = wait.min(at.saturating_duration_since(Instant::now()));
         }

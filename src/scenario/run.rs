@@ -7,7 +7,6 @@ use super::file::Step;
 use super::table::fmt_secs;
 use super::{Column, StepResult};
 use crate::error::{Error, Result};
-use crate::runner;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -140,7 +139,7 @@ pub(crate) fn run_step(c: &mut Client, s: &Step, work: &Path) -> Result<StepResu
             if !(seconds.is_finite() && *seconds >= 0.0) {
                 r.error = Some(format!("pause of {seconds} s: give a number of seconds >= 0"));
             } else {
-                runner::sleep_unless_interrupted(Duration::from_secs_f64(*seconds));
+                crate::signal::sleep_unless_interrupted(Duration::from_secs_f64(*seconds));
                 if crate::model::interrupted() {
                     return Err(Error::Interrupted);
                 }

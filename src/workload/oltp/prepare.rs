@@ -317,7 +317,7 @@ async fn wait_loaders(set: &mut tokio::task::JoinSet<Result<()>>) -> Result<()> 
                 None => return Ok(()),
                 Some(r) => joined(r)?,
             },
-            () = crate::model::interrupt_signal() => break,
+            () = crate::signal::interrupt_signal() => break,
         }
     }
     let _ = tokio::time::timeout(std::time::Duration::from_millis(500), async { while set.join_next().await.is_some() {} }).await;
