@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 // ---------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Engine {
+enum Protocol {
     Sqlite,
     Mysql,
     Postgres,
@@ -39,7 +39,7 @@ enum Engine {
 struct Target {
     /// Short name, also used in table names: lite, my, mysock, pg, pgsock.
     tag: &'static str,
-    engine: Engine,
+    engine: Protocol,
     /// The `--target` URL.
     url: String,
     /// What the run reports as its transport.
@@ -69,10 +69,10 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
     let dir = scratch_dir(&format!("engines-{test}"));
     let file = dir.join("bench.sqlite");
     vec![
-        Target { tag: "lite", engine: Engine::Sqlite, url: format!("sqlite:{}", file.display()), transport: "embedded", file: Some(file), database: String::new(), dir: dir.clone() },
+        Target { tag: "lite", engine: Protocol::Sqlite, url: format!("sqlite:{}", file.display()), transport: "embedded", file: Some(file), database: String::new(), dir: dir.clone() },
         Target {
             tag: "my",
-            engine: Engine::Mysql,
+            engine: Protocol::Mysql,
             url: format!("mysql://{}:{}@{}:{}/{my_db}", my.user, my.password, my.host, mysql_port()),
             transport: "tcp",
             file: None,
@@ -81,7 +81,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         },
         Target {
             tag: "mysock",
-            engine: Engine::Mysql,
+            engine: Protocol::Mysql,
             url: format!("mysql://{}:{}@localhost/{my_db}?socket={}", my.user, my.password, mysql_socket()),
             transport: "socket",
             file: None,
@@ -90,7 +90,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         },
         Target {
             tag: "pg",
-            engine: Engine::Postgres,
+            engine: Protocol::Postgres,
             url: format!("postgres://{}:{}@{}:{}/{pg_db}", pg.user, pg.password, pg.host, pg_port()),
             transport: "tcp",
             file: None,
@@ -99,7 +99,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         },
         Target {
             tag: "pgsock",
-            engine: Engine::Postgres,
+            engine: Protocol::Postgres,
             url: format!("postgres://{}:{}@localhost:{}/{pg_db}?host={}", pg.user, pg.password, pg_port(), pg_socket_dir()),
             transport: "socket",
             file: None,
@@ -187,9 +187,9 @@ fn prepare(t: &Target, table: &str, args: &[&str]) {
 fn rows(t: &Target, sql: &str) -> Vec<Vec<String>> {
     let split = |out: String, sep: char| -> Vec<Vec<String>> { out.lines().map(|l| l.split(sep).map(String::from).collect()).collect() };
     match t.engine {
-        Engine::Mysql => split(mysql_admin_db(&t.database, sql), '\t'),
-        Engine::Postgres => split(pg_admin_db(&t.database, sql), '|'),
-        Engine::Sqlite => {
+        Protocol::Mysql => split(mysql_admin_db(&t.database, sql), '\t'),
+        Protocol::Postgres => split(pg_admin_db(&t.database, sql), '|'),
+        Protocol::Sqlite => {
             let file = t.file.as_ref().unwrap();
             let conn = rusqlite::Connection::open(file).unwrap_or_else(|e| panic!("open {}: {e}", file.display()));
             let mut st = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -373,18 +373,18 @@ fn query_counts_pg_socket() {
 }
 
 /// A query that fails (stopping the run) unless the connection uses the expected transport.
-fn transport_guard(engine: Engine, socket: bool) -> String {
+fn transport_guard(engine: Protocol, socket: bool) -> String {
     match engine {
         // A scalar subquery of two rows is an error (1242); MariaDB shows socket clients
         // as host 'localhost' and TCP clients as 'address:port'.
-        Engine::Mysql => format!(
+        Protocol::Mysql => format!(
             "SELECT (SELECT 1 UNION SELECT 2 FROM DUAL WHERE \
              (SELECT host FROM information_schema.processlist WHERE id = CONNECTION_ID()) {} 'localhost')",
             if socket { "<>" } else { "=" }
         ),
         // inet_client_addr() is NULL on a unix socket.
-        Engine::Postgres => format!("SELECT 1 / (CASE WHEN inet_client_addr() IS {} NULL THEN 1 ELSE 0 END)", if socket { "" } else { "NOT" }),
-        Engine::Sqlite => "SELECT 1".into(),
+        Protocol::Postgres => format!("SELECT 1 / (CASE WHEN inet_client_addr() IS {} NULL THEN 1 ELSE 0 END)", if socket { "" } else { "NOT" }),
+        Protocol::Sqlite => "SELECT 1".into(),
     }
 }
 
@@ -400,7 +400,7 @@ fn targets_use_the_transport_they_name() {
         assert_eq!(s["transport"], t.transport, "{}: {s}", t.tag);
         // The guard is a read of its own.
         assert_eq!(rwo(&s), (40, 0, 0), "{}: {s}", t.tag);
-        if t.engine != Engine::Sqlite {
+        if t.engine != Protocol::Sqlite {
             // The guard does fail on the other transport.
             let wrong = transport_guard(t.engine, t.transport != "socket");
             let out = run_fail(&mut fb(t, "run", "oltp_point_select", &table, &["--table-size", "100", "--events", "20", "--output", "json", "--extra-query-before", &wrong]));
@@ -431,7 +431,7 @@ fn pg_socket_directory_url_forms() {
         format!("postgres://{}:{}@{dir}/{}?port={port}", pg.user, pg.password, pg.database),
         format!("postgres://{}:{}@localhost:{port}/{}?host={}", pg.user, pg.password, pg.database, pg_socket_dir()),
     ];
-    let guard = transport_guard(Engine::Postgres, true);
+    let guard = transport_guard(Protocol::Postgres, true);
     for (i, url) in forms.iter().enumerate() {
         let t = Target { url: url.clone(), ..base.clone() };
         let table = format!("sockform{i}_");
@@ -461,12 +461,12 @@ fn fixed_pattern(groups: usize) -> String {
 /// Secondary (non-primary) indexes of `table`: (index name, column).
 fn secondary_indexes(t: &Target, table: &str) -> Vec<(String, String)> {
     let sql = match t.engine {
-        Engine::Mysql => format!(
+        Protocol::Mysql => format!(
             "SELECT index_name, column_name FROM information_schema.statistics \
              WHERE table_schema = DATABASE() AND table_name = '{table}' AND index_name <> 'PRIMARY' \
              ORDER BY index_name, seq_in_index"
         ),
-        Engine::Postgres => format!(
+        Protocol::Postgres => format!(
             "SELECT i.relname, a.attname FROM pg_index x \
              JOIN pg_class i ON i.oid = x.indexrelid \
              JOIN pg_class c ON c.oid = x.indrelid \
@@ -474,7 +474,7 @@ fn secondary_indexes(t: &Target, table: &str) -> Vec<(String, String)> {
              WHERE c.relname = '{table}' AND c.relnamespace = 'public'::regnamespace AND NOT x.indisprimary \
              ORDER BY 1, 2"
         ),
-        Engine::Sqlite => format!(
+        Protocol::Sqlite => format!(
             "SELECT il.name, ii.name FROM pragma_index_list('{table}') il, pragma_index_info(il.name) ii \
              WHERE il.origin = 'c' ORDER BY 1, 2"
         ),
@@ -485,16 +485,16 @@ fn secondary_indexes(t: &Target, table: &str) -> Vec<(String, String)> {
 /// Columns of the primary key of `table`.
 fn primary_key(t: &Target, table: &str) -> Vec<String> {
     let sql = match t.engine {
-        Engine::Mysql => format!(
+        Protocol::Mysql => format!(
             "SELECT column_name FROM information_schema.statistics \
              WHERE table_schema = DATABASE() AND table_name = '{table}' AND index_name = 'PRIMARY'"
         ),
-        Engine::Postgres => format!(
+        Protocol::Postgres => format!(
             "SELECT a.attname FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid \
              JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(x.indkey) \
              WHERE c.relname = '{table}' AND c.relnamespace = 'public'::regnamespace AND x.indisprimary"
         ),
-        Engine::Sqlite => format!("SELECT name FROM pragma_table_info('{table}') WHERE pk > 0"),
+        Protocol::Sqlite => format!("SELECT name FROM pragma_table_info('{table}') WHERE pk > 0"),
     };
     rows(t, &sql).into_iter().map(|r| r[0].clone()).collect()
 }
@@ -529,7 +529,7 @@ fn prepared_data_has_sysbench_shape() {
             assert_eq!(idx.len(), 1, "{what}: one secondary index: {idx:?}");
             assert_eq!(idx[0].1, "k", "{what}: secondary index on k: {idx:?}");
             assert!(idx[0].0.ends_with(&format!("k_{n}")), "{what}: secondary index named k_{n}: {idx:?}");
-            if t.engine == Engine::Mysql {
+            if t.engine == Protocol::Mysql {
                 assert_eq!(idx[0].0, format!("k_{n}"), "{what}: sysbench's index name");
             }
         }
@@ -582,7 +582,7 @@ fn update_hits(t: &Target, table: &str, dist: &[&str]) -> Vec<u64> {
     };
     let before = k(t);
     let mut args = vec!["--no-prepare", "--table-size", &size, "--events", "3000", "--time", "120", "--threads", "4", "--rand-seed", "20240611", "--report-interval", "0", "--output", "json"];
-    if t.engine == Engine::Postgres {
+    if t.engine == Protocol::Postgres {
         args.extend(["--session-options", "SET synchronous_commit = off"]);
     }
     args.extend(dist);
@@ -728,9 +728,9 @@ impl Running {
 }
 
 /// Kills every connection fairbench has to `database`; returns how many were killed.
-fn kill_connections(engine: Engine, database: &str) -> usize {
+fn kill_connections(engine: Protocol, database: &str) -> usize {
     match engine {
-        Engine::Mysql => {
+        Protocol::Mysql => {
             let kills = mysql_admin(&format!(
                 "SELECT CONCAT('KILL ', id, ';') FROM information_schema.processlist \
                  WHERE user = 'fb' AND db = '{database}' AND id <> CONNECTION_ID()"
@@ -741,24 +741,24 @@ fn kill_connections(engine: Engine, database: &str) -> usize {
             }
             n
         }
-        Engine::Postgres => pg_admin(&format!(
+        Protocol::Postgres => pg_admin(&format!(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
              WHERE application_name = 'fairbench' AND datname = '{database}'"
         ))
         .lines()
         .filter(|l| l.trim() == "t")
         .count(),
-        Engine::Sqlite => unreachable!(),
+        Protocol::Sqlite => unreachable!(),
     }
 }
 
-fn killed_connections_reconnect(engine: Engine) {
+fn killed_connections_reconnect(engine: Protocol) {
     let (db, tag) = match engine {
-        Engine::Mysql => ("recon_my", "my"),
+        Protocol::Mysql => ("recon_my", "my"),
         _ => ("recon_pg", "pg"),
     };
     match engine {
-        Engine::Mysql => {
+        Protocol::Mysql => {
             mysql_admin(&format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"));
         }
         _ => {
@@ -812,19 +812,19 @@ fn killed_connections_reconnect(engine: Engine) {
     let (r, _, o) = rwo(&s);
     assert!(r >= 14 * total && o >= 2 * total, "{s}");
     match engine {
-        Engine::Mysql => mysql_admin(&format!("DROP DATABASE IF EXISTS {db}")),
+        Protocol::Mysql => mysql_admin(&format!("DROP DATABASE IF EXISTS {db}")),
         _ => pg_admin(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")),
     };
 }
 
 #[test]
 fn killed_connections_reconnect_mysql() {
-    killed_connections_reconnect(Engine::Mysql);
+    killed_connections_reconnect(Protocol::Mysql);
 }
 
 #[test]
 fn killed_connections_reconnect_pg() {
-    killed_connections_reconnect(Engine::Postgres);
+    killed_connections_reconnect(Protocol::Postgres);
 }
 
 #[test]
@@ -834,7 +834,7 @@ fn reconnect_option_reconnects_every_n_events() {
         cleanup(&t, &table, 1);
         // A PostgreSQL (scram-sha-256) connection costs the client far more CPU than the
         // others: fewer events there.
-        let events: u64 = if t.engine == Engine::Postgres { 10 } else { 100 };
+        let events: u64 = if t.engine == Protocol::Postgres { 10 } else { 100 };
         for (every, threads) in [(1u64, 1u32), (5, 2)] {
             let s = run_json(fb(
                 &t,

@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::process::Command;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Engine {
+enum Protocol {
     Mysql,
     Postgres,
 }
@@ -20,50 +20,50 @@ enum Engine {
 const TABLES: u32 = 2;
 const SIZE: u32 = 2000;
 
-fn database(e: Engine) -> &'static str {
+fn database(e: Protocol) -> &'static str {
     match e {
-        Engine::Mysql => "interop_my",
-        Engine::Postgres => "interop_pg",
+        Protocol::Mysql => "interop_my",
+        Protocol::Postgres => "interop_pg",
     }
 }
 
-fn recreate_database(e: Engine) {
+fn recreate_database(e: Protocol) {
     let db = database(e);
     match e {
-        Engine::Mysql => {
+        Protocol::Mysql => {
             mysql_admin(&format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"));
         }
-        Engine::Postgres => {
+        Protocol::Postgres => {
             pg_admin(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
             pg_admin(&format!("CREATE DATABASE {db}"));
         }
     }
 }
 
-fn drop_database(e: Engine) {
+fn drop_database(e: Protocol) {
     let db = database(e);
     match e {
-        Engine::Mysql => mysql_admin(&format!("DROP DATABASE IF EXISTS {db}")),
-        Engine::Postgres => pg_admin(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")),
+        Protocol::Mysql => mysql_admin(&format!("DROP DATABASE IF EXISTS {db}")),
+        Protocol::Postgres => pg_admin(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")),
     };
 }
 
 /// fairbench's `--target` for the interop database.
-fn target_url(e: Engine) -> String {
+fn target_url(e: Protocol) -> String {
     let (u, port) = match e {
-        Engine::Mysql => (parse_url(&mysql_url()), mysql_port()),
-        Engine::Postgres => (parse_url(&pg_url()), pg_port()),
+        Protocol::Mysql => (parse_url(&mysql_url()), mysql_port()),
+        Protocol::Postgres => (parse_url(&pg_url()), pg_port()),
     };
-    let scheme = if e == Engine::Mysql { "mysql" } else { "postgres" };
+    let scheme = if e == Protocol::Mysql { "mysql" } else { "postgres" };
     format!("{scheme}://{}:{}@{}:{port}/{}", u.user, u.password, u.host, database(e))
 }
 
 /// `sysbench TEST --db-driver=... connection options --tables --table-size [ARGS] COMMAND`
-fn sysbench(e: Engine, test: &str, args: &[&str], command: &str) -> Command {
+fn sysbench(e: Protocol, test: &str, args: &[&str], command: &str) -> Command {
     let mut c = Command::new("sysbench");
     c.arg(test);
     match e {
-        Engine::Mysql => {
+        Protocol::Mysql => {
             let u = parse_url(&mysql_url());
             c.arg("--db-driver=mysql")
                 .arg(format!("--mysql-host={}", u.host))
@@ -72,7 +72,7 @@ fn sysbench(e: Engine, test: &str, args: &[&str], command: &str) -> Command {
                 .arg(format!("--mysql-password={}", u.password))
                 .arg(format!("--mysql-db={}", database(e)));
         }
-        Engine::Postgres => {
+        Protocol::Postgres => {
             let u = parse_url(&pg_url());
             c.arg("--db-driver=pgsql")
                 .arg(format!("--pgsql-host={}", u.host))
@@ -87,7 +87,7 @@ fn sysbench(e: Engine, test: &str, args: &[&str], command: &str) -> Command {
 }
 
 /// `fairbench COMMAND WORKLOAD --target URL --tables --table-size [ARGS]`
-fn fairbench_cmd(e: Engine, command: &str, workload: &str, args: &[&str]) -> Command {
+fn fairbench_cmd(e: Protocol, command: &str, workload: &str, args: &[&str]) -> Command {
     // Its own working directory, where the run's results store goes.
     let dir = tmp_dir().join("scratch").join(database(e));
     std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
@@ -97,23 +97,23 @@ fn fairbench_cmd(e: Engine, command: &str, workload: &str, args: &[&str]) -> Com
 }
 
 /// Runs SQL in the interop database; rows of columns.
-fn rows(e: Engine, sql: &str) -> Vec<Vec<String>> {
+fn rows(e: Protocol, sql: &str) -> Vec<Vec<String>> {
     let (out, sep) = match e {
-        Engine::Mysql => (mysql_admin_db(database(e), sql), '\t'),
-        Engine::Postgres => (pg_admin_db(database(e), sql), '|'),
+        Protocol::Mysql => (mysql_admin_db(database(e), sql), '\t'),
+        Protocol::Postgres => (pg_admin_db(database(e), sql), '|'),
     };
     out.lines().map(|l| l.split(sep).map(String::from).collect()).collect()
 }
 
-fn count(e: Engine, table: &str) -> i64 {
+fn count(e: Protocol, table: &str) -> i64 {
     rows(e, &format!("SELECT COUNT(*) FROM {table}"))[0][0].trim().parse().unwrap()
 }
 
 /// Tables of the interop database.
-fn tables(e: Engine) -> Vec<String> {
+fn tables(e: Protocol) -> Vec<String> {
     let sql = match e {
-        Engine::Mysql => "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1",
-        Engine::Postgres => "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+        Protocol::Mysql => "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1",
+        Protocol::Postgres => "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
     };
     rows(e, sql).into_iter().map(|r| r[0].clone()).collect()
 }
@@ -145,7 +145,7 @@ fn sysbench_figure(report: &str, label: &str) -> u64 {
 }
 
 /// fairbench runs on tables that sysbench prepared.
-fn fairbench_on_sysbench_tables(e: Engine) {
+fn fairbench_on_sysbench_tables(e: Protocol) {
     run_ok(&mut sysbench(e, "oltp_read_write", &[], "prepare"));
     assert_eq!(tables(e), sbtest_tables(), "sysbench prepared");
     for t in sbtest_tables() {
@@ -183,7 +183,7 @@ fn fairbench_on_sysbench_tables(e: Engine) {
 }
 
 /// sysbench runs on tables that fairbench prepared.
-fn sysbench_on_fairbench_tables(e: Engine) {
+fn sysbench_on_fairbench_tables(e: Protocol) {
     run_ok(&mut fairbench_cmd(e, "prepare", "oltp_read_write", &["--threads", "2"]));
     assert_eq!(tables(e), sbtest_tables(), "fairbench prepared");
     for t in sbtest_tables() {
@@ -210,7 +210,7 @@ fn sysbench_on_fairbench_tables(e: Engine) {
     assert_eq!(tables(e), Vec::<String>::new(), "fairbench cleanup dropped the tables");
 }
 
-fn interop(e: Engine) {
+fn interop(e: Protocol) {
     recreate_database(e);
     fairbench_on_sysbench_tables(e);
     sysbench_on_fairbench_tables(e);
@@ -219,10 +219,10 @@ fn interop(e: Engine) {
 
 #[test]
 fn interop_mysql() {
-    interop(Engine::Mysql);
+    interop(Protocol::Mysql);
 }
 
 #[test]
 fn interop_pg() {
-    interop(Engine::Postgres);
+    interop(Protocol::Postgres);
 }

@@ -20,7 +20,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 ];
 
 /// Files inside a family's folder whose non-test code may match on
-/// `Engine::`, each with why. Engines differ in the dialect
+/// `Protocol::`, each with why. Engines differ in the dialect
 /// (src/db/dialect.rs, answered in each engine's folder); a family writes
 /// its SQL once. An entry that no longer matches anything fails the test.
 const ENGINE_ALLOWED: &[(&str, &str)] = &[
@@ -29,9 +29,9 @@ const ENGINE_ALLOWED: &[(&str, &str)] = &[
 ];
 
 /// Files outside src/db/ and the families' folders whose non-test code
-/// may name an `Engine::` variant, each with why. An engine is one folder
+/// may name a `Protocol::` variant, each with why. An engine is one folder
 /// under src/db/ and one registry line: what differs between engines is
-/// asked of the engine (its dialect, or a method on Engine), not matched
+/// asked of the engine (its dialect, or a method on Protocol), not matched
 /// on elsewhere. An entry that no longer matches anything fails the test.
 const ENGINE_OUTSIDE_DB_ALLOWED: &[(&str, &str)] = &[
     // (path, reason)
@@ -294,7 +294,7 @@ fn without_tests(code: &str) -> String {
 }
 
 /// Every line of non-test code in a family's folder that names an
-/// `Engine::` variant.
+/// `Protocol::` variant.
 fn engine_hits() -> Vec<Hit> {
     let in_a_family = |rel: &str| FAMILIES.iter().any(|f| rel.starts_with(&format!("src/workload/{}/", f.name())));
     sources().iter().filter(|(rel, _)| in_a_family(rel)).flat_map(|(rel, code)| engine_lines(rel, code)).collect()
@@ -312,7 +312,7 @@ fn families_ask_the_dialect_instead_of_matching_engines() {
     let unexplained: Vec<String> = engine_hits().iter().filter(|h| !ENGINE_ALLOWED.iter().any(|(p, _)| h.file == *p)).map(|h| format!("{}:{}: {}", h.file, h.line, h.pattern)).collect();
     assert!(
         unexplained.is_empty(),
-        "a workload family matches on Engine:: outside its tests: ask the dialect (engine.dialect(), src/db/dialect.rs) for what differs, or say why in ENGINE_ALLOWED\n{}",
+        "a workload family matches on Protocol:: outside its tests: ask the dialect (engine.dialect(), src/db/dialect.rs) for what differs, or say why in ENGINE_ALLOWED\n{}",
         unexplained.join("\n")
     );
 }
@@ -323,15 +323,15 @@ fn every_engine_exception_is_still_needed() {
     assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from ENGINE_ALLOWED\n{}", stale.join("\n"));
 }
 
-/// Every line of non-test code outside src/db/ that names an `Engine::`
+/// Every line of non-test code outside src/db/ that names a `Protocol::`
 /// variant.
 fn engine_hits_outside_db() -> Vec<Hit> {
     sources().iter().filter(|(rel, _)| !rel.starts_with("src/db/")).flat_map(|(rel, code)| engine_lines(rel, code)).collect()
 }
 
-/// The lines of a file's non-test code (comments blanked) that name an `Engine::` variant.
+/// The lines of a file's non-test code (comments blanked) that name a `Protocol::` variant.
 fn engine_lines(rel: &str, code: &str) -> Vec<Hit> {
-    without_tests(code).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Engine::")).map(|(n, l)| Hit { file: rel.to_string(), line: n + 1, pattern: l.trim().to_string() }).collect()
+    without_tests(code).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Protocol::")).map(|(n, l)| Hit { file: rel.to_string(), line: n + 1, pattern: l.trim().to_string() }).collect()
 }
 
 // Engines once differed by `match engine` in about twelve files outside
@@ -343,7 +343,7 @@ fn engines_are_matched_only_in_src_db() {
     let unexplained: Vec<String> = engine_hits_outside_db().iter().filter(|h| !listed(h)).map(|h| format!("{}:{}: {}", h.file, h.line, h.pattern)).collect();
     assert!(
         unexplained.is_empty(),
-        "Engine:: is matched outside src/db/: ask the engine (engine.dialect(), or a method on Engine in src/db/) for what differs, or say why in ENGINE_OUTSIDE_DB_ALLOWED\n{}",
+        "Protocol:: is matched outside src/db/: ask the engine (engine.dialect(), or a method on Protocol or Engine in src/db/) for what differs, or say why in ENGINE_OUTSIDE_DB_ALLOWED\n{}",
         unexplained.join("\n")
     );
 }
@@ -392,7 +392,7 @@ fn an_engine_is_one_folder_and_one_registry_line() {
 }
 
 /// An engine that shares another's wire protocol (a server that speaks
-/// MySQL's) has no client, no `Engine` variant and no case anywhere else:
+/// MySQL's) has no client, no `Protocol` variant and no case anywhere else:
 /// outside its folder, the engine registry and the sandbox registry (which
 /// starts one), its name appears in no code and no string.
 #[test]
@@ -474,10 +474,10 @@ fn recorded_engines_are_asked_not_matched_by_name() {
 /// out, code around them and a one-line test item's neighbours are kept.
 #[test]
 fn engine_scan_leaves_test_code_out() {
-    let src = "fn a() { x == Engine::Mysql }\n#[cfg(test)]\nuse crate::db::Engine;\nfn b() { Engine::Sqlite }\nimpl W {\n    #[cfg(test)]\n    #[allow(dead_code)]\n    fn t() {\n        Engine::Postgres\n    }\n    fn c() { Engine::Postgres }\n    #[cfg(test)]\n    fn u() -> Engine { Engine::Mysql }\n    fn v() { Engine::Mysql }\n}\n#[cfg(test)]\nconst E: [Engine; 1] = [\n    Engine::Mysql,\n];\n#[cfg(test)]\nmod tests {\n    fn d() {\n        Engine::Mysql;\n    }\n}\nfn e() { Engine::Sqlite }\n";
-    let kept: Vec<usize> = without_tests(&strip(src).0).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Engine::")).map(|(n, _)| n + 1).collect();
+    let src = "fn a() { x == Protocol::Mysql }\n#[cfg(test)]\nuse crate::db::Protocol;\nfn b() { Protocol::Sqlite }\nimpl W {\n    #[cfg(test)]\n    #[allow(dead_code)]\n    fn t() {\n        Protocol::Postgres\n    }\n    fn c() { Protocol::Postgres }\n    #[cfg(test)]\n    fn u() -> Protocol { Protocol::Mysql }\n    fn v() { Protocol::Mysql }\n}\n#[cfg(test)]\nconst E: [Protocol; 1] = [\n    Protocol::Mysql,\n];\n#[cfg(test)]\nmod tests {\n    fn d() {\n        Protocol::Mysql;\n    }\n}\nfn e() { Protocol::Sqlite }\n";
+    let kept: Vec<usize> = without_tests(&strip(src).0).lines().enumerate().filter(|(_, l)| starts_a_word(l, "Protocol::")).map(|(n, _)| n + 1).collect();
     assert_eq!(kept, vec![1, 4, 11, 14, 26]);
-    assert!(!starts_a_word("let e = MyEngine::X;", "Engine::"));
+    assert!(!starts_a_word("let e = MyProtocol::X;", "Protocol::"));
 }
 
 /// The command line sits on top: the modules a run goes through, and the

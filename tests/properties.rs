@@ -7,7 +7,7 @@
 //! found here becomes a named test in tests/regression.rs.
 
 use fairbench::db::url::{mask_url, Target};
-use fairbench::db::{Engine, SslMode};
+use fairbench::db::{Protocol, SslMode};
 use fairbench::label::Decoded;
 use fairbench::values;
 use fairbench::workload::family as label;
@@ -260,7 +260,7 @@ proptest! {
         let scheme = if pg { "postgres" } else { "mysql" };
         let url = format!("{scheme}://{}:{}@{host}:{port}/{}?ssl-mode={}", encode(&user), encode(&password), encode(&db), ssl.name());
         let t = Target::parse(&url).map_err(|e| TestCaseError::fail(format!("{url}: {e}")))?;
-        prop_assert_eq!(t.engine, if pg { Engine::Postgres } else { Engine::Mysql });
+        prop_assert_eq!(t.protocol, if pg { Protocol::Postgres } else { Protocol::Mysql });
         prop_assert_eq!(&t.user, &user);
         prop_assert_eq!(t.password.as_deref(), Some(password.as_str()));
         prop_assert_eq!(&t.hosts, &vec![(host.clone(), port)]);

@@ -17,8 +17,6 @@ use crate::model::record::{Finding, Severity};
 use crate::model::record::{LevelRec, RunRecord};
 use crate::stats::gaps::GapSpan;
 
-// Moved to crate::model::record; kept here so code naming them through the audit still compiles.
-
 fn finding(rule: &str, severity: Severity, runs: Vec<i64>, message: String, evidence: Vec<String>, advice: &str) -> Finding {
     Finding { rule: rule.into(), severity, runs, message, evidence, advice: advice.into() }
 }

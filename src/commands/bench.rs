@@ -109,7 +109,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let info = RunInfo {
         label: label.clone(),
         workload: plan.workload.clone(),
-        engine: cfg.spec().name().to_string(),
+        engine: cfg.engine().name().to_string(),
         target: cfg.target.to_string(),
         transport: cfg.target.transport().to_string(),
         percentile: c.percentile,

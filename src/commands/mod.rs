@@ -131,7 +131,7 @@ fn sqlite_file_exists(cfg: &ConnConfig) -> Result<()> {
     let t = &cfg.target;
     let path = t.path.as_deref().unwrap_or("");
     let in_memory = path.is_empty() || path == ":memory:" || path.starts_with("file:");
-    if t.engine.embedded() && !in_memory && !Path::new(path).exists() {
+    if t.protocol.embedded() && !in_memory && !Path::new(path).exists() {
         return Err(Error::Connect(format!("the database file {path} does not exist (`fairbench prepare` creates it)")));
     }
     Ok(())

@@ -2,7 +2,7 @@
 
 use crate::cli::ScenarioArgs;
 use crate::error::{Error, Result};
-use crate::scenario::{self, engines, Client, Report};
+use crate::scenario::{self, storage_engines, Client, Report};
 use std::path::PathBuf;
 
 /// A temp directory removed when dropped (unless the user chose it).
@@ -38,9 +38,9 @@ pub fn scenario(a: ScenarioArgs) -> Result<()> {
         if a.target.target.is_some() {
             eprintln!("note: scenario engines runs on sandboxes it starts itself: the target (--target / FAIRBENCH_TARGET) is not used");
         }
-        let o = engines::Options { rows: a.rows, engines: engines::parse_engines(a.engines.as_deref())?, work: work.path.clone(), quiet: a.json };
+        let o = storage_engines::Options { rows: a.rows, engines: storage_engines::parse_engines(a.engines.as_deref())?, work: work.path.clone(), quiet: a.json };
         let mut target = String::new();
-        let mut rep = engines::run(&o, &mut target)?;
+        let mut rep = storage_engines::run(&o, &mut target)?;
         rep.target = format!("sandboxes: {}", target.trim());
         rep.scenario = format!("engines ({} rows)", a.rows);
         rep
@@ -53,7 +53,7 @@ pub fn scenario(a: ScenarioArgs) -> Result<()> {
         let cfg = a.target.resolve()?;
         let target = cfg.target.clone();
         let mut client = Client::connect(cfg)?;
-        let name = target.engine.name().to_string();
+        let name = target.protocol.name().to_string();
         // Relative CSV paths are taken from the scenario file's directory.
         let base = path.parent().filter(|p| !p.as_os_str().is_empty()).map(PathBuf::from).unwrap_or_else(|| work.path.clone());
         let col = scenario::run_steps(&mut client, &f.steps, if a.work_dir.is_some() { &work.path } else { &base }, &name, a.json)?;

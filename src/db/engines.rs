@@ -1,16 +1,16 @@
 //! Engines as plug-ins. An engine is a folder under src/db/ (its client,
-//! its dialect, and a static implementing [`EngineSpec`]) plus one line in
+//! its dialect, and a static implementing [`Engine`]) plus one line in
 //! [`ENGINES`]. What differs between servers beyond the wire protocol is
 //! asked of the engine here, never matched on elsewhere: how it records
 //! its environment and counters, what a commit guarantees, and what its
 //! settings mean in common terms.
 //!
-//! [`Engine`] names the wire protocol (and so the client) a target is
+//! [`Protocol`] names the wire protocol (and so the client) a target is
 //! reached with; several engines may share one (a server that speaks
 //! MySQL's protocol is found by what it says it is).
 
 use super::facts::{DatasetTables, Server};
-use super::{Conn, ConnConfig, Dialect, Engine};
+use super::{Conn, ConnConfig, Dialect, Protocol};
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -18,26 +18,26 @@ use std::pin::Pin;
 
 /// The engines, one line each; a protocol's first engine is the one a
 /// target of that protocol is taken for until its server says otherwise.
-pub static ENGINES: &[&dyn EngineSpec] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB];
+pub static ENGINES: &[&dyn Engine] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB];
 
 pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 /// A future that may move between the runtime's threads (clients connect on any).
 pub type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What an engine says about itself beyond its SQL.
-pub trait EngineSpec: Sync {
+pub trait Engine: Sync {
     /// The name runs record (`mysql`, `postgres`, `sqlite`).
     fn name(&self) -> &'static str;
 
     /// The wire protocol (and client) it is reached with.
-    fn protocol(&self) -> Engine;
+    fn protocol(&self) -> Protocol;
 
     /// Its SQL forms.
     fn dialect(&self) -> &'static dyn Dialect;
 
     /// Whether a server of this engine's protocol that reports `version`
     /// (`SELECT VERSION()`) is this engine rather than the protocol's first.
-    fn claims(&self, _version: &str) -> bool {
+    fn recognizes(&self, _version: &str) -> bool {
         false
     }
 
@@ -110,23 +110,23 @@ pub trait EngineSpec: Sync {
 }
 
 /// The engine runs recorded under `name`.
-pub fn named(name: &str) -> Option<&'static dyn EngineSpec> {
+pub fn named(name: &str) -> Option<&'static dyn Engine> {
     ENGINES.iter().copied().find(|e| e.name() == name)
 }
 
 /// The engine a target of `protocol` is taken for.
-pub fn of(protocol: Engine) -> &'static dyn EngineSpec {
+pub fn of(protocol: Protocol) -> &'static dyn Engine {
     ENGINES.iter().copied().find(|e| e.protocol() == protocol).expect("every protocol has an engine")
 }
 
 /// Whether several engines speak `protocol`, so the server must say which it is.
-pub fn shared(protocol: Engine) -> bool {
+pub fn shared(protocol: Protocol) -> bool {
     ENGINES.iter().filter(|e| e.protocol() == protocol).count() > 1
 }
 
 /// The engine of a `protocol` server that reports `version`.
-pub fn claimed(protocol: Engine, version: &str) -> &'static dyn EngineSpec {
-    ENGINES.iter().copied().find(|e| e.protocol() == protocol && e.claims(version)).unwrap_or_else(|| of(protocol))
+pub fn recognized(protocol: Protocol, version: &str) -> &'static dyn Engine {
+    ENGINES.iter().copied().find(|e| e.protocol() == protocol && e.recognizes(version)).unwrap_or_else(|| of(protocol))
 }
 
 /// Says why a statement cannot run on an engine, or None when it can.
@@ -134,7 +134,7 @@ pub type Screen = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Which engine a target is, once its server said, and what it refuses.
 pub struct Identity {
-    pub spec: &'static dyn EngineSpec,
+    pub spec: &'static dyn Engine,
     pub screen: Option<Screen>,
 }
 

@@ -15,7 +15,7 @@
 //! value that cannot be used is one line naming the variable.
 
 use super::url::{Env, Given, Refused};
-use super::Engine;
+use super::Protocol;
 use crate::error::{Error, Result};
 use crate::usage;
 use std::path::{Path, PathBuf};
@@ -43,8 +43,8 @@ const SYSCONFDIR: &str = "/etc/postgresql-common";
 /// Fills what `g` leaves unset from a service file and the environment.
 pub fn fill(g: &mut Given, env: &Env) -> Result<()> {
     let var = |n: &str| env(n).filter(|v| !v.is_empty());
-    match g.engine {
-        Engine::Postgres => {
+    match g.protocol {
+        Protocol::Postgres => {
             // libpq: the service file's settings, then the variables, each
             // where nothing was given before.
             // `service=` (empty) in the URL: no service file, whatever PGSERVICE says.
@@ -72,7 +72,7 @@ pub fn fill(g: &mut Given, env: &Env) -> Result<()> {
                 }
             }
         }
-        Engine::Mysql => {
+        Protocol::Mysql => {
             let port_given = g.ports.is_some();
             if !is_set(g, "host") {
                 if let Some(v) = var("MYSQL_HOST") {
@@ -92,7 +92,7 @@ pub fn fill(g: &mut Given, env: &Env) -> Result<()> {
                 g.socket = var("MYSQL_UNIX_PORT");
             }
         }
-        Engine::Sqlite => {}
+        Protocol::Sqlite => {}
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! What a server says about itself: its settings, version, caches, the
 //! size of a workload's dataset and its counters, as each engine reads
-//! them (in its folder, behind [`super::engines::EngineSpec`]) and every
+//! them (in its folder, behind [`super::engines::Engine`]) and every
 //! engine records them.
 
 use super::Conn;

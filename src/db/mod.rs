@@ -25,7 +25,7 @@ pub mod url;
 pub use dialect::{Dialect, FkPath};
 pub use encode::{decimal_text, dollar_params, interpolate, timestamp_text};
 pub(crate) use encode::{push_decimal, push_int, push_scaled, push_timestamp};
-pub use engines::EngineSpec;
+pub use engines::Engine;
 pub use facts::{DatasetTables, Server};
 pub use rows::RowBuf;
 
@@ -34,7 +34,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-pub use url::{Engine, SslMode, Target};
+pub use url::{Protocol, SslMode, Target};
 
 /// A bound parameter. Integers bind as BIGINT everywhere (as sysbench does).
 #[derive(Clone, Copy, Debug)]
@@ -142,7 +142,7 @@ pub struct IgnoreList {
     pub all: bool,
     pub codes: Vec<String>,
     /// The default list, not one the user gave: the engine's own retryable
-    /// errors ([`EngineSpec::retryable`]) count as listed too.
+    /// errors ([`Engine::retryable`]) count as listed too.
     pub default: bool,
 }
 
@@ -212,16 +212,16 @@ impl ConnConfig {
 
     /// The engine of the target: what its server said it is once a
     /// connection opened, the protocol's first engine before.
-    pub fn spec(&self) -> &'static dyn EngineSpec {
-        self.identity.get().map_or_else(|| engines::of(self.target.engine), |i| i.spec)
+    pub fn engine(&self) -> &'static dyn Engine {
+        self.identity.get().map_or_else(|| engines::of(self.target.protocol), |i| i.spec)
     }
 
     /// The ignore list of the target's protocol.
     fn ignore(&self) -> Option<&IgnoreList> {
-        match self.target.engine {
-            Engine::Mysql => Some(&self.mysql_ignore),
-            Engine::Postgres => Some(&self.pgsql_ignore),
-            Engine::Sqlite => None,
+        match self.target.protocol {
+            Protocol::Mysql => Some(&self.mysql_ignore),
+            Protocol::Postgres => Some(&self.pgsql_ignore),
+            Protocol::Sqlite => None,
         }
     }
 }
@@ -273,10 +273,10 @@ impl Conn {
         let id = match self.cfg.identity.get() {
             Some(id) => id.clone(),
             None => {
-                let protocol = self.cfg.target.engine;
+                let protocol = self.cfg.target.protocol;
                 let spec = if engines::shared(protocol) {
                     let version = self.query_strings("SELECT VERSION()").await?.into_iter().next().and_then(|r| r.into_iter().next().flatten()).unwrap_or_default();
-                    engines::claimed(protocol, &version)
+                    engines::recognized(protocol, &version)
                 } else {
                     engines::of(protocol)
                 };
@@ -318,7 +318,7 @@ impl Conn {
     /// (by client number), so they spread over the survivors instead of
     /// all landing on the next one. Returns the host that answered.
     async fn open_any(cfg: &ConnConfig, host_index: usize, client: usize) -> DbResult<(Inner, usize)> {
-        if cfg.target.engine == Engine::Postgres {
+        if cfg.target.protocol == Protocol::Postgres {
             return Self::open_chosen(cfg).await;
         }
         let first = Self::open(cfg, host_index).await;
@@ -442,27 +442,27 @@ impl Conn {
     }
 
     async fn open(cfg: &ConnConfig, host_index: usize) -> DbResult<Inner> {
-        Ok(match cfg.target.engine {
+        Ok(match cfg.target.protocol {
             // The lean clients where they can serve this target exactly as
             // the drivers would; the drivers for everything else.
-            Engine::Mysql if fast::enabled() => match fast::my::MyFast::connect(cfg, host_index).await? {
+            Protocol::Mysql if fast::enabled() => match fast::my::MyFast::connect(cfg, host_index).await? {
                 fast::Choice::Fast(c) => Inner::MyFast(c),
                 fast::Choice::Fallback if fast::wire() == fast::Wire::Fast => return Err(fast::refused()),
                 fast::Choice::Fallback => Inner::My(mysql::MyConn::connect(cfg, host_index).await?),
             },
-            Engine::Postgres if fast::enabled() => match fast::pg::PgFast::connect(cfg, host_index).await? {
+            Protocol::Postgres if fast::enabled() => match fast::pg::PgFast::connect(cfg, host_index).await? {
                 fast::Choice::Fast(c) => Inner::PgFast(c),
                 fast::Choice::Fallback if fast::wire() == fast::Wire::Fast => return Err(fast::refused()),
                 fast::Choice::Fallback => Inner::Pg(postgres::PgConn::connect(cfg, host_index).await?),
             },
-            Engine::Mysql => Inner::My(mysql::MyConn::connect(cfg, host_index).await?),
-            Engine::Postgres => Inner::Pg(postgres::PgConn::connect(cfg, host_index).await?),
-            Engine::Sqlite => Inner::Lite(sqlite::LiteConn::connect(cfg)?),
+            Protocol::Mysql => Inner::My(mysql::MyConn::connect(cfg, host_index).await?),
+            Protocol::Postgres => Inner::Pg(postgres::PgConn::connect(cfg, host_index).await?),
+            Protocol::Sqlite => Inner::Lite(sqlite::LiteConn::connect(cfg)?),
         })
     }
 
-    pub fn engine(&self) -> Engine {
-        self.cfg.target.engine
+    pub fn protocol(&self) -> Protocol {
+        self.cfg.target.protocol
     }
 
     /// A connection pooler answering for the server (PostgreSQL over the
@@ -697,11 +697,11 @@ impl Conn {
     }
 
     fn classify(&self, mut e: DbError) -> DbError {
-        if self.cfg.target.engine == Engine::Postgres && is_lost_statement(&e) {
+        if self.cfg.target.protocol == Protocol::Postgres && is_lost_statement(&e) {
             e.message = LOST_STATEMENT.into();
         }
         if e.kind == ErrKind::Fatal {
-            let retry = self.cfg.ignore().is_some_and(|l| l.contains(&e.code) || (l.default && self.cfg.spec().retryable().contains(&e.code.as_str())));
+            let retry = self.cfg.ignore().is_some_and(|l| l.contains(&e.code) || (l.default && self.cfg.engine().retryable().contains(&e.code.as_str())));
             if retry {
                 e.kind = ErrKind::Retryable;
             }

@@ -7,7 +7,7 @@
 //! password is the target's already: `super::environ`.)
 
 use super::url::Env;
-use super::{Engine, Target};
+use super::{Protocol, Target};
 
 pub fn lookup(t: &Target, env: &Env) -> Option<String> {
     if let Some(p) = env("FAIRBENCH_PASSWORD") {
@@ -15,13 +15,13 @@ pub fn lookup(t: &Target, env: &Env) -> Option<String> {
     }
     // libpq reads an empty PGPASSWORD as none, and goes on to the file.
     let var = |n: &str| env(n).filter(|v| !v.is_empty());
-    match t.engine {
-        Engine::Mysql => var("HOME").and_then(|home| my_cnf(&std::fs::read_to_string(format!("{home}/.my.cnf")).ok()?)).or_else(|| var("MYSQL_PWD")),
-        Engine::Postgres => var("PGPASSWORD").or_else(|| {
+    match t.protocol {
+        Protocol::Mysql => var("HOME").and_then(|home| my_cnf(&std::fs::read_to_string(format!("{home}/.my.cnf")).ok()?)).or_else(|| var("MYSQL_PWD")),
+        Protocol::Postgres => var("PGPASSWORD").or_else(|| {
             let path = var("PGPASSFILE").or_else(|| Some(format!("{}/.pgpass", var("HOME")?)))?;
             pgpass(&std::fs::read_to_string(path).ok()?, t)
         }),
-        Engine::Sqlite => None,
+        Protocol::Sqlite => None,
     }
 }
 

@@ -10,18 +10,18 @@ use std::fmt;
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
+pub enum Protocol {
     Mysql,
     Postgres,
     Sqlite,
 }
 
-impl Engine {
+impl Protocol {
     pub fn name(self) -> &'static str {
         match self {
-            Engine::Mysql => "mysql",
-            Engine::Postgres => "postgres",
-            Engine::Sqlite => "sqlite",
+            Protocol::Mysql => "mysql",
+            Protocol::Postgres => "postgres",
+            Protocol::Sqlite => "sqlite",
         }
     }
 
@@ -29,16 +29,16 @@ impl Engine {
     /// a file the target names, the server is on this machine, and every
     /// call blocks its thread until done instead of suspending.
     pub fn embedded(self) -> bool {
-        self == Engine::Sqlite
+        self == Protocol::Sqlite
     }
 
     /// Where Debian's server packages listen on a unix socket (MySQL: the
     /// socket; PostgreSQL: its directory); None when there is no socket.
     pub fn default_socket(self) -> Option<&'static str> {
         match self {
-            Engine::Mysql => Some("/run/mysqld/mysqld.sock"),
-            Engine::Postgres => Some("/var/run/postgresql"),
-            Engine::Sqlite => None,
+            Protocol::Mysql => Some("/run/mysqld/mysqld.sock"),
+            Protocol::Postgres => Some("/var/run/postgresql"),
+            Protocol::Sqlite => None,
         }
     }
 }
@@ -92,7 +92,7 @@ impl SslMode {
 /// Where and how to connect. `Display` masks the password.
 #[derive(Clone, PartialEq)]
 pub struct Target {
-    pub engine: Engine,
+    pub protocol: Protocol,
     /// One or more `host:port`. MySQL: clients are spread over them
     /// round-robin. PostgreSQL: every connection takes the first host (in
     /// this order, or shuffled with `load_balance`) that accepts it and
@@ -137,8 +137,8 @@ impl Target {
     /// target gives).
     pub fn listen_address(&self, host: usize) -> (Option<u16>, Option<std::path::PathBuf>) {
         let port = self.hosts.get(host).or(self.hosts.first()).map(|h| h.1);
-        let socket = self.socket.as_ref().map(|s| match self.engine {
-            Engine::Postgres => std::path::Path::new(s).join(format!(".s.PGSQL.{}", port.unwrap_or(5432))),
+        let socket = self.socket.as_ref().map(|s| match self.protocol {
+            Protocol::Postgres => std::path::Path::new(s).join(format!(".s.PGSQL.{}", port.unwrap_or(5432))),
             _ => std::path::PathBuf::from(s),
         });
         (if socket.is_some() { None } else { port }, socket)
@@ -150,7 +150,7 @@ impl Target {
 
     pub fn sqlite(path: &str) -> Target {
         Target {
-            engine: Engine::Sqlite,
+            protocol: Protocol::Sqlite,
             hosts: vec![],
             socket: None,
             user: String::new(),
@@ -167,21 +167,21 @@ impl Target {
         }
     }
 
-    pub fn empty(engine: Engine) -> Target {
-        let (host, port, user, db) = match engine {
-            Engine::Mysql => ("localhost", 3306, "sbtest", "sbtest"),
-            Engine::Postgres => ("localhost", 5432, "sbtest", "sbtest"),
-            Engine::Sqlite => return Target::default_sqlite(),
+    pub fn empty(protocol: Protocol) -> Target {
+        let (host, port, user, db) = match protocol {
+            Protocol::Mysql => ("localhost", 3306, "sbtest", "sbtest"),
+            Protocol::Postgres => ("localhost", 5432, "sbtest", "sbtest"),
+            Protocol::Sqlite => return Target::default_sqlite(),
         };
         Target {
-            engine,
+            protocol,
             hosts: vec![(host.to_string(), port)],
             socket: None,
             user: user.to_string(),
             password: None,
             database: db.to_string(),
-            ssl_mode: match engine {
-                Engine::Postgres => SslMode::Preferred,
+            ssl_mode: match protocol {
+                Protocol::Postgres => SslMode::Preferred,
                 _ => SslMode::Disabled,
             },
             ssl_ca: None,
@@ -197,8 +197,8 @@ impl Target {
     /// "socket" or "tcp" (or "embedded"): recorded with every run, since the
     /// two differ by 30% and more on the same server.
     pub fn transport(&self) -> &'static str {
-        match (self.engine, &self.socket) {
-            (Engine::Sqlite, _) => "embedded",
+        match (self.protocol, &self.socket) {
+            (Protocol::Sqlite, _) => "embedded",
             (_, Some(_)) => "socket",
             _ => "tcp",
         }
@@ -243,7 +243,7 @@ pub fn process_env(name: &str) -> Option<String> {
 /// service file and the environment, then fairbench's defaults.
 #[derive(Clone)]
 pub struct Given {
-    pub engine: Engine,
+    pub protocol: Protocol,
     /// SQLite's database file (the only setting an embedded target has).
     pub path: Option<String>,
     pub hosts: Option<Vec<String>>,
@@ -289,9 +289,9 @@ impl From<Error> for Refused {
 }
 
 impl Given {
-    pub fn new(engine: Engine) -> Given {
+    pub fn new(protocol: Protocol) -> Given {
         Given {
-            engine,
+            protocol,
             path: None,
             hosts: None,
             ports: None,
@@ -335,13 +335,13 @@ impl Given {
         };
         let (scheme, rest) = s.split_once(':').ok_or_else(|| bad("no scheme"))?;
         let engine = match scheme.to_ascii_lowercase().as_str() {
-            "mysql" | "mariadb" => Engine::Mysql,
-            "postgres" | "postgresql" | "pgsql" => Engine::Postgres,
-            "sqlite" | "sqlite3" => Engine::Sqlite,
+            "mysql" | "mariadb" => Protocol::Mysql,
+            "postgres" | "postgresql" | "pgsql" => Protocol::Postgres,
+            "sqlite" | "sqlite3" => Protocol::Sqlite,
             _ => return Err(bad(&format!("unknown scheme '{scheme}'"))),
         };
         let mut g = Given::new(engine);
-        if engine == Engine::Sqlite {
+        if engine == Protocol::Sqlite {
             let path = rest.strip_prefix("//").unwrap_or(rest);
             let path = path.split('?').next().unwrap_or("");
             if path.is_empty() {
@@ -383,7 +383,7 @@ impl Given {
         let (mut hosts, mut ports) = (Vec::new(), Vec::new());
         for h in hostpart.split(',').filter(|h| !h.is_empty()) {
             let h = pct_decode(h);
-            if engine == Engine::Postgres && h.starts_with('/') {
+            if engine == Protocol::Postgres && h.starts_with('/') {
                 // libpq's `%2Fdir:5433`: the socket directory, then the server's port.
                 match h.rsplit_once(':') {
                     Some((dir, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
@@ -423,7 +423,7 @@ impl Given {
     /// Sets one connection parameter by its URL (libpq keyword) name:
     /// `_` and `-` alike, case aside.
     pub fn param(&mut self, key: &str, v: String) -> std::result::Result<(), Refused> {
-        let pg = self.engine == Engine::Postgres;
+        let pg = self.protocol == Protocol::Postgres;
         match key.to_ascii_lowercase().replace('_', "-").as_str() {
             "socket" | "host" if v.starts_with('/') => self.socket = Some(v),
             // libpq's `?host=h1,h2`: the host list, ports from `port=`.
@@ -452,7 +452,7 @@ impl Given {
             "options" if pg => self.options = Some(v),
             "service" if pg => self.service = Some(v),
             p @ ("target-session-attrs" | "load-balance-hosts") => {
-                return Err(Refused::Reason(format!("'{}' is a PostgreSQL parameter; a {} host list spreads the clients over the hosts round-robin", p.replace('-', "_"), self.engine.name())));
+                return Err(Refused::Reason(format!("'{}' is a PostgreSQL parameter; a {} host list spreads the clients over the hosts round-robin", p.replace('-', "_"), self.protocol.name())));
             }
             other if pg => {
                 return Err(Refused::Reason(format!(
@@ -468,11 +468,11 @@ impl Given {
     /// environment's settings where nothing was (`super::environ`), then
     /// fairbench's defaults.
     pub fn finish(mut self, env: &Env) -> Result<Target> {
-        if self.engine == Engine::Sqlite {
+        if self.protocol == Protocol::Sqlite {
             return Ok(Target::sqlite(self.path.as_deref().unwrap_or(DEFAULT_SQLITE_PATH)));
         }
         super::environ::fill(&mut self, env)?;
-        let mut t = Target::empty(self.engine);
+        let mut t = Target::empty(self.protocol);
         let default_port = t.hosts[0].1;
         let names: Vec<String> = match (self.hosts, self.hostaddr) {
             (Some(h), _) => h,
@@ -512,15 +512,15 @@ impl Given {
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.engine {
-            Engine::Sqlite => write!(f, "sqlite:{}", self.path.as_deref().unwrap_or("")),
+        match self.protocol {
+            Protocol::Sqlite => write!(f, "sqlite:{}", self.path.as_deref().unwrap_or("")),
             _ => {
-                write!(f, "{}://{}", self.engine.name(), self.user)?;
+                write!(f, "{}://{}", self.protocol.name(), self.user)?;
                 if self.password.is_some() {
                     f.write_str(":****")?;
                 }
                 f.write_str("@")?;
-                if self.engine == Engine::Postgres && self.socket.is_some() && self.hosts.is_empty() {
+                if self.protocol == Protocol::Postgres && self.socket.is_some() && self.hosts.is_empty() {
                     write!(f, "{}", self.socket.as_deref().unwrap_or(""))?;
                 } else {
                     let hs: Vec<String> = self.hosts.iter().map(hosts::host_port).collect();
@@ -673,7 +673,7 @@ mod tests {
     #[test]
     fn mysql_url_with_socket_and_ssl() {
         let t = Target::parse("mysql://u:p%40ss@db1:3307,db2/bench?socket=/tmp/m.sock&ssl-mode=REQUIRED").unwrap();
-        assert_eq!(t.engine, Engine::Mysql);
+        assert_eq!(t.protocol, Protocol::Mysql);
         assert_eq!(t.hosts, vec![("db1".to_string(), 3307), ("db2".to_string(), 3306)]);
         assert_eq!(t.password.as_deref(), Some("p@ss"));
         assert_eq!(t.database, "bench");

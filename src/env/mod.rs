@@ -160,7 +160,7 @@ pub fn per_core_if_local(cfg: &ConnConfig, threads: usize) -> usize {
 /// Whether the server runs on this machine (so host and disk figures describe it too).
 pub fn is_local(cfg: &ConnConfig) -> bool {
     let t = &cfg.target;
-    t.engine.embedded() || t.socket.is_some() || t.hosts.iter().all(|(h, _)| h == "localhost" || h.starts_with("127.") || h == "::1")
+    t.protocol.embedded() || t.socket.is_some() || t.hosts.iter().all(|(h, _)| h == "localhost" || h.starts_with("127.") || h == "::1")
 }
 
 /// A connection for snapshots, with the run's session settings applied.
@@ -170,10 +170,10 @@ pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn, String> {
 
 /// The server part of a snapshot, as its engine reads it; `tables` are the workload's.
 pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, errors: &mut Vec<String>) -> Server {
-    let spec = cfg.spec();
+    let spec = cfg.engine();
     let mut s = Server { engine: spec.name().to_string(), local: is_local(cfg), ..Server::default() };
     spec.capture(c, cfg, tables, &mut s, errors).await;
-    if cfg.target.engine.embedded() {
+    if cfg.target.protocol.embedded() {
         s.os_cache_bytes = mem_available();
     }
     s
@@ -195,7 +195,7 @@ pub async fn snapshot(c: Option<&mut Conn>, cfg: &ConnConfig, tables: &DatasetTa
     errors.extend(connect_error);
     let server = match c {
         Some(c) => server(c, cfg, tables, &mut errors).await,
-        None => Server { engine: cfg.spec().name().into(), local: is_local(cfg), ..Server::default() },
+        None => Server { engine: cfg.engine().name().into(), local: is_local(cfg), ..Server::default() },
     };
     Snapshot { taken_at: now_rfc3339(), server, host: host(), errors }
 }
@@ -271,7 +271,7 @@ impl Sampler {
                     // The server's own processes, when they run here (an embedded engine is this process).
                     // Behind a pooler the process listening is the pooler's, not the server's.
                     let pooled = first.server.pooler.is_some();
-                    let server_pid = if local && !cfg.target.engine.embedded() && !pooled {
+                    let server_pid = if local && !cfg.target.protocol.embedded() && !pooled {
                         let (port, socket) = cfg.target.listen_address(conn.as_ref().map_or(0, |c| c.host()));
                         proc::listener(port, socket.as_deref())
                     } else {
@@ -280,12 +280,12 @@ impl Sampler {
                     first.server.process = server_pid.map(|p| format!("{}, pid {p}", proc::command(p).unwrap_or_else(|| "?".into())));
                     if local {
                         // The disk of the data directory (an embedded engine's: its file's).
-                        let data = if cfg.target.engine.embedded() { cfg.target.path.clone() } else { cfg.spec().data_dir(&first.server) };
+                        let data = if cfg.target.protocol.embedded() { cfg.target.path.clone() } else { cfg.engine().data_dir(&first.server) };
                         first.server.data_device = data.and_then(|d| proc::disk_of(std::path::Path::new(&d)));
                     }
                     if pooled {
                         first.errors.push("the server's process: the target is a pooler, so the server's processes behind it are not measured".into());
-                    } else if local && !cfg.target.engine.embedded() && server_pid.is_none() {
+                    } else if local && !cfg.target.protocol.embedded() && server_pid.is_none() {
                         first.errors.push("the server's process: nothing on this host listens where the target points (its CPU per operation is not measured)".into());
                     }
                     let hardware = move || {
@@ -338,7 +338,7 @@ impl Sampler {
                         // A sample: counters now, deltas since the previous one.
                         let mut errs = Vec::new();
                         let mut cur = match conn.as_mut() {
-                            Some(c) => cfg.spec().counters(c, &start, &mut errs).await,
+                            Some(c) => cfg.engine().counters(c, &start, &mut errs).await,
                             None => BTreeMap::new(),
                         };
                         cur.extend(hardware());
@@ -384,7 +384,7 @@ impl Sampler {
             .ok();
         let snap = srx.recv_timeout(Duration::from_secs(15)).unwrap_or_else(|_| {
             let mut s = Snapshot { taken_at: now_rfc3339(), host: host(), ..Snapshot::default() };
-            s.server.engine = cfg2.spec().name().into();
+            s.server.engine = cfg2.engine().name().into();
             s.errors.push("the server snapshot did not complete in 15 s".into());
             s
         });

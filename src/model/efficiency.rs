@@ -176,7 +176,7 @@ pub struct Window<'a> {
 pub struct Whose<'a> {
     pub embedded: bool,
     pub data_device: Option<&'a str>,
-    pub spec: Option<&'static dyn crate::db::EngineSpec>,
+    pub spec: Option<&'static dyn crate::db::Engine>,
 }
 
 impl<'a> Whose<'a> {

@@ -17,8 +17,6 @@ use crate::stats::{mean_stddev, pct_ms, ClientTotals, Window};
 use serde_json::{json, Value};
 use std::io::Write;
 
-// Moved to crate::model; kept here so code naming it through the report still compiles.
-
 impl RunInfo {
     /// The engine runs inside fairbench (SQLite): the process's CPU is the
     /// client's and the engine's together.

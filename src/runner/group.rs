@@ -9,7 +9,7 @@
 //! its offset to it with a few round trips of the server's clock and
 //! sleeps until the start on its own clock corrected by that offset.
 
-use crate::db::{Conn, ConnConfig, Engine, StatementSet};
+use crate::db::{Conn, ConnConfig, Protocol, StatementSet};
 use crate::error::{Error, Result};
 use crate::model::{interrupted, GroupMember as Membership, StartGate};
 use std::sync::{Arc, Mutex};
@@ -61,7 +61,7 @@ impl Group {
     }
 
     async fn barrier_on(&self, conn: &mut Conn, round: usize) -> Result<Membership> {
-        let engine = conn.engine();
+        let engine = conn.protocol();
         let sql_err = |e: crate::db::DbError| Error::Sql(format!("group barrier table {TABLE}: {e}"));
         // PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against itself:
         // members creating the table at once may fail on a catalog unique
@@ -219,21 +219,21 @@ fn safe(s: &str) -> String {
     s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')).take(100).collect()
 }
 
-fn create_sql(engine: Engine) -> String {
+fn create_sql(engine: Protocol) -> String {
     let d = engine.dialect();
     let (text, float) = (d.text_up_to(200), d.double_type());
     format!("CREATE TABLE IF NOT EXISTS {TABLE} (grp {text} NOT NULL, round INTEGER NOT NULL, member {text} NOT NULL, host {text} NOT NULL, joined_ms BIGINT NOT NULL, offset_ms {float} NOT NULL, PRIMARY KEY (grp, round, member))")
 }
 
 /// The server's clock as ms since the Unix epoch.
-fn server_now_sql(engine: Engine) -> &'static str {
+fn server_now_sql(engine: Protocol) -> &'static str {
     engine.dialect().clock_ms_query()
 }
 
 /// Database clock minus local clock (ms), from the round trip with the
 /// shortest time: its midpoint is the best guess of when the server read it.
 async fn clock_offset(conn: &mut Conn) -> Result<f64> {
-    let sql = server_now_sql(conn.engine());
+    let sql = server_now_sql(conn.protocol());
     let mut best: Option<(f64, f64)> = None;
     for _ in 0..CLOCK_PROBES {
         let t0 = now_ms();

@@ -15,7 +15,7 @@
 pub mod group;
 
 use crate::db::connect_error;
-use crate::db::{Conn, ConnConfig, DbError, Engine, ErrKind};
+use crate::db::{Conn, ConnConfig, DbError, ErrKind, Protocol};
 use crate::error::{Error, Result};
 use crate::model::{Checkpoint, Interval, LevelOptions, LevelResult, RunControl, Sink, Stop, INTERRUPTED};
 use crate::rand::Rng;
@@ -182,7 +182,7 @@ pub const THREAD_PER_CLIENT_UP_TO: usize = 32;
 /// Worker threads for `threads` clients: one per client on SQLite (whose
 /// calls block), else `--client-threads`, else one per client up to
 /// [`THREAD_PER_CLIENT_UP_TO`], else one per CPU.
-fn worker_count(threads: usize, rc: &RunControl, engine: Engine) -> usize {
+fn worker_count(threads: usize, rc: &RunControl, engine: Protocol) -> usize {
     if engine.embedded() {
         return threads;
     }
@@ -218,7 +218,7 @@ fn flat(per_worker: &[Vec<ClientTotals>]) -> Vec<ClientTotals> {
 /// forced shutdown, the clients' set-up time limit.
 pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, opts: &LevelOptions, sink: &mut dyn Sink) -> Result<Level> {
     let threads = rc.threads.max(1);
-    let nworkers = worker_count(threads, rc, cfg.target.engine);
+    let nworkers = worker_count(threads, rc, cfg.target.protocol);
     let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut joins = Vec::new();
@@ -727,7 +727,7 @@ async fn client<W: Workload>(
     let mut steps_buf: Vec<(usize, u64)> = Vec::new();
     // SQLite calls complete without ever suspending: give the worker's
     // ticker (and arrival generator) a turn after every event.
-    let must_yield = conn.engine().embedded();
+    let must_yield = conn.protocol().embedded();
     // A cluster's nodes in the target: events are counted per node.
     let hosts = conn.hosts();
     let mut gaps = GapTracker::new(id, w.kinds().len(), Instant::now());

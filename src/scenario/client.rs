@@ -1,7 +1,7 @@
 //! The connection a scenario's steps share, and the target's command-line
 //! client for the imports that go through it.
 
-use crate::db::{Conn, ConnConfig, Engine, StatementSet, Target};
+use crate::db::{Conn, ConnConfig, Protocol, StatementSet, Target};
 use crate::error::{Error, Result};
 use crate::usage;
 use std::io::Write;
@@ -22,15 +22,15 @@ pub struct Client {
     cli: Option<PathBuf>,
 }
 
-pub(crate) fn find_client(engine: Engine) -> Result<PathBuf> {
+pub(crate) fn find_client(engine: Protocol) -> Result<PathBuf> {
     let names: &[&str] = match engine {
-        Engine::Mysql => &["mariadb", "mysql"],
-        Engine::Postgres => &["psql"],
-        Engine::Sqlite => return Err(usage!("scenarios run on MySQL-family servers and PostgreSQL, not SQLite")),
+        Protocol::Mysql => &["mariadb", "mysql"],
+        Protocol::Postgres => &["psql"],
+        Protocol::Sqlite => return Err(usage!("scenarios run on MySQL-family servers and PostgreSQL, not SQLite")),
     };
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-    if engine == Engine::Postgres {
+    if engine == Protocol::Postgres {
         dirs.extend(crate::server::pg_bindir());
     }
     for n in names {
@@ -40,7 +40,7 @@ pub(crate) fn find_client(engine: Engine) -> Result<PathBuf> {
             }
         }
     }
-    Err(crate::server::missing(names[0], if engine == Engine::Postgres { "postgresql-client" } else { "mariadb-client" }))
+    Err(crate::server::missing(names[0], if engine == Protocol::Postgres { "postgresql-client" } else { "mariadb-client" }))
 }
 
 /// A statement's result, or the server's error as one line.
@@ -65,7 +65,7 @@ impl Client {
     /// Opens the connection the steps share (the target's engine decides
     /// which; SQLite is refused).
     pub fn connect(cfg: ConnConfig) -> Result<Client> {
-        if cfg.target.engine == Engine::Sqlite {
+        if cfg.target.protocol == Protocol::Sqlite {
             return Err(usage!("scenarios run on MySQL-family servers and PostgreSQL, not SQLite"));
         }
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
@@ -127,7 +127,7 @@ impl Client {
         let bin = match &self.cli {
             Some(b) => b.clone(),
             None => {
-                let b = find_client(self.target.engine)?;
+                let b = find_client(self.target.protocol)?;
                 self.cli = Some(b.clone());
                 b
             }
@@ -137,8 +137,8 @@ impl Client {
         // read into it already, and must not override it here.
         let mut c = crate::server::environ::command(&bin);
         let (host, port) = t.hosts.first().cloned().unwrap_or(("127.0.0.1".into(), 0));
-        match t.engine {
-            Engine::Mysql => {
+        match t.protocol {
+            Protocol::Mysql => {
                 c.args(["--no-defaults", "-N", "-B", "--local-infile=1"]);
                 match &t.socket {
                     Some(s) => c.arg("--protocol=SOCKET").arg(format!("--socket={s}")),
@@ -214,7 +214,7 @@ impl Client {
     }
 
     pub(crate) fn is_pg(&self) -> bool {
-        self.target.engine == Engine::Postgres
+        self.target.protocol == Protocol::Postgres
     }
 
     /// The fastest of three `SELECT 1` through the command-line client:

@@ -13,10 +13,10 @@
 
 mod client;
 mod csv;
-pub mod engines;
 mod file;
 pub mod minio;
 mod run;
+pub mod storage_engines;
 mod store;
 mod table;
 

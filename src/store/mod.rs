@@ -32,8 +32,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-// The records moved to crate::model::record; kept here so code naming them through the store still compiles.
-
 const SCHEMA_VERSION: i64 = 1;
 
 const SCHEMA: &str = "

@@ -5,7 +5,7 @@
 //! stay the ones sysbench and BMK-kit use and no family reads another
 //! family's options; each family reads this struct back (`FamilyArgs::get`).
 
-use crate::db::Engine;
+use crate::db::Protocol;
 use crate::error::Result;
 use crate::usage;
 use crate::values::{self, parse_bool};
@@ -63,7 +63,7 @@ impl CommonArgs {
 
     /// What follows CREATE TABLE's closing parenthesis: the storage
     /// engine, the compression and the extra table options.
-    pub fn table_tail(&self, engine: Engine) -> Result<String> {
+    pub fn table_tail(&self, engine: Protocol) -> Result<String> {
         let d = engine.dialect();
         let mut tail = d.engine_clause(&self.mysql_storage_engine);
         if !self.table_compression.is_empty() {
@@ -94,12 +94,12 @@ mod tests {
     /// The text each engine received before the three families shared this code.
     #[test]
     fn table_tail_is_the_text_each_family_built() {
-        assert_eq!(args(&[]).table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = innodb */");
+        assert_eq!(args(&[]).table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = innodb */");
         let all = args(&["--mysql-storage-engine=RocksDB", "--table-compression=zlib", "--create-table-options=STATS_PERSISTENT=0"]);
-        assert_eq!(all.table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = RocksDB */ COMPRESSION='zlib' STATS_PERSISTENT=0");
-        assert_eq!(args(&["--table-compression=compressed"]).table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = innodb */ ROW_FORMAT=COMPRESSED");
-        assert_eq!(args(&["--table-compression=PAGE"]).table_tail(Engine::Mysql).unwrap(), "/*! ENGINE = innodb */ PAGE_COMPRESSED=1");
-        for e in [Engine::Postgres, Engine::Sqlite] {
+        assert_eq!(all.table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = RocksDB */ COMPRESSION='zlib' STATS_PERSISTENT=0");
+        assert_eq!(args(&["--table-compression=compressed"]).table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = innodb */ ROW_FORMAT=COMPRESSED");
+        assert_eq!(args(&["--table-compression=PAGE"]).table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = innodb */ PAGE_COMPRESSED=1");
+        for e in [Protocol::Postgres, Protocol::Sqlite] {
             assert_eq!(args(&[]).table_tail(e).unwrap(), "");
             assert_eq!(args(&["--create-table-options=WITH (fillfactor=90)"]).table_tail(e).unwrap(), " WITH (fillfactor=90)");
             assert!(args(&["--table-compression=zlib"]).table_tail(e).is_err());

@@ -92,7 +92,7 @@ pub trait Family: Sync + std::fmt::Debug {
     /// The workload this family runs when the command line names none but
     /// gives options only this family reads (a script file, say); None
     /// leaves the run to the default workload.
-    fn claims(&self, _args: &FamilyArgs) -> Option<&'static str> {
+    fn implied_workload(&self, _args: &FamilyArgs) -> Option<&'static str> {
         None
     }
 
@@ -223,16 +223,16 @@ impl clap::Args for FamilyArgs {
 }
 
 /// The workload a run is: the one the command line names, else one a
-/// family claims from the options given, else the default. A named
-/// workload of another family than the claiming one is an error: the
+/// family implies from the options given, else the default. A named
+/// workload of another family than the one implying it is an error: the
 /// options would be silently ignored.
 pub fn chosen_workload(named: &str, given: bool, args: &FamilyArgs) -> Result<String> {
-    let Some((family, claimed)) = FAMILIES.iter().find_map(|f| f.claims(args).map(|w| (*f, w))) else { return Ok(named.to_string()) };
+    let Some((family, implied)) = FAMILIES.iter().find_map(|f| f.implied_workload(args).map(|w| (*f, w))) else { return Ok(named.to_string()) };
     if !given {
-        return Ok(claimed.to_string());
+        return Ok(implied.to_string());
     }
     match find(named) {
-        Some(f) if f.name() != family.name() => Err(Error::Usage(format!("the options given run {claimed} ({}), not '{named}': drop '{named}' or those options", family.help()))),
+        Some(f) if f.name() != family.name() => Err(Error::Usage(format!("the options given run {implied} ({}), not '{named}': drop '{named}' or those options", family.help()))),
         _ => Ok(named.to_string()),
     }
 }

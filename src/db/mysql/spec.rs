@@ -2,9 +2,9 @@
 //! describes itself: global and session variables, InnoDB's counters, and
 //! what InnoDB's and the binary log's settings guarantee.
 
-use crate::db::engines::{on, Aspect, Common, DurClass, Durability, EngineSpec, Evidence, LocalFuture};
+use crate::db::engines::{on, Aspect, Common, DurClass, Durability, Engine, Evidence, LocalFuture};
 use crate::db::facts::{first_number, pairs, rows, tls_of, DatasetTables, Server};
-use crate::db::{Conn, ConnConfig, Dialect, Engine};
+use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
 
@@ -64,13 +64,13 @@ fn innodb_flush_method(s: &Server) -> Option<String> {
     Some(v.parse::<usize>().ok().and_then(|i| BY_NUMBER.get(i)).map(|n| n.to_string()).unwrap_or(v))
 }
 
-impl EngineSpec for Mysql {
+impl Engine for Mysql {
     fn name(&self) -> &'static str {
         "mysql"
     }
 
-    fn protocol(&self) -> Engine {
-        Engine::Mysql
+    fn protocol(&self) -> Protocol {
+        Protocol::Mysql
     }
 
     fn dialect(&self) -> &'static dyn Dialect {

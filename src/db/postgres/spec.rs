@@ -2,9 +2,9 @@
 //! statistics views its version has, a standby's replay lag, and what
 //! fsync and synchronous_commit guarantee.
 
-use crate::db::engines::{on, Aspect, Common, DurClass, Durability, EngineSpec, Evidence, LocalFuture};
+use crate::db::engines::{on, Aspect, Common, DurClass, Durability, Engine, Evidence, LocalFuture};
 use crate::db::facts::{first_number, rows, tls_of, value, DatasetTables, Server};
-use crate::db::{Conn, ConnConfig, Dialect, Engine};
+use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
 
@@ -102,13 +102,13 @@ fn pooler_text(p: crate::db::fast::pg::Pooler, prepared: bool) -> String {
     format!("pooler in front of the server (cancel key pid {} is not the server process {}); {form}", p.key_pid, p.backend_pid)
 }
 
-impl EngineSpec for Postgres {
+impl Engine for Postgres {
     fn name(&self) -> &'static str {
         "postgres"
     }
 
-    fn protocol(&self) -> Engine {
-        Engine::Postgres
+    fn protocol(&self) -> Protocol {
+        Protocol::Postgres
     }
 
     fn dialect(&self) -> &'static dyn Dialect {

@@ -1,9 +1,9 @@
 //! SQLite as it describes itself: its PRAGMAs, the pages of a workload's
 //! tables (dbstat), and what synchronous and journal_mode guarantee.
 
-use crate::db::engines::{DurClass, Durability, EngineSpec, Evidence, LocalFuture};
+use crate::db::engines::{DurClass, Durability, Engine, Evidence, LocalFuture};
 use crate::db::facts::{rows, value, DatasetTables, Server};
-use crate::db::{Conn, ConnConfig, Dialect, Engine};
+use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use std::collections::BTreeMap;
 
 pub struct Sqlite;
@@ -20,13 +20,13 @@ fn btrees(tables: &DatasetTables) -> String {
     }
 }
 
-impl EngineSpec for Sqlite {
+impl Engine for Sqlite {
     fn name(&self) -> &'static str {
         "sqlite"
     }
 
-    fn protocol(&self) -> Engine {
-        Engine::Sqlite
+    fn protocol(&self) -> Protocol {
+        Protocol::Sqlite
     }
 
     fn dialect(&self) -> &'static dyn Dialect {

@@ -7,9 +7,9 @@
 //! `information_schema.cluster_info` and its status port's metrics.
 
 use super::screen::Allowed;
-use crate::db::engines::{on, Aspect, Common, DurClass, Durability, EngineSpec, Evidence, LocalFuture, Screen, SendFuture};
+use crate::db::engines::{on, Aspect, Common, DurClass, Durability, Engine, Evidence, LocalFuture, Screen, SendFuture};
 use crate::db::facts::{first_number, pairs, rows, tls_of, value, DatasetTables, Server};
-use crate::db::{Conn, ConnConfig, Dialect, Engine};
+use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use crate::scrape;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -93,13 +93,13 @@ fn volatile(path: &str) -> bool {
     path.is_empty() || path.contains("tidb-unistore-temp")
 }
 
-impl EngineSpec for Tidb {
+impl Engine for Tidb {
     fn name(&self) -> &'static str {
         "tidb"
     }
 
-    fn protocol(&self) -> Engine {
-        Engine::Mysql
+    fn protocol(&self) -> Protocol {
+        Protocol::Mysql
     }
 
     fn dialect(&self) -> &'static dyn Dialect {
@@ -107,7 +107,7 @@ impl EngineSpec for Tidb {
     }
 
     /// TiDB reports a MySQL version with its own after it: `8.0.11-TiDB-v8.4.0`.
-    fn claims(&self, version: &str) -> bool {
+    fn recognizes(&self, version: &str) -> bool {
         version.contains("-TiDB-")
     }
 
@@ -273,9 +273,9 @@ mod tests {
     }
 
     #[test]
-    fn a_tidb_version_is_claimed_and_a_mysql_one_is_not() {
-        assert!(TIDB.claims("8.0.11-TiDB-v8.4.0-alpha-9-ge4e814f"));
-        assert!(!TIDB.claims("10.11.6-MariaDB-0+deb12u1"));
-        assert!(!TIDB.claims("8.0.36"));
+    fn a_tidb_version_is_recognized_and_a_mysql_one_is_not() {
+        assert!(TIDB.recognizes("8.0.11-TiDB-v8.4.0-alpha-9-ge4e814f"));
+        assert!(!TIDB.recognizes("10.11.6-MariaDB-0+deb12u1"));
+        assert!(!TIDB.recognizes("8.0.36"));
     }
 }

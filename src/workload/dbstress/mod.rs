@@ -16,7 +16,7 @@ pub mod options;
 
 use super::{Counters, Workload};
 use crate::db::Dialect;
-use crate::db::{Class, Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
+use crate::db::{Class, Conn, ConnConfig, DbResult, Param, Protocol, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{Dist, DistConfig, Rng};
 use crate::usage;
@@ -103,7 +103,7 @@ pub struct Dbstress {
     pub args: DbstressArgs,
     pub shared: Shared,
     pub mix: Mix,
-    pub engine: Engine,
+    pub engine: Protocol,
     pub names: Vec<Names>,
     dist: DistConfig,
     seed: u64,
@@ -134,7 +134,7 @@ pub fn write_ref(buf: &mut String, n: u64) {
 }
 
 impl Dbstress {
-    pub fn new(workload: &str, args: DbstressArgs, shared: Shared, dist: DistConfig, seed: u64, engine: Engine) -> Result<Dbstress> {
+    pub fn new(workload: &str, args: DbstressArgs, shared: Shared, dist: DistConfig, seed: u64, engine: Protocol) -> Result<Dbstress> {
         let read_only = workload == RO;
         if args.obj_table_size > 9_999_999_999 {
             return Err(usage!("--obj-table-size={}: a REF has 10 digits, so at most 9999999999 objects", args.obj_table_size));
@@ -425,7 +425,7 @@ impl Workload for Dbstress {
             // It never writes: the write options do not describe it.
             v.retain(|(k, _)| !["updates", "delete-inserts", "rw-ratio"].contains(&k.as_str()));
         }
-        if cfg.target.engine.dialect().has_storage_engines() {
+        if cfg.target.protocol.dialect().has_storage_engines() {
             v.push(("create-table-options".into(), self.shared.table_options.clone()));
             v.push(("table-compression".into(), self.shared.table_compression.clone()));
         }
@@ -452,7 +452,7 @@ impl Dbstress {
             "rand-type" => self.dist.kind.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.engine.dialect().has_storage_engines() => self.shared.storage_engine.clone(),
+            "mysql-storage-engine" if cfg.target.protocol.dialect().has_storage_engines() => self.shared.storage_engine.clone(),
             _ => return None,
         })
     }

@@ -482,19 +482,19 @@ impl Dataset for LinkBench {
 mod tests {
     use super::super::{props, Config, LinkbenchArgs};
     use super::*;
-    use crate::db::Engine;
+    use crate::db::Protocol;
 
     fn bench() -> LinkBench {
         let mut a = LinkbenchArgs::default_for_tests();
         a.maxid1 = Some(10_001);
         let p = props::Props::defaults(&props::MIX_FB2011);
-        LinkBench::new(Config::new(&p, &a, Engine::Sqlite).unwrap(), Engine::Sqlite, 7)
+        LinkBench::new(Config::new(&p, &a, Protocol::Sqlite).unwrap(), Protocol::Sqlite, 7)
     }
 
     /// A LinkBench on `engine`, with the two multiget statements of
     /// link_multiget_dist_max = 2; `prefixed` puts its tables in database
     /// (schema) linkdb0 and asks for 4 partitions.
-    fn on(engine: Engine, prefixed: bool) -> LinkBench {
+    fn on(engine: Protocol, prefixed: bool) -> LinkBench {
         let mut a = LinkbenchArgs::default_for_tests();
         a.maxid1 = Some(1001);
         if prefixed {
@@ -542,10 +542,10 @@ mod tests {
     #[test]
     fn sql_per_engine_is_pinned() {
         let mut got = String::new();
-        for (engine, prefixed) in [(Engine::Mysql, false), (Engine::Mysql, true), (Engine::Postgres, false), (Engine::Postgres, true), (Engine::Sqlite, false)] {
+        for (engine, prefixed) in [(Protocol::Mysql, false), (Protocol::Mysql, true), (Protocol::Postgres, false), (Protocol::Postgres, true), (Protocol::Sqlite, false)] {
             got.push_str(&format!("==== {} {}\n{}\n", engine.name(), if prefixed { "dbprefix=linkdb partitions=4" } else { "no dbprefix" }, sql_text(&on(engine, prefixed))));
         }
-        got.push_str(&format!("==== postgres COPY columns\n{}\n", load_types(&on(Engine::Postgres, false))));
+        got.push_str(&format!("==== postgres COPY columns\n{}\n", load_types(&on(Protocol::Postgres, false))));
         let want = include_str!("pinned_sql.txt");
         if let Some((n, (g, w))) = got.lines().zip(want.lines()).enumerate().find(|(_, (g, w))| g != w) {
             panic!("pinned_sql.txt line {}:\n want: {w}\n  got: {g}", n + 1);
@@ -559,8 +559,8 @@ mod tests {
         let mut a = LinkbenchArgs::default_for_tests();
         a.dbprefix = Some("linkdb".into());
         let p = props::Props::defaults(&props::MIX_FB2011);
-        assert!(Config::new(&p, &a, Engine::Sqlite).is_err());
-        assert!(Config::new(&p, &a, Engine::Postgres).is_ok() && Config::new(&p, &a, Engine::Mysql).is_ok());
+        assert!(Config::new(&p, &a, Protocol::Sqlite).is_err());
+        assert!(Config::new(&p, &a, Protocol::Postgres).is_ok() && Config::new(&p, &a, Protocol::Mysql).is_ok());
     }
 
     /// Every count row equals the links the chunk loads for its (id1, type).

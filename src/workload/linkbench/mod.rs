@@ -19,7 +19,7 @@ pub mod props;
 
 use super::{Counters, Workload};
 use crate::db::Dialect;
-use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
+use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, Protocol, StatementSet, StmtId};
 use crate::error::{Error, Result};
 use crate::rand::Rng;
 use crate::usage;
@@ -82,7 +82,7 @@ impl Shape {
 
     /// The shape asked for, or the engine's default: Java's where the
     /// server has ON DUPLICATE KEY UPDATE and multi-statement queries.
-    fn resolve(asked: Option<&str>, engine: Engine) -> Result<Shape> {
+    fn resolve(asked: Option<&str>, engine: Protocol) -> Result<Shape> {
         let java_sql = engine.dialect().duplicate_key_upsert();
         let default = if java_sql { Shape::Java } else { Shape::Locking };
         match asked.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
@@ -153,7 +153,7 @@ pub struct Config {
 impl Config {
     /// From the merged properties and the fairbench options given on the
     /// command line (which win: they are None unless given).
-    pub fn new(p: &Props, a: &LinkbenchArgs, engine: Engine) -> Result<Config> {
+    pub fn new(p: &Props, a: &LinkbenchArgs, engine: Protocol) -> Result<Config> {
         let mix = p.mix()?;
         let base = mix_by_name(&a.linkbench_mix).ok_or_else(|| usage!("--linkbench-mix={}: write fb2011 or mdc2017", a.linkbench_mix))?;
         let base_name = if std::ptr::eq(base, &props::MIX_FB2011) { "FB2011" } else { "MDC2017" };
@@ -230,7 +230,7 @@ impl Config {
     /// The note for `--linkbench-partitions` where it changes nothing:
     /// fairbench partitions linktable with MySQL's PARTITION BY KEY(id1),
     /// as LinkBench's DDL does, and nowhere else.
-    pub fn partitions_note(&self, engine: Engine) -> Option<String> {
+    pub fn partitions_note(&self, engine: Protocol) -> Option<String> {
         if self.partitions == 0 || engine.dialect().key_partitions("id1", self.partitions).is_some() {
             return None;
         }
@@ -345,7 +345,7 @@ struct JavaStmts {
 #[derive(Clone)]
 pub struct LinkBench {
     pub cfg: Config,
-    pub engine: Engine,
+    pub engine: Protocol,
     seed: u64,
     set: Arc<StatementSet>,
     st: Vec<DbStmts>,
@@ -392,7 +392,7 @@ pub struct LinkBenchClient {
 }
 
 impl LinkBench {
-    pub fn new(cfg: Config, engine: Engine, seed: u64) -> LinkBench {
+    pub fn new(cfg: Config, engine: Protocol, seed: u64) -> LinkBench {
         let n = cfg.nodes();
         let mut w = LinkBench {
             degree: Shuffler::new(dist::NLINKS_SEED, dist::SHUFFLE_GROUPS, n),
@@ -953,7 +953,7 @@ mod tests {
     fn links_split_as_linkbench_does() {
         let a = LinkbenchArgs::default_for_tests();
         let p = Props::defaults(&props::MIX_FB2011);
-        let cfg = Config::new(&p, &a, Engine::Mysql).unwrap();
+        let cfg = Config::new(&p, &a, Protocol::Mysql).unwrap();
         assert_eq!(cfg.links_of_type(5, 0) + cfg.links_of_type(5, 1), 6);
         assert_eq!(cfg.links_of_type(1, 0) + cfg.links_of_type(1, 1), 1);
         assert_eq!(cfg.links_of_type(0, 0) + cfg.links_of_type(0, 1), 0);
@@ -964,27 +964,27 @@ mod tests {
         let mut a = LinkbenchArgs::default_for_tests();
         a.linkbench_partitions = 4;
         let p = Props::defaults(&props::MIX_FB2011);
-        for engine in [Engine::Postgres, Engine::Sqlite] {
+        for engine in [Protocol::Postgres, Protocol::Sqlite] {
             let note = Config::new(&p, &a, engine).unwrap().partitions_note(engine).unwrap();
             assert!(note.starts_with("note: --linkbench-partitions=4 has no effect on ") && !note.contains('\n'), "{note}");
         }
-        assert_eq!(Config::new(&p, &a, Engine::Mysql).unwrap().partitions_note(Engine::Mysql), None);
+        assert_eq!(Config::new(&p, &a, Protocol::Mysql).unwrap().partitions_note(Protocol::Mysql), None);
         a.linkbench_partitions = 0;
-        assert_eq!(Config::new(&p, &a, Engine::Postgres).unwrap().partitions_note(Engine::Postgres), None);
+        assert_eq!(Config::new(&p, &a, Protocol::Postgres).unwrap().partitions_note(Protocol::Postgres), None);
     }
 
     #[test]
     fn shape_defaults_to_java_on_mysql_only() {
         let p = Props::defaults(&props::MIX_FB2011);
         let mut a = LinkbenchArgs::default_for_tests();
-        assert_eq!(Config::new(&p, &a, Engine::Mysql).unwrap().shape, Shape::Java);
-        assert_eq!(Config::new(&p, &a, Engine::Postgres).unwrap().shape, Shape::Locking);
-        assert_eq!(Config::new(&p, &a, Engine::Sqlite).unwrap().shape, Shape::Locking);
+        assert_eq!(Config::new(&p, &a, Protocol::Mysql).unwrap().shape, Shape::Java);
+        assert_eq!(Config::new(&p, &a, Protocol::Postgres).unwrap().shape, Shape::Locking);
+        assert_eq!(Config::new(&p, &a, Protocol::Sqlite).unwrap().shape, Shape::Locking);
         a.linkbench_shape = Some("locking".into());
-        assert_eq!(Config::new(&p, &a, Engine::Mysql).unwrap().shape, Shape::Locking);
+        assert_eq!(Config::new(&p, &a, Protocol::Mysql).unwrap().shape, Shape::Locking);
         a.linkbench_shape = Some("java".into());
-        assert!(Config::new(&p, &a, Engine::Postgres).is_err() && Config::new(&p, &a, Engine::Sqlite).is_err());
+        assert!(Config::new(&p, &a, Protocol::Postgres).is_err() && Config::new(&p, &a, Protocol::Sqlite).is_err());
         a.linkbench_shape = Some("fast".into());
-        assert!(Config::new(&p, &a, Engine::Mysql).is_err());
+        assert!(Config::new(&p, &a, Protocol::Mysql).is_err());
     }
 }

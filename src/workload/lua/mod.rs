@@ -87,7 +87,7 @@ impl ScriptArgs {
         let c = &a.control;
         let r = &a.rand;
         let threads = c.threads.0.iter().copied().max().unwrap_or(1);
-        let db_driver = driver::option_value(a.target.resolve().ok().map(|cfg| cfg.target.engine));
+        let db_driver = driver::option_value(a.target.resolve().ok().map(|cfg| cfg.target.protocol));
         let generic = vec![
             ("threads".into(), OptVal::Int(threads as i64)),
             ("time".into(), OptVal::Num(c.time)),

@@ -10,7 +10,7 @@
 
 use super::api::{error_line, Ctx};
 use super::{driver, ffi};
-use crate::db::{Class, Conn, DbError, Engine, ErrKind, Param, RowBuf, StmtId};
+use crate::db::{Class, Conn, DbError, ErrKind, Param, Protocol, RowBuf, StmtId};
 use mlua::ffi as lua;
 use mlua::{Function, Lua, Table, Value};
 use std::os::raw::c_int;
@@ -401,8 +401,8 @@ fn is_trx(sql: &str) -> bool {
 }
 
 impl Ctx {
-    fn engine(&self) -> Engine {
-        self.shared.cfg.target.engine
+    fn engine(&self) -> Protocol {
+        self.shared.cfg.target.protocol
     }
 
     /// A request can only be made from a callback that [`drive`] runs.

@@ -8,7 +8,7 @@ pub mod options;
 pub mod prepare;
 
 use super::{Checked, Counters, Workload};
-use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, Engine, ErrKind, Param, StatementSet, StmtId};
+use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, Protocol, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
 use crate::usage;
@@ -149,7 +149,7 @@ pub struct Oltp {
     pub mix: Mix,
     pub dist: DistConfig,
     pub seed: u64,
-    pub engine: Engine,
+    pub engine: Protocol,
     /// Built on first use: a run over 100k tables has a million
     /// statements, and a command that stops before the run (tables
     /// missing, cleanup, prepare) should not pay for them.
@@ -188,7 +188,7 @@ pub struct OltpClient {
 }
 
 impl Oltp {
-    pub fn new(test: &str, args: OltpArgs, common: CommonArgs, dist: DistConfig, seed: u64, engine: Engine, clients: usize) -> Result<Oltp> {
+    pub fn new(test: &str, args: OltpArgs, common: CommonArgs, dist: DistConfig, seed: u64, engine: Protocol, clients: usize) -> Result<Oltp> {
         let mix = Mix::resolve(test, &args)?;
         if matches!(mix.kind, Kind::RandomPoints | Kind::RandomRanges) && args.tables != 1 {
             return Err(usage!("{test} works on one table only: use --tables=1"));
@@ -212,7 +212,7 @@ impl Oltp {
         self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.engine, self.for_update))
     }
 
-    fn build_statements(args: &OltpArgs, mix: &Mix, engine: Engine, for_update: bool) -> Stmts {
+    fn build_statements(args: &OltpArgs, mix: &Mix, engine: Protocol, for_update: bool) -> Stmts {
         let d = engine.dialect();
         let mut set = StatementSet::default();
         let hint = hint_comment(&args.query_hint);
@@ -667,7 +667,7 @@ impl Workload for Oltp {
         v.push(("for-update".into(), crate::values::bool_str(self.for_update).into()));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !cfg.target.engine.dialect().has_storage_engines() {
+        if !cfg.target.protocol.dialect().has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -718,7 +718,7 @@ impl Oltp {
             "range-size" => self.args.range_size.to_string(),
             "reconnect" => self.common.reconnect.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.engine.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.target.protocol.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

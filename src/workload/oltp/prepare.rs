@@ -4,7 +4,7 @@
 //! its rows are in, while the other tables are still loading.
 
 use super::{Kind, Oltp};
-use crate::db::{ColType, Column, Conn, ConnConfig, Engine, LoadMode, Row, RowSource, StatementSet};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Protocol, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
@@ -123,7 +123,7 @@ impl Oltp {
 
 /// What is left to do on a table once its rows are in.
 struct TableFinish {
-    engine: Engine,
+    engine: Protocol,
     auto_inc: bool,
     /// Build the secondary index on k once the rows are in.
     secondary: bool,
@@ -157,7 +157,7 @@ impl TableFinish {
 }
 
 /// The secondary index on k of table `t`, unless the table has it already.
-async fn secondary_index(conn: &mut Conn, engine: Engine, prefix: &str, t: &str, say: bool) -> Result<()> {
+async fn secondary_index(conn: &mut Conn, engine: Protocol, prefix: &str, t: &str, say: bool) -> Result<()> {
     if say {
         println!("Creating a secondary index on '{t}'...");
     }
@@ -340,7 +340,7 @@ fn report_complete(names: &[String], complete: &[AtomicBool]) {
 
 /// The tables named `prefix...` that exist, lower-cased (PostgreSQL folds
 /// unquoted names, MySQL may too).
-async fn existing_tables(conn: &mut Conn, engine: Engine, prefix: &str) -> Result<std::collections::HashSet<String>> {
+async fn existing_tables(conn: &mut Conn, engine: Protocol, prefix: &str) -> Result<std::collections::HashSet<String>> {
     let sql = engine.dialect().tables_like(prefix);
     let rows = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("listing tables: {e}")))?;
     Ok(rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).map(|n| n.to_ascii_lowercase()).collect())
@@ -366,7 +366,7 @@ pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
 }
 
 /// Why prepare loads on fewer connections than --threads, or None when it does not.
-fn fewer_loaders_note(engine: Engine, loaders: usize, threads: usize) -> Option<String> {
+fn fewer_loaders_note(engine: Protocol, loaders: usize, threads: usize) -> Option<String> {
     if loaders >= threads {
         return None;
     }
@@ -588,7 +588,7 @@ mod tests {
         A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
     }
 
-    fn create(engine: Engine, extra: &[&str]) -> Result<Vec<String>> {
+    fn create(engine: Protocol, extra: &[&str]) -> Result<Vec<String>> {
         let w = Oltp::new("oltp_read_write", parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, engine, 1)?;
         w.create_sql("sbtest1")
     }
@@ -599,12 +599,12 @@ mod tests {
     fn create_sql_per_engine() {
         let cols = "id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
         assert_eq!(
-            create(Engine::Mysql, &["--secondary", "--table-partitions=2"]).unwrap(),
+            create(Protocol::Mysql, &["--secondary", "--table-partitions=2"]).unwrap(),
             vec![format!("CREATE TABLE sbtest1 (\n  {cols},\n  KEY xid (id)\n) /*! ENGINE = innodb */ PARTITION BY HASH(id) PARTITIONS 2")]
         );
         let pg_cols = "id SERIAL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
         assert_eq!(
-            create(Engine::Postgres, &["--secondary", "--table-partitions=2"]).unwrap(),
+            create(Protocol::Postgres, &["--secondary", "--table-partitions=2"]).unwrap(),
             vec![
                 format!("CREATE TABLE sbtest1 (\n  {pg_cols}\n) PARTITION BY HASH (id)"),
                 "CREATE TABLE sbtest1_p0 PARTITION OF sbtest1 FOR VALUES WITH (MODULUS 2, REMAINDER 0)".to_string(),
@@ -613,11 +613,11 @@ mod tests {
             ]
         );
         let lite_cols = "id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
-        assert_eq!(create(Engine::Sqlite, &[]).unwrap(), vec![format!("CREATE TABLE sbtest1 (\n  {lite_cols},\n  PRIMARY KEY (id)\n) ")]);
-        assert!(create(Engine::Sqlite, &["--table-partitions=2"]).is_err());
+        assert_eq!(create(Protocol::Sqlite, &[]).unwrap(), vec![format!("CREATE TABLE sbtest1 (\n  {lite_cols},\n  PRIMARY KEY (id)\n) ")]);
+        assert!(create(Protocol::Sqlite, &["--table-partitions=2"]).is_err());
     }
 
-    use super::{Engine, Oltp, Pieces, Result};
+    use super::{Oltp, Pieces, Protocol, Result};
 
     #[test]
     fn pieces_spread_loaders_over_tables_and_keep_their_ranges() {

@@ -35,7 +35,7 @@ impl Family for PgscriptFamily {
         PgscriptArgs::augment_args(cmd)
     }
 
-    fn claims(&self, args: &FamilyArgs) -> Option<&'static str> {
+    fn implied_workload(&self, args: &FamilyArgs) -> Option<&'static str> {
         let a: PgscriptArgs = args.get().ok()?;
         if !a.pgbench_script.is_empty() || a.builtin.len() > 1 {
             Some(SCRIPTS)
@@ -68,7 +68,7 @@ impl Family for PgscriptFamily {
             w.workload = SCRIPTS.to_string();
         }
         // Simple sends text; extended and prepared bind parameters.
-        cfg.prepared = w.protocol != super::Protocol::Simple;
+        cfg.prepared = w.query_mode != super::QueryMode::Simple;
         Ok(Some(BenchRun::new(w, cfg)))
     }
 }

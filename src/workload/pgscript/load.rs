@@ -119,7 +119,7 @@ impl Dataset for PgScripts {
     }
 
     async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let engine = cfg.target.engine;
+        let engine = cfg.target.protocol;
         let scale = self.scale_given.unwrap_or(1);
         let mut conn = connect(&cfg).await?;
         for sql in engine.dialect().drop_tables(&TABLES) {
@@ -166,7 +166,7 @@ impl Dataset for PgScripts {
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
-        for sql in cfg.target.engine.dialect().drop_tables(&TABLES) {
+        for sql in cfg.target.protocol.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
         conn.close().await;
@@ -179,7 +179,7 @@ impl Dataset for PgScripts {
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = connect(&cfg).await?;
         for t in TABLES {
-            for sql in cfg.target.engine.dialect().prewarm_queries(t) {
+            for sql in cfg.target.protocol.dialect().prewarm_queries(t) {
                 ddl(&mut conn, &sql).await?;
             }
         }

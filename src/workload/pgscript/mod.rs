@@ -32,19 +32,20 @@ pub const SCRIPTS: &str = "pgscript";
 /// pgbench's tables, children first.
 pub const TABLES: [&str; 4] = ["pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"];
 
+/// pgbench's `--protocol` (its source calls it the query mode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
+pub enum QueryMode {
     Simple,
     Extended,
     Prepared,
 }
 
-impl Protocol {
+impl QueryMode {
     pub fn name(self) -> &'static str {
         match self {
-            Protocol::Simple => "simple",
-            Protocol::Extended => "extended",
-            Protocol::Prepared => "prepared",
+            QueryMode::Simple => "simple",
+            QueryMode::Extended => "extended",
+            QueryMode::Prepared => "prepared",
         }
     }
 }
@@ -53,7 +54,7 @@ pub struct PgScripts {
     pub workload: String,
     pub scripts: Vec<Script>,
     pub names: Names,
-    pub protocol: Protocol,
+    pub query_mode: QueryMode,
     /// `--scale` as given; None: read from pgbench_branches (built-ins) or 1.
     pub scale_given: Option<i64>,
     /// The scale the run uses, known once the tables were looked at.
@@ -126,11 +127,11 @@ impl PgScripts {
             defines.push((names.slot(n), Value::Str(v.to_string())));
         }
         let protocol = match args.protocol.as_deref() {
-            Some("simple") => Protocol::Simple,
-            Some("extended") => Protocol::Extended,
-            Some(_) => Protocol::Prepared,
-            None if prepared_default => Protocol::Prepared,
-            None => Protocol::Simple,
+            Some("simple") => QueryMode::Simple,
+            Some("extended") => QueryMode::Extended,
+            Some(_) => QueryMode::Prepared,
+            None if prepared_default => QueryMode::Prepared,
+            None => QueryMode::Simple,
         };
         let mut set = StatementSet::default();
         for s in &mut scripts {
@@ -146,7 +147,7 @@ impl PgScripts {
             workload: workload.to_string(),
             scripts,
             names,
-            protocol,
+            query_mode: protocol,
             scale_given: scale.map(i64::from),
             scale: AtomicI64::new(scale.map(i64::from).unwrap_or(1)),
             builtins_only,
@@ -183,7 +184,7 @@ impl PgScripts {
     }
 
     async fn run_sql(&self, conn: &mut Conn, c: &mut PgClient, q: &mut Counters, sql: &Sql, path: &str, line: usize) -> DbResult<()> {
-        let rows = if self.protocol == Protocol::Simple {
+        let rows = if self.query_mode == QueryMode::Simple {
             c.text.clear();
             for p in &sql.parts {
                 match p {
@@ -399,8 +400,8 @@ impl Workload for PgScripts {
             ("script".to_string(), join(&|s| s.path.clone())),
             ("script-sha256".to_string(), join(&|s| s.sha256.clone())),
             ("script-weights".to_string(), join(&|s| s.weight.to_string())),
-            ("protocol".to_string(), self.protocol.name().to_string()),
-            ("db-ps-mode".to_string(), if self.protocol == Protocol::Simple { "disable" } else { "auto" }.to_string()),
+            ("protocol".to_string(), self.query_mode.name().to_string()),
+            ("db-ps-mode".to_string(), if self.query_mode == QueryMode::Simple { "disable" } else { "auto" }.to_string()),
             ("scale".to_string(), self.scale().to_string()),
             ("transport".to_string(), cfg.target.transport().to_string()),
         ];

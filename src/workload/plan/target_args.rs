@@ -2,7 +2,7 @@
 //! `--mysql-*` and `--pgsql-*` options so existing command lines carry over.
 
 use crate::db::url::{Env, Given};
-use crate::db::{ConnConfig, Engine, IgnoreList, SslMode};
+use crate::db::{ConnConfig, IgnoreList, Protocol, SslMode};
 use crate::error::Result;
 use crate::usage;
 use crate::values;
@@ -141,22 +141,22 @@ impl TargetArgs {
         let driver = self.db_driver.as_deref().map(str::to_ascii_lowercase);
         let mut g = match (&self.target, driver.as_deref()) {
             (Some(u), _) => Given::parse(u)?,
-            (None, Some("mysql") | Some("mariadb")) => Given::new(Engine::Mysql),
-            (None, Some("pgsql") | Some("postgres") | Some("postgresql")) => Given::new(Engine::Postgres),
+            (None, Some("mysql") | Some("mariadb")) => Given::new(Protocol::Mysql),
+            (None, Some("pgsql") | Some("postgres") | Some("postgresql")) => Given::new(Protocol::Postgres),
             (None, Some("sqlite") | Some("sqlite3")) | (None, None) => {
                 if self.mysql_host.is_some() || self.mysql_socket.is_some() {
-                    Given::new(Engine::Mysql)
+                    Given::new(Protocol::Mysql)
                 } else if self.pgsql_host.is_some() {
-                    Given::new(Engine::Postgres)
+                    Given::new(Protocol::Postgres)
                 } else {
-                    Given::new(Engine::Sqlite)
+                    Given::new(Protocol::Sqlite)
                 }
             }
             (None, Some(d)) => return Err(usage!("unknown --db-driver '{d}': use mysql, pgsql or sqlite")),
         };
         let port = |p: Option<u16>| p.map(|p| vec![Some(p)]);
-        match g.engine {
-            Engine::Mysql => {
+        match g.protocol {
+            Protocol::Mysql => {
                 if let Some(h) = &self.mysql_host {
                     g.hosts = Some(h.split(',').filter(|s| !s.is_empty()).map(String::from).collect());
                     g.ports = port(self.mysql_port);
@@ -172,7 +172,7 @@ impl TargetArgs {
                 }
                 set(&mut g.ssl_ca, &self.mysql_ssl_ca);
             }
-            Engine::Postgres => {
+            Protocol::Postgres => {
                 if let Some(h) = &self.pgsql_host {
                     if h.starts_with('/') {
                         g.socket = Some(h.clone());
@@ -195,19 +195,19 @@ impl TargetArgs {
                     g.ssl_mode = Some(SslMode::parse(m)?);
                 }
             }
-            Engine::Sqlite => {}
+            Protocol::Sqlite => {}
         }
         let mut t = g.finish(env)?;
         match self.transport.as_deref().map(str::to_ascii_lowercase).as_deref() {
             None => {}
             Some("tcp") => t.socket = None,
             Some("socket") if t.socket.is_none() => {
-                t.socket = t.engine.default_socket().map(String::from);
+                t.socket = t.protocol.default_socket().map(String::from);
             }
             Some("socket") => {}
             Some(o) => return Err(usage!("--transport={o}: use socket or tcp")),
         }
-        if t.password.is_none() && t.engine != Engine::Sqlite {
+        if t.password.is_none() && t.protocol != Protocol::Sqlite {
             t.password = crate::db::password::lookup(&t, env);
         }
         let mut cfg = ConnConfig::new(t);

@@ -28,7 +28,7 @@ pub mod values;
 
 use super::{Counters, Workload};
 use crate::db::Dialect;
-use crate::db::{Conn, ConnConfig, DbResult, Engine, Param, StatementSet, StmtId};
+use crate::db::{Conn, ConnConfig, DbResult, Param, Protocol, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::Rng;
 use crate::usage;
@@ -142,7 +142,7 @@ pub struct Tpcc {
     pub args: TpccArgs,
     /// The options every family shares (engine, table options, loading, retries, locking reads).
     pub common: CommonArgs,
-    pub engine: Engine,
+    pub engine: Protocol,
     pub warehouses: u32,
     pub datasets: u32,
     pub names: Vec<Names>,
@@ -201,7 +201,7 @@ fn parse_mix(s: &str) -> Result<[u32; 5]> {
 }
 
 /// Session SQL for `--isolation` on every connection.
-pub fn session_sql(engine: Engine, isolation: &str) -> Result<Vec<String>> {
+pub fn session_sql(engine: Protocol, isolation: &str) -> Result<Vec<String>> {
     let level = match isolation.to_ascii_uppercase().as_str() {
         "" => return Ok(vec![]),
         "RR" | "REPEATABLE-READ" | "REPEATABLE READ" => "REPEATABLE READ",
@@ -213,7 +213,7 @@ pub fn session_sql(engine: Engine, isolation: &str) -> Result<Vec<String>> {
 }
 
 impl Tpcc {
-    pub fn new(args: TpccArgs, common: CommonArgs, seed: u64, engine: Engine) -> Result<Tpcc> {
+    pub fn new(args: TpccArgs, common: CommonArgs, seed: u64, engine: Protocol) -> Result<Tpcc> {
         if args.warehouses == 0 || args.datasets == 0 {
             return Err(usage!("--warehouses and --datasets must be at least 1"));
         }
@@ -620,7 +620,7 @@ impl Workload for Tpcc {
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !cfg.target.engine.dialect().has_storage_engines() {
+        if !cfg.target.protocol.dialect().has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -647,7 +647,7 @@ impl Tpcc {
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.engine.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.target.protocol.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

@@ -3,8 +3,8 @@
 //! NULL / DEFAULT for the "not delivered yet" columns, history with or
 //! without a primary key.
 
-use crate::db::Engine;
 use crate::db::FkPath;
+use crate::db::Protocol;
 use crate::usage;
 
 /// Table names of one dataset (sysbench-tpcc appends the dataset number).
@@ -83,7 +83,7 @@ pub const UNDELIVERED_TS: &str = "1970-01-01 00:00:00";
 
 #[derive(Clone, Debug)]
 pub struct SchemaOpts {
-    pub engine: Engine,
+    pub engine: Protocol,
     pub force_null: bool,
     pub force_pk: bool,
     pub fk: Fk,
