@@ -39,7 +39,7 @@ enum Protocol {
 struct Target {
     /// Short name, also used in table names: lite, my, mysock, pg, pgsock.
     tag: &'static str,
-    engine: Protocol,
+    protocol: Protocol,
     /// The `--target` URL.
     url: String,
     /// What the run reports as its transport.
@@ -69,10 +69,10 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
     let dir = scratch_dir(&format!("engines-{test}"));
     let file = dir.join("bench.sqlite");
     vec![
-        Target { tag: "lite", engine: Protocol::Sqlite, url: format!("sqlite:{}", file.display()), transport: "embedded", file: Some(file), database: String::new(), dir: dir.clone() },
+        Target { tag: "lite", protocol: Protocol::Sqlite, url: format!("sqlite:{}", file.display()), transport: "embedded", file: Some(file), database: String::new(), dir: dir.clone() },
         Target {
             tag: "my",
-            engine: Protocol::Mysql,
+            protocol: Protocol::Mysql,
             url: format!("mysql://{}:{}@{}:{}/{my_db}", my.user, my.password, my.host, mysql_port()),
             transport: "tcp",
             file: None,
@@ -81,7 +81,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         },
         Target {
             tag: "mysock",
-            engine: Protocol::Mysql,
+            protocol: Protocol::Mysql,
             url: format!("mysql://{}:{}@localhost/{my_db}?socket={}", my.user, my.password, mysql_socket()),
             transport: "socket",
             file: None,
@@ -90,7 +90,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         },
         Target {
             tag: "pg",
-            engine: Protocol::Postgres,
+            protocol: Protocol::Postgres,
             url: format!("postgres://{}:{}@{}:{}/{pg_db}", pg.user, pg.password, pg.host, pg_port()),
             transport: "tcp",
             file: None,
@@ -99,7 +99,7 @@ fn targets_in(test: &str, database: Option<&str>) -> Vec<Target> {
         },
         Target {
             tag: "pgsock",
-            engine: Protocol::Postgres,
+            protocol: Protocol::Postgres,
             url: format!("postgres://{}:{}@localhost:{}/{pg_db}?host={}", pg.user, pg.password, pg_port(), pg_socket_dir()),
             transport: "socket",
             file: None,
@@ -186,7 +186,7 @@ fn prepare(t: &Target, table: &str, args: &[&str]) {
 /// Rows of a query run with the engine's own client (SQLite: directly on the file).
 fn rows(t: &Target, sql: &str) -> Vec<Vec<String>> {
     let split = |out: String, sep: char| -> Vec<Vec<String>> { out.lines().map(|l| l.split(sep).map(String::from).collect()).collect() };
-    match t.engine {
+    match t.protocol {
         Protocol::Mysql => split(mysql_admin_db(&t.database, sql), '\t'),
         Protocol::Postgres => split(pg_admin_db(&t.database, sql), '|'),
         Protocol::Sqlite => {
@@ -373,8 +373,8 @@ fn query_counts_pg_socket() {
 }
 
 /// A query that fails (stopping the run) unless the connection uses the expected transport.
-fn transport_guard(engine: Protocol, socket: bool) -> String {
-    match engine {
+fn transport_guard(protocol: Protocol, socket: bool) -> String {
+    match protocol {
         // A scalar subquery of two rows is an error (1242); MariaDB shows socket clients
         // as host 'localhost' and TCP clients as 'address:port'.
         Protocol::Mysql => format!(
@@ -395,14 +395,14 @@ fn targets_use_the_transport_they_name() {
     for t in &ts {
         let table = format!("tr_{}_", t.tag);
         cleanup(t, &table, 1);
-        let guard = transport_guard(t.engine, t.transport == "socket");
+        let guard = transport_guard(t.protocol, t.transport == "socket");
         let s = run_json(fb(t, "run", "oltp_point_select", &table, &["--table-size", "100", "--events", "20", "--threads", "2", "--output", "json", "--extra-query-before", &guard]));
         assert_eq!(s["transport"], t.transport, "{}: {s}", t.tag);
         // The guard is a read of its own.
         assert_eq!(rwo(&s), (40, 0, 0), "{}: {s}", t.tag);
-        if t.engine != Protocol::Sqlite {
+        if t.protocol != Protocol::Sqlite {
             // The guard does fail on the other transport.
-            let wrong = transport_guard(t.engine, t.transport != "socket");
+            let wrong = transport_guard(t.protocol, t.transport != "socket");
             let out = run_fail(&mut fb(t, "run", "oltp_point_select", &table, &["--table-size", "100", "--events", "20", "--output", "json", "--extra-query-before", &wrong]));
             assert_eq!(out.status.code(), Some(4), "{}: {}", t.tag, stderr(&out));
         }
@@ -460,7 +460,7 @@ fn fixed_pattern(groups: usize) -> String {
 
 /// Secondary (non-primary) indexes of `table`: (index name, column).
 fn secondary_indexes(t: &Target, table: &str) -> Vec<(String, String)> {
-    let sql = match t.engine {
+    let sql = match t.protocol {
         Protocol::Mysql => format!(
             "SELECT index_name, column_name FROM information_schema.statistics \
              WHERE table_schema = DATABASE() AND table_name = '{table}' AND index_name <> 'PRIMARY' \
@@ -484,7 +484,7 @@ fn secondary_indexes(t: &Target, table: &str) -> Vec<(String, String)> {
 
 /// Columns of the primary key of `table`.
 fn primary_key(t: &Target, table: &str) -> Vec<String> {
-    let sql = match t.engine {
+    let sql = match t.protocol {
         Protocol::Mysql => format!(
             "SELECT column_name FROM information_schema.statistics \
              WHERE table_schema = DATABASE() AND table_name = '{table}' AND index_name = 'PRIMARY'"
@@ -529,7 +529,7 @@ fn prepared_data_has_sysbench_shape() {
             assert_eq!(idx.len(), 1, "{what}: one secondary index: {idx:?}");
             assert_eq!(idx[0].1, "k", "{what}: secondary index on k: {idx:?}");
             assert!(idx[0].0.ends_with(&format!("k_{n}")), "{what}: secondary index named k_{n}: {idx:?}");
-            if t.engine == Protocol::Mysql {
+            if t.protocol == Protocol::Mysql {
                 assert_eq!(idx[0].0, format!("k_{n}"), "{what}: sysbench's index name");
             }
         }
@@ -582,7 +582,7 @@ fn update_hits(t: &Target, table: &str, dist: &[&str]) -> Vec<u64> {
     };
     let before = k(t);
     let mut args = vec!["--no-prepare", "--table-size", &size, "--events", "3000", "--time", "120", "--threads", "4", "--rand-seed", "20240611", "--report-interval", "0", "--output", "json"];
-    if t.engine == Protocol::Postgres {
+    if t.protocol == Protocol::Postgres {
         args.extend(["--session-options", "SET synchronous_commit = off"]);
     }
     args.extend(dist);
@@ -728,8 +728,8 @@ impl Running {
 }
 
 /// Kills every connection fairbench has to `database`; returns how many were killed.
-fn kill_connections(engine: Protocol, database: &str) -> usize {
-    match engine {
+fn kill_connections(protocol: Protocol, database: &str) -> usize {
+    match protocol {
         Protocol::Mysql => {
             let kills = mysql_admin(&format!(
                 "SELECT CONCAT('KILL ', id, ';') FROM information_schema.processlist \
@@ -752,12 +752,12 @@ fn kill_connections(engine: Protocol, database: &str) -> usize {
     }
 }
 
-fn killed_connections_reconnect(engine: Protocol) {
-    let (db, tag) = match engine {
+fn killed_connections_reconnect(protocol: Protocol) {
+    let (db, tag) = match protocol {
         Protocol::Mysql => ("recon_my", "my"),
         _ => ("recon_pg", "pg"),
     };
-    match engine {
+    match protocol {
         Protocol::Mysql => {
             mysql_admin(&format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"));
         }
@@ -794,7 +794,7 @@ fn killed_connections_reconnect(engine: Protocol) {
     );
     // Two seconds into the run.
     let run = run.wait_intervals(2, Duration::from_secs(60));
-    let killed = kill_connections(engine, db);
+    let killed = kill_connections(protocol, db);
     let (status, text, err) = run.finish(Duration::from_secs(60));
     assert!(status.success(), "exit status {status}\n{text}\n{err}");
     // The 4 clients' connections (and any other connection fairbench holds) were killed.
@@ -811,7 +811,7 @@ fn killed_connections_reconnect(engine: Protocol) {
     assert!(total > after, "{s}");
     let (r, _, o) = rwo(&s);
     assert!(r >= 14 * total && o >= 2 * total, "{s}");
-    match engine {
+    match protocol {
         Protocol::Mysql => mysql_admin(&format!("DROP DATABASE IF EXISTS {db}")),
         _ => pg_admin(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")),
     };
@@ -834,7 +834,7 @@ fn reconnect_option_reconnects_every_n_events() {
         cleanup(&t, &table, 1);
         // A PostgreSQL (scram-sha-256) connection costs the client far more CPU than the
         // others: fewer events there.
-        let events: u64 = if t.engine == Protocol::Postgres { 10 } else { 100 };
+        let events: u64 = if t.protocol == Protocol::Postgres { 10 } else { 100 };
         for (every, threads) in [(1u64, 1u32), (5, 2)] {
             let s = run_json(fb(
                 &t,

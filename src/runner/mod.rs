@@ -182,8 +182,8 @@ pub const THREAD_PER_CLIENT_UP_TO: usize = 32;
 /// Worker threads for `threads` clients: one per client on SQLite (whose
 /// calls block), else `--client-threads`, else one per client up to
 /// [`THREAD_PER_CLIENT_UP_TO`], else one per CPU.
-fn worker_count(threads: usize, rc: &RunControl, engine: Protocol) -> usize {
-    if engine.embedded() {
+fn worker_count(threads: usize, rc: &RunControl, protocol: Protocol) -> usize {
+    if protocol.embedded() {
         return threads;
     }
     match rc.worker_threads {

@@ -22,15 +22,15 @@ pub struct Client {
     cli: Option<PathBuf>,
 }
 
-pub(crate) fn find_client(engine: Protocol) -> Result<PathBuf> {
-    let names: &[&str] = match engine {
+pub(crate) fn find_client(protocol: Protocol) -> Result<PathBuf> {
+    let names: &[&str] = match protocol {
         Protocol::Mysql => &["mariadb", "mysql"],
         Protocol::Postgres => &["psql"],
         Protocol::Sqlite => return Err(usage!("scenarios run on MySQL-family servers and PostgreSQL, not SQLite")),
     };
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-    if engine == Protocol::Postgres {
+    if protocol == Protocol::Postgres {
         dirs.extend(crate::server::pg_bindir());
     }
     for n in names {
@@ -40,7 +40,7 @@ pub(crate) fn find_client(engine: Protocol) -> Result<PathBuf> {
             }
         }
     }
-    Err(crate::server::missing(names[0], if engine == Protocol::Postgres { "postgresql-client" } else { "mariadb-client" }))
+    Err(crate::server::missing(names[0], if protocol == Protocol::Postgres { "postgresql-client" } else { "mariadb-client" }))
 }
 
 /// A statement's result, or the server's error as one line.

@@ -63,12 +63,12 @@ impl CommonArgs {
 
     /// What follows CREATE TABLE's closing parenthesis: the storage
     /// engine, the compression and the extra table options.
-    pub fn table_tail(&self, engine: Protocol) -> Result<String> {
-        let d = engine.dialect();
+    pub fn table_tail(&self, protocol: Protocol) -> Result<String> {
+        let d = protocol.dialect();
         let mut tail = d.engine_clause(&self.mysql_storage_engine);
         if !self.table_compression.is_empty() {
             let Some(clause) = d.compression_clause(&self.table_compression) else {
-                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
+                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", protocol.name()));
             };
             tail.push_str(&clause);
         }

@@ -103,7 +103,7 @@ pub struct Dbstress {
     pub args: DbstressArgs,
     pub shared: Shared,
     pub mix: Mix,
-    pub engine: Protocol,
+    pub protocol: Protocol,
     pub names: Vec<Names>,
     dist: DistConfig,
     seed: u64,
@@ -134,13 +134,13 @@ pub fn write_ref(buf: &mut String, n: u64) {
 }
 
 impl Dbstress {
-    pub fn new(workload: &str, args: DbstressArgs, shared: Shared, dist: DistConfig, seed: u64, engine: Protocol) -> Result<Dbstress> {
+    pub fn new(workload: &str, args: DbstressArgs, shared: Shared, dist: DistConfig, seed: u64, protocol: Protocol) -> Result<Dbstress> {
         let read_only = workload == RO;
         if args.obj_table_size > 9_999_999_999 {
             return Err(usage!("--obj-table-size={}: a REF has 10 digits, so at most 9999999999 objects", args.obj_table_size));
         }
-        if !shared.table_compression.is_empty() && engine.dialect().compression_clause(&shared.table_compression).is_none() {
-            return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
+        if !shared.table_compression.is_empty() && protocol.dialect().compression_clause(&shared.table_compression).is_none() {
+            return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", protocol.name()));
         }
         let mix = Mix {
             sel1: args.sel1,
@@ -158,7 +158,7 @@ impl Dbstress {
             args,
             shared,
             mix,
-            engine,
+            protocol,
             names,
             dist,
             seed,
@@ -173,7 +173,7 @@ impl Dbstress {
     }
 
     fn dialect(&self) -> &'static dyn Dialect {
-        self.engine.dialect()
+        self.protocol.dialect()
     }
 
     fn read_only(&self) -> bool {

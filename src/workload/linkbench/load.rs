@@ -494,7 +494,7 @@ mod tests {
     /// A LinkBench on `engine`, with the two multiget statements of
     /// link_multiget_dist_max = 2; `prefixed` puts its tables in database
     /// (schema) linkdb0 and asks for 4 partitions.
-    fn on(engine: Protocol, prefixed: bool) -> LinkBench {
+    fn on(protocol: Protocol, prefixed: bool) -> LinkBench {
         let mut a = LinkbenchArgs::default_for_tests();
         a.maxid1 = Some(1001);
         if prefixed {
@@ -503,9 +503,9 @@ mod tests {
         }
         let mut p = props::Props::defaults(&props::MIX_FB2011);
         p.set_override("link_multiget_dist_max=2").unwrap();
-        let mut cfg = Config::new(&p, &a, engine).unwrap();
+        let mut cfg = Config::new(&p, &a, protocol).unwrap();
         cfg.storage_engine = "innodb".into();
-        LinkBench::new(cfg, engine, 7)
+        LinkBench::new(cfg, protocol, 7)
     }
 
     /// Every statement the workload sends to create, load, finish and run

@@ -149,7 +149,7 @@ pub struct Oltp {
     pub mix: Mix,
     pub dist: DistConfig,
     pub seed: u64,
-    pub engine: Protocol,
+    pub protocol: Protocol,
     /// Built on first use: a run over 100k tables has a million
     /// statements, and a command that stops before the run (tables
     /// missing, cleanup, prepare) should not pay for them.
@@ -188,7 +188,7 @@ pub struct OltpClient {
 }
 
 impl Oltp {
-    pub fn new(test: &str, args: OltpArgs, common: CommonArgs, dist: DistConfig, seed: u64, engine: Protocol, clients: usize) -> Result<Oltp> {
+    pub fn new(test: &str, args: OltpArgs, common: CommonArgs, dist: DistConfig, seed: u64, protocol: Protocol, clients: usize) -> Result<Oltp> {
         let mix = Mix::resolve(test, &args)?;
         if matches!(mix.kind, Kind::RandomPoints | Kind::RandomRanges) && args.tables != 1 {
             return Err(usage!("{test} works on one table only: use --tables=1"));
@@ -205,15 +205,15 @@ impl Oltp {
             "auto" => clients >= args.tables as usize,
             other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
         };
-        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients, for_update: false, writes: OnceLock::new() })
+        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, protocol, stmts: OnceLock::new(), pinned, clients, for_update: false, writes: OnceLock::new() })
     }
 
     fn st(&self) -> &Stmts {
-        self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.engine, self.for_update))
+        self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.protocol, self.for_update))
     }
 
-    fn build_statements(args: &OltpArgs, mix: &Mix, engine: Protocol, for_update: bool) -> Stmts {
-        let d = engine.dialect();
+    fn build_statements(args: &OltpArgs, mix: &Mix, protocol: Protocol, for_update: bool) -> Stmts {
+        let d = protocol.dialect();
         let mut set = StatementSet::default();
         let hint = hint_comment(&args.query_hint);
         let cols = &args.select_cols;

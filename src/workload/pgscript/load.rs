@@ -119,10 +119,10 @@ impl Dataset for PgScripts {
     }
 
     async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let engine = cfg.target.protocol;
+        let protocol = cfg.target.protocol;
         let scale = self.scale_given.unwrap_or(1);
         let mut conn = connect(&cfg).await?;
-        for sql in engine.dialect().drop_tables(&TABLES) {
+        for sql in protocol.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
         // Ids above 2^31 from scale 20000 on, as pgbench -i switches to bigint.
@@ -152,10 +152,10 @@ impl Dataset for PgScripts {
         progress.finish();
         let keys = [("pgbench_branches", "bid"), ("pgbench_tellers", "tid"), ("pgbench_accounts", "aid")];
         for (t, c) in keys {
-            ddl(&mut conn, &engine.dialect().add_primary_key(t, c)).await?;
+            ddl(&mut conn, &protocol.dialect().add_primary_key(t, c)).await?;
         }
         for t in TABLES {
-            ddl(&mut conn, &engine.dialect().analyze(t)).await?;
+            ddl(&mut conn, &protocol.dialect().analyze(t)).await?;
         }
         conn.close().await;
         if !quiet {

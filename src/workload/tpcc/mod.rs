@@ -142,7 +142,7 @@ pub struct Tpcc {
     pub args: TpccArgs,
     /// The options every family shares (engine, table options, loading, retries, locking reads).
     pub common: CommonArgs,
-    pub engine: Protocol,
+    pub protocol: Protocol,
     pub warehouses: u32,
     pub datasets: u32,
     pub names: Vec<Names>,
@@ -201,7 +201,7 @@ fn parse_mix(s: &str) -> Result<[u32; 5]> {
 }
 
 /// Session SQL for `--isolation` on every connection.
-pub fn session_sql(engine: Protocol, isolation: &str) -> Result<Vec<String>> {
+pub fn session_sql(protocol: Protocol, isolation: &str) -> Result<Vec<String>> {
     let level = match isolation.to_ascii_uppercase().as_str() {
         "" => return Ok(vec![]),
         "RR" | "REPEATABLE-READ" | "REPEATABLE READ" => "REPEATABLE READ",
@@ -209,11 +209,11 @@ pub fn session_sql(engine: Protocol, isolation: &str) -> Result<Vec<String>> {
         "SER" | "SERIALIZABLE" => "SERIALIZABLE",
         other => return Err(usage!("--isolation={other}: use RR, RC or SER")),
     };
-    Ok(engine.dialect().isolation_sql(level).into_iter().collect())
+    Ok(protocol.dialect().isolation_sql(level).into_iter().collect())
 }
 
 impl Tpcc {
-    pub fn new(args: TpccArgs, common: CommonArgs, seed: u64, engine: Protocol) -> Result<Tpcc> {
+    pub fn new(args: TpccArgs, common: CommonArgs, seed: u64, protocol: Protocol) -> Result<Tpcc> {
         if args.warehouses == 0 || args.datasets == 0 {
             return Err(usage!("--warehouses and --datasets must be at least 1"));
         }
@@ -242,10 +242,10 @@ impl Tpcc {
         if !["fairbench", "tpcc-mysql"].contains(&args.format.as_str()) {
             return Err(usage!("--format={}: use fairbench or tpcc-mysql", args.format));
         }
-        session_sql(engine, &args.isolation)?;
+        session_sql(protocol, &args.isolation)?;
         let fk = Fk::parse(&args.fk)?;
-        let tail = common.table_tail(engine)?;
-        let schema = SchemaOpts { engine, force_null: args.force_null, force_pk: args.force_pk, fk, tail: tail.trim().to_string() };
+        let tail = common.table_tail(protocol)?;
+        let schema = SchemaOpts { protocol, force_null: args.force_null, force_pk: args.force_pk, fk, tail: tail.trim().to_string() };
         let names: Vec<Names> = (1..=args.datasets).map(|n| Names::new(&args.tpcc_prefix, n)).collect();
         let run_seed = if seed == 0 { crate::rand::entropy_seed() } else { seed };
         let mut crng = Rng::from_seed(run_seed, 0xC0_FFEE);
@@ -258,7 +258,7 @@ impl Tpcc {
             datasets: args.datasets,
             args,
             common,
-            engine,
+            protocol,
             names,
             schema,
             mix_cum,
@@ -285,7 +285,7 @@ impl Tpcc {
 
     /// The SQL forms of this run's engine.
     fn dialect(&self) -> &'static dyn Dialect {
-        self.engine.dialect()
+        self.protocol.dialect()
     }
 
     /// Terminals of spec mode: 10 per warehouse over all datasets.
@@ -295,7 +295,7 @@ impl Tpcc {
 
     fn build_statements(&mut self) {
         let mut set = StatementSet::default();
-        let dialect = self.engine.dialect();
+        let dialect = self.protocol.dialect();
         let fu1 = if self.common.for_update >= 1 { dialect.for_update() } else { "" };
         let fu2 = if self.common.for_update >= 2 { dialect.for_update() } else { "" };
         let fp = if self.args.force_primary { dialect.force_primary() } else { "" };
