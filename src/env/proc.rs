@@ -134,22 +134,20 @@ fn pids() -> Vec<i32> {
 /// little as it can. Without those lists (a kernel built without them),
 /// every process is read and the tree is made from parents.
 fn descendants(root: i32, hz: f64) -> Vec<(i32, f64, f64)> {
-    let children = |pid: i32| -> Option<Vec<i32>> {
-        let mut all = Vec::new();
-        for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
-            let list = std::fs::read_to_string(t.path().join("children")).ok()?;
-            all.extend(list.split_ascii_whitespace().filter_map(|p| p.parse::<i32>().ok()));
-        }
-        Some(all)
+    // A thread or process gone between two reads has no children left to list.
+    let children = |pid: i32| -> Vec<i32> {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten();
+        let lists = tasks.filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok());
+        lists.flat_map(|l| l.split_ascii_whitespace().filter_map(|p| p.parse::<i32>().ok()).collect::<Vec<_>>()).collect()
     };
-    if let Some(first) = children(root) {
+    if std::path::Path::new(&format!("/proc/{root}/task/{root}/children")).exists() {
         let mut out = Vec::new();
-        let mut todo = first;
+        let mut todo = children(root);
         // A bound, in case a pid is reused into a loop between two reads.
         while let Some(pid) = todo.pop().filter(|_| out.len() < 100_000) {
             if let Some((_, u, s, _, _)) = stat_of(pid, hz) {
                 out.push((pid, u, s));
-                todo.extend(children(pid).unwrap_or_default());
+                todo.extend(children(pid));
             }
         }
         return out;
