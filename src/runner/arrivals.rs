@@ -1,0 +1,50 @@
+//! Open loop (`--rate`): the arrivals a worker's clients take their
+//! events' intended start times from.
+
+use super::worker::Local;
+use crate::rand::Rng;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// Poisson arrivals for this worker's share of `--rate`, at their intended
+/// times (computed from the schedule, not from when the timer fired).
+///
+/// When the schedule is behind and the queue is full, every arrival up to
+/// now is dropped: they are counted from the time behind and the rate
+/// instead of drawn one loop turn each (a rate of 1e9/s would otherwise
+/// keep this task busy forever and starve the ticker on its thread).
+pub(super) async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed: u64) {
+    let mut rng = Rng::from_seed(seed, u32::MAX as u64 - 7);
+    let mut next = start;
+    // Turns since this task last suspended: the ticker and the clients
+    // share this thread, so a schedule that is behind must still yield.
+    let mut turns = 0u32;
+    loop {
+        let u = rng.uniform_double();
+        let gap = -(1.0 - u).ln() / rate;
+        next += Duration::from_secs_f64(gap);
+        let now = Instant::now();
+        if next > now {
+            tokio::time::sleep_until(tokio::time::Instant::from_std(next)).await;
+            turns = 0;
+        } else {
+            turns += 1;
+            if turns >= 64 {
+                tokio::task::yield_now().await;
+                turns = 0;
+            }
+        }
+        if local.stop.get() {
+            break;
+        }
+        if local.queue.borrow().len() >= cap {
+            let now = Instant::now();
+            let behind = now.saturating_duration_since(next).as_secs_f64();
+            local.window.borrow_mut().dropped += 1 + (behind * rate) as u64;
+            next = next.max(now);
+            continue;
+        }
+        local.queue.borrow_mut().push_back(next);
+        local.notify.notify_one();
+    }
+}
