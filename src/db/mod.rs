@@ -6,11 +6,17 @@
 //! text queries when prepared statements are off). What differs between the
 //! servers lives under src/db/: the clients, the SQL dialect, and each
 //! engine's facts and screens (`engines`).
+//!
+//! Here: the connection ([`Conn`]) and how it is opened, reopened and
+//! failed over. `statement.rs` the statements, `error.rs` the error classes,
+//! `bulk.rs` the rows of a bulk load.
 
+mod bulk;
 pub mod dialect;
 mod encode;
 pub mod engines;
 pub mod environ;
+mod error;
 pub mod facts;
 pub mod fast;
 pub mod hosts;
@@ -19,15 +25,21 @@ pub mod password;
 pub mod postgres;
 mod rows;
 pub mod sqlite;
+mod statement;
 pub mod tidb;
 pub mod url;
 
+pub use bulk::{ColType, Column, LoadMode, Row, RowSource};
 pub use dialect::{Dialect, FkPath};
 pub use encode::{decimal_text, dollar_params, interpolate, timestamp_text};
 pub(crate) use encode::{push_decimal, push_int, push_scaled, push_timestamp};
 pub use engines::Engine;
+pub use error::{connect_error, DbError, DbResult, ErrKind, IgnoreList, LOST_STATEMENT, MYSQL_IGNORE_DEFAULT, PGSQL_IGNORE_DEFAULT};
+use error::{is_lost_statement, refused};
 pub use facts::{DatasetTables, Server};
 pub use rows::RowBuf;
+use statement::classify_result;
+pub use statement::{Class, Param, Statement, StatementSet, StmtId};
 
 use engines::Identity;
 use std::sync::atomic::AtomicBool;
@@ -35,143 +47,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use url::{Protocol, SslMode, Target};
-
-/// A bound parameter. Integers bind as BIGINT everywhere (as sysbench does).
-#[derive(Clone, Copy, Debug)]
-pub enum Param<'a> {
-    Int(i64),
-    Text(&'a str),
-}
-
-/// sysbench's classification: a result set is a read, a statement that
-/// changed rows is a write, anything else (BEGIN, COMMIT, an UPDATE that
-/// matched nothing) is "other".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
-    Read,
-    Write,
-    Other,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct StmtId(pub u32);
-
-/// One statement as the workload wrote it.
-#[derive(Clone, Debug)]
-pub struct Statement {
-    /// SQL with `?` placeholders.
-    pub sql: String,
-    /// Whether the statement returns rows (decides read vs write/other).
-    pub returns_rows: bool,
-}
-
-/// All statements of a workload, shared read-only by every client; each
-/// connection prepares an entry the first time it runs it.
-#[derive(Clone, Debug, Default)]
-pub struct StatementSet {
-    stmts: Vec<Statement>,
-    /// Ids by hash of their SQL: a workload over 100k tables adds a million
-    /// statements, and a scan for duplicates per add grew with their square.
-    by_hash: std::collections::HashMap<u64, Vec<u32>>,
-}
-
-impl StatementSet {
-    pub fn add(&mut self, sql: impl Into<String>, returns_rows: bool) -> StmtId {
-        use std::hash::{BuildHasher, BuildHasherDefault};
-        let sql = sql.into();
-        let h = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(&sql);
-        let same = self.by_hash.entry(h).or_default();
-        if let Some(&i) = same.iter().find(|&&i| self.stmts[i as usize].sql == sql) {
-            return StmtId(i);
-        }
-        same.push(self.stmts.len() as u32);
-        self.stmts.push(Statement { sql, returns_rows });
-        StmtId(self.stmts.len() as u32 - 1)
-    }
-    pub fn get(&self, id: StmtId) -> &Statement {
-        &self.stmts[id.0 as usize]
-    }
-    pub fn len(&self) -> usize {
-        self.stmts.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.stmts.is_empty()
-    }
-}
-
-/// What went wrong with one database call, and what the runner should do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrKind {
-    /// In the ignore list (deadlock, lock wait timeout, serialization
-    /// failure, SQLITE_BUSY): restart the event, count it.
-    Retryable,
-    /// The connection is gone: reconnect, count it, restart the event.
-    ConnectionLost,
-    /// Could not connect or authenticate.
-    Connect,
-    /// Anything else: stop the run.
-    Fatal,
-    /// The run ended while the call waited (for a SQLite turn to write):
-    /// nothing ran, nothing went wrong.
-    Stopped,
-}
-
-#[derive(Clone, Debug)]
-pub struct DbError {
-    pub kind: ErrKind,
-    /// Engine code: MySQL error number, SQLSTATE, SQLite result code name.
-    pub code: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for DbError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.code.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{} ({})", self.message, self.code)
-        }
-    }
-}
-
-pub type DbResult<T> = std::result::Result<T, DbError>;
-
-/// Error codes that restart an event instead of stopping the run.
-#[derive(Clone, Debug, Default)]
-pub struct IgnoreList {
-    pub all: bool,
-    pub codes: Vec<String>,
-    /// The default list, not one the user gave: the engine's own retryable
-    /// errors ([`Engine::retryable`]) count as listed too.
-    pub default: bool,
-}
-
-impl IgnoreList {
-    pub fn parse(s: &str) -> IgnoreList {
-        let mut l = IgnoreList::default();
-        for c in s.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-            if c.eq_ignore_ascii_case("all") {
-                l.all = true;
-            } else if !c.eq_ignore_ascii_case("none") {
-                l.codes.push(c.to_ascii_uppercase());
-            }
-        }
-        l
-    }
-    /// The list an option was left at: `parse(default)` with the engine's errors added.
-    pub fn default_of(default: &str) -> IgnoreList {
-        IgnoreList { default: true, ..IgnoreList::parse(default) }
-    }
-    pub fn contains(&self, code: &str) -> bool {
-        self.all || self.codes.iter().any(|c| c.eq_ignore_ascii_case(code))
-    }
-}
-
-/// sysbench's default `--mysql-ignore-errors`.
-pub const MYSQL_IGNORE_DEFAULT: &str = "1213,1020,1205";
-/// `--pgsql-ignore-errors` by default: 23505 as sysbench's driver does (a
-/// concurrent delete+insert of the same id).
-pub const PGSQL_IGNORE_DEFAULT: &str = "40001,40P01,23505";
 
 /// `--reconnect-timeout` by default: longer than a managed failover
 /// (Patroni's default TTL is 30 s) takes to promote a standby.
@@ -710,29 +585,12 @@ impl Conn {
     }
 }
 
-/// The error of a statement an engine refused (see [`engines::refusal`]).
-fn refused(why: String) -> DbError {
-    DbError { kind: ErrKind::Fatal, code: "refused".into(), message: engines::refuse(why) }
-}
-
 /// The hosts other than `failed` of `n`, in the order client `client`
 /// tries them: each client of a failed host starts at a different one.
 fn failover_order(failed: usize, client: usize, n: usize) -> impl Iterator<Item = usize> {
     let others = n - 1;
     let start = (client / n) % others;
     (0..others).map(move |k| (failed + 1 + (start + k) % others) % n)
-}
-
-/// What a statement prepared in one transaction and missing in the next
-/// means, and what to do about it.
-pub const LOST_STATEMENT: &str =
-    "a prepared statement vanished between transactions: a pooler in transaction mode (pgbouncer) is in front of the server; run with --db-ps-mode=disable, or use session pooling";
-
-/// PostgreSQL's 'prepared statement "s3" does not exist' (26000) for one of
-/// fairbench's own statements: the session it was prepared in is not the
-/// one that ran it.
-fn is_lost_statement(e: &DbError) -> bool {
-    e.code == "26000" && e.message.starts_with("prepared statement \"s")
 }
 
 /// Rows a driver decoded, as the (rows, changed) of the lean clients.
@@ -750,91 +608,6 @@ async fn drop_inner(inner: Inner) {
         Inner::PgFast(c) => c.close().await,
         Inner::Lite(_) => {}
     }
-}
-
-fn classify_result(returns_rows: bool, changed: u64) -> Class {
-    if returns_rows {
-        Class::Read
-    } else if changed > 0 {
-        Class::Write
-    } else {
-        Class::Other
-    }
-}
-
-/// How prepare loads rows (`--load-mode`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoadMode {
-    /// The fastest path the engine allows: binary COPY, LOAD DATA LOCAL
-    /// when the server permits it, else multi-row INSERT.
-    Auto,
-    /// MySQL-family: LOAD DATA LOCAL INFILE, an error if the server refuses.
-    Infile,
-    /// Multi-row INSERT statements (what sysbench does).
-    Insert,
-}
-
-impl LoadMode {
-    pub fn parse(s: &str) -> Option<LoadMode> {
-        match s.to_ascii_lowercase().as_str() {
-            "auto" | "copy" | "parallel" | "parallel_ordered" | "original" => Some(LoadMode::Auto),
-            "infile" | "load-data" => Some(LoadMode::Infile),
-            "insert" => Some(LoadMode::Insert),
-            _ => None,
-        }
-    }
-}
-
-/// Column of a bulk-loaded table, so each engine can encode values natively.
-#[derive(Clone, Debug)]
-pub struct Column {
-    pub name: String,
-    pub ty: ColType,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColType {
-    /// 32-bit INTEGER
-    Int,
-    BigInt,
-    /// CHAR/VARCHAR/TEXT
-    Text,
-    /// 16-bit SMALLINT (PostgreSQL's binary COPY needs the exact width).
-    SmallInt,
-    /// DECIMAL with this many fraction digits; the value comes from `ints`,
-    /// scaled (12.34 with scale 2 is 1234), so loaders never format decimals.
-    Numeric(u8),
-    /// DATETIME/TIMESTAMP; the value comes from `ints` as Unix seconds (UTC).
-    Timestamp,
-}
-
-impl ColType {
-    /// Whether the value comes from `Row::ints` (else from `Row::texts`).
-    pub fn is_int(self) -> bool {
-        !matches!(self, ColType::Text)
-    }
-}
-
-/// One generated row; values are reused between rows to avoid allocation.
-#[derive(Debug, Default)]
-pub struct Row {
-    pub ints: Vec<i64>,
-    pub texts: Vec<Vec<u8>>,
-    /// Bit k set: column k is NULL (its value slot is still consumed).
-    pub nulls: u64,
-}
-
-/// Produces rows for a bulk load. Values come in column order: every Int or
-/// BigInt column takes the next entry of `ints`, every Text column the next
-/// of `texts`.
-pub trait RowSource: Send {
-    /// Fill `row` with the next row; false when done.
-    fn next_row(&mut self, row: &mut Row) -> bool;
-}
-
-/// The error a failed connection ends a command with.
-pub fn connect_error(t: &Target, e: &DbError) -> crate::error::Error {
-    crate::error::Error::Connect(format!("cannot connect to {t}: {}", e.message))
 }
 
 #[cfg(test)]

@@ -1,0 +1,100 @@
+//! What can go wrong with a database call, and what the runner does
+//! about it: the error classes, the lists of codes that restart an event.
+
+use super::{engines, Target};
+
+/// What went wrong with one database call, and what the runner should do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrKind {
+    /// In the ignore list (deadlock, lock wait timeout, serialization
+    /// failure, SQLITE_BUSY): restart the event, count it.
+    Retryable,
+    /// The connection is gone: reconnect, count it, restart the event.
+    ConnectionLost,
+    /// Could not connect or authenticate.
+    Connect,
+    /// Anything else: stop the run.
+    Fatal,
+    /// The run ended while the call waited (for a SQLite turn to write):
+    /// nothing ran, nothing went wrong.
+    Stopped,
+}
+
+#[derive(Clone, Debug)]
+pub struct DbError {
+    pub kind: ErrKind,
+    /// Engine code: MySQL error number, SQLSTATE, SQLite result code name.
+    pub code: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.code.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{} ({})", self.message, self.code)
+        }
+    }
+}
+
+pub type DbResult<T> = std::result::Result<T, DbError>;
+
+/// Error codes that restart an event instead of stopping the run.
+#[derive(Clone, Debug, Default)]
+pub struct IgnoreList {
+    pub all: bool,
+    pub codes: Vec<String>,
+    /// The default list, not one the user gave: the engine's own retryable
+    /// errors ([`Engine::retryable`]) count as listed too.
+    pub default: bool,
+}
+
+impl IgnoreList {
+    pub fn parse(s: &str) -> IgnoreList {
+        let mut l = IgnoreList::default();
+        for c in s.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            if c.eq_ignore_ascii_case("all") {
+                l.all = true;
+            } else if !c.eq_ignore_ascii_case("none") {
+                l.codes.push(c.to_ascii_uppercase());
+            }
+        }
+        l
+    }
+    /// The list an option was left at: `parse(default)` with the engine's errors added.
+    pub fn default_of(default: &str) -> IgnoreList {
+        IgnoreList { default: true, ..IgnoreList::parse(default) }
+    }
+    pub fn contains(&self, code: &str) -> bool {
+        self.all || self.codes.iter().any(|c| c.eq_ignore_ascii_case(code))
+    }
+}
+
+/// sysbench's default `--mysql-ignore-errors`.
+pub const MYSQL_IGNORE_DEFAULT: &str = "1213,1020,1205";
+/// `--pgsql-ignore-errors` by default: 23505 as sysbench's driver does (a
+/// concurrent delete+insert of the same id).
+pub const PGSQL_IGNORE_DEFAULT: &str = "40001,40P01,23505";
+
+/// The error a failed connection ends a command with.
+pub fn connect_error(t: &Target, e: &DbError) -> crate::error::Error {
+    crate::error::Error::Connect(format!("cannot connect to {t}: {}", e.message))
+}
+
+/// What a statement prepared in one transaction and missing in the next
+/// means, and what to do about it.
+pub const LOST_STATEMENT: &str =
+    "a prepared statement vanished between transactions: a pooler in transaction mode (pgbouncer) is in front of the server; run with --db-ps-mode=disable, or use session pooling";
+
+/// PostgreSQL's 'prepared statement "s3" does not exist' (26000) for one of
+/// fairbench's own statements: the session it was prepared in is not the
+/// one that ran it.
+pub(super) fn is_lost_statement(e: &DbError) -> bool {
+    e.code == "26000" && e.message.starts_with("prepared statement \"s")
+}
+
+/// The error of a statement an engine refused (see [`engines::refusal`]).
+pub(super) fn refused(why: String) -> DbError {
+    DbError { kind: ErrKind::Fatal, code: "refused".into(), message: engines::refuse(why) }
+}
