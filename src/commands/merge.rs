@@ -486,10 +486,12 @@ pub fn merge(a: MergeArgs) -> Result<()> {
         };
         sink.summary(&r, &info);
     }
-    rec.finish(&Ok(()));
+    let run = rec.finish(&Ok(()));
     let id = rec.run_id();
     found.iter_mut().for_each(|f| f.runs = vec![id]);
-    rec.add_findings(&found);
+    let mut findings = run.as_ref().map(crate::audit::single).unwrap_or_default();
+    findings.extend(found);
+    rec.set_findings(&findings);
     println!("Stored as run {id} in {}", a.store.results.display());
     Ok(())
 }

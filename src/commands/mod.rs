@@ -49,9 +49,15 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone() })
 }
 
-/// Closes the record; prints where it went and, for sweeps, the audit.
+/// Closes the record and audits it; prints where it went and, for sweeps,
+/// the audit.
 pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: bool) {
-    let (findings, run) = r.finish(outcome);
+    let mut run = r.finish(outcome);
+    let findings = run.as_ref().map(audit::single).unwrap_or_default();
+    r.set_findings(&findings);
+    if let Some(run) = run.as_mut() {
+        run.findings.clone_from(&findings);
+    }
     // The hardware per transaction, from the samples the record now holds.
     let figures = run.as_ref().map(crate::model::efficiency::of_run).unwrap_or_default();
     let measured: Vec<_> = figures.iter().filter(|e| e.secs > 0.0).collect();

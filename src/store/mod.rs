@@ -351,9 +351,10 @@ impl Live {
 }
 
 /// A `--verify-writes` verdict reached later (`fairbench check writes`),
-/// kept with the run that wrote the log: it replaces an earlier verdict,
-/// and the run's `lost-writes` finding follows it.
-pub fn attach_writes(path: &Path, run_id: i64, workload: &str, verdict: &Value) -> Result<()> {
+/// kept with the run that wrote the log: it replaces an earlier verdict.
+/// Gives the run's record with it, for the audit's findings to follow it
+/// ([`set_findings`]).
+pub fn attach_writes(path: &Path, run_id: i64, workload: &str, verdict: &Value) -> Result<RunRecord> {
     let conn = open(path, false)?;
     let Some(rec) = load(&conn, run_id, false).map_err(|e| io(path, e))? else {
         return Err(Error::Io(format!("run {run_id} is not in the results store {} (give the store it is in with --results PATH)", path.display())));
@@ -362,10 +363,13 @@ pub fn attach_writes(path: &Path, run_id: i64, workload: &str, verdict: &Value) 
         return Err(Error::Io(format!("run {run_id} in {} ran {}, not the log's {workload}", path.display(), rec.workload)));
     }
     put_writes(&conn, run_id, verdict).map_err(|e| io(path, e))?;
-    let rec = RunRecord { writes: Some(verdict.clone()), ..rec };
-    let mut findings: Vec<Finding> = rec.findings.iter().filter(|f| f.rule != crate::audit::LOST_WRITES).cloned().collect();
-    findings.extend(crate::audit::rule_lost_writes(&rec));
-    put_findings(&conn, run_id, &findings).map_err(|e| io(path, e))?;
+    Ok(RunRecord { writes: Some(verdict.clone()), ..rec })
+}
+
+/// Replaces a stored run's audit findings.
+pub fn set_findings(path: &Path, run_id: i64, findings: &[Finding]) -> Result<()> {
+    let conn = open(path, false)?;
+    put_findings(&conn, run_id, findings).map_err(|e| io(path, e))?;
     Ok(())
 }
 
@@ -487,7 +491,7 @@ impl Recorder {
     }
 
     /// Stores the `--verify-writes` verdict (before [`Recorder::finish`],
-    /// whose audit reads it).
+    /// so that the record it gives holds it).
     pub fn set_writes(&self, verdict: &Value) {
         let Ok(mut l) = self.live.lock() else { return };
         let id = l.run_id;
@@ -497,13 +501,12 @@ impl Recorder {
         }
     }
 
-    /// Adds findings made outside the run's own audit (a merge's).
-    pub fn add_findings(&self, extra: &[Finding]) {
+    /// Replaces the run's audit findings (the command audits the record
+    /// [`Recorder::finish`] gives).
+    pub fn set_findings(&self, findings: &[Finding]) {
         let Ok(mut l) = self.live.lock() else { return };
         let id = l.run_id;
-        let mut all = load(&l.conn, id, false).ok().flatten().map(|r| r.findings).unwrap_or_default();
-        all.extend(extra.iter().cloned());
-        let r = put_findings(&l.conn, id, &all);
+        let r = put_findings(&l.conn, id, findings);
         if let Err(e) = r {
             l.warn(e);
         }
@@ -521,13 +524,12 @@ impl Recorder {
         Box::new(StoreSink { rec: self.clone() })
     }
 
-    /// Closes the record: end snapshot, status, the run's own audit. Returns the findings.
-    /// Closes the record: its status, end snapshot and audit findings; gives
-    /// the findings and the record as stored (None when it could not be read).
-    pub fn finish(&self, outcome: &Result<()>) -> (Vec<Finding>, Option<RunRecord>) {
-        let Ok(mut l) = self.live.lock() else { return (vec![], None) };
+    /// Closes the record: its status and end snapshot; gives the record as
+    /// stored (None when it could not be read, or was closed before).
+    pub fn finish(&self, outcome: &Result<()>) -> Option<RunRecord> {
+        let Ok(mut l) = self.live.lock() else { return None };
         if l.finished {
-            return (vec![], None);
+            return None;
         }
         l.finished = true;
         let end = l.sampler.take().and_then(|s| s.finish());
@@ -544,16 +546,7 @@ impl Recorder {
         if let Err(e) = r {
             l.warn(e);
         }
-        let mut rec = load(&l.conn, id, false).ok().flatten();
-        let findings = rec.as_ref().map(crate::audit::single).unwrap_or_default();
-        let r = put_findings(&l.conn, id, &findings);
-        if let Err(e) = r {
-            l.warn(e);
-        }
-        if let Some(rec) = rec.as_mut() {
-            rec.findings.clone_from(&findings);
-        }
-        (findings, rec)
+        load(&l.conn, id, false).ok().flatten()
     }
 }
 
