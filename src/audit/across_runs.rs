@@ -1,0 +1,231 @@
+//! Rules across runs: differences between them that change the outcome
+//! more than the thing being compared.
+
+use super::*;
+
+pub fn rule_durability_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let ds: Vec<(DurClass, Option<bool>)> = rs
+        .iter()
+        .map(|r| {
+            server_of(r)
+                .map(|s| {
+                    let d = durability(s);
+                    (d.class, d.torn_pages)
+                })
+                .unwrap_or((DurClass::Unknown, None))
+        })
+        .collect();
+    let mut out = vec![];
+    let known: Vec<DurClass> = ds.iter().map(|d| d.0).filter(|c| *c != DurClass::Unknown).collect();
+    if known.windows(2).any(|w| w[0] != w[1]) {
+        out.push(finding(
+            "durability-mismatch",
+            Severity::Critical,
+            ids(rs),
+            "the runs do not make commits equally durable: the faster one may simply be syncing less".into(),
+            per_run(rs, |r| server_of(r).map(|s| { let d = durability(s); format!("{} [{}]", d.class.name(), d.evidence.join(", ")) }).unwrap_or_else(|| "no snapshot".into())),
+            "set the same durability on every side (MySQL: innodb_flush_log_at_trx_commit=1 and sync_binlog=1 with log_bin; PostgreSQL: synchronous_commit=on, fsync=on; SQLite: synchronous=FULL) or state the difference with the result",
+        ));
+    }
+    let torn: Vec<bool> = ds.iter().filter_map(|d| d.1).collect();
+    if torn.windows(2).any(|w| w[0] != w[1]) {
+        out.push(finding(
+            "torn-page-protection-mismatch",
+            Severity::Warning,
+            ids(rs),
+            "torn-page protection differs (doublewrite / full_page_writes): it costs write bandwidth".into(),
+            per_run(rs, |r| {
+                server_of(r).map(|s| durability(s).evidence.iter().filter(|e| e.contains("doublewrite") || e.contains("full_page")).cloned().collect::<Vec<_>>().join(", ")).unwrap_or_default()
+            }),
+            "turn innodb_doublewrite / full_page_writes on (or off) on every side",
+        ));
+    }
+    out
+}
+
+/// Runs of one engine whose commits work differently (a transaction model,
+/// a commit protocol the engine names): what is measured is not the same
+/// transaction, whatever the durability class says.
+pub fn rule_commit_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let settings = |r: &RunRecord| -> Option<(String, Vec<(&'static str, String)>)> {
+        let s = server_of(r)?;
+        let spec = crate::db::engines::named(&s.engine)?;
+        let set = spec.commit_settings(s);
+        (!set.is_empty()).then(|| (s.engine.clone(), set))
+    };
+    let mut out = Vec::new();
+    let all: Vec<_> = rs.iter().map(|r| settings(r)).collect();
+    let mut engines: Vec<&String> = all.iter().flatten().map(|(e, _)| e).collect();
+    engines.sort();
+    engines.dedup();
+    for engine in engines {
+        let of_engine: Vec<(&RunRecord, &Vec<(&'static str, String)>)> = rs.iter().zip(&all).filter_map(|(r, s)| s.as_ref().filter(|(e, _)| e == engine).map(|(_, set)| (*r, set))).collect();
+        let differ: Vec<&str> =
+            of_engine.first().map(|(_, first)| first.iter().filter(|(n, v)| of_engine.iter().any(|(_, o)| o.iter().any(|(on, ov)| on == n && ov != v))).map(|(n, _)| *n).collect()).unwrap_or_default();
+        if differ.is_empty() {
+            continue;
+        }
+        let runs: Vec<&RunRecord> = of_engine.iter().map(|(r, _)| *r).collect();
+        out.push(finding(
+            "commit-protocol-mismatch",
+            Severity::Critical,
+            ids(&runs),
+            format!("the {engine} runs commit differently ({}): they measure different transactions", differ.join(", ")),
+            per_run(&runs, |r| settings(r).map(|(_, set)| set.iter().filter(|(n, _)| differ.contains(n)).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")).unwrap_or_default()),
+            "set the same transaction mode and commit protocol on every side, or state the difference with the result",
+        ));
+    }
+    out
+}
+
+pub fn rule_memory_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let fits: Vec<Fit> = rs.iter().map(|r| server_of(r).map(|s| memory_fit(s).0).unwrap_or(Fit::Unknown)).collect();
+    let known: Vec<Fit> = fits.iter().copied().filter(|f| *f != Fit::Unknown).collect();
+    if known.windows(2).any(|w| w[0] != w[1]) {
+        return vec![finding(
+            "memory-fit-mismatch",
+            Severity::Critical,
+            ids(rs),
+            "the runs do not fit memory the same way: one reads from disk, the other from its cache".into(),
+            per_run(rs, |r| {
+                server_of(r)
+                    .map(|s| {
+                        let (f, why) = memory_fit(s);
+                        format!("{} ({why})", f.name())
+                    })
+                    .unwrap_or_default()
+            }),
+            "size the buffer pool / shared_buffers / cache so the dataset fits (or does not) on every side",
+        )];
+    }
+    vec![]
+}
+
+/// Options that must match for a comparison to be fair, and what differs if they do not.
+pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let mut out = vec![];
+    let check = |out: &mut Vec<Finding>, rule: &str, sev: Severity, what: &str, get: &dyn Fn(&RunRecord) -> String, advice: &str| {
+        let vals: Vec<String> = rs.iter().map(|r| get(r)).collect();
+        if vals.windows(2).any(|w| w[0] != w[1]) {
+            out.push(finding(rule, sev, ids(rs), format!("{what} differs between the runs"), per_run(rs, |r| get(r)), advice));
+        }
+    };
+    check(
+        &mut out,
+        "transport-mismatch",
+        Severity::Warning,
+        "transport (unix socket vs TCP)",
+        &|r| r.transport.clone(),
+        "connect every side the same way: a socket is often 30% faster than TCP on the same server",
+    );
+    check(&mut out, "prepared-mismatch", Severity::Warning, "prepared statements", &|r| r.opt("db-ps-mode").unwrap_or("?").to_string(), "use the same --db-ps-mode on every side");
+    check(
+        &mut out,
+        "distribution-mismatch",
+        Severity::Warning,
+        "key distribution",
+        &|r| r.opt("rand-type").unwrap_or("?").to_string(),
+        "use the same --rand-type on every side: skewed keys hit the cache far more",
+    );
+    check(
+        &mut out,
+        "table-count-mismatch",
+        Severity::Warning,
+        "table count or size",
+        &|r| format!("{} x {}", r.opt("tables").unwrap_or("?"), r.opt("table-size").unwrap_or("?")),
+        "use the same --tables and --table-size on every side",
+    );
+    check(
+        &mut out,
+        "transactions-mismatch",
+        Severity::Warning,
+        "transactions vs autocommit",
+        &|r| if r.opt("skip-trx").map(|v| v == "on" || v == "1" || v == "true").unwrap_or(false) { "autocommit (--skip-trx)".into() } else { "BEGIN/COMMIT".into() },
+        "use the same --skip-trx on every side",
+    );
+    check(&mut out, "workload-mismatch", Severity::Warning, "workload", &|r| r.workload.clone(), "compare the same workload");
+    let same_engine = rs.windows(2).all(|w| w[0].engine == w[1].engine);
+    check(
+        &mut out,
+        "server-version-mismatch",
+        if same_engine { Severity::Warning } else { Severity::Info },
+        "server version",
+        &|r| server_of(r).map(|s| s.version.clone()).unwrap_or_else(|| "?".into()),
+        "say which versions were compared; defaults change between versions",
+    );
+    let hosts: Vec<String> =
+        rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::units::human_bytes(e.host.mem_total_bytes as f64)))).collect();
+    if hosts.windows(2).any(|w| w[0] != w[1]) {
+        out.push(finding(
+            "client-host-mismatch",
+            Severity::Warning,
+            ids(rs),
+            "the client ran on different hardware".into(),
+            per_run(rs, |r| r.env_start.as_ref().map(|e| format!("{} {}", e.host.hostname, e.host.cpu_model)).unwrap_or_default()),
+            "run every side from the same client machine",
+        ));
+    }
+    out
+}
+
+/// Runs of the same workload from scripts whose contents differ (the
+/// workload records each script's SHA-256 as `script-sha256`): the same
+/// name and path may stand for different SQL, so the results do not
+/// measure the same thing.
+pub fn rule_script_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let same_workload = rs.windows(2).all(|w| w[0].workload == w[1].workload);
+    let shas: Vec<&str> = rs.iter().filter_map(|r| r.opt("script-sha256")).collect();
+    if !same_workload || shas.len() != rs.len() || !shas.windows(2).any(|w| w[0] != w[1]) {
+        return vec![];
+    }
+    vec![finding(
+        "script-mismatch",
+        Severity::Critical,
+        ids(rs),
+        "the runs ran scripts with different contents under the same workload: they did not measure the same SQL".into(),
+        per_run(rs, |r| format!("{} sha256 {}", r.opt("script").unwrap_or("?"), r.opt("script-sha256").unwrap_or("?"))),
+        "run the same script file on every side (compare the SHA-256 of each), or compare runs of one script version only",
+    )]
+}
+
+/// Runs where one connection negotiated TLS and another did not. What was
+/// negotiated counts, not the URL's sslmode: `prefer` may end up either way.
+/// Runs whose TLS state was not recorded are left out.
+pub fn rule_tls_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let known: Vec<bool> = rs.iter().filter_map(|r| server_of(r).and_then(|s| s.tls)).collect();
+    if !known.windows(2).any(|w| w[0] != w[1]) {
+        return vec![];
+    }
+    vec![finding(
+        "tls-mismatch",
+        Severity::Warning,
+        ids(rs),
+        "TLS differs between the runs: one side encrypts every query and result, the other does not".into(),
+        per_run(rs, |r| {
+            let state = server_of(r).and_then(crate::env::tls_text).unwrap_or_else(|| "not recorded".into());
+            format!("{state}, ssl-mode {}", r.opt("ssl-mode").unwrap_or("?"))
+        }),
+        "connect every side the same way (the same sslmode / ssl-mode, and check that it was negotiated): TLS costs CPU on client and server for every round trip",
+    )]
+}
+
+/// Everything: each run's own findings, then the comparison's.
+pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
+    let mut v = Vec::new();
+    if rs.len() > 1 {
+        v.extend(rule_durability_mismatch(rs));
+        v.extend(rule_commit_mismatch(rs));
+        v.extend(hardware::rule_fsync_mismatch(rs));
+        v.extend(rule_memory_mismatch(rs));
+        v.extend(rule_config_mismatch(rs));
+        v.extend(rule_tls_mismatch(rs));
+        v.extend(rule_script_mismatch(rs));
+        v.extend(repetitions::rule_single_runs(rs));
+        v.extend(repetitions::rule_insignificant_difference(rs));
+    }
+    for r in rs {
+        v.extend(single(r));
+    }
+    v.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    v
+}
