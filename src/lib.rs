@@ -100,7 +100,7 @@ pub fn main_entry() -> i32 {
 
 pub fn run(cli: cli::Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Explain { label } => explain(&label),
+        Cmd::Explain { label } => commands::explain::explain(&label),
         Cmd::Run(a) => commands::bench::bench(BenchCommand::Run, a),
         Cmd::Prepare(a) => commands::bench::bench(BenchCommand::Prepare, a),
         Cmd::Cleanup(a) => commands::bench::bench(BenchCommand::Cleanup, a),
@@ -116,19 +116,4 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Merge(a) => commands::merge::merge(a),
         Cmd::CheckWrites(a) => commands::verify::check_writes(a),
     }
-}
-
-fn explain(label: &str) -> Result<()> {
-    let d = workload::family::parse_label(label).map_err(|e| Error::Usage(e.to_string()))?;
-    println!("{label}");
-    for (tok, what) in &d.explanation {
-        println!("  {tok:<20} {what}");
-    }
-    println!("command: {}", d.command);
-    println!("workload: {}", d.workload);
-    let opts: Vec<String> = d.options.iter().map(|(k, v)| format!("--{k}={v}")).collect();
-    println!("options: {}", opts.join(" "));
-    let get = |n: &str| if n == "command" { Some(d.command.clone()) } else { d.options.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()) };
-    println!("canonical: {}", workload::family::canonical_label(&d.workload, &get));
-    Ok(())
 }

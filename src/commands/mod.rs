@@ -4,6 +4,7 @@
 
 pub mod alternate;
 pub mod bench;
+pub mod explain;
 pub mod merge;
 pub mod scenario;
 pub mod server;
