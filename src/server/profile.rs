@@ -169,7 +169,7 @@ mod tests {
     }
 
     #[test]
-    fn every_section_is_a_kinds() {
+    fn every_kind_reads_a_section_some_kind_owns() {
         let sections: Vec<&str> = Kind::with_own_settings().map(|k| k.profile_section()).collect();
         for k in Kind::all() {
             assert!(sections.contains(&k.profile_section()), "{}: its section [{}] is no kind's own", k.name(), k.profile_section());
