@@ -102,7 +102,8 @@ pub trait SandboxKind: Sync {
     /// on error.
     fn start(&self, o: &StartOpts, sb: &mut Sandbox, b: &Bins, user: &Option<String>) -> Result<()>;
 
-    /// Files that may hold its server's pid, first the one to trust.
+    /// Files that may hold its server's pid, in the order they are read: the
+    /// first that names a process running from the sandbox's directory wins.
     fn pid_files(&self, dir: &Path) -> Vec<PathBuf>;
 
     /// Whether its server runs.
@@ -110,7 +111,8 @@ pub trait SandboxKind: Sync {
         super::common::server_pid(sb).is_some()
     }
 
-    /// The signal that shuts its server down cleanly.
+    /// The signal that shuts its server down cleanly (SIGTERM for most;
+    /// TiDB's then waits up to 15 s for open transactions).
     fn stop_signal(&self) -> i32 {
         libc::SIGTERM
     }
