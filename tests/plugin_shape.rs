@@ -449,10 +449,96 @@ fn a_cluster_sandbox_is_named_only_in_src_server_and_the_server_options() {
         }
     }
     assert!(found.is_empty(), "a cluster sandbox is named outside src/server/ (ask the Sandbox, e.g. its details(), instead):\n{}", found.join("\n"));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for w in SANDBOX_ONLY {
-        assert!(root.join("src/server").join(format!("{w}.rs")).is_file(), "no src/server/{w}.rs: remove {w} from SANDBOX_ONLY");
+        assert!(fairbench::server::Kind::parse(w).is_ok(), "{w} is no registered sandbox kind: remove it from SANDBOX_ONLY");
     }
+}
+
+/// The sandbox registry: the one file besides a kind's own that names it.
+const SANDBOX_REGISTRY: &str = "src/server/kinds/mod.rs";
+
+/// Places in src/server/ besides a kind's file and the registry that name
+/// it, each with why. An entry that no longer matches anything fails the test.
+const SANDBOX_ALLOWED: &[(&str, &str, &str)] = &[
+    // (path or folder prefix, pattern, reason)
+    ("src/server/kinds/patroni/", "postgres", "a cluster's nodes are PostgreSQL servers: Patroni's config names them so, and their binaries, service account, settings and profile section are the postgres kind's"),
+    ("src/server/client.rs", "mariadb", "the MySQL-protocol command-line client is the mariadb (or mysql) program, which every kind on that protocol uses to probe its server and make the accounts"),
+    ("src/server/client.rs", "postgres", "psql, PostgreSQL's client, is found in the newest installed PostgreSQL (/usr/lib/postgresql), and is what every kind on that protocol uses"),
+    ("src/server/environ.rs", "*", "the variables left out of every sandbox program's environment are named after the programs that read them (MARIADB_*, PATRONI_*, TIDB_*): one list, since a client's variables must reach none of them"),
+];
+
+/// Every place in src/server/ outside a kind's own file (or folder) and the
+/// registry that names the kind: its name in lower, Capitalized or UPPER
+/// case beginning a word, in code or a string.
+fn sandbox_hits() -> Vec<Hit> {
+    let kinds: Vec<&str> = fairbench::server::Kind::all().map(|k| k.name()).collect();
+    let mut out = Vec::new();
+    for (rel, code) in sources().into_iter().filter(|(rel, _)| rel.starts_with("src/server/")) {
+        for name in &kinds {
+            let own = rel == format!("src/server/kinds/{name}.rs") || rel.starts_with(&format!("src/server/kinds/{name}/"));
+            if own || rel == SANDBOX_REGISTRY {
+                continue;
+            }
+            for pattern in [name.to_string(), capitalized(name), name.to_ascii_uppercase()] {
+                for (n, l) in code.lines().enumerate() {
+                    if starts_a_word(l, &pattern) {
+                        out.push(Hit { file: rel.clone(), line: n + 1, pattern: pattern.clone() });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+// The server module once held every kind's start, stop and settings in one
+// file, with about fifty matches on the kind; a kind is now one file behind
+// server::kinds::SandboxKind, and what differs is asked of it.
+#[test]
+fn sandbox_kinds_are_named_only_in_their_file_and_the_registry() {
+    let unexplained: Vec<String> = sandbox_hits().iter().filter(|h| !SANDBOX_ALLOWED.iter().any(|a| allowed(h, a))).map(|h| format!("{}:{}: names '{}'", h.file, h.line, h.pattern)).collect();
+    assert!(
+        unexplained.is_empty(),
+        "a sandbox kind is named in src/server/ outside its file and {SANDBOX_REGISTRY}: ask the kind (server::SandboxKind) for what differs, or say why in SANDBOX_ALLOWED\n{}",
+        unexplained.join("\n")
+    );
+}
+
+#[test]
+fn every_sandbox_exception_is_still_needed() {
+    let hits = sandbox_hits();
+    let stale: Vec<String> = SANDBOX_ALLOWED.iter().filter(|a| !hits.iter().any(|h| allowed(h, a))).map(|(p, pat, why)| format!("{p} '{pat}' ({why})")).collect();
+    assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from SANDBOX_ALLOWED\n{}", stale.join("\n"));
+}
+
+/// A sandbox kind is one file (or folder) under src/server/kinds/ named as
+/// the kind, declared and listed once in the registry, and reached by no
+/// other file but through the registry.
+#[test]
+fn a_sandbox_kind_is_one_file_and_one_registry_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let registry = strip(&std::fs::read_to_string(root.join(SANDBOX_REGISTRY)).unwrap()).0;
+    let list = registry.split("const KINDS").nth(1).and_then(|r| r.split("];").next()).expect("the registry's KINDS list");
+    let mut names = Vec::new();
+    for k in fairbench::server::Kind::all() {
+        let name = k.name();
+        let dir = root.join("src/server/kinds");
+        assert!(dir.join(format!("{name}.rs")).is_file() || dir.join(name).join("mod.rs").is_file(), "sandbox kind {name}: no src/server/kinds/{name}.rs or {name}/mod.rs");
+        assert_eq!(registry.lines().filter(|l| l.trim() == format!("mod {name};")).count(), 1, "sandbox kind {name}: not declared once in the registry");
+        assert_eq!(list.matches(&format!("&{name}::")).count(), 1, "sandbox kind {name}: not one entry in KINDS");
+        assert!(!names.contains(&name), "sandbox kind {name} registered twice");
+        names.push(name);
+    }
+    let mut outside = Vec::new();
+    for (rel, code) in sources() {
+        for name in &names {
+            let own = rel == format!("src/server/kinds/{name}.rs") || rel.starts_with(&format!("src/server/kinds/{name}/"));
+            if !own && rel != SANDBOX_REGISTRY && code.contains(&format!("kinds::{name}")) {
+                outside.push(format!("{rel} reaches into kinds::{name}"));
+            }
+        }
+    }
+    assert!(outside.is_empty(), "ask the registry (server::Kind::parse, Kind::all) instead:\n{}", outside.join("\n"));
 }
 
 // compare, the audit and durability once matched `s.engine.as_str()` on

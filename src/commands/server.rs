@@ -117,7 +117,7 @@ fn profiles(name: Option<&str>, data_size: Option<&str>) -> Result<()> {
         Some(n) => {
             print!("{}", profile::text(n)?);
             println!("\n# on this machine ({} RAM, {} cores):", crate::units::human_bytes(m.ram as f64), m.cores);
-            for k in Kind::ALL {
+            for k in Kind::with_own_settings() {
                 match profile::resolve(n, k, &m) {
                     Ok(r) => {
                         println!("# {}:", k.name());

@@ -1,6 +1,12 @@
 //! A local S3 endpoint for MariaDB's S3 engine: a MinIO server started the
 //! sandbox way (its own directory and loopback port, its own process group,
 //! removed afterwards) from a binary the user built from the Go module proxy.
+//!
+//! It is no sandbox kind (`server::SandboxKind`): it lives exactly as long
+//! as the scenario's [`Endpoint`] (stopped when dropped), in the scenario's
+//! work directory, with no registry entry, state file, profile, settings
+//! or `server stop`, and the scenario needs its bucket and keys, which a
+//! sandbox's URL cannot carry.
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};

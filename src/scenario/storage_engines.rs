@@ -223,7 +223,7 @@ pub fn run(o: &Options, target_note: &mut String) -> Result<Report> {
         if !o.quiet {
             eprintln!("Starting MariaDB (plugins: {})", if plugins.is_empty() { "none".into() } else { plugins.join(", ") });
         }
-        let sb = Running(server::start(&opts(Kind::Mariadb, sets))?);
+        let sb = Running(server::start(&opts(Kind::parse("mariadb")?, sets))?);
         let mut client = Client::connect(ConnConfig::new(Target::parse(&sb.0.url)?))?;
         target_note.push_str(&format!("MariaDB {} ", sb.0.version));
         let have = match client.rows("SELECT LOWER(engine) FROM information_schema.engines WHERE support IN ('YES','DEFAULT')")? {
@@ -270,7 +270,7 @@ pub fn run(o: &Options, target_note: &mut String) -> Result<Report> {
         drop(sb);
     }
     if want("postgres") {
-        match server::start(&opts(Kind::Postgres, vec![])) {
+        match server::start(&opts(Kind::parse("postgres")?, vec![])) {
             Ok(sb) => {
                 let sb = Running(sb);
                 let mut client = Client::connect(ConnConfig::new(Target::parse(&sb.0.url)?))?;

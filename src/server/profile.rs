@@ -2,6 +2,7 @@
 //! with values that may scale to the machine (`ram*F`, `cores*F`) or to a
 //! workload's dataset (`data*F`).
 
+use super::Kind;
 use crate::error::{Error, Result};
 use crate::usage;
 use std::collections::BTreeMap;
@@ -17,41 +18,6 @@ pub const PROFILES: &[(&str, &str)] = &[
     ("cache-2x-data", include_str!("profiles/cache-2x-data.toml")),
 ];
 
-/// The engines a sandbox can run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Mariadb,
-    Postgres,
-    Tidb,
-    /// PostgreSQL nodes run by Patroni: the profiles' `[postgres]` settings.
-    Patroni,
-}
-
-impl Kind {
-    /// Every engine with settings of its own, in the order `server profiles`
-    /// shows them (a Patroni cluster's are PostgreSQL's).
-    pub const ALL: [Kind; 3] = [Kind::Mariadb, Kind::Postgres, Kind::Tidb];
-
-    pub fn parse(s: &str) -> Result<Kind> {
-        match s.to_ascii_lowercase().as_str() {
-            "mariadb" | "mysql" => Ok(Kind::Mariadb),
-            "postgres" | "postgresql" | "pg" => Ok(Kind::Postgres),
-            "tidb" => Ok(Kind::Tidb),
-            "patroni" => Ok(Kind::Patroni),
-            o => Err(usage!("unknown server {o:?}: use mariadb, postgres, tidb or patroni")),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Mariadb => "mariadb",
-            Kind::Postgres => "postgres",
-            Kind::Tidb => "tidb",
-            Kind::Patroni => "patroni",
-        }
-    }
-}
-
 /// What scaled values are scaled to.
 #[derive(Clone, Copy, Debug)]
 pub struct Machine {
@@ -62,7 +28,6 @@ pub struct Machine {
 }
 
 #[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
 struct File {
     description: String,
     /// RAM of the machine the settings were written for (informative).
@@ -70,21 +35,10 @@ struct File {
     ram: Option<String>,
     #[serde(default)]
     cores: Option<u32>,
-    #[serde(default)]
-    mariadb: BTreeMap<String, String>,
-    #[serde(default)]
-    postgres: BTreeMap<String, String>,
-    /// TiDB's system variables (set with SET GLOBAL once it is up), and
-    /// `path`, where its store lives: see [`TIDB_PATH`].
-    #[serde(default)]
-    tidb: Option<BTreeMap<String, String>>,
+    /// One table of settings per sandbox kind's profile section.
+    #[serde(flatten)]
+    sections: BTreeMap<String, BTreeMap<String, String>>,
 }
-
-/// The `[tidb]` key that is no system variable but where unistore, TiDB's
-/// embedded store, keeps its data: `"data"` is the sandbox's `data/` on disk;
-/// without it the store is in memory (a temp dir in volatile mode, nothing
-/// synced).
-pub const TIDB_PATH: &str = "path";
 
 /// A profile resolved for one engine on one machine.
 #[derive(Clone, Debug)]
@@ -104,7 +58,11 @@ pub fn canonical_name(name: &str) -> String {
 fn file(name: &str) -> Result<File> {
     let name = canonical_name(name);
     let text = PROFILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| usage!("unknown profile {name:?}: `fairbench server profiles` lists them"))?;
-    toml::from_str(text).map_err(|e| Error::Usage(format!("profile {name} is malformed: {}", e.message())))
+    let f: File = toml::from_str(text).map_err(|e| Error::Usage(format!("profile {name} is malformed: {}", e.message())))?;
+    if let Some(s) = f.sections.keys().find(|s| !Kind::all().any(|k| k.profile_section() == s.as_str())) {
+        return Err(Error::Usage(format!("profile {name} is malformed: [{s}] is no sandbox kind's section")));
+    }
+    Ok(f)
 }
 
 /// The profile's description line, for `server profiles`.
@@ -128,16 +86,10 @@ pub fn resolve(name: &str, kind: Kind, m: &Machine) -> Result<Resolved> {
     let f = file(name)?;
     let mut notes = Vec::new();
     let none = BTreeMap::new();
-    let raw = match kind {
-        Kind::Mariadb => &f.mariadb,
-        Kind::Postgres | Kind::Patroni => &f.postgres,
-        Kind::Tidb => f.tidb.as_ref().unwrap_or_else(|| {
-            // The memory-fit and seed profiles size caches and log files TiDB's
-            // embedded store does not have.
-            notes.push(format!("profile {} has no [tidb] section: TiDB's defaults (store in memory)", canonical_name(name)));
-            &none
-        }),
-    };
+    let raw = f.sections.get(kind.profile_section()).unwrap_or_else(|| {
+        notes.extend(kind.without_profile_section(&canonical_name(name)));
+        &none
+    });
     let mut settings = Vec::new();
     for (k, v) in raw {
         settings.push((k.clone(), scale(v, kind, m).map_err(|e| usage!("profile {}: {k} = {v:?}: {e}", canonical_name(name)))?));
@@ -163,13 +115,7 @@ pub fn scale(v: &str, kind: Kind, m: &Machine) -> std::result::Result<String, St
 /// A size rounded to whole MiB, in the unit each server reads; at least 32 MiB,
 /// the smallest that every scaled setting accepts (max_wal_size: two WAL segments).
 fn bytes_setting(b: u64, kind: Kind) -> String {
-    let mib = (b / (1 << 20)).max(32);
-    match kind {
-        Kind::Mariadb => format!("{mib}M"),
-        Kind::Postgres | Kind::Patroni => format!("{mib}MB"),
-        // SET GLOBAL takes a plain number of bytes.
-        Kind::Tidb => (mib << 20).to_string(),
-    }
+    kind.size_setting((b / (1 << 20)).max(32))
 }
 
 /// `2G`, `512M`, `100k`, `123` (bytes).
@@ -214,41 +160,20 @@ mod tests {
     const M: Machine = Machine { ram: 24 << 30, cores: 2, data: Some(1 << 30) };
 
     #[test]
-    fn every_shipped_profile_parses_for_every_engine() {
+    fn every_shipped_profile_parses_for_every_kind() {
         for (n, _) in PROFILES {
-            for k in Kind::ALL {
+            for k in Kind::all() {
                 resolve(n, k, &M).unwrap_or_else(|e| panic!("{n}: {e}"));
             }
         }
     }
 
     #[test]
-    fn scaled_values_follow_the_machine() {
-        assert_eq!(scale("ram*0.5", Kind::Mariadb, &M).unwrap(), "12288M");
-        assert_eq!(scale("ram*0.5", Kind::Postgres, &M).unwrap(), "12288MB");
-        assert_eq!(scale("cores*1", Kind::Mariadb, &M).unwrap(), "2");
-        assert_eq!(scale("cores*0.167", Kind::Mariadb, &M).unwrap(), "1");
-        assert_eq!(scale("data*0.25", Kind::Mariadb, &M).unwrap(), "256M");
-        assert_eq!(scale("data*0.25", Kind::Tidb, &M).unwrap(), "268435456");
-        assert_eq!(scale("O_DIRECT", Kind::Mariadb, &M).unwrap(), "O_DIRECT");
-        let no_data = Machine { data: None, ..M };
-        assert!(scale("data*2", Kind::Mariadb, &no_data).unwrap_err().contains("--data-size"));
-    }
-
-    #[test]
-    fn tidb_is_on_disk_only_where_a_profile_says_so() {
-        let path = |p: &str| resolve(p, Kind::Tidb, &M).unwrap().settings.iter().find(|(k, _)| k == TIDB_PATH).map(|(_, v)| v.clone());
-        assert_eq!(path("durable").as_deref(), Some("data"));
-        assert_eq!(path("packaged"), None);
-        assert_eq!(path("relaxed"), None);
-        assert!(resolve("packaged", Kind::Tidb, &M).unwrap().notes.is_empty());
-        assert!(resolve("seed-000", Kind::Tidb, &M).unwrap().notes[0].contains("no [tidb] section"));
-    }
-
-    #[test]
-    fn memory_fit_names_accept_both_spellings() {
-        assert_eq!(resolve("cache=2x-data", Kind::Postgres, &M).unwrap().name, "cache-2x-data");
-        assert!(resolve("nope", Kind::Postgres, &M).is_err());
+    fn every_kind_reads_a_section_some_kind_owns() {
+        let sections: Vec<&str> = Kind::with_own_settings().map(|k| k.profile_section()).collect();
+        for k in Kind::all() {
+            assert!(sections.contains(&k.profile_section()), "{}: its section [{}] is no kind's own", k.name(), k.profile_section());
+        }
     }
 
     #[test]

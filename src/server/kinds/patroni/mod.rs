@@ -8,21 +8,133 @@
 //! node k's PostgreSQL on P+k-1, etcd's client port on P+9, node k's REST API
 //! on P+10+k-1, etcd's peer port on P+19.
 
-use super::{environ, io, last_line, log_file, norm, pid_is_ours, psql_at, Bins, Sandbox, StartOpts, PORT_TAKEN};
+mod health;
+mod procs;
+
+use super::super::client::psql_at;
+use super::super::common::{chown, find_bin, io, last_line, log_file, norm, version_flag, Bins, PORT_TAKEN};
+use super::super::{environ, Sandbox, StartOpts};
+use super::postgres::{self, Postgres};
+use super::SandboxKind;
 use crate::error::{Error, Result};
 use crate::usage;
+use health::{health, http_get, wait, Health};
+use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+pub struct Patroni;
+
+/// A cluster's nodes are PostgreSQL servers: what is about their server is
+/// the postgres kind's.
+impl SandboxKind for Patroni {
+    fn name(&self) -> &'static str {
+        "patroni"
+    }
+
+    fn profile_section(&self) -> &'static str {
+        Postgres.profile_section()
+    }
+
+    fn size_setting(&self, mib: u64) -> String {
+        postgres::size_setting(mib)
+    }
+
+    fn default_port(&self) -> u16 {
+        BASE_PORT
+    }
+
+    fn ports(&self) -> u16 {
+        PORTS
+    }
+
+    fn check(&self, o: &StartOpts) -> Result<()> {
+        check(o)
+    }
+
+    /// Its own programs first: without them, that is what to install.
+    fn binaries(&self) -> Result<Bins> {
+        let tools = tools()?;
+        let mut b = postgres::binaries()?;
+        b.tools = tools;
+        Ok(b)
+    }
+
+    fn service_user(&self) -> Option<&'static str> {
+        Some(postgres::SERVICE_USER)
+    }
+
+    fn version(&self, b: &Bins) -> String {
+        let own = version_flag(&b.server);
+        format!("{} (PostgreSQL {own})", version(b.tool("patroni")))
+    }
+
+    fn known_settings(&self, b: &Bins, user: &Option<String>) -> BTreeSet<String> {
+        postgres::known_settings(b, user)
+    }
+
+    fn left_to_server(&self, key: &str) -> bool {
+        postgres::left_to_server(key)
+    }
+
+    fn check_settings(&self, settings: &mut Vec<(String, String)>, notes: &mut Vec<String>, sets: &[(String, String)]) -> Result<()> {
+        filter(settings, notes, sets)
+    }
+
+    fn lay_out(&self, o: &StartOpts, sb: &mut Sandbox, b: &Bins) {
+        let c = layout(o, &sb.dir, sb.port, b.tool("patronictl"));
+        sb.socket = sb.dir.join("node1");
+        sb.url = url(o, &c);
+        sb.cluster = Some(c);
+    }
+
+    fn start(&self, o: &StartOpts, sb: &mut Sandbox, b: &Bins, user: &Option<String>) -> Result<()> {
+        start(o, sb, b, user)
+    }
+
+    /// Many processes: procs.rs finds them.
+    fn pid_files(&self, _dir: &Path) -> Vec<PathBuf> {
+        vec![]
+    }
+
+    fn is_running(&self, sb: &Sandbox) -> bool {
+        procs::is_running(sb)
+    }
+
+    fn stop(&self, sb: &Sandbox, limit: Duration) {
+        procs::stop(sb, limit)
+    }
+
+    fn kill(&self, sb: &Sandbox) {
+        procs::kill(sb)
+    }
+
+    fn files(&self) -> &'static [&'static str] {
+        FILES
+    }
+
+    fn dirs(&self, sb: &Sandbox) -> Vec<PathBuf> {
+        node_dirs(sb)
+    }
+
+    fn env_lines(&self, sb: &Sandbox, quote: &dyn Fn(&str) -> String) -> String {
+        sb.cluster.as_ref().map(|c| env_lines(c, quote)).unwrap_or_default()
+    }
+
+    fn details(&self, sb: &Sandbox) -> Vec<String> {
+        sb.cluster.as_ref().map(details).unwrap_or_default()
+    }
+}
+
 /// Ports a cluster sandbox claims from its base port (see the module's comment).
-pub(super) const PORTS: u16 = 20;
+const PORTS: u16 = 20;
 /// Where the first cluster's block starts when no --port is given.
-pub(super) const BASE_PORT: u16 = 16432;
+const BASE_PORT: u16 = 16432;
 /// Nodes when --nodes is not given.
-pub(super) const DEFAULT_NODES: u32 = 3;
+const DEFAULT_NODES: u32 = 3;
 /// A leader and a replica at least; nine fit the port block.
 const NODES: std::ops::RangeInclusive<u32> = 2..=9;
 /// The Debian packages that provide the programs.
@@ -32,24 +144,17 @@ const BINDIR_VAR: &str = "FAIRBENCH_PATRONI_BINDIR";
 /// The replication account Patroni creates (unless the test account is named so).
 const REPLICATOR: &str = "replicator";
 
-/// The programs a cluster needs besides PostgreSQL's.
-#[derive(Clone, Debug)]
-pub(super) struct Tools {
-    patroni: PathBuf,
-    patronictl: PathBuf,
-    etcd: PathBuf,
-}
-
-/// The programs, from `FAIRBENCH_PATRONI_BINDIR` or PATH (and /usr/sbin).
-pub(super) fn tools() -> Result<Tools> {
+/// The programs a cluster needs besides PostgreSQL's, from
+/// `FAIRBENCH_PATRONI_BINDIR` or PATH (and /usr/sbin).
+fn tools() -> Result<Vec<(&'static str, PathBuf)>> {
     let missing = |n: &str| Error::Usage(format!("{n} not found: install {PACKAGES} (Debian: apt-get install {PACKAGES})"));
     let find = |n: &str| -> Result<PathBuf> {
         match std::env::var_os(BINDIR_VAR).filter(|v| !v.is_empty()).map(PathBuf::from) {
             Some(d) => Some(d.join(n)).filter(|p| p.is_file()).ok_or_else(|| missing(&format!("{n} in {BINDIR_VAR}={}", d.display()))),
-            None => super::find_bin(&[n], &[]).ok_or_else(|| missing(n)),
+            None => find_bin(&[n], &[]).ok_or_else(|| missing(n)),
         }
     };
-    Ok(Tools { patroni: find("patroni")?, patronictl: find("patronictl")?, etcd: find("etcd")? })
+    Ok(vec![("patroni", find("patroni")?), ("patronictl", find("patronictl")?), ("etcd", find("etcd")?)])
 }
 
 /// One PostgreSQL node of a cluster sandbox.
@@ -86,7 +191,7 @@ impl Cluster {
 }
 
 /// The number of nodes asked for, checked.
-pub(super) fn nodes(o: &StartOpts) -> Result<u32> {
+fn nodes(o: &StartOpts) -> Result<u32> {
     let n = o.nodes.unwrap_or(DEFAULT_NODES);
     if !NODES.contains(&n) {
         return Err(usage!("--nodes {n}: a cluster has {} to {} nodes (a leader and at least one replica)", NODES.start(), NODES.end()));
@@ -95,7 +200,7 @@ pub(super) fn nodes(o: &StartOpts) -> Result<u32> {
 }
 
 /// Options a cluster sandbox does not take.
-pub(super) fn check(o: &StartOpts) -> Result<()> {
+fn check(o: &StartOpts) -> Result<()> {
     nodes(o)?;
     if o.tls_dir.is_some() {
         return Err(usage!("--tls-dir: the cluster sandbox offers no TLS; use a postgres sandbox for TLS"));
@@ -125,7 +230,7 @@ const MANAGED: &[&str] = &[
 ];
 
 /// Removes what Patroni manages from the settings.
-pub(super) fn filter(settings: &mut Vec<(String, String)>, notes: &mut Vec<String>, sets: &[(String, String)]) -> Result<()> {
+fn filter(settings: &mut Vec<(String, String)>, notes: &mut Vec<String>, sets: &[(String, String)]) -> Result<()> {
     if let Some((k, _)) = sets.iter().find(|(k, _)| MANAGED.contains(&norm(k).as_str())) {
         return Err(usage!("--set {k}: Patroni sets it on each node (synchronous replication: --sync)"));
     }
@@ -141,7 +246,7 @@ pub(super) fn filter(settings: &mut Vec<(String, String)>, notes: &mut Vec<Strin
 
 /// The layout of a cluster whose block starts at `base`, in `dir` (the
 /// options were checked by [`check`]).
-pub(super) fn layout(o: &StartOpts, dir: &Path, base: u16, t: &Tools) -> Cluster {
+fn layout(o: &StartOpts, dir: &Path, base: u16, patronictl: &Path) -> Cluster {
     let n = nodes(o).unwrap_or(DEFAULT_NODES) as u16;
     let nodes = (0..n)
         .map(|i| {
@@ -155,20 +260,20 @@ pub(super) fn layout(o: &StartOpts, dir: &Path, base: u16, t: &Tools) -> Cluster
             }
         })
         .collect();
-    Cluster { nodes, etcd_port: base + 9, etcd_peer_port: base + PORTS - 1, ctl_config: dir.join("patronictl.yml"), patronictl: t.patronictl.clone(), sync: o.sync }
+    Cluster { nodes, etcd_port: base + 9, etcd_peer_port: base + PORTS - 1, ctl_config: dir.join("patronictl.yml"), patronictl: patronictl.to_path_buf(), sync: o.sync }
 }
 
 /// The libpq multi-host URL: a client that asks for a read-write session
 /// lands on the leader, wherever it is.
-pub(super) fn url(o: &StartOpts, c: &Cluster) -> String {
+fn url(o: &StartOpts, c: &Cluster) -> String {
     let hosts: Vec<String> = c.nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)).collect();
     format!("postgres://{}:{}@{}/{}?target_session_attrs=read-write", o.user, o.password, hosts.join(","), o.database)
 }
 
 /// `patroni --version`: `3.0.2`. Python takes a second or two to load
 /// Patroni on a busy machine: a Ctrl-C meanwhile ends it at once.
-pub(super) fn version(t: &Tools) -> String {
-    let Ok(mut child) = environ::command(&t.patroni).arg("--version").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() else { return String::new() };
+fn version(patroni: &Path) -> String {
+    let Ok(mut child) = environ::command(patroni).arg("--version").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() else { return String::new() };
     loop {
         match child.try_wait() {
             Ok(None) if !crate::model::interrupted() => std::thread::sleep(Duration::from_millis(20)),
@@ -186,7 +291,7 @@ pub(super) fn version(t: &Tools) -> String {
 }
 
 /// Lines said once the cluster is up: each node, etcd, patronictl.
-pub(super) fn details(c: &Cluster) -> Vec<String> {
+fn details(c: &Cluster) -> Vec<String> {
     let mut v: Vec<String> = c.nodes.iter().map(|n| format!("{}: {} (Patroni REST API http://127.0.0.1:{})", n.name, n.url, n.api_port)).collect();
     v.push(format!("etcd: http://127.0.0.1:{}", c.etcd_port));
     v.push(format!("patronictl: {} list", c.ctl()));
@@ -194,7 +299,7 @@ pub(super) fn details(c: &Cluster) -> Vec<String> {
 }
 
 /// `export` lines of a cluster, after the sandbox's own.
-pub(super) fn env_lines(c: &Cluster, q: &dyn Fn(&str) -> String) -> String {
+fn env_lines(c: &Cluster, q: &dyn Fn(&str) -> String) -> String {
     let urls: Vec<&str> = c.nodes.iter().map(|n| n.url.as_str()).collect();
     let apis: Vec<String> = c.nodes.iter().map(|n| n.api_port.to_string()).collect();
     format!(
@@ -207,7 +312,7 @@ pub(super) fn env_lines(c: &Cluster, q: &dyn Fn(&str) -> String) -> String {
 }
 
 /// What a sandbox in a directory it did not make leaves there: removed at stop.
-pub(super) const FILES: &[&str] = &["etcd", "etcd.log", "etcd.pid", "patronictl.yml"];
+const FILES: &[&str] = &["etcd", "etcd.log", "etcd.pid", "patronictl.yml"];
 
 /// A node's files in a directory the sandbox did not make.
 pub(super) fn node_dirs(sb: &Sandbox) -> Vec<PathBuf> {
@@ -316,19 +421,18 @@ fn spawn(prog: &Path, args: &[String], user: &Option<String>, home: &Path, log: 
 /// Starts etcd and the nodes, waits until a leader is elected and every
 /// replica streams from it (with --sync: a synchronous standby is named),
 /// then creates the test database. The caller kills what is left on error.
-pub(super) fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result<()> {
+fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result<()> {
     let c = sb.cluster.as_ref().ok_or_else(|| Error::Io("cluster sandbox without its layout".into()))?;
-    let tools = b.cluster.as_ref().ok_or_else(|| Error::Io("patroni's programs were not looked up".into()))?;
     for n in &c.nodes {
         fs::create_dir_all(&n.dir).map_err(|e| io(n.dir.display(), e))?;
         write_json(&n.dir.join("patroni.yml"), &node_config(o, sb, c, n, b))?;
     }
     write_json(&c.ctl_config, &ctl_config(sb, c))?;
-    super::chown(&sb.dir, user)?;
+    chown(&sb.dir, user)?;
     let deadline = Instant::now() + o.timeout;
     let too_long = |why: String| Error::Io(format!("{} was not ready within {}s: {why}", sb.name, o.timeout.as_secs()));
     let etcd_log = sb.dir.join("etcd.log");
-    let mut etcd = start_etcd(sb, c, tools, user)?;
+    let mut etcd = start_etcd(sb, c, b.tool("etcd"), user)?;
     // Patroni gives up on a DCS it cannot reach at its start: etcd answers first.
     let ready = wait(deadline, &mut || {
         if let Ok(Some(_)) = etcd.try_wait() {
@@ -342,7 +446,7 @@ pub(super) fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>
     let mut patronis = Vec::new();
     for n in &c.nodes {
         let log = n.dir.join("patroni.log");
-        let child = spawn(&tools.patroni, &[n.dir.join("patroni.yml").display().to_string()], user, &n.dir, &log, &n.dir.join("patroni.pid"))?;
+        let child = spawn(b.tool("patroni"), &[n.dir.join("patroni.yml").display().to_string()], user, &n.dir, &log, &n.dir.join("patroni.pid"))?;
         patronis.push((child, log));
     }
     let mut last = Health::default();
@@ -367,17 +471,17 @@ pub(super) fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>
     }
     let leader = c.nodes.iter().zip(&last.nodes).find(|(_, h)| h.as_ref().is_some_and(|h| !h.in_recovery)).map(|(n, _)| n).ok_or_else(|| Error::Io("no leader".into()))?;
     let db = format!("\"{}\"", o.database.replace('"', "\"\""));
-    psql_at(b, leader.port, &o.user, &o.password, "postgres", &format!("CREATE DATABASE {db}")).map_err(|e| Error::Io(format!("could not create database {}: {e}", o.database)))?;
+    psql_at(&b.client, leader.port, &o.user, &o.password, "postgres", &format!("CREATE DATABASE {db}")).map_err(|e| Error::Io(format!("could not create database {}: {e}", o.database)))?;
     // Commits need not wait for the replicas (synchronous_commit=off, or no
     // --sync): started means the database is there on every node.
-    if !wait(deadline, &mut || Ok(c.nodes.iter().all(|n| psql_at(b, n.port, &o.user, &o.password, &o.database, "SELECT 1").is_ok())))? {
+    if !wait(deadline, &mut || Ok(c.nodes.iter().all(|n| psql_at(&b.client, n.port, &o.user, &o.password, &o.database, "SELECT 1").is_ok())))? {
         return Err(too_long(format!("database {} did not reach every replica", o.database)));
     }
     Ok(())
 }
 
 /// etcd, a cluster of one, on the sandbox's two etcd ports.
-fn start_etcd(sb: &Sandbox, c: &Cluster, tools: &Tools, user: &Option<String>) -> Result<Child> {
+fn start_etcd(sb: &Sandbox, c: &Cluster, etcd: &Path, user: &Option<String>) -> Result<Child> {
     let client = format!("http://127.0.0.1:{}", c.etcd_port);
     let peer = format!("http://127.0.0.1:{}", c.etcd_peer_port);
     let data = sb.dir.join("etcd").display().to_string();
@@ -393,7 +497,7 @@ fn start_etcd(sb: &Sandbox, c: &Cluster, tools: &Tools, user: &Option<String>) -
         ("--initial-cluster-token", &sb.name),
     ];
     let args: Vec<String> = args.iter().flat_map(|(k, v)| [k.to_string(), v.to_string()]).collect();
-    spawn(&tools.etcd, &args, user, &sb.dir, &sb.dir.join("etcd.log"), &sb.dir.join("etcd.pid"))
+    spawn(etcd, &args, user, &sb.dir, &sb.dir.join("etcd.log"), &sb.dir.join("etcd.pid"))
 }
 
 fn exited(what: &str, sb: &Sandbox, log: &Path) -> Error {
@@ -402,254 +506,13 @@ fn exited(what: &str, sb: &Sandbox, log: &Path) -> Error {
     Error::Io(format!("{what} exited during start-up: {why} (log: {})", log.display()))
 }
 
-/// Runs `step` every 200 ms until it says ready (Ok(true)), fails, Ctrl-C
-/// arrives, or the deadline passes (Ok(false)).
-fn wait(deadline: Instant, step: &mut dyn FnMut() -> Result<bool>) -> Result<bool> {
-    loop {
-        if step()? {
-            return Ok(true);
-        }
-        if crate::model::interrupted() {
-            return Err(Error::Interrupted);
-        }
-        if Instant::now() > deadline {
-            return Ok(false);
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-/// The body of an HTTP GET of `path` on 127.0.0.1:`port` (etcd's and
-/// Patroni's APIs answer HTTP/1.0 and close).
-fn http_get(port: u16, path: &str) -> Option<String> {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)).ok()?;
-    s.set_read_timeout(Some(Duration::from_millis(1000))).ok()?;
-    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").as_bytes()).ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    out.split_once("\r\n\r\n").map(|(_, body)| body.to_string())
-}
-
-/// The running members as Patroni sees them: (name, role: `leader`,
-/// `sync_standby` or `replica`), from the first REST API that answers.
-fn members(c: &Cluster) -> Vec<(String, String)> {
-    let Some(body) = c.nodes.iter().find_map(|n| http_get(n.api_port, "/cluster")) else { return vec![] };
-    let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
-    v["members"].as_array().into_iter().flatten().filter(|m| m["state"] == "running").filter_map(|m| Some((m["name"].as_str()?.to_string(), m["role"].as_str()?.to_string()))).collect()
-}
-
-/// One node as its PostgreSQL sees itself.
-#[derive(Clone, Debug)]
-struct NodeHealth {
-    in_recovery: bool,
-    /// A replica's WAL receiver: `streaming` once it follows the leader.
-    receiver: String,
-    /// A leader's replicas that stream from it (base backups' WAL streams aside).
-    streaming: u32,
-    /// A leader's synchronous standbys.
-    sync_standbys: u32,
-}
-
-#[derive(Clone, Debug, Default)]
-struct Health {
-    /// Per node; None when it does not answer (yet), or another server does.
-    nodes: Vec<Option<NodeHealth>>,
-    /// Patroni's view: the running members' roles.
-    roles: Vec<String>,
-}
-
-impl Health {
-    /// One leader, every other node a streaming replica, each running for
-    /// Patroni; with sync, a synchronous standby on the leader and in
-    /// Patroni's view (which `patronictl list` shows).
-    fn ready(&self, sync: bool) -> bool {
-        let Some(all) = self.nodes.iter().cloned().collect::<Option<Vec<_>>>() else { return false };
-        let leaders: Vec<&NodeHealth> = all.iter().filter(|h| !h.in_recovery).collect();
-        let role = |r: &str| self.roles.iter().filter(|x| *x == r).count();
-        leaders.len() == 1
-            && all.iter().filter(|h| h.in_recovery).all(|h| h.receiver == "streaming")
-            && leaders[0].streaming as usize == all.len() - 1
-            && self.roles.len() == all.len()
-            && role("leader") == 1
-            && (!sync || (leaders[0].sync_standbys > 0 && role("sync_standby") > 0))
-    }
-
-    /// The first node that does not answer or does not stream.
-    fn waiting_for<'a>(&self, c: &'a Cluster) -> Option<&'a Node> {
-        c.nodes.iter().zip(&self.nodes).find(|(_, h)| h.as_ref().is_none_or(|h| h.in_recovery && h.receiver != "streaming")).map(|(n, _)| n)
-    }
-
-    fn summary(&self, c: &Cluster) -> String {
-        let each: Vec<String> = c
-            .nodes
-            .iter()
-            .zip(self.nodes.iter().chain(std::iter::repeat(&None)))
-            .map(|(n, h)| match h {
-                None => format!("{} not answering", n.name),
-                Some(h) if !h.in_recovery => format!("{} leader ({} replicas streaming, {} sync standbys)", n.name, h.streaming, h.sync_standbys),
-                Some(h) => format!("{} replica ({})", n.name, if h.receiver.is_empty() { "not streaming" } else { &h.receiver }),
-            })
-            .collect();
-        format!("{}; Patroni: {}", each.join(", "), if self.roles.is_empty() { "no member running".to_string() } else { self.roles.join(", ") })
-    }
-}
-
-/// Each node asked over TCP; an answer counts only from the node's own data directory.
-fn health(o: &StartOpts, c: &Cluster, b: &Bins) -> Health {
-    // Patroni names each replica's connection after its node.
-    let names: Vec<String> = c.nodes.iter().map(|n| format!("'{}'", n.name)).collect();
-    let q = format!(
-        "SELECT pg_is_in_recovery(), current_setting('data_directory'), coalesce((SELECT status FROM pg_stat_wal_receiver), ''), \
-         (SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming' AND application_name IN ({})), \
-         (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum'))",
-        names.join(", ")
-    );
-    let nodes = c
-        .nodes
-        .iter()
-        .map(|n| {
-            // Each probe may take a moment on a busy machine: a Ctrl-C ends the round.
-            if crate::model::interrupted() {
-                return None;
-            }
-            let out = psql_at(b, n.port, &o.user, &o.password, "postgres", &q).ok()?;
-            let f: Vec<&str> = out.trim().split('|').collect();
-            if f.len() != 5 || !super::same_dir(f[1], &n.dir.join("data")) {
-                return None;
-            }
-            Some(NodeHealth { in_recovery: f[0] == "t", receiver: f[2].to_string(), streaming: f[3].parse().unwrap_or(0), sync_standbys: f[4].parse().unwrap_or(0) })
-        })
-        .collect();
-    Health { nodes, roles: members(c).into_iter().map(|(_, r)| r).collect() }
-}
-
-/// A pid from a file, if that process is alive and runs from `dir`.
-fn pid_in(file: &Path, dir: &Path) -> Option<i32> {
-    let pid = fs::read_to_string(file).ok()?.lines().next()?.trim().parse::<i32>().ok()?;
-    pid_is_ours(pid, dir).then_some(pid)
-}
-
-/// The cluster's processes by role: Patronis, PostgreSQL postmasters, etcd.
-struct Procs {
-    patronis: Vec<i32>,
-    postmasters: Vec<i32>,
-    etcd: Option<i32>,
-}
-
-fn procs(sb: &Sandbox) -> Procs {
-    let dirs = node_dirs(sb);
-    Procs {
-        patronis: dirs.iter().filter_map(|d| pid_in(&d.join("patroni.pid"), d)).collect(),
-        postmasters: dirs.iter().filter_map(|d| pid_in(&d.join("data/postmaster.pid"), d)).collect(),
-        etcd: pid_in(&sb.dir.join("etcd.pid"), &sb.dir),
-    }
-}
-
-/// Every process still running from the sandbox's directory: a program of
-/// the cluster (Patroni, etcd, PostgreSQL and the initdb, pg_basebackup or
-/// pg_rewind Patroni runs) with a path inside it on its command line.
-fn leftovers(dir: &Path) -> Vec<i32> {
-    const PROGRAMS: &[&str] = &["patroni", "etcd", "postgres", "initdb", "pg_basebackup", "pg_rewind", "pg_ctl"];
-    let inside = format!("{}/", dir.display());
-    let me = std::process::id() as i32;
-    fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()))
-        .filter(|&pid| pid != me)
-        .filter(|pid| {
-            let Ok(raw) = fs::read(format!("/proc/{pid}/cmdline")) else { return false };
-            let args: Vec<String> = raw.split(|&c| c == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
-            // The program, or the script an interpreter runs (python3 .../patroni).
-            let ours = args.iter().take(2).any(|a| PROGRAMS.contains(&Path::new(a).file_name().and_then(|f| f.to_str()).unwrap_or("")));
-            ours && args.iter().any(|a| a.contains(&inside))
-        })
-        .collect()
-}
-
-fn signal(pids: &[i32], sig: i32) {
-    for &pid in pids {
-        // SAFETY: kill has no memory-safety preconditions; each pid was checked to run from the sandbox.
-        unsafe { libc::kill(pid, sig) };
-    }
-}
-
-/// Waits until none of `pids` runs from `dir` any more.
-fn gone(pids: &[i32], dir: &Path, limit: Duration) -> bool {
-    let end = Instant::now() + limit;
-    loop {
-        if pids.iter().all(|&p| !pid_is_ours(p, dir)) {
-            return true;
-        }
-        if Instant::now() > end {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Whether any of the cluster's programs runs.
-pub(super) fn is_running(sb: &Sandbox) -> bool {
-    let p = procs(sb);
-    !p.patronis.is_empty() || !p.postmasters.is_empty() || p.etcd.is_some()
-}
-
-/// Ends everything at once (a failed start, Ctrl-C, a stop that took too
-/// long): Patroni first, with what it runs in its process group, so that no
-/// node is started again; PostgreSQL's immediate shutdown; etcd; then
-/// anything else still running from the directory.
-pub(super) fn kill(sb: &Sandbox) {
-    let p = procs(sb);
-    for &pid in &p.patronis {
-        // SAFETY: as in signal(); the group is the one Patroni was started in.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
-    }
-    signal(&p.postmasters, libc::SIGQUIT);
-    signal(&p.etcd.into_iter().collect::<Vec<_>>(), libc::SIGKILL);
-    let mut all: Vec<i32> = p.patronis.iter().chain(&p.postmasters).chain(&p.etcd).copied().collect();
-    all.extend(leftovers(&sb.dir));
-    // An immediate shutdown takes PostgreSQL a moment; a Ctrl-C must end within 2 s.
-    if !gone(&all, &sb.dir, Duration::from_millis(800)) {
-        let left = leftovers(&sb.dir);
-        signal(&left, libc::SIGKILL);
-        gone(&left, &sb.dir, Duration::from_secs(3));
-    }
-}
-
-/// A clean stop: every Patroni stops its PostgreSQL (fast shutdown), then
-/// etcd stops; whatever is left after `limit` is killed. A synchronous
-/// standby's Patroni first waits up to two of its cycles (4 s) to be
-/// released from that role. Once every PostgreSQL is down, a Patroni still
-/// tidying up (its etcd watch, its REST API) gets a second: its data is
-/// about to be removed anyway.
-pub(super) fn stop(sb: &Sandbox, limit: Duration) {
-    let p = procs(sb);
-    signal(&p.patronis, libc::SIGTERM);
-    let end = Instant::now() + limit;
-    let postmasters_down = gone(&p.postmasters, &sb.dir, limit) && {
-        // A postmaster Patroni started while it got the signal.
-        let started = procs(sb).postmasters;
-        gone(&started, &sb.dir, end.saturating_duration_since(Instant::now()))
-    };
-    if postmasters_down {
-        gone(&p.patronis, &sb.dir, Duration::from_secs(1));
-        // etcd last: no Patroni uses it any more.
-        let etcd: Vec<i32> = p.etcd.into_iter().collect();
-        signal(&etcd, libc::SIGTERM);
-        gone(&etcd, &sb.dir, Duration::from_secs(2));
-    }
-    kill(sb);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn opts(nodes: Option<u32>) -> StartOpts {
         StartOpts {
-            kind: super::super::Kind::Patroni,
+            kind: super::super::Kind::parse("patroni").unwrap(),
             profile: "packaged".into(),
             sets: vec![],
             port: None,
@@ -657,7 +520,7 @@ mod tests {
             user: "u".into(),
             password: "p".into(),
             database: "d".into(),
-            machine: super::super::profile::Machine { ram: 1 << 30, cores: 2, data: None },
+            machine: super::super::super::profile::Machine { ram: 1 << 30, cores: 2, data: None },
             tls_dir: None,
             tls_only_user: None,
             timeout: Duration::from_secs(1),
@@ -669,8 +532,7 @@ mod tests {
     #[test]
     fn the_url_names_every_node_and_asks_for_the_leader() {
         let o = opts(Some(3));
-        let t = Tools { patroni: "/usr/bin/patroni".into(), patronictl: "/usr/bin/patronictl".into(), etcd: "/usr/bin/etcd".into() };
-        let c = layout(&o, Path::new("/s"), 16432, &t);
+        let c = layout(&o, Path::new("/s"), 16432, Path::new("/usr/bin/patronictl"));
         assert_eq!(url(&o, &c), "postgres://u:p@127.0.0.1:16432,127.0.0.1:16433,127.0.0.1:16434/d?target_session_attrs=read-write");
         assert_eq!(c.nodes[2].url, "postgres://u:p@127.0.0.1:16434/d");
         assert_eq!(c.nodes.iter().map(|n| n.api_port).collect::<Vec<_>>(), vec![16442, 16443, 16444]);
@@ -695,23 +557,5 @@ mod tests {
         assert_eq!(s, vec![("shared_buffers".to_string(), "64MB".to_string())]);
         assert!(notes[0].contains("port = 1 dropped"));
         assert!(filter(&mut s, &mut notes, &[("wal-level".into(), "minimal".into())]).is_err());
-    }
-
-    #[test]
-    fn readiness_needs_one_leader_and_streaming_replicas() {
-        let h = |r: bool, s: &str, streaming: u32, sync: u32| Some(NodeHealth { in_recovery: r, receiver: s.into(), streaming, sync_standbys: sync });
-        let ready = |nodes: Vec<Option<NodeHealth>>, roles: &[&str], sync: bool| Health { nodes, roles: roles.iter().map(|s| s.to_string()).collect() }.ready(sync);
-        let both = ["leader", "sync_standby"];
-        assert!(ready(vec![h(false, "", 1, 0), h(true, "streaming", 0, 0)], &["leader", "replica"], false));
-        assert!(!ready(vec![h(false, "", 1, 0), h(true, "streaming", 0, 0)], &both, true));
-        assert!(ready(vec![h(false, "", 1, 1), h(true, "streaming", 0, 0)], &both, true));
-        // Patroni has not named the sync standby yet, or sees a member not running.
-        assert!(!ready(vec![h(false, "", 1, 1), h(true, "streaming", 0, 0)], &["leader", "replica"], true));
-        assert!(!ready(vec![h(false, "", 1, 0), h(true, "streaming", 0, 0)], &["leader"], false));
-        // The replica streams, the leader does not see it yet (catching up).
-        assert!(!ready(vec![h(false, "", 0, 0), h(true, "streaming", 0, 0)], &both, false));
-        assert!(!ready(vec![h(false, "", 1, 0), h(true, "starting", 0, 0)], &both, false));
-        assert!(!ready(vec![h(false, "", 1, 0), None], &both, false));
-        assert!(!ready(vec![h(false, "", 1, 0), h(false, "", 1, 0)], &both, false));
     }
 }

@@ -1,0 +1,226 @@
+//! The sandbox kinds: one file (or folder) per kind, implementing
+//! [`SandboxKind`], and one line each in [`KINDS`], the only list of them.
+//! Everything a kind does differently (its programs, ports, account,
+//! settings, start, readiness and stop) is asked of it here; what every
+//! kind shares is in `server::common`.
+
+mod mariadb;
+mod patroni;
+mod postgres;
+mod tidb;
+
+// A cluster's layout is part of every sandbox's state file (its `cluster` field).
+pub use patroni::Cluster;
+
+use super::common::{signal_and_wait, Bins};
+use super::{Sandbox, StartOpts};
+use crate::error::Result;
+use crate::usage;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Every sandbox kind, in the order `server profiles` shows their settings.
+const KINDS: &[&dyn SandboxKind] = &[&mariadb::Mariadb, &postgres::Postgres, &tidb::Tidb, &patroni::Patroni];
+
+/// What a kind of sandbox is: the programs it runs and how it starts,
+/// answers and stops them. A method with a default is one most kinds
+/// share; a kind overrides it only where it differs.
+pub trait SandboxKind: Sync {
+    /// Its name on the command line, in sandbox names and in the state file.
+    fn name(&self) -> &'static str;
+
+    /// Other names `server start` takes for it.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The profiles' section it reads; another kind's when its servers are that kind's.
+    fn profile_section(&self) -> &'static str {
+        self.name()
+    }
+
+    /// A note when a profile has no section for it (None: its defaults, unsaid).
+    fn without_profile_section(&self, _profile: &str) -> Option<String> {
+        None
+    }
+
+    /// A size of `mib` MiB written in the unit its settings read.
+    fn size_setting(&self, mib: u64) -> String;
+
+    /// Where its ports are looked for when no --port is given.
+    fn default_port(&self) -> u16;
+
+    /// The ports a sandbox takes from its port on.
+    fn ports(&self) -> u16 {
+        1
+    }
+
+    /// Options it does not take, refused before anything is looked up.
+    fn check(&self, o: &StartOpts) -> Result<()> {
+        if o.nodes.is_some() || o.sync {
+            return Err(usage!("--nodes and --sync make a cluster: `fairbench server start patroni`"));
+        }
+        Ok(())
+    }
+
+    /// Its programs, or which package to install.
+    fn binaries(&self) -> Result<Bins>;
+
+    /// The packaged account its server runs as when fairbench runs as root
+    /// (None: it runs as fairbench does).
+    fn service_user(&self) -> Option<&'static str>;
+
+    /// The version its server reports, e.g. `10.11.19-MariaDB`.
+    fn version(&self, b: &Bins) -> String;
+
+    /// Settings the installed server knows, by name with `-` as `_` (empty:
+    /// unknown until it runs, every name is left to it).
+    fn known_settings(&self, b: &Bins, user: &Option<String>) -> BTreeSet<String>;
+
+    /// Settings it judges itself although they are not in its list (a
+    /// plugin's, or ones it ignores when unknown).
+    fn left_to_server(&self, key: &str) -> bool;
+
+    /// Checks the resolved settings, dropping (with a note) or refusing
+    /// what it manages itself.
+    fn check_settings(&self, _settings: &mut Vec<(String, String)>, _notes: &mut Vec<String>, _sets: &[(String, String)]) -> Result<()> {
+        Ok(())
+    }
+
+    /// A second port it needs besides its block, claimed once the block is.
+    fn status_port(&self, _port: u16) -> Result<Option<u16>> {
+        Ok(None)
+    }
+
+    /// Its socket, URL and any layout of its own, from the claimed port and
+    /// directory (`sb.dir`, `sb.port`), before anything is written.
+    fn lay_out(&self, o: &StartOpts, sb: &mut Sandbox, b: &Bins);
+
+    /// Makes its data and starts it in `sb.dir` (the state file is written),
+    /// returning once it accepts connections. The caller kills what is left
+    /// on error.
+    fn start(&self, o: &StartOpts, sb: &mut Sandbox, b: &Bins, user: &Option<String>) -> Result<()>;
+
+    /// Files that may hold its server's pid, in the order they are read: the
+    /// first that names a process running from the sandbox's directory wins.
+    fn pid_files(&self, dir: &Path) -> Vec<PathBuf>;
+
+    /// Whether its server runs.
+    fn is_running(&self, sb: &Sandbox) -> bool {
+        super::common::server_pid(sb).is_some()
+    }
+
+    /// The signal that shuts its server down cleanly (SIGTERM for most;
+    /// TiDB's then waits up to 15 s for open transactions).
+    fn stop_signal(&self) -> i32 {
+        libc::SIGTERM
+    }
+
+    /// A clean shutdown, then a kill after `limit`.
+    fn stop(&self, sb: &Sandbox, limit: Duration) {
+        if !signal_and_wait(sb, self.stop_signal(), limit) {
+            self.kill(sb);
+        }
+    }
+
+    /// Ends a server that never became ready (failed start, Ctrl-C).
+    fn kill(&self, sb: &Sandbox) {
+        signal_and_wait(sb, libc::SIGKILL, Duration::from_secs(5));
+    }
+
+    /// What it writes into a directory the user gave, removed at stop.
+    fn files(&self) -> &'static [&'static str];
+
+    /// Directories of its own it makes there (a cluster's nodes).
+    fn dirs(&self, _sb: &Sandbox) -> Vec<PathBuf> {
+        vec![]
+    }
+
+    /// `export` lines after the ones every sandbox has.
+    fn env_lines(&self, _sb: &Sandbox, _quote: &dyn Fn(&str) -> String) -> String {
+        String::new()
+    }
+
+    /// Lines to say once it is up besides its URL.
+    fn details(&self, _sb: &Sandbox) -> Vec<String> {
+        vec![]
+    }
+}
+
+/// A registered sandbox kind.
+#[derive(Clone, Copy)]
+pub struct Kind(&'static dyn SandboxKind);
+
+impl std::ops::Deref for Kind {
+    type Target = dyn SandboxKind;
+    fn deref(&self) -> &Self::Target {
+        self.0
+    }
+}
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Kind) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Kind {}
+
+impl std::fmt::Debug for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Kind {
+    /// Every registered kind.
+    pub fn all() -> impl Iterator<Item = Kind> + Clone {
+        KINDS.iter().map(|k| Kind(*k))
+    }
+
+    /// The kinds with profile settings of their own, in the order `server
+    /// profiles` shows them.
+    pub fn with_own_settings() -> impl Iterator<Item = Kind> {
+        Kind::all().filter(|k| k.profile_section() == k.name())
+    }
+
+    /// A kind by its name or an alias, in any case.
+    pub fn parse(s: &str) -> Result<Kind> {
+        let s = s.to_ascii_lowercase();
+        Kind::all().find(|k| k.name() == s || k.aliases().contains(&s.as_str())).ok_or_else(|| {
+            let names: Vec<&str> = Kind::all().map(|k| k.name()).collect();
+            let (last, rest) = names.split_last().expect("a registered kind");
+            usage!("unknown server {s:?}: use {} or {last}", rest.join(", "))
+        })
+    }
+
+    /// The kind a state file names; one it does not know is read as the
+    /// first registered.
+    pub(super) fn of(engine: &str) -> Kind {
+        Kind::parse(engine).unwrap_or(Kind(KINDS[0]))
+    }
+}
+
+/// `SCHEME://USER:PASSWORD@127.0.0.1:PORT/DATABASE`.
+pub(super) fn url(scheme: &str, o: &StartOpts, port: u16) -> String {
+    format!("{scheme}://{}:{}@127.0.0.1:{port}/{}", o.user, o.password, o.database)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_are_each_one_kinds() {
+        let mut seen = BTreeSet::new();
+        for k in Kind::all() {
+            for n in std::iter::once(k.name()).chain(k.aliases().iter().copied()) {
+                assert!(seen.insert(n), "{n} names two kinds");
+                assert_eq!(Kind::parse(&n.to_ascii_uppercase()).unwrap(), k);
+            }
+        }
+        let e = Kind::parse("oracle").unwrap_err().to_string();
+        assert!(e.contains("unknown server \"oracle\": use ") && e.contains(" or "), "{e}");
+    }
+}
