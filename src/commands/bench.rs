@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::model::{self, LevelOptions, LevelResult, RunControl, RunInfo, Sink, Sinks, Stop};
 use crate::report::{self, Console, Format};
 use crate::runner;
+use crate::values::RepeatOrder;
 use crate::workload::family::Drivable;
 use crate::workload::plan::{self, BenchArgs, BenchCommand, Plan};
 use crate::workload::{TableState, Workload};
@@ -41,9 +42,9 @@ impl<W: Workload> Drivable for Arc<W> {
 fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()> {
     let c = &plan.args.control;
     // A series runs each level --repeat times; the levels are stored in the order they ran.
-    let levels = runner::repetition_order(&c.threads.0, c.repeat, c.repeat_order == "interleaved");
+    let levels = runner::repetition_order(&c.threads.0, c.repeat, c.repeat_order == RepeatOrder::Interleaved);
     let max_threads = *levels.iter().max().unwrap_or(&1);
-    let json = c.output == "json";
+    let json = c.output.json();
     let sb = &c.sysbench;
     let level = sb.level();
     // sysbench prints its header and reports at its notice level (3):
@@ -90,7 +91,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     options.push(("threads".into(), c.threads.0.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
     if c.repeat > 1 {
         options.push(("repeat".into(), c.repeat.to_string()));
-        options.push(("repeat-order".into(), c.repeat_order.clone()));
+        options.push(("repeat-order".into(), c.repeat_order.name()));
     }
     options.push(("time".into(), c.time.to_string()));
     options.push(("events".into(), c.events.to_string()));
@@ -263,7 +264,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
 fn series_summary(measured: &[(usize, f64, f64, f64)], planned: usize, c: &crate::workload::plan::ControlArgs, json: bool, loud: bool) {
     let levels = crate::model::record::Repeated::group(measured.iter().copied());
     if json {
-        println!("{}", report::series::json(&levels, &c.repeat_order));
+        println!("{}", report::series::json(&levels, &c.repeat_order.name()));
         return;
     }
     if measured.len() < planned {
@@ -271,7 +272,7 @@ fn series_summary(measured: &[(usize, f64, f64, f64)], planned: usize, c: &crate
     }
     if loud && !levels.is_empty() {
         println!();
-        print!("{}", report::series::text(&levels, &c.repeat_order));
+        print!("{}", report::series::text(&levels, &c.repeat_order.name()));
     }
 }
 
