@@ -53,6 +53,10 @@ pub enum Role {
     Other,
 }
 
+/// How a sink is opened: the sink, or None when it publishes through one
+/// opened before.
+pub type Open = fn(&mut Setup, &mut Shared) -> Result<Option<Box<dyn Sink>>>;
+
 /// One live sink.
 pub struct Output {
     pub name: &'static str,
@@ -60,8 +64,8 @@ pub struct Output {
     /// Whether the run's options turn it on.
     pub on: fn(&Setup) -> bool,
     /// Opens it (a port bound, a file created: a failure stops the run
-    /// before it starts). None: it publishes through a sink opened before.
-    pub open: fn(&mut Setup, &mut Shared) -> Result<Option<Box<dyn Sink>>>,
+    /// before it starts).
+    pub open: Open,
 }
 
 /// Every live sink, in the order they are opened and fed.
