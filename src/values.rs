@@ -142,8 +142,8 @@ pub fn gate_metric(s: &str) -> Result<String, String> {
     choice(s, &["throughput", "p99", "both"], "use throughput, p99 or both").map(|o| o.to_ascii_lowercase())
 }
 
-pub fn compare_format(s: &str) -> Result<String, String> {
-    choice(s, &["text", "markdown", "json"], "use text, markdown or json").map(|o| o.to_ascii_lowercase())
+pub fn compare_format(s: &str) -> Result<crate::output::CompareFormat, String> {
+    variant(s, true)
 }
 
 /// Repetitions of each level: a series longer than a thousand runs is a typo.
@@ -151,8 +151,25 @@ pub fn repetitions(s: &str) -> Result<usize, String> {
     whole(s, 1, 1000)
 }
 
-pub fn repeat_order(s: &str) -> Result<String, String> {
-    choice(s, &["interleaved", "grouped"], "use interleaved or grouped").map(|o| o.to_ascii_lowercase())
+/// The order of a series' repetitions (`--repeat-order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RepeatOrder {
+    /// 1,2,4,1,2,4: the machine's drift falls on every level alike.
+    #[default]
+    Interleaved,
+    /// 1,1,2,2,4,4.
+    Grouped,
+}
+
+impl RepeatOrder {
+    /// As the command line writes it (and the store records it).
+    pub fn name(self) -> String {
+        crate::output::format::name(&self)
+    }
+}
+
+pub fn repeat_order(s: &str) -> Result<RepeatOrder, String> {
+    variant(s, true)
 }
 
 /// OS threads for network clients: each is a real thread, so a typo must not ask for millions.
@@ -341,6 +358,20 @@ pub fn choice(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
     }
 }
 
+/// A value of an option whose values are an enum's variants, exactly or in
+/// any case; refused with the same one-line hint as `choice`'s ("use a, b
+/// or c"), the names taken from the enum.
+pub fn variant<T: clap::ValueEnum>(s: &str, ignore_case: bool) -> Result<T, String> {
+    T::from_str(s, ignore_case).map_err(|_| {
+        let names: Vec<String> = T::value_variants().iter().filter_map(|v| v.to_possible_value()).filter(|p| !p.is_hide_set()).map(|p| p.get_name().to_string()).collect();
+        match names.split_last() {
+            Some((last, [])) => format!("use {last}"),
+            Some((last, rest)) => format!("use {} or {last}", rest.join(", ")),
+            None => "no value is accepted".to_string(),
+        }
+    })
+}
+
 /// `s` when it is exactly one of `allowed` (the code compares it as given).
 pub fn exact(s: &str, allowed: &[&str], hint: &str) -> Result<String, String> {
     if allowed.contains(&s) {
@@ -360,8 +391,9 @@ pub fn metrics_url(s: &str) -> Result<String, String> {
     }
 }
 
-pub fn output(s: &str) -> Result<String, String> {
-    exact(s, &["text", "json"], "use text or json")
+/// `--output`: as typed (text or json, lower case).
+pub fn output(s: &str) -> Result<crate::output::ConsoleFormat, String> {
+    variant(s, false)
 }
 
 pub fn db_driver(s: &str) -> Result<String, String> {

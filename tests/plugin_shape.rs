@@ -781,3 +781,156 @@ fn the_store_records_and_the_commands_audit() {
     let found: Vec<(usize, String)> = crate_names(&without_tests(&code)).into_iter().filter(|(_, n)| n == "audit").collect();
     assert!(found.is_empty(), "src/store/mod.rs runs the audit (lines {found:?}): return the record and let the command audit it");
 }
+
+// Outputs, the third axis. Formats were once picked by comparing strings
+// in the commands (`c.output == "json"`, `(_, "markdown")`), and the run's
+// sinks were built one by one inside the driver.
+
+/// The registry of renderings of stored runs.
+const FORMAT_REGISTRY: &str = "src/view/format/mod.rs";
+
+/// Formats whose renderer was already a module of its own when the
+/// registry came: registered where they are instead of moved, each with
+/// why. An entry that no longer matches a registered format fails the test.
+const FORMAT_MODULES: &[(&str, &str, &str)] = &[
+    // (format, file, reason)
+    ("csv", "src/view/csv.rs", "the CSV export, its columns held to docs/results.md by a test"),
+    ("html", "src/view/html.rs", "the report page, which the store browser also serves"),
+    ("png", "src/view/png.rs", "the rasterizer of the report's charts"),
+];
+
+/// Files outside the registries and the formats' own files that may hold a
+/// format's name as a whole string literal in code, each with why. An
+/// entry that no longer matches anything fails the test.
+const FORMAT_NAME_ALLOWED: &[(&str, &str, &str)] = &[
+    // (path, name, reason)
+    ("src/scenario/run.rs", "csv", "a scenario's step names the size of the CSV file it generated, not an output format"),
+];
+
+/// Where an output's name is at home: its value enum, the two registries
+/// and the formats' files.
+fn output_home(rel: &str) -> bool {
+    rel == "src/output/format.rs" || rel == "src/report/sinks.rs" || rel.starts_with("src/view/format/") || FORMAT_MODULES.iter().any(|(_, f, _)| *f == rel)
+}
+
+/// Every value the output options accept and every registered format.
+fn output_names() -> Vec<String> {
+    use clap::ValueEnum;
+    use fairbench::output::{CompareFormat, ConsoleFormat};
+    use fairbench::values::RepeatOrder;
+    let name = |p: Option<clap::builder::PossibleValue>| p.map(|p| p.get_name().to_string());
+    let mut names: Vec<String> = ConsoleFormat::value_variants().iter().filter_map(|v| name(v.to_possible_value())).collect();
+    names.extend(CompareFormat::value_variants().iter().filter_map(|v| name(v.to_possible_value())));
+    names.extend(RepeatOrder::value_variants().iter().filter_map(|v| name(v.to_possible_value())));
+    names.extend(fairbench::view::format::FORMATS.iter().map(|f| f.name().to_string()));
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Lines of non-test code outside an output's home that hold an output's
+/// name as a whole string literal. A default in an option's definition
+/// (`default_value = "text"`) is the option's, and `conflicts_with` names
+/// an option.
+fn output_name_hits() -> Vec<Hit> {
+    let names = output_names();
+    let mut out = Vec::new();
+    for (rel, code) in sources().into_iter().filter(|(rel, _)| !output_home(rel)) {
+        for (n, l) in without_tests(&code).lines().enumerate() {
+            for name in &names {
+                let lit = format!("\"{name}\"");
+                let attr = [format!("default_value = {lit}"), format!("conflicts_with = {lit}")];
+                if l.matches(&lit).count() > attr.iter().map(|a| l.matches(a.as_str()).count()).sum::<usize>() {
+                    out.push(Hit { file: rel.clone(), line: n + 1, pattern: name.clone() });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn output_names_are_compared_nowhere() {
+    assert!(output_names().len() >= 9, "the output names were not read: {:?}", output_names());
+    let listed = |h: &Hit| FORMAT_NAME_ALLOWED.iter().any(|(p, n, _)| h.file == *p && h.pattern == *n);
+    let found: Vec<String> = output_name_hits().iter().filter(|h| !listed(h)).map(|h| format!("{}:{}: \"{}\"", h.file, h.line, h.pattern)).collect();
+    assert!(
+        found.is_empty(),
+        "an output is named by a string outside its file and the registries: take the option's typed value (output::format) and ask the registry (view::format, report::sinks)\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn every_output_name_exception_is_still_needed() {
+    let hits = output_name_hits();
+    let stale: Vec<String> = FORMAT_NAME_ALLOWED.iter().filter(|(p, n, _)| !hits.iter().any(|h| h.file == *p && h.pattern == *n)).map(|(p, n, why)| format!("{p} '{n}' ({why})")).collect();
+    assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from FORMAT_NAME_ALLOWED\n{}", stale.join("\n"));
+}
+
+/// A format is one file (`src/view/format/NAME.rs`, or a module listed in
+/// FORMAT_MODULES) that names it, and one line in the registry; every file
+/// in src/view/format/ is a registered format.
+#[test]
+fn an_output_format_is_one_file_and_one_registry_line() {
+    use fairbench::view::format::FORMATS;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (registry, _) = strip(&std::fs::read_to_string(root.join(FORMAT_REGISTRY)).unwrap());
+    let list = &registry[registry.find("pub static FORMATS").expect("no FORMATS in the registry")..];
+    let list = &list[..list.find("];").unwrap()];
+    let mut names = Vec::new();
+    for f in FORMATS {
+        let name = f.name();
+        assert!(!names.contains(&name), "format {name} registered twice");
+        names.push(name);
+        let file = FORMAT_MODULES.iter().find(|(n, _, _)| *n == name).map(|(_, f, _)| f.to_string()).unwrap_or(format!("src/view/format/{name}.rs"));
+        let text = std::fs::read_to_string(root.join(&file)).unwrap_or_else(|_| panic!("format {name}: no {file}"));
+        assert!(strip(&text).1.iter().any(|(_, s)| s == name), "format {name}: {file} does not name it");
+        let module = Path::new(&file).file_stem().unwrap().to_string_lossy().into_owned();
+        assert_eq!(list.lines().filter(|l| l.contains(&format!("{module}::"))).count(), 1, "format {name}: not one line in {FORMAT_REGISTRY}");
+    }
+    for (n, f, _) in FORMAT_MODULES {
+        assert!(names.contains(n), "FORMAT_MODULES lists {n} ({f}), which is no registered format: remove it");
+    }
+    for e in std::fs::read_dir(root.join("src/view/format")).unwrap() {
+        let stem = e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(stem == "mod" || names.contains(&stem.as_str()), "src/view/format/{stem}.rs is no registered format");
+    }
+}
+
+/// The sinks of a run are the registry's (src/report/sinks.rs): one line
+/// each, and the commands name no sink type (they describe the options and
+/// ask `report::sinks::open`).
+#[test]
+fn live_sinks_are_opened_through_their_registry() {
+    use fairbench::report::sinks::SINKS;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let registry = std::fs::read_to_string(root.join("src/report/sinks.rs")).unwrap();
+    let mut names = Vec::new();
+    for s in SINKS {
+        assert!(!names.contains(&s.name), "sink {} registered twice", s.name);
+        names.push(s.name);
+        assert_eq!(registry.matches(&format!("Output {{ name: \"{}\"", s.name)).count(), 1, "sink {}: not one line in src/report/sinks.rs", s.name);
+    }
+    let mut types = Vec::new();
+    for (rel, code) in sources().into_iter().filter(|(rel, _)| rel.starts_with("src/report/")) {
+        for part in code.split("impl Sink for ").skip(1) {
+            types.push((rel.clone(), part.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("").to_string()));
+        }
+    }
+    assert!(types.len() >= 4, "the report's sink types were not read: {types:?}");
+    let mut found = Vec::new();
+    for (rel, code) in sources().into_iter().filter(|(rel, _)| rel.starts_with("src/commands/")) {
+        for (n, l) in without_tests(&code).lines().enumerate() {
+            for (home, t) in &types {
+                if has_word(l, t) {
+                    found.push(format!("{rel}:{}: {t} ({home})", n + 1));
+                }
+            }
+            if l.contains("live::") || l.contains("hdrlog::") {
+                found.push(format!("{rel}:{}: {}", n + 1, l.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "a command builds a sink itself: add it to report::sinks::SINKS and describe its option in report::sinks::Setup\n{}", found.join("\n"));
+}

@@ -288,8 +288,7 @@ fn parsers() -> Vec<(&'static str, Check)> {
     fn erase<T: 'static>(f: fn(&str) -> Result<T, String>) -> Check {
         Box::new(move |s| f(s).map(|_| ()))
     }
-    let strings: [(&str, StrParser); 21] = [
-        ("output", values::output),
+    let strings: [(&str, StrParser); 20] = [
         ("db-driver", values::db_driver),
         ("db-ps-mode", values::db_ps_mode),
         ("transport", values::transport),
@@ -312,6 +311,7 @@ fn parsers() -> Vec<(&'static str, Check)> {
         ("warehouses", |s| tpcc_values::warehouses(s).map(|n| n.to_string())),
     ];
     let mut v: Vec<(&'static str, Check)> = strings.into_iter().map(|(n, f)| (n, erase(f))).collect();
+    v.push(("output", erase(values::output)));
     v.push(("threads", erase(values::parse_levels)));
     v.push(("table-size", erase(values::table_size)));
     v.push(("live", erase(values::listen_addr)));

@@ -65,7 +65,7 @@ pub struct CheckWritesArgs {
     pub target: TargetArgs,
     /// text or json (one JSON object)
     #[arg(long, default_value = "text", value_parser = values::output)]
-    pub output: String,
+    pub output: crate::output::ConsoleFormat,
     /// Results store to keep the verdict in, with the run that wrote the
     /// log (default: the store that run was recorded in)
     #[arg(long)]
@@ -182,7 +182,7 @@ pub struct CompareArgs {
     pub metric: String,
     /// text, markdown (a table for CI job summaries) or json
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = values::compare_format)]
-    pub format: String,
+    pub format: crate::output::CompareFormat,
     /// Also write a JUnit XML report: one test case per level and metric
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,

@@ -51,7 +51,7 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
     let first = first?;
     let c = &first.control;
     let repeat = c.repeat;
-    let json = c.output == "json";
+    let json = c.output.json();
     let base = if c.tag.is_empty() { format!("alternation-{}", crate::units::now_rfc3339()) } else { c.tag.clone() };
     let child_args = cli::without(&rest, &["--repeat", "--tag"]);
     crate::signal::install(false);
@@ -110,7 +110,8 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
         baseline: None,
         max_regression: None,
         metric: "both".into(),
-        format: if json { "json".into() } else { "text".into() },
+        // `json` decides the comparison's format when it is set.
+        format: Default::default(),
         junit: None,
     };
     Some(match super::compare(args) {

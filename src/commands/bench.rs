@@ -4,9 +4,10 @@
 
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
-use crate::model::{self, LevelOptions, LevelResult, RunControl, RunInfo, Sink, Sinks, Stop};
-use crate::report::{self, Console, Format};
+use crate::model::{self, LevelOptions, LevelResult, RunControl, RunInfo, Sinks, Stop};
+use crate::report;
 use crate::runner;
+use crate::values::RepeatOrder;
 use crate::workload::family::Drivable;
 use crate::workload::plan::{self, BenchArgs, BenchCommand, Plan};
 use crate::workload::{TableState, Workload};
@@ -41,9 +42,9 @@ impl<W: Workload> Drivable for Arc<W> {
 fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()> {
     let c = &plan.args.control;
     // A series runs each level --repeat times; the levels are stored in the order they ran.
-    let levels = runner::repetition_order(&c.threads.0, c.repeat, c.repeat_order == "interleaved");
+    let levels = runner::repetition_order(&c.threads.0, c.repeat, c.repeat_order == RepeatOrder::Interleaved);
     let max_threads = *levels.iter().max().unwrap_or(&1);
-    let json = c.output == "json";
+    let json = c.output.json();
     let sb = &c.sysbench;
     let level = sb.level();
     // sysbench prints its header and reports at its notice level (3):
@@ -90,7 +91,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     options.push(("threads".into(), c.threads.0.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
     if c.repeat > 1 {
         options.push(("repeat".into(), c.repeat.to_string()));
-        options.push(("repeat-order".into(), c.repeat_order.clone()));
+        options.push(("repeat-order".into(), c.repeat_order.name()));
     }
     options.push(("time".into(), c.time.to_string()));
     options.push(("events".into(), c.events.to_string()));
@@ -117,24 +118,27 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         kinds: w.kinds().iter().map(|k| k.to_string()).collect(),
         steps: w.steps().iter().map(|k| k.to_string()).collect(),
     };
+    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_member.as_deref(), c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
     // A workload may bring its own output (TPC-C's figures and formats).
     let own_console = w.sink(json, c.percentile, &report::Standard);
     let standard_console = own_console.is_none();
-    let console: Box<dyn Sink> = match own_console {
-        Some(s) => s,
-        None => Box::new(Console { format: if json { Format::Json } else { Format::Text }, percentile: c.percentile, level_threads: 0 }),
-    };
-    let live = report::live::watch(&info, c.live, c.metrics_addr, json)?;
-    let group = c.group.as_ref().map(|name| Arc::new(runner::group::Group::new(name, c.group_member.as_deref(), c.group_size.unwrap_or(1), Duration::from_secs_f64(c.group_timeout), cfg.clone())));
-    let hdr_log: Option<Box<dyn Sink>> = match &c.hdr_log {
-        Some(path) => Some(Box::new(report::hdrlog::HdrLog::create(path, &info, group.clone().map(|g| g as Arc<dyn model::StartGate>))?)),
-        None => None,
-    };
+    let outputs = report::sinks::open(report::sinks::Setup {
+        info: &info,
+        format: c.output,
+        loud,
+        percentile: c.percentile,
+        checkpoints: !sb.report_checkpoints.is_empty(),
+        live: c.live,
+        metrics: c.metrics_addr,
+        hdr_log: c.hdr_log.as_deref(),
+        gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
+        own_console,
+    })?;
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     // Every run is recorded (store::Recorder) unless --no-save.
     let recorder = if c.no_save { None } else { Some(super::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
     // The live metrics publish the hardware figures of each sample too.
-    if let (Some(r), Some(l)) = (&recorder, &live) {
+    if let (Some(r), Some(l)) = (&recorder, outputs.live()) {
         let (l, server) = (l.clone(), r.server().clone());
         r.tee_samples(Box::new(move |row| l.observe_sample(&server, row)));
     }
@@ -147,20 +151,8 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         return ready;
     }
     let writes = super::verify::start(w.as_ref(), plan, &cfg, recorder.as_ref().map(|r| (r.run_id(), r.path())))?;
-    // The console's printers come first: the checkpoint reports (whatever
-    // prints the rest), then the console, unless the verbosity hides it.
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
-    if loud && !sb.report_checkpoints.is_empty() {
-        sinks.push(Box::new(report::sysbench::Checkpoints { percentile: c.percentile }));
-    }
-    let console_at = (json || loud).then_some(sinks.len());
-    if console_at.is_some() {
-        sinks.push(console);
-    }
-    sinks.extend(recorder.as_ref().map(|r| r.sink()));
-    sinks.extend(live.map(|l| l.sink()));
-    sinks.extend(hdr_log);
-    let mut sink = Sinks(sinks);
+    let console_at = outputs.console_at();
+    let mut sink = Sinks(outputs.sinks(recorder.as_ref().map(|r| r.sink())));
     let mut outcome = Ok(());
     // (threads, tps, p95, p99) of each completed level, for the series summary.
     let mut measured: Vec<(usize, f64, f64, f64)> = Vec::new();
@@ -263,7 +255,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
 fn series_summary(measured: &[(usize, f64, f64, f64)], planned: usize, c: &crate::workload::plan::ControlArgs, json: bool, loud: bool) {
     let levels = crate::model::record::Repeated::group(measured.iter().copied());
     if json {
-        println!("{}", report::series::json(&levels, &c.repeat_order));
+        println!("{}", report::series::json(&levels, &c.repeat_order.name()));
         return;
     }
     if measured.len() < planned {
@@ -271,7 +263,7 @@ fn series_summary(measured: &[(usize, f64, f64, f64)], planned: usize, c: &crate
     }
     if loud && !levels.is_empty() {
         println!();
-        print!("{}", report::series::text(&levels, &c.repeat_order));
+        print!("{}", report::series::text(&levels, &c.repeat_order.name()));
     }
 }
 

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::model::record::{RunRecord, Severity};
 use crate::model::RunInfo;
 use crate::store::{self, Begin, Recorder};
+use crate::view::format;
 use crate::workload::plan::ControlArgs;
 use std::path::Path;
 use std::sync::Arc;
@@ -88,20 +89,8 @@ pub fn results(a: ResultsArgs) -> Result<()> {
     let path = &a.store.results;
     match a.action {
         ResultsAction::List => print!("{}", store::list_text(path)?),
-        ResultsAction::Show { run } => {
-            let rs = store::load_many(path, &[run])?;
-            for r in &rs {
-                print!("{}", store::show_text(r));
-            }
-        }
-        ResultsAction::Export { runs, csv: true, .. } => {
-            let rs = if runs.is_empty() { store::load_all(path)? } else { store::load_many(path, &runs)? };
-            print!("{}", crate::view::csv::csv(&rs));
-        }
-        ResultsAction::Export { runs, .. } => {
-            let v = store::export_json(path, &runs)?;
-            println!("{}", serde_json::to_string_pretty(&v).map_err(|e| Error::Io(e.to_string()))?);
-        }
+        ResultsAction::Show { run } => print!("{}", format::show(path, &run)?),
+        ResultsAction::Export { runs, csv, .. } => print!("{}", format::export(path, &runs, csv)?),
         ResultsAction::Serve { addr } => crate::view::browse::serve(path.clone(), addr)?,
         ResultsAction::Delete { runs } => {
             let ids = store::delete(path, &runs)?;
@@ -186,18 +175,10 @@ pub fn compare(a: CompareArgs) -> Result<()> {
     let base = refs[0];
     // Each run against the baseline, once, for every output.
     let verdicts: Vec<Vec<gate::Line>> = refs[1..].iter().map(|r| gate::lines(base, r, &metrics, a.max_regression)).collect();
-    match (a.json, a.format.as_str()) {
-        (true, _) | (_, "json") => println!("{}", crate::compare::json(&refs, &verdicts)),
-        (_, "markdown") => {
-            for (r, ls) in refs[1..].iter().zip(&verdicts) {
-                println!("{}", gate::markdown(base, r, ls, a.max_regression));
-            }
-        }
-        _ => print!("{}", crate::compare::text(&refs, &verdicts, a.max_regression)),
-    }
+    let c = format::Comparison { runs: &refs, verdicts: &verdicts, max_regression: a.max_regression };
+    print!("{}", format::comparison(a.format, a.json, &c));
     if let Some(path) = &a.junit {
-        let xml: String = refs[1..].iter().zip(&verdicts).map(|(r, ls)| gate::junit(base, r, ls)).collect();
-        std::fs::write(path, xml).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+        format::write(path, format::junit(&c).as_bytes())?;
     }
     let failed: Vec<String> =
         refs[1..].iter().zip(&verdicts).flat_map(|(r, ls)| ls.iter().filter(|l| l.regression).map(move |l| format!("run {} at {} clients ({})", r.id, l.threads, l.metric.name()))).collect();
@@ -226,19 +207,7 @@ pub fn report(a: ReportArgs) -> Result<()> {
     use crate::view::html;
     let t0 = std::time::Instant::now();
     let runs: Vec<html::ReportRun> = store::load_for_report(&a.store.results, &a.runs)?.into_iter().map(|(rec, hists)| html::ReportRun { rec, hists }).collect();
-    let page = html::build(&runs, &crate::units::now_rfc3339());
-    let write = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| Error::Io(format!("cannot write {}: {e}", p.display())));
-    write(&a.output, page.html.as_bytes())?;
-    if let Some(dir) = &a.charts {
-        std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
-        let raster = crate::view::png::Rasterizer::new();
-        for c in &page.charts {
-            let svg = c.svg();
-            write(&dir.join(format!("{}.svg", c.id)), svg.as_bytes())?;
-            let png = raster.png(&svg, 2.0).map_err(|e| Error::Io(format!("chart {}: {e}", c.id)))?;
-            write(&dir.join(format!("{}.png", c.id)), &png)?;
-        }
-    }
+    let page = format::report(&runs, &a.output, a.charts.as_deref())?;
     println!(
         "Wrote {} ({} KiB, {} charts) in {:.2} s{}",
         a.output.display(),

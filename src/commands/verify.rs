@@ -103,7 +103,7 @@ pub fn check_writes(a: CheckWritesArgs) -> Result<()> {
     let cli = crate::cli::parse(args).map_err(|e| Error::Usage(format!("check writes: the options in {}: {}", a.file.display(), crate::cli::error_line(&e))))?;
     let crate::cli::Cmd::Run(mut b) = cli.cmd else { return Err(usage!("check writes: {} does not describe a run", a.file.display())) };
     b.target = a.target;
-    let json = a.output == "json";
+    let json = a.output.json();
     let mut plan = Plan::new(BenchCommand::Run, b)?;
     let cfg = plan.args.target.resolve()?;
     let Some(run) = plan.family.bench(&mut plan, cfg)? else {

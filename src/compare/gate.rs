@@ -1,7 +1,7 @@
 //! Series compared level by level with a significance test, and the
 //! regression gate built on it (`compare --baseline BASE NEW
-//! --max-regression 5%`): one verdict per level and metric, in words, as a
-//! markdown table for CI job summaries, or as JUnit XML.
+//! --max-regression 5%`): one verdict per level and metric, in words; the
+//! markdown table and JUnit XML are renderings of them (`view::format`).
 
 use crate::model::record::{Repeated, RunRecord};
 use crate::stats::significance::{median, ratio, verdict, Ratio};
@@ -77,7 +77,8 @@ pub fn lines(base: &RunRecord, new: &RunRecord, metrics: &[Metric], max_regressi
     out
 }
 
-fn clients(n: usize) -> String {
+/// "1 client", "4 clients".
+pub fn clients(n: usize) -> String {
     if n == 1 {
         "1 client".into()
     } else {
@@ -99,31 +100,6 @@ pub fn text(base: &RunRecord, new: &RunRecord, ls: &[Line], max_regression: Opti
     o
 }
 
-/// The comparison as a markdown table (for a CI job summary).
-pub fn markdown(base: &RunRecord, new: &RunRecord, ls: &[Line], max_regression: Option<f64>) -> String {
-    let mut o = format!("### fairbench: run {} against baseline run {}\n\n", new.id, base.id);
-    o.push_str("| clients | metric | baseline (median) | new (median) | change | 95% CI | p | repetitions | verdict |\n");
-    o.push_str("|---:|---|---:|---:|---:|---|---:|---|---|\n");
-    for l in ls {
-        let (change, ci, p) = match &l.test {
-            Some(t) => (
-                format!("{:+.1}%", (t.ratio - 1.0) * 100.0),
-                format!("{:+.1}% to {:+.1}%", (t.ci.0 - 1.0) * 100.0, (t.ci.1 - 1.0) * 100.0),
-                crate::stats::significance::p_text(t.p).trim_start_matches("p = ").trim_start_matches("p ").to_string(),
-            ),
-            None => (format!("{:+.1}%", (l.new_median / l.base_median - 1.0) * 100.0), "-".into(), "-".into()),
-        };
-        let verdict = match max_regression {
-            Some(_) if l.regression => "**regression**",
-            Some(_) => "ok",
-            None if l.test.as_ref().is_some_and(Ratio::significant) => "significant",
-            None => "-",
-        };
-        o.push_str(&format!("| {} | {} | {:.2} | {:.2} | {change} | {ci} | {p} | {} vs {} | {verdict} |\n", l.threads, l.metric.name(), l.base_median, l.new_median, l.n.0, l.n.1));
-    }
-    o
-}
-
 /// The lines as JSON values.
 pub fn json(ls: &[Line]) -> Vec<serde_json::Value> {
     ls.iter()
@@ -137,34 +113,12 @@ pub fn json(ls: &[Line]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&apos;")
-}
-
-/// JUnit XML: one test case per level and metric, failed when it regressed.
-pub fn junit(base: &RunRecord, new: &RunRecord, ls: &[Line]) -> String {
-    let failures = ls.iter().filter(|l| l.regression).count();
-    let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    o.push_str(&format!("<testsuites name=\"fairbench compare\" tests=\"{}\" failures=\"{failures}\">\n", ls.len()));
-    o.push_str(&format!("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">\n", xml_escape(&format!("run {} against baseline run {}", new.id, base.id)), ls.len()));
-    for l in ls {
-        let name = xml_escape(&format!("{} {}", clients(l.threads), l.metric.name()));
-        if l.regression {
-            o.push_str(&format!("    <testcase classname=\"fairbench.compare\" name=\"{name}\">\n      <failure message=\"{}\"/>\n    </testcase>\n", xml_escape(&l.words)));
-        } else {
-            o.push_str(&format!("    <testcase classname=\"fairbench.compare\" name=\"{name}\">\n      <system-out>{}</system-out>\n    </testcase>\n", xml_escape(&l.words)));
-        }
-    }
-    o.push_str("  </testsuite>\n</testsuites>\n");
-    o
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::record::LevelRec;
 
-    fn run(id: i64, tps: &[f64]) -> RunRecord {
+    pub(crate) fn run(id: i64, tps: &[f64]) -> RunRecord {
         let levels = tps.iter().enumerate().map(|(i, t)| LevelRec { level_no: i, threads: 4, status: "completed".into(), tps: *t, p99_ms: 10.0 + i as f64 * 0.1, ..LevelRec::default() }).collect();
         RunRecord { id, levels, ..RunRecord::default() }
     }
@@ -178,9 +132,5 @@ mod tests {
         assert!(!ls[1].regression, "{:?}", ls[1]);
         // Not beyond 10%: passes.
         assert!(!lines(&base, &new, &[Metric::Throughput], Some(0.10))[0].regression);
-        let md = markdown(&base, &new, &ls, Some(0.05));
-        assert!(md.contains("| 4 | throughput | 1203.10 | 1111.10 | -7.7% | -10.3% to -5.1% | < 0.001 | 5 vs 5 | **regression** |"), "{md}");
-        let x = junit(&base, &new, &ls);
-        assert!(x.contains("tests=\"2\" failures=\"1\"") && x.contains("<failure message=\"throughput: B is slower by 7.7%"), "{x}");
     }
 }

@@ -2,9 +2,13 @@
 //! renders it: a loader's progress line, and the standard console output a
 //! family's own output prints or builds its lines on. The report
 //! implements [`StandardOutput`]; the driver hands it to the workload.
+//! The output options' values (`format`) live here too, below every
+//! module that reads them.
 
+pub mod format;
 mod progress;
 
+pub use format::{CompareFormat, ConsoleFormat};
 pub use progress::Progress;
 
 use crate::model::{Interval, LevelResult, RunInfo, Sink};

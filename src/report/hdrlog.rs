@@ -116,6 +116,18 @@ fn now_s() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
 
+/// On with `--hdr-log`.
+pub fn on(s: &super::sinks::Setup) -> bool {
+    s.hdr_log.is_some()
+}
+
+pub fn open(s: &mut super::sinks::Setup, _: &mut super::sinks::Shared) -> Result<Option<Box<dyn Sink>>> {
+    match s.hdr_log {
+        Some(path) => Ok(Some(Box::new(HdrLog::create(path, s.info, s.gate.clone())?))),
+        None => Ok(None),
+    }
+}
+
 impl Sink for HdrLog {
     fn start(&mut self, _threads: usize) {
         let member = self.gate.as_ref().and_then(|g| g.member()).unwrap_or(crate::model::GroupMember {

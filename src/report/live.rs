@@ -20,7 +20,7 @@ use prometheus_client::registry::{Registry, Unit};
 use serde_json::json;
 use std::borrow::Cow;
 use std::io::Write;
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -270,28 +270,55 @@ impl Live {
     }
 }
 
-/// Starts `--live` and `--metrics-addr` when given (bound before the first
-/// level, so a taken port stops the run before it starts); None when neither is.
-pub fn watch(info: &RunInfo, live_addr: Option<SocketAddr>, metrics_addr: Option<SocketAddr>, quiet: bool) -> crate::error::Result<Option<Arc<Live>>> {
-    if live_addr.is_none() && metrics_addr.is_none() {
-        return Ok(None);
+// `--live` and `--metrics-addr` are bound before the first level, so a
+// taken port stops the run before it starts. Both publish one state through
+// one sink: the first of them opened makes it.
+
+/// The state both publish, and its sink when this one made it.
+fn shared(s: &super::sinks::Setup, shared: &mut super::sinks::Shared) -> (Arc<Live>, Option<Box<dyn Sink>>) {
+    match &shared.live {
+        Some(l) => (l.clone(), None),
+        None => {
+            let l = Live::new(s.info);
+            shared.live = Some(l.clone());
+            let sink = l.sink();
+            (l, Some(sink))
+        }
     }
-    let state = Live::new(info);
-    if let Some(a) = live_addr {
-        let l = state.clone();
-        let bound = super::http::serve("live", a, Arc::new(move |r: &Request| l.handle(r)))?;
-        if !quiet {
+}
+
+/// On with `--live`.
+pub fn page_on(s: &super::sinks::Setup) -> bool {
+    s.live.is_some()
+}
+
+/// `--live ADDR`: the page and its event stream.
+pub fn page_open(s: &mut super::sinks::Setup, shared: &mut super::sinks::Shared) -> crate::error::Result<Option<Box<dyn Sink>>> {
+    let (state, sink) = self::shared(s, shared);
+    if let Some(a) = s.live {
+        let bound = super::http::serve("live", a, Arc::new(move |r: &Request| state.handle(r)))?;
+        if !s.format.json() {
             println!("Live view: http://{bound}/");
         }
     }
-    if let Some(a) = metrics_addr {
-        let l = state.clone();
-        let bound = super::http::serve("metrics-addr", a, Arc::new(move |r: &Request| l.handle_metrics(r)))?;
-        if !quiet {
+    Ok(sink)
+}
+
+/// On with `--metrics-addr`.
+pub fn metrics_on(s: &super::sinks::Setup) -> bool {
+    s.metrics.is_some()
+}
+
+/// `--metrics-addr ADDR`: OpenMetrics alone.
+pub fn metrics_open(s: &mut super::sinks::Setup, shared: &mut super::sinks::Shared) -> crate::error::Result<Option<Box<dyn Sink>>> {
+    let (state, sink) = self::shared(s, shared);
+    if let Some(a) = s.metrics {
+        let bound = super::http::serve("metrics-addr", a, Arc::new(move |r: &Request| state.handle_metrics(r)))?;
+        if !s.format.json() {
             println!("OpenMetrics: http://{bound}/metrics");
         }
     }
-    Ok(Some(state))
+    Ok(sink)
 }
 
 struct LiveSink(Arc<Live>);

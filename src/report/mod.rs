@@ -7,6 +7,7 @@ pub mod hdrlog;
 pub mod http;
 pub mod live;
 pub mod series;
+pub mod sinks;
 pub mod snapshot;
 pub mod sysbench;
 
@@ -31,11 +32,8 @@ impl RunInfo {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
-}
+/// The console's format is `--output`'s value.
+pub use crate::output::ConsoleFormat as Format;
 
 pub struct Console {
     pub format: Format,
@@ -89,6 +87,17 @@ impl Sink for Console {
         }
         let _ = o.flush();
     }
+}
+
+/// The console is on when it prints JSON lines, or text at the verbosity
+/// that shows reports.
+pub fn console_on(s: &sinks::Setup) -> bool {
+    s.format.json() || s.loud
+}
+
+/// The workload's own console where it brings one, else the standard one.
+pub fn console_open(s: &mut sinks::Setup, _: &mut sinks::Shared) -> crate::error::Result<Option<Box<dyn Sink>>> {
+    Ok(Some(s.own_console.take().unwrap_or_else(|| Box::new(Console { format: s.format, percentile: s.percentile, level_threads: 0 }))))
 }
 
 /// The standard console output as the workloads reach it

@@ -41,6 +41,15 @@ pub struct Checkpoints {
     pub percentile: u32,
 }
 
+/// On with `--report-checkpoints` where the text console shows reports.
+pub fn on(s: &super::sinks::Setup) -> bool {
+    s.loud && s.checkpoints
+}
+
+pub fn open(s: &mut super::sinks::Setup, _: &mut super::sinks::Shared) -> crate::error::Result<Option<Box<dyn Sink>>> {
+    Ok(Some(Box::new(Checkpoints { percentile: s.percentile })))
+}
+
 impl Sink for Checkpoints {
     fn checkpoint(&mut self, cp: &Checkpoint) {
         let mut o = std::io::stdout().lock();

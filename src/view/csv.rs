@@ -158,6 +158,20 @@ fn summary_row(r: &RunRecord, l: &LevelRec, e: Option<&Efficiency>) -> Vec<Strin
     .collect()
 }
 
+/// The CSV format in the registry (`view::format`).
+pub struct Csv;
+
+impl super::format::Format for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn runs(&self, store: &std::path::Path, refs: &[String]) -> Option<crate::error::Result<String>> {
+        let rs = if refs.is_empty() { crate::store::load_all(store) } else { crate::store::load_many(store, refs) };
+        Some(rs.map(|rs| csv(&rs)))
+    }
+}
+
 pub fn csv(runs: &[RunRecord]) -> String {
     let mut o = COLUMNS.join(",");
     o.push('\n');

@@ -1,9 +1,13 @@
-//! What people look at after a run: the self-contained HTML report (charts
-//! drawn by `report::chart`), its PNG renderings, the CSV export, and the
-//! read-only store browser. These read the store, the audit and `compare`,
-//! so they sit above them; the run's own outputs stay in `report`.
+//! What people look at after a run: the renderings of stored runs
+//! (`format`, the registry: text, JSON, markdown, JUnit, and the formats
+//! with a module of their own here: the self-contained HTML report with
+//! charts drawn by `report::chart`, its PNG renderings, the CSV export), and
+//! the read-only store browser. These read the store, the audit and
+//! `compare`, so they sit above them; the run's own outputs stay in
+//! `report`.
 
 pub mod browse;
 pub mod csv;
+pub mod format;
 pub mod html;
 pub mod png;

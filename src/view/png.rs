@@ -1,6 +1,7 @@
 //! Charts as PNG for `report --charts`, rendered from the same SVG the page
 //! holds, in Rust (resvg), with the system's fonts.
 
+use crate::error::Error;
 use resvg::{tiny_skia, usvg};
 use std::sync::Arc;
 
@@ -30,5 +31,29 @@ impl Rasterizer {
         let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("chart has no size")?;
         resvg::render(&tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
         pixmap.encode_png().map_err(|e| e.to_string())
+    }
+}
+
+/// `report --charts DIR`: each chart of the page as SVG and as PNG (the
+/// PNG format in the registry, `view::format`).
+pub struct Png;
+
+impl super::format::Format for Png {
+    fn name(&self) -> &'static str {
+        "png"
+    }
+
+    fn report(&self, page: &super::html::Report, dir: &std::path::Path) -> Option<crate::error::Result<()>> {
+        Some((|| {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+            let raster = Rasterizer::new();
+            for c in &page.charts {
+                let svg = c.svg();
+                super::format::write(&dir.join(format!("{}.svg", c.id)), svg.as_bytes())?;
+                let png = raster.png(&svg, 2.0).map_err(|e| Error::Io(format!("chart {}: {e}", c.id)))?;
+                super::format::write(&dir.join(format!("{}.png", c.id)), &png)?;
+            }
+            Ok(())
+        })())
     }
 }

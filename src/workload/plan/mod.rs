@@ -119,10 +119,10 @@ pub struct ControlArgs {
     pub repeat: usize,
     /// Order of a sweep's repetitions: interleaved (1,2,4,1,2,4: drift falls on every level alike) or grouped (1,1,2,2,4,4)
     #[arg(long, value_name = "ORDER", default_value = "interleaved", value_parser = values::repeat_order)]
-    pub repeat_order: String,
+    pub repeat_order: values::RepeatOrder,
     /// text (sysbench format) or json (JSON lines)
     #[arg(long, default_value = "text", value_parser = values::output)]
-    pub output: String,
+    pub output: crate::output::ConsoleFormat,
     /// OS threads for network clients (default: one per client up to 32 clients, as sysbench runs them; beyond, one per CPU)
     #[arg(long, value_parser = values::client_threads)]
     pub client_threads: Option<usize>,
