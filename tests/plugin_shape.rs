@@ -934,3 +934,46 @@ fn live_sinks_are_opened_through_their_registry() {
     }
     assert!(found.is_empty(), "a command builds a sink itself: add it to report::sinks::SINKS and describe its option in report::sinks::Setup\n{}", found.join("\n"));
 }
+
+/// The longest a source file under src/ may grow: past it a file holds
+/// several jobs and is split by them.
+const MAX_LINES: usize = 800;
+
+/// Files under src/ allowed past [`MAX_LINES`], each with why. An entry
+/// whose file is back under the limit fails the test.
+const LONG_ALLOWED: &[(&str, &str)] = &[
+    // (path, reason)
+];
+
+fn long_files() -> Vec<(String, usize)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut out: Vec<(String, usize)> =
+        files.iter().map(|f| (f.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"), std::fs::read_to_string(f).unwrap().lines().count())).filter(|(_, n)| *n > MAX_LINES).collect();
+    out.sort();
+    out
+}
+
+// Files of a thousand lines once held the runner's level loop with its
+// clients, the connection with its errors and bulk loads, the recorder with
+// the audit: each split by its jobs.
+#[test]
+fn no_source_file_is_longer_than_the_limit() {
+    let found: Vec<String> = long_files().into_iter().filter(|(f, _)| !LONG_ALLOWED.iter().any(|(p, _)| p == f)).map(|(f, n)| format!("{f}: {n} lines")).collect();
+    assert!(found.is_empty(), "over {MAX_LINES} lines (split the file by its jobs, or add it to LONG_ALLOWED with why):\n{}", found.join("\n"));
+}
+
+#[test]
+fn every_long_file_exception_is_still_needed() {
+    let long = long_files();
+    let stale: Vec<&str> = LONG_ALLOWED.iter().filter(|(p, _)| !long.iter().any(|(f, _)| f == p)).map(|(p, _)| *p).collect();
+    assert!(stale.is_empty(), "no longer over {MAX_LINES} lines: remove from LONG_ALLOWED: {stale:?}");
+    assert!(rust_files_counted() > 100, "the source scan found too few files");
+}
+
+fn rust_files_counted() -> usize {
+    let mut files = Vec::new();
+    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    files.len()
+}
