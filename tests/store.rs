@@ -280,3 +280,38 @@ fn the_password_is_nowhere_in_the_store_or_output() {
     }
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), 3);
 }
+
+/// The (t, dt) of the stored samples of a run's first level, baseline left out.
+fn sample_times(store: &Path) -> Vec<(f64, f64)> {
+    let e = export(store);
+    let run = e.as_array().and_then(|a| a.last()).or_else(|| e["runs"].as_array().and_then(|a| a.last())).expect("a run").clone();
+    let samples = run["levels"][0]["samples"].as_array().cloned().unwrap_or_default();
+    samples.iter().filter(|s| s["seq"].as_u64() != Some(0)).map(|s| (s["t"].as_f64().unwrap(), s["dt"].as_f64().unwrap())).collect()
+}
+
+// The sampler once kept a clock of its own, restarted after each sample: its
+// samples slid later through a long run by the time each took, away from the
+// report's intervals. Samples now fall on the intervals' ends, and the
+// level's end takes the last one again rather than adding a sample of a few
+// milliseconds.
+#[test]
+fn server_samples_fall_on_the_report_intervals() {
+    let dir = scratch_dir("store_ticks");
+    let store = dir.join("r.sqlite");
+    let base = ["--target", &pg_url(), "--table-name", "sto_tick_", "--table-size", "1000"];
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
+    run_ok(fairbench().args(["prepare", "oltp_point_select"]).args(base));
+    run_ok(fairbench().args(["run", "oltp_point_select", "--threads", "2", "--time", "4", "--report-interval", "1", "--results"]).arg(&store).args(base));
+    let s = sample_times(&store);
+    assert_eq!(s.len(), 4, "one sample per interval, none after the last: {s:?}");
+    for (i, (t, dt)) in s.iter().enumerate() {
+        assert!((t - (i + 1) as f64).abs() < 0.1, "sample {} at {t} s, not at the end of interval {}: {s:?}", i + 1, i + 1);
+        assert!((dt - 1.0).abs() < 0.1, "sample {} covers {dt} s: {s:?}", i + 1);
+    }
+    // Intervals shorter than the sampling period (0.5 s at least): every few ticks, evenly.
+    run_ok(fairbench().args(["run", "oltp_point_select", "--threads", "2", "--time", "3", "--report-interval", "0.2", "--results"]).arg(&store).args(base));
+    let s = sample_times(&store);
+    assert!(s.len() >= 4 && s.len() <= 6, "{s:?}");
+    assert!(s.iter().all(|(_, dt)| *dt >= 0.4 && *dt <= 0.8), "samples spaced as the period and the ticks allow: {s:?}");
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
+}

@@ -227,6 +227,10 @@ fn disk_delta(prev: &BTreeMap<String, [u64; 4]>, cur: &BTreeMap<String, [u64; 4]
 enum Cmd {
     LevelStart(usize),
     LevelEnd,
+    /// A report interval ended: sample now, so that a sample covers the
+    /// interval the report shows and the sampler wakes when the run's other
+    /// threads do, not at a moment of its own.
+    Tick,
     Finish(mpsc::Sender<Snapshot>),
 }
 
@@ -316,12 +320,27 @@ impl Sampler {
                     let _ = stx.send(first);
                     let mut level: Option<(usize, Instant, usize)> = None;
                     let mut last = Instant::now();
+                    // Once intervals tick, the timer only stands in for a tick that does not come.
+                    let mut ticked = false;
+                    // The counters before the latest sample of the level, to take it again.
+                    let mut redo = None;
                     loop {
-                        let cmd = match rx.recv_timeout(period) {
+                        let wait = if ticked { period * 3 / 2 } else { period };
+                        // Between levels nothing is sampled: wait for the next command only.
+                        let got = if level.is_some() { rx.recv_timeout(wait.saturating_sub(last.elapsed())) } else { rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected) };
+                        let cmd = match got {
                             Ok(c) => Some(c),
                             Err(mpsc::RecvTimeoutError::Timeout) => None,
                             Err(mpsc::RecvTimeoutError::Disconnected) => break,
                         };
+                        if matches!(cmd, Some(Cmd::Tick)) {
+                            ticked = true;
+                            // Intervals shorter than the period: the first tick a period after the
+                            // last sample (the slack: a sample that was itself a little late).
+                            if last.elapsed() + period / 20 < period {
+                                continue;
+                            }
+                        }
                         if let Some(Cmd::Finish(reply)) = cmd {
                             let mut errs = Vec::new();
                             let snap = snapshot(conn.as_mut(), &cfg, &tables, None).await;
@@ -335,6 +354,16 @@ impl Sampler {
                         if level.is_none() && !matches!(cmd, Some(Cmd::LevelStart(_))) {
                             continue;
                         }
+                        // A level that ends just after the sample of its last interval: that
+                        // sample is taken again up to the end, instead of a sample of a few
+                        // milliseconds whose rates would mean nothing.
+                        if matches!(cmd, Some(Cmd::LevelEnd)) && last.elapsed() < period / 4 {
+                            if let (Some(b), Some((_, _, seq))) = (redo.take(), level.as_mut()) {
+                                (prev, prev_disk, prev_node, last) = b;
+                                *seq -= 1;
+                            }
+                        }
+                        let before = (prev.clone(), prev_disk.clone(), prev_node.clone(), last);
                         // A sample: counters now, deltas since the previous one.
                         let mut errs = Vec::new();
                         let mut cur = match conn.as_mut() {
@@ -361,6 +390,7 @@ impl Sampler {
                         }
                         let now = Instant::now();
                         let dt = now.duration_since(last).as_secs_f64();
+                        redo = (level.is_some() && matches!(cmd, None | Some(Cmd::Tick))).then_some(before);
                         last = now;
                         prev = cur;
                         prev_disk = disk;
@@ -370,7 +400,7 @@ impl Sampler {
                                 write(SampleRow { level_no: n, seq: 0, t: 0.0, dt, sample });
                                 level = Some((n, now, 1));
                             }
-                            Some(Cmd::LevelEnd) | None => {
+                            Some(Cmd::LevelEnd | Cmd::Tick) | None => {
                                 if let Some((n, t0, seq)) = level {
                                     write(SampleRow { level_no: n, seq, t: now.duration_since(t0).as_secs_f64(), dt, sample });
                                     level = if matches!(cmd, Some(Cmd::LevelEnd)) { None } else { Some((n, t0, seq + 1)) };
@@ -397,6 +427,11 @@ impl Sampler {
 
     pub fn level_end(&self) {
         let _ = self.tx.send(Cmd::LevelEnd);
+    }
+
+    /// A report interval ended.
+    pub fn tick(&self) {
+        let _ = self.tx.send(Cmd::Tick);
     }
 
     /// The end snapshot; stops the thread.

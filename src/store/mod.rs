@@ -592,6 +592,9 @@ impl Sink for StoreSink {
         let seq = l.written;
         l.write_interval(iv, seq);
         l.written += 1;
+        if let Some(s) = &l.sampler {
+            s.tick();
+        }
     }
 
     fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
