@@ -15,21 +15,15 @@ pub fn mysql_client() -> crate::error::Result<PathBuf> {
 
 /// Runs SQL through the MySQL-protocol client over TCP on 127.0.0.1:`port`; Ok(stdout).
 pub fn mysql_sql(client: &Path, port: u16, user: &str, password: &str, sql: &str) -> std::result::Result<String, String> {
-    let o = environ::command(client)
-        .args(["--no-defaults", "--protocol=TCP", "-h127.0.0.1", "--connect-timeout=2", "-N", "-B"])
-        .arg(format!("-P{port}"))
-        .arg(format!("-u{user}"))
-        .env("MYSQL_PWD", password)
-        .arg("-e")
-        .arg(sql)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| e.to_string())?;
-    if o.status.success() {
-        Ok(String::from_utf8_lossy(&o.stdout).to_string())
-    } else {
-        Err(String::from_utf8_lossy(&o.stderr).trim().to_string())
-    }
+    answer(
+        environ::command(client)
+            .args(["--no-defaults", "--protocol=TCP", "-h127.0.0.1", "--connect-timeout=2", "-N", "-B"])
+            .arg(format!("-P{port}"))
+            .arg(format!("-u{user}"))
+            .env("MYSQL_PWD", password)
+            .arg("-e")
+            .arg(sql),
+    )
 }
 
 /// The server's message in the MySQL-protocol client's error output (which
@@ -56,21 +50,25 @@ pub fn pg_bindir() -> Option<PathBuf> {
 
 /// Runs SQL with psql over TCP on 127.0.0.1:`port`; Ok(stdout).
 pub fn psql_at(psql: &Path, port: u16, user: &str, password: &str, db: &str, sql: &str) -> std::result::Result<String, String> {
-    let o = environ::command(psql)
-        .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
-        .arg("-p")
-        .arg(port.to_string())
-        .arg("-U")
-        .arg(user)
-        .arg("-d")
-        .arg(db)
-        .arg("-c")
-        .arg(sql)
-        .env("PGPASSWORD", password)
-        .env("PGCONNECT_TIMEOUT", "2")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| e.to_string())?;
+    answer(
+        environ::command(psql)
+            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
+            .arg("-p")
+            .arg(port.to_string())
+            .arg("-U")
+            .arg(user)
+            .arg("-d")
+            .arg(db)
+            .arg("-c")
+            .arg(sql)
+            .env("PGPASSWORD", password)
+            .env("PGCONNECT_TIMEOUT", "2"),
+    )
+}
+
+/// A client's stdout when it succeeds, else its error output.
+fn answer(c: &mut std::process::Command) -> std::result::Result<String, String> {
+    let o = c.stdin(Stdio::null()).output().map_err(|e| e.to_string())?;
     if o.status.success() {
         Ok(String::from_utf8_lossy(&o.stdout).to_string())
     } else {
