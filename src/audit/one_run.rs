@@ -363,6 +363,14 @@ pub fn rule_lost_writes(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
+/// The run's findings with its lost-writes finding made again from its
+/// writes verdict, as a later `check writes` leaves them.
+pub fn with_writes_rechecked(r: &RunRecord) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = r.findings.iter().filter(|f| f.rule != LOST_WRITES).cloned().collect();
+    findings.extend(rule_lost_writes(r));
+    findings
+}
+
 /// Replication lag beyond which reads on a standby are judged not
 /// comparable: a standby more than a second behind is replaying a backlog
 /// while it serves the reads (replay competes for CPU and IO, and the reads

@@ -486,12 +486,9 @@ pub fn merge(a: MergeArgs) -> Result<()> {
         };
         sink.summary(&r, &info);
     }
-    let run = rec.finish(&Ok(()));
     let id = rec.run_id();
     found.iter_mut().for_each(|f| f.runs = vec![id]);
-    let mut findings = run.as_ref().map(crate::audit::single).unwrap_or_default();
-    findings.extend(found);
-    rec.set_findings(&findings);
+    super::close_audited(&rec, &Ok(()), found);
     println!("Stored as run {id} in {}", a.store.results.display());
     Ok(())
 }

@@ -51,15 +51,23 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone() })
 }
 
+/// Closes the record and stores the run's own audit with `extra` findings
+/// (a merge's); gives the record as stored, findings included.
+pub fn close_audited(r: &Recorder, outcome: &Result<()>, extra: Vec<crate::model::record::Finding>) -> Option<RunRecord> {
+    let mut run = r.finish(outcome);
+    let mut findings = run.as_ref().map(audit::single).unwrap_or_default();
+    findings.extend(extra);
+    r.set_findings(&findings);
+    if let Some(run) = run.as_mut() {
+        run.findings = findings;
+    }
+    run
+}
+
 /// Closes the record and audits it; prints where it went and, for sweeps,
 /// the audit.
 pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: bool) {
-    let mut run = r.finish(outcome);
-    let findings = run.as_ref().map(audit::single).unwrap_or_default();
-    r.set_findings(&findings);
-    if let Some(run) = run.as_mut() {
-        run.findings.clone_from(&findings);
-    }
+    let run = close_audited(r, outcome, Vec::new());
     // The hardware per transaction, from the samples the record now holds.
     let figures = run.as_ref().map(crate::model::efficiency::of_run).unwrap_or_default();
     let measured: Vec<_> = figures.iter().filter(|e| e.secs > 0.0).collect();
@@ -79,7 +87,7 @@ pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: b
         print!("{}", crate::model::efficiency::text(run, &figures));
     }
     println!("Stored as run {} in {}", r.run_id(), r.path().display());
-    let shown: Vec<_> = findings.into_iter().filter(|f| sweep || f.severity >= Severity::Warning).collect();
+    let shown: Vec<_> = run.map(|r| r.findings).unwrap_or_default().into_iter().filter(|f| sweep || f.severity >= Severity::Warning).collect();
     if sweep || !shown.is_empty() {
         print!("{}", audit::findings_text(&shown));
     }

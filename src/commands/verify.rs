@@ -123,11 +123,7 @@ pub fn check_writes(a: CheckWritesArgs) -> Result<()> {
 fn store_with_run(header: &LogHeader, given: Option<&Path>, v: &Value) {
     let Some(id) = header.run_id else { return };
     let Some(path) = given.map(Path::to_path_buf).or_else(|| header.results.clone()) else { return };
-    let stored = crate::store::attach_writes(&path, id, &header.workload, v).and_then(|run| {
-        let mut findings: Vec<_> = run.findings.iter().filter(|f| f.rule != crate::audit::LOST_WRITES).cloned().collect();
-        findings.extend(crate::audit::rule_lost_writes(&run));
-        crate::store::set_findings(&path, id, &findings)
-    });
+    let stored = crate::store::attach_writes(&path, id, &header.workload, v).and_then(|run| crate::store::set_findings(&path, id, &crate::audit::with_writes_rechecked(&run)));
     match stored {
         Ok(()) => eprintln!("Stored with run {id} in {}", path.display()),
         Err(e) => eprintln!("fairbench: check writes: the verdict is not stored: {}", crate::error::one_line(&e.to_string())),
