@@ -191,8 +191,8 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::profile::{resolve, scale, Machine, PROFILES};
     use super::super::Kind;
+    use crate::server::profile::{resolve, scale, Machine, PROFILES};
 
     const M: Machine = Machine { ram: 24 << 30, cores: 2, data: Some(1 << 30) };
 

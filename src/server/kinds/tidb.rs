@@ -279,9 +279,9 @@ fn go_module_version(bin: &Path, module: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::profile::{resolve, scale, Machine, PROFILES};
     use super::super::Kind;
     use super::*;
+    use crate::server::profile::{resolve, scale, Machine, PROFILES};
 
     const M: Machine = Machine { ram: 24 << 30, cores: 2, data: Some(1 << 30) };
 
