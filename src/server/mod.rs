@@ -6,6 +6,7 @@
 
 pub mod client;
 mod common;
+pub mod daemon;
 pub mod environ;
 pub mod kinds;
 pub mod profile;

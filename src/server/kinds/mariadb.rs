@@ -108,48 +108,37 @@ impl SandboxKind for Mariadb {
 }
 
 fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result<()> {
-    let d = &sb.dir;
-    fs::create_dir_all(d.join("tmp")).map_err(|e| io(d.display(), e))?;
-    let mut cnf = String::from("# fairbench sandbox: only this file is read (--defaults-file)\n[mysqld]\n");
-    let mut line = |k: &str, v: &str| cnf.push_str(&format!("{k} = {v}\n"));
-    if let Some(u) = user {
-        line("user", u);
-    }
-    line("datadir", &d.join("data").display().to_string());
-    line("socket", &sb.socket.display().to_string());
-    line("pid-file", &d.join("mysqld.pid").display().to_string());
-    line("log-error", &d.join("error.log").display().to_string());
-    line("tmpdir", &d.join("tmp").display().to_string());
-    line("port", &sb.port.to_string());
-    line("bind-address", "127.0.0.1");
-    cnf.push_str("skip-name-resolve\n");
-    // Debian's server config differs from the compiled-in defaults only in these (and paths).
-    let mut line = |k: &str, v: &str| cnf.push_str(&format!("{k} = {v}\n"));
-    line("character-set-server", "utf8mb4");
-    line("collation-server", "utf8mb4_general_ci");
-    line("local-infile", "ON");
-    if let Some(t) = &o.tls_dir {
-        fs::copy(t.join("server.key"), d.join("server-key.pem")).map_err(|e| io(t.join("server.key").display(), e))?;
-        let _ = fs::set_permissions(d.join("server-key.pem"), std::os::unix::fs::PermissionsExt::from_mode(0o600));
-        line("ssl-ca", &t.join("ca.pem").display().to_string());
-        line("ssl-cert", &t.join("server.pem").display().to_string());
-        line("ssl-key", &d.join("server-key.pem").display().to_string());
-    }
-    cnf.push_str(&format!("# profile {}, then --set\n", sb.profile));
-    let mut binlog = false;
-    for (k, v) in &sb.settings {
-        if k == "log_bin" {
-            binlog = matches!(v.to_ascii_lowercase().as_str(), "on" | "1" | "true");
-            continue;
-        }
-        cnf.push_str(&format!("{k} = {v}\n"));
-    }
-    if binlog {
-        cnf.push_str(&format!("log-bin = {}\nserver-id = 1\n", d.join("binlog").display()));
-    } else {
-        cnf.push_str("skip-log-bin\n");
-    }
-    fs::write(d.join("my.cnf"), cnf).map_err(|e| io(d.join("my.cnf").display(), e))?;
+    let node = Node { dir: &sb.dir, port: sb.port, socket: &sb.socket, profile: &sb.profile, settings: &sb.settings, server_id: 1, extra: &[], init: accounts(o), tls_dir: o.tls_dir.as_deref() };
+    let mut child = init_and_spawn(&node, b, user, o.timeout)?;
+    let datadir = sb.dir.join("data");
+    let mut probe = || mysql_sql(&b.client, sb.port, &o.user, &o.password, "SELECT @@datadir").is_ok_and(|out| same_dir(out.trim(), &datadir));
+    let mut alive = || matches!(child.try_wait(), Ok(None));
+    wait_ready(sb, &mut probe, &mut alive, &sb.dir.join("error.log"), o.timeout)
+}
+
+/// One MariaDB server's place and settings: this kind's server, or a node
+/// of a kind whose nodes are MariaDB servers.
+pub(super) struct Node<'a> {
+    /// Its my.cnf, data, logs and pid file go here.
+    pub dir: &'a Path,
+    pub port: u16,
+    pub socket: &'a Path,
+    pub profile: &'a str,
+    /// The profile's and --set's settings.
+    pub settings: &'a [(String, String)],
+    /// Its binary log's server id.
+    pub server_id: u32,
+    /// Lines the kind needs in its config, after the profile's.
+    pub extra: &'a [(&'a str, String)],
+    /// The SQL its new data directory is made with (its accounts).
+    pub init: String,
+    /// A directory with ca.pem, server.pem and server.key: the server offers TLS.
+    pub tls_dir: Option<&'a Path>,
+}
+
+/// The accounts of a sandbox: its user from anywhere and from localhost,
+/// and the TLS-only one when asked for.
+pub(super) fn accounts(o: &StartOpts) -> String {
     let q = |s: &str| s.replace('\\', "\\\\").replace('\'', "\\'");
     let (u, p, db) = (q(&o.user), q(&o.password), o.database.replace('`', "``"));
     let mut init = format!(
@@ -159,7 +148,59 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
         let t = q(t);
         init.push_str(&format!("CREATE USER '{t}'@'%' IDENTIFIED BY '{p}' REQUIRE SSL;\nGRANT ALL PRIVILEGES ON `{db}`.* TO '{t}'@'%';\n"));
     }
-    fs::write(d.join("init.sql"), init).map_err(|e| io(d.join("init.sql").display(), e))?;
+    init
+}
+
+/// Writes the node's my.cnf, makes its data directory and starts its
+/// server (in a process group of its own, so a Ctrl-C in the terminal
+/// reaches only fairbench); the caller waits until it answers.
+pub(super) fn init_and_spawn(n: &Node, b: &Bins, user: &Option<String>, timeout: std::time::Duration) -> Result<std::process::Child> {
+    let d = n.dir;
+    fs::create_dir_all(d.join("tmp")).map_err(|e| io(d.display(), e))?;
+    let mut cnf = String::from("# fairbench sandbox: only this file is read (--defaults-file)\n[mysqld]\n");
+    let mut line = |k: &str, v: &str| cnf.push_str(&format!("{k} = {v}\n"));
+    if let Some(u) = user {
+        line("user", u);
+    }
+    line("datadir", &d.join("data").display().to_string());
+    line("socket", &n.socket.display().to_string());
+    line("pid-file", &d.join("mysqld.pid").display().to_string());
+    line("log-error", &d.join("error.log").display().to_string());
+    line("tmpdir", &d.join("tmp").display().to_string());
+    line("port", &n.port.to_string());
+    line("bind-address", "127.0.0.1");
+    cnf.push_str("skip-name-resolve\n");
+    // Debian's server config differs from the compiled-in defaults only in these (and paths).
+    let mut line = |k: &str, v: &str| cnf.push_str(&format!("{k} = {v}\n"));
+    line("character-set-server", "utf8mb4");
+    line("collation-server", "utf8mb4_general_ci");
+    line("local-infile", "ON");
+    if let Some(t) = n.tls_dir {
+        fs::copy(t.join("server.key"), d.join("server-key.pem")).map_err(|e| io(t.join("server.key").display(), e))?;
+        let _ = fs::set_permissions(d.join("server-key.pem"), std::os::unix::fs::PermissionsExt::from_mode(0o600));
+        line("ssl-ca", &t.join("ca.pem").display().to_string());
+        line("ssl-cert", &t.join("server.pem").display().to_string());
+        line("ssl-key", &d.join("server-key.pem").display().to_string());
+    }
+    cnf.push_str(&format!("# profile {}, then --set\n", n.profile));
+    let mut binlog = false;
+    for (k, v) in n.settings {
+        if k == "log_bin" {
+            binlog = matches!(v.to_ascii_lowercase().as_str(), "on" | "1" | "true");
+            continue;
+        }
+        cnf.push_str(&format!("{k} = {v}\n"));
+    }
+    if binlog {
+        cnf.push_str(&format!("log-bin = {}\nserver-id = {}\n", d.join("binlog").display(), n.server_id));
+    } else {
+        cnf.push_str("skip-log-bin\n");
+    }
+    for (k, v) in n.extra {
+        cnf.push_str(&format!("{k} = {v}\n"));
+    }
+    fs::write(d.join("my.cnf"), cnf).map_err(|e| io(d.join("my.cnf").display(), e))?;
+    fs::write(d.join("init.sql"), &n.init).map_err(|e| io(d.join("init.sql").display(), e))?;
     chown(d, user)?;
     let log = d.join("install.log");
     let init = b.init.as_ref().expect("mariadb-install-db");
@@ -171,7 +212,7 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
     c.args(["--skip-test-db", "--skip-name-resolve"]).arg(format!("--extra-file={}", d.join("init.sql").display()));
     c.process_group(0).current_dir("/").stdin(Stdio::null()).stdout(log_file(&log)?).stderr(log_file(&log)?);
     let child = c.spawn().map_err(|e| io(init.display(), e))?;
-    wait_child(child, "mariadb-install-db", &log, o.timeout).map_err(|e| match e {
+    wait_child(child, "mariadb-install-db", &log, timeout).map_err(|e| match e {
         Error::Io(m) => Error::Io(format!("{m}; server log: {}", last_line(&d.join("error.log")))),
         e => e,
     })?;
@@ -180,14 +221,10 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
     if let Some(u) = user {
         c.arg(format!("--user={u}"));
     }
-    // Its own process group: a Ctrl-C in the terminal reaches only fairbench.
     c.process_group(0).current_dir("/").stdin(Stdio::null()).stdout(log_file(&d.join("stdout.log"))?).stderr(log_file(&d.join("stdout.log"))?);
-    let mut child = c.spawn().map_err(|e| io(b.server.display(), e))?;
+    let child = c.spawn().map_err(|e| io(b.server.display(), e))?;
     fs::write(d.join("launch.pid"), child.id().to_string()).map_err(|e| io(d.display(), e))?;
-    let datadir = d.join("data");
-    let mut probe = || mysql_sql(&b.client, sb.port, &o.user, &o.password, "SELECT @@datadir").is_ok_and(|out| same_dir(out.trim(), &datadir));
-    let mut alive = || matches!(child.try_wait(), Ok(None));
-    wait_ready(sb, &mut probe, &mut alive, &d.join("error.log"), o.timeout)
+    Ok(child)
 }
 
 #[cfg(test)]

@@ -3,39 +3,9 @@
 
 use super::super::super::client::psql_at;
 use super::super::super::common::{same_dir, Bins};
+use super::super::super::daemon::http_get;
 use super::super::super::StartOpts;
 use super::{Cluster, Node};
-use crate::error::{Error, Result};
-use std::time::{Duration, Instant};
-
-/// Runs `step` every 200 ms until it says ready (Ok(true)), fails, Ctrl-C
-/// arrives, or the deadline passes (Ok(false)).
-pub(super) fn wait(deadline: Instant, step: &mut dyn FnMut() -> Result<bool>) -> Result<bool> {
-    loop {
-        if step()? {
-            return Ok(true);
-        }
-        if crate::model::interrupted() {
-            return Err(Error::Interrupted);
-        }
-        if Instant::now() > deadline {
-            return Ok(false);
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-/// The body of an HTTP GET of `path` on 127.0.0.1:`port` (etcd's and
-/// Patroni's APIs answer HTTP/1.0 and close).
-pub(super) fn http_get(port: u16, path: &str) -> Option<String> {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)).ok()?;
-    s.set_read_timeout(Some(Duration::from_millis(1000))).ok()?;
-    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").as_bytes()).ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    out.split_once("\r\n\r\n").map(|(_, body)| body.to_string())
-}
 
 /// The running members as Patroni sees them: (name, role: `leader`,
 /// `sync_standby` or `replica`), from the first REST API that answers.

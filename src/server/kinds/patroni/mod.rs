@@ -12,18 +12,18 @@ mod health;
 mod procs;
 
 use super::super::client::psql_at;
-use super::super::common::{chown, find_bin, io, last_line, log_file, norm, version_flag, Bins, PORT_TAKEN};
+use super::super::common::{chown, find_bin, io, last_line, norm, version_flag, Bins, PORT_TAKEN};
+use super::super::daemon::{self, http_get, wait};
 use super::super::{environ, Sandbox, StartOpts};
 use super::postgres::{self, Postgres};
 use super::SandboxKind;
 use crate::error::{Error, Result};
 use crate::usage;
-use health::{health, http_get, wait, Health};
+use health::{health, Health};
 use std::collections::BTreeSet;
 use std::fs;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 pub struct Patroni;
@@ -387,37 +387,6 @@ fn write_json(path: &Path, v: &serde_json::Value) -> Result<()> {
     fs::write(path, text).map_err(|e| io(path.display(), e))
 }
 
-/// uid and gid of an account.
-fn ids(user: &str) -> Result<(u32, u32)> {
-    let name = std::ffi::CString::new(user).map_err(|e| io(user, e))?;
-    // SAFETY: getpwnam gets a NUL-terminated name; the record it returns is read
-    // at once, before any other call that could reuse it.
-    let pw = unsafe { libc::getpwnam(name.as_ptr()) };
-    if pw.is_null() {
-        return Err(Error::Io(format!("no account {user}: install postgresql, which makes it")));
-    }
-    // SAFETY: pw is not null (checked above) and points to a passwd record.
-    Ok(unsafe { ((*pw).pw_uid, (*pw).pw_gid) })
-}
-
-/// A long-running program of the cluster, as `user`, in a process group of
-/// its own (a Ctrl-C in the terminal reaches only fairbench), its output in `log`.
-fn spawn(prog: &Path, args: &[String], user: &Option<String>, home: &Path, log: &Path, pidfile: &Path) -> Result<Child> {
-    let mut c = environ::command(prog);
-    c.args(args).current_dir("/").stdin(Stdio::null()).stdout(log_file(log)?).stderr(log_file(log)?).process_group(0);
-    if let Some(u) = user {
-        let (uid, gid) = ids(u)?;
-        c.uid(uid).gid(gid);
-    }
-    // Patroni reads PATRONI_* variables over its config file, and its
-    // pg_basebackup the user's PGPASSWORD over the passfile Patroni writes:
-    // environ::command leaves them out.
-    c.env("HOME", home);
-    let child = c.spawn().map_err(|e| io(prog.display(), e))?;
-    fs::write(pidfile, child.id().to_string()).map_err(|e| io(pidfile.display(), e))?;
-    Ok(child)
-}
-
 /// Starts etcd and the nodes, waits until a leader is elected and every
 /// replica streams from it (with --sync: a synchronous standby is named),
 /// then creates the test database. The caller kills what is left on error.
@@ -432,7 +401,7 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
     let deadline = Instant::now() + o.timeout;
     let too_long = |why: String| Error::Io(format!("{} was not ready within {}s: {why}", sb.name, o.timeout.as_secs()));
     let etcd_log = sb.dir.join("etcd.log");
-    let mut etcd = start_etcd(sb, c, b.tool("etcd"), user)?;
+    let mut etcd = daemon::etcd(sb, c.etcd_port, c.etcd_peer_port, b.tool("etcd"), user)?;
     // Patroni gives up on a DCS it cannot reach at its start: etcd answers first.
     let ready = wait(deadline, &mut || {
         if let Ok(Some(_)) = etcd.try_wait() {
@@ -446,7 +415,7 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
     let mut patronis = Vec::new();
     for n in &c.nodes {
         let log = n.dir.join("patroni.log");
-        let child = spawn(b.tool("patroni"), &[n.dir.join("patroni.yml").display().to_string()], user, &n.dir, &log, &n.dir.join("patroni.pid"))?;
+        let child = daemon::spawn(b.tool("patroni"), &[n.dir.join("patroni.yml").display().to_string()], user, &n.dir, &log, &n.dir.join("patroni.pid"))?;
         patronis.push((child, log));
     }
     let mut last = Health::default();
@@ -478,26 +447,6 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
         return Err(too_long(format!("database {} did not reach every replica", o.database)));
     }
     Ok(())
-}
-
-/// etcd, a cluster of one, on the sandbox's two etcd ports.
-fn start_etcd(sb: &Sandbox, c: &Cluster, etcd: &Path, user: &Option<String>) -> Result<Child> {
-    let client = format!("http://127.0.0.1:{}", c.etcd_port);
-    let peer = format!("http://127.0.0.1:{}", c.etcd_peer_port);
-    let data = sb.dir.join("etcd").display().to_string();
-    let args = [
-        ("--name", "etcd"),
-        ("--data-dir", &data),
-        ("--listen-client-urls", &client),
-        ("--advertise-client-urls", &client),
-        ("--listen-peer-urls", &peer),
-        ("--initial-advertise-peer-urls", &peer),
-        ("--initial-cluster", &format!("etcd={peer}")),
-        ("--initial-cluster-state", "new"),
-        ("--initial-cluster-token", &sb.name),
-    ];
-    let args: Vec<String> = args.iter().flat_map(|(k, v)| [k.to_string(), v.to_string()]).collect();
-    spawn(etcd, &args, user, &sb.dir, &sb.dir.join("etcd.log"), &sb.dir.join("etcd.pid"))
 }
 
 fn exited(what: &str, sb: &Sandbox, log: &Path) -> Error {
