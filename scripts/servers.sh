@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throwaway MariaDB, PostgreSQL and TiDB servers for fairbench's tests.
+# Throwaway MariaDB, PostgreSQL, TiDB and Vitess servers for fairbench's tests.
 #
 #   bash scripts/servers.sh start        install missing packages, start the servers in a new
 #                                        temp dir, print `export FAIRBENCH_TEST_...` lines
@@ -22,13 +22,18 @@
 #
 # TiDB has no distribution package: scripts/build-tidb.sh builds tidb-server once into
 # ~/.cache/fairbench/bin (about 6 minutes), and it runs in memory as a
-# `fairbench server start tidb` sandbox of the fairbench built here (cargo build).
+# `fairbench server start tidb` sandbox of the fairbench built here (cargo build). Vitess
+# likewise: scripts/build-vitess.sh builds its servers once, and a 2-shard cluster of Debian's
+# MariaDB runs as a `fairbench server start vitess` sandbox (vtgate on 15306 or the next free
+# block of ports).
 #
 # Tunables (environment):
 #   FAIRBENCH_TEST_MYSQL_BASE_PORT  first port tried for MariaDB     (default 13306)
 #   FAIRBENCH_TEST_PG_BASE_PORT     first port tried for PostgreSQL  (default 15432)
 #   FAIRBENCH_TEST_START_TIMEOUT    seconds each server may take to come up (default 120)
 #   FAIRBENCH_TIDB                  the tidb-server to run (default: build-tidb.sh's)
+#   FAIRBENCH_VITESS_BINDIR         where vtgate, vttablet, vtctld, vtctldclient are (default:
+#                                   build-vitess.sh's)
 
 set -euo pipefail
 
@@ -577,6 +582,42 @@ fb_stop_tidb() {
 }
 
 # ---------------------------------------------------------------------------------------
+# Vitess
+# ---------------------------------------------------------------------------------------
+
+# Builds Vitess's servers into DIR (default: the cache) unless they are there. Required: the
+# Vitess test cluster needs them, so a failed build ends the script.
+fb_build_vitess() {
+    bash "$FB_REPO/scripts/build-vitess.sh" "${1:-$FB_CACHE_BIN}" ||
+        fb_die "building Vitess failed (above): the Vitess test cluster needs it; retry with: bash scripts/build-vitess.sh"
+}
+
+# Starts a 2-shard Vitess cluster as a sandbox in FB_DIR/vitess with the test account and
+# database (the keyspace), with the fairbench binary FB_BIN. $1: seconds it may take.
+fb_start_vitess() {
+    local timeout=$1 out
+    out=$(FAIRBENCH_VITESS_BINDIR=${FAIRBENCH_VITESS_BINDIR:-$FB_CACHE_BIN} "$FB_BIN" server start vitess \
+        --shards 2 --dir "$FB_DIR/vitess" --user "$FB_USER" --password "$FB_PASS" --database "$FB_DB" \
+        --timeout "$timeout" --env </dev/null) ||
+        fb_die "could not start the Vitess test cluster (above)"
+    FB_VITESS_URL=$(sed -n "s/^export FAIRBENCH_SANDBOX_URL=//p" <<<"$out" | tr -d "'")
+    FB_VITESS_SHARD_URLS=$(sed -n "s/^export FAIRBENCH_SANDBOX_SHARD_URLS=//p" <<<"$out" | tr -d "'")
+}
+
+fb_stop_vitess() {
+    local dir=$1/vitess
+    [[ -e $dir/sandbox.json ]] || return 0
+    [[ -x $FB_BIN ]] && "$FB_BIN" server stop "$dir" >/dev/null 2>&1 </dev/null && return 0
+    # No fairbench to ask: every process started from the directory, at once.
+    pkill -KILL -f -- "$dir/" 2>/dev/null || true
+}
+
+fb_vitess_env_lines() {
+    printf 'export FAIRBENCH_TEST_VITESS_URL=%q\n' "$FB_VITESS_URL"
+    printf 'export FAIRBENCH_TEST_VITESS_SHARD_URLS=%q\n' "$FB_VITESS_SHARD_URLS"
+}
+
+# ---------------------------------------------------------------------------------------
 # Start / stop
 # ---------------------------------------------------------------------------------------
 
@@ -621,17 +662,21 @@ fb_start() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS
     # FB_WITH_TIDB=0: MariaDB and PostgreSQL only (bench/run.sh needs no TiDB).
     local tidb=${FB_WITH_TIDB:-1}
+    # FB_WITH_VITESS=0: no Vitess cluster (by default, as FB_WITH_TIDB).
+    local vitess=${FB_WITH_VITESS:-$tidb}
     fb_install_missing
-    if [[ $tidb == 1 ]]; then
-        fb_build_tidb
+    if [[ $tidb == 1 ]]; then fb_build_tidb; fi
+    if [[ $vitess == 1 ]]; then fb_build_vitess; fi
+    if [[ $tidb == 1 || $vitess == 1 ]]; then
         (cd "$FB_REPO" && cargo build --quiet --bin fairbench) ||
-            fb_die "building fairbench failed (above): the TiDB server is a fairbench sandbox"
+            fb_die "building fairbench failed (above): the TiDB and Vitess servers are fairbench sandboxes"
     fi
     fb_make_dir
     fb_make_certs
     fb_start_mysql "$timeout"
     fb_start_pg "$timeout"
     if [[ $tidb == 1 ]]; then fb_start_tidb "$timeout"; fi
+    if [[ $vitess == 1 ]]; then fb_start_vitess "$timeout"; fi
     {
         printf 'export FAIRBENCH_TEST_TMP=%q\n' "$FB_DIR"
         printf 'export FAIRBENCH_TEST_MYSQL_URL=%q\n' \
@@ -643,10 +688,11 @@ fb_start() {
         printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
         printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
         if [[ $tidb == 1 ]]; then fb_tidb_env_lines; fi
+        if [[ $vitess == 1 ]]; then fb_vitess_env_lines; fi
         printf 'export FAIRBENCH_TEST_CA=%q\n' "$FB_DIR/tls/ca.pem"
         printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
     } >"$FB_DIR/env"
-    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT${FB_TIDB_PORT:+, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT)} (up in $((SECONDS - t0))s, dir $FB_DIR)"
+    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT${FB_TIDB_PORT:+, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT)}${FB_VITESS_URL:+, Vitess at ${FB_VITESS_URL%%\?*}} (up in $((SECONDS - t0))s, dir $FB_DIR)"
 }
 
 fb_tidb_env_lines() {
@@ -666,6 +712,7 @@ fb_stop() {
     fi
     # The Kubernetes node of scripts/test.sh first: its pods talk to the servers.
     [[ -d $dir/kube ]] && { bash "$FB_REPO/scripts/kubernetes-node.sh" down "$dir/kube" || true; }
+    fb_stop_vitess "$dir" || true
     fb_stop_tidb "$dir" || true
     fb_stop_pg "$dir" || true
     fb_stop_mysql "$dir" || true
@@ -690,6 +737,10 @@ fb_report_dead() {
     if [[ -e $dir/tidb ]] && ! fb_pid_is_ours "$pid" "$dir"; then
         fb_log "TiDB is no longer running"
         fb_tail "$dir/tidb/tidb.log" 30
+    fi
+    if [[ -e $dir/vitess ]] && ! "$FB_BIN" server list 2>/dev/null | grep -q "^vitess-.* running .*$dir/vitess"; then
+        fb_log "The Vitess cluster is no longer running"
+        fb_tail "$dir/vitess/vtgate.log" 30
     fi
 }
 

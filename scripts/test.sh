@@ -13,6 +13,8 @@
 #    is installed and the binary is not there yet; without it the S3 column says why.
 #    Builds tidb-server with scripts/build-tidb.sh into the same cache (once; about 6 minutes;
 #    required: the command fails when it cannot be built).
+#    Builds Vitess's vtgate, vttablet, vtctld and vtctldclient with scripts/build-vitess.sh
+#    into the same cache (once; about 9 minutes; required).
 #    Builds Kubernetes 1.34 (kube-apiserver, -controller-manager, -scheduler, kubelet,
 #    kubectl) with scripts/build-kubernetes.sh into the same cache (once; 11 to 15 minutes;
 #    required).
@@ -20,12 +22,13 @@
 #    (once), the schema validator of the Kubernetes manifests in deploy/ (tests/deploy.rs;
 #    its schemas ship in the package, so it needs no network), and iproute2 for the
 #    network-namespace tests (tests/netns.rs).
-# 4. starts throwaway MariaDB, PostgreSQL and TiDB (in memory) servers with the freshly
+# 4. starts throwaway MariaDB, PostgreSQL, TiDB (in memory) and Vitess (2 shards of MariaDB) servers with the freshly
 #    built `fairbench server start` (sandboxes in one temp dir, never the system services)
 #    and exports FAIRBENCH_TEST_* for the tests:
 #      FAIRBENCH_TEST_MYSQL_URL, FAIRBENCH_TEST_MYSQL_SOCKET, FAIRBENCH_TEST_MYSQL_PORT,
 #      FAIRBENCH_TEST_PG_URL, FAIRBENCH_TEST_PG_SOCKET_DIR, FAIRBENCH_TEST_PG_PORT,
 #      FAIRBENCH_TEST_TIDB_URL, FAIRBENCH_TEST_TIDB_PORT, FAIRBENCH_TEST_TIDB_STATUS_PORT,
+#      FAIRBENCH_TEST_VITESS_URL (vtgate, with its status port), FAIRBENCH_TEST_VITESS_SHARD_URLS,
 #      FAIRBENCH_TEST_TMP, FAIRBENCH_TEST_CA, FAIRBENCH_TEST_WRONG_CA
 #    Then a one-node Kubernetes on loopback (scripts/kubernetes-node.sh up, in the same temp
 #    dir; containerd, runc, etcd from Debian) for tests/kubernetes.rs, which exports
@@ -37,7 +40,7 @@
 #    cargo's exit code.
 #
 # --keep-servers  leave the servers running afterwards and print their export lines;
-#                 stop them later with `fairbench server stop DIR/mysql DIR/pg DIR/tidb`.
+#                 stop them later with `fairbench server stop DIR/mysql DIR/pg DIR/tidb DIR/vitess`.
 #
 # Examples:
 #   bash scripts/test.sh
@@ -158,6 +161,7 @@ fb_start_sandboxes() {
     FB_PG_PORT=$(sed -n "s/^export FAIRBENCH_SANDBOX_PORT=//p" <<<"$out")
     FB_PG_SOCKET_DIR=$FB_DIR/pg
     fb_start_tidb "$timeout"
+    fb_start_vitess "$timeout"
     {
         printf 'export FAIRBENCH_TEST_TMP=%q\n' "$FB_DIR"
         printf 'export FAIRBENCH_TEST_MYSQL_URL=%q\n' "mysql://$FB_USER:$FB_PASS@127.0.0.1:$FB_MYSQL_PORT/$FB_DB"
@@ -167,10 +171,11 @@ fb_start_sandboxes() {
         printf 'export FAIRBENCH_TEST_PG_SOCKET_DIR=%q\n' "$FB_PG_SOCKET_DIR"
         printf 'export FAIRBENCH_TEST_PG_PORT=%q\n' "$FB_PG_PORT"
         fb_tidb_env_lines
+        fb_vitess_env_lines
         printf 'export FAIRBENCH_TEST_CA=%q\n' "$FB_DIR/tls/ca.pem"
         printf 'export FAIRBENCH_TEST_WRONG_CA=%q\n' "$FB_DIR/tls/wrong-ca.pem"
     } >"$FB_DIR/env"
-    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT) (up in $((SECONDS - t0))s, dir $FB_DIR)"
+    fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT, TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT), Vitess at ${FB_VITESS_URL%%\?*} (up in $((SECONDS - t0))s, dir $FB_DIR)"
     t0=$SECONDS
     bash scripts/kubernetes-node.sh up "$FB_DIR/kube" >>"$FB_DIR/env" ||
         fb_die "could not start the Kubernetes node (above)"
@@ -182,7 +187,7 @@ fb_stop_sandboxes() {
     [[ -n $FB_DIR && -d $FB_DIR ]] || return 0
     if [[ -x $FB_BIN ]]; then
         local d
-        for d in "$FB_DIR/mysql" "$FB_DIR/pg" "$FB_DIR/tidb"; do
+        for d in "$FB_DIR/vitess" "$FB_DIR/mysql" "$FB_DIR/pg" "$FB_DIR/tidb"; do
             [[ -e $d/sandbox.json ]] && "$FB_BIN" server stop "$d" >/dev/null 2>&1 </dev/null
         done
     fi
@@ -208,7 +213,7 @@ on_exit() {
     if [[ -n $keep && -n $started ]]; then
         printf '\n# fairbench test servers left running; for your shell:\n'
         cat "$FB_DIR/env"
-        printf '# stop them with: fairbench server stop %q %q %q\n' "$FB_DIR/mysql" "$FB_DIR/pg" "$FB_DIR/tidb"
+        printf '# stop them with: fairbench server stop %q %q %q %q\n' "$FB_DIR/mysql" "$FB_DIR/pg" "$FB_DIR/tidb" "$FB_DIR/vitess"
     else
         fb_stop_sandboxes
     fi
@@ -233,6 +238,7 @@ cargo clippy --locked --all-targets --quiet -- -D warnings || fb_die "cargo clip
 
 fb_build_minio
 fb_build_tidb "$FB_MINIO_DIR"
+fb_build_vitess "$FB_MINIO_DIR"
 bash scripts/build-kubernetes.sh "$FB_MINIO_DIR" ||
     fb_die "building Kubernetes failed (above): tests/kubernetes.rs needs it; retry with: bash scripts/build-kubernetes.sh"
 fb_install_deploy_tools

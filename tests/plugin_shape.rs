@@ -462,6 +462,7 @@ const SANDBOX_REGISTRY: &str = "src/server/kinds/mod.rs";
 const SANDBOX_ALLOWED: &[(&str, &str, &str)] = &[
     // (path or folder prefix, pattern, reason)
     ("src/server/kinds/patroni/", "postgres", "a cluster's nodes are PostgreSQL servers: Patroni's config names them so, and their binaries, service account, settings and profile section are the postgres kind's"),
+    ("src/server/kinds/vitess/", "mariadb", "a sharded cluster's shards are MariaDB servers: their config, data directory, accounts, binaries, service account, settings and profile section are the mariadb kind's"),
     ("src/server/client.rs", "mariadb", "the MySQL-protocol command-line client is the mariadb (or mysql) program, which every kind on that protocol uses to probe its server and make the accounts"),
     ("src/server/client.rs", "postgres", "psql, PostgreSQL's client, is found in the newest installed PostgreSQL (/usr/lib/postgresql), and is what every kind on that protocol uses"),
     ("src/server/environ.rs", "*", "the variables left out of every sandbox program's environment are named after the programs that read them (MARIADB_*, PATRONI_*, TIDB_*): one list, since a client's variables must reach none of them"),

@@ -99,6 +99,12 @@ pub struct ServerStartArgs {
     /// patroni: synchronous replication (Patroni's synchronous_mode: one replica is a sync standby)
     #[arg(long)]
     pub sync: bool,
+    /// vitess: the number of shards, each a MariaDB primary behind its tablet (1 to 8; default 2)
+    #[arg(long)]
+    pub shards: Option<u32>,
+    /// vitess: vtgate's transaction mode: SINGLE, MULTI (its default) or TWOPC
+    #[arg(long, value_name = "MODE")]
+    pub transaction_mode: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -68,6 +68,8 @@ pub fn start_opts(s: &ServerStartArgs) -> Result<StartOpts> {
         timeout: Duration::from_secs(s.timeout.max(1)),
         nodes: s.nodes,
         sync: s.sync,
+        shards: s.shards,
+        transaction_mode: s.transaction_mode.clone(),
     })
 }
 

@@ -37,11 +37,9 @@ pub fn find() -> std::result::Result<PathBuf, String> {
     })
 }
 
-/// `~/.cache/fairbench/bin` (or $XDG_CACHE_HOME/fairbench/bin).
+/// Where fairbench's built programs live (`~/.cache/fairbench/bin`).
 pub fn cache_dir() -> PathBuf {
-    let base =
-        std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache"));
-    base.join("fairbench").join("bin")
+    crate::server::cache_bin_dir()
 }
 
 /// A running endpoint; stopped and its directory removed when dropped.

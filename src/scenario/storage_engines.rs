@@ -145,6 +145,8 @@ fn opts(kind: Kind, sets: Vec<(String, String)>) -> StartOpts {
         tls_only_user: None,
         nodes: None,
         sync: false,
+        shards: None,
+        transaction_mode: None,
         timeout: Duration::from_secs(120),
     }
 }

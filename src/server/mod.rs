@@ -32,6 +32,14 @@ pub fn root() -> PathBuf {
     }
 }
 
+/// `~/.cache/fairbench/bin` (or $XDG_CACHE_HOME/fairbench/bin): where the
+/// programs fairbench builds from source once (TiDB, Vitess, MinIO) are kept.
+pub fn cache_bin_dir() -> PathBuf {
+    let base =
+        std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache"));
+    base.join("fairbench").join("bin")
+}
+
 /// How to start one sandbox.
 #[derive(Clone, Debug)]
 pub struct StartOpts {
@@ -53,6 +61,10 @@ pub struct StartOpts {
     pub nodes: Option<u32>,
     /// A cluster's synchronous replication.
     pub sync: bool,
+    /// A sharded cluster's number of shards (None: its default).
+    pub shards: Option<u32>,
+    /// A sharded cluster's transaction mode across shards (None: its default).
+    pub transaction_mode: Option<String>,
 }
 
 /// A running sandbox, as stored in its directory.
@@ -78,6 +90,9 @@ pub struct Sandbox {
     /// multi-host URL of every node, `port` the first node's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<kinds::Cluster>,
+    /// A sharded cluster's shards, tablets and routers; `url` is then its router's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<kinds::Shards>,
 }
 
 impl Sandbox {
@@ -182,6 +197,7 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
         owns_dir,
         status_port,
         cluster: None,
+        shards: None,
     };
     kind.lay_out(o, &mut sb, b);
     let r = (|| {

@@ -593,3 +593,14 @@ pub fn url_saying_everything(url: &str) -> String {
     }
     url
 }
+
+/// The body of an HTTP GET of `path` on 127.0.0.1:`port` (a server's status API).
+pub fn http_body(port: u16, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("port {port}: {e}"));
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let mut r = String::new();
+    let _ = s.read_to_string(&mut r);
+    r.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or(r)
+}

@@ -8,9 +8,11 @@ mod mariadb;
 mod patroni;
 mod postgres;
 mod tidb;
+mod vitess;
 
 // A cluster's layout is part of every sandbox's state file (its `cluster` field).
 pub use patroni::Cluster;
+pub use vitess::Shards;
 
 use super::common::{signal_and_wait, Bins};
 use super::{Sandbox, StartOpts};
@@ -21,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Every sandbox kind, in the order `server profiles` shows their settings.
-const KINDS: &[&dyn SandboxKind] = &[&mariadb::Mariadb, &postgres::Postgres, &tidb::Tidb, &patroni::Patroni];
+const KINDS: &[&dyn SandboxKind] = &[&mariadb::Mariadb, &postgres::Postgres, &tidb::Tidb, &patroni::Patroni, &vitess::Vitess];
 
 /// What a kind of sandbox is: the programs it runs and how it starts,
 /// answers and stops them. A method with a default is one most kinds
@@ -58,10 +60,8 @@ pub trait SandboxKind: Sync {
 
     /// Options it does not take, refused before anything is looked up.
     fn check(&self, o: &StartOpts) -> Result<()> {
-        if o.nodes.is_some() || o.sync {
-            return Err(usage!("--nodes and --sync make a cluster: `fairbench server start patroni`"));
-        }
-        Ok(())
+        no_replicas(o)?;
+        no_shards(o)
     }
 
     /// Its programs, or which package to install.
@@ -200,6 +200,22 @@ impl Kind {
     pub(super) fn of(engine: &str) -> Kind {
         Kind::parse(engine).unwrap_or(Kind(KINDS[0]))
     }
+}
+
+/// Refuses the options of a replicated cluster.
+fn no_replicas(o: &StartOpts) -> Result<()> {
+    if o.nodes.is_some() || o.sync {
+        return Err(usage!("--nodes and --sync make a replicated cluster: `fairbench server start patroni`"));
+    }
+    Ok(())
+}
+
+/// Refuses the options of a sharded cluster.
+fn no_shards(o: &StartOpts) -> Result<()> {
+    if o.shards.is_some() || o.transaction_mode.is_some() {
+        return Err(usage!("--shards and --transaction-mode make a sharded cluster: `fairbench server start vitess`"));
+    }
+    Ok(())
 }
 
 /// `SCHEME://USER:PASSWORD@127.0.0.1:PORT/DATABASE`.

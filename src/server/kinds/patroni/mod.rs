@@ -202,6 +202,7 @@ fn nodes(o: &StartOpts) -> Result<u32> {
 /// Options a cluster sandbox does not take.
 fn check(o: &StartOpts) -> Result<()> {
     nodes(o)?;
+    super::no_shards(o)?;
     if o.tls_dir.is_some() {
         return Err(usage!("--tls-dir: the cluster sandbox offers no TLS; use a postgres sandbox for TLS"));
     }
@@ -475,6 +476,8 @@ mod tests {
             timeout: Duration::from_secs(1),
             nodes,
             sync: false,
+            shards: None,
+            transaction_mode: None,
         }
     }
 

@@ -1,0 +1,177 @@
+//! `fairbench server start vitess`: a sharded cluster of Debian's MariaDB
+//! behind Vitess (etcd, vtctld, a tablet per shard, vtgate), as one
+//! sandbox. The tests need the programs `bash scripts/build-vitess.sh`
+//! builds (scripts/test.sh runs it first) and etcd; without them they fail,
+//! with the start's one-line error saying how to get them.
+
+mod common;
+
+use common::{assert_one_line_error, fairbench, hostile_env, interrupt_after, run_fail, run_ok, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// A directory of one test (its own sandbox registry), removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("fairbench-vitess-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("root")).unwrap();
+        let _ = std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o755));
+        Scratch(d)
+    }
+
+    fn root(&self) -> PathBuf {
+        self.0.join("root")
+    }
+
+    fn fairbench(&self) -> Command {
+        let mut c = fairbench();
+        c.env("FAIRBENCH_SANDBOX_ROOT", self.root());
+        c
+    }
+
+    fn registered(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.root()).unwrap().flatten().map(|e| e.path()).collect()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = self.fairbench().args(["server", "stop", "--all"]).output();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn field(out: &Output, key: &str) -> String {
+    stdout(out).lines().find_map(|l| l.strip_prefix(&format!("export {key}=")).map(|v| v.trim_matches('\'').to_string())).unwrap_or_else(|| panic!("no {key} in\n{}", stdout(out)))
+}
+
+/// SQL through the MariaDB client over TCP on `port`.
+fn sql_at(port: u16, q: &str) -> Result<String, String> {
+    let o = Command::new("mariadb")
+        .args(["--no-defaults", "--protocol=TCP", "-h127.0.0.1", "-N", "-B", "--connect-timeout=5", "-ufairbench", "fairbench"])
+        .arg(format!("-P{port}"))
+        .env("MYSQL_PWD", "fairbench")
+        .arg("-e")
+        .arg(q)
+        .output()
+        .expect("the mariadb client");
+    if o.status.success() {
+        Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).trim().to_string())
+    }
+}
+
+fn sql(port: u16, q: &str) -> String {
+    sql_at(port, q).unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
+/// Processes whose command line names `dir`.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let d = format!("{}/", dir.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok().map(|c| (e.file_name(), String::from_utf8_lossy(&c).replace('\0', " "))))
+        .filter(|(_, c)| c.contains(&d))
+        .map(|(pid, c)| format!("{}: {c}", pid.to_string_lossy()))
+        .collect()
+}
+
+/// A shard's MariaDB port, from its URL.
+fn port_of(url: &str) -> u16 {
+    url.rsplit_once(':').unwrap().1.split('/').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_two_shard_sandbox_routes_rows_by_key_runs_durable_and_stops_leaving_nothing() {
+    let s = Scratch::new("two");
+    // The wrong client variables of a user's shell reach none of its programs.
+    let out = run_ok(hostile_env(&mut s.fairbench()).args(["server", "start", "vitess", "--shards", "2", "--profile", "durable", "--transaction-mode", "single", "--env"]));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let dir = PathBuf::from(field(&out, "FAIRBENCH_SANDBOX_DIR"));
+    let port: u16 = field(&out, "FAIRBENCH_SANDBOX_PORT").parse().unwrap();
+    let status: u16 = field(&out, "FAIRBENCH_SANDBOX_STATUS_PORT").parse().unwrap();
+    assert_eq!(field(&out, "FAIRBENCH_SANDBOX_URL"), format!("mysql://fairbench:fairbench@127.0.0.1:{port}/fairbench?status-port={status}"));
+    assert_eq!(field(&out, "FAIRBENCH_SANDBOX_SHARDS"), "-80 80-");
+    let shards: Vec<u16> = field(&out, "FAIRBENCH_SANDBOX_SHARD_URLS").split(' ').map(port_of).collect();
+    assert_eq!(shards.len(), 2, "{err}");
+
+    // vtgate says it is Vitess, serves both primaries, in the mode asked for.
+    assert!(sql(port, "SELECT VERSION()").contains("-Vitess"));
+    let tablets = sql(port, "SHOW VITESS_TABLETS");
+    assert_eq!(tablets.lines().filter(|l| l.contains("\tPRIMARY\tSERVING\t")).count(), 2, "{tablets}");
+    assert_eq!(sql(port, "SELECT @@transaction_mode"), "SINGLE");
+    // Its account needs its password.
+    assert!(Command::new("mariadb").args(["--no-defaults", "-h127.0.0.1", "-ufairbench", "-pwrong", "-e", "SELECT 1"]).arg(format!("-P{port}")).output().unwrap().status.code() != Some(0));
+
+    // Rows split by the hash of their key: some on each shard, all through vtgate.
+    sql(port, "CREATE TABLE t (id BIGINT NOT NULL PRIMARY KEY, v INT); ALTER VSCHEMA ON t ADD VINDEX hash(id) USING hash");
+    // SINGLE: a statement that writes to two shards is refused; one row at a time is not.
+    let e = sql_at(port, "INSERT INTO t (id, v) VALUES (1, 1), (2, 2), (3, 3), (4, 4)").unwrap_err();
+    assert!(e.contains("multi-db transaction attempted"), "{e}");
+    let values: Vec<String> = (1..=40).map(|i| format!("INSERT INTO t (id, v) VALUES ({i}, {i})")).collect();
+    sql(port, &values.join("; "));
+    assert_eq!(sql(port, "SELECT COUNT(*) FROM t"), "40");
+    let each: Vec<u64> = shards.iter().map(|p| sql(*p, "SELECT COUNT(*) FROM t").parse().unwrap()).collect();
+    assert!(each.iter().all(|n| *n > 0) && each.iter().sum::<u64>() == 40, "rows per shard: {each:?}");
+    // Every shard's MariaDB runs the profile asked for.
+    for p in &shards {
+        assert_eq!(sql(*p, "SELECT @@innodb_flush_log_at_trx_commit, @@sync_binlog, @@log_bin"), "1\t1\t1", "shard MariaDB on {p}");
+    }
+    // The status port is vtgate's.
+    let vars = common::http_body(status, "/debug/vars");
+    assert!(vars.contains("\"QueryExecutions\""), "{}", &vars[..vars.len().min(300)]);
+
+    let list = stdout(&run_ok(s.fairbench().args(["server", "list", "--json"])));
+    let json: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(json[0]["engine"], "vitess");
+    assert_eq!(json[0]["shards"]["shards"].as_array().unwrap().len(), 2);
+    assert!(json[0]["version"].as_str().unwrap().contains("MariaDB"), "{list}");
+    assert!(!processes_in(&dir).is_empty());
+
+    run_ok(s.fairbench().args(["server", "stop", &format!("vitess-{port}")]));
+    assert!(!dir.exists(), "stop left {} behind", dir.display());
+    assert_eq!(processes_in(&dir), Vec::<String>::new());
+    assert_eq!(s.registered(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn bad_shard_counts_modes_and_cluster_options_are_one_line_with_exit_code_2() {
+    let s = Scratch::new("bad");
+    for (args, says) in [
+        (&["vitess", "--shards", "0"][..], &["--shards 0", "1 to 8"][..]),
+        (&["vitess", "--shards", "9"], &["--shards 9", "1 to 8"]),
+        (&["vitess", "--transaction-mode", "often"], &["--transaction-mode OFTEN", "SINGLE, MULTI or TWOPC"]),
+        (&["vitess", "--nodes", "3"], &["--nodes", "patroni"]),
+        (&["mariadb", "--shards", "2"], &["--shards", "server start vitess"]),
+        (&["patroni", "--shards", "2"], &["--shards", "server start vitess"]),
+        (&["tidb", "--transaction-mode", "multi"], &["--transaction-mode", "server start vitess"]),
+    ] {
+        let out = run_fail(s.fairbench().args(["server", "start"]).args(args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_one_line_error(&out, says);
+    }
+    let out = run_fail(s.fairbench().args(["server", "start", "vitess"]).env("FAIRBENCH_VITESS_BINDIR", "/nonexistent"));
+    assert_eq!(out.status.code(), Some(2));
+    assert_one_line_error(&out, &["/nonexistent", "bash scripts/build-vitess.sh"]);
+    assert_eq!(s.registered(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn ctrl_c_while_it_starts_ends_within_two_seconds_and_leaves_nothing() {
+    let s = Scratch::new("interrupt");
+    let dir = s.0.join("sb");
+    let (code, took, _) = interrupt_after(s.fairbench().args(["server", "start", "vitess", "--dir"]).arg(&dir), Duration::from_secs(4));
+    assert_eq!(code, Some(130));
+    assert!(took < Duration::from_secs(2), "took {took:?} after Ctrl-C");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(processes_in(&dir), Vec::<String>::new());
+    assert!(!dir.exists(), "{} left behind", dir.display());
+    assert_eq!(s.registered(), Vec::<PathBuf>::new());
+}
