@@ -86,6 +86,14 @@ pub trait Engine: Sync {
         None
     }
 
+    /// The processes a server is made of beside the one the target reaches
+    /// (a router's shard servers), by where each listens on the server's
+    /// host, from the facts `capture` recorded; the sampler measures each
+    /// part's CPU apart. Empty: the server is the one process.
+    fn parts(&self, _s: &Server) -> Vec<Part> {
+        Vec::new()
+    }
+
     /// Where the server keeps its data on its host, from its settings.
     fn data_dir(&self, _s: &Server) -> Option<String> {
         None
@@ -107,6 +115,23 @@ pub trait Engine: Sync {
     fn common_settings(&self, _s: &Server) -> Vec<(Aspect, Common)> {
         Vec::new()
     }
+}
+
+/// One process of a server made of several: its part's name (`vtgate`,
+/// `tablet`, `mariadb`) and where it listens.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub name: String,
+    pub at: Listen,
+}
+
+/// Where a part listens on the server's host.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Listen {
+    /// Where the target points: the process the clients reach.
+    Target,
+    Port(u16),
+    Socket(std::path::PathBuf),
 }
 
 /// The engine runs recorded under `name`.

@@ -62,6 +62,10 @@ pub struct Server {
     /// listens on; None when the server is elsewhere or was not found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<String>,
+    /// A server made of several processes on this host: each part found
+    /// (`tablet: vttablet, pid 123`); its CPU is measured part by part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
     /// The disk that holds the server's data directory on this host, as
     /// /proc/diskstats names it: the disk figures per operation count it alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -18,6 +18,7 @@ pub mod durability;
 pub mod node;
 pub mod proc;
 
+use crate::db::engines::Listen;
 use crate::db::{Conn, ConnConfig, StatementSet};
 pub use crate::db::{DatasetTables, Server};
 use crate::units::{human_bytes, now_rfc3339};
@@ -282,6 +283,24 @@ impl Sampler {
                         None
                     };
                     first.server.process = server_pid.map(|p| format!("{}, pid {p}", proc::command(p).unwrap_or_else(|| "?".into())));
+                    // A server of several processes: each part by where it listens.
+                    let parts: Vec<(String, i32)> = if server_pid.is_some() {
+                        cfg.engine()
+                            .parts(&first.server)
+                            .into_iter()
+                            .filter_map(|p| {
+                                let pid = match p.at {
+                                    Listen::Target => server_pid,
+                                    Listen::Port(port) => proc::listener(Some(port), None),
+                                    Listen::Socket(path) => proc::listener(None, Some(&path)),
+                                }?;
+                                Some((p.name, pid))
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    first.server.parts = parts.iter().map(|(n, p)| format!("{n}: {}, pid {p}", proc::command(*p).unwrap_or_else(|| "?".into()))).collect();
                     if local {
                         // The disk of the data directory (an embedded engine's: its file's).
                         let data = if cfg.target.protocol.embedded() { cfg.target.path.clone() } else { cfg.engine().data_dir(&first.server) };
@@ -297,7 +316,9 @@ impl Sampler {
                         if local {
                             m.extend(proc::host());
                         }
-                        if let Some(p) = server_pid {
+                        if !parts.is_empty() {
+                            m.extend(proc::parts(&parts));
+                        } else if let Some(p) = server_pid {
                             m.extend(proc::server(p));
                         }
                         m

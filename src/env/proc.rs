@@ -16,6 +16,30 @@ pub const SERVER: &str = "server:";
 pub const CLIENT: &str = "client:";
 /// The server host's, from its node exporter (env/node.rs).
 pub const NODE: &str = "node:";
+/// One part of a server made of several processes (`part:NAME:cpu_user_s`):
+/// a router and the shard servers behind it; `server:` is then their sum.
+pub const PART: &str = "part:";
+
+/// The figures of a server made of several parts, each a (name, root pid)
+/// found where it listens: every part's own under `part:NAME:` (parts of
+/// one name summed), and their total under `server:`. A process that is two
+/// parts at once counts once.
+pub fn parts(parts: &[(String, i32)]) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    let mut seen = Vec::new();
+    for (name, pid) in parts {
+        if seen.contains(pid) {
+            continue;
+        }
+        seen.push(*pid);
+        for (k, v) in server(*pid) {
+            let figure = k.strip_prefix(SERVER).unwrap_or(&k);
+            *m.entry(format!("{PART}{name}:{figure}")).or_insert(0.0) += v;
+            *m.entry(k).or_insert(0.0) += v;
+        }
+    }
+    m
+}
 
 /// Clock ticks per second of /proc's CPU times.
 fn ticks() -> f64 {
@@ -312,5 +336,14 @@ mod tests {
         let _l = std::os::unix::net::UnixListener::bind(&path).unwrap();
         assert_eq!(listener(None, Some(&path)), Some(std::process::id() as i32));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_process_that_is_two_parts_counts_once_and_the_server_is_their_sum() {
+        let me = std::process::id() as i32;
+        let m = parts(&[("front".into(), me), ("back".into(), me)]);
+        assert!(m.contains_key("part:front:cpu_user_s"), "{m:?}");
+        assert!(!m.keys().any(|k| k.starts_with("part:back:")), "{m:?}");
+        assert_eq!(m["server:cpu_user_s"], m["part:front:cpu_user_s"]);
     }
 }

@@ -7,7 +7,7 @@
 //! not hold is None, never zero.
 
 use super::record::{LevelRec, RunRecord};
-use crate::env::proc::{CLIENT, HOST, NODE, SERVER};
+use crate::env::proc::{CLIENT, HOST, NODE, PART, SERVER};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -38,6 +38,10 @@ pub struct Efficiency {
     pub server_user_us_per_trx: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_sys_us_per_trx: Option<f64>,
+    /// A server of several processes: each part's CPU per transaction, µs
+    /// (the parts sum to the server's).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub part_cpu_us_per_trx: BTreeMap<String, f64>,
     /// fairbench's CPU per transaction and per query, µs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_cpu_us_per_trx: Option<f64>,
@@ -212,6 +216,11 @@ pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
         e.server_ivcs_per_trx = get(&format!("{SERVER}invol_cs")).map(|v| v / trx);
         e.server_read_kb_per_trx = get(&format!("{SERVER}read_bytes")).map(|v| v / 1024.0 / trx);
         e.server_write_kb_per_trx = get(&format!("{SERVER}write_bytes")).map(|v| v / 1024.0 / trx);
+        for (k, v) in d.iter().filter_map(|(k, v)| Some((k.strip_prefix(PART)?, v))) {
+            if let Some(part) = k.strip_suffix(":cpu_user_s").or_else(|| k.strip_suffix(":cpu_sys_s")) {
+                *e.part_cpu_us_per_trx.entry(part.to_string()).or_insert(0.0) += v * 1e6 / trx;
+            }
+        }
     } else if embedded {
         // The engine runs inside fairbench: one process, one figure.
         e.server_cpu_us_per_trx = e.client_cpu_us_per_trx;
@@ -280,6 +289,9 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     if let Some(p) = server.and_then(|s| s.process.as_deref()) {
         whose.push(format!("server process: {p}"));
     }
+    if let Some(s) = server.filter(|s| !s.parts.is_empty()) {
+        whose.push(format!("its parts: {}", s.parts.join("; ")));
+    }
     if let Some(d) = server.and_then(|s| s.data_device.as_deref()) {
         whose.push(format!("disk: {d}"));
     }
@@ -306,6 +318,10 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
             cell(e.write_kb_per_trx, 2),
             cell(e.fsyncs_per_commit, 3),
         ));
+    }
+    for e in rows.iter().filter(|e| !e.part_cpu_us_per_trx.is_empty()) {
+        let each: Vec<String> = e.part_cpu_us_per_trx.iter().map(|(p, v)| format!("{p} {v:.1}")).collect();
+        o.push_str(&format!("  server CPU/t by part at {} threads, µs: {}\n", e.threads, each.join(", ")));
     }
     for e in rows {
         if let Some(h) = &e.host {
@@ -384,6 +400,28 @@ mod tests {
         assert_eq!(e.read_kb_per_trx, Some(0.08));
         assert_eq!(e.fsyncs_per_commit, Some(1.0));
         assert!(e.notes.is_empty(), "{:?}", e.notes);
+    }
+
+    #[test]
+    fn a_server_of_several_parts_has_each_parts_cpu_per_transaction() {
+        let mut l = LevelRec { threads: 2, events: 1000, queries: 2000, tps: 500.0, qps: 1000.0, ..LevelRec::default() };
+        let d = [
+            ("server:cpu_user_s", 0.8),
+            ("server:cpu_sys_s", 0.2),
+            ("part:vtgate:cpu_user_s", 0.3),
+            ("part:vtgate:cpu_sys_s", 0.1),
+            ("part:tablet:cpu_user_s", 0.2),
+            ("part:tablet:cpu_sys_s", 0.0),
+            ("part:mariadb:cpu_user_s", 0.3),
+            ("part:mariadb:cpu_sys_s", 0.1),
+        ];
+        l.samples = vec![sample(0, 0.0, 0.1, &d, &[]), sample(1, 1.0, 1.0, &d, &[]), sample(2, 2.0, 1.0, &d, &[])];
+        let e = of_level(&l, &Whose { embedded: false, data_device: None, spec: None });
+        assert_eq!(e.server_cpu_us_per_trx, Some(2000.0));
+        let parts: Vec<(String, i64)> = e.part_cpu_us_per_trx.iter().map(|(k, v)| (k.clone(), v.round() as i64)).collect();
+        assert_eq!(parts, vec![("mariadb".to_string(), 800), ("tablet".to_string(), 400), ("vtgate".to_string(), 800)]);
+        let r = RunRecord { levels: vec![l], ..RunRecord::default() };
+        assert!(text(&r, &[e]).contains("server CPU/t by part at 2 threads, µs: mariadb 800.0, tablet 400.0, vtgate 800.0"), "{}", text(&r, &of_run(&r)));
     }
 
     #[test]
