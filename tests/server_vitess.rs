@@ -175,3 +175,62 @@ fn ctrl_c_while_it_starts_ends_within_two_seconds_and_leaves_nothing() {
     assert!(!dir.exists(), "{} left behind", dir.display());
     assert_eq!(s.registered(), Vec::<PathBuf>::new());
 }
+
+/// The run's JSON lines of one type, the last one.
+fn last_of(out: &Output, ty: &str) -> serde_json::Value {
+    stdout(out)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == ty)
+        .last()
+        .unwrap_or_else(|| panic!("no {ty} line\n{}", common::show(out)))
+}
+
+#[test]
+fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_acknowledged_write() {
+    let s = Scratch::new("kill");
+    let dir = s.0.join("sb");
+    let out = run_ok(s.fairbench().args(["server", "start", "vitess", "--profile", "durable", "--env", "--dir"]).arg(&dir));
+    let url = field(&out, "FAIRBENCH_SANDBOX_URL");
+    let size = ["--tables", "2", "--table-size", "2000"];
+    run_ok(fairbench().args(["prepare", "oltp_write_only", "--target", &url]).args(size));
+    let log = s.0.join("writes.log");
+    let run = fairbench()
+        .args(["run", "oltp_write_only", "--target", &url, "--threads", "4", "--time", "14", "--report-interval", "1", "--output", "json", "--no-save"])
+        .args(size)
+        .arg(format!("--verify-writes={}", log.display()))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    // The first shard's MariaDB dies at once, and comes back 2 s later as it was.
+    let shard = dir.join("shard1");
+    let pid: i32 = std::fs::read_to_string(shard.join("mysqld.pid")).unwrap().trim().parse().unwrap();
+    // SAFETY: the pid is the sandbox's MariaDB, read from its own pid file.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    std::thread::sleep(Duration::from_secs(2));
+    let mut again = Command::new("mariadbd");
+    again.arg(format!("--defaults-file={}", shard.join("my.cnf").display())).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        again.arg("--user=mysql");
+    }
+    std::os::unix::process::CommandExt::process_group(&mut again, 0);
+    let _restarted = again.spawn().unwrap();
+    let out = run.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", common::show(&out));
+    let sum = last_of(&out, "summary");
+    assert_eq!(sum["status"], "completed", "{sum}");
+    assert!(sum["reconnects"].as_u64().unwrap_or(0) + sum["errors"].as_u64().unwrap_or(0) >= 1, "nothing failed while a shard was down: {sum}");
+    let gap = &sum["outage"]["write"];
+    let (from, secs) = (gap["from_s"].as_f64().unwrap_or(0.0), gap["secs"].as_f64().unwrap_or(0.0));
+    assert!(gap["open"] == false && secs > 1.0 && (2.0..8.0).contains(&from), "the longest write gap is not the shard's outage: {gap}");
+    // Every shard syncs each commit: nothing acknowledged is lost.
+    let w = last_of(&out, "writes");
+    assert_eq!(w["lost"], 0, "{w}");
+    assert!(w["acknowledged"].as_u64().unwrap() > 0 && w["checked"] == w["acknowledged"], "{w}");
+    eprintln!("a shard's MariaDB killed at 4 s, back at 6 s: longest write gap {secs:.2} s from {from:.2} s; reconnects {}; errors {}; writes {w}", sum["reconnects"], sum["errors"]);
+    run_ok(s.fairbench().args(["server", "stop"]).arg(&dir));
+}

@@ -78,6 +78,41 @@ pub fn rule_commit_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     out
 }
 
+/// A sharded cluster against one server, or clusters of different shard
+/// counts: the router's hop, and the queries that reach every shard, are in
+/// one side's figures and not the other's.
+pub fn rule_shard_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let shards = |r: &RunRecord| server_of(r).and_then(|s| crate::db::engines::named(&s.engine)?.shards(s)).unwrap_or(1);
+    let counts: Vec<u32> = rs.iter().map(|r| shards(r)).collect();
+    if !counts.windows(2).any(|w| w[0] != w[1]) {
+        return vec![];
+    }
+    let describe = |r: &RunRecord| -> String {
+        let n = shards(r);
+        if n <= 1 {
+            return "one server holds all the data".into();
+        }
+        let mut parts = vec![format!("{n} shards behind a router")];
+        if let Some(s) = server_of(r) {
+            let commit = crate::db::engines::named(&s.engine).map(|e| e.commit_settings(s)).unwrap_or_default();
+            parts.extend(commit.iter().map(|(k, v)| format!("{k}={v}")));
+        }
+        let routed = crate::model::efficiency::of_run(r).into_iter().find_map(|e| e.routing_per_trx);
+        if let Some(share) = routed.and_then(|x| x.scatter_share()) {
+            parts.push(format!("{:.0}% of the routed queries went to every shard", share * 100.0));
+        }
+        parts.join(", ")
+    };
+    vec![finding(
+        "shard-layout-mismatch",
+        Severity::Warning,
+        ids(rs),
+        "the runs' data is not laid out alike: a sharded cluster's figures include its router's hop on every query and the queries that reach every shard".into(),
+        per_run(rs, describe),
+        "compare clusters of the same shard count, or state that the comparison is of a sharded cluster against one server, with its scatter share",
+    )]
+}
+
 pub fn rule_memory_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     let fits: Vec<Fit> = rs.iter().map(|r| server_of(r).map(|s| memory_fit(s).0).unwrap_or(Fit::Unknown)).collect();
     let known: Vec<Fit> = fits.iter().copied().filter(|f| *f != Fit::Unknown).collect();
@@ -215,6 +250,7 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
     if rs.len() > 1 {
         v.extend(rule_durability_mismatch(rs));
         v.extend(rule_commit_mismatch(rs));
+        v.extend(rule_shard_mismatch(rs));
         v.extend(hardware::rule_fsync_mismatch(rs));
         v.extend(rule_memory_mismatch(rs));
         v.extend(rule_config_mismatch(rs));

@@ -94,6 +94,18 @@ pub trait Engine: Sync {
         Vec::new()
     }
 
+    /// A sharded server: its number of shards, from its facts (None: one
+    /// server holds all the data).
+    fn shards(&self, _s: &Server) -> Option<u32> {
+        None
+    }
+
+    /// Queries by the shards they reached (one, several, every one), from
+    /// a window's counter deltas; None: the engine does not route.
+    fn routing(&self, _deltas: &BTreeMap<String, f64>) -> Option<Routing> {
+        None
+    }
+
     /// Where the server keeps its data on its host, from its settings.
     fn data_dir(&self, _s: &Server) -> Option<String> {
         None
@@ -114,6 +126,25 @@ pub trait Engine: Sync {
     /// differently, each in common terms and in the engine's words.
     fn common_settings(&self, _s: &Server) -> Vec<(Aspect, Common)> {
         Vec::new()
+    }
+}
+
+/// Queries a sharded server routed, by the shards each reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Routing {
+    /// To one shard.
+    pub single: f64,
+    /// To more than one shard but not all of them.
+    pub multi: f64,
+    /// To every shard (a scatter).
+    pub scatter: f64,
+}
+
+impl Routing {
+    /// The share of the routed queries that went to every shard.
+    pub fn scatter_share(&self) -> Option<f64> {
+        let all = self.single + self.multi + self.scatter;
+        (all > 0.0).then(|| self.scatter / all)
     }
 }
 

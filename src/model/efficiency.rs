@@ -75,6 +75,9 @@ pub struct Efficiency {
     pub server_read_kb_per_trx: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_write_kb_per_trx: Option<f64>,
+    /// A sharded server: queries per transaction by the shards they reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing_per_trx: Option<crate::db::engines::Routing>,
     /// The server's own fsyncs per commit (a transaction).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsyncs_per_commit: Option<f64>,
@@ -270,6 +273,7 @@ pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
         e.write_kb_per_trx = Some(total(3) * 512.0 / 1024.0 / trx);
     }
     e.fsyncs_per_commit = spec.and_then(|s| s.fsyncs(d)).map(|f| f / trx);
+    e.routing_per_trx = spec.and_then(|s| s.routing(d)).map(|r| crate::db::engines::Routing { single: r.single / trx, multi: r.multi / trx, scatter: r.scatter / trx });
     e
 }
 
@@ -318,6 +322,12 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
             cell(e.write_kb_per_trx, 2),
             cell(e.fsyncs_per_commit, 3),
         ));
+    }
+    for e in rows {
+        if let Some(r) = e.routing_per_trx {
+            let share = r.scatter_share().map(|s| format!(" ({:.0}% to every shard)", s * 100.0)).unwrap_or_default();
+            o.push_str(&format!("  queries/t by shards reached at {} threads: one {:.2}, several {:.2}, all {:.2}{share}\n", e.threads, r.single, r.multi, r.scatter));
+        }
     }
     for e in rows.iter().filter(|e| !e.part_cpu_us_per_trx.is_empty()) {
         let each: Vec<String> = e.part_cpu_us_per_trx.iter().map(|(p, v)| format!("{p} {v:.1}")).collect();
