@@ -218,7 +218,7 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
         again.arg("--user=mysql");
     }
     std::os::unix::process::CommandExt::process_group(&mut again, 0);
-    let _restarted = again.spawn().unwrap();
+    let mut restarted = again.spawn().unwrap();
     let out = run.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", common::show(&out));
     let sum = last_of(&out, "summary");
@@ -233,4 +233,5 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
     assert!(w["acknowledged"].as_u64().unwrap() > 0 && w["checked"] == w["acknowledged"], "{w}");
     eprintln!("a shard's MariaDB killed at 4 s, back at 6 s: longest write gap {secs:.2} s from {from:.2} s; reconnects {}; errors {}; writes {w}", sum["reconnects"], sum["errors"]);
     run_ok(s.fairbench().args(["server", "stop"]).arg(&dir));
+    let _ = restarted.wait();
 }
