@@ -180,10 +180,10 @@ fn ctrl_c_while_it_starts_ends_within_two_seconds_and_leaves_nothing() {
 fn last_of(out: &Output, ty: &str) -> serde_json::Value {
     stdout(out)
         .lines()
+        .rev()
         .filter(|l| l.starts_with('{'))
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| v["type"] == ty)
-        .last()
+        .find(|v| v["type"] == ty)
         .unwrap_or_else(|| panic!("no {ty} line\n{}", common::show(out)))
 }
 
