@@ -47,6 +47,14 @@ pub trait Engine: Sync {
         &[]
     }
 
+    /// Whether a bulk load may send LOAD DATA LOCAL (when the server
+    /// allows it): false where a proxy in front of the tables refuses it
+    /// (a sharded keyspace), so `--load-mode auto` loads with multi-row
+    /// INSERTs instead.
+    fn loads_infile(&self) -> bool {
+        true
+    }
+
     /// Reads what decides which statements the engine refuses as the
     /// sessions will be set (`session` is the SQL each runs first), and
     /// returns a screen that says, in one line, why a statement cannot run
