@@ -18,7 +18,7 @@ use std::pin::Pin;
 
 /// The engines, one line each; a protocol's first engine is the one a
 /// target of that protocol is taken for until its server says otherwise.
-pub static ENGINES: &[&dyn Engine] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB];
+pub static ENGINES: &[&dyn Engine] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB, &super::vitess::spec::VITESS];
 
 pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 /// A future that may move between the runtime's threads (clients connect on any).

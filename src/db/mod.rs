@@ -28,6 +28,7 @@ pub mod sqlite;
 mod statement;
 pub mod tidb;
 pub mod url;
+pub mod vitess;
 
 pub use bulk::{ColType, Column, LoadMode, Row, RowSource};
 pub use dialect::{Dialect, FkPath};
