@@ -16,11 +16,14 @@ use std::collections::BTreeMap;
 pub struct Vitess;
 pub static VITESS: Vitess = Vitess;
 
-/// vtgate's answers to "try again": a transaction a tablet aborted (its
-/// transaction timeout, a killed or lost transaction) or a deadline
-/// (`ABORTED`, `DEADLINE_EXCEEDED` as 1317), and a tablet's transaction
-/// pool full (`RESOURCE_EXHAUSTED` as 1203).
-const RETRYABLE: &[&str] = &["1317", "1203"];
+/// Vitess's answers to "try again": a tablet's transaction pool full
+/// (`RESOURCE_EXHAUSTED`, sent as 1203); a statement the tablet killed at
+/// its query timeout (3024) and a transaction it killed at its transaction
+/// timeout (`ABORTED`, 1317), which is how a deadlock between two shards
+/// ends: each shard's InnoDB sees only its own half of it. (In transaction
+/// mode SINGLE, a transaction that reaches a second shard is refused with
+/// 1317 too: counted under its code like the others.)
+const RETRYABLE: &[&str] = &["1203", "3024", "1317"];
 const GAUGES: &[&str] = &[CONNECTIONS];
 
 /// vtgate's transaction mode when neither the session nor its flags say.
