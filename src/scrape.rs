@@ -2,6 +2,7 @@
 //! on `/metrics`: fetched with one plain HTTP/1.1 GET (no proxy, no TLS:
 //! these endpoints are on the server's own network) and parsed into
 //! samples. Anything a line does not say clearly is skipped, never guessed.
+//! A status API's JSON (Go's expvar `/debug/vars`) is fetched the same way.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -123,6 +124,12 @@ pub async fn fetch(url: &str, limit: Duration) -> Result<String, String> {
         Ok(r) => r,
         Err(_) => Err(format!("http://{addr}{path} did not answer within {:.1} s", limit.as_secs_f64())),
     }
+}
+
+/// GETs `url` and reads its body as JSON (a status API's `/debug/vars`).
+pub async fn fetch_json(url: &str, limit: Duration) -> Result<serde_json::Value, String> {
+    let body = fetch(url, limit).await?;
+    serde_json::from_str(&body).map_err(|e| format!("{url} did not answer JSON: {e}"))
 }
 
 /// The body of an HTTP/1.x response (plain or chunked) with status 200.

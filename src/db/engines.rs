@@ -18,7 +18,7 @@ use std::pin::Pin;
 
 /// The engines, one line each; a protocol's first engine is the one a
 /// target of that protocol is taken for until its server says otherwise.
-pub static ENGINES: &[&dyn Engine] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB];
+pub static ENGINES: &[&dyn Engine] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB, &super::vitess::spec::VITESS];
 
 pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 /// A future that may move between the runtime's threads (clients connect on any).
@@ -45,6 +45,14 @@ pub trait Engine: Sync {
     /// protocol's default ignore list (not when the user gave a list).
     fn retryable(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// Whether a bulk load may send LOAD DATA LOCAL (when the server
+    /// allows it): false where a proxy in front of the tables refuses it
+    /// (a sharded keyspace), so `--load-mode auto` loads with multi-row
+    /// INSERTs instead.
+    fn loads_infile(&self) -> bool {
+        true
     }
 
     /// Reads what decides which statements the engine refuses as the

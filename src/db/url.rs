@@ -125,6 +125,10 @@ pub struct Target {
     /// PostgreSQL: libpq's `options` (PGOPTIONS), command-line options the
     /// server applies to the session, such as `-c work_mem=64MB`.
     pub options: Option<String>,
+    /// MySQL: the HTTP port of the server's status API on the target's
+    /// host (`status-port=`), where an engine that publishes its counters
+    /// over HTTP is read from.
+    pub status_port: Option<u16>,
 }
 
 impl fmt::Debug for Target {
@@ -170,6 +174,7 @@ impl Target {
             connect_timeout: None,
             application_name: None,
             options: None,
+            status_port: None,
         }
     }
 
@@ -197,6 +202,7 @@ impl Target {
             connect_timeout: None,
             application_name: None,
             options: None,
+            status_port: None,
         }
     }
 
@@ -263,6 +269,9 @@ impl fmt::Display for Target {
                 if let Some(o) = &self.options {
                     // They change the server's settings for the run: shown and stored with it.
                     params.push(format!("options={}", pct_encode(o)));
+                }
+                if let Some(p) = self.status_port {
+                    params.push(format!("status-port={p}"));
                 }
                 if !params.is_empty() {
                     write!(f, "?{}", params.join("&"))?;
@@ -401,6 +410,22 @@ mod tests {
         assert_eq!(t.ssl_mode, SslMode::Required);
         assert_eq!(t.transport(), "socket");
         assert!(!t.to_string().contains("p@ss"));
+    }
+
+    #[test]
+    fn a_status_port_is_kept_and_shown_and_only_mysql_takes_it() {
+        let t = Target::parse("mysql://u:p@127.0.0.1:15306/ks?status-port=15307").unwrap();
+        assert_eq!(t.status_port, Some(15307));
+        assert_eq!(t.to_string(), "mysql://u:****@127.0.0.1:15306/ks?status-port=15307");
+        assert_eq!(Target::parse(&t.to_string()).unwrap().status_port, Some(15307));
+        assert_eq!(Target::parse("mysql://u@h/db?status_port=8080").unwrap().status_port, Some(8080));
+        assert_eq!(Target::parse("mysql://u@h/db").unwrap().status_port, None);
+        for bad in ["mysql://u@h/db?status-port=x", "mysql://u@h/db?status-port=0", "mysql://u@h/db?status-port=70000"] {
+            let e = Target::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("status-port") && e.contains("1 to 65535"), "{e}");
+        }
+        assert!(Target::parse("postgres://u@h/db?status-port=1").unwrap_err().to_string().contains("unknown parameter 'status-port'"));
+        assert!(Target::parse("mysql://u@h/db?bogus=1").unwrap_err().to_string().contains("status-port"));
     }
 
     #[test]

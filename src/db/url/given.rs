@@ -47,6 +47,8 @@ pub struct Given {
     pub hostaddr: Option<String>,
     /// libpq's `service`: a section of the service file.
     pub service: Option<String>,
+    /// MySQL: the HTTP port of the server's status API (`status-port=`).
+    pub status_port: Option<u16>,
 }
 
 /// Why a parameter's value was refused: a reason to show with where it came
@@ -89,6 +91,7 @@ impl Given {
             options: None,
             hostaddr: None,
             service: None,
+            status_port: None,
         }
     }
 
@@ -239,7 +242,8 @@ impl Given {
                     "unknown parameter '{other}' (known: host, hostaddr, port, dbname, user, password, sslmode, sslrootcert, target_session_attrs, load_balance_hosts, connect_timeout, application_name, options, service)"
                 )))
             }
-            other => return Err(Refused::Reason(format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca)"))),
+            "status-port" => self.status_port = Some(v.parse().ok().filter(|p| *p > 0).ok_or_else(|| format!("status-port '{v}' is not a port number from 1 to 65535"))?),
+            other => return Err(Refused::Reason(format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca, status-port)"))),
         }
         Ok(())
     }
@@ -286,6 +290,7 @@ impl Given {
         t.connect_timeout = self.connect_timeout.unwrap_or(t.connect_timeout);
         t.application_name = self.application_name;
         t.options = self.options.filter(|o| !o.trim().is_empty());
+        t.status_port = self.status_port;
         Ok(t)
     }
 }

@@ -1,0 +1,231 @@
+//! Vitess as it describes itself. vtgate speaks MySQL's protocol and
+//! routes every statement to the shards of a keyspace, each a MySQL server
+//! behind a vttablet; what a commit guarantees is the weakest shard's, and
+//! the transaction mode decides whether a commit over several shards is
+//! atomic. Its facts come from vtgate's own variables and `SHOW VITESS_*`,
+//! each shard's server read by targeting the shard, and the status APIs
+//! of vtgate and the tablets (cluster.rs, vars.rs).
+
+use super::cluster;
+use super::vars::CONNECTIONS;
+use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, LocalFuture};
+use crate::db::facts::{DatasetTables, Server};
+use crate::db::{Conn, ConnConfig, Dialect, Protocol};
+use std::collections::BTreeMap;
+
+pub struct Vitess;
+pub static VITESS: Vitess = Vitess;
+
+/// Vitess's answers to "try again": a tablet's transaction pool full
+/// (`RESOURCE_EXHAUSTED`, sent as 1203); a statement the tablet killed at
+/// its query timeout (3024) and a transaction it killed at its transaction
+/// timeout (`ABORTED`, 1317), which is how a deadlock between two shards
+/// ends: each shard's InnoDB sees only its own half of it. (In transaction
+/// mode SINGLE, a transaction that reaches a second shard is refused with
+/// 1317 too: counted under its code like the others.)
+const RETRYABLE: &[&str] = &["1203", "3024", "1317"];
+const GAUGES: &[&str] = &[CONNECTIONS];
+
+/// vtgate's transaction mode when neither the session nor its flags say.
+const DEFAULT_MODE: &str = "MULTI";
+
+/// The engine of the shards' servers: MySQL's protocol's first, the MySQL family.
+fn shard_engine() -> &'static dyn Engine {
+    engines::of(Protocol::Mysql)
+}
+
+/// One shard's server as the MySQL engine reads a server: its `shard.X.`
+/// settings without the prefix.
+fn shard_server(s: &Server, shard: &str) -> Server {
+    let prefix = format!("shard.{shard}.");
+    let strip = |m: &BTreeMap<String, String>| -> BTreeMap<String, String> { m.iter().filter_map(|(k, v)| Some((k.strip_prefix(&prefix)?.to_string(), v.clone()))).collect() };
+    Server { engine: shard_engine().name().into(), variables: strip(&s.variables), session: strip(&s.session), ..Server::default() }
+}
+
+/// Each shard with what its primary's settings guarantee, in the order vtgate lists them.
+fn shard_durability(s: &Server) -> Vec<(String, Durability)> {
+    cluster::shards(s).into_iter().map(|sh| (sh.clone(), shard_engine().durability(&shard_server(s, &sh)))).collect()
+}
+
+impl Engine for Vitess {
+    fn name(&self) -> &'static str {
+        "vitess"
+    }
+
+    fn protocol(&self) -> Protocol {
+        Protocol::Mysql
+    }
+
+    fn dialect(&self) -> &'static dyn Dialect {
+        &crate::db::mysql::dialect::MysqlDialect
+    }
+
+    /// vtgate reports a MySQL version with `-Vitess` after it: `8.4.6-Vitess`.
+    fn recognizes(&self, version: &str) -> bool {
+        version.contains("-Vitess")
+    }
+
+    fn retryable(&self) -> &'static [&'static str] {
+        RETRYABLE
+    }
+
+    /// vtgate refuses LOAD DATA on a sharded keyspace.
+    fn loads_infile(&self) -> bool {
+        false
+    }
+
+    fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()> {
+        Box::pin(cluster::capture(c, cfg, tables, s, errors))
+    }
+
+    fn counters<'a>(&'a self, _c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
+        Box::pin(cluster::sample(start, errors))
+    }
+
+    fn gauges(&self) -> &'static [&'static str] {
+        GAUGES
+    }
+
+    /// The weakest shard's: a cluster keeps a commit only as well as the
+    /// shard it landed on, and a transaction may land on any.
+    fn durability(&self, s: &Server) -> Durability {
+        let shards = shard_durability(s);
+        let n = shards.len();
+        let alike = shards.windows(2).all(|w| w[0].1.class == w[1].1.class);
+        let Some((shard, d)) = shards.into_iter().reduce(|a, b| if b.1.class > a.1.class { b } else { a }) else {
+            return Durability { class: DurClass::Unknown, evidence: vec!["no shard's settings were read".into()], torn_pages: None };
+        };
+        let which = match n {
+            1 => "the only shard".to_string(),
+            _ if alike => format!("all {n} shards alike"),
+            _ => format!("the weakest of {n} shards"),
+        };
+        let mut evidence = vec![format!("shard {shard}, {which}")];
+        evidence.extend(d.evidence.iter().map(|e| format!("shard.{shard}.{e}")));
+        let torn = cluster::shards(s).iter().map(|sh| shard_engine().durability(&shard_server(s, sh)).torn_pages).try_fold(true, |all, t| t.map(|t| all && t));
+        Durability { class: d.class, evidence, torn_pages: torn }
+    }
+
+    fn cache_setting(&self) -> &'static str {
+        "innodb_buffer_pool_size (the shards' primaries together)"
+    }
+
+    fn os_cache_holds_data(&self) -> bool {
+        false
+    }
+
+    /// The transaction mode: SINGLE refuses a transaction over several
+    /// shards, MULTI commits them shard after shard (not atomic), TWOPC
+    /// commits them atomically at a cost.
+    fn commit_settings(&self, s: &Server) -> Vec<(&'static str, String)> {
+        let mode = [s.var("transaction_mode"), s.var("vtgate.transaction-mode")].into_iter().flatten().find(|v| !v.is_empty()).unwrap_or(DEFAULT_MODE);
+        vec![("transaction_mode", mode.to_ascii_uppercase())]
+    }
+
+    fn common_settings(&self, s: &Server) -> Vec<(Aspect, Common)> {
+        let shards = cluster::shards(s);
+        let each: Vec<(String, Vec<(Aspect, Common)>)> = shards.iter().map(|sh| (sh.clone(), shard_engine().common_settings(&shard_server(s, sh)))).collect();
+        let mut out = Vec::new();
+        let aspects = each.first().map(|(_, c)| c.iter().map(|(a, _)| *a).collect::<Vec<_>>()).unwrap_or_default();
+        for aspect in aspects.into_iter().filter(|a| *a != Aspect::Connections) {
+            let found: Vec<(&str, &Common)> = each.iter().filter_map(|(sh, cs)| cs.iter().find(|(a, _)| *a == aspect).map(|(_, c)| (sh.as_str(), c))).collect();
+            let alike = found.len() == each.len() && found.windows(2).all(|w| w[0].1.key == w[1].1.key);
+            let c = if alike {
+                let first = found[0].1;
+                Common::new(first.key.clone(), if each.len() > 1 { format!("every shard: {}", first.shown) } else { first.shown.clone() })
+            } else {
+                let shown: Vec<String> = found.iter().map(|(sh, c)| format!("shard {sh}: {}", c.shown)).collect();
+                Common::new("differs between shards", shown.join("; "))
+            };
+            out.push((aspect, c));
+        }
+        let pool = |n: &str| {
+            let v: Vec<String> = shards.iter().filter_map(|sh| s.var(&format!("shard.{sh}.vttablet.queryserver-config-{n}")).map(String::from)).collect();
+            v.first().cloned().unwrap_or_else(|| "default".into())
+        };
+        let shown = format!("vtgate multiplexes the client connections onto each tablet's pools (queryserver-config-pool-size = {}, transaction-cap = {})", pool("pool-size"), pool("transaction-cap"));
+        out.push((Aspect::Connections, Common::new("pooled by a proxy", shown)));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(vars: &[(&str, &str)]) -> Server {
+        Server { engine: "vitess".into(), variables: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), ..Server::default() }
+    }
+
+    fn two_shards(second_trx: &str, second_dw: &str) -> Server {
+        server(&[
+            ("shards", "-80,80-"),
+            ("shard.-80.innodb_flush_log_at_trx_commit", "1"),
+            ("shard.-80.log_bin", "OFF"),
+            ("shard.-80.sync_binlog", "0"),
+            ("shard.-80.innodb_doublewrite", "ON"),
+            ("shard.-80.innodb_flush_method", "O_DIRECT"),
+            ("shard.80-.innodb_flush_log_at_trx_commit", second_trx),
+            ("shard.80-.log_bin", "OFF"),
+            ("shard.80-.sync_binlog", "0"),
+            ("shard.80-.innodb_doublewrite", second_dw),
+            ("shard.80-.innodb_flush_method", "O_DIRECT"),
+        ])
+    }
+
+    #[test]
+    fn the_cluster_is_as_durable_as_its_weakest_shard() {
+        let d = VITESS.durability(&two_shards("2", "ON"));
+        assert_eq!(d.class, DurClass::PerSecond);
+        assert_eq!(d.evidence[0], "shard 80-, the weakest of 2 shards");
+        assert!(d.evidence.contains(&"shard.80-.innodb_flush_log_at_trx_commit=2".to_string()), "{:?}", d.evidence);
+        assert_eq!(d.torn_pages, Some(true));
+        let same = VITESS.durability(&two_shards("1", "OFF"));
+        assert_eq!(same.class, DurClass::Synced);
+        assert_eq!(same.evidence[0], "shard -80, all 2 shards alike");
+        assert_eq!(same.torn_pages, Some(false));
+        // A shard whose settings were not read leaves the cluster unknown.
+        let mut partial = two_shards("1", "ON");
+        partial.variables.retain(|k, _| !k.starts_with("shard.80-."));
+        assert_eq!(VITESS.durability(&partial).class, DurClass::Unknown);
+        assert_eq!(VITESS.durability(&partial).torn_pages, None);
+        assert_eq!(VITESS.durability(&server(&[])).class, DurClass::Unknown);
+        // The session's value counts, as on the MySQL engine.
+        let mut binlog = two_shards("1", "ON");
+        binlog.variables.insert("shard.80-.log_bin".into(), "ON".into());
+        assert_eq!(VITESS.durability(&binlog).class, DurClass::PerSecond);
+        binlog.session.insert("shard.80-.sql_log_bin".into(), "OFF".into());
+        assert_eq!(VITESS.durability(&binlog).class, DurClass::Synced);
+    }
+
+    #[test]
+    fn commit_settings_name_the_transaction_mode() {
+        assert_eq!(VITESS.commit_settings(&server(&[("transaction_mode", "twopc")])), vec![("transaction_mode", "TWOPC".to_string())]);
+        assert_eq!(VITESS.commit_settings(&server(&[("vtgate.transaction-mode", "SINGLE")])), vec![("transaction_mode", "SINGLE".to_string())]);
+        assert_eq!(VITESS.commit_settings(&server(&[])), vec![("transaction_mode", "MULTI".to_string())]);
+    }
+
+    #[test]
+    fn common_settings_say_whether_the_shards_agree() {
+        let s = two_shards("1", "ON");
+        let c = VITESS.common_settings(&s);
+        let io = c.iter().find(|(a, _)| *a == Aspect::DataFileIo).map(|(_, c)| c).unwrap();
+        assert!(io.shown.starts_with("every shard: ") && io.key.starts_with("direct"), "{}", io.shown);
+        let mut differ = s.clone();
+        differ.variables.insert("shard.80-.innodb_flush_method".into(), "fsync".into());
+        let c = VITESS.common_settings(&differ);
+        let io = c.iter().find(|(a, _)| *a == Aspect::DataFileIo).map(|(_, c)| c).unwrap();
+        assert_eq!(io.key, "differs between shards");
+        assert!(io.shown.contains("shard -80: ") && io.shown.contains("shard 80-: "), "{}", io.shown);
+        assert!(c.iter().any(|(a, c)| *a == Aspect::Connections && c.key == "pooled by a proxy"));
+    }
+
+    #[test]
+    fn a_vitess_version_is_recognized_and_others_are_not() {
+        assert!(VITESS.recognizes("8.4.6-Vitess"));
+        assert!(VITESS.recognizes("8.0.40-Vitess"));
+        assert!(!VITESS.recognizes("10.11.6-MariaDB-0+deb12u1"));
+        assert!(!VITESS.recognizes("8.0.36"));
+        assert_eq!(crate::db::engines::recognized(Protocol::Mysql, "8.4.6-Vitess").name(), "vitess");
+    }
+}
