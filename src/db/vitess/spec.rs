@@ -8,7 +8,7 @@
 
 use super::cluster;
 use super::vars::CONNECTIONS;
-use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, LocalFuture};
+use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, Listen, LocalFuture, Part, Routing};
 use crate::db::facts::{DatasetTables, Server};
 use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use std::collections::BTreeMap;
@@ -108,6 +108,42 @@ impl Engine for Vitess {
 
     fn cache_setting(&self) -> &'static str {
         "innodb_buffer_pool_size (the shards' primaries together)"
+    }
+
+    /// vtgate (where the target points), each tablet by its status port,
+    /// and each shard's server by its socket or port: those on this host
+    /// are measured apart.
+    fn parts(&self, s: &Server) -> Vec<Part> {
+        let mut v = vec![Part { name: "vtgate".into(), at: Listen::Target }];
+        let port = |addr: &str| addr.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok());
+        for (k, addr) in &s.variables {
+            if k.starts_with("tablet.") && k.ends_with(".status") {
+                v.extend(port(addr).map(|p| Part { name: "vttablet".into(), at: Listen::Port(p) }));
+            }
+        }
+        for shard in cluster::shards(s) {
+            let Some(addr) = s.var(&format!("shard.{shard}.db_address")) else { continue };
+            let at = if addr.starts_with('/') { Some(Listen::Socket(addr.into())) } else { port(addr).map(Listen::Port) };
+            v.extend(at.map(|at| Part { name: "mysqld".into(), at }));
+        }
+        v
+    }
+
+    /// The first shard's server's data directory (the sandbox keeps every
+    /// shard's on one disk).
+    fn data_dir(&self, s: &Server) -> Option<String> {
+        cluster::shards(s).iter().find_map(|sh| s.var(&format!("shard.{sh}.datadir")).map(str::to_string))
+    }
+
+    fn shards(&self, s: &Server) -> Option<u32> {
+        Some(cluster::shards(s).len() as u32).filter(|n| *n > 0)
+    }
+
+    /// vtgate's queries by routing class (vars.rs): BEGIN, COMMIT, SET and
+    /// the like are routed nowhere and left out.
+    fn routing(&self, d: &BTreeMap<String, f64>) -> Option<Routing> {
+        let get = |class: &str| d.get(&format!("vtgate.queries{{route={class}}}")).copied();
+        Some(Routing { single: get("single")?, multi: get("multi").unwrap_or(0.0), scatter: get("scatter").unwrap_or(0.0) })
     }
 
     fn os_cache_holds_data(&self) -> bool {
@@ -218,6 +254,35 @@ mod tests {
         assert_eq!(io.key, "differs between shards");
         assert!(io.shown.contains("shard -80: ") && io.shown.contains("shard 80-: "), "{}", io.shown);
         assert!(c.iter().any(|(a, c)| *a == Aspect::Connections && c.key == "pooled by a proxy"));
+    }
+
+    #[test]
+    fn its_parts_are_vtgate_the_tablets_and_the_shards_servers() {
+        let s = server(&[
+            ("shards", "-80,80-"),
+            ("tablet.zone1-0000000100.status", "127.0.0.1:15317"),
+            ("tablet.zone1-0000000101.status", "127.0.0.1:15320"),
+            ("shard.-80.db_address", "/tmp/s/shard1/mysqld.sock"),
+            ("shard.80-.db_address", "127.0.0.1:15319"),
+        ]);
+        let parts: Vec<(String, Listen)> = VITESS.parts(&s).into_iter().map(|p| (p.name, p.at)).collect();
+        assert_eq!(
+            parts,
+            vec![
+                ("vtgate".into(), Listen::Target),
+                ("vttablet".into(), Listen::Port(15317)),
+                ("vttablet".into(), Listen::Port(15320)),
+                ("mysqld".into(), Listen::Socket("/tmp/s/shard1/mysqld.sock".into())),
+                ("mysqld".into(), Listen::Port(15319)),
+            ]
+        );
+        assert_eq!(VITESS.shards(&s), Some(2));
+        assert_eq!(VITESS.shards(&server(&[])), None);
+        let d: BTreeMap<String, f64> =
+            [("vtgate.queries{route=single}", 90.0), ("vtgate.queries{route=scatter}", 10.0), ("vtgate.queries{route=other}", 50.0)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let r = VITESS.routing(&d).unwrap();
+        assert_eq!((r.single, r.multi, r.scatter), (90.0, 0.0, 10.0));
+        assert_eq!(r.scatter_share(), Some(0.1));
     }
 
     #[test]
