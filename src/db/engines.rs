@@ -56,6 +56,13 @@ pub trait Engine: Sync {
         Box::pin(async { None })
     }
 
+    /// Whether `--load-mode=auto` may load rows with the protocol's file
+    /// load (LOAD DATA LOCAL, COPY); false sends multi-row INSERTs (a
+    /// sharding proxy routes those row by row and refuses a file load).
+    fn file_load(&self) -> bool {
+        true
+    }
+
     /// Why the workload's tables cannot spread over the target's shards as
     /// `plan` declares (one line saying what to change), asked before
     /// prepare creates anything and before a run; None: nothing stands in

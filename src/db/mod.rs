@@ -556,6 +556,7 @@ impl Conn {
     /// Fast bulk load of generated rows: binary COPY, LOAD DATA LOCAL or
     /// multi-row INSERT, batched SQLite transactions.
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
+        let mode = if mode == LoadMode::Auto && !self.cfg.engine().file_load() { LoadMode::Insert } else { mode };
         let r = match &mut self.inner {
             Inner::My(c) => c.bulk_load(table, cols, rows, bulk_rows, mode).await,
             Inner::Pg(c) if mode == LoadMode::Insert => c.bulk_insert(table, cols, rows, bulk_rows).await,
