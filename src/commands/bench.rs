@@ -67,7 +67,12 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let init_timeout = Some(Duration::from_secs_f64(sb.thread_init_timeout)).filter(|d| !d.is_zero());
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     match plan.command {
-        BenchCommand::Prepare => return until_interrupted(rt, w.prepare(cfg.clone(), max_threads, quiet)),
+        BenchCommand::Prepare => {
+            return until_interrupted(rt, async {
+                super::shard::before_prepare(w.as_ref(), &cfg, quiet).await?;
+                w.prepare(cfg.clone(), max_threads, quiet).await
+            })
+        }
         BenchCommand::Cleanup => {
             let drop_group = runner::group::drop_table(cfg.clone());
             return until_interrupted(rt, async move {
@@ -377,13 +382,19 @@ async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: us
         })?,
         None => w.table_state(cfg).await,
     };
-    match state? {
+    let state = state?;
+    // What the target cannot shard is refused before anything changes.
+    if !matches!(state, TableState::Missing) || no_prepare {
+        super::shard::refuse(w, cfg).await?;
+    }
+    match state {
         TableState::Ready => Ok(None),
         TableState::Larger(rows) => Ok(Some(rows)),
         TableState::Missing if !no_prepare => {
             if !quiet {
                 println!("Tables are missing: preparing them first.");
             }
+            super::shard::before_prepare(w, cfg, quiet).await?;
             w.prepare(cfg.clone(), max_threads.max(2), quiet).await.map(|()| None)
         }
         TableState::Missing => Err(Error::Usage("the workload's tables do not exist: run `fairbench prepare` with the same options first".into())),

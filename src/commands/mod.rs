@@ -8,6 +8,7 @@ pub mod explain;
 pub mod merge;
 pub mod scenario;
 pub mod server;
+pub mod shard;
 pub mod verify;
 
 use crate::audit;

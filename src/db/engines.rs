@@ -10,6 +10,7 @@
 //! MySQL's protocol is found by what it says it is).
 
 use super::facts::{DatasetTables, Server};
+use super::sharding::ShardPlan;
 use super::{Conn, ConnConfig, Dialect, Protocol};
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
@@ -60,6 +61,30 @@ pub trait Engine: Sync {
     /// returns a screen that says, in one line, why a statement cannot run
     /// and what the engine offers instead. None: it refuses nothing known.
     fn screen<'a>(&'a self, _c: &'a mut Conn, _session: &'a [String]) -> SendFuture<'a, Option<Screen>> {
+        Box::pin(async { None })
+    }
+
+    /// Why the workload's tables cannot spread over the target's shards as
+    /// `plan` declares (one line saying what to change), asked before
+    /// prepare creates anything and before a run; None: nothing stands in
+    /// the way, or the engine (or this target) does not shard.
+    fn refuse_sharded<'a>(&'a self, _c: &'a mut Conn, _plan: &'a ShardPlan) -> SendFuture<'a, Option<String>> {
+        Box::pin(async { None })
+    }
+
+    /// Makes the target spread the workload's tables over its shards as
+    /// `plan` declares, before the workload's prepare creates and loads
+    /// them (and again on a prepare that resumes, which finds them done):
+    /// the schema text it applied, None when the engine or this target does
+    /// not shard. Lines the user should read go to `notes`.
+    fn shard_tables<'a>(&'a self, _c: &'a mut Conn, _plan: &'a ShardPlan, _notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    /// How the dataset's tables are sharded now, as schema text a run's
+    /// environment records; None when the engine does not shard. What
+    /// cannot be read goes to `errors`.
+    fn sharding<'a>(&'a self, _c: &'a mut Conn, _tables: &'a DatasetTables, _errors: &'a mut Vec<String>) -> LocalFuture<'a, Option<String>> {
         Box::pin(async { None })
     }
 

@@ -53,6 +53,11 @@ pub struct Server {
     /// address, version), as the server lists them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<String>,
+    /// How the dataset's tables are spread over the shards of an engine
+    /// that shards them (its own schema text: a VSchema's JSON), as the
+    /// engine reads it; None when the engine does not shard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharding: Option<String>,
     /// Where the server publishes Prometheus metrics (its status port),
     /// when its counters are read from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -24,6 +24,7 @@ pub mod mysql;
 pub mod password;
 pub mod postgres;
 mod rows;
+pub mod sharding;
 pub mod sqlite;
 mod statement;
 pub mod tidb;

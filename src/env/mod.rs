@@ -174,6 +174,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
     let spec = cfg.engine();
     let mut s = Server { engine: spec.name().to_string(), local: is_local(cfg), ..Server::default() };
     spec.capture(c, cfg, tables, &mut s, errors).await;
+    s.sharding = spec.sharding(c, tables, errors).await;
     if cfg.target.protocol.embedded() {
         s.os_cache_bytes = mem_available();
     }

@@ -20,6 +20,9 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     for m in &s.server.members {
         p(format!("  cluster member: {m}"));
     }
+    if let Some(sh) = &s.server.sharding {
+        p(format!("  sharding: {sh}"));
+    }
     if let Some(u) = &s.server.metrics_url {
         p(format!("  counters from: {u}"));
     }

@@ -61,6 +61,9 @@ pub fn show_text(r: &RunRecord) -> String {
         if let Some(pl) = &e.server.pooler {
             p(format!("  {pl}"));
         }
+        if let Some(sh) = &e.server.sharding {
+            p(format!("  sharding: {sh}"));
+        }
         if let Some(sb) = crate::env::standby_text(&e.server) {
             p(format!("  {sb}"));
         }

@@ -20,6 +20,7 @@ pub static FAMILIES: &[&dyn family::Family] =
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 
+use crate::db::sharding::ShardPlan;
 use crate::db::{Class, Conn, ConnConfig, DbResult, StatementSet};
 use crate::env::DatasetTables;
 use crate::error::Result;
@@ -134,6 +135,14 @@ pub trait Dataset: Send + Sync {
     /// The tables that make this workload's dataset: environment snapshots
     /// record their size.
     fn dataset_tables(&self) -> DatasetTables;
+
+    /// How its tables spread over the shards of an engine that shards
+    /// them: the key of each, the small tables every shard may hold whole,
+    /// and what in this configuration cannot run sharded. The default
+    /// knows nothing (a script's tables are its own).
+    fn sharding(&self) -> ShardPlan {
+        ShardPlan::default()
+    }
 
     /// Whether the tables are there, missing, or partly there.
     fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;

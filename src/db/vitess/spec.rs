@@ -8,8 +8,9 @@
 
 use super::cluster;
 use super::vars::CONNECTIONS;
-use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, Listen, LocalFuture, Part, Routing};
+use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, Listen, LocalFuture, Part, Routing, SendFuture};
 use crate::db::facts::{DatasetTables, Server};
+use crate::db::sharding::{vschema, ShardPlan};
 use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use std::collections::BTreeMap;
 
@@ -72,6 +73,21 @@ impl Engine for Vitess {
     /// vtgate refuses LOAD DATA on a sharded keyspace.
     fn loads_infile(&self) -> bool {
         false
+    }
+
+    /// What vtgate cannot route as the workload declares it, before anything changes.
+    fn refuse_sharded<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan) -> SendFuture<'a, Option<String>> {
+        Box::pin(vschema::refusal(c, plan))
+    }
+
+    /// The workload's VSchema, through vtgate (`ALTER VSCHEMA`), before its tables are made.
+    fn shard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>> {
+        Box::pin(vschema::apply(c, plan, notes))
+    }
+
+    /// The VSchema of the dataset's tables, as vtgate has it.
+    fn sharding<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Option<String>> {
+        Box::pin(vschema::read(c, tables, errors))
     }
 
     fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()> {

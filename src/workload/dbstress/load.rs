@@ -8,6 +8,7 @@
 //! ones.
 
 use super::{write_ref, Dbstress, Names, N_HISTORY, SECTIONS, STATS, ZONES};
+use crate::db::sharding::{Key, ShardPlan, Sharding};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::output::Progress;
@@ -353,6 +354,22 @@ impl Dataset for Dbstress {
         DatasetTables::Names(self.names.iter().flat_map(|n| n.all()).map(str::to_string).collect())
     }
 
+    /// OBJECT by REF and HISTORY by REF_OBJECT: every statement of an event
+    /// names one object's REF, so its rows and its history share a shard.
+    /// ZONE, STAT and SECTION, a few rows joined to them, whole on every shard.
+    fn sharding(&self) -> ShardPlan {
+        let tables = self.names.iter().flat_map(|n| {
+            [
+                Sharding::sharded(n.object.clone(), Key::text("REF")),
+                Sharding::sharded(n.history.clone(), Key::text("REF_OBJECT")),
+                Sharding::reference(n.section.clone(), Key::text("REF")),
+                Sharding::reference(n.stat.clone(), Key::text("REF")),
+                Sharding::reference(n.zone.clone(), Key::text("REF")),
+            ]
+        });
+        ShardPlan::new(tables.collect())
+    }
+
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         let mut conn = connect(cfg).await?;
         let (mut complete, mut missing) = (0, 0);
@@ -484,7 +501,44 @@ impl Dataset for Dbstress {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{DbstressArgs, Shared};
     use super::*;
+    use clap::{Args, FromArgMatches};
+
+    /// OBJECT and HISTORY by the object's REF, the three small tables
+    /// whole on every shard, per set.
+    #[test]
+    fn sets_shard_by_object() {
+        let cmd = DbstressArgs::augment_args(clap::Command::new("t"));
+        let args = DbstressArgs::from_arg_matches(&cmd.try_get_matches_from(["t", "--obj-tables=2"]).unwrap()).unwrap();
+        let shared = Shared {
+            delete_inserts: 1,
+            skip_trx: false,
+            for_update: false,
+            storage_engine: String::new(),
+            table_options: String::new(),
+            table_compression: String::new(),
+            load_mode: "auto".into(),
+            load_bulk_size: 1000,
+            trx_retry: false,
+            reconnect: 0,
+        };
+        let w = Dbstress::new("dbstress", args, shared, crate::rand::DistConfig::default(), 1, crate::db::Protocol::Mysql).unwrap();
+        let plan = w.sharding();
+        assert_eq!(plan.refused, None);
+        assert_eq!(
+            plan.tables[..5],
+            [
+                Sharding::sharded("OBJECT1", Key::text("REF")),
+                Sharding::sharded("HISTORY1", Key::text("REF_OBJECT")),
+                Sharding::reference("SECTION1", Key::text("REF")),
+                Sharding::reference("STAT1", Key::text("REF")),
+                Sharding::reference("ZONE1", Key::text("REF")),
+            ]
+        );
+        assert_eq!(plan.tables.len(), 10);
+        assert_eq!(plan.tables[5].table(), "OBJECT2");
+    }
 
     fn history(first: u64, last: u64) -> Vec<(String, i64, String)> {
         let p = Progress::new("t", 0, true);

@@ -4,7 +4,8 @@
 //! its own seeded stream, so a load is the same whatever the loaders'
 //! timing. The id1_type index is built last: it marks a complete load.
 
-use super::{dist, now_ms, now_s, sql_error, LinkBench, DEFAULT_LINK_TYPE, DEFAULT_NODE_TYPE, MAX_LINK_DATA, MAX_NODE_DATA};
+use super::{dist, now_ms, now_s, props, sql_error, LinkBench, DEFAULT_LINK_TYPE, DEFAULT_NODE_TYPE, MAX_LINK_DATA, MAX_NODE_DATA};
+use crate::db::sharding::{Key, ShardPlan, Sharding};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::output::Progress;
@@ -335,6 +336,21 @@ impl Dataset for LinkBench {
         DatasetTables::Names((0..self.cfg.dbcount).flat_map(|d| ["linktable", "counttable", "nodetable"].map(|t| self.cfg.table(d, t))).collect())
     }
 
+    /// Links by id1 and counts by id (every link operation names one id1),
+    /// nodes by id. ADD_NODE inserts nodes whose id the server assigns.
+    fn sharding(&self) -> ShardPlan {
+        let adds_nodes = props::MIX_KEYS.iter().zip(self.cfg.mix).any(|(k, share)| *k == "addnode" && share > 0.0);
+        let node = if adds_nodes { Key::assigned("id", "give ADD_NODE no share (-D addnode=0, and its share to another operation so that the mix sums to 100)") } else { Key::int("id") };
+        let tables = (0..self.cfg.dbcount).flat_map(|db| {
+            [
+                Sharding::sharded(self.cfg.table(db, "linktable"), Key::int("id1")),
+                Sharding::sharded(self.cfg.table(db, "counttable"), Key::int("id")),
+                Sharding::sharded(self.cfg.table(db, "nodetable"), node.clone()),
+            ]
+        });
+        ShardPlan::new(tables.collect())
+    }
+
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         let mut conn = connect(cfg).await?;
         let mut missing = 0;
@@ -489,6 +505,22 @@ mod tests {
         a.maxid1 = Some(10_001);
         let p = props::Props::defaults(&props::MIX_FB2011);
         LinkBench::new(Config::new(&p, &a, Protocol::Sqlite).unwrap(), Protocol::Sqlite, 7)
+    }
+
+    /// Links by id1, counts and nodes by id; ADD_NODE's nodes get their id
+    /// from the server, so a mix with ADD_NODE says how to leave it out.
+    #[test]
+    fn tables_shard_by_their_ids() {
+        let plan = bench().sharding();
+        assert_eq!(plan.refused, None);
+        assert_eq!(plan.tables[..2], [Sharding::sharded("linktable", Key::int("id1")), Sharding::sharded("counttable", Key::int("id"))]);
+        assert_eq!(plan.tables[2].table(), "nodetable");
+        assert!(matches!(&plan.tables[2].key().values, crate::db::sharding::Values::Assigned(how) if how.contains("-D addnode=0")));
+        let mut p = props::Props::defaults(&props::MIX_FB2011);
+        p.set_override("addnode=0").unwrap();
+        p.set_override(&format!("getnode={}", props::MIX_FB2011[6] + props::MIX_FB2011[9])).unwrap();
+        let w = LinkBench::new(Config::new(&p, &LinkbenchArgs::default_for_tests(), Protocol::Sqlite).unwrap(), Protocol::Sqlite, 7);
+        assert_eq!(w.sharding().tables[2], Sharding::sharded("nodetable", Key::int("id")));
     }
 
     /// A LinkBench on `engine`, with the two multiget statements of

@@ -4,6 +4,7 @@
 //! its rows are in, while the other tables are still loading.
 
 use super::{Kind, Oltp};
+use crate::db::sharding::{Key, ShardPlan, Sharding};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Protocol, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
 use crate::output::Progress;
@@ -384,6 +385,14 @@ impl Dataset for Oltp {
         DatasetTables::Prefix(self.args.table_name.clone())
     }
 
+    /// Every table by id: each statement names one id or a range of them.
+    /// oltp_insert with auto-increment ids inserts rows without one.
+    fn sharding(&self) -> ShardPlan {
+        let key = if self.mix.kind == Kind::Insert && self.args.auto_inc { Key::assigned("id", format!("run {} with --auto-inc=off, which gives the ids", self.test)) } else { Key::int("id") };
+        let names = if self.mix.kind == Kind::BulkInsert { (1..=self.clients.max(1)).map(|i| format!("{}{i}", self.args.table_name)).collect() } else { self.table_names() };
+        ShardPlan::new(names.into_iter().map(|t| Sharding::sharded(t, key.clone())).collect())
+    }
+
     /// Whether the tables are there: all present and big enough, all
     /// missing, or present but different from what the options describe
     /// (then the user decides; fairbench never drops tables on its own).
@@ -619,6 +628,29 @@ mod tests {
     }
 
     use super::{Oltp, Pieces, Protocol, Result};
+    use crate::db::sharding::{Key, Sharding};
+    use crate::workload::Dataset;
+
+    fn sharding(test: &str, extra: &[&str], clients: usize) -> Vec<Sharding> {
+        let w = Oltp::new(test, parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, Protocol::Mysql, clients).unwrap();
+        let plan = w.sharding();
+        assert_eq!(plan.refused, None);
+        plan.tables
+    }
+
+    /// Every table by id; oltp_insert with auto-increment ids inserts
+    /// rows whose id the server assigns, and says how to give them.
+    #[test]
+    fn tables_shard_by_id() {
+        let by_id = |t: &str| Sharding::sharded(t, Key::int("id"));
+        assert_eq!(sharding("oltp_read_write", &["--tables=2"], 1), vec![by_id("sbtest1"), by_id("sbtest2")]);
+        assert_eq!(sharding("oltp_insert", &["--auto-inc=off", "--table-name=t"], 8), vec![by_id("t1")]);
+        let auto = sharding("oltp_insert", &[], 1);
+        assert_eq!(auto.len(), 1);
+        assert_eq!(auto[0].key(), &Key::assigned("id", "run oltp_insert with --auto-inc=off, which gives the ids"));
+        // bulk_insert writes one table per client.
+        assert_eq!(sharding("bulk_insert", &[], 3), vec![by_id("sbtest1"), by_id("sbtest2"), by_id("sbtest3")]);
+    }
 
     #[test]
     fn pieces_spread_loaders_over_tables_and_keep_their_ranges() {

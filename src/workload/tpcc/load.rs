@@ -18,6 +18,7 @@ mod rows;
 
 use super::schema::{Fk, Names};
 use super::{last_name, Tpcc, C_LOAD_LAST};
+use crate::db::sharding::{Key, ShardPlan, Sharding};
 use crate::db::FkPath;
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
 use crate::error::{Error, Result};
@@ -331,6 +332,32 @@ impl Dataset for Tpcc {
         DatasetTables::Names(self.names.iter().flat_map(|n| n.all()).map(str::to_string).collect())
     }
 
+    /// Every table with a warehouse id by it, so that a transaction on
+    /// one warehouse stays on one shard; ITEM, read by i_id and the same
+    /// for every warehouse, whole on every shard. The foreign keys tie
+    /// rows of different warehouses, which no shard can check.
+    fn sharding(&self) -> ShardPlan {
+        let mut tables = Vec::new();
+        for n in &self.names {
+            let by_warehouse = [
+                (&n.warehouse, "w_id"),
+                (&n.district, "d_w_id"),
+                (&n.customer, "c_w_id"),
+                (&n.history, "h_w_id"),
+                (&n.new_orders, "no_w_id"),
+                (&n.orders, "o_w_id"),
+                (&n.order_line, "ol_w_id"),
+                (&n.stock, "s_w_id"),
+            ];
+            tables.extend(by_warehouse.into_iter().map(|(t, col)| Sharding::sharded(t.clone(), Key::ordinal(col))));
+            tables.push(Sharding::reference(n.item.clone(), Key::int("i_id")));
+        }
+        let fk = (self.schema.fk == Fk::Fk).then(|| {
+            "TPC-C's foreign keys tie rows of different warehouses (a remote order line's stock, a remote payment's customer), which a shard cannot check against another: run with --fk=nofk (or nofk2)".to_string()
+        });
+        ShardPlan::new(tables).refused_if(fk)
+    }
+
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         let mut conn = self.admin(cfg).await?;
         let (mut present, mut missing) = (0, 0);
@@ -469,6 +496,48 @@ impl Dataset for Tpcc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::{Args, FromArgMatches};
+
+    fn tpcc(extra: &[&str]) -> Tpcc {
+        fn parsed<A: Args + FromArgMatches>(extra: &[&str]) -> A {
+            let cmd = A::augment_args(clap::Command::new("t"));
+            A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
+        }
+        Tpcc::new(parsed(extra), parsed(&[]), 1, crate::db::Protocol::Mysql).unwrap()
+    }
+
+    /// Every table with a warehouse id by it (a few consecutive ids:
+    /// spread evenly), ITEM whole on every shard, per dataset, with the
+    /// prefix; the foreign keys cannot hold across shards.
+    #[test]
+    fn tables_shard_by_warehouse() {
+        let plan = tpcc(&["--fk=nofk", "--datasets=2", "--tpcc-prefix=x_"]);
+        assert_eq!(plan.sharding().refused, None);
+        let tables = plan.sharding().tables;
+        assert_eq!(tables.len(), 18);
+        let w = |t: &str, c: &str| Sharding::sharded(t, Key::ordinal(c));
+        assert_eq!(
+            tables[..9],
+            [
+                w("x_warehouse1", "w_id"),
+                w("x_district1", "d_w_id"),
+                w("x_customer1", "c_w_id"),
+                w("x_history1", "h_w_id"),
+                w("x_new_orders1", "no_w_id"),
+                w("x_orders1", "o_w_id"),
+                w("x_order_line1", "ol_w_id"),
+                w("x_stock1", "s_w_id"),
+                Sharding::reference("x_item1", Key::int("i_id")),
+            ]
+        );
+        assert_eq!(tables[17], Sharding::reference("x_item2", Key::int("i_id")));
+        // Every table of the dataset is declared once.
+        let declared: std::collections::BTreeSet<&str> = tables.iter().map(|s| s.table()).collect();
+        assert_eq!(declared.len(), 18);
+        let fk = tpcc(&[]).sharding().refused.unwrap();
+        assert!(fk.contains("--fk=nofk") && !fk.contains('\n'), "{fk}");
+        assert_eq!(tpcc(&["--fk=nofk2"]).sharding().refused, None);
+    }
 
     fn load(task: Option<Task>) -> Job {
         match task {

@@ -1,0 +1,50 @@
+//! Sharded schemas around prepare and run. The workload says how its
+//! tables shard ([`Dataset::sharding`]); the target's engine refuses what
+//! it cannot route before anything changes, and applies the rest before
+//! the workload's prepare creates and loads the tables. Engines that do
+//! not shard answer neither, and nothing is printed.
+
+use crate::db::{Conn, ConnConfig, StatementSet};
+use crate::error::{Error, Result};
+use crate::workload::Dataset;
+use std::sync::Arc;
+
+async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
+    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
+}
+
+/// A usage error, nothing changed, when the target's engine cannot
+/// spread the workload's tables over its shards as declared.
+pub async fn refuse<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>) -> Result<()> {
+    let plan = w.sharding();
+    let mut c = connect(cfg).await?;
+    // The engine is known once a connection has opened.
+    let why = cfg.engine().refuse_sharded(&mut c, &plan).await;
+    c.close().await;
+    why.map_or(Ok(()), |why| Err(Error::Usage(why)))
+}
+
+/// Before the workload's prepare: refuses what cannot be sharded, then
+/// has the engine apply the rest, and says what it applied.
+pub async fn before_prepare<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    let plan = w.sharding();
+    let mut c = connect(cfg).await?;
+    let engine = cfg.engine();
+    if let Some(why) = engine.refuse_sharded(&mut c, &plan).await {
+        c.close().await;
+        return Err(Error::Usage(why));
+    }
+    let mut notes = Vec::new();
+    let applied = engine.shard_tables(&mut c, &plan, &mut notes).await;
+    c.close().await;
+    let applied = applied?;
+    if !quiet {
+        for n in notes {
+            println!("Note: {n}");
+        }
+        if let Some(text) = applied {
+            println!("Sharding applied: {text}");
+        }
+    }
+    Ok(())
+}
