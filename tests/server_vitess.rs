@@ -197,7 +197,7 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
     run_ok(fairbench().args(["prepare", "oltp_write_only", "--target", &url]).args(size));
     let log = s.0.join("writes.log");
     let run = fairbench()
-        .args(["run", "oltp_write_only", "--target", &url, "--threads", "4", "--time", "14", "--report-interval", "1", "--output", "json", "--no-save"])
+        .args(["run", "oltp_write_only", "--target", &url, "--threads", "4", "--time", "40", "--report-interval", "1", "--output", "json", "--no-save"])
         .args(size)
         .arg(format!("--verify-writes={}", log.display()))
         .stdout(std::process::Stdio::piped())
@@ -219,6 +219,12 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
     }
     std::os::unix::process::CommandExt::process_group(&mut again, 0);
     let mut restarted = again.spawn().unwrap();
+    let back = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(200));
+        std::os::unix::net::UnixStream::connect(shard.join("mysqld.sock")).is_ok()
+    });
+    let log = std::fs::read_to_string(shard.join("error.log")).unwrap_or_default();
+    assert!(back, "the shard's MariaDB did not come back: {:?}; its log ends:\n{}", restarted.try_wait(), log.lines().rev().take(15).collect::<Vec<_>>().join("\n"));
     let out = run.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", common::show(&out));
     let sum = last_of(&out, "summary");
@@ -226,12 +232,16 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
     assert!(sum["reconnects"].as_u64().unwrap_or(0) + sum["errors"].as_u64().unwrap_or(0) >= 1, "nothing failed while a shard was down: {sum}");
     let gap = &sum["outage"]["write"];
     let (from, secs) = (gap["from_s"].as_f64().unwrap_or(0.0), gap["secs"].as_f64().unwrap_or(0.0));
-    assert!(gap["open"] == false && secs > 1.0 && (2.0..8.0).contains(&from), "the longest write gap is not the shard's outage: {gap}");
+    // Writes stop while the shard is down; once it is back, the other
+    // shard's halves of the transactions the crash broke may still hold row
+    // locks, and a client that meets one waits until the tablet's timeouts
+    // (Vitess's 30 s) end it: the longest gap is one or the other.
+    assert!(gap["open"] == false && secs > 1.0 && secs < 36.0 && (2.0..25.0).contains(&from), "the longest write gap is not the shard's outage: {gap}");
     // Every shard syncs each commit: nothing acknowledged is lost.
     let w = last_of(&out, "writes");
     assert_eq!(w["lost"], 0, "{w}");
     assert!(w["acknowledged"].as_u64().unwrap() > 0 && w["checked"] == w["acknowledged"], "{w}");
-    eprintln!("a shard's MariaDB killed at 4 s, back at 6 s: longest write gap {secs:.2} s from {from:.2} s; reconnects {}; errors {}; writes {w}", sum["reconnects"], sum["errors"]);
+    eprintln!("a shard's MariaDB killed at 4 s, back at 6 s (40 s run): longest write gap {secs:.2} s from {from:.2} s; reconnects {}; errors {}; writes {w}", sum["reconnects"], sum["errors"]);
     run_ok(s.fairbench().args(["server", "stop"]).arg(&dir));
     let _ = restarted.wait();
 }

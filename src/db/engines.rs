@@ -56,6 +56,13 @@ pub trait Engine: Sync {
         true
     }
 
+    /// An error the engine itself says to try again, whatever its code (a
+    /// proxy that answers every failure behind it with one generic code):
+    /// restarts the event like the retryable codes, with the default list.
+    fn transient(&self, _code: &str, _message: &str) -> bool {
+        false
+    }
+
     /// Reads what decides which statements the engine refuses as the
     /// sessions will be set (`session` is the SQL each runs first), and
     /// returns a screen that says, in one line, why a statement cannot run

@@ -579,7 +579,8 @@ impl Conn {
             e.message = LOST_STATEMENT.into();
         }
         if e.kind == ErrKind::Fatal {
-            let retry = self.cfg.ignore().is_some_and(|l| l.contains(&e.code) || (l.default && self.cfg.engine().retryable().contains(&e.code.as_str())));
+            let engine = self.cfg.engine();
+            let retry = self.cfg.ignore().is_some_and(|l| l.contains(&e.code) || (l.default && (engine.retryable().contains(&e.code.as_str()) || engine.transient(&e.code, &e.message))));
             if retry {
                 e.kind = ErrKind::Retryable;
             }

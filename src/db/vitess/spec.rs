@@ -27,6 +27,19 @@ pub static VITESS: Vitess = Vitess;
 const RETRYABLE: &[&str] = &["1203", "3024", "1317"];
 const GAUGES: &[&str] = &[CONNECTIONS];
 
+/// What vtgate says, under its generic code 1105, when a shard is briefly
+/// out of reach (its server restarting, its tablet not serving) or a
+/// transaction broke on the way: each tells the client to try again.
+const TRANSIENT: &[&str] = &[
+    // "transaction error, issue ROLLBACK and retry the transaction"
+    "VT15001",
+    // the tablet's connection failed (VT14001 ... VT14005)
+    "VT1400",
+    "no healthy tablet available",
+    "operation not allowed in state",
+    "code = Unavailable",
+];
+
 /// vtgate's transaction mode when neither the session nor its flags say.
 const DEFAULT_MODE: &str = "MULTI";
 
@@ -71,6 +84,12 @@ impl Engine for Vitess {
     }
 
     /// vtgate refuses LOAD DATA on a sharded keyspace.
+    fn transient(&self, code: &str, message: &str) -> bool {
+        // Its own code, or a tablet's error it passes on (the errno of the
+        // tablet's connection to its server: 2002, 2013).
+        (code == "1105" || message.contains("vttablet: ")) && TRANSIENT.iter().any(|t| message.contains(t))
+    }
+
     fn loads_infile(&self) -> bool {
         false
     }
@@ -299,6 +318,18 @@ mod tests {
         let r = VITESS.routing(&d).unwrap();
         assert_eq!((r.single, r.multi, r.scatter), (90.0, 0.0, 10.0));
         assert_eq!(r.scatter_share(), Some(0.1));
+    }
+
+    #[test]
+    fn a_shard_out_of_reach_is_tried_again_and_a_wrong_statement_is_not() {
+        assert!(VITESS.transient(
+            "1105",
+            "VT15001: transaction error, issue ROLLBACK and retry the transaction: target: fb.-80.primary: vttablet: rpc error: code = Code(17) desc = operation not allowed in state SHUTTING_DOWN"
+        ));
+        assert!(VITESS.transient("1105", "target: fb.-80.primary: no healthy tablet available for 'keyspace:\"fb\" shard:\"-80\"'"));
+        assert!(!VITESS.transient("1105", "VT03019: column x not found"));
+        assert!(!VITESS.transient("1064", "VT15001"));
+        assert!(VITESS.transient("2002", "VT15001: transaction error, issue ROLLBACK and retry the transaction: target: fb.-80.primary: vttablet: rpc error: code = Unavailable desc = net.Dial(/s/shard1/mysqld.sock) to local server failed"));
     }
 
     #[test]
