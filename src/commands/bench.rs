@@ -81,7 +81,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             });
         }
         BenchCommand::Prewarm => return until_interrupted(rt, w.prewarm(cfg.clone(), quiet)),
-        BenchCommand::Check => return until_interrupted(rt, w.check(cfg.clone(), quiet)),
+        BenchCommand::Check => return until_interrupted(rt, w.check(Arc::new(cfg.for_checks()), quiet)),
         BenchCommand::Run => super::verify::refuse_unsupported(w.as_ref(), plan)?,
     }
     let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
@@ -340,7 +340,7 @@ fn validate<W: Workload>(w: &W, plan: &Plan, cfg: Arc<ConnConfig>, json: bool, q
         println!("Validating (--validate): the workload's consistency conditions, as `fairbench check` verifies them.");
     }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
-    until_interrupted(rt, w.check(cfg, quiet))
+    until_interrupted(rt, w.check(Arc::new(cfg.for_checks()), quiet))
 }
 
 /// How long a command that was asked to stop may take to stop on its own

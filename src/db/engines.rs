@@ -56,6 +56,12 @@ pub trait Engine: Sync {
         true
     }
 
+    /// What a session that reads whole tables (a consistency check) runs
+    /// first: a proxy's limit on the rows one statement may return lifted.
+    fn check_session(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// An error the engine itself says to try again, whatever its code (a
     /// proxy that answers every failure behind it with one generic code):
     /// restarts the event like the retryable codes, with the default list.

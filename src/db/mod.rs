@@ -71,6 +71,9 @@ pub struct ConnConfig {
     pub reconnect_timeout: Duration,
     /// The engine the server turned out to be, set by the first connection.
     pub identity: OnceLock<Arc<Identity>>,
+    /// The connections read whole tables (a consistency check): each runs
+    /// the engine's `check_session` first.
+    pub checking: bool,
 }
 
 impl ConnConfig {
@@ -84,7 +87,13 @@ impl ConnConfig {
             sqlite_busy_ms: 5000,
             reconnect_timeout: DEFAULT_RECONNECT_TIMEOUT,
             identity: OnceLock::new(),
+            checking: false,
         }
+    }
+
+    /// The same target, for connections that read whole tables.
+    pub fn for_checks(&self) -> ConnConfig {
+        ConnConfig { checking: true, ..self.clone() }
     }
 
     /// The engine of the target: what its server said it is once a
@@ -138,6 +147,11 @@ impl Conn {
         let session: Vec<String> = c.cfg.session_sql.clone();
         for s in &session {
             c.query(s).await?;
+        }
+        if c.cfg.checking {
+            for s in c.cfg.engine().check_session() {
+                c.query(s).await?;
+            }
         }
         Ok(c)
     }

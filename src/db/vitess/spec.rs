@@ -84,6 +84,12 @@ impl Engine for Vitess {
     }
 
     /// vtgate refuses LOAD DATA on a sharded keyspace.
+    /// vtgate's OLAP workload streams a result whole: an OLTP session's
+    /// statements stop at the tablets' 10000 rows.
+    fn check_session(&self) -> &'static [&'static str] {
+        &["SET workload = 'olap'"]
+    }
+
     fn transient(&self, code: &str, message: &str) -> bool {
         // Its own code, or a tablet's error it passes on (the errno of the
         // tablet's connection to its server: 2002, 2013).
