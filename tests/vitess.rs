@@ -1,0 +1,148 @@
+//! Vitess as a target, on the test command's 2-shard Vitess sandbox: every
+//! workload family prepares (its tables sharded first), runs and checks
+//! across the shards; a run's figures say how its queries were routed and
+//! what each part of the cluster spent; the audit names a sharded run
+//! against one server and two runs whose transaction modes differ.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+
+fn vitess_url() -> String {
+    match std::env::var("FAIRBENCH_TEST_VITESS_URL") {
+        Ok(v) if !v.is_empty() => v,
+        _ => panic!("FAIRBENCH_TEST_VITESS_URL is not set: run the tests through `bash scripts/test.sh`, which starts the Vitess sandbox"),
+    }
+}
+
+/// One test at a time on the shared cluster: a cross-shard deadlock between
+/// two tests' transactions would wait for the tablets' timeouts.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn cmd(command: &str, workload: &str, extra: &[&str]) -> Command {
+    let mut c = fairbench();
+    c.arg(command).arg(workload).arg("--target").arg(vitess_url()).args(extra);
+    c
+}
+
+fn summary(out: &std::process::Output) -> Value {
+    let text = stdout(out);
+    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    serde_json::from_str(line).unwrap()
+}
+
+fn run_json(workload: &str, extra: &[&str]) -> Value {
+    let s = summary(&run_ok(&mut cmd("run", workload, &[extra, &["--no-save", "--output", "json"]].concat())));
+    assert_eq!(s["status"], "completed", "{workload}: {s}");
+    assert!(s["transactions"].as_u64().unwrap() > 0, "{workload}: {s}");
+    s
+}
+
+/// SQL through vtgate with the mariadb client (the test's own view).
+fn vt_sql(sql: &str) -> String {
+    let u = parse_url(&vitess_url());
+    let mut c = Command::new("mariadb");
+    c.args(["--no-defaults", "-h", &u.host, "-P", &u.port.expect("a port").to_string(), "-u", &u.user, "-N", "-B", &u.database, "-e", sql]);
+    c.env("MYSQL_PWD", &u.password);
+    let out = c.output().expect("mariadb client");
+    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn the_oltp_family_runs_on_sharded_tables_and_keeps_their_rows() {
+    let _one = serial();
+    let size = ["--tables", "2", "--table-size", "2000", "--table-name", "vfam"];
+    let _ = cmd("cleanup", "oltp_read_write", &size).output();
+    run_ok(&mut cmd("prepare", "oltp_read_write", &size));
+    for w in ["oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index", "oltp_update_non_index"] {
+        run_json(w, &[&size[..], &["--threads", "4", "--time", "2"]].concat());
+    }
+    for w in ["select_random_points", "select_random_ranges"] {
+        run_json(w, &["--tables", "1", "--table-size", "2000", "--table-name", "vfam", "--threads", "4", "--time", "2"]);
+    }
+    // The rows stay as they were: the read-write mix puts back what it deletes.
+    for t in ["vfam1", "vfam2"] {
+        assert_eq!(vt_sql(&format!("SELECT COUNT(*), COUNT(DISTINCT id), MIN(id), MAX(id) FROM {t}")), "2000\t2000\t1\t2000", "{t}");
+    }
+    // oltp_delete only deletes, on both shards.
+    run_json("oltp_delete", &[&size[..], &["--threads", "4", "--time", "2"]].concat());
+    assert!(vt_sql("SELECT COUNT(*) FROM vfam1").parse::<u64>().unwrap() < 2000);
+    // Inserts that give their ids route every row to its shard.
+    run_json("oltp_insert", &[&size[..], &["--auto-inc=off", "--threads", "2", "--time", "2"]].concat());
+    assert!(vt_sql("SELECT COUNT(*) FROM vfam1").parse::<u64>().unwrap() >= 2000);
+    run_ok(&mut cmd("cleanup", "oltp_read_write", &size));
+}
+
+#[test]
+fn tpcc_with_two_warehouses_runs_and_checks_across_the_shards() {
+    let _one = serial();
+    let size = ["--warehouses", "2", "--fk", "nofk", "--tpcc-prefix", "vtt"];
+    let _ = cmd("cleanup", "tpcc", &size).output();
+    run_ok(&mut cmd("prepare", "tpcc", &[&size[..], &["--threads", "4"]].concat()));
+    let s = run_json("tpcc", &[&size[..], &["--threads", "4", "--time", "6"]].concat());
+    let kinds = s["workload"]["transactions"].as_array().unwrap();
+    assert!(kinds.iter().any(|k| k["name"] == "new_order" && k["count"].as_u64().unwrap() > 0), "{s}");
+    // One warehouse on each shard: the conditions hold across them (a
+    // remote payment's history row is on the other shard than its customer).
+    let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
+    assert!(text.contains("condition 10") && text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", "tpcc", &size));
+}
+
+#[test]
+fn linkbench_runs_and_checks_sharded() {
+    let _one = serial();
+    // ADD_NODE's ids come from the server: its share goes to GET_NODE.
+    // Its tables stay in the target's keyspace (a database is a keyspace there).
+    let lb = ["-D", "maxid1=2001", "-D", "addnode=0", "-D", "getnode=15.5059472"];
+    let _ = cmd("cleanup", "linkbench", &lb).output();
+    run_ok(&mut cmd("prepare", "linkbench", &lb));
+    run_json("linkbench", &[&lb[..], &["--threads", "4", "--time", "3"]].concat());
+    let text = stdout(&run_ok(&mut cmd("check", "linkbench", &lb)));
+    assert!(text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", "linkbench", &lb));
+}
+
+#[test]
+fn a_run_says_how_its_queries_were_routed_and_what_each_part_spent_and_the_audit_names_the_layout_and_the_mode() {
+    let _one = serial();
+    let dir = scratch_dir("vitess-audit");
+    let store = dir.join("r.sqlite");
+    let md = std::env::var("FAIRBENCH_TEST_MYSQL_URL").expect("FAIRBENCH_TEST_MYSQL_URL: run through scripts/test.sh");
+    let size = ["--tables", "1", "--table-size", "2000", "--table-name", "vaud"];
+    for target in [md.as_str(), &vitess_url()] {
+        run_ok(fairbench().args(["prepare", "oltp_read_only", "--target", target]).args(size));
+    }
+    let run = |target: &str, extra: &[&str]| -> String {
+        stdout(&run_ok(fairbench().args(["run", "oltp_read_only", "--target", target, "--threads", "2", "--time", "3"]).args(size).args(extra).arg("--results").arg(&store)))
+    };
+    run(&md, &[]);
+    let text = run(&vitess_url(), &[]);
+    // Ten point selects go to one shard, the range selects to both.
+    let line = text.lines().find(|l| l.contains("queries/t by shards reached")).unwrap_or_else(|| panic!("no routing line:\n{text}"));
+    assert!(line.contains("one 10.00") && line.contains("% to every shard"), "{line}");
+    let parts = text.lines().find(|l| l.contains("server CPU/t by part")).unwrap_or_else(|| panic!("no parts line:\n{text}"));
+    assert!(parts.contains("vtgate ") && parts.contains("vttablet ") && parts.contains("mysqld "), "{parts}");
+    run(&vitess_url(), &["--session-options", "SET transaction_mode = 'single'"]);
+    let audit = |ids: &[&str]| -> Value { serde_json::from_str(&stdout(&run_ok(fairbench().args(["audit", "--json"]).args(ids).arg("--results").arg(&store)))).unwrap() };
+    let rules = |v: &Value| -> Vec<String> { v["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect() };
+    let one_vs_sharded = audit(&["1", "2"]);
+    let f = one_vs_sharded["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "shard-layout-mismatch").unwrap_or_else(|| panic!("no layout finding: {one_vs_sharded}"));
+    let evidence = f["evidence"].to_string();
+    assert!(
+        evidence.contains("one server holds all the data") && evidence.contains("2 shards behind a router") && evidence.contains("transaction_mode=MULTI") && evidence.contains("went to every shard"),
+        "{evidence}"
+    );
+    let modes = audit(&["2", "3"]);
+    assert!(rules(&modes).contains(&"commit-protocol-mismatch".to_string()), "{modes}");
+    assert!(!rules(&modes).contains(&"shard-layout-mismatch".to_string()), "{modes}");
+    for target in [md.as_str(), &vitess_url()] {
+        run_ok(fairbench().args(["cleanup", "oltp_read_only", "--target", target]).args(size));
+    }
+}
