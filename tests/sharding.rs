@@ -37,17 +37,9 @@ fn keyspace() -> String {
     parse_url(&vitess_url()).database
 }
 
-/// Runs `sql` through vtgate with the mariadb client.
+/// Runs `sql` through vtgate with the mariadb client (the test's own view).
 fn vt_sql(sql: &str) -> String {
-    let u = parse_url(&vitess_url());
-    let mut c = Command::new("mariadb");
-    c.args(["-h", &u.host, "-P", &u.port.expect("a port in the URL").to_string(), "-u", &u.user, "-N", "-B", &u.database, "-e", sql]);
-    if !u.password.is_empty() {
-        c.env("MYSQL_PWD", &u.password);
-    }
-    let out = c.output().expect("mariadb client");
-    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    mysql_at(&vitess_url(), sql)
 }
 
 /// The keyspace's shards (`-80`, `80-`, ...).

@@ -40,15 +40,7 @@ fn run_json(workload: &str, extra: &[&str]) -> Value {
 
 /// Runs `sql` on the TiDB sandbox with the mariadb client (the test's own view of the data).
 fn tidb_sql(sql: &str) -> String {
-    let u = parse_url(&tidb_url());
-    let mut c = Command::new("mariadb");
-    c.args(["-h", &u.host, "-P", &u.port.expect("a port in the URL").to_string(), "-u", &u.user, "-N", "-B", &u.database, "-e", sql]);
-    if !u.password.is_empty() {
-        c.env("MYSQL_PWD", &u.password);
-    }
-    let out = c.output().expect("mariadb client");
-    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    mysql_at(&tidb_url(), sql)
 }
 
 #[test]

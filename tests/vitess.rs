@@ -43,15 +43,9 @@ fn run_json(workload: &str, extra: &[&str]) -> Value {
     s
 }
 
-/// SQL through vtgate with the mariadb client (the test's own view).
+/// Runs `sql` through vtgate with the mariadb client (the test's own view).
 fn vt_sql(sql: &str) -> String {
-    let u = parse_url(&vitess_url());
-    let mut c = Command::new("mariadb");
-    c.args(["--no-defaults", "-h", &u.host, "-P", &u.port.expect("a port").to_string(), "-u", &u.user, "-N", "-B", &u.database, "-e", sql]);
-    c.env("MYSQL_PWD", &u.password);
-    let out = c.output().expect("mariadb client");
-    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    mysql_at(&vitess_url(), sql)
 }
 
 #[test]

@@ -9,7 +9,6 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::process::Command;
 
 fn vitess_url() -> String {
     match std::env::var("FAIRBENCH_TEST_VITESS_URL") {
@@ -20,15 +19,7 @@ fn vitess_url() -> String {
 
 /// Runs `sql` through vtgate with the mariadb client (the test's own view).
 fn vitess_sql(sql: &str) -> String {
-    let u = parse_url(&vitess_url());
-    let mut c = Command::new("mariadb");
-    c.args(["-h", &u.host, "-P", &u.port.expect("a port in the URL").to_string(), "-u", &u.user, "-N", "-B", &u.database, "-e", sql]);
-    if !u.password.is_empty() {
-        c.env("MYSQL_PWD", &u.password);
-    }
-    let out = c.output().expect("mariadb client");
-    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    mysql_at(&vitess_url(), sql)
 }
 
 /// The URL with its `status-port` parameter replaced by `with` (None: left out).

@@ -91,3 +91,31 @@ pub fn etcd(sb: &Sandbox, client_port: u16, peer_port: u16, etcd: &Path, user: &
     let args: Vec<String> = args.iter().flat_map(|(k, v)| [k.to_string(), v.to_string()]).collect();
     spawn(etcd, &args, user, &sb.dir, &sb.dir.join("etcd.log"), &sb.dir.join("etcd.pid"))
 }
+
+/// A pid from a file, if that process is alive and runs from `dir`.
+pub fn pid_in(file: &Path, dir: &Path) -> Option<i32> {
+    let pid = fs::read_to_string(file).ok()?.lines().next()?.trim().parse::<i32>().ok()?;
+    super::common::pid_is_ours(pid, dir).then_some(pid)
+}
+
+/// Sends `sig` to each of `pids`.
+pub fn signal(pids: &[i32], sig: i32) {
+    for &pid in pids {
+        // SAFETY: kill has no memory-safety preconditions; each pid was checked to run from the sandbox.
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
+/// Waits until none of `pids` runs from `dir` any more; false after `limit`.
+pub fn gone(pids: &[i32], dir: &Path, limit: Duration) -> bool {
+    let end = Instant::now() + limit;
+    loop {
+        if pids.iter().all(|&p| !super::common::pid_is_ours(p, dir)) {
+            return true;
+        }
+        if Instant::now() > end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

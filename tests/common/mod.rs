@@ -604,3 +604,18 @@ pub fn http_body(port: u16, path: &str) -> String {
     let _ = s.read_to_string(&mut r);
     r.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or(r)
 }
+
+/// Runs `sql` with the mariadb client on the MySQL-protocol server a URL
+/// names (the test's own view of the data, not fairbench's): its output,
+/// tab-separated, trimmed; fails the test on an error.
+pub fn mysql_at(url: &str, sql: &str) -> String {
+    let u = parse_url(url);
+    let mut c = Command::new("mariadb");
+    c.args(["--no-defaults", "-h", &u.host, "-P", &u.port.expect("a port in the URL").to_string(), "-u", &u.user, "-N", "-B", &u.database, "-e", sql]);
+    if !u.password.is_empty() {
+        c.env("MYSQL_PWD", &u.password);
+    }
+    let out = c.output().expect("mariadb client");
+    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}

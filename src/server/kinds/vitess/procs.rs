@@ -1,18 +1,10 @@
 //! The sharded sandbox's processes: found from their pid files in the
 //! sandbox's directory, stopped in the order that loses nothing.
 
-use super::super::super::common::pid_is_ours;
+use super::super::super::daemon::{gone, pid_in, signal};
 use super::super::super::Sandbox;
 use super::shard_dirs;
-use std::fs;
-use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// A pid from a file, if that process is alive and runs from `dir`.
-fn pid_in(file: &Path, dir: &Path) -> Option<i32> {
-    let pid = fs::read_to_string(file).ok()?.lines().next()?.trim().parse::<i32>().ok()?;
-    pid_is_ours(pid, dir).then_some(pid)
-}
 
 /// The processes in stop order: vtgate first (no new statements), the
 /// tablets, the MariaDB servers (each writes its last commits), vtctld,
@@ -28,27 +20,6 @@ fn tiers(sb: &Sandbox) -> Vec<Vec<i32>> {
         one("vtctld.pid"),
         one("etcd.pid"),
     ]
-}
-
-fn signal(pids: &[i32], sig: i32) {
-    for &pid in pids {
-        // SAFETY: kill has no memory-safety preconditions; each pid was checked to run from the sandbox.
-        unsafe { libc::kill(pid, sig) };
-    }
-}
-
-/// Waits until none of `pids` runs from `dir` any more.
-fn gone(pids: &[i32], dir: &Path, limit: Duration) -> bool {
-    let end = Instant::now() + limit;
-    loop {
-        if pids.iter().all(|&p| !pid_is_ours(p, dir)) {
-            return true;
-        }
-        if Instant::now() > end {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 pub(super) fn is_running(sb: &Sandbox) -> bool {
