@@ -11,6 +11,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
+/// One sandbox at a time: each test has a registry of its own, so two
+/// starting at once would both find the same block of ports free.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A directory of one test (its own sandbox registry), removed at the end.
 struct Scratch(PathBuf);
 
@@ -90,6 +97,7 @@ fn port_of(url: &str) -> u16 {
 
 #[test]
 fn a_two_shard_sandbox_routes_rows_by_key_runs_durable_and_stops_leaving_nothing() {
+    let _one = serial();
     let s = Scratch::new("two");
     // The wrong client variables of a user's shell reach none of its programs.
     let out = run_ok(hostile_env(&mut s.fairbench()).args(["server", "start", "vitess", "--shards", "2", "--profile", "durable", "--transaction-mode", "single", "--env"]));
@@ -165,6 +173,7 @@ fn bad_shard_counts_modes_and_cluster_options_are_one_line_with_exit_code_2() {
 
 #[test]
 fn ctrl_c_while_it_starts_ends_within_two_seconds_and_leaves_nothing() {
+    let _one = serial();
     let s = Scratch::new("interrupt");
     let dir = s.0.join("sb");
     let (code, took, _) = interrupt_after(s.fairbench().args(["server", "start", "vitess", "--dir"]).arg(&dir), Duration::from_secs(4));
@@ -189,6 +198,7 @@ fn last_of(out: &Output, ty: &str) -> serde_json::Value {
 
 #[test]
 fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_acknowledged_write() {
+    let _one = serial();
     let s = Scratch::new("kill");
     let dir = s.0.join("sb");
     let out = run_ok(s.fairbench().args(["server", "start", "vitess", "--profile", "durable", "--env", "--dir"]).arg(&dir));

@@ -3,7 +3,7 @@
 //! vtgate serves every shard's primary.
 
 use super::super::super::client::mysql_sql;
-use super::super::super::common::{as_user, chown, io, same_dir, Bins};
+use super::super::super::common::{as_user, chown, io, same_dir, Bins, PORT_TAKEN};
 use super::super::super::daemon::{self, http_get, wait};
 use super::super::super::{Sandbox, StartOpts};
 use super::super::mariadb::{accounts, init_and_spawn, Node};
@@ -63,9 +63,15 @@ fn write_secret(path: &Path, v: &serde_json::Value, user: &Option<String>) -> Re
 struct Started(Vec<(String, Child, PathBuf)>);
 
 impl Started {
+    /// A process that exited ends the start; one whose port was taken says
+    /// so in the words `server::start` tries the next free ports on.
     fn check(&mut self) -> Result<()> {
         for (what, child, log) in self.0.iter_mut() {
             if let Ok(Some(_)) = child.try_wait() {
+                let text = fs::read_to_string(&*log).unwrap_or_default().to_ascii_lowercase();
+                if text.contains(&PORT_TAKEN.to_ascii_lowercase()) {
+                    return Err(Error::Io(format!("{what} exited during start-up: a port of the sandbox's block on 127.0.0.1: {PORT_TAKEN} (log: {})", log.display())));
+                }
                 return Err(failed(&format!("{what} exited during start-up"), log));
             }
         }
