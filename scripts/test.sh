@@ -14,7 +14,7 @@
 #    Builds tidb-server with scripts/build-tidb.sh into the same cache (once; about 6 minutes;
 #    required: the command fails when it cannot be built).
 #    Builds Vitess's vtgate, vttablet, vtctld and vtctldclient with scripts/build-vitess.sh
-#    into the same cache (once; about 9 minutes; required).
+#    into the same cache (once; about 6 minutes; required).
 #    Builds Kubernetes 1.34 (kube-apiserver, -controller-manager, -scheduler, kubelet,
 #    kubectl) with scripts/build-kubernetes.sh into the same cache (once; 11 to 15 minutes;
 #    required).

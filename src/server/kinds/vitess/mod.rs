@@ -46,7 +46,7 @@ const PROGRAMS: &[&str] = &["vtgate", "vttablet", "vtctld", "vtctldclient"];
 /// Where to take them from instead of PATH and the cache.
 const BINDIR_VAR: &str = "FAIRBENCH_VITESS_BINDIR";
 /// What to do without them: no distribution packages Vitess.
-const BUILD: &str = "build them with `bash scripts/build-vitess.sh` (once; about 9 minutes)";
+const BUILD: &str = "build them with `bash scripts/build-vitess.sh` (once; about 6 minutes)";
 /// The topology cell every process of the sandbox is in.
 const CELL: &str = "zone1";
 
