@@ -149,6 +149,10 @@ fn tpcc_tables_are_sharded_by_warehouse_and_item_is_spread_by_its_id() {
     run_ok(cmd("run", "tpcc", &size).args(["--threads", "4", "--time", "4", "--results"]).arg(&store));
     let vs = recorded_sharding(&store);
     assert_eq!(vs["tables"]["shtstock1"]["column_vindexes"][0]["name"], "reverse_bits", "{vs}");
+    // One warehouse on each shard: the conditions hold across them (a
+    // remote payment's history row is on the other shard than its customer).
+    let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
+    assert!(text.contains("condition 10") && text.contains("All conditions hold."), "{text}");
     run_ok(&mut cmd("cleanup", "tpcc", &size));
 }
 
@@ -165,6 +169,8 @@ fn linkbench_and_dbstress_prepare_and_run_sharded() {
     assert!(rows_per_shard("nodetable").iter().all(|&n| n > 0));
     let out = run_ok(&mut cmd("run", "linkbench", &[&lb[..], &["--threads", "4", "--time", "3", "--no-save"]].concat()));
     assert!(!stdout(&out).contains("Failed requests:"), "{}", show(&out));
+    let text = stdout(&run_ok(&mut cmd("check", "linkbench", &lb)));
+    assert!(text.contains("All conditions hold."), "{text}");
     run_ok(&mut cmd("cleanup", "linkbench", &lb));
     let ds = ["--obj-table-size", "2000"];
     let _ = cmd("cleanup", "dbstress", &ds).output();

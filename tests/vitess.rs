@@ -1,8 +1,9 @@
-//! Vitess as a target, on the test command's 2-shard Vitess sandbox: every
-//! workload family prepares (its tables sharded first), runs and checks
-//! across the shards; a run's figures say how its queries were routed and
-//! what each part of the cluster spent; the audit names a sharded run
-//! against one server and two runs whose transaction modes differ.
+//! Vitess as a target, on the test command's 2-shard Vitess sandbox: the
+//! OLTP family runs on sharded tables and keeps their rows (TPC-C,
+//! LinkBench and dbSTRESS run and check in tests/sharding.rs); a run's
+//! figures say how its queries were routed and what each part of the
+//! cluster spent; the audit names a sharded run against one server and two
+//! runs whose transaction modes differ.
 
 mod common;
 
@@ -71,36 +72,6 @@ fn the_oltp_family_runs_on_sharded_tables_and_keeps_their_rows() {
     run_json("oltp_insert", &[&size[..], &["--auto-inc=off", "--threads", "2", "--time", "2"]].concat());
     assert!(vt_sql("SELECT COUNT(*) FROM vfam1").parse::<u64>().unwrap() >= 2000);
     run_ok(&mut cmd("cleanup", "oltp_read_write", &size));
-}
-
-#[test]
-fn tpcc_with_two_warehouses_runs_and_checks_across_the_shards() {
-    let _one = serial();
-    let size = ["--warehouses", "2", "--fk", "nofk", "--tpcc-prefix", "vtt"];
-    let _ = cmd("cleanup", "tpcc", &size).output();
-    run_ok(&mut cmd("prepare", "tpcc", &[&size[..], &["--threads", "4"]].concat()));
-    let s = run_json("tpcc", &[&size[..], &["--threads", "4", "--time", "6"]].concat());
-    let kinds = s["workload"]["transactions"].as_array().unwrap();
-    assert!(kinds.iter().any(|k| k["name"] == "new_order" && k["count"].as_u64().unwrap() > 0), "{s}");
-    // One warehouse on each shard: the conditions hold across them (a
-    // remote payment's history row is on the other shard than its customer).
-    let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
-    assert!(text.contains("condition 10") && text.contains("All conditions hold."), "{text}");
-    run_ok(&mut cmd("cleanup", "tpcc", &size));
-}
-
-#[test]
-fn linkbench_runs_and_checks_sharded() {
-    let _one = serial();
-    // ADD_NODE's ids come from the server: its share goes to GET_NODE.
-    // Its tables stay in the target's keyspace (a database is a keyspace there).
-    let lb = ["-D", "maxid1=2001", "-D", "addnode=0", "-D", "getnode=15.5059472"];
-    let _ = cmd("cleanup", "linkbench", &lb).output();
-    run_ok(&mut cmd("prepare", "linkbench", &lb));
-    run_json("linkbench", &[&lb[..], &["--threads", "4", "--time", "3"]].concat());
-    let text = stdout(&run_ok(&mut cmd("check", "linkbench", &lb)));
-    assert!(text.contains("All conditions hold."), "{text}");
-    run_ok(&mut cmd("cleanup", "linkbench", &lb));
 }
 
 #[test]
