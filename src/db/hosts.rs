@@ -180,10 +180,16 @@ impl Refusals {
 
 /// `host:port`, an IPv6 address in brackets.
 pub fn host_port((h, p): &(String, u16)) -> String {
-    if h.contains(':') {
-        format!("[{h}]:{p}")
+    address(h, p)
+}
+
+/// `host:port` of any port (a status API's, one a flag names), an IPv6
+/// address in brackets.
+pub fn address(host: &str, port: impl std::fmt::Display) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
     } else {
-        format!("{h}:{p}")
+        format!("{host}:{port}")
     }
 }
 

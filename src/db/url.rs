@@ -230,6 +230,13 @@ impl Target {
         Given::parse(s)?.finish(env)
     }
 
+    /// Where a server's HTTP status API on `port` is reached: the target's
+    /// first host (loopback for a socket or `localhost`), as `host:port`.
+    pub fn status_address(&self, port: impl fmt::Display) -> String {
+        let host = if self.socket.is_some() { "127.0.0.1" } else { self.hosts.first().map_or("127.0.0.1", |(h, _)| h.as_str()) };
+        hosts::address(if host == "localhost" { "127.0.0.1" } else { host }, port)
+    }
+
     /// The host clients number `i` connects to (round-robin like sysbench).
     pub fn host_for(&self, i: usize) -> &(String, u16) {
         &self.hosts[i % self.hosts.len()]
@@ -410,6 +417,14 @@ mod tests {
         assert_eq!(t.ssl_mode, SslMode::Required);
         assert_eq!(t.transport(), "socket");
         assert!(!t.to_string().contains("p@ss"));
+    }
+
+    #[test]
+    fn a_status_api_is_on_the_targets_host_or_loopback() {
+        assert_eq!(Target::parse("mysql://u@db1:4000/x").unwrap().status_address(10080), "db1:10080");
+        assert_eq!(Target::parse("mysql://u@localhost:4000/x").unwrap().status_address("10080"), "127.0.0.1:10080");
+        assert_eq!(Target::parse("mysql://u@[::1]:4000/x").unwrap().status_address(10080), "[::1]:10080");
+        assert_eq!(Target::parse("mysql://u@localhost/x?socket=/tmp/t.sock").unwrap().status_address(15307), "127.0.0.1:15307");
     }
 
     #[test]

@@ -241,9 +241,7 @@ fn status_address(cfg: &ConnConfig, s: &Server) -> Option<String> {
     if s.var("config.status.report-status").is_some_and(|v| v.eq_ignore_ascii_case("false")) {
         return None;
     }
-    let host = if cfg.target.socket.is_some() { "127.0.0.1".to_string() } else { cfg.target.hosts.first().map(|(h, _)| h.clone()).unwrap_or_else(|| "127.0.0.1".into()) };
-    let host = if host == "localhost" { "127.0.0.1".to_string() } else { host };
-    Some(if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") })
+    Some(cfg.target.status_address(port))
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 
 use super::vars;
 use crate::db::facts::{first_number, pairs, rows, DatasetTables, Server};
+use crate::db::hosts::{address, host_port};
+use crate::db::sharding::ident;
 use crate::db::{Conn, ConnConfig};
 use crate::scrape;
 use std::collections::BTreeMap;
@@ -104,11 +106,6 @@ pub fn shards(s: &Server) -> Vec<String> {
     s.var("shards").unwrap_or("").split(',').filter(|x| !x.is_empty()).map(String::from).collect()
 }
 
-/// A name quoted as a MySQL identifier.
-fn ident(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}
-
 /// A row of `SHOW VITESS_TABLETS`.
 struct Tablet {
     keyspace: String,
@@ -125,24 +122,12 @@ async fn tablets(c: &mut Conn, errors: &mut Vec<String>) -> Vec<Tablet> {
     r.into_iter().filter(|r| r.len() >= 7).map(|r| Tablet { keyspace: r[1].clone(), shard: r[2].clone(), kind: r[3].clone(), state: r[4].clone(), alias: r[5].clone(), host: r[6].clone() }).collect()
 }
 
-/// The host vtgate's status API is on: the target's, loopback for a socket.
-fn status_host(cfg: &ConnConfig) -> String {
-    let t = &cfg.target;
-    let host = if t.socket.is_some() { "127.0.0.1" } else { t.hosts.first().map_or("127.0.0.1", |(h, _)| h.as_str()) };
-    if host == "localhost" {
-        "127.0.0.1".into()
-    } else {
-        host.into()
-    }
-}
-
 /// vtgate's status API (`host:port`) and its `/debug/vars` when they
 /// answered: at the target's `status-port`, or at the port after its MySQL
 /// port (vtgate's usual layout) when what answers there is vtgate.
 async fn vtgate_status(cfg: &ConnConfig, errors: &mut Vec<String>) -> Option<(String, Option<serde_json::Value>)> {
-    let host = status_host(cfg);
     if let Some(p) = cfg.target.status_port {
-        let addr = vars::host_port(&host, p.into());
+        let addr = cfg.target.status_address(p);
         return match scrape::fetch_json(&format!("http://{addr}/debug/vars"), SCRAPE_LIMIT).await {
             Ok(v) => Some((addr, Some(v))),
             Err(e) => {
@@ -153,7 +138,7 @@ async fn vtgate_status(cfg: &ConnConfig, errors: &mut Vec<String>) -> Option<(St
     }
     let guess = if cfg.target.socket.is_some() { None } else { cfg.target.hosts.first().and_then(|h| h.1.checked_add(1)) };
     if let Some(p) = guess {
-        let addr = vars::host_port(&host, p.into());
+        let addr = cfg.target.status_address(p);
         if let Ok(v) = scrape::fetch_json(&format!("http://{addr}/debug/vars"), PROBE_LIMIT).await {
             if vars::is_vtgate(&v) {
                 return Some((addr, Some(v)));
@@ -242,7 +227,7 @@ pub async fn capture(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, s: 
                             s.variables.insert(format!("shard.{shard}.vttablet.{n}"), x.clone());
                         }
                     }
-                    let tcp = f.get("db-host").map(|h| vars::host_port(h, f.get("db-port").and_then(|p| p.parse().ok()).unwrap_or(3306)));
+                    let tcp = f.get("db-host").map(|h| address(h, f.get("db-port").and_then(|p| p.parse::<u16>().ok()).unwrap_or(3306)));
                     db = f.get("db-socket").cloned().or(tcp).or(db);
                 }
                 Err(e) => errors.push(format!("tablet {}'s status API: {e}", p.alias)),
@@ -254,7 +239,7 @@ pub async fn capture(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, s: 
     }
     shard_settings(c, &keyspace, &database, &shards, tables, s, errors).await;
 
-    let gate = cfg.target.hosts.first().map(|(h, p)| vars::host_port(h, (*p).into())).unwrap_or_default();
+    let gate = cfg.target.hosts.first().map(host_port).unwrap_or_default();
     let gate = cfg.target.socket.clone().unwrap_or(gate);
     let said: Vec<String> = [release.map(|r| format!("Vitess {r}")), status.map(|(a, _)| format!("status {a}"))].into_iter().flatten().collect();
     let said = if said.is_empty() { String::new() } else { format!(" ({})", said.join(", ")) };

@@ -3,6 +3,7 @@
 //! the counters a run samples, the routing class of a plan type, the flags
 //! of a command line, and the tablets `/api/health-check/` lists. No IO.
 
+use crate::db::hosts::address;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -207,15 +208,6 @@ pub struct Seen {
     pub mysql: Option<String>,
 }
 
-/// `host:port`, bracketing an IPv6 host.
-pub fn host_port(host: &str, port: u64) -> String {
-    if host.contains(':') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
-    }
-}
-
 /// The tablets of vtgate's `/api/health-check/`.
 pub fn health_check(v: &Value) -> Vec<Seen> {
     let mut out = Vec::new();
@@ -224,9 +216,9 @@ pub fn health_check(v: &Value) -> Vec<Seen> {
             let tablet = &t["Tablet"];
             let (Some(cell), Some(uid)) = (tablet["alias"]["cell"].as_str(), tablet["alias"]["uid"].as_u64()) else { continue };
             let host = tablet["hostname"].as_str().unwrap_or("");
-            let status = tablet["port_map"]["vt"].as_u64().filter(|_| !host.is_empty()).map(|p| host_port(host, p));
+            let status = tablet["port_map"]["vt"].as_u64().filter(|_| !host.is_empty()).map(|p| address(host, p));
             let mysql = match (tablet["mysql_hostname"].as_str(), tablet["mysql_port"].as_u64()) {
-                (Some(h), Some(p)) if !h.is_empty() && p > 0 => Some(host_port(h, p)),
+                (Some(h), Some(p)) if !h.is_empty() && p > 0 => Some(address(h, p)),
                 _ => None,
             };
             let alias = format!("{cell}-{uid:010}");
