@@ -270,7 +270,7 @@ pub mod vschema {
             let t = in_keyspace(s.table(), &ks).ok()?;
             let current = vindexes_of(c, t, &listed).await.ok()?;
             if let Some(why) = conflict(s, &current) {
-                return Some(format!("{why}: drop that vindex (ALTER VSCHEMA ON {t} DROP VINDEX {}) or give the tables other names", current[0].name));
+                return Some(format!("{why}: drop that vindex ({}) or give the tables other names", drop_vindex_sql(t, &current[0].name)));
             }
         }
         None
