@@ -110,10 +110,15 @@ impl SandboxKind for Mariadb {
 fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result<()> {
     let node = Node { dir: &sb.dir, port: sb.port, socket: &sb.socket, profile: &sb.profile, settings: &sb.settings, server_id: 1, extra: &[], init: accounts(o), tls_dir: o.tls_dir.as_deref() };
     let mut child = init_and_spawn(&node, b, user, o.timeout)?;
-    let datadir = sb.dir.join("data");
-    let mut probe = || mysql_sql(&b.client, sb.port, &o.user, &o.password, "SELECT @@datadir").is_ok_and(|out| same_dir(out.trim(), &datadir));
+    let mut probe = || answers(b, sb.port, o, &sb.dir);
     let mut alive = || matches!(child.try_wait(), Ok(None));
     wait_ready(sb, &mut probe, &mut alive, &sb.dir.join("error.log"), o.timeout)
+}
+
+/// Whether the server on `port` answers the sandbox's account and is the
+/// one whose data directory is `dir/data` (not another on that port).
+pub(super) fn answers(b: &Bins, port: u16, o: &StartOpts, dir: &Path) -> bool {
+    mysql_sql(&b.client, port, &o.user, &o.password, "SELECT @@datadir").is_ok_and(|out| same_dir(out.trim(), &dir.join("data")))
 }
 
 /// One MariaDB server's place and settings: this kind's server, or a node

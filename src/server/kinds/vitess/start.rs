@@ -3,10 +3,10 @@
 //! vtgate serves every shard's primary.
 
 use super::super::super::client::mysql_sql;
-use super::super::super::common::{as_user, chown, io, same_dir, Bins, PORT_TAKEN};
+use super::super::super::common::{as_user, chown, io, Bins, PORT_TAKEN};
 use super::super::super::daemon::{self, http_get, wait};
 use super::super::super::{Sandbox, StartOpts};
-use super::super::mariadb::{accounts, init_and_spawn, Node};
+use super::super::mariadb::{accounts, answers, init_and_spawn, Node};
 use super::{failed, Shards, CELL};
 use crate::error::{Error, Result};
 use std::fs;
@@ -137,7 +137,7 @@ pub(super) fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>
     for k in &s.shards {
         if !wait(deadline, &mut || {
             started.check()?;
-            Ok(mysql_sql(&b.client, k.mysql_port, &o.user, &o.password, "SELECT @@datadir").is_ok_and(|out| same_dir(out.trim(), &k.dir.join("data"))))
+            Ok(answers(b, k.mysql_port, o, &k.dir))
         })? {
             return Err(too_long(format!("the MariaDB of shard {} does not answer on 127.0.0.1:{}", k.name, k.mysql_port)));
         }
