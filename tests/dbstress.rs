@@ -23,13 +23,6 @@ fn cmd(command: &str, workload: &str, target: &str, extra: &[&str]) -> Command {
     c
 }
 
-/// The summary object of a `--output json` run.
-fn summary(out: &std::process::Output) -> Value {
-    let text = stdout(out);
-    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
-    serde_json::from_str(line).unwrap()
-}
-
 fn named(s: &Value, list: &str, name: &str, field: &str) -> u64 {
     s[list].as_array().unwrap().iter().find(|k| k["name"] == name).map(|k| k[field].as_u64().unwrap()).unwrap_or(0)
 }

@@ -51,12 +51,6 @@ fn cmd(command: &str, target: &str, extra: &[&str]) -> Command {
     c
 }
 
-fn summary(out: &std::process::Output) -> Value {
-    let text = stdout(out);
-    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
-    serde_json::from_str(line).unwrap()
-}
-
 fn run(target: &str, extra: &[&str]) -> Value {
     let s = summary(&run_ok(&mut cmd("run", target, &[SIZE, extra].concat())));
     assert_eq!(s["status"], "completed", "{s}");

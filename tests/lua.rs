@@ -11,7 +11,6 @@
 mod common;
 
 use common::*;
-use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
 
@@ -30,13 +29,6 @@ fn lua(script: &str, target: &str, args: &[&str]) -> Command {
     let mut c = fairbench();
     c.arg(script).arg(format!("--target={target}")).args(args);
     c
-}
-
-/// The summary object of a `--output json` run.
-fn summary(out: &std::process::Output) -> Value {
-    let text = stdout(out);
-    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
-    serde_json::from_str(line).unwrap()
 }
 
 /// (read, write, other) of a json run of `events` events on one client.

@@ -65,12 +65,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-fn summary(out: &std::process::Output) -> Value {
-    let text = stdout(out);
-    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
-    serde_json::from_str(line).unwrap()
-}
-
 fn run_json(target: &str, args: &[&str]) -> Value {
     let mut c = fairbench();
     c.arg("run").args(args).args(["--target", target, "--no-save", "--output", "json"]);

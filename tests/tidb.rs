@@ -24,13 +24,6 @@ fn cmd(command: &str, workload: &str, extra: &[&str]) -> Command {
     c
 }
 
-/// The summary object of a `--output json` run.
-fn summary(out: &std::process::Output) -> Value {
-    let text = stdout(out);
-    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
-    serde_json::from_str(line).unwrap()
-}
-
 fn run_json(workload: &str, extra: &[&str]) -> Value {
     let s = summary(&run_ok(&mut cmd("run", workload, &[extra, &["--no-save", "--output", "json"]].concat())));
     assert_eq!(s["status"], "completed", "{s}");

@@ -17,13 +17,6 @@ fn tpcc(cmd: &str, target: &str, prefix: &str, extra: &[&str]) -> Command {
     c
 }
 
-/// The summary object of a `--output json` run.
-fn summary(out: &std::process::Output) -> Value {
-    let text = stdout(out);
-    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
-    serde_json::from_str(line).unwrap()
-}
-
 fn kind<'a>(s: &'a Value, name: &str) -> &'a Value {
     s["workload"]["transactions"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()
 }

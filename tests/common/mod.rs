@@ -619,3 +619,10 @@ pub fn mysql_at(url: &str, sql: &str) -> String {
     assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// The summary object of a `--output json` run: its last `"summary"` line.
+pub fn summary(out: &Output) -> serde_json::Value {
+    let text = stdout(out);
+    let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    serde_json::from_str(line).unwrap()
+}
