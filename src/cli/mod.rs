@@ -359,6 +359,7 @@ pub fn args_utf8(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::res
 /// added as options unless the user gave the same option explicitly with a
 /// different value, which is an error naming both.
 pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
+    let argv = crate::workload::family::tool_command_line(argv).map_err(|e| label_error(clap::error::ErrorKind::InvalidValue, e))?;
     let argv = check_writes_form(argv);
     let (argv, warnings) = sysbench_forms(argv)?;
     for w in warnings {

@@ -80,6 +80,37 @@ impl CommonArgs {
     }
 }
 
+/// Lines of a Java properties file (LinkBench's, YCSB's workload files) as (key, value, line number): `#`/`!`
+/// comments, `key = value`, `key: value` or `key value`, a trailing
+/// backslash continues the line.
+pub fn java_properties(text: &str) -> Vec<(String, String, usize)> {
+    let mut out = Vec::new();
+    let mut pending = String::new();
+    let mut start = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim_start();
+        if pending.is_empty() {
+            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+                continue;
+            }
+            start = i + 1;
+        }
+        if let Some(cont) = line.strip_suffix('\\') {
+            pending.push_str(cont);
+            continue;
+        }
+        pending.push_str(line);
+        let full = std::mem::take(&mut pending);
+        let cut = full.find(['=', ':']).or_else(|| full.find(char::is_whitespace));
+        let (k, v) = match cut {
+            Some(p) => (&full[..p], &full[p + 1..]),
+            None => (full.as_str(), ""),
+        };
+        out.push((k.trim().to_string(), v.trim().to_string(), start));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

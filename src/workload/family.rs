@@ -40,6 +40,15 @@ pub trait Family: Sync + std::fmt::Debug {
         false
     }
 
+    /// Rewrites a command line written as the tool the workload comes from
+    /// takes it (YCSB's `load ycsb -P FILE -threads 4 -target 100`) into
+    /// fairbench's; None when `argv` is not such a line for this family.
+    /// Asked of every family before anything else reads the command line;
+    /// Err is one line saying what is wrong.
+    fn tool_command_line(&self, _argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
+        None
+    }
+
     /// Its names as the help of the workload argument shows them.
     fn help(&self) -> &'static str;
 
@@ -316,6 +325,17 @@ pub fn parse_label(label: &str) -> std::result::Result<Decoded, LabelError> {
 }
 
 /// Whether a workload argument is a label rather than a workload name.
+/// The command line in fairbench's form: the first family that reads it
+/// as its tool's command line rewrites it ([`Family::tool_command_line`]).
+pub fn tool_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, String> {
+    for f in FAMILIES {
+        if let Some(r) = f.tool_command_line(&argv) {
+            return r;
+        }
+    }
+    Ok(argv)
+}
+
 pub fn looks_like_label(s: &str) -> bool {
     crate::label::looks_like_label(s, &Families)
 }

@@ -15,8 +15,16 @@ pub mod lua;
 pub mod oltp;
 pub mod pgscript;
 pub mod tpcc;
-pub static FAMILIES: &[&dyn family::Family] =
-    &[&oltp::family::OltpFamily, &tpcc::family::TpccFamily, &dbstress::family::DbstressFamily, &linkbench::family::LinkbenchFamily, &pgscript::family::PgscriptFamily, &lua::family::LuaFamily];
+pub mod ycsb;
+pub static FAMILIES: &[&dyn family::Family] = &[
+    &oltp::family::OltpFamily,
+    &tpcc::family::TpccFamily,
+    &dbstress::family::DbstressFamily,
+    &linkbench::family::LinkbenchFamily,
+    &pgscript::family::PgscriptFamily,
+    &lua::family::LuaFamily,
+    &ycsb::family::YcsbFamily,
+];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
 

@@ -5,6 +5,7 @@
 //! names) are accepted and left alone; any other key is an error naming it.
 
 use crate::error::{Error, Result};
+use crate::workload::common::java_properties as parse;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -118,37 +119,6 @@ pub struct Props {
     values: BTreeMap<String, String>,
     /// Where each value came from, for error messages.
     origin: BTreeMap<String, String>,
-}
-
-/// Lines of a properties file as (key, value, line number): `#`/`!`
-/// comments, `key = value`, `key: value` or `key value`, a trailing
-/// backslash continues the line.
-pub fn parse(text: &str) -> Vec<(String, String, usize)> {
-    let mut out = Vec::new();
-    let mut pending = String::new();
-    let mut start = 0;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim_start();
-        if pending.is_empty() {
-            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
-                continue;
-            }
-            start = i + 1;
-        }
-        if let Some(cont) = line.strip_suffix('\\') {
-            pending.push_str(cont);
-            continue;
-        }
-        pending.push_str(line);
-        let full = std::mem::take(&mut pending);
-        let cut = full.find(['=', ':']).or_else(|| full.find(char::is_whitespace));
-        let (k, v) = match cut {
-            Some(p) => (&full[..p], &full[p + 1..]),
-            None => (full.as_str(), ""),
-        };
-        out.push((k.trim().to_string(), v.trim().to_string(), start));
-    }
-    out
 }
 
 fn known(key: &str) -> bool {

@@ -1,0 +1,225 @@
+//! YCSB as one family in the workload registry, and YCSB's command line:
+//! `fairbench load ycsb -P workloads/workloada -p recordcount=1000000
+//! -threads 16` and `fairbench run ycsb -P ... -target 5000` mean what they
+//! mean to YCSB's client.
+
+use super::config::{Config, INSERT, MIX_KEYS, READ, RMW, SCAN, UPDATE};
+use super::props::{Props, CORE_WORKLOADS};
+use super::{Phase, Ycsb, YcsbArgs, NAME};
+use crate::db::ConnConfig;
+use crate::error::Result;
+use crate::values::Levels;
+use crate::workload::common::CommonArgs;
+use crate::workload::family::{BenchRun, Family};
+use clap::{Args, Command};
+
+#[derive(Debug)]
+pub struct YcsbFamily;
+
+impl Family for YcsbFamily {
+    fn name(&self) -> &'static str {
+        "ycsb"
+    }
+
+    fn workloads(&self) -> &'static [&'static str] {
+        &[NAME]
+    }
+
+    fn help(&self) -> &'static str {
+        "ycsb"
+    }
+
+    fn label_example(&self) -> &'static str {
+        "ycsb"
+    }
+
+    fn augment_args(&self, cmd: Command) -> Command {
+        YcsbArgs::augment_args(cmd)
+    }
+
+    fn default_rand_type(&self) -> &'static str {
+        "uniform"
+    }
+
+    fn tool_command_line(&self, argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
+        command_line(argv)
+    }
+
+    fn bench(&self, plan: &mut crate::workload::plan::Plan, conn: ConnConfig) -> Result<Option<BenchRun>> {
+        let args: YcsbArgs = plan.args.families.get()?;
+        let common: CommonArgs = plan.args.families.get()?;
+        let mut props = Props::defaults();
+        // As YCSB's client: every file in order, then every -p over them.
+        for f in &args.ycsb_workload {
+            props.read_file(f)?;
+        }
+        for kv in &args.ycsb_property {
+            props.set_override(kv)?;
+        }
+        let cfg = Config::new(&props)?;
+        let phase = if args.ycsb_phase == "load" { Phase::Load } else { Phase::Run };
+        let fam = &plan.args.families;
+        let c = &mut plan.args.control;
+        if fam.given::<Levels>("threads").is_none() && props.given("threadcount") {
+            c.threads = Levels(vec![cfg.threadcount]);
+        }
+        if fam.given::<f64>("rate").is_none() && cfg.target > 0.0 {
+            c.rate = cfg.target;
+        }
+        let (events_given, time_given) = (fam.given::<u64>("events").is_some(), fam.given::<f64>("time").is_some());
+        match phase {
+            // The load ends when every record is in (or at maxexecutiontime).
+            Phase::Load => {
+                if !events_given {
+                    c.events = 0;
+                }
+                if !time_given {
+                    c.time = cfg.maxexecutiontime;
+                }
+            }
+            // YCSB's run ends at operationcount or maxexecutiontime; with
+            // neither, fairbench's --time applies.
+            Phase::Run => {
+                if !events_given && props.given("operationcount") {
+                    c.events = cfg.operationcount;
+                    if !time_given {
+                        c.time = cfg.maxexecutiontime;
+                    }
+                } else if !time_given && props.given("maxexecutiontime") {
+                    c.time = cfg.maxexecutiontime;
+                }
+            }
+        }
+        let mut w = Ycsb::new(cfg, phase, conn.target.protocol, plan.args.rand.rand_seed);
+        w.table_tail = common.table_tail(conn.target.protocol)?;
+        w.load_mode = crate::db::LoadMode::parse(&common.load_mode).unwrap_or(crate::db::LoadMode::Auto);
+        w.load_bulk_size = common.load_bulk_size;
+        Ok(Some(BenchRun::new(w, conn)))
+    }
+}
+
+/// The run's label: `YCSB_A-1M` for core workload A over a million
+/// records (`YCSB_custom-...` for another mix), `-load` for the load phase.
+pub fn label_of(c: &Config, phase: Phase) -> String {
+    let letter = core_letter(c).map(|l| l.to_ascii_uppercase().to_string()).unwrap_or_else(|| "custom".into());
+    let size = crate::label::compact(c.recordcount);
+    match phase {
+        Phase::Load => format!("YCSB_load-{size}"),
+        Phase::Run => format!("YCSB_{letter}-{size}-{}", c.requestdistribution),
+    }
+}
+
+/// The core workload whose mix this configuration runs, if any.
+fn core_letter(c: &Config) -> Option<char> {
+    CORE_WORKLOADS.iter().find_map(|(name, text)| {
+        let mut p = Props::defaults();
+        for (k, v, _) in crate::workload::common::java_properties(text) {
+            let _ = p.set_override(&format!("{k}={v}"));
+        }
+        let core = Config::new(&p).ok()?;
+        let same = core.mix.iter().zip(&c.mix).all(|(a, b)| (a - b).abs() < 1e-9) && core.requestdistribution == c.requestdistribution;
+        same.then(|| name.chars().last().unwrap_or('?'))
+    })
+}
+
+/// YCSB's client words, as fairbench's options: `load` (or `-load`) is a
+/// run of YCSB's load phase, `-t` the transaction phase, `-threads N`
+/// `--threads=N`, `-target N` `--rate=N` (operations per second over all
+/// threads), `-s` a report every status.interval seconds; `-db CLASS` and
+/// `-l LABEL` name YCSB's binding and a label and are dropped. None when
+/// the command line does not run YCSB.
+pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
+    // The workload names itself among the first words, as a YCSB user
+    // types `ycsb load ...` or fairbench's `run ycsb ...`.
+    if !argv.iter().skip(1).take(3).any(|a| a == NAME) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(argv.len() + 2);
+    let mut load = false;
+    let mut status = false;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        i += 1;
+        let mut value = |name: &str| -> std::result::Result<String, String> {
+            let v = argv.get(i).cloned().ok_or_else(|| format!("{name} needs a value"))?;
+            i += 1;
+            Ok(v)
+        };
+        match a {
+            "load" | "-load" => {
+                load = true;
+                if a == "load" {
+                    out.push("run".into());
+                }
+            }
+            "-t" => {}
+            "-threads" => match value(a) {
+                Ok(v) => out.push(format!("--threads={v}")),
+                Err(e) => return Some(Err(e)),
+            },
+            "-target" => match value(a) {
+                Ok(v) => out.push(format!("--rate={v}")),
+                Err(e) => return Some(Err(e)),
+            },
+            "-s" => status = true,
+            "-db" | "-l" | "-jvm-args" | "-cp" => {
+                if let Err(e) = value(a) {
+                    return Some(Err(e));
+                }
+            }
+            _ => out.push(a.to_string()),
+        }
+    }
+    if load {
+        // `ycsb load` without a command word: `-load` alone.
+        if !out.iter().skip(1).any(|a| a == "run") {
+            out.insert(1, "run".into());
+        }
+        out.push("--ycsb-phase=load".into());
+    }
+    if status && !out.iter().any(|a| a.starts_with("--report-interval")) {
+        let every = out.windows(2).find_map(|w| (w[0] == "-p").then(|| w[1].strip_prefix("status.interval=").map(str::to_string)).flatten());
+        out.push(format!("--report-interval={}", every.unwrap_or_else(|| "10".into())));
+    }
+    Some(Ok(out))
+}
+
+/// The operation mix of a configuration as shares of 1 (for messages).
+pub fn mix_text(c: &Config) -> String {
+    let sum: f64 = c.mix.iter().sum();
+    [READ, UPDATE, INSERT, SCAN, RMW].iter().filter(|&&i| c.mix[i] > 0.0).map(|&i| format!("{}={}", MIX_KEYS[i], c.mix[i] / sum)).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn ycsb_load_and_run_lines_become_fairbench_options() {
+        let got = command_line(&words("fairbench load ycsb -P workloads/workloada -p recordcount=1000 -threads 16 --target mysql://x")).unwrap().unwrap();
+        assert_eq!(got, words("fairbench run ycsb -P workloads/workloada -p recordcount=1000 --threads=16 --target mysql://x --ycsb-phase=load"));
+        let got = command_line(&words("fairbench run ycsb -P workloadb -p operationcount=10 -target 5000 -s")).unwrap().unwrap();
+        assert_eq!(got, words("fairbench run ycsb -P workloadb -p operationcount=10 --rate=5000 --report-interval=10"));
+        let got = command_line(&words("fairbench ycsb -load -db site.ycsb.db.JdbcDBClient -P workloada")).unwrap().unwrap();
+        assert_eq!(got, words("fairbench run ycsb -P workloada --ycsb-phase=load"));
+        assert!(command_line(&words("fairbench run other --threads 4")).is_none());
+        assert!(command_line(&words("fairbench run ycsb -threads")).unwrap().is_err());
+    }
+
+    #[test]
+    fn labels_name_the_core_workload() {
+        let mut p = Props::defaults();
+        p.read_file(std::path::Path::new("workloadb")).unwrap();
+        p.set_override("recordcount=1000000").unwrap();
+        let c = Config::new(&p).unwrap();
+        assert_eq!(label_of(&c, Phase::Run), "YCSB_B-1M-zipfian");
+        assert_eq!(label_of(&c, Phase::Load), "YCSB_load-1M");
+        p.set_override("readproportion=0.9").unwrap();
+        assert_eq!(label_of(&Config::new(&p).unwrap(), Phase::Run), "YCSB_custom-1M-zipfian");
+    }
+}

@@ -1,0 +1,220 @@
+//! YCSB's table (the JDBC binding's: `YCSB_KEY VARCHAR(255) PRIMARY KEY`
+//! and `FIELD0..` as TEXT), how its records are found, and fairbench's
+//! bulk prepare: the same records `ycsb load` inserts, sent through each
+//! engine's fastest path by parallel loaders.
+
+use super::{gen, Phase, Ycsb};
+use crate::db::sharding::{Key, ShardPlan, Sharding};
+use crate::db::{ColType, Column, Conn, ConnConfig, Row, RowSource, StatementSet};
+use crate::error::{Error, Result};
+use crate::output::Progress;
+use crate::rand::Rng;
+use crate::workload::{Checked, Dataset, DatasetTables, TableState};
+use std::sync::Arc;
+
+/// Records per loader piece at most, so loaders share the work evenly.
+const PIECE: u64 = 50_000;
+
+async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
+    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
+}
+
+fn sql_error(sql: &str) -> impl FnOnce(crate::db::DbError) -> Error + '_ {
+    move |e| Error::Sql(format!("{e}\n  in: {sql}"))
+}
+
+/// The records of key numbers `next..end`, as `ycsb load` makes them.
+struct Records<'a> {
+    w: &'a Ycsb,
+    rng: Rng,
+    len: gen::Length,
+    next: u64,
+    end: u64,
+    key: String,
+    value: String,
+    progress: &'a Progress,
+    pending: u64,
+}
+
+impl RowSource for Records<'_> {
+    fn next_row(&mut self, row: &mut Row) -> bool {
+        if self.next >= self.end {
+            self.progress.add(std::mem::take(&mut self.pending));
+            return false;
+        }
+        let n = self.w.cfg.fieldcount;
+        row.nulls = 0;
+        row.ints.clear();
+        row.texts.resize(n + 1, Vec::new());
+        self.w.cfg.key_into(self.next, &mut self.key);
+        row.texts[0].clear();
+        row.texts[0].extend_from_slice(self.key.as_bytes());
+        for i in 0..n {
+            let len = self.len.next(&mut self.rng) as usize;
+            gen::random_value(&mut self.rng, len, &mut self.value);
+            row.texts[i + 1].clear();
+            row.texts[i + 1].extend_from_slice(self.value.as_bytes());
+        }
+        self.next += 1;
+        self.pending += 1;
+        if self.pending >= 10_000 {
+            self.progress.add(std::mem::take(&mut self.pending));
+        }
+        true
+    }
+}
+
+impl Ycsb {
+    fn create_table(&self) -> String {
+        let fields: Vec<String> = (0..self.cfg.fieldcount).map(|i| format!(", {} TEXT", Ycsb::field(i))).collect();
+        format!("CREATE TABLE {} (YCSB_KEY VARCHAR(255) PRIMARY KEY{}){}", self.cfg.table, fields.concat(), self.table_tail)
+    }
+
+    /// Whether the record with key number `n` is there; None when the
+    /// table is not.
+    async fn has_record(&self, conn: &mut Conn, n: u64) -> Option<bool> {
+        let mut key = String::new();
+        self.cfg.key_into(n, &mut key);
+        let sql = format!("SELECT COUNT(*) FROM {} WHERE YCSB_KEY = '{key}'", self.cfg.table);
+        let rows = conn.query_strings(&sql).await.ok()?;
+        Some(rows.first().and_then(|r| r.first().cloned().flatten()).is_some_and(|v| v.trim() != "0"))
+    }
+
+    /// The last key number of the records a run reads.
+    fn last_record(&self) -> u64 {
+        self.cfg.insertstart + self.cfg.insertcount.max(1) - 1
+    }
+
+    async fn load_pieces(&self, cfg: &Arc<ConnConfig>, loaders: usize, progress: &Arc<Progress>) -> Result<()> {
+        let (start, end) = (self.cfg.insertstart, self.cfg.insertstart + self.cfg.insertcount);
+        let per = self.cfg.insertcount.div_ceil(loaders as u64).clamp(1, PIECE);
+        let pieces: std::collections::VecDeque<(u64, u64)> = (start..end).step_by(per as usize).map(|lo| (lo, (lo + per).min(end))).collect();
+        let queue = Arc::new(std::sync::Mutex::new(pieces));
+        let cols: Vec<Column> = std::iter::once("YCSB_KEY".to_string()).chain((0..self.cfg.fieldcount).map(Ycsb::field)).map(|name| Column { name, ty: ColType::Text }).collect();
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..loaders {
+            let (me, cfg, queue, progress, cols) = (Arc::new(self.clone()), cfg.clone(), queue.clone(), progress.clone(), cols.clone());
+            tasks.spawn(async move {
+                let mut conn = connect(&cfg).await?;
+                loop {
+                    crate::model::check_interrupt()?;
+                    let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+                    let Some((lo, hi)) = next else { break };
+                    let seed = if me.seed == 0 { crate::rand::entropy_seed() } else { me.seed };
+                    let mut rows =
+                        Records { w: &me, rng: Rng::from_seed(seed, lo), len: me.cfg.field_length(), next: lo, end: hi, key: String::new(), value: String::new(), progress: &progress, pending: 0 };
+                    let t = &me.cfg.table;
+                    conn.bulk_load(t, &cols, &mut rows, me.load_bulk_size, me.load_mode).await.map_err(|e| Error::Sql(format!("loading {t}: {e}")))?;
+                }
+                conn.close().await;
+                Ok::<(), Error>(())
+            });
+        }
+        crate::workload::join_loaders(tasks, "loader").await
+    }
+}
+
+impl Dataset for Ycsb {
+    fn dataset_tables(&self) -> DatasetTables {
+        DatasetTables::Names(vec![self.cfg.table.clone()])
+    }
+
+    /// Rows spread by their key, so a read, update or insert reaches one
+    /// shard (a scan reaches them all).
+    fn sharding(&self) -> ShardPlan {
+        ShardPlan::new(vec![Sharding::sharded(self.cfg.table.clone(), Key::text("YCSB_KEY"))])
+    }
+
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        let mut conn = connect(cfg).await?;
+        let t = &self.cfg.table;
+        let state = match self.phase {
+            Phase::Load => match self.has_record(&mut conn, self.cfg.insertstart).await {
+                None => TableState::Missing,
+                Some(false) => TableState::Ready,
+                Some(true) => {
+                    TableState::Mismatch(format!("{t} holds record {} already (the first this load inserts): load other records with -p insertstart=N -p insertcount=M", self.cfg.insertstart))
+                }
+            },
+            Phase::Run => match self.has_record(&mut conn, self.last_record()).await {
+                None => TableState::Missing,
+                Some(true) => TableState::Ready,
+                Some(false) => TableState::Mismatch(format!(
+                    "{t} lacks record {} (recordcount={}): load it with the run's recordcount (fairbench load ycsb -p recordcount=N)",
+                    self.last_record(),
+                    self.cfg.recordcount
+                )),
+            },
+        };
+        conn.close().await;
+        Ok(state)
+    }
+
+    /// `ycsb load` creates the table only (its operations insert the
+    /// records); `prepare` loads them too, in bulk.
+    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let t = &self.cfg.table;
+        match self.has_record(&mut conn, self.last_record()).await {
+            Some(true) if self.phase == Phase::Run => {
+                if !quiet {
+                    println!("{t} holds its {} records already.", self.cfg.insertcount);
+                }
+                conn.close().await;
+                return Ok(());
+            }
+            Some(_) if self.phase == Phase::Load => {
+                conn.close().await;
+                return Ok(());
+            }
+            Some(_) => {
+                conn.close().await;
+                return Err(Error::Usage(format!("{t} exists without all its records (record {} is missing): run fairbench cleanup ycsb first", self.last_record())));
+            }
+            None => {}
+        }
+        let create = self.create_table();
+        conn.query(&create).await.map_err(sql_error(&create))?;
+        if self.phase == Phase::Load {
+            conn.close().await;
+            return Ok(());
+        }
+        if !quiet {
+            println!("Loading {} YCSB records of {} fields into {t}...", self.cfg.insertcount, self.cfg.fieldcount);
+        }
+        let progress = Arc::new(Progress::new("Loading", self.cfg.insertcount, quiet));
+        let r = self.load_pieces(&cfg, threads.max(1), &progress).await;
+        progress.finish();
+        r?;
+        if let Some(sql) = self.protocol.dialect().after_bulk_load() {
+            let sql = sql.replace("{table}", t);
+            let _ = conn.query(&sql).await;
+        }
+        conn.close().await;
+        Ok(())
+    }
+
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let sql = format!("DROP TABLE IF EXISTS {}", self.cfg.table);
+        conn.query(&sql).await.map_err(sql_error(&sql))?;
+        if !quiet {
+            println!("Dropping table '{}'...", self.cfg.table);
+        }
+        conn.close().await;
+        Ok(())
+    }
+
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        let mut conn = connect(&cfg).await?;
+        let sql = format!("SELECT COUNT(*), SUM(LENGTH(FIELD0)) FROM {}", self.cfg.table);
+        conn.query(&sql).await.map_err(sql_error(&sql))?;
+        if !quiet {
+            println!("Prewarming table '{}'...", self.cfg.table);
+        }
+        conn.close().await;
+        Ok(())
+    }
+}
+
+impl Checked for Ycsb {}

@@ -1,0 +1,166 @@
+//! YCSB's block of figures after fairbench's summary, as YCSB's client
+//! prints it at the end of a phase: `[OVERALL]` run time and throughput,
+//! then per operation its count, average, minimum, maximum, the
+//! percentiles of `hdrhistogram.percentiles` (95th and 99th by default)
+//! and its return codes. The latencies are HDR-exact, each statement's
+//! own (a read-modify-write's read and update count as a READ and an
+//! UPDATE too, as in YCSB). With a target rate they are also given from
+//! each operation's intended start (`[Intended-READ]`, YCSB's
+//! measurement.interval=both), corrected for coordinated omission.
+
+use super::config::{INSERT, OPS};
+use super::{Phase, Ycsb};
+use crate::model::{LevelResult, RunInfo, Sink};
+use crate::output::StandardOutput;
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub struct YcsbSink {
+    console: Box<dyn Sink>,
+    json: bool,
+    phase: Phase,
+    percentiles: Vec<f64>,
+    interval: String,
+    loaded: Arc<AtomicU64>,
+    insert_errors: Arc<AtomicU64>,
+}
+
+impl YcsbSink {
+    pub fn new(w: &Ycsb, json: bool, percentile: u32, standard: &dyn StandardOutput) -> YcsbSink {
+        YcsbSink {
+            console: standard.console(json, percentile),
+            json,
+            phase: w.phase,
+            percentiles: w.cfg.percentiles.clone(),
+            interval: w.cfg.measurement_interval.clone(),
+            loaded: w.loaded.clone(),
+            insert_errors: w.insert_errors.clone(),
+        }
+    }
+}
+
+/// YCSB's name of a percentile: 95 -> `95th`, 99.9 -> `99.9th`, 1 -> `1st`.
+pub fn ordinal(p: f64) -> String {
+    let s = if p.fract() == 0.0 { format!("{}", p as u64) } else { format!("{p}") };
+    let suffix = if s.contains('.') {
+        "th"
+    } else {
+        let n = p as u64;
+        match (n % 10, n % 100) {
+            (1, x) if x != 11 => "st",
+            (2, x) if x != 12 => "nd",
+            (3, x) if x != 13 => "rd",
+            _ => "th",
+        }
+    };
+    format!("{s}{suffix}")
+}
+
+/// One operation's lines, YCSB's layout; `failed` of the `operations`
+/// returned an error.
+pub fn op_lines(name: &str, h: &Histogram<u64>, operations: u64, failed: u64, percentiles: &[f64]) -> Vec<String> {
+    let mut v = vec![format!("[{name}], Operations, {operations}"), format!("[{name}], AverageLatency(us), {}", h.mean())];
+    v.push(format!("[{name}], MinLatency(us), {}", if h.is_empty() { 0 } else { h.min() }));
+    v.push(format!("[{name}], MaxLatency(us), {}", if h.is_empty() { 0 } else { h.max() }));
+    for &p in percentiles {
+        v.push(format!("[{name}], {}PercentileLatency(us), {}", ordinal(p), h.value_at_quantile(p / 100.0)));
+    }
+    v.push(format!("[{name}], Return=OK, {}", operations - failed.min(operations)));
+    if failed > 0 {
+        v.push(format!("[{name}], Return=ERROR, {failed}"));
+    }
+    v
+}
+
+impl YcsbSink {
+    fn block(&self, r: &LevelResult) -> Vec<String> {
+        let t = &r.total;
+        let secs = r.elapsed_s.max(1e-9);
+        let ops = match self.phase {
+            Phase::Load => self.loaded.load(Ordering::Relaxed),
+            Phase::Run => t.events,
+        };
+        let mut out = vec![format!("[OVERALL], RunTime(ms), {}", (r.elapsed_s * 1000.0).round() as u64), format!("[OVERALL], Throughput(ops/sec), {}", ops as f64 / secs)];
+        let intended = r.rate > 0.0 && self.interval != "op";
+        let op_latency = !(r.rate > 0.0 && self.interval == "intended");
+        for (i, name) in OPS.iter().enumerate() {
+            let Some(s) = t.steps.get(i).filter(|s| s.events > 0) else { continue };
+            // A batched load: one statement carries many records.
+            let n = if self.phase == Phase::Load { ops } else { s.events };
+            let failed = if i == INSERT { self.insert_errors.load(Ordering::Relaxed) } else { 0 };
+            if op_latency {
+                out.extend(op_lines(name, &s.lat, n, failed, &self.percentiles));
+            }
+            if let Some(k) = t.kinds.get(i).filter(|k| intended && k.events > 0) {
+                out.extend(op_lines(&format!("Intended-{name}"), &k.lat, k.events, failed, &self.percentiles));
+            }
+        }
+        if t.errors > 0 {
+            out.push(format!("[OVERALL], Errors(retried), {}", t.errors));
+        }
+        out
+    }
+}
+
+impl Sink for YcsbSink {
+    fn start(&mut self, threads: usize) {
+        self.console.start(threads);
+        self.loaded.store(0, Ordering::Relaxed);
+        self.insert_errors.store(0, Ordering::Relaxed);
+    }
+
+    fn interval(&mut self, iv: &crate::model::Interval, rate_mode: bool) {
+        self.console.interval(iv, rate_mode);
+    }
+
+    fn checkpoint(&mut self, cp: &crate::model::Checkpoint) {
+        self.console.checkpoint(cp);
+    }
+
+    fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
+        self.console.summary(r, info);
+        if self.json {
+            return;
+        }
+        println!();
+        for l in self.block(r) {
+            println!("{l}");
+        }
+        let taken = self.insert_errors.load(Ordering::Relaxed);
+        if taken > 0 {
+            eprintln!(
+                "note: {taken} inserts found their key taken: the table holds records past recordcount from an earlier run with inserts; load it again (cleanup, then load) for YCSB's key space"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_named_as_ycsb_names_them() {
+        assert_eq!(ordinal(95.0), "95th");
+        assert_eq!(ordinal(99.0), "99th");
+        assert_eq!(ordinal(99.9), "99.9th");
+        assert_eq!(ordinal(1.0), "1st");
+        assert_eq!(ordinal(22.0), "22nd");
+        assert_eq!(ordinal(13.0), "13th");
+    }
+
+    #[test]
+    fn an_operation_has_ycsb_lines_with_exact_values() {
+        let mut h = crate::stats::new_hist();
+        for us in [100u64, 200, 300, 400, 10_000] {
+            h.record(us).unwrap();
+        }
+        let l = op_lines("READ", &h, 5, 0, &[95.0, 99.0]);
+        assert_eq!(l[0], "[READ], Operations, 5");
+        assert!(l[1].starts_with("[READ], AverageLatency(us), 2"), "{}", l[1]);
+        assert_eq!(l[2], "[READ], MinLatency(us), 100");
+        assert!(l[4].starts_with("[READ], 95thPercentileLatency(us), 100"), "{}", l[4]);
+        assert_eq!(l.last().unwrap(), "[READ], Return=OK, 5");
+    }
+}
