@@ -12,13 +12,6 @@ use serde_json::Value;
 use std::process::Command;
 use std::sync::Mutex;
 
-fn vitess_url() -> String {
-    match std::env::var("FAIRBENCH_TEST_VITESS_URL") {
-        Ok(v) if !v.is_empty() => v,
-        _ => panic!("FAIRBENCH_TEST_VITESS_URL is not set: run the tests through `bash scripts/test.sh`, which starts the Vitess sandbox (a sharded keyspace behind vtgate)"),
-    }
-}
-
 /// One test at a time: every test changes the keyspace's one VSchema.
 static SERIAL: Mutex<()> = Mutex::new(());
 

@@ -11,13 +11,6 @@ use common::*;
 use serde_json::Value;
 use std::process::Command;
 
-fn tidb_url() -> String {
-    match std::env::var("FAIRBENCH_TEST_TIDB_URL") {
-        Ok(v) if !v.is_empty() => v,
-        _ => panic!("FAIRBENCH_TEST_TIDB_URL is not set: run the tests through `bash scripts/test.sh`, which starts the TiDB sandbox"),
-    }
-}
-
 fn cmd(command: &str, workload: &str, extra: &[&str]) -> Command {
     let mut c = fairbench();
     c.arg(command).arg(workload).arg("--target").arg(tidb_url()).args(extra);

@@ -11,13 +11,6 @@ use common::*;
 use serde_json::Value;
 use std::process::Command;
 
-fn vitess_url() -> String {
-    match std::env::var("FAIRBENCH_TEST_VITESS_URL") {
-        Ok(v) if !v.is_empty() => v,
-        _ => panic!("FAIRBENCH_TEST_VITESS_URL is not set: run the tests through `bash scripts/test.sh`, which starts the Vitess sandbox"),
-    }
-}
-
 /// One test at a time on the shared cluster: a cross-shard deadlock between
 /// two tests' transactions would wait for the tablets' timeouts.
 fn serial() -> std::sync::MutexGuard<'static, ()> {

@@ -10,13 +10,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-fn vitess_url() -> String {
-    match std::env::var("FAIRBENCH_TEST_VITESS_URL") {
-        Ok(v) if !v.is_empty() => v,
-        _ => panic!("FAIRBENCH_TEST_VITESS_URL is not set: give a Vitess cluster's vtgate as mysql://user:pass@host:port/keyspace?status-port=N"),
-    }
-}
-
 /// Runs `sql` through vtgate with the mariadb client (the test's own view).
 fn vitess_sql(sql: &str) -> String {
     mysql_at(&vitess_url(), sql)

@@ -21,6 +21,17 @@ fn required_env(name: &str) -> String {
 }
 
 /// `mysql://fb:fbpass@127.0.0.1:PORT/fbtest`
+/// The TiDB sandbox the test command starts.
+pub fn tidb_url() -> String {
+    required_env("FAIRBENCH_TEST_TIDB_URL")
+}
+
+/// The test command's 2-shard Vitess sandbox: vtgate, whose database is
+/// the sharded keyspace.
+pub fn vitess_url() -> String {
+    required_env("FAIRBENCH_TEST_VITESS_URL")
+}
+
 pub fn mysql_url() -> String {
     required_env("FAIRBENCH_TEST_MYSQL_URL")
 }

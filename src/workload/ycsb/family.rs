@@ -126,7 +126,9 @@ fn core_letter(c: &Config) -> Option<char> {
 /// run of YCSB's load phase, `-t` the transaction phase, `-threads N`
 /// `--threads=N`, `-target N` `--rate=N` (operations per second over all
 /// threads), `-s` a report every status.interval seconds; `-db CLASS` and
-/// `-l LABEL` name YCSB's binding and a label and are dropped. None when
+/// `-l LABEL` name YCSB's binding and a label and are dropped;
+/// `--ycsb.KEY=VALUE`, a property as a run's record names it, is
+/// `-p KEY=VALUE`. None when
 /// the command line does not run YCSB.
 pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
     // The workload names itself among the first words, as a YCSB user
@@ -142,7 +144,7 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
         let a = argv[i].as_str();
         i += 1;
         let mut value = |name: &str| -> std::result::Result<String, String> {
-            let v = argv.get(i).cloned().ok_or_else(|| format!("{name} needs a value"))?;
+            let v = argv.get(i).filter(|v| !v.starts_with('-') || v.parse::<f64>().is_ok()).cloned().ok_or_else(|| format!("{name} needs a value"))?;
             i += 1;
             Ok(v)
         };
@@ -168,7 +170,11 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
                     return Some(Err(e));
                 }
             }
-            _ => out.push(a.to_string()),
+            // A property as a record writes it: `--ycsb.KEY=VALUE`.
+            _ => match a.strip_prefix("--ycsb.").and_then(|kv| kv.split_once('=')) {
+                Some((k, v)) => out.push(format!("--ycsb-property={k}={v}")),
+                None => out.push(a.to_string()),
+            },
         }
     }
     if load {
@@ -208,6 +214,8 @@ mod tests {
         let got = command_line(&words("fairbench ycsb -load -db site.ycsb.db.JdbcDBClient -P workloada")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb -P workloada --ycsb-phase=load"));
         assert!(command_line(&words("fairbench run other --threads 4")).is_none());
+        let got = command_line(&words("fairbench run ycsb --ycsb.recordcount=5 --ycsb-phase=run")).unwrap().unwrap();
+        assert_eq!(got, words("fairbench run ycsb --ycsb-property=recordcount=5 --ycsb-phase=run"));
         assert!(command_line(&words("fairbench run ycsb -threads")).unwrap().is_err());
     }
 

@@ -327,7 +327,9 @@ impl Workload for Ycsb {
     fn options(&self, _cfg: &ConnConfig) -> Vec<(String, String)> {
         let c = &self.cfg;
         let mut v = vec![("ycsb-phase".to_string(), self.phase.name().to_string())];
-        let mut prop = |k: &str, val: String| v.push(("ycsb-property".to_string(), format!("{k}={val}")));
+        // One option per property, `--ycsb.KEY=VALUE` (the command line reads
+        // it as `-p KEY=VALUE`), so records keep them apart.
+        let mut prop = |k: &str, val: String| v.push((format!("ycsb.{k}"), val));
         prop("recordcount", c.recordcount.to_string());
         prop("operationcount", c.operationcount.to_string());
         prop("insertstart", c.insertstart.to_string());

@@ -1,0 +1,158 @@
+//! YCSB as its users type it: `load ycsb` and `run ycsb` with `-P`
+//! workload files, `-p` properties, `-threads` and `-target`, on SQLite,
+//! MariaDB, PostgreSQL, TiDB and the 2-shard Vitess sandbox; YCSB's block
+//! of figures after fairbench's; the properties refused in one line.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeMap;
+use std::process::{Command, Output};
+
+const RECORDS: &str = "recordcount=2000";
+
+fn ycsb(words: &str, target: &str, table: &str) -> Command {
+    let mut c = fairbench();
+    c.args(words.split_whitespace()).args(["-p", RECORDS, "-p", &format!("table={table}"), "--target", target, "--no-save"]);
+    c
+}
+
+/// YCSB's block as (section, metric) -> value.
+fn block(out: &Output) -> BTreeMap<(String, String), String> {
+    stdout(out)
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .filter_map(|l| {
+            let mut p = l.splitn(3, ", ");
+            Some(((p.next()?.trim_matches(['[', ']']).to_string(), p.next()?.to_string()), p.next()?.to_string()))
+        })
+        .collect()
+}
+
+fn ops(b: &BTreeMap<(String, String), String>, op: &str) -> u64 {
+    b.get(&(op.to_string(), "Operations".to_string())).map(|v| v.parse().unwrap()).unwrap_or(0)
+}
+
+/// Load, then each core workload in turn, with YCSB's command lines.
+fn load_and_run_all(target: &str, table: &str) {
+    run_ok(&mut ycsb("cleanup ycsb", target, table));
+    let out = run_ok(&mut ycsb("load ycsb -P workloads/workloada -threads 4 -p db.batchsize=50", target, table));
+    let b = block(&out);
+    assert_eq!(ops(&b, "INSERT"), 2000, "{}", show(&out));
+    assert_eq!(b[&("INSERT".into(), "Return=OK".into())], "2000");
+    assert!(b.contains_key(&("OVERALL".into(), "Throughput(ops/sec)".into())), "{}", show(&out));
+    // Every core workload: the operations it mixes, and no others.
+    let want: [(&str, &[&str]); 6] =
+        [("a", &["READ", "UPDATE"]), ("b", &["READ", "UPDATE"]), ("c", &["READ"]), ("d", &["READ", "INSERT"]), ("e", &["SCAN", "INSERT"]), ("f", &["READ", "UPDATE", "READ-MODIFY-WRITE"])];
+    for (w, kinds) in want {
+        let out = run_ok(&mut ycsb(&format!("run ycsb -P workloads/workload{w} -p operationcount=600 -threads 2"), target, table));
+        let b = block(&out);
+        let total: u64 = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"].iter().map(|k| ops(&b, k)).sum();
+        assert!(total >= 600, "{w}: {}", show(&out));
+        for k in ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"] {
+            assert_eq!(ops(&b, k) > 0, kinds.contains(&k), "workload{w} {k}: {}", show(&out));
+        }
+        assert!(stdout(&out).contains(&format!("Label: YCSB_{}-2K-", w.to_uppercase())), "{}", show(&out));
+    }
+    run_ok(&mut ycsb("cleanup ycsb", target, table));
+}
+
+#[test]
+fn sqlite() {
+    let db = scratch_dir("ycsb-sqlite").join("y.db");
+    load_and_run_all(&format!("sqlite://{}", db.display()), "usertable");
+}
+
+#[test]
+fn mariadb() {
+    load_and_run_all(&mysql_url(), "ycsb_my");
+}
+
+#[test]
+fn postgresql() {
+    load_and_run_all(&pg_url(), "ycsb_pg");
+}
+
+#[test]
+fn tidb() {
+    load_and_run_all(&tidb_url(), "ycsb_tidb");
+}
+
+/// On a sharded keyspace the table is sharded by YCSB_KEY before the load;
+/// reads reach one shard, scans all of them.
+#[test]
+fn vitess() {
+    let url = vitess_url();
+    load_and_run_all(&url, "ycsb_vt");
+    run_ok(&mut ycsb("load ycsb -P workloada", &url, "ycsb_vt"));
+    let store = scratch_dir("ycsb-vitess").join("results.sqlite");
+    let mut e = fairbench();
+    e.args("run ycsb -P workloade -p operationcount=300 -p table=ycsb_vt".split_whitespace()).args(["-p", RECORDS, "--target", &url, "--results"]).arg(&store);
+    let text = stdout(&run_ok(&mut e));
+    // Scans go to every shard, inserts to one.
+    let line = text.lines().find(|l| l.contains("queries/t by shards reached")).unwrap_or_else(|| panic!("no routing line:\n{text}"));
+    assert!(line.contains("% to every shard"), "{line}");
+    run_ok(&mut ycsb("cleanup ycsb", &url, "ycsb_vt"));
+}
+
+/// The mix of workload A over a few thousand operations is YCSB's 50/50,
+/// and with -target the latencies from each operation's intended start
+/// are given too (coordinated omission corrected).
+#[test]
+fn mix_holds_and_target_rate_gives_intended_latency() {
+    let url = pg_url();
+    run_ok(&mut ycsb("cleanup ycsb", &url, "ycsb_mix"));
+    run_ok(&mut ycsb("load ycsb -P workloada -threads 2", &url, "ycsb_mix"));
+    let out = run_ok(&mut ycsb("run ycsb -P workloada -p operationcount=6000 -threads 4", &url, "ycsb_mix"));
+    let b = block(&out);
+    let (r, u) = (ops(&b, "READ") as f64, ops(&b, "UPDATE") as f64);
+    let share = r / (r + u);
+    assert!((share - 0.5).abs() < 0.03, "read share {share}: {}", show(&out));
+    let out = run_ok(&mut ycsb("run ycsb -P workloadc -p operationcount=400 -target 400 -threads 2", &url, "ycsb_mix"));
+    let b = block(&out);
+    assert!(ops(&b, "Intended-READ") > 0 && ops(&b, "READ") > 0, "{}", show(&out));
+    assert!(b.contains_key(&("Intended-READ".into(), "99thPercentileLatency(us)".into())), "{}", show(&out));
+    run_ok(&mut ycsb("cleanup ycsb", &url, "ycsb_mix"));
+}
+
+/// `prepare` loads the same records in bulk, and a run reads them; a
+/// second `load` over them is refused before a row changes, and a run on
+/// fewer records than it reads says how to load them.
+#[test]
+fn bulk_prepare_and_the_table_state_are_checked() {
+    let url = mysql_url();
+    run_ok(&mut ycsb("cleanup ycsb", &url, "ycsb_bulk"));
+    let out = run_ok(&mut ycsb("prepare ycsb -P workloadc", &url, "ycsb_bulk"));
+    assert!(stdout(&out).contains("Loading 2000 YCSB records"), "{}", show(&out));
+    let rows = mysql_admin("SELECT COUNT(*) FROM fbtest.ycsb_bulk");
+    assert_eq!(rows.trim(), "2000");
+    let out = run_fail(&mut ycsb("load ycsb -P workloadc", &url, "ycsb_bulk"));
+    assert_one_line_error(&out, &["ycsb_bulk holds record 0 already", "insertstart"]);
+    assert_eq!(out.status.code(), Some(2));
+    let mut more = ycsb("run ycsb -P workloadc -p operationcount=10", &url, "ycsb_bulk");
+    more.args(["-p", "recordcount=5000"]);
+    let out = run_fail(&mut more);
+    assert_one_line_error(&out, &["lacks record 4999", "recordcount"]);
+    // The records are YCSB's: hashed keys, ten fields of 100 characters.
+    let k = mysql_admin("SELECT YCSB_KEY, LENGTH(FIELD0), LENGTH(FIELD9) FROM fbtest.ycsb_bulk ORDER BY YCSB_KEY LIMIT 1");
+    let cols: Vec<&str> = k.split_whitespace().collect();
+    assert!(cols[0].starts_with("user") && cols[1..] == ["100", "100"], "{k}");
+    run_ok(&mut ycsb("cleanup ycsb", &url, "ycsb_bulk"));
+}
+
+#[test]
+fn bad_properties_are_one_line_and_exit_2() {
+    let db = scratch_dir("ycsb-bad").join("y.db");
+    let url = format!("sqlite://{}", db.display());
+    for (words, mentions) in [
+        ("run ycsb -P workloada -p recordcont=5", &["unknown YCSB property 'recordcont'"][..]),
+        ("run ycsb -P workloadz", &["workloadz", "workloada .. workloadf"]),
+        ("run ycsb -p requestdistribution=pareto", &["requestdistribution=pareto", "zipfian"]),
+        ("run ycsb -p fieldcount=0", &["fieldcount=0"]),
+        ("run ycsb -threads", &["-threads needs a value"]),
+    ] {
+        let out = run_fail(&mut ycsb(words, &url, "usertable"));
+        assert_one_line_error(&out, mentions);
+        assert_eq!(out.status.code(), Some(2), "{words}: {}", show(&out));
+    }
+}
