@@ -68,6 +68,9 @@ impl Config {
             Some(n) => n,
             None => recordcount.checked_sub(insertstart).ok_or_else(|| usage!("insertstart={insertstart} is beyond recordcount={recordcount}: give insertcount, or a smaller insertstart"))?,
         };
+        if insertcount == 0 {
+            return Err(usage!("recordcount is 0: there are no records to load or read; give a workload file (-P workloads/workloada) or -p recordcount=N"));
+        }
         let mut mix = [0.0; 5];
         for (m, k) in mix.iter_mut().zip(MIX_KEYS) {
             *m = p.f64(k)?;
@@ -222,6 +225,7 @@ mod tests {
 
     fn cfg(sets: &[&str]) -> Config {
         let mut p = Props::defaults();
+        p.set_override("recordcount=1000").unwrap();
         for s in sets {
             p.set_override(s).unwrap();
         }
@@ -255,10 +259,13 @@ mod tests {
     #[test]
     fn bad_settings_are_refused_in_one_line() {
         let mut p = Props::defaults();
+        assert!(Config::new(&p).unwrap_err().to_string().contains("recordcount is 0"));
+        p.set_override("recordcount=10").unwrap();
         p.set_override("requestdistribution=pareto").unwrap();
         let e = Config::new(&p).unwrap_err().to_string();
         assert!(e.contains("requestdistribution=pareto") && e.contains("zipfian") && !e.contains('\n'), "{e}");
         let mut p = Props::defaults();
+        p.set_override("recordcount=10").unwrap();
         p.set_override("readproportion=0").unwrap();
         p.set_override("updateproportion=0").unwrap();
         assert!(Config::new(&p).is_err());
