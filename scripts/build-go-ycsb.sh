@@ -7,9 +7,9 @@
 # `go install github.com/pingcap/go-ycsb/cmd/go-ycsb@VERSION` refuses a module whose go.mod has
 # `replace` lines (go-ycsb's pins apache/thrift), so a throwaway module requires go-ycsb and
 # repeats its replace lines. No build tags, as go-ycsb's Makefile does when neither
-# FoundationDB, RocksDB nor SQLite's C library is installed. About
-# 3 minutes on 2 cores; the module and build caches live in a temp dir that is removed
-# afterwards, so only the binary (some 60 MB) stays.
+# FoundationDB, RocksDB nor SQLite's C library is installed (all its other stores are pure Go
+# and stay in). About 2.5 minutes on 2 cores with Go 1.26; the module and build caches live in
+# a temp dir that is removed afterwards, so only the binary (some 99 MB, libc only) stays.
 set -euo pipefail
 
 FB_GO_YCSB_VERSION=v1.0.3
