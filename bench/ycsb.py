@@ -583,6 +583,50 @@ def mix_text(runs):
     return ", ".join(parts) or "-"
 
 
+# What go-ycsb v1.0.3 does (read from its source, seen in the servers' logs);
+# written under the tables so a rerun keeps it.
+GO_YCSB_NOTES = """## go-ycsb v1.0.3, the reference
+
+- Built by `scripts/build-go-ycsb.sh` from its Go module, unmodified, no build tags (as its Makefile without
+  FoundationDB/RocksDB/SQLite libraries); drivers go-sql-driver/mysql v1.6.0 and lib/pq v1.1.1.
+- Each thread holds one connection and prepares each statement text once (server-side: MySQL COM_STMT_PREPARE /
+  EXECUTE, PostgreSQL a named Parse then Bind/Execute/Sync per operation); autocommit, no BEGIN/COMMIT, one round
+  trip per statement. A read-modify-write is a read then an update, two autocommitted statements.
+- Table: `CREATE TABLE IF NOT EXISTS T (YCSB_KEY VARCHAR(64) PRIMARY KEY, FIELD0 VARCHAR(100), ..., FIELD9
+  VARCHAR(100))` (`/*T![clustered_index] CLUSTERED */` after PRIMARY KEY for db `mysql`/`tidb`, a comment to MariaDB).
+  After a MySQL load it runs `ANALYZE TABLE T`; not on PostgreSQL.
+- Statements (readallfields=true names the fields, it does not `SELECT *`):
+  read ``SELECT field0,...,field9 FROM T FORCE INDEX(`PRIMARY`) WHERE YCSB_KEY = ?`` (mysql.force_index=true;
+  PostgreSQL without it, `$1`); scan `... WHERE YCSB_KEY >= ? LIMIT ?` with no ORDER BY (PostgreSQL may answer it with a sequential scan,
+  not the next keys); update `UPDATE T SET fieldN= ? WHERE YCSB_KEY = ?` (PostgreSQL `fieldN = $1 ... $2`); insert
+  `INSERT IGNORE INTO T (YCSB_KEY ,field0 ,...) VALUES (? ,? ,...)`, PostgreSQL `INSERT INTO ... ON CONFLICT DO NOTHING`.
+  Load: one row per INSERT (batch.size=1); batch.size>1 makes one multi-row INSERT IGNORE on MySQL, row by row on
+  PostgreSQL. Values are fieldlength letters [a-zA-Z]. dropdata=true drops the table on a MySQL load, and on any
+  PostgreSQL load or run.
+- Keys: `user` + hash of the key number, zero-padded to zeropadding (1). Its hash is FNV-1a over the number's 8
+  bytes big-endian; YCSB's Utils.fnvhash64 takes them little-endian, so only key number 0 gives the same key
+  (user6284781860667377211) and consecutive numbers give neighbouring keys (they differ by multiples of the FNV
+  prime): "hashed" inserts arrive almost in key order, D's latest keys sit together, an E scan returns the rows
+  of neighbouring key numbers.
+- Zipfian picks are not redrawn past the last inserted key as YCSB does: some reads miss (count as OK; a read
+  that finds no row is no error in go-ycsb). Its shipped workloads/ use uniform for A, B, C, E, F and E has
+  maxscanlength=1; this script writes YCSB's values unless --workload-set go-ycsb.
+- It reads threadcount (default 1 through --threads; the drivers size their pool from 200), target,
+  operationcount, recordcount, insertstart/insertcount, fieldcount (10), fieldlength (100),
+  fieldlengthdistribution (constant), readallfields (true), writeallfields (false), the proportions,
+  requestdistribution (uniform), zeropadding (1), insertorder (hashed), min/maxscanlength (1/1000),
+  scanlengthdistribution (uniform), hotspot*, batch.size (1), warmuptime, measurementtype (histogram),
+  measurement.interval (10 s), dropdata, keyprefix (user), debug.pprof (:6060). maxexecutiontime is declared
+  but never read: runs end at operationcount or on SIGINT, after which it prints its final figures (on MariaDB
+  each thread's operation in flight then ends as an _ERROR).
+- Output: its own format, no `[OVERALL]` block: `Run finished, takes 4.944257264s` then one line per operation,
+  sorted by name, `READ   - Takes(s): 4.9, Count: 31035, OPS: 6277.8, Avg(us): 267, Min(us): 32, Max(us): 9047,
+  50th(us): 214, 90th(us): 480, 95th(us): 600, 99th(us): 951, 99.9th(us): 2479, 99.99th(us): 6891`, failed
+  operations as `READ_ERROR - ...`, READ_MODIFY_WRITE on its own line while its read and update are also counted
+  under READ and UPDATE, and TOTAL (all reads, updates, inserts, scans; not READ_MODIFY_WRITE).
+"""
+
+
 def render(meta, results, loads, shapes, skews):
     only = meta["only"]
     out = [f"# YCSB: fairbench vs go-ycsb {meta['go_ycsb_version']}\n"]
@@ -639,7 +683,21 @@ def render(meta, results, loads, shapes, skews):
         for eng, (n, total) in meta["common_keys"].items():
             out.append(f"{eng}: {n} of fairbench's {total} loaded keys are in go-ycsb's table too.")
     out += ["\n## Command lines\n"] + [f"- {k}: `{v}`" for k, v in meta["commands"].items()]
-    return "\n".join(out) + "\n"
+    out += ["", GO_YCSB_NOTES]
+    return "\n".join(out)
+
+
+def rerender(base):
+    with open(base + ".json") as f:
+        d = json.load(f)
+
+    def pairs(m):
+        return {tuple(k.split("/", 1)): v for k, v in m.items()}
+    table = render(d["meta"], pairs(d["results"]), pairs(d["loads"]), {k: [tuple(c) for c in v] for k, v in pairs(d["shapes"]).items()},
+                   pairs(d["skews"]))
+    with open(base + ".md", "w") as f:
+        f.write(table)
+    print(table)
 
 
 # ------------------------------------------------------------ main
@@ -667,7 +725,11 @@ def main():
                     help="each tool on the table it loaded, or both on one table loaded by --load-with")
     ap.add_argument("--load-with", choices=TOOLS, default="go-ycsb")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS-ycsb.md"))
+    ap.add_argument("--rerender", action="store_true", help="only write the .md again from the .json beside it")
     a = ap.parse_args()
+    if a.rerender:
+        rerender(os.path.splitext(a.out)[0])
+        return
     a.workloads = [w.strip().lower().removeprefix("workload") for w in a.workloads.split(",") if w.strip()]
     bad = [w for w in a.workloads if w not in CANONICAL]
     if bad:
