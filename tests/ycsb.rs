@@ -156,3 +156,28 @@ fn bad_properties_are_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{words}: {}", show(&out));
     }
 }
+
+/// A YCSB user's JDBC properties (a `-P` file of their own) name the
+/// server when the command line gives no `--target`.
+#[test]
+fn jdbc_properties_name_the_target() {
+    let dir = scratch_dir("ycsb-jdbc");
+    let db = dir.join("db.properties");
+    let p = parse_url(&mysql_url());
+    std::fs::write(
+        &db,
+        format!("db.driver=com.mysql.jdbc.Driver\ndb.url=jdbc:mysql://127.0.0.1:{}/{}?rewriteBatchedStatements=true\ndb.user={}\ndb.passwd={}\n", mysql_port(), p.database, p.user, p.password),
+    )
+    .unwrap();
+    let run = |words: &str| {
+        let mut c = fairbench();
+        c.args(words.split_whitespace()).arg("-P").arg(&db).args(["-p", RECORDS, "-p", "table=ycsb_jdbc", "--no-save"]);
+        run_ok(&mut c)
+    };
+    run("cleanup ycsb");
+    run("load ycsb -P workloadc -threads 2");
+    let out = run("run ycsb -P workloadc -p operationcount=200");
+    assert!(stdout(&out).contains("ycsb on mysql://") && ops(&block(&out), "READ") == 200, "{}", show(&out));
+    assert_eq!(mysql_admin("SELECT COUNT(*) FROM fbtest.ycsb_jdbc").trim(), "2000");
+    run("cleanup ycsb");
+}

@@ -12,6 +12,7 @@ use crate::values::Levels;
 use crate::workload::common::CommonArgs;
 use crate::workload::family::{BenchRun, Family};
 use clap::{Args, Command};
+use std::collections::BTreeMap;
 
 #[derive(Debug)]
 pub struct YcsbFamily;
@@ -128,7 +129,8 @@ fn core_letter(c: &Config) -> Option<char> {
 /// threads), `-s` a report every status.interval seconds; `-db CLASS` and
 /// `-l LABEL` name YCSB's binding and a label and are dropped;
 /// `--ycsb.KEY=VALUE`, a property as a run's record names it, is
-/// `-p KEY=VALUE`. None when
+/// `-p KEY=VALUE`; without `--target`, the binding's properties name
+/// the target ([`binding_target`]). None when
 /// the command line does not run YCSB.
 pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
     // The workload names itself among the first words, as a YCSB user
@@ -184,11 +186,68 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
         }
         out.push("--ycsb-phase=load".into());
     }
+    if !out.iter().any(|a| a == "--target" || a.starts_with("--target=")) {
+        match binding_target(&out) {
+            Some(Ok(url)) => out.extend(["--target".to_string(), url]),
+            Some(Err(e)) => return Some(Err(e)),
+            None => {}
+        }
+    }
     if status && !out.iter().any(|a| a.starts_with("--report-interval")) {
         let every = out.windows(2).find_map(|w| (w[0] == "-p").then(|| w[1].strip_prefix("status.interval=").map(str::to_string)).flatten());
         out.push(format!("--report-interval={}", every.unwrap_or_else(|| "10".into())));
     }
     Some(Ok(out))
+}
+
+/// The target a YCSB user's binding properties name, when the command line
+/// gives no `--target`: the JDBC binding's `db.url` (`jdbc:mysql:`,
+/// `jdbc:mariadb:`, `jdbc:postgresql:`) with `db.user` and `db.passwd`, or
+/// go-ycsb's `mysql.*` / `pg.*` (host, port, user, password, db, with
+/// go-ycsb's defaults), from the `-P` files that can be read and the `-p`
+/// properties (which win), as YCSB reads them.
+fn binding_target(argv: &[String]) -> Option<std::result::Result<String, String>> {
+    let mut props: BTreeMap<String, String> = BTreeMap::new();
+    for pass in ["-P", "-p"] {
+        for w in argv.windows(2).filter(|w| w[0] == pass) {
+            if pass == "-P" {
+                let text = std::fs::read_to_string(&w[1]).unwrap_or_default();
+                props.extend(crate::workload::common::java_properties(&text).into_iter().map(|(k, v, _)| (k, v)));
+            } else if let Some((k, v)) = w[1].split_once('=') {
+                props.insert(k.trim().to_string(), v.trim().to_string());
+            }
+        }
+    }
+    let get = |k: &str| props.get(k).map(String::as_str);
+    let enc = |s: &str| s.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { char::from(b).to_string() } else { format!("%{b:02X}") }).collect::<String>();
+    let auth = |user: Option<&str>, pass: Option<&str>| match (user.filter(|u| !u.is_empty()), pass.filter(|p| !p.is_empty())) {
+        (Some(u), Some(p)) => format!("{}:{}@", enc(u), enc(p)),
+        (Some(u), None) => format!("{}@", enc(u)),
+        _ => String::new(),
+    };
+    if let Some(url) = get("db.url") {
+        if url.contains(',') || url.contains(';') {
+            return Some(Err(format!("db.url={url}: it names several databases (the JDBC binding's shards); give one with --target URL")));
+        }
+        let Some((scheme, rest)) = url.strip_prefix("jdbc:").and_then(|u| u.split_once("://")) else {
+            return Some(Err(format!("db.url={url}: write a JDBC URL (jdbc:mysql://host:port/db, jdbc:postgresql://...) or give --target URL")));
+        };
+        let scheme = match scheme {
+            "mysql" | "mariadb" => "mysql",
+            "postgresql" => "postgres",
+            other => return Some(Err(format!("db.url={url}: jdbc:{other} is not an engine fairbench runs; give --target URL"))),
+        };
+        let rest = rest.split(['?', '&']).next().unwrap_or_default();
+        return Some(Ok(format!("{scheme}://{}{rest}", auth(get("db.user"), get("db.passwd")))));
+    }
+    for (prefix, scheme, port, user) in [("mysql", "mysql", "3306", "root"), ("pg", "postgres", "5432", "root")] {
+        let key = |k: &str| get(&format!("{prefix}.{k}"));
+        if ["host", "port", "user", "password", "db"].iter().any(|k| key(k).is_some()) {
+            let (host, port) = (key("host").unwrap_or("127.0.0.1"), key("port").unwrap_or(port));
+            return Some(Ok(format!("{scheme}://{}{host}:{port}/{}", auth(Some(key("user").unwrap_or(user)), key("password")), key("db").unwrap_or("test"))));
+        }
+    }
+    None
 }
 
 /// The operation mix of a configuration as shares of 1 (for messages).
@@ -214,6 +273,13 @@ mod tests {
         let got = command_line(&words("fairbench ycsb -load -db site.ycsb.db.JdbcDBClient -P workloada")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb -P workloada --ycsb-phase=load"));
         assert!(command_line(&words("fairbench run other --threads 4")).is_none());
+        let got = command_line(&words("fairbench run ycsb -P workloadc -p db.url=jdbc:mysql://db1:3307/ycsb?rewriteBatchedStatements=true -p db.user=u -p db.passwd=p@ss")).unwrap().unwrap();
+        assert_eq!(got[got.len() - 2..], words("--target mysql://u:p%40ss@db1:3307/ycsb"));
+        let got = command_line(&words("fairbench run ycsb -p pg.host=h -p pg.db=y --target sqlite:///x")).unwrap().unwrap();
+        assert_eq!(got.last().unwrap(), "sqlite:///x", "--target wins");
+        let got = command_line(&words("fairbench run ycsb -p pg.host=h -p pg.user=me -p pg.db=y")).unwrap().unwrap();
+        assert_eq!(got.last().unwrap(), "postgres://me@h:5432/y");
+        assert!(command_line(&words("fairbench run ycsb -p db.url=jdbc:oracle://h/x")).unwrap().is_err());
         let got = command_line(&words("fairbench run ycsb --ycsb.recordcount=5 --ycsb-phase=run")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb --ycsb-property=recordcount=5 --ycsb-phase=run"));
         assert!(command_line(&words("fairbench run ycsb -threads")).unwrap().is_err());
