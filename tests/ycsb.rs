@@ -60,7 +60,15 @@ fn load_and_run_all(target: &str, table: &str) {
 #[test]
 fn sqlite() {
     let db = scratch_dir("ycsb-sqlite").join("y.db");
-    load_and_run_all(&format!("sqlite://{}", db.display()), "usertable");
+    let url = format!("sqlite://{}", db.display());
+    load_and_run_all(&url, "usertable");
+    // `-s`: YCSB's status line on stderr every status.interval seconds.
+    run_ok(&mut ycsb("load ycsb -P workloadb", &url, "usertable"));
+    let out = run_ok(&mut ycsb("run ycsb -P workloadb -p operationcount=0 -p maxexecutiontime=2.5 -p status.interval=1 -s", &url, "usertable"));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(" sec: ") && l.contains(" operations; ")).map(str::trim).collect();
+    assert!(lines.len() >= 2, "{}", show(&out));
+    assert!(lines[0].contains(" 1 sec: ") && lines[0].contains("current ops/sec; [READ: Count=") && lines[0].contains(", 99.99="), "{}", lines[0]);
 }
 
 #[test]

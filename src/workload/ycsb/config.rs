@@ -58,6 +58,9 @@ pub struct Config {
     /// op, intended or both: which latencies YCSB's block shows.
     pub measurement_interval: String,
     pub percentiles: Vec<f64>,
+    /// YCSB's status line on stderr (`-s`) every `status_interval` seconds.
+    pub status: bool,
+    pub status_interval: f64,
 }
 
 impl Config {
@@ -119,6 +122,8 @@ impl Config {
             maxexecutiontime: p.f64("maxexecutiontime")?,
             measurement_interval: p.choice("measurement.interval", &["op", "intended", "both"])?,
             percentiles,
+            status: p.bool("status")?,
+            status_interval: p.f64("status.interval")?.max(0.1),
         };
         if !(0.0..1.0).contains(&c.zipfianconstant) || c.zipfianconstant == 0.0 {
             return Err(usage!("zipfianconstant={}: use a constant above 0 and below 1 (YCSB's is 0.99)", c.zipfianconstant));

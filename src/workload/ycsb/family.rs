@@ -126,7 +126,7 @@ fn core_letter(c: &Config) -> Option<char> {
 /// YCSB's client words, as fairbench's options: `load` (or `-load`) is a
 /// run of YCSB's load phase, `-t` the transaction phase, `-threads N`
 /// `--threads=N`, `-target N` `--rate=N` (operations per second over all
-/// threads), `-s` a report every status.interval seconds; `-db CLASS` and
+/// threads), `-s` YCSB's status line every status.interval seconds; `-db CLASS` and
 /// `-l LABEL` name YCSB's binding and a label and are dropped;
 /// `--ycsb.KEY=VALUE`, a property as a run's record names it, is
 /// `-p KEY=VALUE`; without `--target`, the binding's properties name
@@ -140,7 +140,6 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
     }
     let mut out = Vec::with_capacity(argv.len() + 2);
     let mut load = false;
-    let mut status = false;
     let mut i = 0;
     while i < argv.len() {
         let a = argv[i].as_str();
@@ -166,7 +165,7 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
                 Ok(v) => out.push(format!("--rate={v}")),
                 Err(e) => return Some(Err(e)),
             },
-            "-s" => status = true,
+            "-s" => out.extend(["-p".to_string(), "status=true".to_string()]),
             "-db" | "-l" | "-jvm-args" | "-cp" => {
                 if let Err(e) = value(a) {
                     return Some(Err(e));
@@ -192,10 +191,6 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
             Some(Err(e)) => return Some(Err(e)),
             None => {}
         }
-    }
-    if status && !out.iter().any(|a| a.starts_with("--report-interval")) {
-        let every = out.windows(2).find_map(|w| (w[0] == "-p").then(|| w[1].strip_prefix("status.interval=").map(str::to_string)).flatten());
-        out.push(format!("--report-interval={}", every.unwrap_or_else(|| "10".into())));
     }
     Some(Ok(out))
 }
@@ -269,7 +264,7 @@ mod tests {
         let got = command_line(&words("fairbench load ycsb -P workloads/workloada -p recordcount=1000 -threads 16 --target mysql://x")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb -P workloads/workloada -p recordcount=1000 --threads=16 --target mysql://x --ycsb-phase=load"));
         let got = command_line(&words("fairbench run ycsb -P workloadb -p operationcount=10 -target 5000 -s")).unwrap().unwrap();
-        assert_eq!(got, words("fairbench run ycsb -P workloadb -p operationcount=10 --rate=5000 --report-interval=10"));
+        assert_eq!(got, words("fairbench run ycsb -P workloadb -p operationcount=10 --rate=5000 -p status=true"));
         let got = command_line(&words("fairbench ycsb -load -db site.ycsb.db.JdbcDBClient -P workloada")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb -P workloada --ycsb-phase=load"));
         assert!(command_line(&words("fairbench run other --threads 4")).is_none());

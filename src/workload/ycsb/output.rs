@@ -24,6 +24,82 @@ pub struct YcsbSink {
     interval: String,
     loaded: Arc<AtomicU64>,
     insert_errors: Arc<AtomicU64>,
+    status: Option<Status>,
+}
+
+/// YCSB's status line (`-s`): every `status.interval` seconds, on stderr,
+/// the operations so far, the rate since the last line and each
+/// operation's figures over that time.
+struct Status {
+    every: f64,
+    next: f64,
+    ops: u64,
+    since_ops: u64,
+    since_t: f64,
+    steps: Vec<crate::stats::KindWindow>,
+}
+
+/// Java's DecimalFormat("#.##"): at most two decimals, no trailing zeros.
+fn two_decimals(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// One operation's part of a status line: `[READ: Count=.., Max=.., Min=..,
+/// Avg=.., 90=.., 99=.., 99.9=.., 99.99=..]`.
+pub fn status_part(name: &str, h: &Histogram<u64>) -> String {
+    let q = |p: f64| h.value_at_quantile(p / 100.0);
+    format!(
+        "[{name}: Count={}, Max={}, Min={}, Avg={}, 90={}, 99={}, 99.9={}, 99.99={}]",
+        h.len(),
+        if h.is_empty() { 0 } else { h.max() },
+        if h.is_empty() { 0 } else { h.min() },
+        two_decimals(h.mean()),
+        q(90.0),
+        q(99.0),
+        q(99.9),
+        q(99.99)
+    )
+}
+
+impl Status {
+    fn new(every: f64) -> Status {
+        Status { every, next: every, ops: 0, since_ops: 0, since_t: 0.0, steps: Vec::new() }
+    }
+
+    fn interval(&mut self, iv: &crate::model::Interval, ops: u64) {
+        self.ops += ops;
+        self.since_ops += ops;
+        self.steps.resize_with(self.steps.len().max(iv.w.steps.len()), Default::default);
+        for (acc, s) in self.steps.iter_mut().zip(&iv.w.steps) {
+            acc.events += s.events;
+            let _ = acc.lat.add(&s.lat);
+        }
+        if iv.t + 1e-6 < self.next {
+            return;
+        }
+        let secs = (iv.t - self.since_t).max(1e-9);
+        let when = crate::units::now_rfc3339().replace('T', " ").trim_end_matches('Z').replacen('.', ":", 1);
+        let mut line = format!("{when} {} sec: {} operations; {} current ops/sec;", iv.t.round() as u64, self.ops, two_decimals(self.since_ops as f64 / secs));
+        for (i, s) in self.steps.iter().enumerate() {
+            if s.events > 0 {
+                line.push(' ');
+                line.push_str(&status_part(OPS.get(i).copied().unwrap_or("?"), &s.lat));
+            }
+        }
+        eprintln!("{line}");
+        self.steps.iter_mut().for_each(|s| *s = Default::default());
+        self.since_ops = 0;
+        self.since_t = iv.t;
+        while self.next <= iv.t + 1e-6 {
+            self.next += self.every;
+        }
+    }
 }
 
 impl YcsbSink {
@@ -36,6 +112,7 @@ impl YcsbSink {
             interval: w.cfg.measurement_interval.clone(),
             loaded: w.loaded.clone(),
             insert_errors: w.insert_errors.clone(),
+            status: w.cfg.status.then(|| Status::new(w.cfg.status_interval)),
         }
     }
 }
@@ -108,10 +185,20 @@ impl Sink for YcsbSink {
         self.console.start(threads);
         self.loaded.store(0, Ordering::Relaxed);
         self.insert_errors.store(0, Ordering::Relaxed);
+        if let Some(s) = self.status.as_mut() {
+            *s = Status::new(s.every);
+        }
     }
 
     fn interval(&mut self, iv: &crate::model::Interval, rate_mode: bool) {
         self.console.interval(iv, rate_mode);
+        let ops = match self.phase {
+            Phase::Load => iv.w.steps.get(INSERT).map_or(0, |s| s.events),
+            Phase::Run => iv.w.events,
+        };
+        if let Some(s) = self.status.as_mut().filter(|_| !iv.warmup) {
+            s.interval(iv, ops);
+        }
     }
 
     fn checkpoint(&mut self, cp: &crate::model::Checkpoint) {
@@ -139,6 +226,18 @@ impl Sink for YcsbSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_lines_have_ycsb_fields() {
+        let mut h = crate::stats::new_hist();
+        for us in [100u64, 200, 300] {
+            h.record(us).unwrap();
+        }
+        assert_eq!(status_part("READ", &h), "[READ: Count=3, Max=300, Min=100, Avg=200, 90=300, 99=300, 99.9=300, 99.99=300]");
+        assert_eq!(two_decimals(1234.5), "1234.5");
+        assert_eq!(two_decimals(12.0), "12");
+        assert_eq!(two_decimals(0.126), "0.13");
+    }
 
     #[test]
     fn percentiles_are_named_as_ycsb_names_them() {

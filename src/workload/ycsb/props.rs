@@ -60,12 +60,13 @@ const DEFAULTS: &[(&str, &str)] = &[
     // fairbench gives the corrected figure beside the uncorrected.
     ("measurement.interval", "both"),
     ("hdrhistogram.percentiles", "95,99"),
+    ("status", "false"),
     ("status.interval", "10"),
     ("db.batchsize", "0"),
 ];
 
 /// Keys with no default: present only when given.
-const OPTIONAL: &[&str] = &["insertcount", "status"];
+const OPTIONAL: &[&str] = &["insertcount"];
 
 /// Other spellings of a key fairbench reads (go-ycsb's, BenchBase's).
 const ALIASES: &[(&str, &str)] = &[("zipfian_constant", "zipfianconstant"), ("zipfian.constant", "zipfianconstant"), ("batch.size", "db.batchsize")];
