@@ -69,6 +69,13 @@ fn sqlite() {
     let lines: Vec<&str> = err.lines().filter(|l| l.contains(" sec: ") && l.contains(" operations; ")).map(str::trim).collect();
     assert!(lines.len() >= 2, "{}", show(&out));
     assert!(lines[0].contains(" 1 sec: ") && lines[0].contains("current ops/sec; [READ: Count=") && lines[0].contains(", 99.99="), "{}", lines[0]);
+    // A run's label stands for its words, and says what it is.
+    let mut by_label = fairbench();
+    by_label.args(["run", "YCSB_C-2K-uniform", "-p", "operationcount=100", "--target", &url, "--no-save"]);
+    let out = run_ok(&mut by_label);
+    assert!(stdout(&out).contains("Label: YCSB_C-2K-uniform") && ops(&block(&out), "READ") == 100, "{}", show(&out));
+    let text = stdout(&run_ok(fairbench().args(["explain", "YCSB_C-2K-uniform"])));
+    assert!(text.contains("canonical: YCSB_C-2K-uniform") && text.contains("--ycsb-workload=workloadc"), "{text}");
 }
 
 #[test]

@@ -31,7 +31,19 @@ impl Family for YcsbFamily {
     }
 
     fn label_example(&self) -> &'static str {
-        "ycsb"
+        "YCSB_A-1M-zipfian"
+    }
+
+    fn label_words(&self) -> Vec<&'static str> {
+        vec!["YCSB"]
+    }
+
+    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(super::label::canonical(get))
+    }
+
+    fn decode_label(&self, l: &str) -> Option<std::result::Result<crate::label::Decoded, crate::label::LabelError>> {
+        super::label::decode(l)
     }
 
     fn augment_args(&self, cmd: Command) -> Command {
@@ -110,7 +122,7 @@ pub fn label_of(c: &Config, phase: Phase) -> String {
     }
 }
 
-/// The core workload whose mix this configuration runs, if any.
+/// The core workload whose operation mix this configuration runs, if any.
 fn core_letter(c: &Config) -> Option<char> {
     CORE_WORKLOADS.iter().find_map(|(name, text)| {
         let mut p = Props::defaults();
@@ -118,7 +130,8 @@ fn core_letter(c: &Config) -> Option<char> {
             let _ = p.set_override(&format!("{k}={v}"));
         }
         let core = Config::new(&p).ok()?;
-        let same = core.mix.iter().zip(&c.mix).all(|(a, b)| (a - b).abs() < 1e-9) && core.requestdistribution == c.requestdistribution;
+        // The mix names the workload; the label's last token says how keys are drawn.
+        let same = core.mix.iter().zip(&c.mix).all(|(a, b)| (a - b).abs() < 1e-9);
         same.then(|| name.chars().last().unwrap_or('?'))
     })
 }
@@ -135,9 +148,25 @@ fn core_letter(c: &Config) -> Option<char> {
 pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
     // The workload names itself among the first words, as a YCSB user
     // types `ycsb load ...` or fairbench's `run ycsb ...`.
-    if !argv.iter().skip(1).take(3).any(|a| a == NAME) {
+    // Only where a workload runs: `explain LABEL` decodes it itself.
+    let labelled = argv.iter().skip(1).take(3).position(|a| super::label::is_label(a)).map(|i| i + 1);
+    let bench = matches!(argv.get(1).map(String::as_str), Some("run" | "prepare" | "cleanup" | "prewarm" | "check" | "load"));
+    let labelled = labelled.filter(|&i| bench || i == 1);
+    if !labelled.is_some_and(|i| super::label::parse(&argv[i]).is_some()) && !argv.iter().skip(1).take(3).any(|a| a == NAME) {
         return None;
     }
+    // A label stands for YCSB's words, in its place.
+    let mut argv = argv.to_vec();
+    if let Some(i) = labelled {
+        match super::label::parse(&argv[i]) {
+            Some(Ok(p)) => {
+                argv.splice(i..=i, super::label::words(&p));
+            }
+            Some(Err((_, why))) => return Some(Err(format!("label '{}': {why}", argv[i]))),
+            None => {}
+        }
+    }
+    let argv = &argv;
     let mut out = Vec::with_capacity(argv.len() + 2);
     let mut load = false;
     let mut i = 0;
@@ -268,6 +297,12 @@ mod tests {
         let got = command_line(&words("fairbench ycsb -load -db site.ycsb.db.JdbcDBClient -P workloada")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb -P workloada --ycsb-phase=load"));
         assert!(command_line(&words("fairbench run other --threads 4")).is_none());
+        let got = command_line(&words("fairbench run YCSB_B-10K-zipfian -p operationcount=5")).unwrap().unwrap();
+        assert_eq!(got, words("fairbench run ycsb -P workloadb -p recordcount=10000 -p requestdistribution=zipfian -p operationcount=5"));
+        let got = command_line(&words("fairbench YCSB_load-10K -threads 2")).unwrap().unwrap();
+        assert_eq!(got, words("fairbench run ycsb -p recordcount=10000 --threads=2 --ycsb-phase=load"));
+        assert!(command_line(&words("fairbench run YCSB_G-1M")).unwrap().unwrap_err().contains("not a core workload"));
+        assert!(command_line(&words("fairbench explain YCSB_A-1M")).is_none());
         let got = command_line(&words("fairbench run ycsb -P workloadc -p db.url=jdbc:mysql://db1:3307/ycsb?rewriteBatchedStatements=true -p db.user=u -p db.passwd=p@ss")).unwrap().unwrap();
         assert_eq!(got[got.len() - 2..], words("--target mysql://u:p%40ss@db1:3307/ycsb"));
         let got = command_line(&words("fairbench run ycsb -p pg.host=h -p pg.db=y --target sqlite:///x")).unwrap().unwrap();

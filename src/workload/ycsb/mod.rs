@@ -13,6 +13,7 @@
 pub mod config;
 pub mod family;
 pub mod gen;
+pub mod label;
 pub mod load;
 pub mod options;
 pub mod output;
