@@ -324,7 +324,6 @@ pub fn parse_label(label: &str) -> std::result::Result<Decoded, LabelError> {
     crate::label::parse(label, &Families)
 }
 
-/// Whether a workload argument is a label rather than a workload name.
 /// The command line in fairbench's form: the first family that reads it
 /// as its tool's command line rewrites it ([`Family::tool_command_line`]).
 pub fn tool_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, String> {
@@ -336,6 +335,7 @@ pub fn tool_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, 
     Ok(argv)
 }
 
+/// Whether a workload argument is a label rather than a workload name.
 pub fn looks_like_label(s: &str) -> bool {
     crate::label::looks_like_label(s, &Families)
 }

@@ -140,11 +140,6 @@ impl Config {
         Ok(c)
     }
 
-    /// Whether a run of this mix never writes.
-    pub fn read_only(&self) -> bool {
-        self.mix[UPDATE] == 0.0 && self.mix[INSERT] == 0.0 && self.mix[RMW] == 0.0
-    }
-
     /// The operation for a uniform draw `u` in [0, 1): YCSB's
     /// DiscreteGenerator over the proportions, normalised.
     pub fn op_for(&self, u: f64) -> usize {

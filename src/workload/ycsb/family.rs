@@ -3,8 +3,8 @@
 //! -threads 16` and `fairbench run ycsb -P ... -target 5000` mean what they
 //! mean to YCSB's client.
 
-use super::config::{Config, INSERT, MIX_KEYS, READ, RMW, SCAN, UPDATE};
-use super::props::{Props, CORE_WORKLOADS};
+use super::config::Config;
+use super::props::Props;
 use super::{Phase, Ycsb, YcsbArgs, NAME};
 use crate::db::ConnConfig;
 use crate::error::Result;
@@ -109,31 +109,6 @@ impl Family for YcsbFamily {
         w.load_bulk_size = common.load_bulk_size;
         Ok(Some(BenchRun::new(w, conn)))
     }
-}
-
-/// The run's label: `YCSB_A-1M` for core workload A over a million
-/// records (`YCSB_custom-...` for another mix), `-load` for the load phase.
-pub fn label_of(c: &Config, phase: Phase) -> String {
-    let letter = core_letter(c).map(|l| l.to_ascii_uppercase().to_string()).unwrap_or_else(|| "custom".into());
-    let size = crate::label::compact(c.recordcount);
-    match phase {
-        Phase::Load => format!("YCSB_load-{size}"),
-        Phase::Run => format!("YCSB_{letter}-{size}-{}", c.requestdistribution),
-    }
-}
-
-/// The core workload whose operation mix this configuration runs, if any.
-fn core_letter(c: &Config) -> Option<char> {
-    CORE_WORKLOADS.iter().find_map(|(name, text)| {
-        let mut p = Props::defaults();
-        for (k, v, _) in crate::workload::common::java_properties(text) {
-            let _ = p.set_override(&format!("{k}={v}"));
-        }
-        let core = Config::new(&p).ok()?;
-        // The mix names the workload; the label's last token says how keys are drawn.
-        let same = core.mix.iter().zip(&c.mix).all(|(a, b)| (a - b).abs() < 1e-9);
-        same.then(|| name.chars().last().unwrap_or('?'))
-    })
 }
 
 /// YCSB's client words, as fairbench's options: `load` (or `-load`) is a
@@ -274,12 +249,6 @@ fn binding_target(argv: &[String]) -> Option<std::result::Result<String, String>
     None
 }
 
-/// The operation mix of a configuration as shares of 1 (for messages).
-pub fn mix_text(c: &Config) -> String {
-    let sum: f64 = c.mix.iter().sum();
-    [READ, UPDATE, INSERT, SCAN, RMW].iter().filter(|&&i| c.mix[i] > 0.0).map(|&i| format!("{}={}", MIX_KEYS[i], c.mix[i] / sum)).collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,17 +282,5 @@ mod tests {
         let got = command_line(&words("fairbench run ycsb --ycsb.recordcount=5 --ycsb-phase=run")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb --ycsb-property=recordcount=5 --ycsb-phase=run"));
         assert!(command_line(&words("fairbench run ycsb -threads")).unwrap().is_err());
-    }
-
-    #[test]
-    fn labels_name_the_core_workload() {
-        let mut p = Props::defaults();
-        p.read_file(std::path::Path::new("workloadb")).unwrap();
-        p.set_override("recordcount=1000000").unwrap();
-        let c = Config::new(&p).unwrap();
-        assert_eq!(label_of(&c, Phase::Run), "YCSB_B-1M-zipfian");
-        assert_eq!(label_of(&c, Phase::Load), "YCSB_load-1M");
-        p.set_override("readproportion=0.9").unwrap();
-        assert_eq!(label_of(&Config::new(&p).unwrap(), Phase::Run), "YCSB_custom-1M-zipfian");
     }
 }

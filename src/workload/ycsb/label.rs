@@ -1,13 +1,17 @@
 //! YCSB labels: `YCSB_<workload>-<records>[-<distribution>]` for a run of a
-//! core workload (`YCSB_A-1M-zipfian`), `YCSB_load-<records>` for a load.
+//! core workload (`YCSB_A-1M-zipfian`), `YCSB_load-<records>` for a load;
+//! the label a run is recorded with ([`of`]), and what a typed one means.
 //! A label stands for YCSB's words (`ycsb -P workloada -p recordcount=...`)
 //! and may be typed wherever the workload's name goes; a `-p` after it
 //! wins over what it says. A mix that is not a core workload's
 //! (`YCSB_custom-...`) has no label form: its properties say it.
 
+use super::config::Config;
 use super::config::DISTRIBUTIONS;
+use super::props::{Props, CORE_WORKLOADS};
+use super::Phase;
 use super::NAME;
-use crate::label::{parse_size, strip_prefix_ci, Decoded, LabelError};
+use crate::label::{compact, parse_size, strip_prefix_ci, Decoded, LabelError};
 
 /// A decoded label.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,15 +99,46 @@ pub fn decode(label: &str) -> Option<Result<Decoded, LabelError>> {
 /// The canonical label from option values as `explain` has them.
 pub fn canonical(get: &dyn Fn(&str) -> Option<String>) -> String {
     let records = get("ycsb.recordcount").and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    let size = crate::label::compact(records);
     if get("ycsb-phase").as_deref() == Some("load") {
-        return format!("YCSB_load-{size}");
+        return text(None, records, None);
     }
     let letter = get("ycsb-workload").and_then(|w| w.strip_prefix("workload").map(str::to_ascii_uppercase)).unwrap_or_else(|| "custom".into());
-    match get("ycsb.requestdistribution") {
-        Some(d) => format!("YCSB_{letter}-{size}-{d}"),
-        None => format!("YCSB_{letter}-{size}"),
+    text(Some(&letter), records, get("ycsb.requestdistribution").as_deref())
+}
+
+/// The run's label: `YCSB_A-1M` for core workload A over a million
+/// records (`YCSB_custom-...` for another mix), `-load` for the load phase.
+pub fn of(c: &Config, phase: Phase) -> String {
+    let letter = core_letter(c).map(|l| l.to_ascii_uppercase().to_string()).unwrap_or_else(|| "custom".into());
+    match phase {
+        Phase::Load => text(None, c.recordcount, None),
+        Phase::Run => text(Some(&letter), c.recordcount, Some(&c.requestdistribution)),
     }
+}
+
+/// A label's text: `YCSB_<workload>-<records>[-<distribution>]`, or
+/// `YCSB_load-<records>` when `workload` is None.
+fn text(workload: Option<&str>, records: u64, distribution: Option<&str>) -> String {
+    let size = compact(records);
+    match (workload, distribution) {
+        (None, _) => format!("YCSB_load-{size}"),
+        (Some(w), Some(d)) => format!("YCSB_{w}-{size}-{d}"),
+        (Some(w), None) => format!("YCSB_{w}-{size}"),
+    }
+}
+
+/// The core workload whose operation mix this configuration runs, if any.
+fn core_letter(c: &Config) -> Option<char> {
+    CORE_WORKLOADS.iter().find_map(|(name, text)| {
+        let mut p = Props::defaults();
+        for (k, v, _) in crate::workload::common::java_properties(text) {
+            let _ = p.set_override(&format!("{k}={v}"));
+        }
+        let core = Config::new(&p).ok()?;
+        // The mix names the workload; the label's last token says how keys are drawn.
+        let same = core.mix.iter().zip(&c.mix).all(|(a, b)| (a - b).abs() < 1e-9);
+        same.then(|| name.chars().last().unwrap_or('?'))
+    })
 }
 
 #[cfg(test)]
@@ -130,5 +165,17 @@ mod tests {
         assert_eq!(d.explanation.len(), 3);
         let get = |n: &str| d.options.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
         assert_eq!(canonical(&get), "YCSB_D-100K-latest");
+    }
+
+    #[test]
+    fn labels_name_the_core_workload() {
+        let mut p = Props::defaults();
+        p.read_file(std::path::Path::new("workloadb")).unwrap();
+        p.set_override("recordcount=1000000").unwrap();
+        let c = Config::new(&p).unwrap();
+        assert_eq!(of(&c, Phase::Run), "YCSB_B-1M-zipfian");
+        assert_eq!(of(&c, Phase::Load), "YCSB_load-1M");
+        p.set_override("readproportion=0.9").unwrap();
+        assert_eq!(of(&Config::new(&p).unwrap(), Phase::Run), "YCSB_custom-1M-zipfian");
     }
 }

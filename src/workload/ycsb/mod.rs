@@ -322,7 +322,7 @@ impl Workload for Ycsb {
     }
 
     fn label(&self, _cfg: &ConnConfig) -> String {
-        family::label_of(&self.cfg, self.phase)
+        label::of(&self.cfg, self.phase)
     }
 
     fn options(&self, _cfg: &ConnConfig) -> Vec<(String, String)> {

@@ -122,10 +122,9 @@ fn canonical(key: &str) -> Option<&str> {
 #[derive(Clone, Debug, Default)]
 pub struct Props {
     values: BTreeMap<String, String>,
-    /// Where each value came from, for error messages.
+    /// Where each value a file or `-p` set came from (for error messages);
+    /// a key without one has YCSB's default.
     origin: BTreeMap<String, String>,
-    /// Keys set by a file or `-p`, not by a default.
-    given: Vec<String>,
 }
 
 impl Props {
@@ -133,7 +132,6 @@ impl Props {
         let mut p = Props::default();
         for (k, v) in DEFAULTS {
             p.values.insert(k.to_string(), v.to_string());
-            p.origin.insert(k.to_string(), "YCSB's default".into());
         }
         p
     }
@@ -144,9 +142,6 @@ impl Props {
         };
         self.values.insert(k.to_string(), value.to_string());
         self.origin.insert(k.to_string(), origin.to_string());
-        if !self.given.iter().any(|g| g == k) {
-            self.given.push(k.to_string());
-        }
         Ok(())
     }
 
@@ -183,17 +178,12 @@ impl Props {
 
     /// Whether a file or `-p` set `key`.
     pub fn given(&self, key: &str) -> bool {
-        self.given.iter().any(|g| g == key)
-    }
-
-    /// Whether any file or `-p` was given at all.
-    pub fn any_given(&self) -> bool {
-        !self.given.is_empty()
+        self.origin.contains_key(key)
     }
 
     fn bad(&self, key: &str, what: &str) -> Error {
         let v = self.get(key).unwrap_or_default();
-        let from = self.origin.get(key).map(String::as_str).unwrap_or("?");
+        let from = self.origin.get(key).map_or("YCSB's default", String::as_str);
         Error::Usage(format!("{key}={v} ({from}): {what}"))
     }
 
@@ -224,11 +214,6 @@ impl Props {
         } else {
             Err(self.bad(key, &format!("use {}", allowed.join(", "))))
         }
-    }
-
-    /// Every key set by a file or `-p`, with its value, for the record.
-    pub fn given_pairs(&self) -> Vec<(String, String)> {
-        self.given.iter().map(|k| (k.clone(), self.get(k).unwrap_or_default().to_string())).collect()
     }
 }
 
