@@ -172,6 +172,22 @@ fn bad_properties_are_one_line_and_exit_2() {
     }
 }
 
+/// `-s` during a load with `db.batchsize` counted INSERT statements as
+/// operations: YCSB's status line counts the records.
+#[test]
+fn status_lines_of_a_batched_load_count_records() {
+    let db = scratch_dir("ycsb-status-load").join("y.db");
+    let mut c = fairbench();
+    c.args(["load", "ycsb", "-P", "workloadc", "-p", "recordcount=400000", "-p", "fieldcount=1", "-p", "fieldlength=10"]);
+    c.args(["-p", "db.batchsize=100", "-p", "status.interval=0.5", "-s", "--target"]).arg(format!("sqlite://{}", db.display())).arg("--no-save");
+    let out = run_ok(&mut c);
+    let err = stderr(&out);
+    let counts: Vec<u64> = err.lines().filter_map(|l| l.split(" sec: ").nth(1)?.split(" operations;").next()?.trim().parse().ok()).collect();
+    // 400000 records are 4000 statements: a count past that is records.
+    assert!(counts.iter().any(|&n| n > 4000), "{counts:?}\n{}", show(&out));
+    assert!(counts.iter().all(|&n| n <= 400_000), "{counts:?}");
+}
+
 /// A YCSB user's JDBC properties (a `-P` file of their own) name the
 /// server when the command line gives no `--target`.
 #[test]

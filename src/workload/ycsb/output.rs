@@ -192,11 +192,12 @@ impl Sink for YcsbSink {
 
     fn interval(&mut self, iv: &crate::model::Interval, rate_mode: bool) {
         self.console.interval(iv, rate_mode);
-        let ops = match self.phase {
-            Phase::Load => iv.w.steps.get(INSERT).map_or(0, |s| s.events),
-            Phase::Run => iv.w.events,
-        };
         if let Some(s) = self.status.as_mut().filter(|_| !iv.warmup) {
+            // A batched load's statement carries many records: YCSB counts records.
+            let ops = match self.phase {
+                Phase::Load => self.loaded.load(Ordering::Relaxed).saturating_sub(s.ops),
+                Phase::Run => iv.w.events,
+            };
             s.interval(iv, ops);
         }
     }
