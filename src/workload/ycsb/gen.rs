@@ -292,6 +292,14 @@ pub fn random_value(rng: &mut Rng, len: usize, out: &mut String) {
     }
 }
 
+/// A record's field values, each as long as `len` draws: YCSB's buildValues.
+pub fn fill_values(rng: &mut Rng, len: &mut Length, out: &mut [String]) {
+    for v in out {
+        let n = len.next(rng) as usize;
+        random_value(rng, n, v);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,7 +31,7 @@ struct Records<'a> {
     next: u64,
     end: u64,
     key: String,
-    value: String,
+    values: Vec<String>,
     progress: &'a Progress,
     pending: u64,
 }
@@ -49,11 +49,11 @@ impl RowSource for Records<'_> {
         self.w.cfg.key_into(self.next, &mut self.key);
         row.texts[0].clear();
         row.texts[0].extend_from_slice(self.key.as_bytes());
-        for i in 0..n {
-            let len = self.len.next(&mut self.rng) as usize;
-            gen::random_value(&mut self.rng, len, &mut self.value);
-            row.texts[i + 1].clear();
-            row.texts[i + 1].extend_from_slice(self.value.as_bytes());
+        self.values.resize(n, String::new());
+        gen::fill_values(&mut self.rng, &mut self.len, &mut self.values);
+        for (t, v) in row.texts[1..].iter_mut().zip(&self.values) {
+            t.clear();
+            t.extend_from_slice(v.as_bytes());
         }
         self.next += 1;
         self.pending += 1;
@@ -102,7 +102,7 @@ impl Ycsb {
                     let Some((lo, hi)) = next else { break };
                     let seed = if me.seed == 0 { crate::rand::entropy_seed() } else { me.seed };
                     let mut rows =
-                        Records { w: &me, rng: Rng::from_seed(seed, lo), len: me.cfg.field_length(), next: lo, end: hi, key: String::new(), value: String::new(), progress: &progress, pending: 0 };
+                        Records { w: &me, rng: Rng::from_seed(seed, lo), len: me.cfg.field_length(), next: lo, end: hi, key: String::new(), values: Vec::new(), progress: &progress, pending: 0 };
                     let t = &me.cfg.table;
                     conn.bulk_load(t, &cols, &mut rows, me.load_bulk_size, me.load_mode).await.map_err(|e| Error::Sql(format!("loading {t}: {e}")))?;
                 }

@@ -156,10 +156,7 @@ impl Ycsb {
     /// Fills every field of the client's values (an insert, or an update
     /// of all fields).
     fn all_values(&self, c: &mut YcsbClient) {
-        for i in 0..self.cfg.fieldcount {
-            let len = c.field_len.next(&mut c.rng) as usize;
-            gen::random_value(&mut c.rng, len, &mut c.values[i]);
-        }
+        gen::fill_values(&mut c.rng, &mut c.field_len, &mut c.values[..self.cfg.fieldcount]);
     }
 
     async fn read(&self, conn: &mut Conn, c: &mut YcsbClient, q: &mut Counters) -> DbResult<()> {
@@ -234,13 +231,10 @@ impl Ycsb {
         c.keys.resize(rows, String::new());
         let fields = self.cfg.fieldcount;
         c.values.resize(fields * rows, String::new());
-        for r in 0..rows {
-            self.cfg.key_into(c.load_next + r as u64, &mut c.keys[r]);
-            for i in 0..fields {
-                let len = c.field_len.next(&mut c.rng) as usize;
-                gen::random_value(&mut c.rng, len, &mut c.values[r * fields + i]);
-            }
+        for (r, key) in c.keys.iter_mut().enumerate() {
+            self.cfg.key_into(c.load_next + r as u64, key);
         }
+        gen::fill_values(&mut c.rng, &mut c.field_len, &mut c.values[..fields * rows]);
         let mut p: Vec<Param> = Vec::with_capacity(rows * (fields + 1));
         for r in 0..rows {
             p.push(Param::Text(&c.keys[r]));
