@@ -4,20 +4,16 @@
 //! the workload's prepare creates and loads the tables. Engines that do
 //! not shard answer neither, and nothing is printed.
 
-use crate::db::{Conn, ConnConfig, StatementSet};
+use crate::db::{Conn, ConnConfig};
 use crate::error::{Error, Result};
 use crate::workload::Dataset;
 use std::sync::Arc;
-
-async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
-}
 
 /// A usage error, nothing changed, when the target's engine cannot
 /// spread the workload's tables over its shards as declared.
 pub async fn refuse<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>) -> Result<()> {
     let plan = w.sharding();
-    let mut c = connect(cfg).await?;
+    let mut c = Conn::admin(cfg).await?;
     // The engine is known once a connection has opened.
     let why = cfg.engine().refuse_sharded(&mut c, &plan).await;
     c.close().await;
@@ -28,7 +24,7 @@ pub async fn refuse<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>) -> Result<()> {
 /// has the engine apply the rest, and says what it applied.
 pub async fn before_prepare<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>, quiet: bool) -> Result<()> {
     let plan = w.sharding();
-    let mut c = connect(cfg).await?;
+    let mut c = Conn::admin(cfg).await?;
     let engine = cfg.engine();
     if let Some(why) = engine.refuse_sharded(&mut c, &plan).await {
         c.close().await;

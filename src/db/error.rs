@@ -77,6 +77,12 @@ pub const MYSQL_IGNORE_DEFAULT: &str = "1213,1020,1205";
 /// concurrent delete+insert of the same id).
 pub const PGSQL_IGNORE_DEFAULT: &str = "40001,40P01,23505";
 
+/// The error of a command's own statement `sql` (DDL, a count) that failed,
+/// naming the statement.
+pub fn sql_error(sql: &str) -> impl FnOnce(DbError) -> crate::error::Error + '_ {
+    move |e| crate::error::Error::Sql(format!("{e}\n  in: {sql}"))
+}
+
 /// The error a failed connection ends a command with.
 pub fn connect_error(t: &Target, e: &DbError) -> crate::error::Error {
     crate::error::Error::Connect(format!("cannot connect to {t}: {}", e.message))

@@ -36,7 +36,7 @@ pub use dialect::{Dialect, FkPath};
 pub use encode::{decimal_text, dollar_params, interpolate, timestamp_text};
 pub(crate) use encode::{push_decimal, push_int, push_scaled, push_timestamp};
 pub use engines::Engine;
-pub use error::{connect_error, DbError, DbResult, ErrKind, IgnoreList, LOST_STATEMENT, MYSQL_IGNORE_DEFAULT, PGSQL_IGNORE_DEFAULT};
+pub use error::{connect_error, sql_error, DbError, DbResult, ErrKind, IgnoreList, LOST_STATEMENT, MYSQL_IGNORE_DEFAULT, PGSQL_IGNORE_DEFAULT};
 use error::{is_lost_statement, refused};
 pub use facts::{DatasetTables, Server};
 pub use rows::RowBuf;
@@ -140,6 +140,13 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// A connection for a command's own statements (DDL, counts, loads,
+    /// checks): no workload statements, client 0; a failure is the
+    /// command's connect error.
+    pub async fn admin(cfg: &Arc<ConnConfig>) -> crate::error::Result<Conn> {
+        Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| connect_error(&cfg.target, &e))
+    }
+
     pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
         let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
         let mut c = Conn { inner, set, cfg, host_index, client, stop: None, block: None };

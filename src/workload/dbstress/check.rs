@@ -1,8 +1,9 @@
 //! `check dbstress`: what the events must keep true, per set. Each query
 //! counts what violates its condition, so 0 means it holds.
 
-use super::load::{connect, count};
+use super::load::count;
 use super::{Dbstress, Names, N_HISTORY, SECTIONS, STATS, ZONES};
+use crate::db::Conn;
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::workload::TableState;
@@ -41,7 +42,7 @@ impl Checked for Dbstress {
             TableState::Missing => return Err(crate::usage!("the dbSTRESS tables do not exist: run `fairbench prepare {}` with the same options first", super::RW)),
             TableState::Mismatch(why) => return Err(Error::Check(format!("dbSTRESS check failed: {why}"))),
         }
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let mut failed = Vec::new();
         for (i, n) in self.names.iter().enumerate() {
             if !quiet {

@@ -9,7 +9,7 @@
 
 use super::{write_ref, Dbstress, Names, N_HISTORY, SECTIONS, STATS, ZONES};
 use crate::db::sharding::{Key, ShardPlan, Sharding};
-use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::workload::TableState;
@@ -20,11 +20,6 @@ use std::sync::{Arc, Mutex};
 
 /// Objects per piece at most, so loaders share out a big set evenly.
 const PIECE_MAX: u64 = 100_000;
-
-/// One connection for admin work; failures map to exit codes.
-pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
-}
 
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
     conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))
@@ -262,7 +257,7 @@ impl Dbstress {
         for _ in 0..loaders {
             let (me, cfg, queue, progress) = (Arc::new(self.clone()), cfg.clone(), queue.clone(), progress.clone());
             tasks.spawn(async move {
-                let mut conn = connect(&cfg).await?;
+                let mut conn = Conn::admin(&cfg).await?;
                 loop {
                     crate::model::check_interrupt()?;
                     let next = queue.lock().unwrap().pop_front();
@@ -371,7 +366,7 @@ impl Dataset for Dbstress {
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        let mut conn = connect(cfg).await?;
+        let mut conn = Conn::admin(cfg).await?;
         let (mut complete, mut missing) = (0, 0);
         let mut wrong = None;
         for n in &self.names {
@@ -395,7 +390,7 @@ impl Dataset for Dbstress {
     }
 
     async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let mut todo = Vec::new();
         for (i, n) in self.names.iter().enumerate() {
             crate::model::check_interrupt()?;
@@ -458,7 +453,7 @@ impl Dataset for Dbstress {
     }
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         for (i, n) in self.names.iter().enumerate() {
             crate::model::check_interrupt()?;
             if !quiet {
@@ -475,7 +470,7 @@ impl Dataset for Dbstress {
     /// Reads every OBJECT and HISTORY row and the HISTORY index, after
     /// fresh statistics.
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let mut first = String::new();
         write_ref(&mut first, 0);
         for n in &self.names {

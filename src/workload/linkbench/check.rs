@@ -3,8 +3,9 @@
 //! count, and the nodes are sane. Each query counts what violates its
 //! condition, so 0 means it holds.
 
-use super::load::{connect, number};
+use super::load::number;
 use super::{LinkBench, DEFAULT_NODE_TYPE, NAME};
+use crate::db::Conn;
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::workload::TableState;
@@ -42,7 +43,7 @@ impl Checked for LinkBench {
             TableState::Missing => return Err(crate::usage!("the LinkBench tables do not exist: run `fairbench prepare {NAME}` with the same options first")),
             TableState::Mismatch(why) => return Err(Error::Check(format!("LinkBench check failed: {why}"))),
         }
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let mut failed = Vec::new();
         for db in 0..self.cfg.dbcount {
             if !quiet {

@@ -4,9 +4,9 @@
 //! its own seeded stream, so a load is the same whatever the loaders'
 //! timing. The id1_type index is built last: it marks a complete load.
 
-use super::{dist, now_ms, now_s, props, sql_error, LinkBench, DEFAULT_LINK_TYPE, DEFAULT_NODE_TYPE, MAX_LINK_DATA, MAX_NODE_DATA};
+use super::{dist, now_ms, now_s, props, LinkBench, DEFAULT_LINK_TYPE, DEFAULT_NODE_TYPE, MAX_LINK_DATA, MAX_NODE_DATA};
 use crate::db::sharding::{Key, ShardPlan, Sharding};
-use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
+use crate::db::{sql_error, ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::Rng;
@@ -16,10 +16,6 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
-}
 
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
     conn.query(sql).await.map(|_| ()).map_err(sql_error(sql))
@@ -239,7 +235,7 @@ impl LinkBench {
         for _ in 0..loaders {
             let (me, cfg, queue, progress, links) = (Arc::new(self.clone()), cfg.clone(), queue.clone(), progress.clone(), links.clone());
             tasks.spawn(async move {
-                let mut conn = connect(&cfg).await?;
+                let mut conn = Conn::admin(&cfg).await?;
                 loop {
                     crate::model::check_interrupt()?;
                     let next = queue.lock().unwrap().pop_front();
@@ -292,7 +288,7 @@ impl LinkBench {
         if chunks.is_empty() {
             return Ok(());
         }
-        let mut conn = connect(cfg).await?;
+        let mut conn = Conn::admin(cfg).await?;
         let cols = self.node_columns();
         // Nodes go in id order, a few chunks per statement.
         let seed = self.load_seed() ^ 0x6E6F_6465;
@@ -352,7 +348,7 @@ impl Dataset for LinkBench {
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        let mut conn = connect(cfg).await?;
+        let mut conn = Conn::admin(cfg).await?;
         let mut missing = 0;
         for db in 0..self.cfg.dbcount {
             if !self.exists(&mut conn, db).await {
@@ -371,7 +367,7 @@ impl Dataset for LinkBench {
     }
 
     async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let mut todo = Vec::new();
         for db in 0..self.cfg.dbcount {
             crate::model::check_interrupt()?;
@@ -456,7 +452,7 @@ impl Dataset for LinkBench {
     }
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         for db in 0..self.cfg.dbcount {
             crate::model::check_interrupt()?;
             let names = ["linktable", "counttable", "nodetable"].map(|t| self.cfg.table(db, t));
@@ -473,7 +469,7 @@ impl Dataset for LinkBench {
 
     /// Reads the three tables and the covering index once.
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         for db in 0..self.cfg.dbcount {
             let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));
             if !quiet {

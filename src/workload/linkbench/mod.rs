@@ -25,8 +25,7 @@ pub mod props;
 
 use super::{Counters, Workload};
 use crate::db::Dialect;
-use crate::db::{Conn, ConnConfig, DbError, DbResult, ErrKind, Protocol, StatementSet, StmtId};
-use crate::error::Error;
+use crate::db::{Conn, ConnConfig, DbResult, ErrKind, Protocol, StatementSet, StmtId};
 use crate::rand::Rng;
 pub use config::{mix_by_name, Config, Shape};
 use dist::{Shuffler, Zipf};
@@ -418,11 +417,6 @@ impl Workload for LinkBench {
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         Some(Box::new(output::LinkBenchSink::new(self, json, percentile, standard)))
     }
-}
-
-/// An error for a failed admin statement.
-pub fn sql_error(sql: &str) -> impl FnOnce(DbError) -> Error + '_ {
-    move |e| Error::Sql(format!("{e}\n  in: {sql}"))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::{Kind, Oltp};
 use crate::db::sharding::{Key, ShardPlan, Sharding};
-use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Protocol, Row, RowSource, StatementSet};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Protocol, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
@@ -272,7 +272,7 @@ struct Loader {
 
 impl Loader {
     async fn run(self) -> Result<()> {
-        let mut conn = connect(&self.cfg).await?;
+        let mut conn = Conn::admin(&self.cfg).await?;
         loop {
             crate::model::check_interrupt()?;
             let Some(p) = self.pieces.lock().unwrap().take() else { break };
@@ -357,11 +357,6 @@ async fn max_id(conn: &mut Conn, table: &str, range: Option<(u64, u64)>) -> Resu
     Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|s| s.parse().ok()).unwrap_or(0))
 }
 
-/// One connection for admin work; failures map to exit codes.
-pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
-}
-
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
     conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql))))
 }
@@ -397,7 +392,7 @@ impl Dataset for Oltp {
     /// missing, or present but different from what the options describe
     /// (then the user decides; fairbench never drops tables on its own).
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        let mut conn = connect(cfg).await?;
+        let mut conn = Conn::admin(cfg).await?;
         let (mut present, mut missing) = (0, 0);
         let (mut short, mut largest) = (None, 0u64);
         let needs_rows = self.mix.kind != Kind::Insert || self.args.auto_inc;
@@ -438,7 +433,7 @@ impl Dataset for Oltp {
     /// piece are always a prefix of its range: the next prepare asks each
     /// piece for its highest id and loads the rest.
     async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let existing = existing_tables(&mut conn, self.protocol, &self.args.table_name).await?;
         let found = |t: &str| existing.contains(&t.to_ascii_lowercase());
         if self.mix.kind == Kind::BulkInsert {
@@ -557,7 +552,7 @@ impl Dataset for Oltp {
     }
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let n = if self.mix.kind == Kind::BulkInsert { threads as u32 } else { self.args.tables };
         let d = self.protocol.dialect();
         for i in 1..=n {
@@ -573,7 +568,7 @@ impl Dataset for Oltp {
     }
 
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let d = self.protocol.dialect();
         for t in self.table_names() {
             if !quiet {

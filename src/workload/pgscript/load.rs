@@ -3,7 +3,7 @@
 //! `--scale`; primary keys added after the load.
 
 use super::{PgScripts, TABLES};
-use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource, StatementSet};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::workload::TableState;
@@ -13,10 +13,6 @@ use std::sync::Arc;
 
 const TELLERS: i64 = 10;
 const ACCOUNTS: i64 = 100_000;
-
-async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
-}
 
 async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
     conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))
@@ -84,7 +80,7 @@ impl PgScripts {
             // pgbench gives custom scripts :scale = 1 unless told.
             return Ok(());
         }
-        let mut conn = connect(cfg).await?;
+        let mut conn = Conn::admin(cfg).await?;
         let n = branches(&mut conn).await;
         conn.close().await;
         if let Some(n) = n.filter(|n| *n > 0) {
@@ -104,7 +100,7 @@ impl Dataset for PgScripts {
             // A script's tables are its own business: nothing to check.
             return Ok(TableState::Ready);
         }
-        let mut conn = connect(cfg).await?;
+        let mut conn = Conn::admin(cfg).await?;
         let n = branches(&mut conn).await;
         conn.close().await;
         if let (Some(n), None) = (n.filter(|n| *n > 0), self.scale_given) {
@@ -121,7 +117,7 @@ impl Dataset for PgScripts {
     async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let protocol = cfg.target.protocol;
         let scale = self.scale_given.unwrap_or(1);
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         for sql in protocol.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
@@ -165,7 +161,7 @@ impl Dataset for PgScripts {
     }
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         for sql in cfg.target.protocol.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
@@ -177,7 +173,7 @@ impl Dataset for PgScripts {
     }
 
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         for t in TABLES {
             for sql in cfg.target.protocol.dialect().prewarm_queries(t) {
                 ddl(&mut conn, &sql).await?;

@@ -243,7 +243,7 @@ impl KeyChooser {
             KeyChooser::Uniform { lo, hi } => rng.uniform(*lo, *hi),
             KeyChooser::Zipfian(z) => z.next(rng),
             KeyChooser::Hotspot { lo, hot, cold, hot_opn } => {
-                let r = (rng.next_u64() >> 1) as i64 as u64;
+                let r = rng.next_u64() >> 1;
                 if rng.uniform_double() < *hot_opn && *hot > 0 {
                     *lo + r % *hot
                 } else {

@@ -5,7 +5,7 @@
 
 use super::{gen, Phase, Ycsb};
 use crate::db::sharding::{Key, ShardPlan, Sharding};
-use crate::db::{ColType, Column, Conn, ConnConfig, Row, RowSource, StatementSet};
+use crate::db::{sql_error, ColType, Column, Conn, ConnConfig, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::Rng;
@@ -14,14 +14,6 @@ use std::sync::Arc;
 
 /// Records per loader piece at most, so loaders share the work evenly.
 const PIECE: u64 = 50_000;
-
-async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))
-}
-
-fn sql_error(sql: &str) -> impl FnOnce(crate::db::DbError) -> Error + '_ {
-    move |e| Error::Sql(format!("{e}\n  in: {sql}"))
-}
 
 /// The records of key numbers `next..end`, as `ycsb load` makes them.
 struct Records<'a> {
@@ -95,7 +87,7 @@ impl Ycsb {
         for _ in 0..loaders {
             let (me, cfg, queue, progress, cols) = (Arc::new(self.clone()), cfg.clone(), queue.clone(), progress.clone(), cols.clone());
             tasks.spawn(async move {
-                let mut conn = connect(&cfg).await?;
+                let mut conn = Conn::admin(&cfg).await?;
                 loop {
                     crate::model::check_interrupt()?;
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
@@ -126,7 +118,7 @@ impl Dataset for Ycsb {
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
-        let mut conn = connect(cfg).await?;
+        let mut conn = Conn::admin(cfg).await?;
         let t = &self.cfg.table;
         let state = match self.phase {
             Phase::Load => match self.has_record(&mut conn, self.cfg.insertstart).await {
@@ -153,7 +145,7 @@ impl Dataset for Ycsb {
     /// `ycsb load` creates the table only (its operations insert the
     /// records); `prepare` loads them too, in bulk.
     async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let t = &self.cfg.table;
         match self.has_record(&mut conn, self.last_record()).await {
             Some(true) if self.phase == Phase::Run => {
@@ -195,7 +187,7 @@ impl Dataset for Ycsb {
     }
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let sql = format!("DROP TABLE IF EXISTS {}", self.cfg.table);
         conn.query(&sql).await.map_err(sql_error(&sql))?;
         if !quiet {
@@ -206,7 +198,7 @@ impl Dataset for Ycsb {
     }
 
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = connect(&cfg).await?;
+        let mut conn = Conn::admin(&cfg).await?;
         let sql = format!("SELECT COUNT(*), SUM(LENGTH(FIELD0)) FROM {}", self.cfg.table);
         conn.query(&sql).await.map_err(sql_error(&sql))?;
         if !quiet {
