@@ -615,6 +615,8 @@ fb_stop_vitess() {
 fb_vitess_env_lines() {
     printf 'export FAIRBENCH_TEST_VITESS_URL=%q\n' "$FB_VITESS_URL"
     printf 'export FAIRBENCH_TEST_VITESS_SHARD_URLS=%q\n' "$FB_VITESS_SHARD_URLS"
+    # Where vtctldclient is, for the target's admin-port (reference tables).
+    printf 'export FAIRBENCH_VITESS_BINDIR=%q\n' "${FAIRBENCH_VITESS_BINDIR:-$FB_CACHE_BIN}"
 }
 
 # ---------------------------------------------------------------------------------------

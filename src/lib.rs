@@ -2,6 +2,7 @@
 //! MySQL-family servers, PostgreSQL and embedded SQLite, with one client.
 
 pub mod audit;
+pub mod cache;
 pub mod cli;
 mod commands;
 pub mod compare;

@@ -105,7 +105,7 @@ fn a_two_shard_sandbox_routes_rows_by_key_runs_durable_and_stops_leaving_nothing
     let dir = PathBuf::from(field(&out, "FAIRBENCH_SANDBOX_DIR"));
     let port: u16 = field(&out, "FAIRBENCH_SANDBOX_PORT").parse().unwrap();
     let status: u16 = field(&out, "FAIRBENCH_SANDBOX_STATUS_PORT").parse().unwrap();
-    assert_eq!(field(&out, "FAIRBENCH_SANDBOX_URL"), format!("mysql://fairbench:fairbench@127.0.0.1:{port}/fairbench?status-port={status}"));
+    assert_eq!(field(&out, "FAIRBENCH_SANDBOX_URL"), format!("mysql://fairbench:fairbench@127.0.0.1:{port}/fairbench?status-port={status}&admin-port={}", port + 4));
     assert_eq!(field(&out, "FAIRBENCH_SANDBOX_SHARDS"), "-80 80-");
     let shards: Vec<u16> = field(&out, "FAIRBENCH_SANDBOX_SHARD_URLS").split(' ').map(port_of).collect();
     assert_eq!(shards.len(), 2, "{err}");

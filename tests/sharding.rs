@@ -111,16 +111,23 @@ fn sysbench_tables_are_sharded_by_id_before_the_rows_go_in() {
     run_ok(&mut cmd("run", "oltp_insert", &[&size[..], &["--auto-inc=off", "--threads", "2", "--time", "2", "--no-save"]].concat()));
     run_ok(&mut cmd("cleanup", "oltp_read_write", &size));
     assert_eq!(tables_like("shsb%"), "");
+    // Nor does the VSchema route them any more (vtgate learns of a change
+    // from the topology and the tablets a moment later).
+    let gone = || !vt_sql("SHOW VSCHEMA TABLES").lines().any(|t| t.starts_with("shsb"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !gone() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(gone(), "{}", vt_sql("SHOW VSCHEMA TABLES"));
 }
 
 #[test]
-fn tpcc_tables_are_sharded_by_warehouse_and_item_is_spread_by_its_id() {
+fn tpcc_tables_are_sharded_by_warehouse_and_item_is_whole_on_every_shard() {
     let _one = serial();
     let size = ["--warehouses", "2", "--fk", "nofk", "--tpcc-prefix", "sht"];
     let _ = cmd("cleanup", "tpcc", &size).output();
     let out = run_ok(&mut cmd("prepare", "tpcc", &[&size[..], &["--threads", "4"]].concat()));
-    // ITEM is a reference table by nature; ALTER VSCHEMA cannot make one, so it is spread by i_id and the prepare says so.
-    assert!(stdout(&out).contains("shtitem1 is small enough for every shard to hold whole"), "{}", show(&out));
+    assert!(!stdout(&out).contains("small enough for every shard"), "declared through vtctld, not spread: {}", show(&out));
     for (t, col) in [
         ("shtwarehouse1", "w_id"),
         ("shtdistrict1", "d_w_id"),
@@ -133,19 +140,39 @@ fn tpcc_tables_are_sharded_by_warehouse_and_item_is_spread_by_its_id() {
     ] {
         assert_eq!(primary_vindex(t), Some((col.into(), "reverse_bits".into())), "{t}");
     }
-    assert_eq!(primary_vindex("shtitem1"), Some(("i_id".into(), "hash".into())));
+    // ITEM is a reference table: no vindex, every row on every shard.
+    assert_eq!(primary_vindex("shtitem1"), None);
+    assert!(rows_per_shard("shtitem1").iter().all(|&n| n == 100_000), "{:?}", rows_per_shard("shtitem1"));
     // Two warehouses, two shards: one warehouse on each.
     assert_eq!(rows_per_shard("shtwarehouse1").iter().filter(|&&n| n == 1).count(), 2);
-    assert_eq!(rows_per_shard("shtitem1").iter().sum::<u64>(), 100_000);
     let dir = scratch_dir("sharding-tpcc");
     let store = dir.join("r.sqlite");
     run_ok(cmd("run", "tpcc", &size).args(["--threads", "4", "--time", "4", "--results"]).arg(&store));
     let vs = recorded_sharding(&store);
     assert_eq!(vs["tables"]["shtstock1"]["column_vindexes"][0]["name"], "reverse_bits", "{vs}");
+    assert_eq!(vs["tables"]["shtitem1"], serde_json::json!({ "type": "reference" }), "{vs}");
     // One warehouse on each shard: the conditions hold across them (a
     // remote payment's history row is on the other shard than its customer).
     let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
     assert!(text.contains("condition 10") && text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", "tpcc", &size));
+}
+
+/// A prepare that resumes finds a copy of ITEM short of rows (one shard's
+/// load interrupted: more rows than vtgate lets one DELETE touch) and
+/// loads every copy again.
+#[test]
+fn a_reference_table_short_on_one_shard_is_loaded_again_on_every_shard() {
+    let _one = serial();
+    let size = ["--warehouses", "1", "--fk", "nofk", "--tpcc-prefix", "shr"];
+    let _ = cmd("cleanup", "tpcc", &size).output();
+    run_ok(&mut cmd("prepare", "tpcc", &size));
+    let first = shards()[0].clone();
+    vt_sql(&format!("USE `{}:{first}`; DELETE FROM shritem1 WHERE i_id > 95000", keyspace()));
+    assert_eq!(rows_per_shard("shritem1")[0], 95_000);
+    let out = run_ok(&mut cmd("prepare", "tpcc", &size));
+    assert!(stdout(&out).contains("1 item table(s)"), "{}", show(&out));
+    assert!(rows_per_shard("shritem1").iter().all(|&n| n == 100_000), "{:?}", rows_per_shard("shritem1"));
     run_ok(&mut cmd("cleanup", "tpcc", &size));
 }
 
@@ -167,7 +194,23 @@ fn linkbench_and_dbstress_prepare_and_run_sharded() {
     run_ok(&mut cmd("cleanup", "linkbench", &lb));
     let ds = ["--obj-table-size", "2000"];
     let _ = cmd("cleanup", "dbstress", &ds).output();
-    run_ok(&mut cmd("prepare", "dbstress", &ds));
+    // Without vtctld's address, the fixed tables are spread by REF, and
+    // prepare says what to add (the cleanup took their VSchema entries out).
+    let url = vitess_url();
+    assert!(url.contains("&admin-port="), "the test cluster's URL names vtctld: {url}");
+    let without = url.split('&').filter(|p| !p.starts_with("admin-port=")).collect::<Vec<_>>().join("&");
+    let out = run_ok(fairbench().args(["prepare", "dbstress", "--target", &without]).args(ds));
+    assert!(stdout(&out).contains("SECTION1, STAT1, ZONE1 are small enough for every shard to hold whole") && stdout(&out).contains("admin-port"), "{}", show(&out));
+    assert_eq!(primary_vindex("ZONE1"), Some(("REF".into(), "unicode_loose_xxhash".into())));
+    assert_eq!(rows_per_shard("ZONE1").iter().sum::<u64>(), 10);
+    run_ok(&mut cmd("cleanup", "dbstress", &ds));
+    // With it: ZONE, STAT and SECTION whole on every shard.
+    let out = run_ok(&mut cmd("prepare", "dbstress", &ds));
+    assert!(!stdout(&out).contains("small enough"), "{}", show(&out));
+    for (t, n) in [("ZONE1", 10), ("STAT1", 1000), ("SECTION1", 100)] {
+        assert_eq!(primary_vindex(t), None, "{t}");
+        assert!(rows_per_shard(t).iter().all(|&k| k == n), "{t}: {:?}", rows_per_shard(t));
+    }
     assert_eq!(primary_vindex("OBJECT1"), Some(("REF".into(), "unicode_loose_xxhash".into())));
     assert_eq!(primary_vindex("HISTORY1"), Some(("REF_OBJECT".into(), "unicode_loose_xxhash".into())));
     assert!(rows_per_shard("HISTORY1").iter().all(|&n| n > 0));

@@ -77,6 +77,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             let drop_group = runner::group::drop_table(cfg.clone());
             return until_interrupted(rt, async move {
                 w.cleanup(cfg.clone(), max_threads, quiet).await?;
+                super::shard::after_cleanup(w.as_ref(), &cfg, quiet).await?;
                 drop_group.await
             });
         }

@@ -20,6 +20,22 @@ pub async fn refuse<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>) -> Result<()> {
     why.map_or(Ok(()), |why| Err(Error::Usage(why)))
 }
 
+/// After the workload's cleanup dropped its tables: the engine forgets
+/// how they were spread.
+pub async fn after_cleanup<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>, quiet: bool) -> Result<()> {
+    let plan = w.sharding();
+    let mut c = Conn::admin(cfg).await?;
+    let mut notes = Vec::new();
+    cfg.engine().unshard_tables(&mut c, &plan, &mut notes).await;
+    c.close().await;
+    if !quiet {
+        for n in notes {
+            println!("Note: {n}");
+        }
+    }
+    Ok(())
+}
+
 /// Before the workload's prepare: refuses what cannot be sharded, then
 /// has the engine apply the rest, and says what it applied.
 pub async fn before_prepare<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>, quiet: bool) -> Result<()> {

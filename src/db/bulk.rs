@@ -54,7 +54,7 @@ impl ColType {
 }
 
 /// One generated row; values are reused between rows to avoid allocation.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Row {
     pub ints: Vec<i64>,
     pub texts: Vec<Vec<u8>>,

@@ -10,7 +10,7 @@
 //! MySQL's protocol is found by what it says it is).
 
 use super::facts::{DatasetTables, Server};
-use super::sharding::ShardPlan;
+use super::sharding::{Copies, ShardPlan};
 use super::{Conn, ConnConfig, Dialect, Protocol};
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
@@ -92,6 +92,20 @@ pub trait Engine: Sync {
     /// not shard. Lines the user should read go to `notes`.
     fn shard_tables<'a>(&'a self, _c: &'a mut Conn, _plan: &'a ShardPlan, _notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>> {
         Box::pin(async { Ok(None) })
+    }
+
+    /// Forgets how the workload's tables were spread, once its cleanup
+    /// dropped them; what could not be forgotten goes to `notes`.
+    fn unshard_tables<'a>(&'a self, _c: &'a mut Conn, _plan: &'a ShardPlan, _notes: &'a mut Vec<String>) -> SendFuture<'a, ()> {
+        Box::pin(async {})
+    }
+
+    /// Where the copies of `table` are when the engine keeps one on every
+    /// shard and takes writes to each apart (a reference table vtgate will
+    /// not write to): how to point a connection at each and back. None: one
+    /// table, written as any other.
+    fn copies<'a>(&'a self, _c: &'a mut Conn, _table: &'a str) -> SendFuture<'a, Option<Copies>> {
+        Box::pin(async { None })
     }
 
     /// How the dataset's tables are sharded now, as schema text a run's

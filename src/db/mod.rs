@@ -12,6 +12,7 @@
 //! `bulk.rs` the rows of a bulk load.
 
 mod bulk;
+mod copies;
 pub mod dialect;
 mod encode;
 pub mod engines;
@@ -563,6 +564,11 @@ impl Conn {
         Ok(classify_result(rows, changed))
     }
 
+    /// What the connection was opened with.
+    pub fn config(&self) -> &ConnConfig {
+        &self.cfg
+    }
+
     /// Run a query and return the first column of every row as text.
     pub async fn query_strings(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
         let r = match &mut self.inner {
@@ -577,7 +583,16 @@ impl Conn {
 
     /// Fast bulk load of generated rows: binary COPY, LOAD DATA LOCAL or
     /// multi-row INSERT, batched SQLite transactions.
+    /// A table the engine keeps a copy of on every shard gets the rows in
+    /// each copy (copies.rs).
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
+        if let Some(copies) = self.cfg.engine().copies(self, table).await {
+            return self.bulk_load_copies(&copies, table, cols, rows, bulk_rows, mode).await;
+        }
+        self.bulk_load_one(table, cols, rows, bulk_rows, mode).await
+    }
+
+    async fn bulk_load_one(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
         let mode = if mode == LoadMode::Auto && !self.cfg.engine().loads_infile() { LoadMode::Insert } else { mode };
         let r = match &mut self.inner {
             Inner::My(c) => c.bulk_load(table, cols, rows, bulk_rows, mode).await,

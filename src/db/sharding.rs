@@ -117,6 +117,15 @@ impl Key {
     }
 }
 
+/// The copies of a table an engine keeps whole on every shard: the
+/// statement that points a connection at each, and the one that points it
+/// back where it was.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Copies {
+    pub each: Vec<String>,
+    pub back: String,
+}
+
 /// `name` quoted as a MySQL identifier.
 pub fn ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
@@ -163,13 +172,48 @@ pub mod vschema {
         format!("ALTER VSCHEMA ON {} DROP VINDEX {}", ident(table), ident(name))
     }
 
+    /// What the connection's statements go to as vtgate names it
+    /// (`ks`, `ks@primary`, `ks:-80`).
+    async fn database(c: &mut Conn) -> Option<String> {
+        let rows = c.query_strings("SELECT DATABASE()").await.ok()?;
+        rows.into_iter().next()?.into_iter().next()?.filter(|d| !d.is_empty())
+    }
+
     /// The keyspace a connection's statements go to (`ks`, `ks@primary`
     /// and `ks:-80` all name `ks`).
     async fn keyspace(c: &mut Conn) -> Option<String> {
-        let rows = c.query_strings("SELECT DATABASE()").await.ok()?;
-        let db = rows.into_iter().next()?.into_iter().next()??;
+        let db = database(c).await?;
         let name = db.split(['@', ':']).next().unwrap_or_default().trim_matches('`').to_string();
         Some(name).filter(|n| !n.is_empty())
+    }
+
+    /// Declares tables of a keyspace reference tables, whole on every
+    /// shard: what `ALTER VSCHEMA` cannot say, so the engine says it
+    /// through the cluster's control service.
+    pub trait DeclareReference: Sync {
+        fn declare<'a>(&'a self, keyspace: &'a str, tables: &'a [String]) -> crate::db::engines::SendFuture<'a, std::result::Result<(), String>>;
+    }
+
+    /// Whether vtgate routes `table` as a reference table: its plan for a
+    /// read says so (`SHOW VSCHEMA VINDEXES` shows such a table as one
+    /// with no vindex, like a table it does not route at all).
+    pub async fn is_reference(c: &mut Conn, table: &str) -> bool {
+        let Ok(rows) = c.query_strings(&format!("VEXPLAIN PLAN SELECT 1 FROM {}", ident(table))).await else { return false };
+        let plan: String = rows.into_iter().flatten().flatten().collect::<String>().split_whitespace().collect();
+        plan.contains(r#""Variant":"Reference""#)
+    }
+
+    /// Where a reference table's copies are: one per shard of the sharded
+    /// keyspace, each written to by naming its shard (`USE ks:-80`), given
+    /// the keyspace's `shards` (`-80`, `80-`); None for any other table.
+    pub async fn copies(c: &mut Conn, table: &str, shards: &[String]) -> Option<Copies> {
+        let ks = sharded_keyspace(c).await?;
+        let t = in_keyspace(table, &ks).ok()?;
+        if shards.is_empty() || !is_reference(c, t).await {
+            return None;
+        }
+        let back = database(c).await?;
+        Some(Copies { each: shards.iter().map(|s| format!("USE {}", ident(&format!("{ks}:{s}")))).collect(), back: format!("USE {}", ident(&back)) })
     }
 
     /// Whether keyspace `ks` is sharded (`SHOW VSCHEMA KEYSPACES`); None
@@ -205,7 +249,7 @@ pub mod vschema {
     /// A table's vindexes, the primary first; empty for a table the VSchema
     /// does not route by any: one it does not hold, one vtgate only found
     /// on the shards (listed, but "does not exist" to `SHOW VSCHEMA
-    /// VINDEXES`), or a reference table, which SQL cannot tell apart.
+    /// VINDEXES`), or a reference table (see [`is_reference`]).
     async fn vindexes_of(c: &mut Conn, table: &str, listed: &[String]) -> std::result::Result<Vec<ColumnVindex>, String> {
         if !listed.iter().any(|t| t == table) {
             return Ok(Vec::new());
@@ -225,7 +269,8 @@ pub mod vschema {
 
     /// How a table routed by `current` (its vindexes) differs from what
     /// `s` declares; None when its primary vindex is the declared one, or
-    /// it has none yet. A reference table is spread by its key.
+    /// it has none yet. A reference table spread by its key (where it
+    /// cannot be declared one) is as declared.
     pub fn conflict(s: &Sharding, current: &[ColumnVindex]) -> Option<String> {
         let key = s.key();
         let want = vindex(&key.values);
@@ -279,46 +324,86 @@ pub mod vschema {
     /// Gives every table of `plan` the primary vindex it lacks in a sharded
     /// keyspace, before the tables are created (vtgate takes a VSchema entry
     /// for a table that does not exist yet, and sends DDL to every shard
-    /// anyway): returns the VSchema JSON of the plan's tables as the
-    /// keyspace holds them now ([`read`]); None when the keyspace is not
-    /// sharded or the workload declared nothing. A reference table is
-    /// spread by its key, as `ALTER VSCHEMA` cannot make one and vtgate
-    /// would not load one (`notes` says so).
-    pub async fn apply(c: &mut Conn, plan: &ShardPlan, notes: &mut Vec<String>) -> Result<Option<String>> {
+    /// anyway), and has `reference` declare the reference tables: returns
+    /// the VSchema JSON of the plan's tables as the keyspace holds them now
+    /// ([`read`]); None when the keyspace is not sharded or the workload
+    /// declared nothing. When `reference` cannot (Err: why, as a sentence
+    /// saying what to give), a reference table is spread by its key
+    /// instead, and `notes` says so.
+    pub async fn apply(c: &mut Conn, plan: &ShardPlan, reference: std::result::Result<&dyn DeclareReference, String>, notes: &mut Vec<String>) -> Result<Option<String>> {
         let Some(ks) = sharded_keyspace(c).await else { return Ok(None) };
         if plan.tables.is_empty() {
             notes.push(format!("keyspace {ks} is sharded and the workload does not say how its tables shard: they must be in its VSchema before rows go in"));
             return Ok(None);
         }
         let listed = tables(c).await.map_err(|e| Error::Sql(format!("SHOW VSCHEMA TABLES: {e}")))?;
-        let mut names = Vec::new();
+        let (mut names, mut references, mut spread) = (Vec::new(), Vec::new(), Vec::new());
         for s in &plan.tables {
             let t = in_keyspace(s.table(), &ks).map_err(Error::Usage)?;
+            names.push(t.to_string());
+            if matches!(s, Sharding::Reference { .. }) {
+                if reference.is_ok() {
+                    // Declared whole, whatever routed it before (a table
+                    // spread by its key: its rows are loaded again).
+                    references.push(t.to_string());
+                    continue;
+                }
+                if is_reference(c, t).await {
+                    // Whole on every shard already (a vindex added now
+                    // would not change that).
+                    continue;
+                }
+                spread.push(s);
+            }
             let current = vindexes_of(c, t, &listed).await.map_err(|e| Error::Sql(format!("SHOW VSCHEMA VINDEXES ON {t}: {e}")))?;
             if let Some(why) = conflict(s, &current) {
                 return Err(Error::Usage(why));
             }
             if current.is_empty() {
                 let sql = add_vindex_sql(t, s.key());
-                c.query(&sql).await.map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))?;
+                c.query(&sql).await.map_err(crate::db::sql_error(&sql))?;
             }
-            names.push(t.to_string());
         }
-        let refs: Vec<&Sharding> = plan.tables.iter().filter(|s| matches!(s, Sharding::Reference { .. })).collect();
-        if !refs.is_empty() {
-            let tables: Vec<&str> = refs.iter().map(|s| s.table()).collect();
-            let keys: Vec<&str> = refs.iter().map(|s| s.key().column.as_str()).collect();
-            notes.push(format!(
-                "{} {} small enough for every shard to hold whole (a reference table), but ALTER VSCHEMA cannot declare one and vtgate would not load one: spread by {} instead",
-                tables.join(", "),
-                if tables.len() == 1 { "is" } else { "are" },
-                keys.join(", ")
-            ));
+        match reference {
+            Ok(declare) if !references.is_empty() => declare.declare(&ks, &references).await.map_err(|e| Error::Sql(format!("declaring {} a reference table: {e}", references.join(", "))))?,
+            Ok(_) => {}
+            Err(why) => {
+                if !spread.is_empty() {
+                    let tables: Vec<&str> = spread.iter().map(|s| s.table()).collect();
+                    let mut keys: Vec<&str> = spread.iter().map(|s| s.key().column.as_str()).collect();
+                    keys.dedup();
+                    notes.push(format!(
+                        "{} {} small enough for every shard to hold whole (a reference table), spread by {} instead: {why}",
+                        tables.join(", "),
+                        if tables.len() == 1 { "is" } else { "are" },
+                        keys.join(", ")
+                    ));
+                }
+            }
         }
         let mut errors = Vec::new();
         match read(c, &DatasetTables::Names(names), &mut errors).await {
             Some(text) if errors.is_empty() => Ok(Some(text)),
             _ => Err(Error::Sql(format!("the VSchema just applied cannot be read back: {}", errors.join("; ")))),
+        }
+    }
+
+    /// Takes the plan's tables out of the VSchema of a sharded keyspace,
+    /// once they are dropped: a later prepare of other sizes or options
+    /// starts from nothing, and the keyspace keeps no routing for tables it
+    /// does not hold. What vtgate refuses goes to `notes`.
+    pub async fn remove(c: &mut Conn, plan: &ShardPlan, notes: &mut Vec<String>) {
+        let Some(ks) = sharded_keyspace(c).await else { return };
+        let Ok(listed) = tables(c).await else { return };
+        for s in &plan.tables {
+            let Ok(t) = in_keyspace(s.table(), &ks) else { continue };
+            if !listed.iter().any(|l| l == t) {
+                continue;
+            }
+            let sql = format!("ALTER VSCHEMA DROP TABLE {}", ident(t));
+            if let Err(e) = c.query(&sql).await {
+                notes.push(format!("{t} stays in the VSchema of keyspace {ks}: {e} (in: {sql})"));
+            }
         }
     }
 
@@ -346,24 +431,42 @@ pub mod vschema {
         let mut entries = Vec::new();
         for t in listed.iter().filter(|t| holds(dataset, t)) {
             match vindexes_of(c, t, &listed).await {
-                Ok(vs) => entries.push((t.clone(), vs)),
+                Ok(vs) if vs.is_empty() && is_reference(c, t).await => entries.push((t.clone(), Route::Reference)),
+                Ok(vs) => entries.push((t.clone(), Route::Vindexes(vs))),
                 Err(e) => errors.push(format!("SHOW VSCHEMA VINDEXES ON {t}: {e}")),
             }
         }
         Some(keyspace_json(&entries))
     }
 
+    /// How vtgate routes a table of a sharded keyspace.
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum Route {
+        /// By its vindexes, the primary first (none: listed, but routed by
+        /// none: see [`vindexes_of`]).
+        Vindexes(Vec<ColumnVindex>),
+        /// Whole on every shard.
+        Reference,
+    }
+
     /// A sharded keyspace's VSchema in vtctldclient's JSON form, with the
-    /// vindexes of each table (`{}`: listed, but routed by none: see
-    /// [`vindexes_of`]); compact, keys sorted.
-    pub fn keyspace_json(entries: &[(String, Vec<ColumnVindex>)]) -> String {
+    /// vindexes of each table (`{}`: listed, but routed by none);
+    /// compact, keys sorted.
+    pub fn keyspace_json(entries: &[(String, Route)]) -> String {
         let mut vindexes = Map::new();
         let mut tables = Map::new();
-        for (t, vs) in entries {
-            if vs.is_empty() {
-                tables.insert(t.clone(), json!({}));
-                continue;
-            }
+        for (t, route) in entries {
+            let vs = match route {
+                Route::Reference => {
+                    tables.insert(t.clone(), json!({ "type": "reference" }));
+                    continue;
+                }
+                Route::Vindexes(vs) if vs.is_empty() => {
+                    tables.insert(t.clone(), json!({}));
+                    continue;
+                }
+                Route::Vindexes(vs) => vs,
+            };
             for v in vs {
                 let mut def = json!({ "type": v.kind });
                 if !v.params.is_empty() {
@@ -425,7 +528,7 @@ mod tests {
         assert!(why.contains("hash(k)") && why.contains("hash(id)"), "{why}");
         let why = conflict(&Sharding::sharded("warehouse1", Key::ordinal("w_id")), &[vindex_row("w_id", "hash")]).unwrap();
         assert!(why.contains("USING hash") && why.contains("USING reverse_bits"), "{why}");
-        // A reference table is spread by its key: that is not a conflict.
+        // A reference table spread by its key, where it cannot be declared one: not a conflict.
         assert_eq!(conflict(&Sharding::reference("item1", Key::int("i_id")), &[vindex_row("i_id", "hash")]), None);
     }
 
@@ -441,10 +544,16 @@ mod tests {
     /// table listed without a vindex says so with an empty entry.
     #[test]
     fn the_recorded_vschema_is_vtctld_json() {
-        let entries = vec![("warehouse1".to_string(), vec![vindex_row("w_id", "reverse_bits")]), ("item1".to_string(), vec![vindex_row("i_id", "hash")]), ("stray".to_string(), vec![])];
+        let entries = vec![
+            ("warehouse1".to_string(), Route::Vindexes(vec![vindex_row("w_id", "reverse_bits")])),
+            ("stock1".to_string(), Route::Vindexes(vec![vindex_row("s_w_id", "reverse_bits")])),
+            ("history1".to_string(), Route::Vindexes(vec![vindex_row("h_id", "hash")])),
+            ("item1".to_string(), Route::Reference),
+            ("stray".to_string(), Route::Vindexes(vec![])),
+        ];
         assert_eq!(
             keyspace_json(&entries),
-            r#"{"sharded":true,"tables":{"item1":{"column_vindexes":[{"column":"i_id","name":"hash"}]},"stray":{},"warehouse1":{"column_vindexes":[{"column":"w_id","name":"reverse_bits"}]}},"vindexes":{"hash":{"type":"hash"},"reverse_bits":{"type":"reverse_bits"}}}"#
+            r#"{"sharded":true,"tables":{"history1":{"column_vindexes":[{"column":"h_id","name":"hash"}]},"item1":{"type":"reference"},"stock1":{"column_vindexes":[{"column":"s_w_id","name":"reverse_bits"}]},"stray":{},"warehouse1":{"column_vindexes":[{"column":"w_id","name":"reverse_bits"}]}},"vindexes":{"hash":{"type":"hash"},"reverse_bits":{"type":"reverse_bits"}}}"#
         );
         let v: serde_json::Value = serde_json::from_str(&keyspace_json(&[])).unwrap();
         assert_eq!(v["sharded"], true);

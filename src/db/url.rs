@@ -129,6 +129,10 @@ pub struct Target {
     /// host (`status-port=`), where an engine that publishes its counters
     /// over HTTP is read from.
     pub status_port: Option<u16>,
+    /// MySQL: the port of the cluster's control service on the target's
+    /// host (`admin-port=`), through which an engine that shards changes
+    /// what SQL cannot (Vitess: vtctld's gRPC port, for vtctldclient).
+    pub admin_port: Option<u16>,
 }
 
 impl fmt::Debug for Target {
@@ -175,6 +179,7 @@ impl Target {
             application_name: None,
             options: None,
             status_port: None,
+            admin_port: None,
         }
     }
 
@@ -203,6 +208,7 @@ impl Target {
             application_name: None,
             options: None,
             status_port: None,
+            admin_port: None,
         }
     }
 
@@ -279,6 +285,9 @@ impl fmt::Display for Target {
                 }
                 if let Some(p) = self.status_port {
                     params.push(format!("status-port={p}"));
+                }
+                if let Some(p) = self.admin_port {
+                    params.push(format!("admin-port={p}"));
                 }
                 if !params.is_empty() {
                     write!(f, "?{}", params.join("&"))?;
@@ -441,6 +450,10 @@ mod tests {
         }
         assert!(Target::parse("postgres://u@h/db?status-port=1").unwrap_err().to_string().contains("unknown parameter 'status-port'"));
         assert!(Target::parse("mysql://u@h/db?bogus=1").unwrap_err().to_string().contains("status-port"));
+        let t = Target::parse("mysql://u@127.0.0.1:15306/ks?status-port=15307&admin-port=15310").unwrap();
+        assert_eq!((t.status_port, t.admin_port), (Some(15307), Some(15310)));
+        assert_eq!(Target::parse(&t.to_string()).unwrap().admin_port, Some(15310));
+        assert!(Target::parse("mysql://u@h/db?admin-port=0").unwrap_err().to_string().contains("admin-port '0'"));
     }
 
     #[test]

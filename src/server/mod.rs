@@ -32,13 +32,7 @@ pub fn root() -> PathBuf {
     }
 }
 
-/// `~/.cache/fairbench/bin` (or $XDG_CACHE_HOME/fairbench/bin): where the
-/// programs fairbench builds from source once (TiDB, Vitess, MinIO) are kept.
-pub fn cache_bin_dir() -> PathBuf {
-    let base =
-        std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join(".cache"));
-    base.join("fairbench").join("bin")
-}
+pub use crate::cache::bin_dir as cache_bin_dir;
 
 /// How to start one sandbox.
 #[derive(Clone, Debug)]

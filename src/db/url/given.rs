@@ -49,6 +49,8 @@ pub struct Given {
     pub service: Option<String>,
     /// MySQL: the HTTP port of the server's status API (`status-port=`).
     pub status_port: Option<u16>,
+    /// MySQL: the port of the cluster's control service (`admin-port=`).
+    pub admin_port: Option<u16>,
 }
 
 /// Why a parameter's value was refused: a reason to show with where it came
@@ -92,6 +94,7 @@ impl Given {
             hostaddr: None,
             service: None,
             status_port: None,
+            admin_port: None,
         }
     }
 
@@ -242,8 +245,15 @@ impl Given {
                     "unknown parameter '{other}' (known: host, hostaddr, port, dbname, user, password, sslmode, sslrootcert, target_session_attrs, load_balance_hosts, connect_timeout, application_name, options, service)"
                 )))
             }
-            "status-port" => self.status_port = Some(v.parse().ok().filter(|p| *p > 0).ok_or_else(|| format!("status-port '{v}' is not a port number from 1 to 65535"))?),
-            other => return Err(Refused::Reason(format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca, status-port)"))),
+            p @ ("status-port" | "admin-port") => {
+                let port = Some(v.parse().ok().filter(|p| *p > 0).ok_or_else(|| format!("{p} '{v}' is not a port number from 1 to 65535"))?);
+                if p == "status-port" {
+                    self.status_port = port;
+                } else {
+                    self.admin_port = port;
+                }
+            }
+            other => return Err(Refused::Reason(format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca, status-port, admin-port)"))),
         }
         Ok(())
     }
@@ -291,6 +301,7 @@ impl Given {
         t.application_name = self.application_name;
         t.options = self.options.filter(|o| !o.trim().is_empty());
         t.status_port = self.status_port;
+        t.admin_port = self.admin_port;
         Ok(t)
     }
 }

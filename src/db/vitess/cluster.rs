@@ -101,6 +101,12 @@ pub fn keyspace_of(database: &str) -> &str {
     database.split([':', '@']).next().unwrap_or(database)
 }
 
+/// The shards of `keyspace` as vtgate lists them (`-80`, `80-`).
+pub async fn keyspace_shards(c: &mut Conn, keyspace: &str, errors: &mut Vec<String>) -> Vec<String> {
+    let listed = rows(c, "SHOW VITESS_SHARDS", errors).await;
+    listed.into_iter().filter_map(|r| r.into_iter().next()).filter_map(|ks| ks.split_once('/').filter(|(k, _)| *k == keyspace).map(|(_, sh)| sh.to_string())).collect()
+}
+
 /// The shards of the run's keyspace, as the snapshot lists them.
 pub fn shards(s: &Server) -> Vec<String> {
     s.var("shards").unwrap_or("").split(',').filter(|x| !x.is_empty()).map(String::from).collect()
@@ -164,8 +170,7 @@ pub async fn capture(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, s: 
     }
     let first = |r: Vec<Vec<String>>| -> Vec<String> { r.into_iter().filter_map(|r| r.into_iter().next()).collect() };
     let keyspaces = first(rows(c, "SHOW VITESS_KEYSPACES", errors).await);
-    let shards: Vec<String> =
-        first(rows(c, "SHOW VITESS_SHARDS", errors).await).into_iter().filter_map(|ks| ks.split_once('/').filter(|(k, _)| *k == keyspace).map(|(_, sh)| sh.to_string())).collect();
+    let shards = keyspace_shards(c, &keyspace, errors).await;
     s.variables.insert("keyspace".into(), keyspace.clone());
     s.variables.insert("keyspaces".into(), keyspaces.join(","));
     s.variables.insert("shards".into(), shards.join(","));

@@ -4,8 +4,9 @@
 //! cluster describes itself (cluster.rs, from SQL and the status APIs),
 //! what its counters are (vars.rs, from vtgate's `/debug/vars`), what a
 //! commit guarantees across shards and which errors it asks to retry
-//! (spec.rs).
+//! (spec.rs), and what only its control service changes (admin.rs).
 
+mod admin;
 mod cluster;
 pub mod spec;
 mod vars;

@@ -6,11 +6,13 @@
 //! each shard's server read by targeting the shard, and the status APIs
 //! of vtgate and the tablets (cluster.rs, vars.rs).
 
+use super::admin::Vtctld;
 use super::cluster;
 use super::vars::CONNECTIONS;
 use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, Listen, LocalFuture, Part, Routing, SendFuture};
 use crate::db::facts::{DatasetTables, Server};
-use crate::db::sharding::{vschema, ShardPlan};
+use crate::db::sharding::vschema::{self, DeclareReference};
+use crate::db::sharding::{Copies, ShardPlan};
 use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use std::collections::BTreeMap;
 
@@ -105,9 +107,27 @@ impl Engine for Vitess {
         Box::pin(vschema::refusal(c, plan))
     }
 
-    /// The workload's VSchema, through vtgate (`ALTER VSCHEMA`), before its tables are made.
+    /// The workload's VSchema, through vtgate (`ALTER VSCHEMA`) and, for
+    /// its reference tables, vtctld, before its tables are made.
     fn shard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>> {
-        Box::pin(vschema::apply(c, plan, notes))
+        Box::pin(async move {
+            let vtctld = Vtctld::of(c.config());
+            vschema::apply(c, plan, vtctld.as_ref().map(|v| v as &dyn DeclareReference).map_err(String::clone), notes).await
+        })
+    }
+
+    /// The dropped tables out of the VSchema.
+    fn unshard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, ()> {
+        Box::pin(vschema::remove(c, plan, notes))
+    }
+
+    /// A reference table's copy on each shard.
+    fn copies<'a>(&'a self, c: &'a mut Conn, table: &'a str) -> SendFuture<'a, Option<Copies>> {
+        Box::pin(async move {
+            let keyspace = cluster::keyspace_of(&c.config().target.database).to_string();
+            let shards = cluster::keyspace_shards(c, &keyspace, &mut Vec::new()).await;
+            vschema::copies(c, table, &shards).await
+        })
     }
 
     /// The VSchema of the dataset's tables, as vtgate has it.

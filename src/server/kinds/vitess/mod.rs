@@ -155,7 +155,7 @@ impl SandboxKind for Vitess {
         let s = layout(o, &sb.dir, sb.port, b);
         sb.socket = PathBuf::new();
         sb.status_port = Some(s.vtgate_status_port);
-        sb.url = format!("{}?status-port={}", super::url("mysql", o, sb.port), s.vtgate_status_port);
+        sb.url = format!("{}?status-port={}&admin-port={}", super::url("mysql", o, sb.port), s.vtgate_status_port, s.vtctld_grpc_port);
         sb.shards = Some(s);
     }
 
