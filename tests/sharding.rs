@@ -114,11 +114,7 @@ fn sysbench_tables_are_sharded_by_id_before_the_rows_go_in() {
     // Nor does the VSchema route them any more (vtgate learns of a change
     // from the topology and the tablets a moment later).
     let gone = || !vt_sql("SHOW VSCHEMA TABLES").lines().any(|t| t.starts_with("shsb"));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !gone() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    assert!(gone(), "{}", vt_sql("SHOW VSCHEMA TABLES"));
+    assert!(eventually(std::time::Duration::from_secs(20), gone), "{}", vt_sql("SHOW VSCHEMA TABLES"));
 }
 
 #[test]

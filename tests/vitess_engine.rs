@@ -110,8 +110,11 @@ fn a_point_select_run_counts_single_shard_queries_and_calls_to_every_shard() {
     assert!(during.iter().any(|s| s["deltas"]["vtgate.process_cpu_seconds_total"].is_number()), "{during:?}");
     assert!(during.iter().any(|s| s["deltas"].as_object().unwrap().keys().any(|k| k.starts_with("vttablet.process_cpu_seconds_total{shard="))), "{during:?}");
     assert!(during.iter().any(|s| s["gauges"]["vtgate.connections"].as_f64().unwrap_or(0.0) >= 2.0), "{during:?}");
+    // The cleanup takes the table out of the VSchema with it.
     run_ok(fairbench().args(["cleanup", "oltp_point_select", "--target", &url]).args(size));
-    vitess_sql("ALTER VSCHEMA DROP TABLE vtps1");
+    // (vtgate learns of the change from the topology a moment later).
+    let gone = || !vitess_sql("SHOW VSCHEMA TABLES").lines().any(|t| t.trim() == "vtps1");
+    assert!(eventually(std::time::Duration::from_secs(20), gone), "{}", vitess_sql("SHOW VSCHEMA TABLES"));
 }
 
 #[test]

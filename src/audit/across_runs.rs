@@ -252,6 +252,7 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_commit_mismatch(rs));
         v.extend(rule_shard_mismatch(rs));
         v.extend(hardware::rule_fsync_mismatch(rs));
+        v.extend(super::waits::rule_log_waits_differ(rs));
         v.extend(rule_memory_mismatch(rs));
         v.extend(rule_config_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));

@@ -4,6 +4,7 @@
 //! swapping, and two runs whose servers synced differently in practice.
 
 use super::{finding, ids, memory_fit, per_run, Fit};
+use crate::db::waits::Class;
 use crate::model::efficiency::{of_run, Efficiency};
 use crate::model::record::{Finding, RunRecord, Severity};
 
@@ -16,6 +17,8 @@ const STEAL: f64 = 0.05;
 /// iowait share, or KB read per transaction, above which a run read from disk.
 const IOWAIT: f64 = 0.05;
 const READ_KB: f64 = 1.0;
+/// Waits on reads above this share of a transaction's time: it read from disk.
+const READ_WAIT_SHARE: f64 = 0.1;
 /// fsyncs per commit two runs may differ by before their durability differs in practice.
 const FSYNC_FACTOR: f64 = 2.0;
 /// Below this many fsyncs per commit on both sides, a ratio is noise (read-only work).
@@ -33,7 +36,7 @@ fn levels(r: &RunRecord) -> Vec<Efficiency> {
 /// The rules of one run, over its figures computed once.
 pub fn single(r: &RunRecord) -> Vec<Finding> {
     let hw = levels(r);
-    [rule_client_took_the_host(r, &hw), rule_steal(r, &hw), rule_in_memory_read_disk(r, &hw), rule_swap(r, &hw)].concat()
+    [rule_client_took_the_host(r, &hw), rule_steal(r, &hw), rule_in_memory_read_disk(r, &hw), rule_swap(r, &hw), super::waits::rule_lock_waits_dominate(r, &hw)].concat()
 }
 
 pub fn rule_client_took_the_host(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
@@ -78,9 +81,14 @@ pub fn rule_in_memory_read_disk(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding
     }
     // The server's own storage reads when they were measured; otherwise the
     // disk's reads and the host's iowait, which other processes add to.
-    let read_disk = |e: &Efficiency| match e.server_read_kb_per_trx {
-        Some(kb) => kb > READ_KB,
-        None => e.host.as_ref().is_some_and(|h| h.iowait > IOWAIT) || e.read_kb_per_trx.is_some_and(|kb| kb > READ_KB),
+    // And the transactions' own waits on reads, where the server times them.
+    let waited = |e: &Efficiency| Some(e.server_time.as_ref()?.of_class(Class::DiskRead)).filter(|us| super::waits::mean_latency_us(e).is_some_and(|lat| *us > READ_WAIT_SHARE * lat));
+    let read_disk = |e: &Efficiency| {
+        waited(e).is_some()
+            || match e.server_read_kb_per_trx {
+                Some(kb) => kb > READ_KB,
+                None => e.host.as_ref().is_some_and(|h| h.iowait > IOWAIT) || e.read_kb_per_trx.is_some_and(|kb| kb > READ_KB),
+            }
     };
     let kb = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
     let read: Vec<String> = hw
@@ -88,7 +96,8 @@ pub fn rule_in_memory_read_disk(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding
         .filter(|e| read_disk(e))
         .map(|e| {
             let iowait = e.host.as_ref().map_or("-".into(), |h| pct(h.iowait));
-            format!("{} threads: the server read {} KB per transaction from storage (the disk: {} KB), iowait {iowait}", e.threads, kb(e.server_read_kb_per_trx), kb(e.read_kb_per_trx))
+            let waits = waited(e).map(|us| format!(", its transactions waited {us:.1} µs each on reads")).unwrap_or_default();
+            format!("{} threads: the server read {} KB per transaction from storage (the disk: {} KB), iowait {iowait}{waits}", e.threads, kb(e.server_read_kb_per_trx), kb(e.read_kb_per_trx))
         })
         .collect();
     if read.is_empty() {

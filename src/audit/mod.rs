@@ -17,6 +17,7 @@ mod across_runs;
 mod hardware;
 mod one_run;
 mod repetitions;
+mod waits;
 
 pub use across_runs::*;
 pub use one_run::*;

@@ -4,6 +4,7 @@
 //! them mean anything.
 
 pub mod gate;
+mod waits;
 
 use crate::audit::{self, memory_fit};
 use crate::db::engines::Aspect;
@@ -359,6 +360,10 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
     let c = compare(rs);
     let mut o = audit::findings_text(&c.findings);
     o.push('\n');
+    let hardware: Vec<Vec<Efficiency>> = rs.iter().map(|r| efficiency::of_run(r)).collect();
+    if let Some(s) = waits::sentence(rs, &hardware, &c.diffs) {
+        o.push_str(&format!("Where the server's time differs most: {s}\n\n"));
+    }
     o.push_str("Runs:\n");
     for r in rs {
         o.push_str(&format!(
@@ -408,7 +413,8 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
             ));
         }
     }
-    o.push_str(&efficiency_text(rs));
+    o.push_str(&efficiency_text(rs, &hardware));
+    o.push_str(&waits::text(rs, &hardware));
     if series || max_regression.is_some() {
         for (r, ls) in rs[1..].iter().zip(verdicts) {
             o.push('\n');
@@ -441,9 +447,8 @@ fn efficiency_at(figures: &[Efficiency], threads: usize) -> Option<&Efficiency> 
 
 /// The per-operation figures side by side, each with its ratio to the first
 /// run's (as Small Datum's tables are relative to a base version).
-fn efficiency_text(rs: &[&RunRecord]) -> String {
+fn efficiency_text(rs: &[&RunRecord], all: &[Vec<Efficiency>]) -> String {
     let base = rs[0];
-    let all: Vec<Vec<Efficiency>> = rs.iter().map(|r| efficiency::of_run(r)).collect();
     let mut o = String::new();
     for t in thread_levels(rs) {
         let Some(b) = efficiency_at(&all[0], t) else { continue };
@@ -455,7 +460,7 @@ fn efficiency_text(rs: &[&RunRecord]) -> String {
             }
             o.push('\n');
         }
-        for (r, figures) in rs.iter().zip(&all) {
+        for (r, figures) in rs.iter().zip(all) {
             let Some(e) = efficiency_at(figures, t) else { continue };
             o.push_str(&format!("  {t:>7}  {:>5}  {:>10.1}", r.id, e.tps));
             for f in efficiency::FIGURES {
@@ -503,6 +508,7 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
         "findings": c.findings,
         "levels": levels,
         "config_diff": groups,
+        "server_time_difference": waits::sentence(rs, &hardware, &c.diffs),
         "significance": rs[1..].iter().zip(verdicts).map(|(r, ls)| json!({ "run": r.id, "baseline": base.id, "levels": gate::json(ls) })).collect::<Vec<_>>(),
     })
 }

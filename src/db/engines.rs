@@ -131,6 +131,23 @@ pub trait Engine: Sync {
     /// sample sends a query that fails into the log of what it measures).
     fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>>;
 
+    /// The statement that says what each of the run's sessions is doing at
+    /// this instant, one row each (active-session-history style), for a
+    /// server whose cumulative wait counters do not say (PostgreSQL's):
+    /// asked ten times a second on a connection of its own, which the
+    /// statement leaves out. None: the engine's waits are in its counters,
+    /// or it has none.
+    fn activity_sql(&self, _target: &crate::db::url::Target) -> Option<String> {
+        None
+    }
+
+    /// A row of [`Self::activity_sql`] as the wait counter
+    /// ([`crate::db::waits::key`]) its session's time goes to; None: not
+    /// counted.
+    fn activity_wait(&self, _row: &[Option<String>]) -> Option<String> {
+        None
+    }
+
     /// Which of its counters are gauges (kept as they are, not as deltas).
     fn gauges(&self) -> &'static [&'static str] {
         &[]

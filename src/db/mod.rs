@@ -31,6 +31,7 @@ mod statement;
 pub mod tidb;
 pub mod url;
 pub mod vitess;
+pub mod waits;
 
 pub use bulk::{ColType, Column, LoadMode, Row, RowSource};
 pub use dialect::{Dialect, FkPath};

@@ -238,6 +238,19 @@ impl Target {
 
     /// Where a server's HTTP status API on `port` is reached: the target's
     /// first host (loopback for a socket or `localhost`), as `host:port`.
+    /// The sessions' name on the server (PostgreSQL's `application_name`):
+    /// the target's, else fairbench's. How the server's views tell the run's
+    /// sessions apart.
+    pub fn session_name(&self) -> &str {
+        self.application_name.as_deref().unwrap_or("fairbench")
+    }
+
+    /// The same target for the sessions that watch the run (its snapshots
+    /// and samplers), named apart from the run's: `fairbench monitor`.
+    pub fn monitoring(&self) -> Target {
+        Target { application_name: Some(format!("{} monitor", self.session_name())), ..self.clone() }
+    }
+
     pub fn status_address(&self, port: impl fmt::Display) -> String {
         let host = if self.socket.is_some() { "127.0.0.1" } else { self.hosts.first().map_or("127.0.0.1", |(h, _)| h.as_str()) };
         hosts::address(if host == "localhost" { "127.0.0.1" } else { host }, port)

@@ -14,6 +14,7 @@
 //! slow or blocked server never holds up the reporter that prints and
 //! stores the intervals.
 
+mod activity;
 pub mod durability;
 pub mod node;
 pub mod proc;
@@ -165,8 +166,16 @@ pub fn is_local(cfg: &ConnConfig) -> bool {
 }
 
 /// A connection for snapshots, with the run's session settings applied.
+/// A connection that watches the run, its session named apart from the
+/// run's (`Target::monitoring`), so that the server's view of the run's
+/// sessions leaves it out; the engine it finds is the run's.
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn, String> {
-    Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| format!("cannot connect to {}: {}", cfg.target, e.message))
+    let monitor = Arc::new(ConnConfig { target: cfg.target.monitoring(), ..(**cfg).clone() });
+    let c = Conn::connect(monitor.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| format!("cannot connect to {}: {}", cfg.target, e.message))?;
+    if let Some(i) = monitor.identity.get() {
+        let _ = cfg.identity.set(i.clone());
+    }
+    Ok(c)
 }
 
 /// The server part of a snapshot, as its engine reads it; `tables` are the workload's.
@@ -210,6 +219,9 @@ pub fn delta(prev: &BTreeMap<String, f64>, cur: &BTreeMap<String, f64>) -> Sampl
             s.gauges.insert(k.clone(), *v);
         } else if let Some(p) = prev.get(k) {
             s.deltas.insert(k.clone(), (v - p).max(0.0));
+        } else if crate::db::waits::parse(k).is_some() {
+            // A wait first seen: its counter started from nothing.
+            s.deltas.insert(k.clone(), *v);
         }
     }
     s
@@ -326,6 +338,7 @@ impl Sampler {
                     };
                     // The start snapshot tells the engine which counter views this server has.
                     let start = first.server.clone();
+                    let activity = activity::Activity::start(&cfg);
                     let mut prev = first.server.status.clone();
                     prev.extend(hardware());
                     let mut prev_node = BTreeMap::new();
@@ -392,6 +405,9 @@ impl Sampler {
                             Some(c) => cfg.engine().counters(c, &start, &mut errs).await,
                             None => BTreeMap::new(),
                         };
+                        if let Some(a) = &activity {
+                            cur.extend(a.totals());
+                        }
                         cur.extend(hardware());
                         let mut node_disk = None;
                         if let Some(url) = &server_metrics {

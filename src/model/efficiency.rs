@@ -75,6 +75,9 @@ pub struct Efficiency {
     pub server_read_kb_per_trx: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_write_kb_per_trx: Option<f64>,
+    /// Where the server's time went per transaction (waits.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_time: Option<super::waits::ServerTime>,
     /// A sharded server: queries per transaction by the shards they reached.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub routing_per_trx: Option<crate::db::engines::Routing>,
@@ -273,6 +276,7 @@ pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
         e.write_kb_per_trx = Some(total(3) * 512.0 / 1024.0 / trx);
     }
     e.fsyncs_per_commit = spec.and_then(|s| s.fsyncs(d)).map(|f| f / trx);
+    e.server_time = super::waits::of(d, trx);
     e.routing_per_trx = spec.and_then(|s| s.routing(d)).map(|r| crate::db::engines::Routing { single: r.single / trx, multi: r.multi / trx, scatter: r.scatter / trx });
     e
 }
@@ -329,6 +333,16 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
             o.push_str(&format!("  queries/t by shards reached at {} threads: one {:.2}, several {:.2}, all {:.2}{share}\n", e.threads, r.single, r.multi, r.scatter));
         }
     }
+    for e in rows {
+        if let Some(t) = &e.server_time {
+            o.push_str(&format!(
+                "  server time/t at {} threads, µs: {}
+",
+                e.threads,
+                super::waits::line(t)
+            ));
+        }
+    }
     for e in rows.iter().filter(|e| !e.part_cpu_us_per_trx.is_empty()) {
         let each: Vec<String> = e.part_cpu_us_per_trx.iter().map(|(p, v)| format!("{p} {v:.1}")).collect();
         o.push_str(&format!("  server CPU/t by part at {} threads, µs: {}\n", e.threads, each.join(", ")));
@@ -348,6 +362,10 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
                 pct(h.idle)
             ));
         }
+    }
+    // What the engine could not record of its waits, said where its waits are.
+    for e in r.env_start.iter().flat_map(|s| &s.errors).filter(|e| e.starts_with(crate::db::waits::UNRECORDED)) {
+        o.push_str(&format!("  note: {e}\n"));
     }
     let mut notes: Vec<&String> = rows.iter().flat_map(|e| &e.notes).collect();
     notes.sort();

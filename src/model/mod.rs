@@ -5,6 +5,7 @@
 
 pub mod efficiency;
 pub mod record;
+pub mod waits;
 
 use crate::stats::{ClientTotals, Window};
 use std::path::PathBuf;

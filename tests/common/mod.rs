@@ -637,3 +637,18 @@ pub fn summary(out: &Output) -> serde_json::Value {
     let line = text.lines().rev().find(|l| l.contains("\"summary\"")).unwrap_or_else(|| panic!("no summary line in:\n{text}"));
     serde_json::from_str(line).unwrap()
 }
+
+/// Whether `f` holds within `limit`, asked every 200 ms: for what a server
+/// learns a moment after the command that changed it returned.
+pub fn eventually(limit: std::time::Duration, mut f: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if f() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}

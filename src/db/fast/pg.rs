@@ -195,10 +195,7 @@ impl PgFast {
         c.w.extend_from_slice(&[0; 4]);
         c.w.extend_from_slice(&196_608i32.to_be_bytes());
         let options = t.options.as_deref().map(|o| ("options", o));
-        for (k, v) in [("client_encoding", "UTF8"), ("user", t.user.as_str()), ("database", t.database.as_str()), ("application_name", t.application_name.as_deref().unwrap_or("fairbench"))]
-            .into_iter()
-            .chain(options)
-        {
+        for (k, v) in [("client_encoding", "UTF8"), ("user", t.user.as_str()), ("database", t.database.as_str()), ("application_name", t.session_name())].into_iter().chain(options) {
             cstr(&mut c.w, k.as_bytes());
             cstr(&mut c.w, v.as_bytes());
         }

@@ -4,6 +4,7 @@
 
 pub mod dialect;
 pub mod spec;
+mod waits;
 
 use super::{interpolate, push_int, push_scaled, push_timestamp, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
 use mysql_async::prelude::*;

@@ -27,6 +27,7 @@ const COUNTERS: &[&str] = &[
     "Binlog_bytes_written",
     "Com_commit",
     "Questions",
+    super::waits::ROW_LOCK_TIME,
 ];
 const GAUGES: &[&str] = &["Innodb_buffer_pool_pages_dirty", "Innodb_history_list_length", "Innodb_buffer_pool_pages_total"];
 
@@ -91,13 +92,22 @@ impl Engine for Mysql {
                 format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND {}", tables.condition("table_name", false, false));
             s.dataset_bytes = first_number(&rows(c, &sql, errors).await);
             s.status = status(c, errors).await;
+            if !super::waits::schema_on(s) {
+                errors.push(super::waits::schema_off());
+            }
             let cipher = rows(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", errors).await;
             (s.tls, s.tls_cipher) = tls_of(cipher.first().and_then(|r| r.get(1)).map(String::as_str));
         })
     }
 
-    fn counters<'a>(&'a self, c: &'a mut Conn, _start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
-        Box::pin(status(c, errors))
+    /// InnoDB's counters and where the server's time went (waits.rs).
+    fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
+        Box::pin(async move {
+            let mut m = status(c, errors).await;
+            let waits = super::waits::read(c, start, &m, errors).await;
+            m.extend(waits);
+            m
+        })
     }
 
     fn gauges(&self) -> &'static [&'static str] {

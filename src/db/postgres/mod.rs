@@ -4,6 +4,7 @@
 
 pub mod dialect;
 pub mod spec;
+mod waits;
 
 use super::hosts::HostState;
 use super::{dollar_params, interpolate, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
@@ -53,7 +54,7 @@ impl PgConn {
     pub async fn connect(cfg: &ConnConfig, host_index: usize) -> DbResult<PgConn> {
         let t = &cfg.target;
         let mut c = tokio_postgres::Config::new();
-        c.user(&t.user).dbname(&t.database).application_name(t.application_name.as_deref().unwrap_or("fairbench"));
+        c.user(&t.user).dbname(&t.database).application_name(t.session_name());
         if let Some(p) = &t.password {
             c.password(p);
         }

@@ -148,6 +148,15 @@ impl Engine for Postgres {
         GAUGES
     }
 
+    /// The run's sessions carry its application name (fairbench's by default).
+    fn activity_sql(&self, target: &crate::db::url::Target) -> Option<String> {
+        Some(super::waits::activity_sql(target.session_name()))
+    }
+
+    fn activity_wait(&self, row: &[Option<String>]) -> Option<String> {
+        super::waits::wait_of(row)
+    }
+
     fn page_reads(&self, deltas: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
         let p = deltas.get("blks_read")?;
         Some((*p, p + deltas.get("blks_hit").copied().unwrap_or(0.0)))
