@@ -376,6 +376,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         tables: &fairbench::env::DatasetTables::Prefix(String::new()),
         sample_period: Duration::from_secs(1),
         server_metrics: None,
+        server_time: true,
     })
     .expect("results store");
     let mut sink = rec.sink();

@@ -81,10 +81,13 @@ pub fn rule_in_memory_read_disk(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding
     }
     // The server's own storage reads when they were measured; otherwise the
     // disk's reads and the host's iowait, which other processes add to.
-    // And the transactions' own waits on reads, where the server times them.
+    // And the transactions' own waits on reads, where the server times
+    // them: a miss of its cache, when the OS page cache is not counted as
+    // memory (a PostgreSQL read the OS cache served is a wait all the same).
+    let own_cache = crate::db::engines::named(&s.engine).is_some_and(|e| !e.os_cache_holds_data());
     let waited = |e: &Efficiency| Some(e.server_time.as_ref()?.of_class(Class::DiskRead)).filter(|us| super::waits::mean_latency_us(e).is_some_and(|lat| *us > READ_WAIT_SHARE * lat));
     let read_disk = |e: &Efficiency| {
-        waited(e).is_some()
+        (own_cache && waited(e).is_some())
             || match e.server_read_kb_per_trx {
                 Some(kb) => kb > READ_KB,
                 None => e.host.as_ref().is_some_and(|h| h.iowait > IOWAIT) || e.read_kb_per_trx.is_some_and(|kb| kb > READ_KB),
@@ -189,5 +192,25 @@ mod tests {
         assert_eq!(on(rule_swap, &swapping).len(), 1);
         assert_eq!(rule_fsync_mismatch(&[&fair, &relaxed]).len(), 1);
         assert!(rule_fsync_mismatch(&[&fair, &busy]).is_empty());
+    }
+
+    /// A PostgreSQL read the OS page cache served is a wait on reads all
+    /// the same: with no storage read, a run in memory did not read disk.
+    /// InnoDB's wait on a read is a miss of its own cache, whatever served it.
+    #[test]
+    fn a_postgres_read_the_os_cache_served_is_not_a_disk_read() {
+        let tagged = |engine: &str| {
+            let mut r = run(1, 0.0, &[("server:read_bytes", 0.0), (&crate::db::waits::key(Class::DiskRead, "DataFileRead"), 0.5)]);
+            r.tag = "in-memory".into();
+            r.levels[0].tps = 100.0;
+            r.env_start.as_mut().unwrap().server.engine = engine.into();
+            r
+        };
+        let pg = tagged("postgres");
+        assert!(rule_in_memory_read_disk(&pg, &levels(&pg)).is_empty(), "{:?}", rule_in_memory_read_disk(&pg, &levels(&pg)));
+        let my = tagged("mysql");
+        let f = rule_in_memory_read_disk(&my, &levels(&my));
+        assert_eq!(f.len(), 1);
+        assert!(f[0].evidence[0].contains("waited 5000.0 µs each on reads"), "{:?}", f[0].evidence);
     }
 }

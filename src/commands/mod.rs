@@ -49,7 +49,10 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     if let Some(u) = &c.server_metrics {
         add("server-metrics", u.clone());
     }
-    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone() })
+    if !c.server_time {
+        add("server-time", "off".into());
+    }
+    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone(), server_time: c.server_time })
 }
 
 /// Closes the record and stores the run's own audit with `extra` findings

@@ -76,6 +76,9 @@ pub struct ConnConfig {
     /// The connections read whole tables (a consistency check): each runs
     /// the engine's `check_session` first.
     pub checking: bool,
+    /// A connection that samples the server reads where its time goes
+    /// (its waits) with its counters (`--server-time`).
+    pub server_time: bool,
 }
 
 impl ConnConfig {
@@ -90,6 +93,7 @@ impl ConnConfig {
             reconnect_timeout: DEFAULT_RECONNECT_TIMEOUT,
             identity: OnceLock::new(),
             checking: false,
+            server_time: true,
         }
     }
 

@@ -170,7 +170,12 @@ pub fn is_local(cfg: &ConnConfig) -> bool {
 /// run's (`Target::monitoring`), so that the server's view of the run's
 /// sessions leaves it out; the engine it finds is the run's.
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn, String> {
-    let monitor = Arc::new(ConnConfig { target: cfg.target.monitoring(), ..(**cfg).clone() });
+    watching(cfg, true).await
+}
+
+/// [`connect`], reading the server's waits with its counters or not.
+async fn watching(cfg: &Arc<ConnConfig>, server_time: bool) -> Result<Conn, String> {
+    let monitor = Arc::new(ConnConfig { target: cfg.target.monitoring(), server_time, ..(**cfg).clone() });
     let c = Conn::connect(monitor.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| format!("cannot connect to {}: {}", cfg.target, e.message))?;
     if let Some(i) = monitor.identity.get() {
         let _ = cfg.identity.set(i.clone());
@@ -270,7 +275,7 @@ pub struct Sampler {
 impl Sampler {
     /// Starts the thread, takes the start snapshot and returns it; `write`
     /// receives every sample (it runs on the sampler's thread).
-    pub fn start(cfg: Arc<ConnConfig>, tables: DatasetTables, period: Duration, server_metrics: Option<String>, mut write: Box<dyn FnMut(SampleRow) + Send>) -> (Sampler, Snapshot) {
+    pub fn start(cfg: Arc<ConnConfig>, tables: DatasetTables, period: Duration, server_metrics: Option<String>, server_time: bool, mut write: Box<dyn FnMut(SampleRow) + Send>) -> (Sampler, Snapshot) {
         let (tx, rx) = mpsc::channel::<Cmd>();
         let (stx, srx) = mpsc::channel::<Snapshot>();
         let cfg2 = cfg.clone();
@@ -279,7 +284,7 @@ impl Sampler {
             .spawn(move || {
                 let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
                 rt.block_on(async move {
-                    let (mut conn, cerr) = match tokio::time::timeout(Duration::from_secs(10), connect(&cfg)).await {
+                    let (mut conn, cerr) = match tokio::time::timeout(Duration::from_secs(10), watching(&cfg, server_time)).await {
                         Ok(Ok(c)) => (Some(c), None),
                         Ok(Err(e)) => (None, Some(e)),
                         Err(_) => (None, Some("snapshot connection timed out".to_string())),
@@ -338,7 +343,7 @@ impl Sampler {
                     };
                     // The start snapshot tells the engine which counter views this server has.
                     let start = first.server.clone();
-                    let activity = activity::Activity::start(&cfg);
+                    let activity = if server_time { activity::Activity::start(&cfg) } else { None };
                     let mut prev = first.server.status.clone();
                     prev.extend(hardware());
                     let mut prev_node = BTreeMap::new();

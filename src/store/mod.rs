@@ -434,6 +434,8 @@ pub struct Begin<'a> {
     pub sample_period: Duration,
     /// The server host's node exporter, sampled with the server's counters.
     pub server_metrics: Option<String>,
+    /// Where the server's time goes, sampled with its counters (`--server-time`).
+    pub server_time: bool,
 }
 
 impl Recorder {
@@ -462,7 +464,7 @@ impl Recorder {
                 f(&s);
             }
         });
-        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), writer);
+        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), b.server_time, writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
         let server = snap.server.clone();
         let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };

@@ -104,8 +104,10 @@ impl Engine for Mysql {
     fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
         Box::pin(async move {
             let mut m = status(c, errors).await;
-            let waits = super::waits::read(c, start, &m, errors).await;
-            m.extend(waits);
+            if c.config().server_time {
+                let waits = super::waits::read(c, start, &m, errors).await;
+                m.extend(waits);
+            }
             m
         })
     }

@@ -150,6 +150,10 @@ pub struct ControlArgs {
     /// context switches, disks and swapping are sampled with the run, for a server on another host
     #[arg(long, value_name = "URL", value_parser = crate::values::metrics_url)]
     pub server_metrics: Option<String>,
+    /// Sample where the server's time goes (its waits by class, per transaction) with its
+    /// counters: PostgreSQL's sessions ten times a second, MySQL's performance_schema (on|off)
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool, default_value = "on")]
+    pub server_time: bool,
     /// Serve a page drawing the run's time series as it goes: HOST:PORT, or a port (loopback)
     #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
     pub live: Option<std::net::SocketAddr>,
