@@ -1,8 +1,37 @@
-//! Where the programs fairbench builds from source once (TiDB, Vitess,
-//! MinIO) are kept: the sandboxes start them from there, and an engine
-//! that needs a cluster's own client (Vitess's vtctldclient) finds it there.
+//! Where the programs fairbench runs are found: installed ones on PATH,
+//! and those it builds from source once (TiDB, Vitess, MinIO) in its
+//! cache, where the sandboxes start them and an engine that needs a
+//! cluster's own client (Vitess's vtctldclient) finds it.
 
 use std::path::PathBuf;
+
+/// A binary by name on PATH, in /usr/sbin, or in `extra` directories.
+pub fn find_bin(names: &[&str], extra: &[PathBuf]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = extra.to_vec();
+    dirs.extend(std::env::split_paths(&path));
+    dirs.push("/usr/sbin".into());
+    dirs.push("/usr/local/sbin".into());
+    for n in names {
+        for d in &dirs {
+            let p = d.join(n);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// A program fairbench may have built: only in the directory the
+/// environment variable `var` names when it is set, else on PATH, else in
+/// [`bin_dir`].
+pub fn built(name: &str, var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var).filter(|v| !v.is_empty()) {
+        Some(d) => Some(PathBuf::from(d).join(name)).filter(|p| p.is_file()),
+        None => find_bin(&[name], &[]).or_else(|| Some(bin_dir().join(name)).filter(|p| p.is_file())),
+    }
+}
 
 /// `~/.cache/fairbench/bin` (or $XDG_CACHE_HOME/fairbench/bin).
 pub fn bin_dir() -> PathBuf {

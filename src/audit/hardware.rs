@@ -3,7 +3,7 @@
 //! stealing the hypervisor's time, an "in memory" run that read from disk,
 //! swapping, and two runs whose servers synced differently in practice.
 
-use super::{finding, ids, memory_fit, per_run, Fit};
+use super::{apart, finding, ids, memory_fit, per_run_figure, Fit};
 use crate::db::waits::Class;
 use crate::model::efficiency::{of_run, Efficiency};
 use crate::model::record::{Finding, RunRecord, Severity};
@@ -135,20 +135,13 @@ pub fn rule_swap(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
 /// more: their durability differs in practice, whatever the settings say.
 pub fn rule_fsync_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     let per: Vec<Option<f64>> = rs.iter().map(|r| levels(r).iter().filter_map(|e| e.fsyncs_per_commit).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))).collect();
-    let known: Vec<f64> = per.iter().flatten().copied().collect();
-    let (lo, hi) = (known.iter().copied().fold(f64::INFINITY, f64::min), known.iter().copied().fold(0.0, f64::max));
-    if known.len() < 2 || hi < FSYNC_FLOOR || hi < lo.max(1e-9) * FSYNC_FACTOR {
-        return vec![];
-    }
+    let Some((lo, hi)) = apart(&per, FSYNC_FLOOR, FSYNC_FACTOR) else { return vec![] };
     vec![finding(
         "fsync-mismatch",
         Severity::Critical,
         ids(rs),
         format!("the servers synced to disk differently in practice: {lo:.2} against {hi:.2} fsyncs per commit"),
-        per_run(rs, |r| {
-            let i = rs.iter().position(|x| x.id == r.id).unwrap_or(0);
-            per[i].map_or_else(|| "fsyncs not counted".into(), |v| format!("{v:.3} fsyncs per commit"))
-        }),
+        per_run_figure(rs, &per, |v| format!("{v:.3} fsyncs per commit"), "fsyncs not counted"),
         "make every side sync the same way (the durability settings, the same log and group-commit behaviour) before comparing throughput",
     )]
 }

@@ -149,6 +149,25 @@ fn per_run(rs: &[&RunRecord], f: impl Fn(&RunRecord) -> String) -> Vec<String> {
     rs.iter().map(|r| format!("run {} ({}): {}", r.id, r.engine, f(r))).collect()
 }
 
+/// The lowest and highest of the compared runs' figures (`per`, one a run,
+/// None where it was not had), when two runs or more have one and the
+/// highest is at least `floor` and `factor` times the lowest: the runs
+/// differ in practice.
+fn apart(per: &[Option<f64>], floor: f64, factor: f64) -> Option<(f64, f64)> {
+    let known: Vec<f64> = per.iter().flatten().copied().collect();
+    let (lo, hi) = (known.iter().copied().fold(f64::INFINITY, f64::min), known.iter().copied().fold(0.0, f64::max));
+    (known.len() >= 2 && hi >= floor && hi >= lo.max(1e-9) * factor).then_some((lo, hi))
+}
+
+/// Each run's figure of `per` (in the order of `rs`) as evidence: `shown`
+/// of it, or `missing` where it was not had.
+fn per_run_figure(rs: &[&RunRecord], per: &[Option<f64>], shown: impl Fn(f64) -> String, missing: &str) -> Vec<String> {
+    per_run(rs, |r| {
+        let i = rs.iter().position(|x| x.id == r.id).unwrap_or(0);
+        per[i].map_or_else(|| missing.to_string(), &shown)
+    })
+}
+
 pub fn findings_text(fs: &[Finding]) -> String {
     let mut o = String::new();
     if fs.is_empty() {

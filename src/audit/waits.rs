@@ -4,7 +4,7 @@
 //! different times. (A run "in memory" that waited on reads is the
 //! hardware rule's, with the reads' wait time as evidence.)
 
-use super::{finding, ids, per_run};
+use super::{apart, finding, ids, per_run_figure};
 use crate::db::waits::Class;
 use crate::model::efficiency::{of_run, Efficiency};
 use crate::model::record::{Finding, RunRecord, Severity};
@@ -54,20 +54,13 @@ fn log_waits(r: &RunRecord) -> Option<f64> {
 
 pub fn rule_log_waits_differ(rs: &[&RunRecord]) -> Vec<Finding> {
     let per: Vec<Option<f64>> = rs.iter().map(|r| log_waits(r)).collect();
-    let known: Vec<f64> = per.iter().flatten().copied().collect();
-    let (lo, hi) = (known.iter().copied().fold(f64::INFINITY, f64::min), known.iter().copied().fold(0.0, f64::max));
-    if known.len() < 2 || hi < LOG_FLOOR_US || hi < lo.max(1e-9) * LOG_FACTOR {
-        return vec![];
-    }
+    let Some((lo, hi)) = apart(&per, LOG_FLOOR_US, LOG_FACTOR) else { return vec![] };
     vec![finding(
         "log-waits-differ",
         Severity::Warning,
         ids(rs),
         format!("the transactions waited on the log differently: {lo:.1} against {hi:.1} µs per transaction in log write and sync"),
-        per_run(rs, |r| {
-            let i = rs.iter().position(|x| x.id == r.id).unwrap_or(0);
-            per[i].map_or_else(|| "server time not recorded".into(), |v| format!("{v:.1} µs per transaction in log write and sync"))
-        }),
+        per_run_figure(rs, &per, |v| format!("{v:.1} µs per transaction in log write and sync"), "server time not recorded"),
         "check that every side commits alike (the durability settings, group commit, the log's device) before comparing throughput",
     )]
 }

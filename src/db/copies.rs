@@ -73,7 +73,10 @@ impl Conn {
             held.push(row.clone());
         }
         let done = self.each_copy(copies, Op::Load { table, cols, rows: &held, bulk_rows, mode }).await?;
-        Ok(done.into_iter().map(|d| if let Done::Loaded(n) = d { n } else { 0 }).next().unwrap_or(0))
+        Ok(match done.first() {
+            Some(Done::Loaded(n)) => *n,
+            _ => 0,
+        })
     }
 
     /// `sql` about `table` run where its rows are: on each copy when the

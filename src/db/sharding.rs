@@ -203,13 +203,19 @@ pub mod vschema {
         plan.contains(r#""Variant":"Reference""#)
     }
 
-    /// Where a reference table's copies are: one per shard of the sharded
-    /// keyspace, each written to by naming its shard (`USE ks:-80`), given
-    /// the keyspace's `shards` (`-80`, `80-`); None for any other table.
-    pub async fn copies(c: &mut Conn, table: &str, shards: &[String]) -> Option<Copies> {
+    /// The sharded keyspace `table` is a reference table of; None for any
+    /// other table.
+    pub async fn reference_keyspace(c: &mut Conn, table: &str) -> Option<String> {
         let ks = sharded_keyspace(c).await?;
         let t = in_keyspace(table, &ks).ok()?;
-        if shards.is_empty() || !is_reference(c, t).await {
+        is_reference(c, t).await.then_some(ks)
+    }
+
+    /// Where a reference table of keyspace `ks` has its copies: one on each
+    /// of its `shards` (`-80`, `80-`), written to by naming the shard (`USE
+    /// ks:-80`); None without shards.
+    pub async fn copies(c: &mut Conn, ks: &str, shards: &[String]) -> Option<Copies> {
+        if shards.is_empty() {
             return None;
         }
         let back = database(c).await?;

@@ -236,8 +236,6 @@ impl Target {
         Given::parse(s)?.finish(env)
     }
 
-    /// Where a server's HTTP status API on `port` is reached: the target's
-    /// first host (loopback for a socket or `localhost`), as `host:port`.
     /// The sessions' name on the server (PostgreSQL's `application_name`):
     /// the target's, else fairbench's. How the server's views tell the run's
     /// sessions apart.
@@ -251,6 +249,8 @@ impl Target {
         Target { application_name: Some(format!("{} monitor", self.session_name())), ..self.clone() }
     }
 
+    /// Where a server's HTTP status API on `port` is reached: the target's
+    /// first host (loopback for a socket or `localhost`), as `host:port`.
     pub fn status_address(&self, port: impl fmt::Display) -> String {
         let host = if self.socket.is_some() { "127.0.0.1" } else { self.hosts.first().map_or("127.0.0.1", |(h, _)| h.as_str()) };
         hosts::address(if host == "localhost" { "127.0.0.1" } else { host }, port)
@@ -331,6 +331,11 @@ fn ports_fit(ports: usize, hosts: usize) -> std::result::Result<(), String> {
 /// `port=`: one port, or a comma-separated list of one per host.
 fn parse_ports(v: &str) -> std::result::Result<Vec<u16>, String> {
     v.split(',').map(|p| p.parse::<u16>().map_err(|_| format!("port '{p}' is not a number from 0 to 65535"))).collect()
+}
+
+/// A URL parameter `name` naming an HTTP or gRPC port on the target's host.
+fn port_param(name: &str, v: &str) -> std::result::Result<u16, String> {
+    v.parse().ok().filter(|p| *p > 0).ok_or_else(|| format!("{name} '{v}' is not a port number from 1 to 65535"))
 }
 
 /// libpq's `connect_timeout`: whole seconds per host; zero or negative

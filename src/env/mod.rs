@@ -165,10 +165,10 @@ pub fn is_local(cfg: &ConnConfig) -> bool {
     t.protocol.embedded() || t.socket.is_some() || t.hosts.iter().all(|(h, _)| h == "localhost" || h.starts_with("127.") || h == "::1")
 }
 
-/// A connection for snapshots, with the run's session settings applied.
-/// A connection that watches the run, its session named apart from the
-/// run's (`Target::monitoring`), so that the server's view of the run's
-/// sessions leaves it out; the engine it finds is the run's.
+/// A connection for snapshots, with the run's session settings applied,
+/// its session named apart from the run's (`Target::monitoring`) so that
+/// the server's view of the run's sessions leaves it out; the engine it
+/// finds is the run's.
 pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn, String> {
     watching(cfg, true).await
 }

@@ -335,12 +335,7 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     }
     for e in rows {
         if let Some(t) = &e.server_time {
-            o.push_str(&format!(
-                "  server time/t at {} threads, µs: {}
-",
-                e.threads,
-                super::waits::line(t)
-            ));
+            o.push_str(&format!("  server time/t at {} threads, µs: {}\n", e.threads, super::waits::line(t)));
         }
     }
     for e in rows.iter().filter(|e| !e.part_cpu_us_per_trx.is_empty()) {

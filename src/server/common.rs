@@ -45,23 +45,7 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// A binary by name on PATH, in /usr/sbin, or in `extra` directories.
-pub fn find_bin(names: &[&str], extra: &[PathBuf]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs: Vec<PathBuf> = extra.to_vec();
-    dirs.extend(std::env::split_paths(&path));
-    dirs.push("/usr/sbin".into());
-    dirs.push("/usr/local/sbin".into());
-    for n in names {
-        for d in &dirs {
-            let p = d.join(n);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
+pub use crate::cache::find_bin;
 
 /// Exit code for a server binary that is not installed.
 pub fn missing(what: &str, package: &str) -> Error {

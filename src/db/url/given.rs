@@ -245,14 +245,8 @@ impl Given {
                     "unknown parameter '{other}' (known: host, hostaddr, port, dbname, user, password, sslmode, sslrootcert, target_session_attrs, load_balance_hosts, connect_timeout, application_name, options, service)"
                 )))
             }
-            p @ ("status-port" | "admin-port") => {
-                let port = Some(v.parse().ok().filter(|p| *p > 0).ok_or_else(|| format!("{p} '{v}' is not a port number from 1 to 65535"))?);
-                if p == "status-port" {
-                    self.status_port = port;
-                } else {
-                    self.admin_port = port;
-                }
-            }
+            "status-port" => self.status_port = Some(port_param("status-port", &v)?),
+            "admin-port" => self.admin_port = Some(port_param("admin-port", &v)?),
             other => return Err(Refused::Reason(format!("unknown parameter '{other}' (known: socket, ssl-mode, ssl-ca, status-port, admin-port)"))),
         }
         Ok(())

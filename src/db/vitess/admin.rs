@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Where the sandbox keeps Vitess's programs, as `server start vitess` reads it.
-const BINDIR_VAR: &str = "FAIRBENCH_VITESS_BINDIR";
+use super::BINDIR_VAR;
 /// A change of the topology takes well under a second; past this, vtctld is not answering.
 const LIMIT: Duration = Duration::from_secs(30);
 
 /// vtctldclient pointed at one vtctld.
+#[derive(Clone)]
 pub struct Vtctld {
     program: PathBuf,
     server: String,
@@ -25,7 +25,10 @@ impl Vtctld {
     /// The target's vtctld; Err: why there is none, as what to give.
     pub fn of(cfg: &ConnConfig) -> Result<Vtctld, String> {
         let port = cfg.target.admin_port.ok_or("add ?admin-port=N (vtctld's gRPC port) to the target URL to have vtctld declare reference tables")?;
-        let program = program().ok_or_else(|| format!("vtctldclient, needed to reach vtctld at admin-port={port}, is not in {BINDIR_VAR}, on PATH or in {}", crate::cache::bin_dir().display()))?;
+        let program = crate::cache::built("vtctldclient", BINDIR_VAR).ok_or_else(|| {
+            let looked = std::env::var(BINDIR_VAR).ok().filter(|d| !d.is_empty()).map_or_else(|| format!("on PATH or in {}", crate::cache::bin_dir().display()), |d| format!("in {BINDIR_VAR}={d}"));
+            format!("vtctldclient, needed to reach vtctld at admin-port={port}, is not {looked}")
+        })?;
         Ok(Vtctld { program, server: cfg.target.status_address(port) })
     }
 
@@ -75,7 +78,7 @@ impl Vtctld {
 impl DeclareReference for Vtctld {
     fn declare<'a>(&'a self, keyspace: &'a str, tables: &'a [String]) -> SendFuture<'a, Result<(), String>> {
         Box::pin(async move {
-            let (me, ks, tables) = (Vtctld { program: self.program.clone(), server: self.server.clone() }, keyspace.to_string(), tables.to_vec());
+            let (me, ks, tables) = (self.clone(), keyspace.to_string(), tables.to_vec());
             tokio::task::spawn_blocking(move || me.declare_reference(&ks, &tables)).await.map_err(|e| e.to_string())?
         })
     }
@@ -90,13 +93,6 @@ fn with_references(vschema: &mut Value, tables: &[String]) {
     for t in tables {
         vschema["tables"][t] = json!({ "type": "reference" });
     }
-}
-
-/// vtctldclient: in `FAIRBENCH_VITESS_BINDIR`, on PATH, or where the
-/// sandbox builds Vitess.
-fn program() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
-    std::env::var_os(BINDIR_VAR).map(PathBuf::from).into_iter().chain(path).chain([crate::cache::bin_dir()]).map(|d| d.join("vtctldclient")).find(|p| p.is_file())
 }
 
 #[cfg(test)]

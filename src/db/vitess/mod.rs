@@ -6,6 +6,10 @@
 //! commit guarantees across shards and which errors it asks to retry
 //! (spec.rs), and what only its control service changes (admin.rs).
 
+/// Where Vitess's programs are taken from instead of PATH and the cache
+/// (the sandbox's and vtctldclient for reference tables).
+pub const BINDIR_VAR: &str = "FAIRBENCH_VITESS_BINDIR";
+
 mod admin;
 mod cluster;
 pub mod spec;

@@ -124,9 +124,10 @@ impl Engine for Vitess {
     /// A reference table's copy on each shard.
     fn copies<'a>(&'a self, c: &'a mut Conn, table: &'a str) -> SendFuture<'a, Option<Copies>> {
         Box::pin(async move {
-            let keyspace = cluster::keyspace_of(&c.config().target.database).to_string();
-            let shards = cluster::keyspace_shards(c, &keyspace, &mut Vec::new()).await;
-            vschema::copies(c, table, &shards).await
+            // Most tables are not: the shards are listed only for one that is.
+            let ks = vschema::reference_keyspace(c, table).await?;
+            let shards = cluster::keyspace_shards(c, &ks, &mut Vec::new()).await;
+            vschema::copies(c, &ks, &shards).await
         })
     }
 

@@ -118,11 +118,10 @@ fn tidb_server() -> Result<PathBuf> {
     if let Some(p) = std::env::var_os("FAIRBENCH_TIDB").filter(|v| !v.is_empty()).map(PathBuf::from) {
         return if p.is_file() { Ok(p) } else { Err(usage!("FAIRBENCH_TIDB={}: no such file: {BUILD_TIDB}, or point it at a tidb-server", p.display())) };
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|d| d.join("tidb-server"))
-        .chain(cache.map(|c| c.join("fairbench/bin/tidb-server")))
+        .chain([crate::cache::bin_dir().join("tidb-server")])
         .find(|p| p.is_file())
         .ok_or_else(|| usage!("tidb-server not found (FAIRBENCH_TIDB, PATH, ~/.cache/fairbench/bin): {BUILD_TIDB}"))
 }

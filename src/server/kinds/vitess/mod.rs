@@ -19,7 +19,7 @@ mod procs;
 mod start;
 
 use super::super::client::mysql_client;
-use super::super::common::{in_dir, version_flag, Bins};
+use super::super::common::{version_flag, Bins};
 use super::super::{Sandbox, StartOpts};
 use super::mariadb::Mariadb;
 use super::SandboxKind;
@@ -43,8 +43,7 @@ const SHARDS: std::ops::RangeInclusive<u32> = 1..=8;
 const MODES: &[&str] = &["SINGLE", "MULTI", "TWOPC"];
 /// Its programs, from scripts/build-vitess.sh.
 const PROGRAMS: &[&str] = &["vtgate", "vttablet", "vtctld", "vtctldclient"];
-/// Where to take them from instead of PATH and the cache.
-const BINDIR_VAR: &str = "FAIRBENCH_VITESS_BINDIR";
+use crate::db::vitess::BINDIR_VAR;
 /// What to do without them: no distribution packages Vitess.
 const BUILD: &str = "build them with `bash scripts/build-vitess.sh` (once; about 6 minutes)";
 /// The topology cell every process of the sandbox is in.
@@ -269,15 +268,13 @@ fn layout(o: &StartOpts, dir: &Path, base: u16, b: &Bins) -> Shards {
 /// Vitess's programs: from `FAIRBENCH_VITESS_BINDIR`, else PATH, else where
 /// scripts/build-vitess.sh puts them.
 fn programs() -> Result<Vec<(&'static str, PathBuf)>> {
-    if let Some(d) = super::super::common::bindir_override(BINDIR_VAR) {
-        return PROGRAMS.iter().map(|n| Ok((*n, in_dir(&d, &[n], "Vitess").map_err(|_| usage!("{n} not found in {BINDIR_VAR}={}: {BUILD}", d.display()))?))).collect();
-    }
-    let cache = super::super::cache_bin_dir();
     PROGRAMS
         .iter()
         .map(|n| {
-            let p = super::super::common::find_bin(&[n], &[]).or_else(|| Some(cache.join(n)).filter(|p| p.is_file()));
-            p.map(|p| (*n, p)).ok_or_else(|| usage!("{n} not found ({BINDIR_VAR}, PATH, {}): {BUILD}", cache.display()))
+            crate::cache::built(n, BINDIR_VAR).map(|p| (*n, p)).ok_or_else(|| match super::super::common::bindir_override(BINDIR_VAR) {
+                Some(d) => usage!("{n} not found in {BINDIR_VAR}={}: {BUILD}", d.display()),
+                None => usage!("{n} not found ({BINDIR_VAR}, PATH, {}): {BUILD}", super::super::cache_bin_dir().display()),
+            })
         })
         .collect()
 }
