@@ -469,6 +469,8 @@ unix_socket_directories = '$dir'
 max_connections = 1200
 shared_buffers = 256MB
 fsync = on
+# Where the server's time goes: statements by shape.
+shared_preload_libraries = 'pg_stat_statements'
 ssl = on
 ssl_cert_file = '$FB_DIR/tls/server.pem'
 ssl_key_file = '$dir/server.key'
@@ -511,6 +513,7 @@ EOF
         >/dev/null 2>&1 </dev/null ||
         fb_die "PostgreSQL accepts its socket but not TCP on 127.0.0.1:$port"
     if ! PGPASSWORD=$FB_PASS "${psql[@]}" -h "$dir" -p "$port" -d "$FB_DB" \
+        -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
         -c "CREATE ROLE $FB_SSL_USER LOGIN PASSWORD '$FB_PASS'" \
         -c "GRANT ALL ON DATABASE $FB_DB TO $FB_SSL_USER" \
         -c "GRANT ALL ON SCHEMA public TO $FB_SSL_USER" >"$dir/createrole.log" 2>&1 </dev/null; then

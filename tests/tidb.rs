@@ -197,7 +197,7 @@ fn audit_finds_in_memory_tidb_against_durable_mariadb_and_tidb_runs_that_commit_
 }
 
 #[test]
-fn per_interval_counters_come_from_the_status_port() {
+fn per_interval_counters_come_from_the_status_port_and_statements_from_its_summary() {
     let dir = scratch_dir("tidb-samples");
     let store = dir.join("r.sqlite");
     let size = ["--tables", "1", "--table-size", "500", "--table-name", "tsam"];
@@ -211,5 +211,14 @@ fn per_interval_counters_come_from_the_status_port() {
     // Every point select is a query the server counted (the sampler's own come on top).
     assert!(queries >= events * 0.9, "{queries} queries counted for {events} events");
     assert!(samples.iter().any(|s| s["gauges"]["tidb_server_connections"].as_f64().unwrap_or(0.0) >= 2.0), "{samples:?}");
+    // Its statements summary: each point select counted under its digest, in the samples of the level.
+    let selects: f64 = samples
+        .iter()
+        .filter(|s| s["seq"].as_u64() != Some(0))
+        .flat_map(|s| s["statements"].as_object().into_iter().flatten())
+        .filter(|(_, d)| d["text"].as_str().is_some_and(|t| t.to_ascii_lowercase().contains("from `tsam1`")))
+        .filter_map(|(_, d)| d["counts"]["calls"].as_f64())
+        .sum();
+    assert!(selects >= events * 0.9 && selects <= events * 1.2, "{selects} point selects in the statements summary for {events} events: {samples:?}");
     run_ok(&mut cmd("cleanup", "oltp_point_select", &size));
 }

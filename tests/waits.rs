@@ -3,8 +3,9 @@
 //! run's summary shows them, and `compare` names the largest difference in
 //! one sentence: the log sync when PostgreSQL's synchronous_commit differs,
 //! row locks when MariaDB's clients update the same few rows, reads when
-//! the buffer pool is far smaller than the data. A server with
-//! performance_schema off still runs and says what is missing.
+//! the buffer pool is far smaller than the data. Its statements by digest
+//! come with it. A server with performance_schema off, or PostgreSQL
+//! without pg_stat_statements, still runs and says what is missing.
 
 mod common;
 
@@ -36,6 +37,18 @@ fn server_time(store: &Path, run: &str) -> Value {
     v["levels"][0]["efficiency"][0]["figures"]["server_time"].clone()
 }
 
+/// The stored run's top statements at its first level.
+fn statements(store: &Path, run: &str) -> Vec<Value> {
+    let out = run_ok(fairbench().args(["compare", run, run, "--json", "--results"]).arg(store));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    v["levels"][0]["efficiency"][0]["figures"]["statements"].as_array().cloned().unwrap_or_default()
+}
+
+/// The statement whose text holds `part`.
+fn statement<'a>(all: &'a [Value], part: &str) -> &'a Value {
+    all.iter().find(|s| s["text"].as_str().is_some_and(|t| t.contains(part))).unwrap_or_else(|| panic!("no statement with {part} in {all:?}"))
+}
+
 fn with_param(url: &str, param: &str) -> String {
     format!("{url}{}{param}", if url.contains('?') { '&' } else { '?' })
 }
@@ -59,7 +72,54 @@ fn postgres_with_synchronous_commit_off_on_one_side_names_the_wal_sync() {
     assert!(s.contains("run 1 spends") && s.contains("more in log write and sync (WAL") && s.contains("synchronous_commit is on in run 1, off in run 2"), "{s}");
     assert_eq!(json["server_time_difference"].as_str(), Some(s));
     assert!(text.contains("Server time per transaction, µs"), "{text}");
+    // pg_stat_statements: the one update per transaction, its mean time and rows.
+    assert!(on.contains("top statements/t at 4 threads, µs:"), "{on}");
+    let all = statements(&store, "1");
+    let update = statement(&all, "UPDATE wtsync1 SET k=k+");
+    let calls = update["calls_per_trx"].as_f64().unwrap();
+    assert!((0.95..=1.05).contains(&calls), "one update per transaction: {update}");
+    assert!(update["mean_us"].as_f64().unwrap() > 0.0 && update["per_call"]["rows sent"].as_f64() == Some(1.0), "{update}");
+    assert!(all.iter().all(|s| !s["text"].as_str().unwrap().contains("pg_stat")), "the sampling's own statements are left out: {all:?}");
     run_ok(fairbench().args(["cleanup", "oltp_update_index", "--target", &pg_url()]).args(size));
+}
+
+#[test]
+fn mariadb_statements_by_digest_per_transaction_and_its_prepared_ones_together() {
+    let dir = scratch_dir("waits-my-stmts");
+    let store = dir.join("r.sqlite");
+    let size = ["--tables", "1", "--table-size", "1000", "--table-name", "wtstmt", "--threads", "2"];
+    let _ = fairbench().args(["cleanup", "oltp_read_only", "--target", &mysql_url()]).args(size).output();
+    run_ok(fairbench().args(["prepare", "oltp_read_only", "--target", &mysql_url()]).args(size));
+    let out = run("oltp_read_only", &mysql_url(), &[&size[..], &["--db-ps-mode=disable"]].concat(), &store);
+    assert!(out.contains("top statements/t at 2 threads, µs:"), "{out}");
+    let all = statements(&store, "1");
+    let point = statement(&all, "FROM `wtstmt1` WHERE ID = ?");
+    let calls = point["calls_per_trx"].as_f64().unwrap();
+    assert!((9.5..=10.5).contains(&calls), "ten point selects per transaction: {point}");
+    assert_eq!(point["per_call"]["rows examined"].as_f64(), Some(1.0), "{point}");
+    assert!(all.iter().all(|s| !s["text"].as_str().unwrap().contains("performance_schema")), "{all:?}");
+    // MariaDB counts binary-protocol executions only all together: said so, with what shows each.
+    run("oltp_read_only", &mysql_url(), &size, &store);
+    let all = statements(&store, "2");
+    let prepared = statement(&all, "(all prepared statements; each apart: --db-ps-mode=disable)");
+    assert!(prepared["calls_per_trx"].as_f64().unwrap() >= 14.0, "{prepared}");
+    run_ok(fairbench().args(["cleanup", "oltp_read_only", "--target", &mysql_url()]).args(size));
+}
+
+#[test]
+fn postgres_without_pg_stat_statements_runs_and_says_what_to_load() {
+    let out = run_ok(fairbench().args(["server", "start", "postgres", "--ram", "1G", "--cores", "2", "--set", "shared_preload_libraries="]));
+    let err = stderr(&out);
+    let _sb = Sandbox(err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}")));
+    let url = stdout(&out).trim().to_string();
+    let dir = scratch_dir("waits-pg-nostmts");
+    let size = ["--tables", "1", "--table-size", "1000", "--threads", "2"];
+    run_ok(fairbench().args(["prepare", "oltp_read_only", "--target", &url]).args(size));
+    let out = run("oltp_read_only", &url, &size, &dir.join("r.sqlite"));
+    let missing: Vec<&str> = out.lines().filter(|l| l.contains("pg_stat_statements")).collect();
+    assert_eq!(missing.len(), 1, "one line says what to load: {out}");
+    assert!(missing[0].contains("shared_preload_libraries") && missing[0].contains("CREATE EXTENSION"), "{}", missing[0]);
+    assert!(out.contains("server time/t at 2 threads") && !out.contains("top statements/t"), "{out}");
 }
 
 #[test]

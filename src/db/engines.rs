@@ -148,6 +148,14 @@ pub trait Engine: Sync {
         None
     }
 
+    /// The statements the server ran, by shape, with their cumulative
+    /// counters ([`crate::db::digests`]), keyed by the server's digest;
+    /// asked at every sample when `start` says the server keeps them
+    /// ([`Server::statements_view`]). The sampling's own are left out.
+    fn statements<'a>(&'a self, _c: &'a mut Conn, _start: &'a Server, _errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
+        Box::pin(async { BTreeMap::new() })
+    }
+
     /// Which of its counters are gauges (kept as they are, not as deltas).
     fn gauges(&self) -> &'static [&'static str] {
         &[]

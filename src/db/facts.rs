@@ -58,6 +58,11 @@ pub struct Server {
     /// engine reads it; None when the engine does not shard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sharding: Option<String>,
+    /// Where the server keeps its statements by digest, as the sampler
+    /// reads it (performance_schema's summary, pg_stat_statements in its
+    /// schema); None when it keeps none or the run does not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statements_view: Option<String>,
     /// Where the server publishes Prometheus metrics (its status port),
     /// when its counters are read from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -14,6 +14,7 @@
 mod bulk;
 mod copies;
 pub mod dialect;
+pub mod digests;
 mod encode;
 pub mod engines;
 pub mod environ;

@@ -48,8 +48,8 @@ impl Class {
         }
     }
 
-    /// As a counter's name holds it.
-    fn tag(self) -> &'static str {
+    /// As a counter's name holds it (and a CSV column's).
+    pub fn tag(self) -> &'static str {
         match self {
             Class::Cpu => "cpu",
             Class::DiskRead => "read",

@@ -18,6 +18,7 @@ mod activity;
 pub mod durability;
 pub mod node;
 pub mod proc;
+pub mod profile;
 
 use crate::db::engines::Listen;
 use crate::db::{Conn, ConnConfig, StatementSet};
@@ -67,6 +68,10 @@ pub struct Sample {
     /// /proc/diskstats deltas per device: reads, sectors read, writes, sectors written.
     #[serde(default)]
     pub disk: BTreeMap<String, [u64; 4]>,
+    /// The statements that ran since the previous sample, by digest: what
+    /// each one's counters moved ([`crate::db::digests`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub statements: BTreeMap<String, crate::db::digests::Digest>,
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -357,6 +362,7 @@ impl Sampler {
                         }
                     }
                     let mut prev_disk = if local { diskstats() } else { BTreeMap::new() };
+                    let mut prev_stmts = BTreeMap::new();
                     let _ = stx.send(first);
                     let mut level: Option<(usize, Instant, usize)> = None;
                     let mut last = Instant::now();
@@ -399,11 +405,11 @@ impl Sampler {
                         // milliseconds whose rates would mean nothing.
                         if matches!(cmd, Some(Cmd::LevelEnd)) && last.elapsed() < period / 4 {
                             if let (Some(b), Some((_, _, seq))) = (redo.take(), level.as_mut()) {
-                                (prev, prev_disk, prev_node, last) = b;
+                                (prev, prev_disk, prev_node, prev_stmts, last) = b;
                                 *seq -= 1;
                             }
                         }
-                        let before = (prev.clone(), prev_disk.clone(), prev_node.clone(), last);
+                        let before = (prev.clone(), prev_disk.clone(), prev_node.clone(), prev_stmts.clone(), last);
                         // A sample: counters now, deltas since the previous one.
                         let mut errs = Vec::new();
                         let mut cur = match conn.as_mut() {
@@ -413,6 +419,10 @@ impl Sampler {
                         if let Some(a) = &activity {
                             cur.extend(a.totals());
                         }
+                        let stmts = match conn.as_mut() {
+                            Some(c) if start.statements_view.is_some() => cfg.engine().statements(c, &start, &mut errs).await,
+                            _ => BTreeMap::new(),
+                        };
                         cur.extend(hardware());
                         let mut node_disk = None;
                         if let Some(url) = &server_metrics {
@@ -424,6 +434,7 @@ impl Sampler {
                         let disk = if local { diskstats() } else { BTreeMap::new() };
                         let mut sample = delta(&prev, &cur);
                         sample.disk = disk_delta(&prev_disk, &disk);
+                        sample.statements = crate::db::digests::delta(&prev_stmts, &stmts);
                         // A remote server's disks, as its host's exporter counts them.
                         if let Some(nd) = node_disk {
                             if !local {
@@ -437,6 +448,7 @@ impl Sampler {
                         last = now;
                         prev = cur;
                         prev_disk = disk;
+                        prev_stmts = stmts;
                         match cmd {
                             Some(Cmd::LevelStart(n)) => {
                                 // Baseline: what moved before the level (pause, prepare) is not the level's.

@@ -78,6 +78,9 @@ pub struct Efficiency {
     /// Where the server's time went per transaction (waits.rs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_time: Option<super::waits::ServerTime>,
+    /// The statements that took its time, per transaction (statements.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub statements: Vec<super::statements::StatementTime>,
     /// A sharded server: queries per transaction by the shards they reached.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub routing_per_trx: Option<crate::db::engines::Routing>,
@@ -136,19 +139,24 @@ fn warmup_end(l: &LevelRec) -> f64 {
     l.intervals.iter().filter(|i| i.warmup).map(|i| i.t).fold(0.0, f64::max)
 }
 
+/// A level's counter sums, disk deltas by device, and statements by digest.
+type Sums = (f64, BTreeMap<String, f64>, BTreeMap<String, [u64; 4]>, BTreeMap<String, crate::db::digests::Digest>);
+
 /// The sums of the level's sample deltas over its measured window, with
-/// the seconds they cover and the disk deltas per device.
-fn window(l: &LevelRec) -> (f64, BTreeMap<String, f64>, BTreeMap<String, [u64; 4]>) {
+/// the seconds they cover, the disk deltas per device and the statements.
+fn window(l: &LevelRec) -> Sums {
     let from = warmup_end(l);
     let mut secs = 0.0;
     let mut sums = BTreeMap::new();
     let mut disk: BTreeMap<String, [u64; 4]> = BTreeMap::new();
+    let mut stmts = BTreeMap::new();
     // The sample at level start is the baseline (what moved before it is not the level's).
     for s in l.samples.iter().filter(|s| s.seq > 0 && s.t - s.dt >= from - 0.05) {
         secs += s.dt;
         for (k, v) in &s.sample.deltas {
             *sums.entry(k.clone()).or_insert(0.0) += v;
         }
+        crate::db::digests::add(&mut stmts, &s.sample.statements);
         for (dev, d) in &s.sample.disk {
             let e = disk.entry(dev.clone()).or_default();
             for i in 0..4 {
@@ -156,7 +164,7 @@ fn window(l: &LevelRec) -> (f64, BTreeMap<String, f64>, BTreeMap<String, [u64; 4
             }
         }
     }
-    (secs, sums, disk)
+    (secs, sums, disk, stmts)
 }
 
 /// The figures of each level of a run.
@@ -166,8 +174,8 @@ pub fn of_run(r: &RunRecord) -> Vec<Efficiency> {
 }
 
 fn of_level(l: &LevelRec, whose: &Whose<'_>) -> Efficiency {
-    let (secs, d, disk) = window(l);
-    let w = Window { secs, deltas: &d, disk: &disk, transactions: l.events as f64, queries: l.queries as f64 };
+    let (secs, d, disk, stmts) = window(l);
+    let w = Window { secs, deltas: &d, disk: &disk, statements: &stmts, transactions: l.events as f64, queries: l.queries as f64 };
     let mut e = of_window(&w, whose);
     (e.threads, e.tps, e.qps) = (l.threads, l.tps, l.qps);
     e
@@ -178,6 +186,7 @@ pub struct Window<'a> {
     pub secs: f64,
     pub deltas: &'a BTreeMap<String, f64>,
     pub disk: &'a BTreeMap<String, [u64; 4]>,
+    pub statements: &'a BTreeMap<String, crate::db::digests::Digest>,
     pub transactions: f64,
     pub queries: f64,
 }
@@ -277,6 +286,7 @@ pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
     }
     e.fsyncs_per_commit = spec.and_then(|s| s.fsyncs(d)).map(|f| f / trx);
     e.server_time = super::waits::of(d, trx);
+    e.statements = super::statements::of(w.statements, trx);
     e.routing_per_trx = spec.and_then(|s| s.routing(d)).map(|r| crate::db::engines::Routing { single: r.single / trx, multi: r.multi / trx, scatter: r.scatter / trx });
     e
 }
@@ -337,6 +347,11 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
         if let Some(t) = &e.server_time {
             o.push_str(&format!("  server time/t at {} threads, µs: {}\n", e.threads, super::waits::line(t)));
         }
+        // The statements that took the most, as calls x mean = µs per transaction.
+        for (i, s) in e.statements.iter().take(3).enumerate() {
+            let head = if i == 0 { format!("top statements/t at {} threads, µs:", e.threads) } else { String::new() };
+            o.push_str(&format!("  {head:<34} {}\n", super::statements::line(s, 70)));
+        }
     }
     for e in rows.iter().filter(|e| !e.part_cpu_us_per_trx.is_empty()) {
         let each: Vec<String> = e.part_cpu_us_per_trx.iter().map(|(p, v)| format!("{p} {v:.1}")).collect();
@@ -382,7 +397,12 @@ mod tests {
             seq,
             t,
             dt,
-            sample: Sample { deltas: deltas.iter().map(|(k, v)| (k.to_string(), *v)).collect(), gauges: BTreeMap::new(), disk: disk.iter().map(|(k, v)| (k.to_string(), *v)).collect() },
+            sample: Sample {
+                deltas: deltas.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                gauges: BTreeMap::new(),
+                disk: disk.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                ..Sample::default()
+            },
         }
     }
 

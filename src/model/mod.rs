@@ -5,6 +5,7 @@
 
 pub mod efficiency;
 pub mod record;
+pub mod statements;
 pub mod waits;
 
 use crate::stats::{ClientTotals, Window};

@@ -151,7 +151,7 @@ impl Live {
         if row.seq == 0 || row.dt <= 0.0 || tps <= 0.0 {
             return;
         }
-        let w = Window { secs: row.dt, deltas: &row.sample.deltas, disk: &row.sample.disk, transactions: tps * row.dt, queries: qps * row.dt };
+        let w = Window { secs: row.dt, deltas: &row.sample.deltas, disk: &row.sample.disk, statements: &row.sample.statements, transactions: tps * row.dt, queries: qps * row.dt };
         let e = of_window(&w, &Whose::of(Some(server)));
         for ((_, _, figure), (_, family)) in HARDWARE.iter().zip(&self.metrics.hardware) {
             match figure(&e) {

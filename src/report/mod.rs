@@ -3,6 +3,7 @@
 //! JSON lines with a checked-in schema (`schema/run.schema.json`).
 
 pub mod chart;
+pub mod flame;
 pub mod hdrlog;
 pub mod http;
 pub mod live;

@@ -3,6 +3,7 @@
 //! plotting tools. The columns are documented in docs/results.md; a test holds
 //! the two together.
 
+use crate::db::waits::CLASSES;
 use crate::model::efficiency::{of_run, Efficiency};
 use crate::model::record::{IntervalRec, LevelRec, RunRecord};
 use std::fmt::Write;
@@ -46,10 +47,25 @@ pub const COLUMNS: &[&str] = &[
     "writes_per_trx",
     "write_kb_per_trx",
     "fsyncs_per_commit",
+    "wait_cpu_us_per_trx",
+    "wait_read_us_per_trx",
+    "wait_write_us_per_trx",
+    "wait_log_us_per_trx",
+    "wait_row_lock_us_per_trx",
+    "wait_table_lock_us_per_trx",
+    "wait_latch_us_per_trx",
+    "wait_client_us_per_trx",
+    "wait_replication_us_per_trx",
+    "wait_other_us_per_trx",
+    "top_statement",
+    "top_statement_calls_per_trx",
+    "top_statement_us_per_trx",
 ];
 
-/// The hardware columns a summary row fills (an interval row leaves them empty).
-const HARDWARE_COLUMNS: usize = 14;
+/// The hardware columns a summary row fills (an interval row leaves them
+/// empty): the figures, the server's time by class (in [`CLASSES`]'
+/// order) and its top statement.
+const HARDWARE_COLUMNS: usize = 14 + CLASSES.len() + 3;
 
 /// A field as RFC 4180 wants it: quoted when it holds a comma, quote or line break.
 fn field(s: &str) -> String {
@@ -120,6 +136,13 @@ fn hardware(e: Option<&Efficiency>) -> Vec<String> {
         o(e.write_kb_per_trx),
         o(e.fsyncs_per_commit),
     ]
+    .into_iter()
+    .chain(CLASSES.iter().map(|c| o(e.server_time.as_ref().map(|t| t.of_class(*c)))))
+    .chain(match e.statements.first() {
+        Some(s) => [field(&s.text), f(s.calls_per_trx), f(s.us_per_trx)],
+        None => Default::default(),
+    })
+    .collect()
 }
 
 /// The level's figures; counts the summary does not keep (reads, writes,

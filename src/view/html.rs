@@ -307,6 +307,7 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
         o.push_str("</div>");
     }
     hardware_section(&mut o, &mut charts, runs);
+    super::server_time::section(&mut o, runs);
     let hdr = hdr_charts(runs);
     if !hdr.is_empty() {
         o.push_str("<h2 id=\"latency\">Latency distributions</h2><p class=\"legend-note\">HDR percentile plots: 90%, 99%, 99.9% ... evenly spaced, so the tail is as visible as the median.</p><div class=\"grid\">");

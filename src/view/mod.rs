@@ -11,3 +11,4 @@ pub mod csv;
 pub mod format;
 pub mod html;
 pub mod png;
+pub mod server_time;

@@ -3,6 +3,7 @@
 //! text protocol when prepared statements are off.
 
 pub mod dialect;
+mod digests;
 pub mod spec;
 mod waits;
 

@@ -94,6 +94,11 @@ impl Engine for Mysql {
             s.status = status(c, errors).await;
             if !super::waits::schema_on(s) {
                 errors.push(super::waits::schema_off());
+            } else if c.config().server_time {
+                match super::digests::view(c, errors).await {
+                    Ok(v) => s.statements_view = Some(v),
+                    Err(note) => errors.push(note),
+                }
             }
             let cipher = rows(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", errors).await;
             (s.tls, s.tls_cipher) = tls_of(cipher.first().and_then(|r| r.get(1)).map(String::as_str));
@@ -110,6 +115,10 @@ impl Engine for Mysql {
             }
             m
         })
+    }
+
+    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
+        Box::pin(super::digests::read(c, start, errors))
     }
 
     fn gauges(&self) -> &'static [&'static str] {

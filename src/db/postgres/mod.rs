@@ -3,6 +3,7 @@
 //! call), simple protocol for text mode, binary COPY for loading.
 
 pub mod dialect;
+mod digests;
 pub mod spec;
 mod waits;
 

@@ -137,11 +137,21 @@ impl Engine for Postgres {
             let ssl = value(c, "SELECT COALESCE((SELECT CASE WHEN ssl THEN COALESCE(cipher, 'unknown cipher') ELSE '' END FROM pg_stat_ssl WHERE pid = pg_backend_pid()), '')", errors).await;
             (s.tls, s.tls_cipher) = tls_of(ssl.as_deref());
             s.pooler = c.pooler().map(|p| pooler_text(p, cfg.prepared));
+            if c.config().server_time {
+                match super::digests::view(c, s, errors).await {
+                    Ok(v) => s.statements_view = Some(v),
+                    Err(note) => errors.push(note),
+                }
+            }
         })
     }
 
     fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
         Box::pin(status(c, version_num(start), errors))
+    }
+
+    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
+        Box::pin(super::digests::read(c, start, errors))
     }
 
     fn gauges(&self) -> &'static [&'static str] {

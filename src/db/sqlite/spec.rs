@@ -41,6 +41,10 @@ impl Engine for Sqlite {
                 }
             }
             s.version = value(c, "SELECT sqlite_version()", errors).await.unwrap_or_default();
+            if c.config().server_time {
+                // Nothing to sample: the engine is fairbench's own process, timed by the hardware table.
+                errors.push(format!("{}SQLite keeps no wait events nor statement statistics: its time per transaction is fairbench's CPU in the table above", crate::db::waits::UNRECORDED));
+            }
             let num = |k: &str| s.variables.get(k).and_then(|v| v.parse::<i64>().ok());
             let page = num("page_size").unwrap_or(4096);
             // cache_size: negative is KiB, positive is pages.

@@ -3,5 +3,6 @@
 //! how it describes itself, what it guarantees, which errors it asks to
 //! retry and which statements it lacks (spec.rs, screen.rs).
 
+mod digests;
 mod screen;
 pub mod spec;

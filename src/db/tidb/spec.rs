@@ -163,7 +163,17 @@ impl Engine for Tidb {
             }
             let cipher = rows(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", errors).await;
             (s.tls, s.tls_cipher) = tls_of(cipher.first().and_then(|r| r.get(1)).map(String::as_str));
+            if c.config().server_time {
+                match super::digests::view(s) {
+                    Ok(v) => s.statements_view = Some(v),
+                    Err(note) => errors.push(note),
+                }
+            }
         })
+    }
+
+    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
+        Box::pin(super::digests::read(c, start, errors))
     }
 
     fn counters<'a>(&'a self, _c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {

@@ -180,6 +180,9 @@ pub(super) fn init_and_spawn(n: &Node, b: &Bins, user: &Option<String>, timeout:
     line("character-set-server", "utf8mb4");
     line("collation-server", "utf8mb4_general_ci");
     line("local-infile", "ON");
+    // Where the server's time goes is read from performance_schema's timers
+    // (off by default in MariaDB); a profile or --set may turn it off again.
+    line("performance-schema", "ON");
     if let Some(t) = n.tls_dir {
         fs::copy(t.join("server.key"), d.join("server-key.pem")).map_err(|e| io(t.join("server.key").display(), e))?;
         let _ = fs::set_permissions(d.join("server-key.pem"), std::os::unix::fs::PermissionsExt::from_mode(0o600));

@@ -146,6 +146,8 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
         let _ = fs::set_permissions(d.join("server.key"), std::os::unix::fs::PermissionsExt::from_mode(0o600));
         conf.push_str(&format!("ssl = on\nssl_cert_file = {}\nssl_key_file = {}\n", pg_quote(&t.join("server.pem").display().to_string()), pg_quote(&d.join("server.key").display().to_string())));
     }
+    // The statements by shape of where the server's time goes; a profile or --set may say otherwise.
+    conf.push_str("shared_preload_libraries = 'pg_stat_statements'\n");
     conf.push_str(&format!("# profile {}, then --set\n", sb.profile));
     for (k, v) in &sb.settings {
         conf.push_str(&format!("{k} = {}\n", pg_quote(v)));
@@ -179,6 +181,8 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
     wait_ready(sb, &mut probe, &mut alive, &log, o.timeout)?;
     let db = format!("\"{}\"", o.database.replace('"', "\"\""));
     sql("postgres", &format!("CREATE DATABASE {db}")).map_err(|e| Error::Io(format!("could not create database {}: {e}", o.database)))?;
+    // Only where the library is loaded (a --set may have left it out).
+    let _ = sql(&o.database, "DO $$BEGIN IF current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%' THEN CREATE EXTENSION IF NOT EXISTS pg_stat_statements; END IF; END$$");
     if let Some(t) = &o.tls_only_user {
         let tq = format!("\"{}\"", t.replace('"', "\"\""));
         for s in [format!("CREATE ROLE {tq} LOGIN PASSWORD {}", pg_quote(&o.password)), format!("GRANT ALL ON DATABASE {db} TO {tq}")] {
