@@ -117,9 +117,10 @@ fb_install_missing() {
         # promtool (prometheus) checks the metrics endpoint's classic text format.
         # The PostgreSQL cluster of `server start patroni` (tests/patroni.rs): Patroni, etcd, and
         # the etcd client library Patroni's etcd3 support imports (one of patroni's alternatives).
+        # Linux perf for --profile-server (tests/profile.rs).
         for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make \
             mariadb-plugin-rocksdb mariadb-plugin-s3 mariadb-plugin-provider-lz4 chromium pgbouncer galera-4 \
-            sysstat prometheus-node-exporter prometheus patroni etcd-server python3-etcd; do
+            sysstat prometheus-node-exporter prometheus patroni etcd-server python3-etcd linux-perf; do
             fb_pkg_installed "$p" || missing+=("$p")
         done
         [[ -n $(fb_pg_bindir) ]] || missing+=(postgresql)

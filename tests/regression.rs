@@ -377,6 +377,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         sample_period: Duration::from_secs(1),
         server_metrics: None,
         server_time: true,
+        profile_server: None,
     })
     .expect("results store");
     let mut sink = rec.sink();

@@ -14,6 +14,7 @@ pub mod verify;
 use crate::audit;
 use crate::cli::{AuditArgs, CompareArgs, EnvArgs, ReportArgs, ResultsAction, ResultsArgs};
 use crate::db::ConnConfig;
+use crate::env::profile::ProfileServer;
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::model::record::{RunRecord, Severity};
@@ -52,7 +53,17 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     if !c.server_time {
         add("server-time", "off".into());
     }
-    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone(), server_time: c.server_time })
+    let profile_server = if c.profile_server {
+        // A missing perf is said before anything runs, not after the first level.
+        crate::env::profile::available().map_err(Error::Usage)?;
+        add("profile-server", "on".into());
+        // perf stops by itself well after the level would have ended.
+        let most = if c.time > 0.0 { c.warmup_time + c.time * 2.0 + 60.0 } else { 86_400.0 };
+        Some(ProfileServer { warmup: Duration::from_secs_f64(c.warmup_time), most: Duration::from_secs_f64(most), dir: std::env::temp_dir(), stopping: crate::model::interrupted })
+    } else {
+        None
+    };
+    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone(), server_time: c.server_time, profile_server })
 }
 
 /// Closes the record and stores the run's own audit with `extra` findings

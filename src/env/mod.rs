@@ -267,6 +267,8 @@ pub struct SampleRow {
     /// Seconds covered by the deltas.
     pub dt: f64,
     pub sample: Sample,
+    /// At a level's end with `--profile-server`: its folded stacks, or why there are none.
+    pub profile: Option<std::result::Result<String, String>>,
 }
 
 /// Samples server counters (and disk counters when the server is local) at
@@ -280,7 +282,15 @@ pub struct Sampler {
 impl Sampler {
     /// Starts the thread, takes the start snapshot and returns it; `write`
     /// receives every sample (it runs on the sampler's thread).
-    pub fn start(cfg: Arc<ConnConfig>, tables: DatasetTables, period: Duration, server_metrics: Option<String>, server_time: bool, mut write: Box<dyn FnMut(SampleRow) + Send>) -> (Sampler, Snapshot) {
+    pub fn start(
+        cfg: Arc<ConnConfig>,
+        tables: DatasetTables,
+        period: Duration,
+        server_metrics: Option<String>,
+        server_time: bool,
+        profile: Option<profile::ProfileServer>,
+        mut write: Box<dyn FnMut(SampleRow) + Send>,
+    ) -> (Sampler, Snapshot) {
         let (tx, rx) = mpsc::channel::<Cmd>();
         let (stx, srx) = mpsc::channel::<Snapshot>();
         let cfg2 = cfg.clone();
@@ -334,6 +344,18 @@ impl Sampler {
                     } else if local && !cfg.target.protocol.embedded() && server_pid.is_none() {
                         first.errors.push("the server's process: nothing on this host listens where the target points (its CPU per operation is not measured)".into());
                     }
+                    // What perf profiles: each part's processes, or the server's, with
+                    // those below them as they are when it starts (a backend per client).
+                    // An embedded engine is fairbench's own process.
+                    let roots: Vec<i32> = if cfg.target.protocol.embedded() {
+                        vec![std::process::id() as i32]
+                    } else if !parts.is_empty() {
+                        parts.iter().map(|(_, p)| *p).collect()
+                    } else {
+                        server_pid.into_iter().collect()
+                    };
+                    let profiled = move || roots.iter().flat_map(|r| proc::tree(*r)).collect::<Vec<i32>>();
+                    let mut profiling = profile::Profiling::new(profile);
                     let hardware = move || {
                         let mut m = proc::client();
                         if local {
@@ -452,12 +474,16 @@ impl Sampler {
                         match cmd {
                             Some(Cmd::LevelStart(n)) => {
                                 // Baseline: what moved before the level (pause, prepare) is not the level's.
-                                write(SampleRow { level_no: n, seq: 0, t: 0.0, dt, sample });
+                                write(SampleRow { level_no: n, seq: 0, t: 0.0, dt, sample, profile: None });
                                 level = Some((n, now, 1));
+                                profiling.level_start(now);
+                                profiling.tick(now, &profiled);
                             }
                             Some(Cmd::LevelEnd | Cmd::Tick) | None => {
                                 if let Some((n, t0, seq)) = level {
-                                    write(SampleRow { level_no: n, seq, t: now.duration_since(t0).as_secs_f64(), dt, sample });
+                                    profiling.tick(now, &profiled);
+                                    let profile = if matches!(cmd, Some(Cmd::LevelEnd)) { profiling.level_end() } else { None };
+                                    write(SampleRow { level_no: n, seq, t: now.duration_since(t0).as_secs_f64(), dt, sample, profile });
                                     level = if matches!(cmd, Some(Cmd::LevelEnd)) { None } else { Some((n, t0, seq + 1)) };
                                 }
                             }

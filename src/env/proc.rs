@@ -147,6 +147,11 @@ fn pids() -> Vec<i32> {
 
 /// The processes below `root` with their (user s, system s).
 ///
+/// A process and every process below it, the root first.
+pub fn tree(root: i32) -> Vec<i32> {
+    std::iter::once(root).chain(descendants(root, ticks()).into_iter().map(|(p, _, _)| p)).collect()
+}
+
 /// The kernel lists each thread's children (/proc/PID/task/TID/children):
 /// a server's tree is read from those lists, a few files, instead of every
 /// process's stat on the machine each second. The sampler's work is

@@ -85,8 +85,10 @@ impl Profiler {
     /// Starts `perf record` on the given processes (all their threads),
     /// writing its file into `out_dir`. Fails with one line when perf is
     /// missing or the kernel refuses it.
-    pub fn start(pids: &[i32], out_dir: &Path) -> Result<Profiler, String> {
-        start_with(Path::new("perf"), pids, out_dir)
+    /// perf stops by itself after `most`, so that no perf outlives a
+    /// process that ended without stopping it.
+    pub fn start(pids: &[i32], out_dir: &Path, most: Duration) -> Result<Profiler, String> {
+        start_with(Path::new("perf"), pids, out_dir, most)
     }
 
     /// Stops perf, folds what it recorded and returns the folded stacks
@@ -195,7 +197,7 @@ impl Drop for Profiler {
 
 /// [`Profiler::start`] with the perf program named, so a test can name one
 /// that does not exist.
-fn start_with(program: &Path, pids: &[i32], out_dir: &Path) -> Result<Profiler, String> {
+fn start_with(program: &Path, pids: &[i32], out_dir: &Path, most: Duration) -> Result<Profiler, String> {
     let perf = locate(program).ok_or(MISSING)?;
     let mut pids = pids.to_vec();
     pids.sort_unstable();
@@ -220,6 +222,8 @@ fn start_with(program: &Path, pids: &[i32], out_dir: &Path) -> Result<Profiler, 
         .args(["record", "-F", FREQUENCY, "-g", "--no-buildid", "-o"])
         .arg(&data)
         .args(["-p", &list])
+        // With -p, perf records those processes while its command runs.
+        .args(["--", "sleep", &most.as_secs().max(1).to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
@@ -298,6 +302,77 @@ fn wait_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     }
 }
 
+/// `--profile-server`: the server's on-CPU stacks sampled by perf over
+/// each level's measured time.
+#[derive(Clone)]
+pub struct ProfileServer {
+    /// From the level's start to its measured time.
+    pub warmup: Duration,
+    /// The longest perf may record (it stops by itself after).
+    pub most: Duration,
+    /// Where perf writes its file.
+    pub dir: PathBuf,
+    /// Whether the run is being stopped (Ctrl-C): a level's profile is not
+    /// folded then, which could outlast the promised stop.
+    pub stopping: fn() -> bool,
+}
+
+/// A sampler's profiling over its levels: perf started once a level's
+/// warmup is over, stopped and folded at its end.
+pub struct Profiling {
+    opts: Option<ProfileServer>,
+    due: Option<Instant>,
+    running: Option<Profiler>,
+    said: Option<String>,
+}
+
+impl Profiling {
+    pub fn new(opts: Option<ProfileServer>) -> Profiling {
+        Profiling { opts, due: None, running: None, said: None }
+    }
+
+    pub fn level_start(&mut self, now: Instant) {
+        if let Some(o) = &self.opts {
+            self.due = Some(now + o.warmup);
+            self.said = None;
+        }
+    }
+
+    /// Starts perf on `pids()` once the warmup is over (at a sample: the
+    /// measured time starts within a sampling period of it).
+    pub fn tick(&mut self, now: Instant, pids: impl Fn() -> Vec<i32>) {
+        let (Some(o), Some(due)) = (&self.opts, self.due) else { return };
+        if now + Duration::from_millis(50) < due {
+            return;
+        }
+        self.due = None;
+        let pids = pids();
+        if pids.is_empty() {
+            self.said = Some(format!("{FLAG}: the server's process is not on this host (or was not found), so it was not profiled"));
+            return;
+        }
+        match Profiler::start(&pids, &o.dir, o.most) {
+            Ok(p) => self.running = Some(p),
+            Err(e) => self.said = Some(e),
+        }
+    }
+
+    /// The level's folded stacks, or why there are none; None without
+    /// `--profile-server`.
+    pub fn level_end(&mut self) -> Option<Result<String, String>> {
+        let o = self.opts.as_ref()?;
+        self.due = None;
+        Some(match self.running.take() {
+            Some(p) if (o.stopping)() => {
+                drop(p);
+                Err(format!("{FLAG}: the run was stopped, so the level's profile was not folded"))
+            }
+            Some(p) => p.finish(),
+            None => Err(self.said.take().unwrap_or_else(|| format!("{FLAG}: the level ended before its warmup did, so nothing was profiled"))),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,7 +408,7 @@ mod tests {
         let busy = Busy::spawn();
         let dir = tempfile::tempdir().expect("temporary directory");
         let began = Instant::now();
-        let profiler = Profiler::start(&[busy.pid()], dir.path()).expect("perf starts");
+        let profiler = Profiler::start(&[busy.pid()], dir.path(), Duration::from_secs(30)).expect("perf starts");
         std::thread::sleep(Duration::from_millis(1500));
         let folded = profiler.finish().expect("perf finishes");
         let seconds = began.elapsed().as_secs_f64();
@@ -354,7 +429,7 @@ mod tests {
     fn dropping_an_unfinished_profiler_stops_perf() {
         let busy = Busy::spawn();
         let dir = tempfile::tempdir().expect("temporary directory");
-        let profiler = Profiler::start(&[busy.pid()], dir.path()).expect("perf starts");
+        let profiler = Profiler::start(&[busy.pid()], dir.path(), Duration::from_secs(30)).expect("perf starts");
         let perf = profiler.child.as_ref().map(|c| c.id() as i32).expect("perf runs");
         assert!(alive(perf));
         drop(profiler);
@@ -366,7 +441,7 @@ mod tests {
     fn a_gone_process_is_refused_in_one_line() {
         let dir = tempfile::tempdir().expect("temporary directory");
         // Above the largest pid_max Linux allows (2^22).
-        let err = Profiler::start(&[999_999_999], dir.path()).err().expect("refused");
+        let err = Profiler::start(&[999_999_999], dir.path(), Duration::from_secs(30)).err().expect("refused");
         assert!(err.starts_with("--profile-server: perf could not profile pid 999999999"), "{err}");
         assert!(err.contains("No such process") && err.contains("still running"), "{err}");
         assert!(!err.contains('\n'), "{err}");
@@ -376,7 +451,7 @@ mod tests {
     fn a_missing_perf_is_named() {
         let missing = Path::new("/nonexistent/bin/perf");
         let dir = tempfile::tempdir().expect("temporary directory");
-        assert_eq!(start_with(missing, &[1], dir.path()).err().as_deref(), Some(MISSING));
+        assert_eq!(start_with(missing, &[1], dir.path(), Duration::from_secs(30)).err().as_deref(), Some(MISSING));
         assert_eq!(available_at(missing), Err(MISSING.to_string()));
         assert_eq!(available_at(Path::new("no-such-perf-program")), Err(MISSING.to_string()));
     }
@@ -384,8 +459,8 @@ mod tests {
     #[test]
     fn bad_pids_are_refused() {
         let dir = tempfile::tempdir().expect("temporary directory");
-        assert!(Profiler::start(&[], dir.path()).err().expect("refused").contains("no server process"));
-        assert!(Profiler::start(&[-3], dir.path()).err().expect("refused").contains("-3 is not a process id"));
+        assert!(Profiler::start(&[], dir.path(), Duration::from_secs(30)).err().expect("refused").contains("no server process"));
+        assert!(Profiler::start(&[-3], dir.path(), Duration::from_secs(30)).err().expect("refused").contains("-3 is not a process id"));
     }
 
     #[test]

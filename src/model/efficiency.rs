@@ -353,6 +353,14 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
             o.push_str(&format!("  {head:<34} {}\n", super::statements::line(s, 70)));
         }
     }
+    // --profile-server: where the server's CPU went, by the frames it was caught in.
+    for l in &r.levels {
+        match &l.profile {
+            Some(p) if p.error.is_none() => o.push_str(&format!("  server on CPU at {} threads (perf): {}\n", l.threads, super::profile::line(&p.folded, 5))),
+            Some(p) => o.push_str(&format!("  note: {}\n", p.error.as_deref().unwrap_or_default())),
+            None => {}
+        }
+    }
     for e in rows.iter().filter(|e| !e.part_cpu_us_per_trx.is_empty()) {
         let each: Vec<String> = e.part_cpu_us_per_trx.iter().map(|(p, v)| format!("{p} {v:.1}")).collect();
         o.push_str(&format!("  server CPU/t by part at {} threads, µs: {}\n", e.threads, each.join(", ")));

@@ -4,6 +4,7 @@
 //! the outputs and the workloads meet here instead of importing each other.
 
 pub mod efficiency;
+pub mod profile;
 pub mod record;
 pub mod statements;
 pub mod waits;

@@ -99,6 +99,18 @@ pub struct LevelRec {
     /// in runs recorded before it was).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outage: Option<crate::stats::gaps::Outage>,
+    /// `--profile-server`: the server's on-CPU stacks over the measured
+    /// time, folded ("frame;frame;frame samples" lines), or why there are none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Profile {
+    pub folded: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Serialized as `results export` writes it, and read back from such a

@@ -37,7 +37,12 @@ pub struct ServerTime {
 impl ServerTime {
     /// µs per transaction in `class` (0 when none was seen).
     pub fn of_class(&self, class: Class) -> f64 {
-        self.classes.iter().find(|c| c.class == class.name()).map_or(0.0, |c| c.us_per_trx)
+        self.class(class).unwrap_or(0.0)
+    }
+
+    /// µs per transaction in `class`; None when none was seen.
+    pub fn class(&self, class: Class) -> Option<f64> {
+        self.classes.iter().find(|c| c.class == class.name()).map(|c| c.us_per_trx)
     }
 
     /// The largest wait of `class`, by event.

@@ -4,10 +4,10 @@
 //!
 //! The SVGs are inferno's interactive ones: click to zoom, Ctrl-F to search.
 
+use crate::model::profile::samples;
 use inferno::differential;
 use inferno::flamegraph::color::{BasicPalette, Palette};
 use inferno::flamegraph::{self, Options};
-use std::collections::HashMap;
 
 /// Wide enough for a server's deep stacks to keep readable frame names.
 const WIDTH: usize = 1200;
@@ -40,39 +40,6 @@ pub fn diff_svg(before: &str, after: &str, title: &str) -> Result<String, String
     let opt = differential::Options { normalize: true, ..Default::default() };
     differential::from_readers(opt, before.as_bytes(), after.as_bytes(), &mut both).map_err(|e| format!("differential flame graph: {e}"))?;
     draw(&String::from_utf8_lossy(&both), title)
-}
-
-/// The `n` leaf frames (where the CPU was when sampled) with the largest
-/// share of all samples, largest first; shares are in 0..1.
-pub fn top(folded: &str, n: usize) -> Vec<(String, f64)> {
-    let mut by_leaf: HashMap<&str, f64> = HashMap::new();
-    let mut total = 0.0;
-    for (stack, count) in folded.lines().filter_map(stack_count) {
-        let leaf = stack.rsplit(';').next().unwrap_or(stack);
-        *by_leaf.entry(leaf).or_insert(0.0) += count;
-        total += count;
-    }
-    if total <= 0.0 {
-        return Vec::new();
-    }
-    let mut shares: Vec<(String, f64)> = by_leaf.into_iter().map(|(leaf, count)| (leaf.to_string(), count / total)).collect();
-    // Ties by name, so the same profile always gives the same line.
-    shares.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    shares.truncate(n);
-    shares
-}
-
-/// A folded line's stack and count; None for a line without one (blank,
-/// or a comment as some tools write).
-fn stack_count(line: &str) -> Option<(&str, f64)> {
-    let (stack, count) = line.trim().rsplit_once(' ')?;
-    let count = count.parse::<f64>().ok().filter(|c| c.is_finite() && *c >= 0.0)?;
-    let stack = stack.trim_end();
-    (!stack.is_empty()).then_some((stack, count))
-}
-
-fn samples(folded: &str) -> f64 {
-    folded.lines().filter_map(stack_count).map(|(_, count)| count).sum()
 }
 
 fn draw(lines: &str, title: &str) -> Result<String, String> {
@@ -129,19 +96,5 @@ mod tests {
         assert_eq!(svg("\n# comment\nfoo;bar 0\n", "t"), Err("no samples".to_string()));
         assert_eq!(diff_svg("", AFTER, "t"), Err("no samples before".to_string()));
         assert_eq!(diff_svg(BEFORE, "", "t"), Err("no samples after".to_string()));
-        assert!(top("", 3).is_empty());
-    }
-
-    #[test]
-    fn top_gives_leaf_shares_largest_first() {
-        let folded = "a;b;hot 50\nc;hot 25\na;warm 20\ncold 5\nnot a line\n";
-        let top3 = top(folded, 3);
-        let names: Vec<&str> = top3.iter().map(|(name, _)| name.as_str()).collect();
-        assert_eq!(names, ["hot", "warm", "cold"]);
-        let shares: Vec<f64> = top3.iter().map(|(_, s)| *s).collect();
-        assert_eq!(shares, [0.75, 0.20, 0.05]);
-        assert!((top(folded, 10).iter().map(|(_, s)| s).sum::<f64>() - 1.0).abs() < 1e-12);
-        assert_eq!(top(folded, 1).len(), 1);
-        assert!(top(folded, 0).is_empty());
     }
 }

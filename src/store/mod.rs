@@ -101,6 +101,13 @@ CREATE TABLE IF NOT EXISTS env_samples(
     data TEXT NOT NULL,              -- JSON: counter deltas, gauges, diskstats deltas
     PRIMARY KEY(run_id, level_no, seq)
 );
+CREATE TABLE IF NOT EXISTS profiles(
+    run_id INTEGER NOT NULL,
+    level_no INTEGER NOT NULL,
+    folded TEXT NOT NULL,            -- --profile-server: the server's stacks, folded
+    error TEXT,                      -- why there are none
+    PRIMARY KEY(run_id, level_no)
+);
 ";
 
 fn io(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -230,6 +237,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
             intervals: vec![],
             samples: vec![],
             outage: r.get::<_, Option<String>>(18)?.and_then(|s| serde_json::from_str(&s).ok()),
+            profile: None,
         })
     })?;
     for l in levels {
@@ -268,6 +276,8 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
         for s in ss {
             l.samples.push(s?);
         }
+        let mut st = c.prepare_cached("SELECT folded, error FROM profiles WHERE run_id = ?1 AND level_no = ?2")?;
+        l.profile = st.query_row(params![id, l.level_no as i64], |r| Ok(crate::model::record::Profile { folded: r.get(0)?, error: r.get(1)? })).optional()?;
         if l.ended_at.is_none() {
             // Never summarised (the process died): figures from the stored intervals.
             let m: Vec<&IntervalRec> = l.intervals.iter().filter(|i| !i.warmup).collect();
@@ -438,6 +448,7 @@ pub struct Begin<'a> {
     pub server_metrics: Option<String>,
     /// Where the server's time goes, sampled with its counters (`--server-time`).
     pub server_time: bool,
+    pub profile_server: Option<crate::env::profile::ProfileServer>,
 }
 
 impl Recorder {
@@ -461,12 +472,19 @@ impl Recorder {
                     "INSERT OR REPLACE INTO env_samples(run_id, level_no, seq, t, dt, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                     params![run_id, s.level_no as i64, s.seq as i64, s.t, s.dt, data],
                 );
+                if let Some(p) = &s.profile {
+                    let (folded, error) = match p {
+                        Ok(f) => (f.as_str(), None),
+                        Err(e) => ("", Some(e.as_str())),
+                    };
+                    let _ = c.execute("INSERT OR REPLACE INTO profiles(run_id, level_no, folded, error) VALUES (?1, ?2, ?3, ?4)", params![run_id, s.level_no as i64, folded, error]);
+                }
             }
             if let Some(f) = to_tee.lock().ok().as_mut().and_then(|t| t.as_mut()) {
                 f(&s);
             }
         });
-        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), b.server_time, writer);
+        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), b.server_time, b.profile_server.clone(), writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
         let server = snap.server.clone();
         let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };

@@ -154,6 +154,10 @@ pub struct ControlArgs {
     /// counters: PostgreSQL's sessions ten times a second, MySQL's performance_schema (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = values::parse_bool, default_value = "on")]
     pub server_time: bool,
+    /// Sample the server's on-CPU stacks with Linux perf over each level's measured time (99 Hz),
+    /// stored with the run and drawn as a flame graph by `report` (needs perf: apt-get install linux-perf)
+    #[arg(long)]
+    pub profile_server: bool,
     /// Serve a page drawing the run's time series as it goes: HOST:PORT, or a port (loopback)
     #[arg(long, value_name = "ADDR", value_parser = values::listen_addr)]
     pub live: Option<std::net::SocketAddr>,
