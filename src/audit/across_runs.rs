@@ -255,6 +255,7 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(super::waits::rule_log_waits_differ(rs));
         v.extend(rule_memory_mismatch(rs));
         v.extend(rule_config_mismatch(rs));
+        v.extend(super::measured::rule_measured_setting_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));
         v.extend(rule_script_mismatch(rs));
         v.extend(repetitions::rule_single_runs(rs));

@@ -9,12 +9,14 @@
 //!
 //! Here: what the rules share (memory fit, reads per level, the finding's
 //! shape) and the findings' text. `one_run.rs` the rules on one run,
-//! `across_runs.rs` the rules across runs; `hardware.rs` and
+//! `across_runs.rs` the rules across runs, `measured.rs` the engines' lists
+//! of settings that change what is measured; `hardware.rs` and
 //! `repetitions.rs` rules of both kinds on the hardware samples and the
 //! repetitions.
 
 mod across_runs;
 mod hardware;
+mod measured;
 mod one_run;
 mod repetitions;
 mod waits;

@@ -207,6 +207,12 @@ pub trait Engine: Sync {
         true
     }
 
+    /// The settings that change what a run measures on this engine, each
+    /// compared across its runs by the audit (its list in its folder).
+    fn measured(&self) -> &'static [super::measured::Measured] {
+        &[]
+    }
+
     /// Settings that mean the same on every engine though named
     /// differently, each in common terms and in the engine's words.
     fn common_settings(&self, _s: &Server) -> Vec<(Aspect, Common)> {

@@ -22,6 +22,7 @@ mod error;
 pub mod facts;
 pub mod fast;
 pub mod hosts;
+pub mod measured;
 pub mod mysql;
 pub mod password;
 pub mod postgres;

@@ -4,6 +4,7 @@
 
 pub mod dialect;
 mod digests;
+mod measured;
 pub mod spec;
 mod waits;
 

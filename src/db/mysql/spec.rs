@@ -176,6 +176,10 @@ impl Engine for Mysql {
         false
     }
 
+    fn measured(&self) -> &'static [crate::db::measured::Measured] {
+        super::measured::MEASURED
+    }
+
     fn common_settings(&self, s: &Server) -> Vec<(Aspect, Common)> {
         let mut out = Vec::new();
         if let Some(m) = innodb_flush_method(s) {

@@ -199,6 +199,10 @@ impl Engine for Postgres {
         "shared_buffers"
     }
 
+    fn measured(&self) -> &'static [crate::db::measured::Measured] {
+        super::measured::MEASURED
+    }
+
     fn common_settings(&self, s: &Server) -> Vec<(Aspect, Common)> {
         let mut out = Vec::new();
         if let Some(m) = s.var("wal_sync_method").map(str::to_ascii_lowercase) {

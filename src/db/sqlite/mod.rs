@@ -11,6 +11,7 @@
 //! ends. Readers need no turn: in WAL mode they run beside the writer.
 
 pub mod dialect;
+mod measured;
 pub mod spec;
 
 use super::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId};

@@ -61,6 +61,10 @@ impl Engine for Sqlite {
         Box::pin(async { BTreeMap::new() })
     }
 
+    fn measured(&self) -> &'static [crate::db::measured::Measured] {
+        super::measured::MEASURED
+    }
+
     fn durability(&self, s: &Server) -> Durability {
         let mut ev = Evidence::new(s);
         let sync = ev.show("synchronous").map(str::to_ascii_lowercase);

@@ -4,5 +4,6 @@
 //! retry and which statements it lacks (spec.rs, screen.rs).
 
 mod digests;
+mod measured;
 mod screen;
 pub mod spec;

@@ -228,6 +228,10 @@ impl Engine for Tidb {
             .collect()
     }
 
+    fn measured(&self) -> &'static [crate::db::measured::Measured] {
+        super::measured::MEASURED
+    }
+
     fn common_settings(&self, s: &Server) -> Vec<(Aspect, Common)> {
         let mut out = Vec::new();
         let d = self.durability(s);

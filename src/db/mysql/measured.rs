@@ -1,0 +1,24 @@
+//! MySQL's and MariaDB's settings that change what a run measures
+//! (the audit's `measured-setting-mismatch`).
+
+use crate::db::measured::Measured;
+
+pub const MEASURED: &[Measured] = &[
+    Measured {
+        name: "transaction_isolation",
+        vars: &["transaction_isolation", "tx_isolation"],
+        why: "the isolation level the run's sessions ran at: what each read locks (gap and next-key locks under REPEATABLE-READ) and how long its snapshot is kept",
+        flip: ["REPEATABLE-READ", "READ-COMMITTED"],
+    },
+    Measured { name: "query_cache_type", vars: &["query_cache_type"], why: "the query cache answers a repeated SELECT without running it", flip: ["OFF", "ON"] },
+    Measured { name: "query_cache_size", vars: &["query_cache_size"], why: "how many results the query cache keeps", flip: ["1048576", "67108864"] },
+    Measured { name: "innodb_adaptive_hash_index", vars: &["innodb_adaptive_hash_index"], why: "InnoDB's hash index over hot pages: point lookups skip the B-tree descent", flip: ["OFF", "ON"] },
+    Measured {
+        name: "innodb_deadlock_detect",
+        vars: &["innodb_deadlock_detect"],
+        why: "deadlock detection on every lock wait: on hot rows it is CPU, off it is a wait until the timeout",
+        flip: ["ON", "OFF"],
+    },
+    Measured { name: "performance_schema", vars: &["performance_schema"], why: "performance_schema's instruments time every statement and wait the run makes", flip: ["ON", "OFF"] },
+    Measured { name: "collation_server", vars: &["collation_server"], why: "the collation strings are compared and sorted in", flip: ["utf8mb4_general_ci", "utf8mb4_bin"] },
+];
