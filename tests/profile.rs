@@ -57,15 +57,7 @@ fn a_profiled_run_stores_its_stacks_and_the_report_draws_them_and_the_difference
     // The differential graph loads in a browser: its frames, its script.
     let svg = dir.join("diff.svg");
     std::fs::write(&svg, &graphs[2]).unwrap();
-    let bin = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
-        .expect("no chromium found: install Debian's chromium package (scripts/servers.sh does)");
-    let mut c = Command::new(bin);
-    c.args(["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom"])
-        .arg(format!("--user-data-dir={}", dir.join("chromium").display()))
-        .arg(format!("file://{}", svg.display()));
-    let dom = stdout(&run_within(&mut c, Duration::from_secs(120)));
+    let dom = stdout(&chromium(&["--dump-dom"], &svg, &dir.join("chromium")));
     assert!(dom.contains("<svg") && dom.contains("mariadbd") && dom.contains("<title>"), "{}", &dom[..500.min(dom.len())]);
     run_ok(fairbench().args(["cleanup", "oltp_read_only", "--target", &mysql_url()]).args(size));
 }

@@ -63,20 +63,6 @@ fn report(store: &Path, runs: &[&str], out: &Path, extra: &[&str]) -> String {
     stdout(&run_ok(&mut c))
 }
 
-/// Chromium from Debian's package (scripts/servers.sh installs it).
-fn chromium(args: &[&str], page: &Path, profile: &Path) -> std::process::Output {
-    let bin = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()));
-    let bin = bin.expect("no chromium found: install Debian's chromium package (scripts/servers.sh does)");
-    let mut c = Command::new(bin);
-    c.args(["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--no-first-run", "--disable-extensions"])
-        // Offline: any host name fails to resolve.
-        .arg("--host-resolver-rules=MAP * ~NOTFOUND")
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(format!("file://{}", page.display()));
-    run_within(&mut c, Duration::from_secs(120))
-}
-
 /// The page's DOM after its script ran.
 fn dom(page: &Path, profile: &Path) -> String {
     let out = chromium(&["--dump-dom"], page, profile);
@@ -547,8 +533,7 @@ fn a_run_is_watched_live_and_through_openmetrics() {
     // The live page: points arrive over server-sent events while it is open
     // (Chromium's virtual time runs the page until the run's stream ends).
     let out = {
-        let mut c =
-            Command::new(["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success())).expect("chromium"));
+        let mut c = Command::new(chromium_bin());
         c.args(["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--virtual-time-budget=6000", "--dump-dom"])
             .arg(format!("--user-data-dir={}", dir.join("profile").display()))
             .arg(format!("http://{live}/"));

@@ -3,16 +3,18 @@
 //! and each one that differs is a finding naming it, with every run's value.
 
 use super::{finding, ids, per_run, server_of};
+use crate::db::engines::Engine;
 use crate::model::record::{Finding, RunRecord, Severity};
 
 pub fn rule_measured_setting_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
-    let mut engines: Vec<&str> = rs.iter().filter_map(|r| server_of(r)).map(|s| s.engine.as_str()).collect();
-    engines.sort_unstable();
-    engines.dedup();
+    let specs: Vec<Option<&'static dyn Engine>> = rs.iter().map(|r| server_of(r).and_then(|s| crate::db::engines::named(&s.engine))).collect();
+    let mut engines: Vec<&'static dyn Engine> = specs.iter().flatten().copied().collect();
+    engines.sort_by_key(|e| e.name());
+    engines.dedup_by_key(|e| e.name());
     let mut out = Vec::new();
-    for engine in engines {
-        let Some(spec) = crate::db::engines::named(engine) else { continue };
-        let runs: Vec<&RunRecord> = rs.iter().copied().filter(|r| server_of(r).is_some_and(|s| s.engine == engine)).collect();
+    for spec in engines {
+        let engine = spec.name();
+        let runs: Vec<&RunRecord> = rs.iter().zip(&specs).filter(|(_, e)| e.is_some_and(|e| e.name() == engine)).map(|(r, _)| *r).collect();
         for m in spec.measured() {
             // A run whose server does not have the setting does not differ in it.
             let values: Vec<String> = runs.iter().filter_map(|r| m.value(server_of(r)?)).collect();

@@ -652,3 +652,21 @@ pub fn eventually(limit: std::time::Duration, mut f: impl FnMut() -> bool) -> bo
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
+
+/// Chromium from Debian's package (scripts/servers.sh installs it): its program name.
+pub fn chromium_bin() -> &'static str {
+    let bin = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()));
+    bin.expect("no chromium found: install Debian's chromium package (scripts/servers.sh does)")
+}
+
+/// Headless Chromium on the file `page`, offline, with `profile` as its user data.
+pub fn chromium(args: &[&str], page: &Path, profile: &Path) -> Output {
+    let mut c = Command::new(chromium_bin());
+    c.args(["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--no-first-run", "--disable-extensions"])
+        // Offline: any host name fails to resolve.
+        .arg("--host-resolver-rules=MAP * ~NOTFOUND")
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()));
+    run_within(&mut c, std::time::Duration::from_secs(120))
+}
