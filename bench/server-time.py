@@ -11,9 +11,10 @@ in both orders, repeated; throughput medians, spread and the difference.
 Servers come from $FAIRBENCH_TEST_MYSQL_URL and $FAIRBENCH_TEST_PG_URL (the
 MariaDB test server runs with performance_schema on). Every run is stored in
 a scratch results file: the sampler runs only for a stored run, so both sides
-sample the server's counters and hardware, and only the waits differ
-(PostgreSQL's ten looks a second at pg_stat_activity, MariaDB's two
-performance_schema queries a second).
+sample the server's counters and hardware, and only the waits and
+statements differ (PostgreSQL's ten looks a second at pg_stat_activity and
+its pg_stat_statements at every sample, MariaDB's five performance_schema
+queries at every sample).
 
 Writes bench/RESULTS-server-time.md and .json (--out for another name).
 """

@@ -14,6 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+/// Held by the tests whose figures are judged against a rate the machine must
+/// deliver and by the heaviest test beside them: run together on 2 cores, B
+/// fell short of the rate it was held to (32,209 of 32,790 events/s) and the
+/// interval missed the ratio it was built to hold by 0.0004.
+static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// fairbench in `dir`, where its SQLite database and results store live.
 fn fb(dir: &Path) -> Command {
     let mut c = fairbench();
@@ -55,6 +61,7 @@ fn throughput_line(dir: &Path, a: &str, b: &str) -> Value {
 /// on A'.
 #[test]
 fn a_a_is_rarely_significant_and_a_b_always() {
+    let _alone = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = sqlite_dir("aa-ab");
     point_selects(&dir, "calibrate", &[]);
     let a_tps = export(&dir, "last")["runs"][0]["levels"][0]["tps"].as_f64().unwrap();
@@ -192,6 +199,7 @@ fn ctrl_c_during_a_repetition_keeps_the_completed_ones() {
 /// `--repeat` is the runner's, not a workload's.
 #[test]
 fn series_run_on_every_engine_and_family() {
+    let _alone = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
     let series = |dir: &Path, args: &[&str]| {
         let out = run_ok(fb(dir).args(["run"]).args(args).args(["--threads", "2", "--repeat", "2", "--time", "1"]));
         assert!(stdout(&out).contains("Repetitions: up to 2 per level"), "{args:?}\n{}", show(&out));
