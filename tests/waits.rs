@@ -96,7 +96,8 @@ fn mariadb_statements_by_digest_per_transaction_and_its_prepared_ones_together()
     let point = statement(&all, "FROM `wtstmt1` WHERE ID = ?");
     let calls = point["calls_per_trx"].as_f64().unwrap();
     assert!((9.5..=10.5).contains(&calls), "ten point selects per transaction: {point}");
-    assert_eq!(point["per_call"]["rows examined"].as_f64(), Some(1.0), "{point}");
+    // performance_schema adds to a digest's sums without a lock: a read may catch one statement half counted.
+    assert!(point["per_call"]["rows examined"].as_f64().is_some_and(|r| (0.99..=1.01).contains(&r)), "one row examined per point select: {point}");
     assert!(all.iter().all(|s| !s["text"].as_str().unwrap().contains("performance_schema")), "{all:?}");
     // MariaDB counts binary-protocol executions only all together: said so, with what shows each.
     run("oltp_read_only", &mysql_url(), &size, &store);

@@ -61,6 +61,14 @@ impl Digest {
     }
 }
 
+/// Whether a statement's text may be kept: not the sampling's own, and not
+/// one that names a password (a server keeps a utility statement's
+/// literals, `CREATE ROLE ... PASSWORD '...'`, as they were typed).
+pub fn keep(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    !text.trim().is_empty() && !is_monitors(text) && !t.contains("password") && !t.contains("identified")
+}
+
 /// Whether a statement is the sampling's own: it reads the server's
 /// statistics and catalogs, which no workload does, or asks for status.
 pub fn is_monitors(text: &str) -> bool {
@@ -70,10 +78,11 @@ pub fn is_monitors(text: &str) -> bool {
 }
 
 /// A row of a statements view read as (its id, its text, then the
-/// counters `names` in order); None for the sampling's own statements.
+/// counters `names` in order); None for a statement not to keep. An empty
+/// text is one read later, for the statements that moved ([`texts_for`]).
 pub fn of_row(r: &[String], names: &[&str]) -> Option<(String, Digest)> {
     let (id, text) = (r.first()?, r.get(1)?);
-    if text.is_empty() || is_monitors(text) {
+    if !text.is_empty() && !keep(text) {
         return None;
     }
     let mut d = Digest::new(text);
@@ -101,6 +110,30 @@ pub fn delta(prev: &BTreeMap<String, Digest>, cur: &BTreeMap<String, Digest>) ->
         }
     }
     out
+}
+
+/// The ids of the statements that moved whose text is not known yet.
+pub fn texts_for(moved: &BTreeMap<String, Digest>, known: &BTreeMap<String, String>) -> Vec<String> {
+    moved.iter().filter(|(id, d)| d.text.is_empty() && !known.contains_key(*id)).map(|(id, _)| id.clone()).collect()
+}
+
+/// The moved statements with their texts from `known`; those whose text
+/// is not to be kept, or could not be read, are left out.
+pub fn with_texts(moved: BTreeMap<String, Digest>, known: &BTreeMap<String, String>) -> BTreeMap<String, Digest> {
+    moved
+        .into_iter()
+        .filter_map(|(id, mut d)| {
+            if d.text.is_empty() {
+                d.text = Digest::new(known.get(&id)?).text;
+            }
+            keep(&d.text).then_some((id, d))
+        })
+        .collect()
+}
+
+/// An SQL list of quoted ids (digests are hex or numbers; anything else is left out).
+pub fn id_list(ids: &[String]) -> String {
+    ids.iter().filter(|i| !i.is_empty() && i.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')).map(|i| format!("'{i}'")).collect::<Vec<_>>().join(", ")
 }
 
 /// Adds a window's movement into `sums`.
@@ -149,5 +182,20 @@ mod tests {
         assert!(is_monitors("SELECT state FROM pg_stat_activity"));
         assert!(is_monitors("SHOW GLOBAL STATUS"));
         assert!(!is_monitors("SELECT c FROM sbtest1 WHERE id = ?"));
+    }
+
+    // A PostgreSQL test server's pg_stat_statements held `CREATE ROLE fbssl
+    // LOGIN PASSWORD 'fbpass'` as typed, and the first sample of a level
+    // stored it: the password reached the store and `results export`.
+    #[test]
+    fn a_statement_naming_a_password_is_never_kept() {
+        assert!(!keep("CREATE ROLE fbssl LOGIN PASSWORD 'fbpass'"));
+        assert!(!keep("CREATE USER 'u'@'%' IDENTIFIED BY 'secret'"));
+        let moved: BTreeMap<String, Digest> = [("1".to_string(), d("", 1.0, 0.1)), ("2".to_string(), d("", 1.0, 0.1)), ("3".to_string(), d("", 1.0, 0.1))].into_iter().collect();
+        let known: BTreeMap<String, String> = [("1".to_string(), "ALTER ROLE x PASSWORD 'p'".to_string()), ("2".to_string(), "SELECT c FROM t".to_string())].into_iter().collect();
+        assert_eq!(texts_for(&moved, &known), ["3"]);
+        let kept = with_texts(moved, &known);
+        assert_eq!(kept.keys().collect::<Vec<_>>(), ["2"]);
+        assert_eq!(id_list(&["ab12".into(), "x'; DROP".into(), "-42".into()]), "'ab12', '-42'");
     }
 }

@@ -156,6 +156,13 @@ pub trait Engine: Sync {
         Box::pin(async { BTreeMap::new() })
     }
 
+    /// The texts of the statements `ids` (from [`Self::statements`], which
+    /// may leave them empty to keep each sample's read cheap), read once
+    /// for the statements that moved.
+    fn statement_texts<'a>(&'a self, _c: &'a mut Conn, _start: &'a Server, _ids: &'a [String], _errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, String>> {
+        Box::pin(async { BTreeMap::new() })
+    }
+
     /// Which of its counters are gauges (kept as they are, not as deltas).
     fn gauges(&self) -> &'static [&'static str] {
         &[]

@@ -385,6 +385,8 @@ impl Sampler {
                     }
                     let mut prev_disk = if local { diskstats() } else { BTreeMap::new() };
                     let mut prev_stmts = BTreeMap::new();
+                    // Statement texts, read once for each statement that moved.
+                    let mut texts: BTreeMap<String, String> = BTreeMap::new();
                     let _ = stx.send(first);
                     let mut level: Option<(usize, Instant, usize)> = None;
                     let mut last = Instant::now();
@@ -456,7 +458,15 @@ impl Sampler {
                         let disk = if local { diskstats() } else { BTreeMap::new() };
                         let mut sample = delta(&prev, &cur);
                         sample.disk = disk_delta(&prev_disk, &disk);
-                        sample.statements = crate::db::digests::delta(&prev_stmts, &stmts);
+                        // The baseline keeps none: what moved before the level is not the level's.
+                        if level.is_some() && !matches!(cmd, Some(Cmd::LevelStart(_))) {
+                            let moved = crate::db::digests::delta(&prev_stmts, &stmts);
+                            let missing = crate::db::digests::texts_for(&moved, &texts);
+                            if let (false, Some(c)) = (missing.is_empty(), conn.as_mut()) {
+                                texts.extend(cfg.engine().statement_texts(c, &start, &missing, &mut errs).await);
+                            }
+                            sample.statements = crate::db::digests::with_texts(moved, &texts);
+                        }
                         // A remote server's disks, as its host's exporter counts them.
                         if let Some(nd) = node_disk {
                             if !local {

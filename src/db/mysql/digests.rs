@@ -17,10 +17,11 @@ const PREPARED: &str = "performance_schema.prepared_statements_instances";
 const EXECUTE_TEXT: &str = "(all prepared statements; each apart: --db-ps-mode=disable)";
 
 /// The columns in the order [`of_row`] reads them: rows sent and rows
-/// changed together are what a statement gave back.
+/// changed together are what a statement gave back. The texts are read
+/// apart, for the statements that moved ([`texts`]).
 fn sql() -> String {
     format!(
-        "SELECT DIGEST, DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT / 1e12, SUM_ROWS_EXAMINED, SUM_ROWS_SENT + SUM_ROWS_AFFECTED, SUM_CREATED_TMP_TABLES, \
+        "SELECT DIGEST, '', COUNT_STAR, SUM_TIMER_WAIT / 1e12, SUM_ROWS_EXAMINED, SUM_ROWS_SENT + SUM_ROWS_AFFECTED, SUM_CREATED_TMP_TABLES, \
          SUM_CREATED_TMP_DISK_TABLES, SUM_SORT_MERGE_PASSES, SUM_NO_INDEX_USED FROM {VIEW} WHERE SCHEMA_NAME <=> DATABASE() AND COUNT_STAR > 0 AND DIGEST IS NOT NULL"
     )
 }
@@ -67,6 +68,15 @@ pub async fn read(c: &mut Conn, start: &Server, errors: &mut Vec<String>) -> BTr
     }
     out.extend(prepared);
     out
+}
+
+pub async fn texts(c: &mut Conn, start: &Server, ids: &[String], errors: &mut Vec<String>) -> BTreeMap<String, String> {
+    let list = digests::id_list(ids);
+    if start.statements_view.is_none() || list.is_empty() {
+        return BTreeMap::new();
+    }
+    let sql = format!("SELECT DIGEST, DIGEST_TEXT FROM {VIEW} WHERE SCHEMA_NAME <=> DATABASE() AND DIGEST IN ({list})");
+    rows(c, &sql, errors).await.into_iter().filter_map(|r| Some((r.first()?.clone(), r.get(1)?.clone()))).collect()
 }
 
 #[cfg(test)]

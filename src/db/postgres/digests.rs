@@ -22,13 +22,21 @@ pub async fn view(c: &mut Conn, s: &Server, errors: &mut Vec<String>) -> Result<
     }
 }
 
-/// Execution time (and planning time, when tracked) by the version's names.
+/// Execution time (and planning time, when tracked) by the version's
+/// names; no text (the function's `showtext` off): reading every
+/// statement's text means reading the extension's whole text file, at
+/// every sample.
 fn sql(view: &str, version: Option<u32>) -> String {
     let time = if version.unwrap_or(0) >= 130000 { "total_exec_time + total_plan_time" } else { "total_time" };
     format!(
-        "SELECT queryid::text, min(query), sum(calls), sum({time}) / 1000, sum(rows), sum(shared_blks_read), sum(shared_blks_hit), sum(temp_blks_written) FROM {view} \
+        "SELECT queryid::text, '', sum(calls), sum({time}) / 1000, sum(rows), sum(shared_blks_read), sum(shared_blks_hit), sum(temp_blks_written) FROM {view}(false) \
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND calls > 0 AND queryid IS NOT NULL GROUP BY queryid"
     )
+}
+
+/// The texts of the statements `ids`.
+fn texts_sql(view: &str, ids: &[String]) -> String {
+    format!("SELECT queryid::text, min(query) FROM {view}(true) WHERE queryid IN ({}) GROUP BY queryid", digests::id_list(ids).replace('\'', ""))
 }
 
 fn of_row(r: &[String]) -> Option<(String, Digest)> {
@@ -40,6 +48,14 @@ pub async fn read(c: &mut Conn, start: &Server, errors: &mut Vec<String>) -> BTr
     rows(c, &sql(view, super::spec::version_num(start)), errors).await.iter().filter_map(|r| of_row(r)).collect()
 }
 
+pub async fn texts(c: &mut Conn, start: &Server, ids: &[String], errors: &mut Vec<String>) -> BTreeMap<String, String> {
+    let Some(view) = &start.statements_view else { return BTreeMap::new() };
+    if digests::id_list(ids).is_empty() {
+        return BTreeMap::new();
+    }
+    rows(c, &texts_sql(view, ids), errors).await.into_iter().filter_map(|r| Some((r.first()?.clone(), r.get(1)?.clone()))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,6 +63,8 @@ mod tests {
     #[test]
     fn the_time_column_follows_the_version() {
         assert!(sql("public.pg_stat_statements", Some(150004)).contains("total_exec_time"));
+        assert!(sql("public.pg_stat_statements", Some(150004)).contains("pg_stat_statements(false)"));
+        assert_eq!(texts_sql("p.pg_stat_statements", &["-12".into(), "34".into()]), "SELECT queryid::text, min(query) FROM p.pg_stat_statements(true) WHERE queryid IN (-12, 34) GROUP BY queryid");
         assert!(sql("public.pg_stat_statements", Some(120010)).contains("sum(total_time)"));
         let r: Vec<String> = ["42", "SELECT c FROM sbtest1 WHERE id = $1", "100", "0.25", "100", "3", "397", "0"].iter().map(|s| s.to_string()).collect();
         let (id, d) = of_row(&r).unwrap();

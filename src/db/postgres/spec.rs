@@ -154,6 +154,10 @@ impl Engine for Postgres {
         Box::pin(super::digests::read(c, start, errors))
     }
 
+    fn statement_texts<'a>(&'a self, c: &'a mut Conn, start: &'a Server, ids: &'a [String], errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, String>> {
+        Box::pin(super::digests::texts(c, start, ids, errors))
+    }
+
     fn gauges(&self) -> &'static [&'static str] {
         GAUGES
     }
