@@ -117,18 +117,27 @@ pub fn texts_for(moved: &BTreeMap<String, Digest>, known: &BTreeMap<String, Stri
     moved.iter().filter(|(id, d)| d.text.is_empty() && !known.contains_key(*id)).map(|(id, _)| id.clone()).collect()
 }
 
-/// The moved statements with their texts from `known`; those whose text
-/// is not to be kept, or could not be read, are left out.
+/// The moved statements with their texts from `known` where known (an
+/// unknown one keeps an empty text, filled at the level's end); those
+/// whose text is not to be kept are left out.
 pub fn with_texts(moved: BTreeMap<String, Digest>, known: &BTreeMap<String, String>) -> BTreeMap<String, Digest> {
     moved
         .into_iter()
         .filter_map(|(id, mut d)| {
             if d.text.is_empty() {
-                d.text = Digest::new(known.get(&id)?).text;
+                if let Some(t) = known.get(&id) {
+                    d.text = Digest::new(t).text;
+                }
             }
-            keep(&d.text).then_some((id, d))
+            (d.text.is_empty() || keep(&d.text)).then_some((id, d))
         })
         .collect()
+}
+
+/// A level's sums with the texts read at its end; a statement whose text
+/// is unknown or not to be kept is left out.
+pub fn named(sums: BTreeMap<String, Digest>, texts: &BTreeMap<String, String>) -> BTreeMap<String, Digest> {
+    with_texts(sums, texts).into_iter().filter(|(_, d)| !d.text.is_empty()).collect()
 }
 
 /// An SQL list of quoted ids (digests are hex or numbers; anything else is left out).
@@ -195,7 +204,8 @@ mod tests {
         let known: BTreeMap<String, String> = [("1".to_string(), "ALTER ROLE x PASSWORD 'p'".to_string()), ("2".to_string(), "SELECT c FROM t".to_string())].into_iter().collect();
         assert_eq!(texts_for(&moved, &known), ["3"]);
         let kept = with_texts(moved, &known);
-        assert_eq!(kept.keys().collect::<Vec<_>>(), ["2"]);
+        assert_eq!(kept.keys().collect::<Vec<_>>(), ["2", "3"]);
+        assert_eq!(named(kept, &known).keys().collect::<Vec<_>>(), ["2"]);
         assert_eq!(id_list(&["ab12".into(), "x'; DROP".into(), "-42".into()]), "'ab12', '-42'");
     }
 }

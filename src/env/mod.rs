@@ -72,6 +72,10 @@ pub struct Sample {
     /// each one's counters moved ([`crate::db::digests`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub statements: BTreeMap<String, crate::db::digests::Digest>,
+    /// At a level's end: the texts of its statements read without one
+    /// (reading every text at every sample is dear on PostgreSQL).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub statement_texts: BTreeMap<String, String>,
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -387,6 +391,7 @@ impl Sampler {
                     let mut prev_stmts = BTreeMap::new();
                     // Statement texts, read once for each statement that moved.
                     let mut texts: BTreeMap<String, String> = BTreeMap::new();
+                    let mut untexted: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
                     let _ = stx.send(first);
                     let mut level: Option<(usize, Instant, usize)> = None;
                     let mut last = Instant::now();
@@ -461,10 +466,7 @@ impl Sampler {
                         // The baseline keeps none: what moved before the level is not the level's.
                         if level.is_some() && !matches!(cmd, Some(Cmd::LevelStart(_))) {
                             let moved = crate::db::digests::delta(&prev_stmts, &stmts);
-                            let missing = crate::db::digests::texts_for(&moved, &texts);
-                            if let (false, Some(c)) = (missing.is_empty(), conn.as_mut()) {
-                                texts.extend(cfg.engine().statement_texts(c, &start, &missing, &mut errs).await);
-                            }
+                            untexted.extend(crate::db::digests::texts_for(&moved, &texts));
                             sample.statements = crate::db::digests::with_texts(moved, &texts);
                         }
                         // A remote server's disks, as its host's exporter counts them.
@@ -493,6 +495,16 @@ impl Sampler {
                                 if let Some((n, t0, seq)) = level {
                                     profiling.tick(now, &profiled);
                                     let profile = if matches!(cmd, Some(Cmd::LevelEnd)) { profiling.level_end() } else { None };
+                                    let mut sample = sample;
+                                    if matches!(cmd, Some(Cmd::LevelEnd)) && !untexted.is_empty() {
+                                        // The level's texts, read once after its last sample was timed.
+                                        let level_ids = std::mem::take(&mut untexted);
+                                        let missing: Vec<String> = level_ids.iter().filter(|id| !texts.contains_key(*id)).cloned().collect();
+                                        if let (false, Some(c)) = (missing.is_empty(), conn.as_mut()) {
+                                            texts.extend(cfg.engine().statement_texts(c, &start, &missing, &mut errs).await);
+                                        }
+                                        sample.statement_texts = level_ids.iter().filter_map(|id| Some((id.clone(), texts.get(id).filter(|t| crate::db::digests::keep(t))?.clone()))).collect();
+                                    }
                                     write(SampleRow { level_no: n, seq, t: now.duration_since(t0).as_secs_f64(), dt, sample, profile });
                                     level = if matches!(cmd, Some(Cmd::LevelEnd)) { None } else { Some((n, t0, seq + 1)) };
                                 }

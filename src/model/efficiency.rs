@@ -164,7 +164,8 @@ fn window(l: &LevelRec) -> Sums {
             }
         }
     }
-    (secs, sums, disk, stmts)
+    let texts: BTreeMap<String, String> = l.samples.iter().flat_map(|s| s.sample.statement_texts.clone()).collect();
+    (secs, sums, disk, crate::db::digests::named(stmts, &texts))
 }
 
 /// The figures of each level of a run.

@@ -31,7 +31,7 @@ pub fn of(sums: &BTreeMap<String, Digest>, transactions: f64) -> Vec<StatementTi
     }
     let mut all: Vec<StatementTime> = sums
         .values()
-        .filter(|d| d.count(CALLS) > 0.0)
+        .filter(|d| d.count(CALLS) > 0.0 && !d.text.is_empty())
         .map(|d| {
             let calls = d.count(CALLS);
             let per_call = d.counts.iter().filter(|(k, _)| *k != CALLS && *k != SECS).map(|(k, v)| (k.clone(), v / calls)).collect();
