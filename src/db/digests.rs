@@ -117,7 +117,8 @@ pub fn texts_for(moved: &BTreeMap<String, Digest>, known: &BTreeMap<String, Stri
     moved.iter().filter(|(id, d)| d.text.is_empty() && !known.contains_key(*id)).map(|(id, _)| id.clone()).collect()
 }
 
-/// The moved statements with their texts from `known` where known (an
+/// The moved statements with their texts from `known` (as [`Digest::new`]
+/// cut them) where known (an
 /// unknown one keeps an empty text, filled at the level's end); those
 /// whose text is not to be kept are left out.
 pub fn with_texts(moved: BTreeMap<String, Digest>, known: &BTreeMap<String, String>) -> BTreeMap<String, Digest> {
@@ -126,7 +127,7 @@ pub fn with_texts(moved: BTreeMap<String, Digest>, known: &BTreeMap<String, Stri
         .filter_map(|(id, mut d)| {
             if d.text.is_empty() {
                 if let Some(t) = known.get(&id) {
-                    d.text = Digest::new(t).text;
+                    d.text = t.clone();
                 }
             }
             (d.text.is_empty() || keep(&d.text)).then_some((id, d))

@@ -501,7 +501,9 @@ impl Sampler {
                                         let level_ids = std::mem::take(&mut untexted);
                                         let missing: Vec<String> = level_ids.iter().filter(|id| !texts.contains_key(*id)).cloned().collect();
                                         if let (false, Some(c)) = (missing.is_empty(), conn.as_mut()) {
-                                            texts.extend(cfg.engine().statement_texts(c, &start, &missing, &mut errs).await);
+                                            // Cut once, as every digest's text is.
+                                            let read = cfg.engine().statement_texts(c, &start, &missing, &mut errs).await;
+                                            texts.extend(read.into_iter().map(|(id, t)| (id, crate::db::digests::Digest::new(&t).text)));
                                         }
                                         sample.statement_texts = level_ids.iter().filter_map(|id| Some((id.clone(), texts.get(id).filter(|t| crate::db::digests::keep(t))?.clone()))).collect();
                                     }
