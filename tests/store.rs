@@ -315,3 +315,33 @@ fn server_samples_fall_on_the_report_intervals() {
     assert!(s.iter().all(|(_, dt)| *dt >= 0.4 && *dt <= 0.8), "samples spaced as the period and the ticks allow: {s:?}");
     run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
 }
+
+// A server whose statements summary was full (a long-lived one) took tens of
+// milliseconds to read at the level's baseline; the sampler timed the
+// baseline at its end, so the first interval's tick came less than a period
+// after it and was passed over, and every later sample slid half a period.
+#[test]
+fn a_baseline_slow_to_read_does_not_move_the_samples_off_the_ticks() {
+    let dir = scratch_dir("store_slow_baseline");
+    let store = dir.join("r.sqlite");
+    // pg_stat_statements filled with shapes of one call each, as after many other runs.
+    let db = parse_url(&pg_url()).database;
+    let cols: Vec<String> = (1..=80).map(|i| format!("c{i} int")).collect();
+    pg_admin_db(&db, &format!("DROP TABLE IF EXISTS sto_age; CREATE TABLE sto_age ({})", cols.join(", ")));
+    let mut shapes = String::from("SET pg_stat_statements.track = 'all'; DO $$ BEGIN FOR i IN 1..80 LOOP FOR j IN 1..80 LOOP ");
+    shapes.push_str("EXECUTE format('SELECT c%s, c%s FROM sto_age', i, j); END LOOP; END LOOP; END $$");
+    pg_admin_db(&db, &shapes);
+    let base = ["--target", &pg_url(), "--table-name", "sto_slow_", "--table-size", "1000"];
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
+    run_ok(fairbench().args(["prepare", "oltp_point_select"]).args(base));
+    // Half-second intervals: a baseline read in more than 25 ms was enough.
+    run_ok(fairbench().args(["run", "oltp_point_select", "--threads", "2", "--time", "3", "--report-interval", "0.5", "--results"]).arg(&store).args(base));
+    let s = sample_times(&store);
+    assert_eq!(s.len(), 6, "one sample per interval: {s:?}");
+    for (i, (t, _)) in s.iter().enumerate() {
+        let end = (i + 1) as f64 * 0.5;
+        assert!((t - end).abs() < 0.1, "sample {} at {t} s, not at the end of its interval ({end} s): {s:?}", i + 1);
+    }
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
+    pg_admin_db(&db, "DROP TABLE sto_age");
+}

@@ -439,6 +439,10 @@ impl Sampler {
                             }
                         }
                         let before = (prev.clone(), prev_disk.clone(), prev_node.clone(), prev_stmts.clone(), last);
+                        // A sample is timed when its reading starts: an aged server's statements
+                        // can take tens of milliseconds to read, and a baseline timed at its end
+                        // would put the level's first tick less than a period after it.
+                        let now = Instant::now();
                         // A sample: counters now, deltas since the previous one.
                         let mut errs = Vec::new();
                         let mut cur = match conn.as_mut() {
@@ -476,7 +480,6 @@ impl Sampler {
                             }
                             prev_node = nd;
                         }
-                        let now = Instant::now();
                         let dt = now.duration_since(last).as_secs_f64();
                         redo = (level.is_some() && matches!(cmd, None | Some(Cmd::Tick))).then_some(before);
                         last = now;
