@@ -378,6 +378,24 @@ fn run_over_part_of_bigger_tables_says_so() {
 // ---------------------------------------------------------------------------------------------
 // JSON output
 
+// A workload whose levels are steps (the Insert Benchmark) adds each
+// level's step and figures to its summary, and the step to its hardware line.
+#[test]
+fn json_output_of_a_sequence_of_steps_matches_the_schema() {
+    let schema = run_schema();
+    let db = Lite::new("json_steps");
+    let out =
+        ok(db.cmd().args(["run", "insert-benchmark", "--target", &db.target(), "--rows", "1000", "--clients", "2", "--change-rows", "500"]).args(["--steps", "l.i0,l.x,l.i1", "--output", "json"]));
+    let objs = json_lines(&stdout(&out));
+    for o in &objs {
+        assert_valid(&schema, o);
+    }
+    let steps: Vec<&str> = objs.iter().filter(|o| o["type"] == "summary").map(|o| o["step"].as_str().unwrap()).collect();
+    assert_eq!(steps, ["l.i0", "l.x", "l.i1"]);
+    let eff = objs.iter().find(|o| o["type"] == "efficiency").expect("the hardware per operation");
+    assert_eq!(eff["levels"][2]["step"], "l.i1", "{eff}");
+}
+
 #[test]
 fn json_output_matches_the_schema_and_adds_up() {
     let schema = run_schema();

@@ -222,3 +222,23 @@ fn per_interval_counters_come_from_the_status_port_and_statements_from_its_summa
     assert!(selects >= events * 0.9 && selects <= events * 1.2, "{selects} point selects in the statements summary for {events} events: {samples:?}");
     run_ok(&mut cmd("cleanup", "oltp_point_select", &size));
 }
+
+#[test]
+fn the_insert_benchmark_runs_its_steps_on_tidb() {
+    let dir = scratch_dir("tidb_ibench");
+    let store = dir.join("r.sqlite");
+    let size = ["--ibench-table", "tib", "--rows", "2000", "--clients", "2", "--change-rows", "1000", "--query-secs", "1"];
+    run_ok(cmd("run", "insert-benchmark", &size).arg("--results").arg(&store));
+    let e: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "--json", "--results"]).arg(&store)))).unwrap();
+    let runs = e.as_array().cloned().or_else(|| e["runs"].as_array().cloned()).unwrap();
+    let levels = runs[0]["levels"].as_array().unwrap();
+    let steps: Vec<&str> = levels.iter().map(|l| l["summary"]["step"].as_str().unwrap_or("")).collect();
+    assert_eq!(steps, ["l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"]);
+    assert!(levels.iter().all(|l| l["status"] == "completed"), "{levels:?}");
+    // l.x's 100 rows a client stay; every later insert was matched by a delete.
+    assert_eq!(tidb_sql("SELECT (SELECT COUNT(*) FROM tib1) + (SELECT COUNT(*) FROM tib2)"), "2200");
+    let indexes = tidb_sql("SELECT COUNT(DISTINCT index_name) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'tib1' AND index_name <> 'PRIMARY'");
+    assert_eq!(indexes, "3");
+    run_ok(&mut cmd("cleanup", "insert-benchmark", &["--ibench-table", "tib", "--clients", "2"]));
+    assert_eq!(tidb_sql("SHOW TABLES LIKE 'tib%'"), "");
+}

@@ -173,6 +173,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         }
         if loud {
             print_header(&info, threads, c);
+            if let Some(name) = w.level_name(i) {
+                println!("Step: {name}");
+            }
         }
         let rc = RunControl {
             threads,
@@ -191,7 +194,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         };
         let opts = LevelOptions { checkpoints: sb.report_checkpoints.clone(), forced_shutdown: sb.forced_shutdown.grace(c.time).map(Duration::from_secs_f64), init_timeout, debug: level >= 5 };
         // Errors end the loop through `outcome`, so the record stores them.
-        let lvl = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level_with(w.clone(), cfg.clone(), &rc, &opts, &mut sink)) {
+        let mut lvl = match hooks.block_on(w.run_started(&cfg, &rc)).and_then(|()| runner::run_level_with(w.clone(), cfg.clone(), &rc, &opts, &mut sink)) {
             Ok(r) => r,
             Err(e) => {
                 outcome = Err(e);
@@ -203,8 +206,10 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         }
         // The level was measured: its summary is printed and stored even
         // when the workload's closing step (TPC-C's NOPM read) fails.
+        let finished = hooks.block_on(w.run_finished(&cfg, &lvl.result));
+        lvl.result.name = w.level_name(i);
+        lvl.result.figures = w.level_figures();
         let r = &lvl.result;
-        let finished = hooks.block_on(w.run_finished(&cfg, r));
         if let Some(n) = lvl.forced {
             // sysbench's line, whatever the verbosity (it is fatal).
             let mut line = "FATAL: The --max-time limit has expired, forcing shutdown...".to_string();
@@ -315,6 +320,8 @@ fn summaries(sink: &mut Sinks, console_at: Option<usize>, lvl: &runner::Level, i
                 stop: r.stop.clone(),
                 rate: r.rate,
                 outage: r.outage.clone(),
+                name: r.name.clone(),
+                figures: r.figures.clone(),
             };
             s.summary(&part, info);
             println!("Note: the report above covers the {:.4}s after the last checkpoint ({}s); the stored run covers the whole run.", cp.secs, cp.at_s);

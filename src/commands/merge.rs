@@ -483,6 +483,8 @@ pub fn merge(a: MergeArgs) -> Result<()> {
             stop: Stop::Completed,
             rate: 0.0,
             outage: None,
+            name: None,
+            figures: Vec::new(),
         };
         sink.summary(&r, &info);
     }

@@ -37,6 +37,8 @@ impl Metric {
 #[derive(Clone, Debug)]
 pub struct Line {
     pub threads: usize,
+    /// The level's step, for a workload whose levels are steps.
+    pub step: Option<String>,
     pub metric: Metric,
     pub base_median: f64,
     pub new_median: f64,
@@ -56,7 +58,7 @@ pub fn lines(base: &RunRecord, new: &RunRecord, metrics: &[Metric], max_regressi
     let (bl, nl) = (base.repeated(), new.repeated());
     let mut out = Vec::new();
     for n in &nl {
-        let Some(b) = bl.iter().find(|b| b.threads == n.threads) else { continue };
+        let Some(b) = bl.iter().find(|b| b.threads == n.threads && b.step == n.step) else { continue };
         for &m in metrics {
             let (bv, nv) = (m.values(b), m.values(n));
             let (bm, nm) = (median(bv), median(nv));
@@ -71,10 +73,20 @@ pub fn lines(base: &RunRecord, new: &RunRecord, metrics: &[Metric], max_regressi
                     (words, max_regression.is_some_and(|max| worse(r) > max))
                 }
             };
-            out.push(Line { threads: n.threads, metric: m, base_median: bm, new_median: nm, n: (bv.len(), nv.len()), test, words, regression });
+            out.push(Line { threads: n.threads, step: n.step.clone(), metric: m, base_median: bm, new_median: nm, n: (bv.len(), nv.len()), test, words, regression });
         }
     }
     out
+}
+
+impl Line {
+    /// Its level: the step (with its clients), or the client count.
+    pub fn at(&self) -> String {
+        match &self.step {
+            Some(s) => format!("{s} ({})", clients(self.threads)),
+            None => clients(self.threads),
+        }
+    }
 }
 
 /// "1 client", "4 clients".
@@ -95,7 +107,7 @@ pub fn text(base: &RunRecord, new: &RunRecord, ls: &[Line], max_regression: Opti
             Some(_) => "  ok".to_string(),
             None => String::new(),
         };
-        o.push_str(&format!("  {}, {} [{} vs {} repetitions]{gate}\n", clients(l.threads), l.words, l.n.0, l.n.1));
+        o.push_str(&format!("  {}, {} [{} vs {} repetitions]{gate}\n", l.at(), l.words, l.n.0, l.n.1));
     }
     o
 }
@@ -105,7 +117,7 @@ pub fn json(ls: &[Line]) -> Vec<serde_json::Value> {
     ls.iter()
         .map(|l| {
             serde_json::json!({
-                "threads": l.threads, "metric": l.metric.name(), "baseline_median": l.base_median, "new_median": l.new_median,
+                "threads": l.threads, "step": l.step, "metric": l.metric.name(), "baseline_median": l.base_median, "new_median": l.new_median,
                 "repetitions": [l.n.0, l.n.1], "ratio": l.test.as_ref().map(|t| t.ratio), "ci95": l.test.as_ref().map(|t| [t.ci.0, t.ci.1]),
                 "p": l.test.as_ref().map(|t| t.p), "significant": l.test.as_ref().map(Ratio::significant), "verdict": l.words, "regression": l.regression,
             })

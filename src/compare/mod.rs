@@ -11,7 +11,7 @@ use crate::db::engines::Aspect;
 use crate::env::durability::durability;
 use crate::env::Server;
 use crate::model::efficiency::{self, Efficiency};
-use crate::model::record::{Finding, LevelRec, RunRecord};
+use crate::model::record::{Finding, LevelKey, LevelRec, RunRecord};
 use crate::stats::gaps::{GapSpan, Outage};
 use crate::stats::significance::median;
 use crate::units::human_bytes;
@@ -315,15 +315,24 @@ pub fn compare(rs: &[&RunRecord]) -> Compared {
 
 /// A run's figures at `threads` clients: the medians of its completed
 /// repetitions, or the one level as measured.
-fn at_level(r: &RunRecord, threads: usize) -> Option<LevelRec> {
-    let done: Vec<&LevelRec> = r.levels.iter().filter(|l| l.threads == threads && l.status == "completed").collect();
+fn at_level(r: &RunRecord, key: &LevelKey) -> Option<LevelRec> {
+    let done: Vec<&LevelRec> = r.levels.iter().filter(|l| l.key() == *key && l.status == "completed").collect();
     if done.len() < 2 {
-        return done.first().copied().or_else(|| r.levels.iter().find(|l| l.threads == threads)).cloned();
+        return done.first().copied().or_else(|| r.levels.iter().find(|l| l.key() == *key)).cloned();
     }
     let med = |f: fn(&LevelRec) -> f64| median(&done.iter().map(|l| f(l)).collect::<Vec<_>>());
     // The outage is not a typical figure but the worst: the repetition with the longest gap.
     let outage = done.iter().filter_map(|l| l.outage.as_ref()).max_by(|a, b| gap_of(a).total_cmp(&gap_of(b))).cloned();
-    Some(LevelRec { threads, tps: med(|l| l.tps), qps: med(|l| l.qps), qps_no_trx: med(|l| l.qps_no_trx), p95_ms: med(|l| l.p95_ms), p99_ms: med(|l| l.p99_ms), outage, ..done[0].clone() })
+    Some(LevelRec {
+        threads: key.threads,
+        tps: med(|l| l.tps),
+        qps: med(|l| l.qps),
+        qps_no_trx: med(|l| l.qps_no_trx),
+        p95_ms: med(|l| l.p95_ms),
+        p99_ms: med(|l| l.p99_ms),
+        outage,
+        ..done[0].clone()
+    })
 }
 
 fn gap_of(o: &Outage) -> f64 {
@@ -348,9 +357,17 @@ fn any_series(rs: &[&RunRecord]) -> bool {
     rs.iter().any(|r| r.repeated().iter().any(|l| l.tps.len() >= 2))
 }
 
-fn thread_levels(rs: &[&RunRecord]) -> Vec<usize> {
-    let s: BTreeSet<usize> = rs.iter().flat_map(|r| r.levels.iter().map(|l| l.threads)).collect();
-    s.into_iter().collect()
+/// The first column's heading: "step" where the levels are steps.
+pub fn level_column(rs: &[&RunRecord]) -> &'static str {
+    if rs.iter().any(|r| r.levels.iter().any(|l| l.step().is_some())) {
+        "step"
+    } else {
+        "threads"
+    }
+}
+
+fn level_keys(rs: &[&RunRecord]) -> Vec<LevelKey> {
+    LevelKey::of(rs.iter().flat_map(|r| r.levels.iter().map(|l| l.key())))
 }
 
 /// The comparison as text. `verdicts` holds each run after the first
@@ -384,13 +401,25 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
     o.push_str(&format!("Per load level (difference against run {}{medians}):\n", base.id));
     o.push_str(&format!(
         "  {:>7}  {:>5}  {:>12} {:>8}  {:>12} {:>8}  {:>9} {:>8}  {:>9} {:>8}  {:>9} {:>11}\n",
-        "threads", "run", "tps", "diff", "qps", "diff", "p95 ms", "diff", "p99 ms", "diff", "gap s", "write gap s"
+        level_column(rs),
+        "run",
+        "tps",
+        "diff",
+        "qps",
+        "diff",
+        "p95 ms",
+        "diff",
+        "p99 ms",
+        "diff",
+        "gap s",
+        "write gap s"
     ));
     let d = |x: Option<f64>| x.map(|v| format!("{v:+.1}%")).unwrap_or_else(|| "".into());
-    for t in thread_levels(rs) {
-        let b = at_level(base, t);
+    for key in level_keys(rs) {
+        let b = at_level(base, &key);
+        let t = key.cell();
         for r in rs {
-            let Some(l) = at_level(r, t) else {
+            let Some(l) = at_level(r, &key) else {
                 o.push_str(&format!("  {t:>7}  {:>5}  {:>12}\n", r.id, "not run"));
                 continue;
             };
@@ -441,8 +470,8 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
 
 /// A run's hardware figures at `threads` (a series' first repetition), of
 /// its figures computed once.
-fn efficiency_at(figures: &[Efficiency], threads: usize) -> Option<&Efficiency> {
-    figures.iter().find(|e| e.threads == threads && e.secs > 0.0)
+fn efficiency_at<'a>(figures: &'a [Efficiency], key: &LevelKey) -> Option<&'a Efficiency> {
+    figures.iter().find(|e| e.key() == *key && e.secs > 0.0)
 }
 
 /// The per-operation figures side by side, each with its ratio to the first
@@ -450,18 +479,19 @@ fn efficiency_at(figures: &[Efficiency], threads: usize) -> Option<&Efficiency> 
 fn efficiency_text(rs: &[&RunRecord], all: &[Vec<Efficiency>]) -> String {
     let base = rs[0];
     let mut o = String::new();
-    for t in thread_levels(rs) {
-        let Some(b) = efficiency_at(&all[0], t) else { continue };
+    for key in level_keys(rs) {
+        let Some(b) = efficiency_at(&all[0], &key) else { continue };
+        let t = key.cell();
         if o.is_empty() {
             o.push_str(&format!("\nHardware per transaction (CPU in µs; in brackets the ratio to run {}):\n", base.id));
-            o.push_str(&format!("  {:>7}  {:>5}  {:>10}", "threads", "run", "tps"));
+            o.push_str(&format!("  {:>7}  {:>5}  {:>10}", level_column(rs), "run", "tps"));
             for f in efficiency::FIGURES {
                 o.push_str(&format!("  {:>16}", f.short));
             }
             o.push('\n');
         }
         for (r, figures) in rs.iter().zip(all) {
-            let Some(e) = efficiency_at(figures, t) else { continue };
+            let Some(e) = efficiency_at(figures, &key) else { continue };
             o.push_str(&format!("  {t:>7}  {:>5}  {:>10.1}", r.id, e.tps));
             for f in efficiency::FIGURES {
                 o.push_str(&format!("  {:>16}", efficiency::with_ratio((f.of)(e), (f.of)(b), r.id == base.id)));
@@ -477,14 +507,14 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
     let c = compare(rs);
     let base = rs[0];
     let hardware: Vec<Vec<Efficiency>> = rs.iter().map(|r| efficiency::of_run(r)).collect();
-    let levels: Vec<Value> = thread_levels(rs)
+    let levels: Vec<Value> = level_keys(rs)
         .into_iter()
-        .map(|t| {
-            let b = at_level(base, t);
+        .map(|key| {
+            let b = at_level(base, &key);
             let runs: Vec<Value> = rs
                 .iter()
                 .filter_map(|r| {
-                    let l = at_level(r, t)?;
+                    let l = at_level(r, &key)?;
                     let diff = |f: fn(&LevelRec) -> f64| b.as_ref().filter(|_| r.id != base.id).and_then(|b| pct(f(b), f(&l)));
                     Some(json!({
                         "run": r.id, "tps": l.tps, "qps": l.qps, "qps_without_trx": l.qps_no_trx, "p95_ms": l.p95_ms, "p99_ms": l.p99_ms,
@@ -493,8 +523,8 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
                     }))
                 })
                 .collect();
-            let efficiency: Vec<Value> = rs.iter().zip(&hardware).filter_map(|(r, figures)| Some(json!({ "run": r.id, "figures": efficiency_at(figures, t)? }))).collect();
-            json!({ "threads": t, "runs": runs, "efficiency": efficiency })
+            let efficiency: Vec<Value> = rs.iter().zip(&hardware).filter_map(|(r, figures)| Some(json!({ "run": r.id, "figures": efficiency_at(figures, &key)? }))).collect();
+            json!({ "threads": key.threads, "step": key.step, "runs": runs, "efficiency": efficiency })
         })
         .collect();
     let mut groups: BTreeMap<&str, Vec<Value>> = BTreeMap::new();

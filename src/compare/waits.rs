@@ -7,6 +7,7 @@
 use super::Diff;
 use crate::db::waits::{Class, CLASSES};
 use crate::model::efficiency::{with_ratio, Efficiency};
+use crate::model::record::LevelKey;
 use crate::model::record::RunRecord;
 
 /// The configuration group (`super::group_of`) whose settings decide the
@@ -21,15 +22,15 @@ fn group_of_class(c: Class) -> Option<&'static str> {
     }
 }
 
-/// The run's figures at `threads`.
-fn at(figures: &[Efficiency], threads: usize) -> Option<&Efficiency> {
-    figures.iter().find(|e| e.threads == threads && e.server_time.is_some())
+/// The run's figures at level `key`.
+fn at<'a>(figures: &'a [Efficiency], key: &LevelKey) -> Option<&'a Efficiency> {
+    figures.iter().find(|e| e.key() == *key && e.server_time.is_some())
 }
 
 /// The levels every run has server time at, in order.
-fn levels(all: &[Vec<Efficiency>]) -> Vec<usize> {
-    let mut ts: Vec<usize> = all[0].iter().filter(|e| e.server_time.is_some()).map(|e| e.threads).collect();
-    ts.retain(|t| all.iter().all(|f| at(f, *t).is_some()));
+fn levels(all: &[Vec<Efficiency>]) -> Vec<LevelKey> {
+    let mut ts: Vec<LevelKey> = all[0].iter().filter(|e| e.server_time.is_some()).map(|e| e.key()).collect();
+    ts.retain(|t| all.iter().all(|f| at(f, t).is_some()));
     ts.dedup();
     ts
 }
@@ -44,31 +45,32 @@ fn servers_own(c: &Class) -> bool {
 /// The largest difference in time per transaction between a run and the
 /// first, in one sentence; None when fewer than two runs have server time.
 pub fn sentence(rs: &[&RunRecord], all: &[Vec<Efficiency>], diffs: &[Diff]) -> Option<String> {
-    let mut best: Option<(f64, usize, usize, Class)> = None;
+    let mut best: Option<(f64, LevelKey, usize, Class)> = None;
     for t in levels(all) {
-        let base = at(&all[0], t)?.server_time.as_ref()?;
+        let base = at(&all[0], &t)?.server_time.as_ref()?;
         for (i, figures) in all.iter().enumerate().skip(1) {
-            let st = at(figures, t)?.server_time.as_ref()?;
+            let st = at(figures, &t)?.server_time.as_ref()?;
             for c in CLASSES.iter().filter(|c| servers_own(c)) {
                 let d = st.of_class(*c) - base.of_class(*c);
-                if best.is_none_or(|b| d.abs() > b.0.abs()) {
-                    best = Some((d, t, i, *c));
+                if best.as_ref().is_none_or(|b| d.abs() > b.0.abs()) {
+                    best = Some((d, t.clone(), i, *c));
                 }
             }
         }
     }
     let (d, t, i, class) = best.filter(|b| b.0 != 0.0)?;
     let (more, less) = if d > 0.0 { (i, 0) } else { (0, i) };
-    let st = at(&all[more], t)?.server_time.as_ref()?;
+    let st = at(&all[more], &t)?.server_time.as_ref()?;
     let event = st.top_of(class).filter(|e| e.event != class.name()).map(|e| format!(" ({})", e.event)).unwrap_or_default();
     let mut s = format!(
-        "At {t} threads, run {} spends {:.1} µs per transaction more in {}{event} than run {} ({:.1} against {:.1})",
+        "At {}, run {} spends {:.1} µs per transaction more in {}{event} than run {} ({:.1} against {:.1})",
+        t.at(),
         rs[more].id,
         d.abs(),
         class.name(),
         rs[less].id,
         st.of_class(class),
-        at(&all[less], t)?.server_time.as_ref()?.of_class(class)
+        at(&all[less], &t)?.server_time.as_ref()?.of_class(class)
     );
     // A setting by its name first (`server synchronous_commit`), else what the comparison derived.
     let of_group = |g: &str| diffs.iter().filter(|df| df.group == g).min_by_key(|df| !df.name.starts_with("server "));
@@ -84,10 +86,11 @@ pub fn sentence(rs: &[&RunRecord], all: &[Vec<Efficiency>], diffs: &[Diff]) -> O
 pub fn text(rs: &[&RunRecord], all: &[Vec<Efficiency>]) -> String {
     let mut o = String::new();
     for t in levels(all) {
-        let times: Vec<_> = all.iter().filter_map(|f| at(f, t)?.server_time.as_ref()).collect();
+        let times: Vec<_> = all.iter().filter_map(|f| at(f, &t)?.server_time.as_ref()).collect();
+        let t = t.cell();
         if o.is_empty() {
             o.push_str(&format!("\nServer time per transaction, µs (in brackets the ratio to run {}):\n", rs[0].id));
-            o.push_str(&format!("  {:>7}  {:<26}", "threads", "spent in"));
+            o.push_str(&format!("  {:>7}  {:<26}", super::level_column(rs), "spent in"));
             for r in rs {
                 o.push_str(&format!("  {:>18}", format!("run {}", r.id)));
             }

@@ -226,6 +226,20 @@ pub trait Dialect: Sync {
         format!("CREATE INDEX IF NOT EXISTS {name} ON {table} ({cols})")
     }
 
+    /// The secondary indexes `(name, columns)` of a table already loaded:
+    /// one CREATE INDEX each, or one statement that builds them together
+    /// where the engine takes it.
+    fn add_indexes(&self, table: &str, indexes: &[(&str, &str)]) -> Vec<String> {
+        indexes.iter().map(|(n, cols)| self.create_index(n, table, cols)).collect()
+    }
+
+    /// DELETE of the `rows` rows of `table` with the lowest `key` from
+    /// `from` (a literal) on: through a subquery on the key where DELETE
+    /// takes no ORDER BY ... LIMIT.
+    fn delete_first(&self, table: &str, key: &str, from: &str, rows: u32) -> String {
+        format!("DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {table} WHERE {key} >= {from} ORDER BY {key} ASC LIMIT {rows})")
+    }
+
     /// The primary key of a table already loaded. SQLite cannot add one to
     /// an existing table: a unique index named `{table}_pkey` (PostgreSQL's
     /// name for the key) serves the same lookups.
@@ -404,5 +418,15 @@ mod tests {
         assert_eq!([my.has_storage_engines(), pg.has_storage_engines(), lite.has_storage_engines()], [true, false, false]);
         assert_eq!(my.compression_clause("zlib").as_deref(), Some(" COMPRESSION='zlib'"));
         assert_eq!(pg.compression_clause("zlib"), None);
+    }
+
+    #[test]
+    fn indexes_added_and_oldest_rows_deleted_per_engine() {
+        let (my, pg, lite) = (Protocol::Mysql.dialect(), Protocol::Postgres.dialect(), Protocol::Sqlite.dialect());
+        let ix = [("t_a", "x, y"), ("t_b", "z")];
+        assert_eq!(my.add_indexes("t", &ix), ["ALTER TABLE t ADD INDEX t_a (x, y), ADD INDEX t_b (z)"]);
+        assert_eq!(pg.add_indexes("t", &ix), ["CREATE INDEX IF NOT EXISTS t_a ON t (x, y)", "CREATE INDEX IF NOT EXISTS t_b ON t (z)"]);
+        assert_eq!(my.delete_first("t", "id", "7", 5), "DELETE FROM t WHERE id >= 7 ORDER BY id ASC LIMIT 5");
+        assert_eq!(lite.delete_first("t", "id", "7", 5), "DELETE FROM t WHERE id IN (SELECT id FROM t WHERE id >= 7 ORDER BY id ASC LIMIT 5)");
     }
 }

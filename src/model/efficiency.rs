@@ -25,6 +25,9 @@ pub struct HostShares {
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Efficiency {
     pub threads: usize,
+    /// The level's step, when its workload runs a sequence of steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
     /// Seconds the samples cover.
     pub secs: f64,
     pub tps: f64,
@@ -128,6 +131,15 @@ pub fn with_ratio(v: Option<f64>, base: Option<f64>, is_base: bool) -> String {
 }
 
 impl Efficiency {
+    /// How reports name its level: its step, or its client count.
+    pub fn at(&self) -> String {
+        super::record::level_at(self.step.as_deref(), self.threads)
+    }
+
+    pub fn key(&self) -> super::record::LevelKey {
+        super::record::LevelKey { step: self.step.clone(), threads: self.threads }
+    }
+
     /// The server's context switches per transaction, voluntary and involuntary together.
     pub fn server_cs_per_trx(&self) -> Option<f64> {
         Some(self.server_vcs_per_trx? + self.server_ivcs_per_trx?)
@@ -179,6 +191,7 @@ fn of_level(l: &LevelRec, whose: &Whose<'_>) -> Efficiency {
     let w = Window { secs, deltas: &d, disk: &disk, statements: &stmts, transactions: l.events as f64, queries: l.queries as f64 };
     let mut e = of_window(&w, whose);
     (e.threads, e.tps, e.qps) = (l.threads, l.tps, l.qps);
+    e.step = l.step().map(str::to_string);
     e
 }
 
@@ -317,12 +330,25 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     let mut o = format!("Hardware per transaction (t) and query (q): CPU in µs, counts per t{}\n", if whose.is_empty() { String::new() } else { format!(" ({})", whose.join(", ")) });
     o.push_str(&format!(
         "  {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
-        "threads", "tps", "srv cpu/t", "srv cpu/q", "cli cpu/t", "cli cpu/q", "host cpu/t", "srv cs/t", "host cs/t", "r/t", "rKB/t", "w/t", "wKB/t", "fsync/t"
+        if rows.iter().any(|e| e.step.is_some()) { "step" } else { "threads" },
+        "tps",
+        "srv cpu/t",
+        "srv cpu/q",
+        "cli cpu/t",
+        "cli cpu/q",
+        "host cpu/t",
+        "srv cs/t",
+        "host cs/t",
+        "r/t",
+        "rKB/t",
+        "w/t",
+        "wKB/t",
+        "fsync/t"
     ));
     for e in rows {
         o.push_str(&format!(
             "  {:>7} {:>10.1} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
-            e.threads,
+            e.step.clone().unwrap_or_else(|| e.threads.to_string()),
             e.tps,
             cell(e.server_cpu_us_per_trx, 1),
             cell(e.server_cpu_us_per_query, 1),
@@ -341,38 +367,38 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     for e in rows {
         if let Some(r) = e.routing_per_trx {
             let share = r.scatter_share().map(|s| format!(" ({:.0}% to every shard)", s * 100.0)).unwrap_or_default();
-            o.push_str(&format!("  queries/t by shards reached at {} threads: one {:.2}, several {:.2}, all {:.2}{share}\n", e.threads, r.single, r.multi, r.scatter));
+            o.push_str(&format!("  queries/t by shards reached at {}: one {:.2}, several {:.2}, all {:.2}{share}\n", e.at(), r.single, r.multi, r.scatter));
         }
     }
     for e in rows {
         if let Some(t) = &e.server_time {
-            o.push_str(&format!("  server time/t at {} threads, µs: {}\n", e.threads, super::waits::line(t)));
+            o.push_str(&format!("  server time/t at {}, µs: {}\n", e.at(), super::waits::line(t)));
         }
         // The statements that took the most, as calls x mean = µs per transaction.
         for (i, s) in e.statements.iter().take(3).enumerate() {
-            let head = if i == 0 { format!("top statements/t at {} threads, µs:", e.threads) } else { String::new() };
+            let head = if i == 0 { format!("top statements/t at {}, µs:", e.at()) } else { String::new() };
             o.push_str(&format!("  {head:<34} {}\n", super::statements::line(s, 70)));
         }
     }
     // --profile-server: where the server's CPU went, by the frames it was caught in.
     for l in &r.levels {
         match &l.profile {
-            Some(p) if p.error.is_none() => o.push_str(&format!("  server on CPU at {} threads (perf): {}\n", l.threads, super::profile::line(&p.folded, 5))),
+            Some(p) if p.error.is_none() => o.push_str(&format!("  server on CPU at {} (perf): {}\n", l.at(), super::profile::line(&p.folded, 5))),
             Some(p) => o.push_str(&format!("  note: {}\n", p.error.as_deref().unwrap_or_default())),
             None => {}
         }
     }
     for e in rows.iter().filter(|e| !e.part_cpu_us_per_trx.is_empty()) {
         let each: Vec<String> = e.part_cpu_us_per_trx.iter().map(|(p, v)| format!("{p} {v:.1}")).collect();
-        o.push_str(&format!("  server CPU/t by part at {} threads, µs: {}\n", e.threads, each.join(", ")));
+        o.push_str(&format!("  server CPU/t by part at {}, µs: {}\n", e.at(), each.join(", ")));
     }
     for e in rows {
         if let Some(h) = &e.host {
             let pct = |v: f64| format!("{:.0}%", v * 100.0);
             let client = e.client_share_of_busy.map(|c| format!("; fairbench took {} of the busy CPU", pct(c))).unwrap_or_default();
             o.push_str(&format!(
-                "  host CPU at {} threads: {} busy (user {}, system {}, steal {}), iowait {}, idle {}{client}\n",
-                e.threads,
+                "  host CPU at {}: {} busy (user {}, system {}, steal {}), iowait {}, idle {}{client}\n",
+                e.at(),
                 pct(h.busy),
                 pct(h.user),
                 pct(h.system),

@@ -122,6 +122,11 @@ pub struct LevelResult {
     /// The longest gaps without a completed event (None: not measured,
     /// as in a merge of several processes' logs).
     pub outage: Option<crate::stats::gaps::Outage>,
+    /// The level's name when it is a step of a sequence (the workload's
+    /// `level_name`); None: the level is its client count.
+    pub name: Option<String>,
+    /// Figures the workload measured over the level, as (name, value).
+    pub figures: Vec<(String, String)>,
 }
 
 /// The counters of one stretch between sysbench checkpoints

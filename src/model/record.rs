@@ -149,6 +149,8 @@ pub struct RunRecord {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Repeated {
     pub threads: usize,
+    /// The step, for a workload whose levels are steps (each its own level).
+    pub step: Option<String>,
     pub tps: Vec<f64>,
     pub p95_ms: Vec<f64>,
     pub p99_ms: Vec<f64>,
@@ -158,12 +160,17 @@ impl Repeated {
     /// Groups (threads, tps, p95, p99) measurements by client count, in the
     /// order each count first ran.
     pub fn group(measured: impl IntoIterator<Item = (usize, f64, f64, f64)>) -> Vec<Repeated> {
+        Repeated::group_steps(measured.into_iter().map(|(t, tps, p95, p99)| (None, t, tps, p95, p99)))
+    }
+
+    /// As [`Repeated::group`], levels of different steps apart.
+    pub fn group_steps(measured: impl IntoIterator<Item = (Option<String>, usize, f64, f64, f64)>) -> Vec<Repeated> {
         let mut out: Vec<Repeated> = Vec::new();
-        for (threads, tps, p95, p99) in measured {
-            let at = match out.iter().position(|r| r.threads == threads) {
+        for (step, threads, tps, p95, p99) in measured {
+            let at = match out.iter().position(|r| r.threads == threads && r.step == step) {
                 Some(i) => i,
                 None => {
-                    out.push(Repeated { threads, ..Repeated::default() });
+                    out.push(Repeated { threads, step, ..Repeated::default() });
                     out.len() - 1
                 }
             };
@@ -176,11 +183,77 @@ impl Repeated {
     }
 }
 
+impl LevelRec {
+    /// The step of a sequence the level ran (its workload names its
+    /// levels), from its stored summary; None: the level is its client count.
+    pub fn step(&self) -> Option<&str> {
+        self.summary.as_ref()?.get("step")?.as_str()
+    }
+
+    /// Figures its workload measured, as (name, value), in stored order.
+    pub fn figures(&self) -> Vec<(String, String)> {
+        let Some(Value::Object(m)) = self.summary.as_ref().and_then(|s| s.get("figures")) else { return Vec::new() };
+        m.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect()
+    }
+
+    /// How reports name the level: its step, or its client count.
+    pub fn at(&self) -> String {
+        level_at(self.step(), self.threads)
+    }
+
+    pub fn key(&self) -> LevelKey {
+        LevelKey { step: self.step().map(str::to_string), threads: self.threads }
+    }
+}
+
+/// What levels of different runs are matched by: the step (for a
+/// workload whose levels are steps) and the client count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelKey {
+    pub step: Option<String>,
+    pub threads: usize,
+}
+
+impl LevelKey {
+    /// A table's first column: the step, or the client count.
+    pub fn cell(&self) -> String {
+        self.step.clone().unwrap_or_else(|| self.threads.to_string())
+    }
+
+    /// In a sentence: "at l.i1", "at 8 threads".
+    pub fn at(&self) -> String {
+        level_at(self.step.as_deref(), self.threads)
+    }
+
+    /// The keys of `levels` in the order they first ran; levels without a
+    /// step sorted by client count.
+    pub fn of<'a>(levels: impl IntoIterator<Item = LevelKey>) -> Vec<LevelKey> {
+        let mut out: Vec<LevelKey> = Vec::new();
+        for k in levels {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        if out.iter().all(|k| k.step.is_none()) {
+            out.sort_by_key(|k| k.threads);
+        }
+        out
+    }
+}
+
+/// "l.i1" for a step, "8 threads" for a level that is its client count.
+pub fn level_at(step: Option<&str>, threads: usize) -> String {
+    match step {
+        Some(s) => s.to_string(),
+        None => format!("{threads} threads"),
+    }
+}
+
 impl RunRecord {
     /// The completed levels grouped by client count: a level run several
     /// times (`--repeat`) has several measurements.
     pub fn repeated(&self) -> Vec<Repeated> {
-        Repeated::group(self.levels.iter().filter(|l| l.status == "completed").map(|l| (l.threads, l.tps, l.p95_ms, l.p99_ms)))
+        Repeated::group_steps(self.levels.iter().filter(|l| l.status == "completed").map(|l| (l.step().map(str::to_string), l.threads, l.tps, l.p95_ms, l.p99_ms)))
     }
 
     /// Runs of one configuration (alternated with another's, one process

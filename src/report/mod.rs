@@ -297,6 +297,12 @@ fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
         p(format!("    {name:<6} {:>12.3}", pct_ms(h, q)));
     }
     p(format!("    {:<6} {max:>12.3}", "max"));
+    if !r.figures.is_empty() {
+        p(format!("{}:", r.name.as_deref().map(|n| format!("Step {n}")).unwrap_or_else(|| "Workload figures".into())));
+        for (k, v) in &r.figures {
+            p(format!("    {:<33}{v}", format!("{k}:")));
+        }
+    }
     if r.rate > 0.0 {
         let u = &t.lat_raw;
         p(format!(
@@ -401,7 +407,7 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
     let (xm, xs) = mean_stddev(&ex);
     let cpu = r.cpu_user_s + r.cpu_sys_s;
     let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
-    json!({
+    let mut v = json!({
         "type": "summary",
         "tool": "fairbench",
         "version": env!("CARGO_PKG_VERSION"),
@@ -454,5 +460,13 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
         })).collect::<Vec<_>>(),
         "options": opts,
         "outage": r.outage,
-    })
+    });
+    // A level that is a step of a sequence says which, with its workload's figures.
+    if let Some(name) = &r.name {
+        v["step"] = Value::String(name.clone());
+    }
+    if !r.figures.is_empty() {
+        v["figures"] = r.figures.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<String, Value>>().into();
+    }
+    v
 }

@@ -74,8 +74,8 @@ mod tests {
     #[test]
     fn noisy_levels_are_named() {
         let levels = vec![
-            Repeated { threads: 1, tps: vec![100.0, 101.0, 99.0], p95_ms: vec![1.0; 3], p99_ms: vec![2.0; 3] },
-            Repeated { threads: 4, tps: vec![300.0, 400.0, 350.0], p95_ms: vec![3.0; 3], p99_ms: vec![4.0; 3] },
+            Repeated { threads: 1, step: None, tps: vec![100.0, 101.0, 99.0], p95_ms: vec![1.0; 3], p99_ms: vec![2.0; 3] },
+            Repeated { threads: 4, step: None, tps: vec![300.0, 400.0, 350.0], p95_ms: vec![3.0; 3], p99_ms: vec![4.0; 3] },
         ];
         let t = text(&levels, "interleaved");
         assert!(t.contains("Warning: throughput varies by more than 5% between repetitions at 4 clients (CV 14.3%)"), "{t}");

@@ -427,7 +427,8 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let outage = Some(gaps.finish(elapsed, stop != Stop::Completed, total.writes > 0, &kinds));
     let clients = flat(&clients);
     let tail = cps.tail(elapsed, threads, &clients);
-    let result = LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate, outage };
+    let result =
+        LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate, outage, name: None, figures: Vec::new() };
     Ok(Level { result, tail, forced })
 }
 

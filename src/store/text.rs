@@ -78,8 +78,9 @@ pub fn show_text(r: &RunRecord) -> String {
         // A series' repetitions say which one each level is.
         let rep = if repeat > 1 { format!(", repetition {} of {repeat}", r.levels[..=i].iter().filter(|x| x.threads == l.threads).count()) } else { String::new() };
         p(format!(
-            "Level {} ({} threads{rep}, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
+            "Level {} ({}{} threads{rep}, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
             l.level_no,
+            l.step().map(|s| format!("step {s}, ")).unwrap_or_default(),
             l.threads,
             if l.ended_at.is_none() { "not finished".to_string() } else { l.status.clone() },
             l.tps,
@@ -90,6 +91,10 @@ pub fn show_text(r: &RunRecord) -> String {
             l.cpu_cores,
             l.elapsed_s
         ));
+        let figures = l.figures();
+        if !figures.is_empty() {
+            p(format!("  {}", figures.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join(", ")));
+        }
         if let Some(o) = &l.outage {
             // p99 per kind is not stored: a kind's line needs a gap of 1 s.
             for line in o.lines(o.write.is_some() || l.intervals.iter().any(|i| i.writes > 0), |_, g| g.secs >= 1.0) {

@@ -70,6 +70,14 @@ pub fn downsample(ivs: &[IntervalRec], max: usize) -> Vec<Point> {
         .collect()
 }
 
+/// A level's heading: "step l.i1, 8 threads" or "8 threads".
+fn level_heading(l: &LevelRec) -> String {
+    match l.step() {
+        Some(s) => format!("step {s}, {} threads", l.threads),
+        None => format!("{} threads", l.threads),
+    }
+}
+
 /// How a run is named in legends: its id and tag, or its engine.
 fn run_name(r: &RunRecord) -> String {
     if r.tag.is_empty() {
@@ -141,23 +149,26 @@ fn hdr_charts(runs: &[ReportRun]) -> Vec<Chart> {
         |id: String, title: String, series: Vec<Series>| Chart { id, title, x_label: "percentile".into(), y_label: "latency, ms".into(), x_scale: Scale::Nines, series, bands: vec![], markers: false };
     let mut out = Vec::new();
     for r in runs {
-        let s: Vec<Series> = r.rec.levels.iter().zip(&r.hists).filter_map(|(l, h)| Some(series(format!("{} threads", l.threads), nines_points(h.as_ref()?), false))).collect();
+        let s: Vec<Series> = r.rec.levels.iter().zip(&r.hists).filter_map(|(l, h)| Some(series(l.at(), nines_points(h.as_ref()?), false))).collect();
         if !s.is_empty() {
             out.push(chart(format!("hdr-run{}", r.rec.id), format!("Latency distribution, run {}", run_name(&r.rec)), s));
         }
     }
     if runs.len() > 1 {
-        let threads: BTreeSet<usize> = runs.iter().flat_map(|r| r.rec.levels.iter().map(|l| l.threads)).collect();
-        for t in threads {
+        for k in crate::model::record::LevelKey::of(runs.iter().flat_map(|r| r.rec.levels.iter().map(|l| l.key()))) {
             let s: Vec<Series> = runs
                 .iter()
                 .filter_map(|r| {
-                    let i = r.rec.levels.iter().position(|l| l.threads == t)?;
+                    let i = r.rec.levels.iter().position(|l| l.key() == k)?;
                     Some(series(run_name(&r.rec), nines_points(r.hists.get(i)?.as_ref()?), false))
                 })
                 .collect();
             if s.len() > 1 {
-                out.push(chart(format!("hdr-threads{t}"), format!("Latency distribution at {t} threads"), s));
+                let id = match &k.step {
+                    Some(s) => format!("hdr-step-{}", s.replace('.', "_")),
+                    None => format!("hdr-threads{}", k.threads),
+                };
+                out.push(chart(id, format!("Latency distribution at {}", k.at()), s));
             }
         }
     }
@@ -300,7 +311,12 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     runs_section(&mut o, runs);
     significance_section(&mut o, &refs);
 
-    let scaling = scaling_charts(runs);
+    if super::steps::any(runs) {
+        o.push_str("<h2 id=\"steps\">Steps</h2><p class=\"legend-note\">One chart per step of the sequence, each run's operations per second over it (inserts in batches for the load steps, queries for the query steps).</p><div class=\"grid\">");
+        push_charts(&mut o, &mut charts, super::steps::charts(runs, run_name));
+        o.push_str("</div>");
+    }
+    let scaling = if super::steps::any(runs) { Vec::new() } else { scaling_charts(runs) };
     if !scaling.is_empty() {
         o.push_str("<h2 id=\"scaling\">Scaling</h2><div class=\"grid\">");
         push_charts(&mut o, &mut charts, scaling);
@@ -317,7 +333,7 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     o.push_str("<h2 id=\"timeseries\">Over time</h2><p class=\"legend-note\">Per level, per second. Grey: warmup; red: stall (throughput below 10% of the level's median for 2 s or more); purple: the longest gap without a completed event or write, when 1 s or more. Long runs are drawn in windows keeping each window's lowest throughput and highest latency.</p>");
     for r in runs {
         for l in &r.rec.levels {
-            let _ = write!(o, "<h3>{}, {} threads</h3><div class=\"grid\">", esc(&run_name(&r.rec)), l.threads);
+            let _ = write!(o, "<h3>{}, {}</h3><div class=\"grid\">", esc(&run_name(&r.rec)), esc(&level_heading(l)));
             push_charts(&mut o, &mut charts, level_charts(&r.rec, l));
             o.push_str("</div>");
         }
@@ -480,12 +496,13 @@ fn extras_section(o: &mut String, runs: &[ReportRun]) {
     for r in runs {
         let family = crate::workload::family::find(&r.rec.workload);
         for l in &r.rec.levels {
-            let figures = family.map(|f| f.report_figures(l)).unwrap_or_default();
+            let mut figures = l.figures();
+            figures.extend(family.map(|f| f.report_figures(l)).unwrap_or_default());
             let kinds = l.summary.as_ref().and_then(|s| s.get("kinds")).and_then(|k| k.as_array()).cloned().unwrap_or_default();
             if figures.is_empty() && kinds.is_empty() {
                 continue;
             }
-            let _ = write!(body, "<h3>{}, {} threads</h3>", esc(&run_name(&r.rec)), l.threads);
+            let _ = write!(body, "<h3>{}, {}</h3>", esc(&level_heading(l)), esc(&run_name(&r.rec)));
             if !figures.is_empty() {
                 body.push_str("<table class=\"extras\">");
                 for (k, v) in &figures {

@@ -12,3 +12,4 @@ pub mod format;
 pub mod html;
 pub mod png;
 pub mod server_time;
+pub mod steps;

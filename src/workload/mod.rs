@@ -10,6 +10,7 @@ pub mod witness;
 
 // The registry: one module and one entry per workload family.
 pub mod dbstress;
+pub mod ibench;
 pub mod linkbench;
 pub mod lua;
 pub mod oltp;
@@ -24,6 +25,7 @@ pub static FAMILIES: &[&dyn family::Family] = &[
     &pgscript::family::PgscriptFamily,
     &lua::family::LuaFamily,
     &ycsb::family::YcsbFamily,
+    &ibench::family::IbenchFamily,
 ];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";
@@ -243,6 +245,20 @@ pub trait Workload: Dataset + Checked + Send + Sync + 'static {
     /// counters the summary compares against).
     fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> impl Future<Output = Result<()>> {
         async { Ok(()) }
+    }
+
+    /// The name of the level at `round` (its index in the run's levels),
+    /// for a workload whose levels are steps of a sequence rather than the
+    /// same load at other client counts; None: levels go by client count.
+    fn level_name(&self, _round: usize) -> Option<String> {
+        None
+    }
+
+    /// Figures the workload measured over the level that just ended (after
+    /// [`Self::run_finished`]), as (name, value): printed and stored with
+    /// its summary.
+    fn level_figures(&self) -> Vec<(String, String)> {
+        Vec::new()
     }
 
     /// Called when a load level has ended, before its summary is printed.

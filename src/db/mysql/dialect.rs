@@ -111,6 +111,17 @@ impl Dialect for MysqlDialect {
         format!("ANALYZE TABLE {table}")
     }
 
+    /// One ALTER TABLE: InnoDB reads the table once for all of them.
+    fn add_indexes(&self, table: &str, indexes: &[(&str, &str)]) -> Vec<String> {
+        let adds: Vec<String> = indexes.iter().map(|(n, cols)| format!("ADD INDEX {n} ({cols})")).collect();
+        vec![format!("ALTER TABLE {table} {}", adds.join(", "))]
+    }
+
+    /// MySQL takes no LIMIT in an IN subquery; its DELETE takes ORDER BY ... LIMIT.
+    fn delete_first(&self, table: &str, key: &str, from: &str, rows: u32) -> String {
+        format!("DELETE FROM {table} WHERE {key} >= {from} ORDER BY {key} ASC LIMIT {rows}")
+    }
+
     fn inline_index(&self) -> bool {
         true
     }

@@ -2,7 +2,7 @@
 //! failed when it regressed, so a CI system shows the gate as tests.
 
 use super::{Comparison, Format};
-use crate::compare::gate::{clients, Line};
+use crate::compare::gate::Line;
 use crate::model::record::RunRecord;
 
 pub struct Junit;
@@ -29,7 +29,7 @@ pub fn junit(base: &RunRecord, new: &RunRecord, ls: &[Line]) -> String {
     o.push_str(&format!("<testsuites name=\"fairbench compare\" tests=\"{}\" failures=\"{failures}\">\n", ls.len()));
     o.push_str(&format!("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">\n", xml_escape(&format!("run {} against baseline run {}", new.id, base.id)), ls.len()));
     for l in ls {
-        let name = xml_escape(&format!("{} {}", clients(l.threads), l.metric.name()));
+        let name = xml_escape(&format!("{} {}", l.at(), l.metric.name()));
         if l.regression {
             o.push_str(&format!("    <testcase classname=\"fairbench.compare\" name=\"{name}\">\n      <failure message=\"{}\"/>\n    </testcase>\n", xml_escape(&l.words)));
         } else {

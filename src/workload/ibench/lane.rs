@@ -1,0 +1,231 @@
+//! What a client and the writers behind it share during one step, and the
+//! step's writers: the deleter that follows each client's inserts (l.i1,
+//! l.i2 and the query steps) and the query steps' rate-limited inserter.
+//! Each writer runs on a thread of its own with its own connection, as
+//! iibench.py's inserter and deleter are processes of their own, so a
+//! blocking engine (SQLite) never holds up the client it follows.
+
+use super::sql;
+use super::step::Step;
+use super::Shape;
+use crate::db::{Conn, ConnConfig};
+use crate::error::{Error, Result};
+use crate::rand::Rng;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How many batches an inserter and its deleter may get ahead of each
+/// other (iibench.py's statement queues hold 8).
+pub const QUEUE: u64 = 8;
+
+/// One client's lane: its inserts and deletes so far, in batches.
+#[derive(Default)]
+pub struct Lane {
+    pub inserted: AtomicU64,
+    pub deleted: AtomicU64,
+    /// The query step's writer has inserted all its rows: the client stops.
+    pub done: AtomicBool,
+    /// The lowest id left (the deleter's next), where point queries start.
+    pub min_id: AtomicI64,
+}
+
+/// One step as it runs.
+pub struct Current {
+    pub step: Step,
+    pub lanes: Vec<Lane>,
+    /// Batches each client (or a query step's writer) writes.
+    pub batches: u64,
+    /// Set once the clients are done: writers finish what matches them, then stop.
+    pub stop: AtomicBool,
+    /// A writer failed: the clients stop too (the step fails with its error).
+    pub failed: AtomicBool,
+}
+
+impl Current {
+    pub fn new(step: Step, clients: usize, batches: u64) -> Current {
+        Current { step, lanes: (0..clients).map(|_| Lane::default()).collect(), batches, stop: AtomicBool::new(false), failed: AtomicBool::new(false) }
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.failed.load(Ordering::Relaxed) || crate::model::interrupted()
+    }
+}
+
+/// What a writer did.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    pub rows_inserted: u64,
+    pub rows_deleted: u64,
+    /// The slowest statement, microseconds.
+    pub max_us: u64,
+}
+
+pub type Writer = std::thread::JoinHandle<Result<Tally>>;
+
+/// Starts a writer on its own thread and runtime; one that fails stops the step.
+fn spawn<F>(name: String, cur: Arc<Current>, f: impl FnOnce() -> F + Send + 'static) -> Result<Writer>
+where
+    F: std::future::Future<Output = Result<Tally>>,
+{
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+            let r = rt.block_on(f());
+            if r.is_err() {
+                cur.failed.store(true, Ordering::Relaxed);
+            }
+            r
+        })
+        .map_err(|e| Error::Io(format!("cannot start a writer thread: {e}")))
+}
+
+async fn min_id(conn: &mut Conn, table: &str) -> Result<i64> {
+    let sql = format!("SELECT MIN(transactionid) FROM {table}");
+    let rows = conn.query_strings(&sql).await.map_err(crate::db::sql_error(&sql))?;
+    Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|v| v.trim().parse().ok()).unwrap_or(0))
+}
+
+/// Sleeps a millisecond; false when the step is over instead.
+async fn pause(cur: &Current) -> bool {
+    if cur.stopping() {
+        return false;
+    }
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    true
+}
+
+/// The deleter of client `lane`: a delete of as many of the oldest rows
+/// for each batch its inserter writes, never more than [`QUEUE`] batches
+/// ahead or behind; the lowest id read again every 1000 deletes, as
+/// iibench.py does.
+pub fn deleter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane: usize) -> Result<Writer> {
+    spawn(format!("ibench-delete-{lane}"), cur.clone(), move || async move {
+        let table = shape.table_of(lane).to_string();
+        let batch = cur.step.batch();
+        let mut conn = Conn::admin(&cfg).await?;
+        let l = &cur.lanes[lane];
+        let mut min = min_id(&mut conn, &table).await?;
+        let mut t = Tally::default();
+        let mut done = 0u64;
+        while done < cur.batches {
+            // Ahead of the inserts: wait for them, unless they have ended.
+            while done >= l.inserted.load(Ordering::Acquire) + QUEUE {
+                if !pause(&cur).await {
+                    conn.close().await;
+                    return Ok(t);
+                }
+            }
+            if cur.stopping() && done >= l.inserted.load(Ordering::Acquire) {
+                break;
+            }
+            if done > 0 && done.is_multiple_of(1000) {
+                min = min_id(&mut conn, &table).await?;
+            }
+            let sql = sql::delete_oldest(shape.dialect(), &table, min, batch);
+            let t0 = Instant::now();
+            conn.query(&sql).await.map_err(crate::db::sql_error(&sql))?;
+            t.max_us = t.max_us.max(t0.elapsed().as_micros() as u64);
+            min += batch as i64;
+            l.min_id.store(min, Ordering::Relaxed);
+            l.deleted.fetch_add(1, Ordering::Release);
+            t.rows_deleted += batch as u64;
+            done += 1;
+        }
+        conn.close().await;
+        Ok(t)
+    })
+}
+
+/// A query step's writer for client `lane`: batches of 50 rows at `rate`
+/// rows a second, as iibench.py paces them: the second's batches, then a
+/// sleep to the second's end, never catching up on a second that ran late.
+pub fn inserter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane: usize, rate: u32) -> Result<Writer> {
+    spawn(format!("ibench-insert-{lane}"), cur.clone(), move || async move {
+        let table = shape.table_of(lane).to_string();
+        let batch = cur.step.batch();
+        let per_second = (rate as u64).div_ceil(batch as u64).max(1);
+        let mut conn = Conn::admin(&cfg).await?;
+        let l = &cur.lanes[lane];
+        let mut rng = shape.rng(1_000 + lane as u64);
+        let (mut sql_text, mut t) = (String::new(), Tally::default());
+        let mut second = Instant::now();
+        let mut n = 0u64;
+        while n < cur.batches && !cur.stopping() {
+            if n > 0 && n.is_multiple_of(per_second) {
+                let spent = second.elapsed();
+                if spent < Duration::from_millis(950) {
+                    // In slices, so that Ctrl-C is seen within one.
+                    let until = second + Duration::from_secs(1);
+                    while Instant::now() < until && !cur.stopping() {
+                        tokio::time::sleep((until - Instant::now()).min(Duration::from_millis(50))).await;
+                    }
+                }
+                second = Instant::now();
+            }
+            while shape.deletes() && l.inserted.load(Ordering::Acquire) >= l.deleted.load(Ordering::Acquire) + QUEUE {
+                if !pause(&cur).await {
+                    break;
+                }
+            }
+            // Stopped while waiting: a batch now would have no delete to match it.
+            if cur.stopping() {
+                break;
+            }
+            sql::insert_batch(&mut sql_text, &table, batch, &shape.args, &mut rng, &sql::timestamp());
+            let t0 = Instant::now();
+            conn.query(&sql_text).await.map_err(crate::db::sql_error("the writer's INSERT"))?;
+            t.max_us = t.max_us.max(t0.elapsed().as_micros() as u64);
+            l.inserted.fetch_add(1, Ordering::Release);
+            t.rows_inserted += batch as u64;
+            n += 1;
+        }
+        l.done.store(true, Ordering::Release);
+        conn.close().await;
+        Ok(t)
+    })
+}
+
+/// Waits for a client's inserts to be no more than [`QUEUE`] batches ahead
+/// of its deletes; the microseconds waited, or None when the step is over.
+pub async fn wait_for_deletes(cur: &Current, lane: usize) -> Option<u64> {
+    let l = &cur.lanes[lane];
+    let t0 = Instant::now();
+    while l.inserted.load(Ordering::Acquire) >= l.deleted.load(Ordering::Acquire) + QUEUE {
+        if !pause(cur).await {
+            return None;
+        }
+    }
+    Some(t0.elapsed().as_micros() as u64)
+}
+
+/// Joins the writers; the first error, or what they did together.
+pub fn join(writers: Vec<Writer>) -> Result<Tally> {
+    let mut sum = Tally::default();
+    let mut first_err = None;
+    for w in writers {
+        match w.join() {
+            Ok(Ok(t)) => {
+                sum.rows_inserted += t.rows_inserted;
+                sum.rows_deleted += t.rows_deleted;
+                sum.max_us = sum.max_us.max(t.max_us);
+            }
+            Ok(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Err(_) => {
+                first_err.get_or_insert(Error::Sql("a writer thread panicked".into()));
+            }
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(sum),
+    }
+}
+
+/// A client's random stream for the rows it writes.
+pub fn rows_rng(shape: &Shape, id: usize) -> Rng {
+    shape.rng(id as u64)
+}

@@ -1,0 +1,220 @@
+//! The Insert Benchmark: its sequence of steps on SQLite, MariaDB and
+//! PostgreSQL (TiDB's is in tests/tidb.rs) with the invariants each step
+//! keeps (rows loaded, indexes after l.x, the size steady through l.i1,
+//! l.i2 and the query steps), each step run alone, the writers' rate
+//! reported met or missed, `compare` and the HTML report step by step,
+//! Ctrl-C inside a step, and bad input.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const STEPS: [&str; 10] = ["l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"];
+
+/// A server under test, and how the test reads it behind fairbench's back.
+enum Server {
+    Sqlite(PathBuf),
+    Mariadb,
+    Postgres,
+}
+
+impl Server {
+    fn url(&self) -> String {
+        match self {
+            Server::Sqlite(p) => format!("sqlite://{}", p.display()),
+            Server::Mariadb => mysql_url(),
+            Server::Postgres => pg_url(),
+        }
+    }
+
+    fn sql(&self, q: &str) -> String {
+        match self {
+            Server::Sqlite(p) => {
+                let c = rusqlite::Connection::open(p).unwrap();
+                c.query_row(q, [], |r| r.get::<_, i64>(0)).unwrap().to_string()
+            }
+            Server::Mariadb => mysql_at(&mysql_url(), q),
+            Server::Postgres => pg_admin_db(&parse_url(&pg_url()).database, q).trim().to_string(),
+        }
+    }
+
+    fn rows(&self, tables: &[String]) -> u64 {
+        tables.iter().map(|t| self.sql(&format!("SELECT COUNT(*) FROM {t}")).trim().parse::<u64>().unwrap()).sum()
+    }
+
+    /// The secondary indexes of `table` (iibench's three, named after it).
+    fn indexes(&self, table: &str) -> u64 {
+        let q = match self {
+            Server::Sqlite(_) => format!("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = '{table}' AND name NOT LIKE 'sqlite_%'"),
+            Server::Mariadb => format!("SELECT COUNT(DISTINCT index_name) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = '{table}' AND index_name <> 'PRIMARY'"),
+            Server::Postgres => format!("SELECT COUNT(*) FROM pg_indexes WHERE tablename = '{table}' AND indexname <> '{table}_pkey'"),
+        };
+        self.sql(&q).trim().parse().unwrap()
+    }
+}
+
+/// A run of the benchmark with `extra`, stored in `store`.
+fn ib(server: &Server, prefix: &str, store: &Path, extra: &[&str]) -> Command {
+    let mut c = fairbench();
+    c.args(["run", "insert-benchmark", "--target", &server.url(), "--ibench-table", prefix, "--rows", "2000", "--clients", "2", "--change-rows", "1000", "--query-secs", "1"])
+        .args(["--rand-seed", "7", "--results"])
+        .arg(store)
+        .args(extra);
+    c
+}
+
+/// The stored levels of the store's last run.
+fn last_levels(store: &Path) -> Vec<Value> {
+    let e: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "--json", "--results"]).arg(store)))).unwrap();
+    let runs = e.as_array().cloned().or_else(|| e["runs"].as_array().cloned()).unwrap();
+    runs.last().unwrap()["levels"].as_array().cloned().unwrap()
+}
+
+fn step_of(l: &Value) -> &str {
+    l["summary"]["step"].as_str().unwrap_or("")
+}
+
+fn figure<'a>(l: &'a Value, name: &str) -> &'a str {
+    l["summary"]["figures"][name].as_str().unwrap_or_else(|| panic!("no figure {name} in {}", l["summary"]["figures"]))
+}
+
+/// The whole sequence in one command, then every step alone, with what each keeps.
+fn sequence_and_steps(server: Server, prefix: &str) {
+    let dir = scratch_dir(&format!("ibench_{prefix}"));
+    let store = dir.join("r.sqlite");
+    let tables: Vec<String> = (1..=2).map(|n| format!("{prefix}{n}")).collect();
+    // The whole sequence: ten levels named after the steps, in order.
+    run_ok(&mut ib(&server, prefix, &store, &[]));
+    let levels = last_levels(&store);
+    assert_eq!(levels.iter().map(step_of).collect::<Vec<_>>(), STEPS, "{levels:?}");
+    assert!(levels.iter().all(|l| l["status"] == "completed"), "{levels:?}");
+    // l.x added 100 rows a client; the later steps deleted what they inserted.
+    assert_eq!(server.rows(&tables), 2200);
+    for t in &tables {
+        assert_eq!(server.indexes(t), 3, "{t}");
+    }
+    for l in &levels[4..] {
+        assert!(["yes", "no"].contains(&figure(l, "background rate met")), "{l}");
+        assert_eq!(figure(l, "background inserts/s").parse::<f64>().unwrap() > 0.0, true);
+    }
+    // Each step alone, with the invariant it keeps.
+    run_ok(&mut ib(&server, prefix, &store, &["--steps", "l.i0"]));
+    assert_eq!(server.rows(&tables), 2000, "l.i0 loads --rows");
+    assert_eq!(tables.iter().map(|t| server.indexes(t)).sum::<u64>(), 0, "l.i0 makes no secondary index");
+    assert_eq!(figure(&last_levels(&store)[0], "rows inserted"), "2000");
+    run_ok(&mut ib(&server, prefix, &store, &["--steps", "l.x"]));
+    assert_eq!(server.rows(&tables), 2200);
+    assert!(tables.iter().all(|t| server.indexes(t) == 3), "l.x adds the three indexes");
+    run_ok(&mut ib(&server, prefix, &store, &["--steps", "l.i1,l.i2"]));
+    assert_eq!(server.rows(&tables), 2200, "l.i1 and l.i2 delete as many rows as they insert");
+    let l = last_levels(&store);
+    assert_eq!(figure(&l[0], "rows inserted"), "800", "4/5 of --change-rows in l.i1");
+    assert_eq!(figure(&l[1], "rows inserted"), "200", "1/5 in l.i2");
+    run_ok(&mut ib(&server, prefix, &store, &["--steps", "qp500"]));
+    assert_eq!(server.rows(&tables), 2200, "the query steps' writers delete as many rows as they insert");
+    run_ok(fairbench().args(["cleanup", "insert-benchmark", "--target", &server.url(), "--ibench-table", prefix, "--clients", "2"]));
+}
+
+#[test]
+fn the_sequence_and_each_step_keep_their_invariants_on_sqlite() {
+    sequence_and_steps(Server::Sqlite(scratch_dir("ibench_lite").join("ib.db")), "ibl");
+}
+
+#[test]
+fn the_sequence_and_each_step_keep_their_invariants_on_mariadb() {
+    sequence_and_steps(Server::Mariadb, "ibm");
+}
+
+#[test]
+fn the_sequence_and_each_step_keep_their_invariants_on_postgresql() {
+    sequence_and_steps(Server::Postgres, "ibp");
+}
+
+#[test]
+fn a_writer_rate_out_of_reach_is_reported_missed() {
+    let dir = scratch_dir("ibench_missed");
+    let (store, server) = (dir.join("r.sqlite"), Server::Sqlite(dir.join("ib.db")));
+    // A million rows a second per writer: no writer keeps that here (--time ends the step).
+    run_ok(&mut ib(&server, "ibr", &store, &["--steps", "l.i0,l.x,qr1000000", "--time", "3"]));
+    let l = &last_levels(&store)[2];
+    assert_eq!(figure(l, "background rate met"), "no", "{l}");
+    assert_eq!(figure(l, "background insert target/s"), "2000000");
+    assert!(last_levels(&store)[2]["elapsed_s"].as_f64().unwrap() < 4.0, "--time ended the step");
+}
+
+#[test]
+fn compare_and_the_report_go_step_by_step() {
+    let dir = scratch_dir("ibench_compare");
+    let store = dir.join("r.sqlite");
+    for n in ["a", "b"] {
+        let server = Server::Sqlite(dir.join(format!("{n}.db")));
+        run_ok(&mut ib(&server, "ibc", &store, &["--steps", "l.i0,l.x,l.i1,qr100"]));
+    }
+    let text = stdout(&run_ok(fairbench().args(["compare", "1", "2", "--results"]).arg(&store)));
+    for step in ["l.i0", "l.x", "l.i1", "qr100"] {
+        let row = text.lines().find(|l| l.trim_start().starts_with(step) && l.split_whitespace().nth(1) == Some("2")).unwrap_or_else(|| panic!("no {step} row for run 2:\n{text}"));
+        assert!(row.contains('%'), "a ratio to run 1 at {step}: {row}");
+    }
+    let j: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["compare", "1", "2", "--json", "--results"]).arg(&store)))).unwrap();
+    let steps: Vec<&str> = j["levels"].as_array().unwrap().iter().map(|l| l["step"].as_str().unwrap()).collect();
+    assert_eq!(steps, ["l.i0", "l.x", "l.i1", "qr100"], "{j}");
+    // The report: a chart per step, a line per run on each, as the browser draws it.
+    let page = dir.join("report.html");
+    run_ok(fairbench().args(["report", "1", "2", "--results"]).arg(&store).arg("-o").arg(&page));
+    let out = chromium(&["--dump-dom"], &page, &dir.join("profile"));
+    assert!(out.status.success(), "{}", show(&out));
+    let dom = stdout(&out);
+    for id in ["step-l_i0", "step-l_x", "step-l_i1", "step-qr100"] {
+        let svg = dom.split(&format!("data-chart=\"{id}\"")).nth(1).unwrap_or_else(|| panic!("no chart {id}"));
+        let svg = &svg[..svg.find("</svg>").unwrap()];
+        assert_eq!(svg.matches("<g class=\"series\"").count(), 2, "{id}: one line per run");
+    }
+    assert!(!dom.contains("data-chart=\"scaling-tps\""), "no chart against threads for steps");
+}
+
+#[test]
+fn ctrl_c_inside_a_step_stops_it_and_its_writers_and_saves_it() {
+    let dir = scratch_dir("ibench_ctrlc");
+    let (store, server) = (dir.join("r.sqlite"), Server::Mariadb);
+    run_ok(&mut ib(&server, "ibk", &store, &["--steps", "l.i0,l.x"]));
+    // l.i1 with far more rows than it can write in the second before Ctrl-C.
+    let mut c = ib(&server, "ibk", &store, &["--steps", "l.i1,qr100", "--change-rows", "10M"]);
+    let (code, took, out) = interrupt_after(&mut c, Duration::from_millis(1500));
+    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
+    assert_ne!(code, Some(0), "{out}");
+    let levels = last_levels(&store);
+    assert_eq!(levels.len(), 1, "the sequence stops at the step it was in: {levels:?}");
+    assert_eq!(levels[0]["status"], "interrupted");
+    assert!(figure(&levels[0], "rows inserted").parse::<u64>().unwrap() > 0);
+    // The deleters finished what matched the inserts: the tables kept their
+    // size, but for an insert each client had in flight when it stopped.
+    let tables = ["ibk1".to_string(), "ibk2".to_string()];
+    let rows = server.rows(&tables);
+    assert!((2200..=2300).contains(&rows), "{rows} rows after Ctrl-C");
+    run_ok(fairbench().args(["cleanup", "insert-benchmark", "--target", &mysql_url(), "--ibench-table", "ibk", "--clients", "2"]));
+}
+
+#[test]
+fn bad_steps_and_repetitions_are_refused_in_one_line() {
+    let dir = scratch_dir("ibench_bad");
+    let target = format!("sqlite://{}", dir.join("x.db").display());
+    for (args, says) in [
+        (vec!["--steps", "l.i0,l.i9"], vec!["l.i9", "not a step"]),
+        (vec!["--steps", "qr0"], vec!["qr0"]),
+        (vec!["--steps", "l.i1,l.i1"], vec!["twice"]),
+        (vec!["--repeat", "2"], vec!["--repeat"]),
+        (vec!["--rate", "100"], vec!["--rate"]),
+        (vec!["--data-length-min", "30"], vec!["--data-length-min"]),
+    ] {
+        let out = run_fail(fairbench().args(["run", "insert-benchmark", "--target", &target, "--no-save"]).args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+        assert_one_line_error(&out, &says);
+    }
+    // Steps that need the tables, on a server without them: said before anything runs.
+    let out = run_fail(fairbench().args(["run", "insert-benchmark", "--target", &target, "--no-save", "--no-prepare", "--steps", "qr100"]));
+    assert_one_line_error(&out, &["prepare"]);
+}
