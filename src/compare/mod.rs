@@ -442,6 +442,7 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
             ));
         }
     }
+    o.push_str(&figures_text(rs));
     o.push_str(&efficiency_text(rs, &hardware));
     o.push_str(&waits::text(rs, &hardware));
     if series || max_regression.is_some() {
@@ -463,6 +464,38 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
             }
             let vals: Vec<String> = rs.iter().zip(&df.values).map(|(r, v)| format!("[{}] {v}", r.id)).collect();
             o.push_str(&format!("    {}: {}\n", df.name, vals.join("  ")));
+        }
+    }
+    o
+}
+
+/// The figures a workload measured per level (a step's inserts/s, queries/s,
+/// whether its writers kept their rate), each numeric one with its
+/// difference against the first run's.
+fn figures_text(rs: &[&RunRecord]) -> String {
+    let mut o = String::new();
+    for key in level_keys(rs) {
+        let base: BTreeMap<String, String> = at_level(rs[0], &key).map(|l| l.figures().into_iter().collect()).unwrap_or_default();
+        for r in rs {
+            let Some(l) = at_level(r, &key) else { continue };
+            let figures = l.figures();
+            if figures.is_empty() {
+                continue;
+            }
+            if o.is_empty() {
+                o.push_str(&format!("\nWorkload figures (difference against run {}):\n", rs[0].id));
+            }
+            let cells: Vec<String> = figures
+                .iter()
+                .map(|(k, v)| {
+                    let diff = match (base.get(k).and_then(|b| b.parse::<f64>().ok()), v.parse::<f64>().ok()) {
+                        (Some(b), Some(x)) if r.id != rs[0].id => pct(b, x).map(|d| format!(" ({d:+.1}%)")).unwrap_or_default(),
+                        _ => String::new(),
+                    };
+                    format!("{k} {v}{diff}")
+                })
+                .collect();
+            o.push_str(&format!("  {:>7}  {:>5}  {}\n", key.cell(), r.id, cells.join(", ")));
         }
     }
     o
@@ -520,6 +553,7 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
                         "run": r.id, "tps": l.tps, "qps": l.qps, "qps_without_trx": l.qps_no_trx, "p95_ms": l.p95_ms, "p99_ms": l.p99_ms,
                         "tps_diff_pct": diff(|l| l.tps), "qps_diff_pct": diff(|l| l.qps), "p95_diff_pct": diff(|l| l.p95_ms), "p99_diff_pct": diff(|l| l.p99_ms),
                         "outage": l.outage,
+                        "figures": l.figures().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
                     }))
                 })
                 .collect();

@@ -227,7 +227,7 @@ impl LevelKey {
 
     /// The keys of `levels` in the order they first ran; levels without a
     /// step sorted by client count.
-    pub fn of<'a>(levels: impl IntoIterator<Item = LevelKey>) -> Vec<LevelKey> {
+    pub fn of(levels: impl IntoIterator<Item = LevelKey>) -> Vec<LevelKey> {
         let mut out: Vec<LevelKey> = Vec::new();
         for k in levels {
             if !out.contains(&k) {

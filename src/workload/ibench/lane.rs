@@ -48,7 +48,14 @@ impl Current {
     }
 
     pub fn stopping(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || self.failed.load(Ordering::Relaxed) || crate::model::interrupted()
+        self.over() || crate::model::interrupted()
+    }
+
+    /// The clients are done (or a writer failed). A deleter goes by this,
+    /// not by Ctrl-C: the clients may still finish an insert after the
+    /// signal, and each insert is matched before the step ends.
+    fn over(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.failed.load(Ordering::Relaxed)
     }
 }
 
@@ -87,9 +94,9 @@ async fn min_id(conn: &mut Conn, table: &str) -> Result<i64> {
     Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|v| v.trim().parse().ok()).unwrap_or(0))
 }
 
-/// Sleeps a millisecond; false when the step is over instead.
-async fn pause(cur: &Current) -> bool {
-    if cur.stopping() {
+/// Sleeps a millisecond; false when the step is over (`over`) instead.
+async fn pause(cur: &Current, over: fn(&Current) -> bool) -> bool {
+    if over(cur) {
         return false;
     }
     tokio::time::sleep(Duration::from_millis(1)).await;
@@ -97,9 +104,10 @@ async fn pause(cur: &Current) -> bool {
 }
 
 /// The deleter of client `lane`: a delete of as many of the oldest rows
-/// for each batch its inserter writes, never more than [`QUEUE`] batches
-/// ahead or behind; the lowest id read again every 1000 deletes, as
-/// iibench.py does.
+/// for each batch its inserter has written, never ahead of it (so a step
+/// cut short leaves the tables their size) and never more than [`QUEUE`]
+/// batches behind (the inserter waits); the lowest id read again every
+/// 1000 deletes, as iibench.py does.
 pub fn deleter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane: usize) -> Result<Writer> {
     spawn(format!("ibench-delete-{lane}"), cur.clone(), move || async move {
         let table = shape.table_of(lane).to_string();
@@ -110,15 +118,12 @@ pub fn deleter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane:
         let mut t = Tally::default();
         let mut done = 0u64;
         while done < cur.batches {
-            // Ahead of the inserts: wait for them, unless they have ended.
-            while done >= l.inserted.load(Ordering::Acquire) + QUEUE {
-                if !pause(&cur).await {
+            // Level with the inserts: wait for the next, unless they have ended.
+            while done >= l.inserted.load(Ordering::Acquire) {
+                if !pause(&cur, Current::over).await {
                     conn.close().await;
                     return Ok(t);
                 }
-            }
-            if cur.stopping() && done >= l.inserted.load(Ordering::Acquire) {
-                break;
             }
             if done > 0 && done.is_multiple_of(1000) {
                 min = min_id(&mut conn, &table).await?;
@@ -165,7 +170,7 @@ pub fn inserter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane
                 second = Instant::now();
             }
             while shape.deletes() && l.inserted.load(Ordering::Acquire) >= l.deleted.load(Ordering::Acquire) + QUEUE {
-                if !pause(&cur).await {
+                if !pause(&cur, Current::stopping).await {
                     break;
                 }
             }
@@ -193,7 +198,7 @@ pub async fn wait_for_deletes(cur: &Current, lane: usize) -> Option<u64> {
     let l = &cur.lanes[lane];
     let t0 = Instant::now();
     while l.inserted.load(Ordering::Acquire) >= l.deleted.load(Ordering::Acquire) + QUEUE {
-        if !pause(cur).await {
+        if !pause(cur, Current::stopping).await {
             return None;
         }
     }
