@@ -289,6 +289,13 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// What makes each session take the generated keys of `table`.`col`
+    /// `n` at a time (a PostgreSQL sequence's CACHE), where the engine
+    /// hands them out one by one from a shared object; None elsewhere.
+    fn cache_generated_keys(&self, _table: &str, _col: &str, _n: u32) -> Option<String> {
+        None
+    }
+
     /// Bulk loads on a server sharing this machine run at most one loader
     /// per core: PostgreSQL backends loading more tables at once than there
     /// are cores slow each other down (2 loaders on 2 cores load 4 x 1M
@@ -428,5 +435,7 @@ mod tests {
         assert_eq!(pg.add_indexes("t", &ix), ["CREATE INDEX IF NOT EXISTS t_a ON t (x, y)", "CREATE INDEX IF NOT EXISTS t_b ON t (z)"]);
         assert_eq!(my.delete_first("t", "id", "7", 5), "DELETE FROM t WHERE id >= 7 ORDER BY id ASC LIMIT 5");
         assert_eq!(lite.delete_first("t", "id", "7", 5), "DELETE FROM t WHERE id IN (SELECT id FROM t WHERE id >= 7 ORDER BY id ASC LIMIT 5)");
+        assert_eq!(pg.cache_generated_keys("t", "id", 1000).as_deref(), Some("ALTER SEQUENCE t_id_seq CACHE 1000"));
+        assert_eq!(my.cache_generated_keys("t", "id", 1000), None);
     }
 }

@@ -70,6 +70,11 @@ impl Dialect for PgDialect {
         Some(format!("SELECT setval(pg_get_serial_sequence('{table}', '{col}'), GREATEST((SELECT MAX({col}) FROM {table}), 1))"))
     }
 
+    /// A BIGSERIAL's sequence, by the name PostgreSQL gives it.
+    fn cache_generated_keys(&self, table: &str, col: &str, n: u32) -> Option<String> {
+        Some(format!("ALTER SEQUENCE {table}_{col}_seq CACHE {n}"))
+    }
+
     fn loaders_per_core(&self) -> bool {
         true
     }

@@ -39,7 +39,7 @@ impl Ibench {
         let mut conn = Conn::admin(cfg).await?;
         let t = self.shape.table_of(id).to_string();
         let d = self.shape.dialect();
-        for s in [d.drop_table(&t), sql::create_table(d, &t, &self.table_tail)] {
+        for s in sql::setup_table(d, &t, &self.table_tail) {
             conn.query(&s).await.map_err(sql_error(&s))?;
         }
         let per_table = self.shape.batches(Step::Load) * self.shape.clients.div_ceil(self.shape.tables.len()) as u64;

@@ -198,9 +198,9 @@ impl crate::workload::Workload for Ibench {
     /// iibench.py's `--setup` does.
     async fn client_init(&self, conn: &mut Conn, c: &mut IbClient) -> DbResult<()> {
         if c.cur.as_ref().is_some_and(|cur| cur.step == Step::Load) && self.shape.owns(c.id) {
-            let t = self.shape.table_of(c.id);
-            conn.query(&self.shape.dialect().drop_table(t)).await?;
-            conn.query(&sql::create_table(self.shape.dialect(), t, &self.table_tail)).await?;
+            for s in sql::setup_table(self.shape.dialect(), self.shape.table_of(c.id), &self.table_tail) {
+                conn.query(&s).await?;
+            }
         }
         Ok(())
     }

@@ -19,6 +19,14 @@ pub fn create_table(d: &dyn Dialect, table: &str, tail: &str) -> String {
     )
 }
 
+/// The table's statements, as iibench.py's `--setup` sends them: dropped,
+/// created, and on PostgreSQL its key's sequence cached 1000 at a time.
+pub fn setup_table(d: &dyn Dialect, table: &str, tail: &str) -> Vec<String> {
+    let mut v = vec![d.drop_table(table), create_table(d, table, tail)];
+    v.extend(d.cache_generated_keys(table, "transactionid", 1000));
+    v
+}
+
 /// The statements that add the three indexes (one ALTER TABLE where the
 /// engine builds them in one pass, as iibench.py does on InnoDB).
 pub fn create_indexes(d: &dyn Dialect, table: &str) -> Vec<String> {
