@@ -102,9 +102,19 @@ impl Dataset for Ibench {
         r
     }
 
+    /// Every table of the prefix and a number, whatever `--clients` made them.
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
-        for t in &self.shape.tables {
+        let prefix = &self.shape.args.ibench_table;
+        let q = self.shape.dialect().tables_like(prefix);
+        let found = conn.query_strings(&q).await.map_err(sql_error(&q))?;
+        let mut tables: Vec<String> = found
+            .into_iter()
+            .filter_map(|r| r.into_iter().next().flatten())
+            .filter(|n| n.get(..prefix.len()).is_some_and(|h| h.eq_ignore_ascii_case(prefix)) && n.get(prefix.len()..).is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())))
+            .collect();
+        tables.sort();
+        for t in &tables {
             if !quiet {
                 println!("Dropping table '{t}'...");
             }
