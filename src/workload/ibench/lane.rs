@@ -10,7 +10,6 @@ use super::step::Step;
 use super::Shape;
 use crate::db::{Conn, ConnConfig};
 use crate::error::{Error, Result};
-use crate::rand::Rng;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -228,9 +227,4 @@ pub fn join(writers: Vec<Writer>) -> Result<Tally> {
         Some(e) => Err(e),
         None => Ok(sum),
     }
-}
-
-/// A client's random stream for the rows it writes.
-pub fn rows_rng(shape: &Shape, id: usize) -> Rng {
-    shape.rng(id as u64)
 }

@@ -2,7 +2,7 @@
 //! unmeasured, for a sequence that starts later), warmed and dropped.
 
 use super::step::{Step, LOAD_BATCH};
-use super::{sql, Ibench};
+use super::{sql, Ibench, Shape};
 use crate::db::{sql_error, Conn, ConnConfig};
 use crate::error::Result;
 use crate::output::Progress;
@@ -17,11 +17,21 @@ impl Ibench {
         Ok(rows.first().and_then(|r| r.first().cloned().flatten()).is_some_and(|v| v.trim() != "0"))
     }
 
-    /// Which of the tables exist.
-    async fn existing(&self, conn: &mut Conn) -> Result<Vec<String>> {
-        let q = self.shape.dialect().tables_like(&self.shape.args.ibench_table);
+    /// The tables there named the prefix and a number, whatever `--clients` made them.
+    async fn found(&self, conn: &mut Conn) -> Result<Vec<String>> {
+        let prefix = &self.shape.args.ibench_table;
+        let q = self.shape.dialect().tables_like(prefix);
         let rows = conn.query_strings(&q).await.map_err(sql_error(&q))?;
-        let names: Vec<String> = rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).map(|n| n.to_lowercase()).collect();
+        let numbered =
+            |n: &String| n.get(..prefix.len()).is_some_and(|h| h.eq_ignore_ascii_case(prefix)) && n.get(prefix.len()..).is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
+        let mut names: Vec<String> = rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).filter(numbered).collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Which of this configuration's tables exist.
+    async fn existing(&self, conn: &mut Conn) -> Result<Vec<String>> {
+        let names: Vec<String> = self.found(conn).await?.into_iter().map(|n| n.to_lowercase()).collect();
         Ok(self.shape.tables.iter().filter(|t| names.contains(&t.to_lowercase())).cloned().collect())
     }
 
@@ -34,29 +44,30 @@ impl Ibench {
     fn makes_indexes(&self) -> bool {
         self.steps.iter().take_while(|s| matches!(s, Step::Load | Step::Index)).any(|s| *s == Step::Index)
     }
+}
 
-    async fn load_table(&self, cfg: &Arc<ConnConfig>, id: usize, progress: &Progress) -> Result<()> {
-        let mut conn = Conn::admin(cfg).await?;
-        let t = self.shape.table_of(id).to_string();
-        let d = self.shape.dialect();
-        for s in sql::setup_table(d, &t, &self.table_tail) {
-            conn.query(&s).await.map_err(sql_error(&s))?;
-        }
-        let per_table = self.shape.batches(Step::Load) * self.shape.clients.div_ceil(self.shape.tables.len()) as u64;
-        let mut rng = self.shape.rng(id as u64);
-        let mut text = String::new();
-        for _ in 0..per_table {
-            crate::model::check_interrupt()?;
-            sql::insert_batch(&mut text, &t, LOAD_BATCH, &self.shape.args, &mut rng, &sql::timestamp());
-            conn.query(&text).await.map_err(sql_error("the INSERT of a batch"))?;
-            progress.add(LOAD_BATCH as u64);
-        }
-        for s in sql::create_indexes(d, &t) {
-            conn.query(&s).await.map_err(sql_error(&s))?;
-        }
-        conn.close().await;
-        Ok(())
+/// Table `id` created, loaded with its clients' rows and indexed (a loader task of `prepare`).
+async fn load_table(shape: Arc<Shape>, tail: String, cfg: Arc<ConnConfig>, id: usize, progress: Arc<Progress>) -> Result<()> {
+    let mut conn = Conn::admin(&cfg).await?;
+    let t = shape.table_of(id).to_string();
+    let d = shape.dialect();
+    for s in sql::setup_table(d, &t, &tail) {
+        conn.query(&s).await.map_err(sql_error(&s))?;
     }
+    let per_table = shape.batches(Step::Load) * shape.clients.div_ceil(shape.tables.len()) as u64;
+    let mut rng = shape.rng(id as u64);
+    let mut text = String::new();
+    for _ in 0..per_table {
+        crate::model::check_interrupt()?;
+        sql::insert_batch(&mut text, &t, LOAD_BATCH, &shape.args, &mut rng, &sql::timestamp());
+        conn.query(&text).await.map_err(sql_error("the INSERT of a batch"))?;
+        progress.add(LOAD_BATCH as u64);
+    }
+    for s in sql::create_indexes(d, &t) {
+        conn.query(&s).await.map_err(sql_error(&s))?;
+    }
+    conn.close().await;
+    Ok(())
 }
 
 impl Dataset for Ibench {
@@ -91,11 +102,9 @@ impl Dataset for Ibench {
             println!("Creating and loading {} with {} rows, then their indexes...", self.shape.tables.join(", "), self.shape.args.rows);
         }
         let progress = Arc::new(Progress::new("Loading", self.shape.batches(Step::Load) * LOAD_BATCH as u64 * self.shape.clients as u64, quiet));
-        let me = Arc::new(self.clone_shape());
         let mut tasks = tokio::task::JoinSet::new();
         for id in 0..self.shape.tables.len() {
-            let (me, cfg, progress) = (me.clone(), cfg.clone(), progress.clone());
-            tasks.spawn(async move { me.load_table(&cfg, id, &progress).await });
+            tasks.spawn(load_table(self.shape.clone(), self.table_tail.clone(), cfg.clone(), id, progress.clone()));
         }
         let r = crate::workload::join_loaders(tasks, "loader").await;
         progress.finish();
@@ -105,16 +114,7 @@ impl Dataset for Ibench {
     /// Every table of the prefix and a number, whatever `--clients` made them.
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
-        let prefix = &self.shape.args.ibench_table;
-        let q = self.shape.dialect().tables_like(prefix);
-        let found = conn.query_strings(&q).await.map_err(sql_error(&q))?;
-        let mut tables: Vec<String> = found
-            .into_iter()
-            .filter_map(|r| r.into_iter().next().flatten())
-            .filter(|n| n.get(..prefix.len()).is_some_and(|h| h.eq_ignore_ascii_case(prefix)) && n.get(prefix.len()..).is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())))
-            .collect();
-        tables.sort();
-        for t in &tables {
+        for t in &self.found(&mut conn).await? {
             if !quiet {
                 println!("Dropping table '{t}'...");
             }
@@ -137,15 +137,5 @@ impl Dataset for Ibench {
         }
         conn.close().await;
         Ok(())
-    }
-}
-
-impl Ibench {
-    /// A copy for loader tasks (the statements and step state stay here).
-    fn clone_shape(&self) -> Ibench {
-        let a = &self.shape;
-        let mut w = Ibench::new(a.args.clone(), self.steps.clone(), a.clients, a.protocol, a.seed);
-        w.table_tail = self.table_tail.clone();
-        w
     }
 }

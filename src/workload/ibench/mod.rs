@@ -64,9 +64,14 @@ impl Shape {
         }
     }
 
-    /// Rows l.i1 and l.i2 insert over all clients.
+    /// Rows l.i1 and l.i2 insert together, over all clients.
+    pub fn change_total(&self) -> u64 {
+        self.args.change_rows.unwrap_or(self.args.rows.saturating_mul(2))
+    }
+
+    /// Rows l.i1 or l.i2 inserts over all clients.
     pub fn change_rows(&self, step: Step) -> u64 {
-        let total = self.args.change_rows.unwrap_or(self.args.rows.saturating_mul(2));
+        let total = self.change_total();
         match step {
             Step::Change { batch: 5 } => total / 5,
             _ => total - total / 5,
@@ -116,7 +121,8 @@ pub struct IbClient {
     done: u64,
     queries: u64,
     max_id: i64,
-    params: Vec<i64>,
+    /// A point query's ids, kept between events so that none allocates.
+    params: Vec<Param<'static>>,
 }
 
 impl Ibench {
@@ -137,10 +143,6 @@ impl Ibench {
             .collect();
         let shape = Arc::new(Shape { args, protocol, tables, clients, seed });
         Ibench { shape, steps, set: Arc::new(set), st, table_tail: String::new(), current: Mutex::new(None), figures: Mutex::new(Vec::new()) }
-    }
-
-    pub fn steps(&self) -> &[Step] {
-        &self.steps
     }
 
     fn lock_current(&self) -> std::sync::MutexGuard<'_, Option<(Arc<Current>, Vec<Writer>)>> {
@@ -165,10 +167,9 @@ impl Ibench {
             let hi = (c.max_id - 1).max(min);
             c.params.clear();
             for _ in 0..a.rows_per_query {
-                c.params.push(c.rng.uniform(min as u64, hi as u64) as i64);
+                c.params.push(Param::Int(c.rng.uniform(min as u64, hi as u64) as i64));
             }
-            let params: Vec<Param> = c.params.iter().map(|v| Param::Int(*v)).collect();
-            q.add(conn.exec(st.point, &params).await?);
+            q.add(conn.exec(st.point, &c.params).await?);
         } else {
             let which = c.rng.uniform(0, 2) as usize;
             let top = [a.products, a.cashregisters, a.max_price][which] as u64;
@@ -191,7 +192,7 @@ impl crate::workload::Workload for Ibench {
 
     fn new_client(&self, id: usize, _clients: usize) -> IbClient {
         let cur = self.lock_current().as_ref().map(|(c, _)| c.clone());
-        IbClient { id, rng: lane::rows_rng(&self.shape, id), cur, sql: String::new(), done: 0, queries: 0, max_id: 0, params: Vec::new() }
+        IbClient { id, rng: self.shape.rng(id as u64), cur, sql: String::new(), done: 0, queries: 0, max_id: 0, params: Vec::new() }
     }
 
     /// l.i0 (re)creates each client's table before the clients start, as
@@ -270,7 +271,7 @@ impl crate::workload::Workload for Ibench {
         v.push(("db-ps-mode".into(), if cfg.prepared { "auto" } else { "disable" }.into()));
         v.push(("transport".into(), cfg.target.transport().to_string()));
         if self.shape.args.change_rows.is_none() {
-            v.push(("change-rows".into(), (self.shape.change_rows(Step::Change { batch: 50 }) + self.shape.change_rows(Step::Change { batch: 5 })).to_string()));
+            v.push(("change-rows".into(), self.shape.change_total().to_string()));
         }
         v
     }
