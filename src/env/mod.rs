@@ -500,12 +500,12 @@ impl Sampler {
                                     let profile = if matches!(cmd, Some(Cmd::LevelEnd)) { profiling.level_end() } else { None };
                                     let mut sample = sample;
                                     if matches!(cmd, Some(Cmd::LevelEnd)) && !untexted.is_empty() {
-                                        // The level's texts, read once after its last sample was timed.
-                                        let level_ids = std::mem::take(&mut untexted);
-                                        let missing: Vec<String> = level_ids.iter().filter(|id| !texts.contains_key(*id)).cloned().collect();
-                                        if let (false, Some(c)) = (missing.is_empty(), conn.as_mut()) {
+                                        // The level's texts, read once after its last sample was timed. `texts`
+                                        // grows only here, so none of these ids is in it yet.
+                                        let level_ids: Vec<String> = std::mem::take(&mut untexted).into_iter().collect();
+                                        if let Some(c) = conn.as_mut() {
                                             // Cut once, as every digest's text is.
-                                            let read = cfg.engine().statement_texts(c, &start, &missing, &mut errs).await;
+                                            let read = cfg.engine().statement_texts(c, &start, &level_ids, &mut errs).await;
                                             texts.extend(read.into_iter().map(|(id, t)| (id, crate::db::digests::Digest::new(&t).text)));
                                         }
                                         sample.statement_texts = level_ids.iter().filter_map(|id| Some((id.clone(), texts.get(id).filter(|t| crate::db::digests::keep(t))?.clone()))).collect();
