@@ -52,7 +52,7 @@ pub fn rule_insignificant_difference(rs: &[&RunRecord]) -> Vec<Finding> {
     for r in rest {
         let mut ev = Vec::new();
         for l in r.repeated() {
-            let Some(b) = base_levels.iter().find(|b: &&Repeated| b.threads == l.threads && b.step == l.step) else { continue };
+            let Some(b) = base_levels.iter().find(|b: &&Repeated| b.key() == l.key()) else { continue };
             let Some(x) = ratio(&b.tps, &l.tps) else { continue };
             if !x.significant() && (x.ratio - 1.0).abs() >= 0.02 {
                 ev.push(format!(

@@ -3,7 +3,7 @@
 //! --max-regression 5%`): one verdict per level and metric, in words; the
 //! markdown table and JUnit XML are renderings of them (`view::format`).
 
-use crate::model::record::{Repeated, RunRecord};
+use crate::model::record::{LevelKey, Repeated, RunRecord};
 use crate::stats::significance::{median, ratio, verdict, Ratio};
 
 /// What a verdict is about.
@@ -58,7 +58,7 @@ pub fn lines(base: &RunRecord, new: &RunRecord, metrics: &[Metric], max_regressi
     let (bl, nl) = (base.repeated(), new.repeated());
     let mut out = Vec::new();
     for n in &nl {
-        let Some(b) = bl.iter().find(|b| b.threads == n.threads && b.step == n.step) else { continue };
+        let Some(b) = bl.iter().find(|b| b.key() == n.key()) else { continue };
         for &m in metrics {
             let (bv, nv) = (m.values(b), m.values(n));
             let (bm, nm) = (median(bv), median(nv));
@@ -80,6 +80,10 @@ pub fn lines(base: &RunRecord, new: &RunRecord, metrics: &[Metric], max_regressi
 }
 
 impl Line {
+    pub fn key(&self) -> LevelKey {
+        LevelKey { step: self.step.clone(), threads: self.threads }
+    }
+
     /// Its level: the step (with its clients), or the client count.
     pub fn at(&self) -> String {
         match &self.step {

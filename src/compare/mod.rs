@@ -359,11 +359,7 @@ fn any_series(rs: &[&RunRecord]) -> bool {
 
 /// The first column's heading: "step" where the levels are steps.
 pub fn level_column(rs: &[&RunRecord]) -> &'static str {
-    if rs.iter().any(|r| r.levels.iter().any(|l| l.step().is_some())) {
-        "step"
-    } else {
-        "threads"
-    }
+    LevelKey::heading(rs.iter().any(|r| r.levels.iter().any(|l| l.step().is_some())))
 }
 
 fn level_keys(rs: &[&RunRecord]) -> Vec<LevelKey> {

@@ -133,7 +133,7 @@ pub fn with_ratio(v: Option<f64>, base: Option<f64>, is_base: bool) -> String {
 impl Efficiency {
     /// How reports name its level: its step, or its client count.
     pub fn at(&self) -> String {
-        super::record::level_at(self.step.as_deref(), self.threads)
+        self.key().at()
     }
 
     pub fn key(&self) -> super::record::LevelKey {
@@ -330,7 +330,7 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     let mut o = format!("Hardware per transaction (t) and query (q): CPU in µs, counts per t{}\n", if whose.is_empty() { String::new() } else { format!(" ({})", whose.join(", ")) });
     o.push_str(&format!(
         "  {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
-        if rows.iter().any(|e| e.step.is_some()) { "step" } else { "threads" },
+        super::record::LevelKey::heading(rows.iter().any(|e| e.step.is_some())),
         "tps",
         "srv cpu/t",
         "srv cpu/q",
@@ -348,7 +348,7 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     for e in rows {
         o.push_str(&format!(
             "  {:>7} {:>10.1} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
-            e.step.clone().unwrap_or_else(|| e.threads.to_string()),
+            e.key().cell(),
             e.tps,
             cell(e.server_cpu_us_per_trx, 1),
             cell(e.server_cpu_us_per_query, 1),

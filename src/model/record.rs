@@ -157,6 +157,10 @@ pub struct Repeated {
 }
 
 impl Repeated {
+    pub fn key(&self) -> LevelKey {
+        LevelKey { step: self.step.clone(), threads: self.threads }
+    }
+
     /// Groups (threads, tps, p95, p99) measurements by client count, in the
     /// order each count first ran.
     pub fn group(measured: impl IntoIterator<Item = (usize, f64, f64, f64)>) -> Vec<Repeated> {
@@ -196,9 +200,17 @@ impl LevelRec {
         m.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect()
     }
 
-    /// How reports name the level: its step, or its client count.
+    /// How reports name the level in a sentence: its step, or its client count.
     pub fn at(&self) -> String {
-        level_at(self.step(), self.threads)
+        self.key().at()
+    }
+
+    /// Its heading: "step l.i1, 8 threads" or "8 threads".
+    pub fn heading(&self) -> String {
+        match self.step() {
+            Some(s) => format!("step {s}, {} threads", self.threads),
+            None => format!("{} threads", self.threads),
+        }
     }
 
     pub fn key(&self) -> LevelKey {
@@ -220,9 +232,21 @@ impl LevelKey {
         self.step.clone().unwrap_or_else(|| self.threads.to_string())
     }
 
-    /// In a sentence: "at l.i1", "at 8 threads".
+    /// In a sentence: "l.i1" for a step, "8 threads" for a level that is its client count.
     pub fn at(&self) -> String {
-        level_at(self.step.as_deref(), self.threads)
+        match &self.step {
+            Some(s) => s.clone(),
+            None => format!("{} threads", self.threads),
+        }
+    }
+
+    /// A table's first column heading: "step" where any level is a step.
+    pub fn heading(any_step: bool) -> &'static str {
+        if any_step {
+            "step"
+        } else {
+            "threads"
+        }
     }
 
     /// The keys of `levels` in the order they first ran; levels without a
@@ -238,14 +262,6 @@ impl LevelKey {
             out.sort_by_key(|k| k.threads);
         }
         out
-    }
-}
-
-/// "l.i1" for a step, "8 threads" for a level that is its client count.
-pub fn level_at(step: Option<&str>, threads: usize) -> String {
-    match step {
-        Some(s) => s.to_string(),
-        None => format!("{threads} threads"),
     }
 }
 

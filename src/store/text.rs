@@ -78,10 +78,9 @@ pub fn show_text(r: &RunRecord) -> String {
         // A series' repetitions say which one each level is.
         let rep = if repeat > 1 { format!(", repetition {} of {repeat}", r.levels[..=i].iter().filter(|x| x.threads == l.threads).count()) } else { String::new() };
         p(format!(
-            "Level {} ({}{} threads{rep}, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
+            "Level {} ({}{rep}, {}): {:.2} tps, {:.2} qps ({:.2} without BEGIN/COMMIT), p95 {:.2} ms, p99 {:.2} ms, {cpu_of} {:.2} cores, {:.1} s",
             l.level_no,
-            l.step().map(|s| format!("step {s}, ")).unwrap_or_default(),
-            l.threads,
+            l.heading(),
             if l.ended_at.is_none() { "not finished".to_string() } else { l.status.clone() },
             l.tps,
             l.qps,

@@ -70,14 +70,6 @@ pub fn downsample(ivs: &[IntervalRec], max: usize) -> Vec<Point> {
         .collect()
 }
 
-/// A level's heading: "step l.i1, 8 threads" or "8 threads".
-fn level_heading(l: &LevelRec) -> String {
-    match l.step() {
-        Some(s) => format!("step {s}, {} threads", l.threads),
-        None => format!("{} threads", l.threads),
-    }
-}
-
 /// How a run is named in legends: its id and tag, or its engine.
 fn run_name(r: &RunRecord) -> String {
     if r.tag.is_empty() {
@@ -333,7 +325,7 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     o.push_str("<h2 id=\"timeseries\">Over time</h2><p class=\"legend-note\">Per level, per second. Grey: warmup; red: stall (throughput below 10% of the level's median for 2 s or more); purple: the longest gap without a completed event or write, when 1 s or more. Long runs are drawn in windows keeping each window's lowest throughput and highest latency.</p>");
     for r in runs {
         for l in &r.rec.levels {
-            let _ = write!(o, "<h3>{}, {}</h3><div class=\"grid\">", esc(&run_name(&r.rec)), esc(&level_heading(l)));
+            let _ = write!(o, "<h3>{}, {}</h3><div class=\"grid\">", esc(&run_name(&r.rec)), esc(&l.heading()));
             push_charts(&mut o, &mut charts, level_charts(&r.rec, l));
             o.push_str("</div>");
         }
@@ -502,7 +494,7 @@ fn extras_section(o: &mut String, runs: &[ReportRun]) {
             if figures.is_empty() && kinds.is_empty() {
                 continue;
             }
-            let _ = write!(body, "<h3>{}, {}</h3>", esc(&level_heading(l)), esc(&run_name(&r.rec)));
+            let _ = write!(body, "<h3>{}, {}</h3>", esc(&l.heading()), esc(&run_name(&r.rec)));
             if !figures.is_empty() {
                 body.push_str("<table class=\"extras\">");
                 for (k, v) in &figures {

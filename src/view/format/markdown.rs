@@ -39,15 +39,7 @@ pub fn markdown(base: &RunRecord, new: &RunRecord, ls: &[Line], max_regression: 
             None if l.test.as_ref().is_some_and(Ratio::significant) => "significant",
             None => "-",
         };
-        o.push_str(&format!(
-            "| {} | {} | {:.2} | {:.2} | {change} | {ci} | {p} | {} vs {} | {verdict} |\n",
-            l.step.clone().unwrap_or_else(|| l.threads.to_string()),
-            l.metric.name(),
-            l.base_median,
-            l.new_median,
-            l.n.0,
-            l.n.1
-        ));
+        o.push_str(&format!("| {} | {} | {:.2} | {:.2} | {change} | {ci} | {p} | {} vs {} | {verdict} |\n", l.key().cell(), l.metric.name(), l.base_median, l.new_median, l.n.0, l.n.1));
     }
     o
 }
