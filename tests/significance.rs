@@ -56,9 +56,12 @@ fn throughput_line(dir: &Path, a: &str, b: &str) -> Value {
 /// is flagged in at most two rounds of ten: at the test's 5% level a correct
 /// test flags half a round in ten on average, and three or more in 1.2% of
 /// tries, so a failure here means the false alarms are too many, not bad
-/// luck. B against A is flagged in every round, with an interval holding the
-/// rate B was held to over A's median, and the gate fails on it and passes
-/// on A'.
+/// luck. B against A is flagged in every round and the gate fails on it
+/// and passes on A'. B's interval holds the rate B was held to over A's
+/// median in all but at most two rounds: a 95% interval misses in one round
+/// of twenty, and three misses or more in ten come by chance 1.2% of the
+/// time. (When every run drew the same arrivals, B fell 1% short of its
+/// rate run after run, and a steady round's narrow interval missed.)
 #[test]
 fn a_a_is_rarely_significant_and_a_b_always() {
     let _alone = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
@@ -68,6 +71,7 @@ fn a_a_is_rarely_significant_and_a_b_always() {
     let rate = (a_tps / 3.0).round();
     let rate_arg = rate.to_string();
     let mut aa_flagged = Vec::new();
+    let mut ab_missed = Vec::new();
     let mut gate_aa_failed = 0;
     for k in 0..10 {
         for order in SIX_ORDERS {
@@ -93,7 +97,9 @@ fn a_a_is_rarely_significant_and_a_b_always() {
         assert_eq!(ab["significant"], true, "round {k}: B at a third of the rate not flagged: {ab}");
         let truth = rate / ab["baseline_median"].as_f64().unwrap();
         let (lo, hi) = (ab["ci95"][0].as_f64().unwrap(), ab["ci95"][1].as_f64().unwrap());
-        assert!(lo <= truth && truth <= hi, "round {k}: the interval {lo:.3}..{hi:.3} misses the true ratio {truth:.3}: {ab}");
+        if !(lo <= truth && truth <= hi) {
+            ab_missed.push(format!("round {k}: the interval {lo:.3}..{hi:.3} misses the true ratio {truth:.3}: {ab}"));
+        }
         let gate = |new: &str| fb(&dir).args(["compare", "--baseline", &a, new, "--max-regression", "5%", "--metric", "throughput"]).output().unwrap().status.code();
         assert_eq!(gate(&b), Some(1), "round {k}: the gate passed B at a third of the rate");
         if gate(&a2) != Some(0) {
@@ -102,6 +108,7 @@ fn a_a_is_rarely_significant_and_a_b_always() {
     }
     assert!(aa_flagged.len() <= 2, "A against itself flagged in {} rounds of 10:\n{}", aa_flagged.len(), aa_flagged.join("\n"));
     assert!(gate_aa_failed <= 2, "the gate failed A against itself in {gate_aa_failed} rounds of 10");
+    assert!(ab_missed.len() <= 2, "the A/B interval missed the true ratio in {} rounds of 10:\n{}", ab_missed.len(), ab_missed.join("\n"));
 }
 
 /// The six orders of A ('a'), A' ('A') and B ('b'), one per repetition.

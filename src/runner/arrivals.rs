@@ -1,6 +1,7 @@
 //! Open loop (`--rate`): the arrivals a worker's clients take their
 //! events' intended start times from.
 
+use super::timer::PreciseTimer;
 use super::worker::Local;
 use crate::rand::Rng;
 use std::rc::Rc;
@@ -13,9 +14,12 @@ use std::time::{Duration, Instant};
 /// now is dropped: they are counted from the time behind and the rate
 /// instead of drawn one loop turn each (a rate of 1e9/s would otherwise
 /// keep this task busy forever and starve the ticker on its thread).
-pub(super) async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: usize, seed: u64) {
-    let mut rng = Rng::from_seed(seed, u32::MAX as u64 - 7);
+///
+/// None is due after `end` (the deadline of `--time`): the run's events are
+/// those of its time, whenever the ticker gets round to stopping it.
+pub(super) async fn arrivals(local: Rc<Local>, start: Instant, end: Option<Instant>, rate: f64, cap: usize, mut rng: Rng) {
     let mut next = start;
+    let timer = PreciseTimer::new();
     // Turns since this task last suspended: the ticker and the clients
     // share this thread, so a schedule that is behind must still yield.
     let mut turns = 0u32;
@@ -23,9 +27,12 @@ pub(super) async fn arrivals(local: Rc<Local>, start: Instant, rate: f64, cap: u
         let u = rng.uniform_double();
         let gap = -(1.0 - u).ln() / rate;
         next += Duration::from_secs_f64(gap);
+        if end.is_some_and(|end| next > end) {
+            break;
+        }
         let now = Instant::now();
         if next > now {
-            tokio::time::sleep_until(tokio::time::Instant::from_std(next)).await;
+            timer.sleep_until(next).await;
             turns = 0;
         } else {
             turns += 1;

@@ -14,12 +14,13 @@
 //!
 //! Here: the level loop (start, barrier, report windows, the end).
 //! `worker.rs` a worker thread and its ticker, `client.rs` one client and
-//! its reconnects, `arrivals.rs` the open loop's arrivals, `group.rs` many
+//! its reconnects, `arrivals.rs` the open loop's arrivals (woken by `timer.rs`), `group.rs` many
 //! generators run as one.
 
 mod arrivals;
 mod client;
 pub mod group;
+mod timer;
 mod worker;
 
 use worker::worker;
@@ -61,6 +62,9 @@ enum Msg {
         wi: usize,
         w: Box<Window>,
         clients: Vec<ClientTotals>,
+        /// When its clients' last events ended: the level's measured time
+        /// ends at the last of these, not when this thread got round to it.
+        ended: Instant,
     },
 }
 
@@ -316,6 +320,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let mut gaps = GapMerger::new(threads, w.kinds().len(), start + rc.warmup, start, limit);
     // A worker's last gaps, held until its earlier windows are in (see `GapMerger`).
     let mut done_gaps = Vec::new();
+    let mut last_end = None;
     while done < nworkers {
         if force_at.is_some_and(|at| Instant::now() >= at) {
             // The clients still inside an event are not waited for.
@@ -380,7 +385,8 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
                     next_seq += 1;
                 }
             }
-            Msg::Done { wi, mut w, clients: c } => {
+            Msg::Done { wi, mut w, clients: c, ended } => {
+                last_end = last_end.max(Some(ended));
                 done += 1;
                 done_gaps.push(std::mem::take(&mut w.gaps));
                 total.merge(&w);
@@ -401,7 +407,10 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             cps.since.merge(&win);
         }
     }
-    let elapsed = start.elapsed().as_secs_f64() - rc.warmup.as_secs_f64().min(start.elapsed().as_secs_f64());
+    // After a forced shutdown some workers never said when they ended.
+    let end = if forced.is_some() { Instant::now() } else { last_end.unwrap_or_else(Instant::now) };
+    let ran = end.saturating_duration_since(start).as_secs_f64();
+    let elapsed = ran - rc.warmup.as_secs_f64().min(ran);
     for log in done_gaps {
         gaps.absorb(log);
     }
