@@ -22,6 +22,7 @@ pub mod server;
 pub mod signal;
 pub mod stats;
 pub mod store;
+pub mod timer;
 pub mod units;
 pub mod values;
 pub mod view;

@@ -109,55 +109,6 @@ fn rate_not_sustained_is_a_warning() {
     assert!(findings.iter().all(|f| f["rule"] != "rate-not-sustained"), "{findings:?}");
 }
 
-/// `--rate` runs of an 11 µs SQLite point select reported a median latency of
-/// 1.06 ms: tokio's millisecond timer released each arrival up to 1 ms after
-/// its intended time, and that delay was measured as the event's latency.
-#[test]
-fn open_loop_latency_counted_the_timer_millisecond() {
-    let dir = lite_dir("timer");
-    let (_, summary) = lite_json_run(dir.path(), &["oltp_point_select", "--table-size", "1000", "--threads", "1", "--time", "1", "--rate", "200"]);
-    let p50 = summary["latency_ms"]["p50"].as_f64().expect("p50");
-    assert!(p50 < 0.5, "median {p50} ms from the intended start for an event of microseconds: {summary}");
-}
-
-/// Without `--rand-seed` the arrivals were drawn from one fixed seed: every
-/// run of a series had the same Poisson draw, so a series of short runs held
-/// to 37,702 events/s delivered 1% less, run after run, and the interval
-/// around it missed the rate. Unseeded runs draw arrivals of their own;
-/// seeded runs keep theirs (all due within `--time`, so the same count).
-#[test]
-fn open_loop_runs_without_a_seed_drew_the_same_arrivals() {
-    let dir = lite_dir("arrivals");
-    let count = |extra: &[&str]| -> Vec<i64> {
-        (0..6)
-            .map(|_| {
-                let args = [&["oltp_point_select", "--table-size", "1000", "--threads", "1", "--time", "0.5", "--rate", "200"], extra].concat();
-                lite_json_run(dir.path(), &args).1["transactions"].as_i64().expect("transactions")
-            })
-            .collect()
-    };
-    let spread = |v: &[i64]| v.iter().max().unwrap() - v.iter().min().unwrap();
-    // About 100 arrivals each, standard deviation 10: six within 3 of each
-    // other by chance is rarer than one in a thousand.
-    let unseeded = count(&[]);
-    assert!(spread(&unseeded) > 3, "six unseeded runs drew the same arrivals: {unseeded:?}");
-    let seeded = count(&["--rand-seed", "5"]);
-    assert!(spread(&seeded) <= 1, "six runs with --rand-seed 5 drew different arrivals: {seeded:?}");
-}
-
-/// Without `--report-interval` the workers woke only every 20 ms to look at
-/// the clock, so a run went on up to 20 ms past `--time` (4 to 8 ms in
-/// practice, 1.3% of a 0.5 s run), counted in its elapsed time.
-#[test]
-fn a_run_without_report_intervals_went_on_past_its_time() {
-    let dir = lite_dir("deadline");
-    for time in ["0.3", "0.41", "0.52"] {
-        let (_, summary) = lite_json_run(dir.path(), &["oltp_point_select", "--table-size", "1000", "--threads", "1", "--time", time, "--rate", "100"]);
-        let over = summary["time_s"].as_f64().expect("time_s") - time.parse::<f64>().unwrap();
-        assert!((0.0..0.005).contains(&over), "--time {time} ran {:.1} ms longer: {summary}", over * 1e3);
-    }
-}
-
 /// SQLite's default 10,000-row table was called "partly IO-bound" because
 /// only SQLite's 2 MiB page cache was counted, while SQLite reads through
 /// the OS page cache, which held the whole file.

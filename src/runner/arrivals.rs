@@ -1,9 +1,9 @@
 //! Open loop (`--rate`): the arrivals a worker's clients take their
 //! events' intended start times from.
 
-use super::timer::PreciseTimer;
 use super::worker::Local;
 use crate::rand::Rng;
+use crate::timer::PreciseTimer;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 /// those of its time, whenever the ticker gets round to stopping it.
 pub(super) async fn arrivals(local: Rc<Local>, start: Instant, end: Option<Instant>, rate: f64, cap: usize, mut rng: Rng) {
     let mut next = start;
-    let timer = PreciseTimer::new();
+    let mut timer = PreciseTimer::new();
     // Turns since this task last suspended: the ticker and the clients
     // share this thread, so a schedule that is behind must still yield.
     let mut turns = 0u32;

@@ -53,6 +53,11 @@ pub(super) async fn client<W: Workload>(
             None
         };
         if rate_mode && intended.is_none() {
+            // Stopped while waiting for an arrival: idle until the end,
+            // or until the oldest arrival left unserved. Since arrivals
+            // stop at --time, the last of them may come well before it.
+            let unserved = local.queue.borrow().front().copied();
+            gaps.idle_until(unserved.unwrap_or_else(Instant::now));
             break;
         }
         local.busy.set(local.busy.get() + 1);

@@ -14,13 +14,12 @@
 //!
 //! Here: the level loop (start, barrier, report windows, the end).
 //! `worker.rs` a worker thread and its ticker, `client.rs` one client and
-//! its reconnects, `arrivals.rs` the open loop's arrivals (woken by `timer.rs`), `group.rs` many
+//! its reconnects, `arrivals.rs` the open loop's arrivals (woken by `crate::timer`), `group.rs` many
 //! generators run as one.
 
 mod arrivals;
 mod client;
 pub mod group;
-mod timer;
 mod worker;
 
 use worker::worker;

@@ -4,12 +4,12 @@
 
 use super::arrivals::arrivals;
 use super::client::{client, until_set};
-use super::timer::PreciseTimer;
 use super::{boundary, Msg, Shared};
 use crate::db::{Conn, ConnConfig};
 use crate::model::{RunControl, INTERRUPTED};
 use crate::rand::Rng;
 use crate::stats::{ClientTotals, Window};
+use crate::timer::PreciseTimer;
 use crate::workload::Workload;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -142,7 +142,7 @@ pub(super) async fn worker<W: Workload>(
         tokio::task::spawn_local(async move { arrivals(local, start, deadline, rate, qcap, rng).await });
     }
     // Ticker: window swaps at boundaries, stop on deadline/signal/fatal/done.
-    let timer = PreciseTimer::new();
+    let mut timer = PreciseTimer::new();
     let mut seq = 0;
     loop {
         let next = start + boundary(seq, &rc);

@@ -113,10 +113,8 @@ impl GapTracker {
     /// scheduled start: a client that had nothing to do until then was
     /// idle, not failing, so its gaps start there at the earliest.
     pub fn success(&mut self, log: &mut GapLog, intended: Option<Instant>, end: Instant, wrote: bool, kind: Option<usize>) {
-        if let Some(t) = intended.filter(|t| *t > self.last[ALL]) {
-            for l in &mut self.last {
-                *l = (*l).max(t);
-            }
+        if let Some(t) = intended {
+            self.idle_until(t);
         }
         self.close(log, ALL, end);
         if wrote {
@@ -135,6 +133,15 @@ impl GapTracker {
         if end >= self.next_beat {
             log.beats.push(Beat { client: self.client, last: self.last.clone() });
             self.next_beat = end + BEAT;
+        }
+    }
+
+    /// Rate mode: the client had nothing to do until `t` (its next
+    /// arrival, or the run's end with none queued), so no gap of it starts
+    /// earlier.
+    pub fn idle_until(&mut self, t: Instant) {
+        for l in &mut self.last {
+            *l = (*l).max(t);
         }
     }
 

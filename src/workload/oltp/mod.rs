@@ -291,7 +291,7 @@ impl Oltp {
 
     async fn pause(&self) {
         if self.args.sleep_after_query > 0 {
-            tokio::time::sleep(Duration::from_micros(self.args.sleep_after_query)).await;
+            crate::timer::sleep(Duration::from_micros(self.args.sleep_after_query)).await;
         }
     }
 
@@ -382,7 +382,7 @@ impl Oltp {
         let _ = size;
         if m.trx {
             if self.args.sleep_before_commit > 0 {
-                tokio::time::sleep(Duration::from_micros(self.args.sleep_before_commit)).await;
+                crate::timer::sleep(Duration::from_micros(self.args.sleep_before_commit)).await;
             }
             if let Some(r) = &mut c.rec {
                 r.commit_sent();

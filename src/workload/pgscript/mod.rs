@@ -286,7 +286,7 @@ impl PgScripts {
             if now >= until {
                 return true;
             }
-            tokio::time::sleep((until - now).min(Duration::from_secs(1))).await;
+            crate::timer::sleep((until - now).min(Duration::from_secs(1))).await;
         }
     }
 }

@@ -1,42 +1,69 @@
-//! Wake-ups at precise instants: the open loop's arrivals and the end of
-//! `--time`.
+//! Wake-ups at precise instants: the open loop's arrivals, the end of
+//! `--time`, and the workloads' pauses of microseconds (sysbench's
+//! `--sleep-after-query`, pgbench's `\sleep 100 us`).
 //!
 //! tokio's timer counts whole milliseconds and rounds every sleep up to the
 //! next one: arrivals released by it were pushed up to 1 ms after their
 //! intended time, and that delay was measured as latency (a SQLite point
 //! select of 11 µs showed a median of 1.06 ms at `--rate 200`); the run's
-//! end came as late, inside its elapsed time. A timerfd armed for the
+//! end came as late, inside its elapsed time; a pause of 100 µs took a
+//! whole millisecond. A timerfd armed for the
 //! instant fires on the kernel's high-resolution timer and wakes the
 //! runtime through its own epoll, so the thread never blocks and nothing
 //! spins.
 
+use std::cell::RefCell;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
 /// One timerfd, or tokio's timer where none can be had.
-pub(super) struct PreciseTimer {
+pub struct PreciseTimer {
     fd: Option<AsyncFd<OwnedFd>>,
+}
+
+impl Default for PreciseTimer {
+    fn default() -> PreciseTimer {
+        PreciseTimer::new()
+    }
 }
 
 impl PreciseTimer {
     /// A timer on CLOCK_MONOTONIC, the clock `Instant` reads on Linux.
     /// Must be made inside the runtime that will await it.
-    pub(super) fn new() -> PreciseTimer {
+    pub fn new() -> PreciseTimer {
         PreciseTimer { fd: timerfd().ok() }
     }
 
-    /// Returns at `at` (at once if it has passed).
-    pub(super) async fn sleep_until(&self, at: Instant) {
-        let precise = match &self.fd {
-            Some(fd) => wait(fd, at).await.is_ok(),
-            None => false,
-        };
-        if !precise {
-            tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await;
+    /// Returns at `at` (at once if it has passed). A timer whose runtime
+    /// refused it goes on with tokio's.
+    pub async fn sleep_until(&mut self, at: Instant) {
+        if let Some(fd) = &self.fd {
+            if wait(fd, at).await.is_ok() {
+                return;
+            }
+            self.fd = None;
         }
+        tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await;
+    }
+}
+
+thread_local! {
+    /// Timers of this thread's finished pauses, for the next ones: a
+    /// timerfd per pause would be five more system calls each.
+    static SPARE: RefCell<Vec<PreciseTimer>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Sleeps `d` precisely, inside a runtime (several tasks of a thread may
+/// sleep at once: each takes a timer of its own).
+pub async fn sleep(d: Duration) {
+    let at = Instant::now() + d;
+    let mut timer = SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+    timer.sleep_until(at).await;
+    if timer.fd.is_some() {
+        SPARE.with(|s| s.borrow_mut().push(timer));
     }
 }
 
