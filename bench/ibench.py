@@ -189,7 +189,9 @@ def run_ib(py, ib, a, engine):
 
 def run_fb(fb, a, engine, store, steps=None, rows=None, query_secs=None):
     cmd = [fb, "run", "insert-benchmark", "--target", engine.url, "--ibench-table", FB_PREFIX, "--rows", str(rows or a.rows), "--clients", str(a.clients),
-           "--change-rows", str(a.change_rows if rows is None else rows), "--query-secs", str(query_secs or a.query_secs), "--results", store, "--output", "json"]
+           "--change-rows", str(a.change_rows if rows is None else rows), "--query-secs", str(query_secs or a.query_secs), "--results", store, "--output", "json",
+           # iibench.py runs each step alone, without iq.sh's settle between them.
+           "--settle", "off"]
     if steps:
         cmd += ["--steps", ",".join(steps)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)

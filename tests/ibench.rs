@@ -61,7 +61,7 @@ impl Server {
 fn ib(server: &Server, prefix: &str, store: &Path, extra: &[&str]) -> Command {
     let mut c = fairbench();
     c.args(["run", "insert-benchmark", "--target", &server.url(), "--ibench-table", prefix, "--rows", "2000", "--clients", "2", "--change-rows", "1000", "--query-secs", "1"])
-        .args(["--rand-seed", "7", "--results"])
+        .args(["--rand-seed", "7", "--settle-secs", "1", "--results"])
         .arg(store)
         .args(extra);
     c
@@ -100,6 +100,20 @@ fn sequence_and_steps(server: Server, prefix: &str) {
     for l in &levels[4..] {
         assert!(["yes", "no"].contains(&figure(l, "background rate met")), "{l}");
         assert!(figure(l, "background inserts/s").parse::<f64>().unwrap() > 0.0);
+    }
+    // The settle between l.i2 and qr100: the upkeep, a checkpoint where the
+    // engine has one, and the rest (--settle-secs 1) before qr100 starts.
+    let upkeep: f64 = figure(&levels[3], "settle: upkeep s").parse().unwrap();
+    assert!((0.0..1.5).contains(&upkeep), "{}", levels[3]);
+    if !matches!(server, Server::Mariadb) {
+        figure(&levels[3], "settle: checkpoint s");
+    }
+    let settled: f64 = figure(&levels[3], "settle: total s").parse().unwrap();
+    assert!(settled >= 1.0, "settled {settled} s with --settle-secs 1");
+    if matches!(server, Server::Postgres) {
+        for t in &tables {
+            assert_eq!(server.sql(&format!("SELECT COUNT(*) FROM pg_stat_user_tables WHERE relname = '{t}' AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL")), "1", "{t} vacuumed");
+        }
     }
     // Each step alone, with the invariant it keeps.
     run_ok(&mut ib(&server, prefix, &store, &["--steps", "l.i0"]));
@@ -205,6 +219,29 @@ fn ctrl_c_inside_a_step_stops_it_and_its_writers_and_saves_it() {
     // Without --clients, cleanup finds every table of the prefix.
     run_ok(fairbench().args(["cleanup", "insert-benchmark", "--target", &mysql_url(), "--ibench-table", "ibk"]));
     assert_eq!(mysql_at(&mysql_url(), "SHOW TABLES LIKE 'ibk%'"), "");
+}
+
+/// Ctrl-C during the settle after l.i2 ends the run within 2 s, with l.i2
+/// saved and InnoDB's dirty page targets back where they were.
+#[test]
+fn ctrl_c_inside_the_settle_puts_the_server_back() {
+    let dir = scratch_dir("ibench_settle");
+    let (store, server) = (dir.join("r.sqlite"), Server::Mariadb);
+    let targets = || mysql_at(&mysql_url(), "SELECT CONCAT(@@GLOBAL.innodb_max_dirty_pages_pct, ' ', @@GLOBAL.innodb_max_dirty_pages_pct_lwm)");
+    let before = targets();
+    run_ok(&mut ib(&server, "ibs", &store, &["--steps", "l.i0,l.x"]));
+    let mut c = fairbench();
+    c.args(["run", "insert-benchmark", "--target", &server.url(), "--ibench-table", "ibs", "--rows", "2000", "--clients", "2", "--change-rows", "1000"])
+        .args(["--steps", "l.i2,qr100", "--settle-secs", "60", "--results"])
+        .arg(&store);
+    let (code, took, out) = interrupt_after(&mut c, Duration::from_millis(2500));
+    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
+    assert_ne!(code, Some(0), "{out}");
+    let levels = last_levels(&store);
+    assert_eq!(levels.iter().map(step_of).collect::<Vec<_>>(), ["l.i2"], "{out}");
+    assert_eq!(levels[0]["status"], "completed", "l.i2 itself ended before the settle");
+    assert_eq!(targets(), before, "InnoDB's dirty page targets put back");
+    run_ok(fairbench().args(["cleanup", "insert-benchmark", "--target", &mysql_url(), "--ibench-table", "ibs"]));
 }
 
 #[test]

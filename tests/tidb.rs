@@ -227,7 +227,7 @@ fn per_interval_counters_come_from_the_status_port_and_statements_from_its_summa
 fn the_insert_benchmark_runs_its_steps_on_tidb() {
     let dir = scratch_dir("tidb_ibench");
     let store = dir.join("r.sqlite");
-    let size = ["--ibench-table", "tib", "--rows", "2000", "--clients", "2", "--change-rows", "1000", "--query-secs", "1"];
+    let size = ["--ibench-table", "tib", "--rows", "2000", "--clients", "2", "--change-rows", "1000", "--query-secs", "1", "--settle-secs", "1"];
     run_ok(cmd("run", "insert-benchmark", &size).arg("--results").arg(&store));
     let e: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "--json", "--results"]).arg(&store)))).unwrap();
     let runs = e.as_array().cloned().or_else(|| e["runs"].as_array().cloned()).unwrap();

@@ -259,6 +259,26 @@ pub trait Dialect: Sync {
         format!("ANALYZE {table}")
     }
 
+    /// A table's upkeep once heavy writes are over: fresh statistics and,
+    /// where deleted rows wait for it (PostgreSQL), their space and index
+    /// entries reclaimed.
+    fn upkeep(&self, table: &str) -> String {
+        self.analyze(table)
+    }
+
+    /// The statement that writes every dirty page back at once, where
+    /// there is one (PostgreSQL's CHECKPOINT, SQLite's WAL checkpoint).
+    fn checkpoint(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Global settings, with the values to hold them at, that make an idle
+    /// server write its dirty pages back where no statement does (InnoDB's
+    /// dirty page targets); whoever sets them puts the old values back.
+    fn write_back_settings(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
     /// DROP of a set of tables that may reference each other, children
     /// first: one statement with CASCADE on PostgreSQL, one per table elsewhere.
     fn drop_tables(&self, tables: &[&str]) -> Vec<String> {
@@ -437,5 +457,16 @@ mod tests {
         assert_eq!(lite.delete_first("t", "id", "7", 5), "DELETE FROM t WHERE id IN (SELECT id FROM t WHERE id >= 7 ORDER BY id ASC LIMIT 5)");
         assert_eq!(pg.cache_generated_keys("t", "id", 1000).as_deref(), Some("ALTER SEQUENCE t_id_seq CACHE 1000"));
         assert_eq!(my.cache_generated_keys("t", "id", 1000), None);
+    }
+
+    #[test]
+    fn upkeep_and_write_back_per_engine() {
+        let (my, pg, lite) = (Protocol::Mysql.dialect(), Protocol::Postgres.dialect(), Protocol::Sqlite.dialect());
+        assert_eq!(my.upkeep("t"), "ANALYZE TABLE t");
+        assert_eq!(pg.upkeep("t"), "VACUUM (ANALYZE, INDEX_CLEANUP ON) t");
+        assert_eq!(lite.upkeep("t"), "ANALYZE t");
+        assert_eq!((my.checkpoint(), pg.checkpoint(), lite.checkpoint()), (None, Some("CHECKPOINT"), Some("PRAGMA wal_checkpoint(TRUNCATE)")));
+        assert_eq!(my.write_back_settings().iter().map(|s| s.0).collect::<Vec<_>>(), ["innodb_max_dirty_pages_pct_lwm", "innodb_max_dirty_pages_pct", "innodb_idle_flush_pct"]);
+        assert!(pg.write_back_settings().is_empty() && lite.write_back_settings().is_empty());
     }
 }

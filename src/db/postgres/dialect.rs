@@ -75,6 +75,16 @@ impl Dialect for PgDialect {
         Some(format!("ALTER SEQUENCE {table}_{col}_seq CACHE {n}"))
     }
 
+    /// INDEX_CLEANUP ON (PostgreSQL 12+): the index entries of deleted
+    /// rows go too, even where VACUUM would judge them too few to bother.
+    fn upkeep(&self, table: &str) -> String {
+        format!("VACUUM (ANALYZE, INDEX_CLEANUP ON) {table}")
+    }
+
+    fn checkpoint(&self) -> Option<&'static str> {
+        Some("CHECKPOINT")
+    }
+
     fn loaders_per_core(&self) -> bool {
         true
     }

@@ -102,6 +102,10 @@ impl Dialect for LiteDialect {
     }
 
     fn after_bulk_load(&self) -> Option<&'static str> {
+        self.checkpoint()
+    }
+
+    fn checkpoint(&self) -> Option<&'static str> {
         Some("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 

@@ -15,6 +15,7 @@ pub mod family;
 pub mod lane;
 pub mod load;
 pub mod options;
+pub mod settle;
 pub mod sql;
 pub mod step;
 
@@ -143,6 +144,12 @@ impl Ibench {
             .collect();
         let shape = Arc::new(Shape { args, protocol, tables, clients, seed });
         Ibench { shape, steps, set: Arc::new(set), st, table_tail: String::new(), current: Mutex::new(None), figures: Mutex::new(Vec::new()) }
+    }
+
+    /// Small Datum settles after l.i2, before the query steps.
+    fn settles_after(&self, step: Step) -> bool {
+        let later = self.steps.iter().skip_while(|s| **s != step).skip(1);
+        self.shape.args.settle && step == (Step::Change { batch: 5 }) && later.clone().any(|s| matches!(s, Step::Query { .. }))
     }
 
     fn lock_current(&self) -> std::sync::MutexGuard<'_, Option<(Arc<Current>, Vec<Writer>)>> {
@@ -301,7 +308,10 @@ impl crate::workload::Workload for Ibench {
     /// The writers finish what matches the clients' inserts, then the
     /// step's figures: its rows a second and, in a query step, whether the
     /// writers kept their rate (iibench's check: 95% of it, over the step).
-    async fn run_finished(&self, _cfg: &Arc<ConnConfig>, r: &crate::model::LevelResult) -> crate::error::Result<()> {
+    ///
+    /// After l.i2, when query steps follow, the settle (`settle.rs`): its
+    /// time is not the step's, and its figures join the step's.
+    async fn run_finished(&self, cfg: &Arc<ConnConfig>, r: &crate::model::LevelResult) -> crate::error::Result<()> {
         let Some((cur, writers)) = self.lock_current().take() else { return Ok(()) };
         cur.stop.store(true, Ordering::Relaxed);
         // The hooks' runtime runs nothing else meanwhile; the writers have runtimes of their own.
@@ -336,8 +346,14 @@ impl crate::workload::Workload for Ibench {
                 f.push(("deletes/s".to_string(), format!("{:.1}", t.rows_deleted as f64 / secs)));
             }
         }
+        let settled = if tally.is_ok() && r.stop == crate::model::Stop::Completed && self.settles_after(cur.step) {
+            let a = &self.shape.args;
+            settle::settle(&self.shape, cfg, a.settle_secs.unwrap_or_else(|| settle::default_secs(a.rows))).await.map(|more| f.extend(more))
+        } else {
+            Ok(())
+        };
         *self.figures.lock().unwrap_or_else(|e| e.into_inner()) = f;
-        tally.map(|_| ())
+        tally.map(|_| ()).and(settled)
     }
 
     fn level_figures(&self) -> Vec<(String, String)> {

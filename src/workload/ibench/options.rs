@@ -30,6 +30,12 @@ pub struct IbenchArgs {
     /// Each insert batch of l.i1, l.i2 and the query steps is matched by a delete of as many of the oldest rows
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
     pub delete_per_insert: bool,
+    /// After l.i2, before a query step: the tables' upkeep (VACUUM ANALYZE, ANALYZE TABLE), dirty pages written back, and a rest, as Small Datum's scripts do
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub settle: bool,
+    /// Seconds the settle lasts, upkeep included; default 60 plus 1 per million --rows, at most 1200
+    #[arg(long, value_parser = values::seconds)]
+    pub settle_secs: Option<f64>,
     /// Table names: this, then the client's number (pi1, pi2 ...)
     #[arg(long, default_value = "pi", value_parser = values::table_base)]
     pub ibench_table: String,
