@@ -138,8 +138,13 @@ fn the_sequence_and_each_step_keep_their_invariants_on_sqlite() {
     sequence_and_steps(Server::Sqlite(scratch_dir("ibench_lite").join("ib.db")), "ibl");
 }
 
+/// Held by the tests that settle on MariaDB: a settle sets InnoDB's dirty
+/// page targets for a while, and the other test reads them.
+static INNODB_GLOBALS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn the_sequence_and_each_step_keep_their_invariants_on_mariadb() {
+    let _globals = INNODB_GLOBALS.lock().unwrap_or_else(|e| e.into_inner());
     sequence_and_steps(Server::Mariadb, "ibm");
 }
 
@@ -194,19 +199,25 @@ fn compare_and_the_report_go_step_by_step() {
     assert!(!dom.contains("data-chart=\"scaling-tps\""), "no chart against threads for steps");
 }
 
+/// A run with `extra` (not `ib`'s sizes: `--change-rows` and the settle are
+/// the caller's) given Ctrl-C after `ms`: it stops within 2 s, not
+/// successfully; its output.
+fn interrupted(server: &Server, prefix: &str, store: &Path, extra: &[&str], ms: u64) -> String {
+    let mut c = fairbench();
+    c.args(["run", "insert-benchmark", "--target", &server.url(), "--ibench-table", prefix, "--rows", "2000", "--clients", "2", "--results"]).arg(store).args(extra);
+    let (code, took, out) = interrupt_after(&mut c, Duration::from_millis(ms));
+    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
+    assert_ne!(code, Some(0), "{out}");
+    out
+}
+
 #[test]
 fn ctrl_c_inside_a_step_stops_it_and_its_writers_and_saves_it() {
     let dir = scratch_dir("ibench_ctrlc");
     let (store, server) = (dir.join("r.sqlite"), Server::Mariadb);
     run_ok(&mut ib(&server, "ibk", &store, &["--steps", "l.i0,l.x"]));
     // l.i1 with far more rows than it can write in the second before Ctrl-C.
-    let mut c = fairbench();
-    c.args(["run", "insert-benchmark", "--target", &server.url(), "--ibench-table", "ibk", "--rows", "2000", "--clients", "2", "--change-rows", "10M"])
-        .args(["--steps", "l.i1,qr100", "--results"])
-        .arg(&store);
-    let (code, took, out) = interrupt_after(&mut c, Duration::from_millis(1500));
-    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
-    assert_ne!(code, Some(0), "{out}");
+    let out = interrupted(&server, "ibk", &store, &["--change-rows", "10M", "--steps", "l.i1,qr100"], 1500);
     let levels = last_levels(&store);
     assert_eq!(levels.iter().map(step_of).collect::<Vec<_>>(), ["l.i1"], "the sequence stops at the step it was in\n{out}");
     assert_eq!(levels[0]["status"], "interrupted");
@@ -225,18 +236,13 @@ fn ctrl_c_inside_a_step_stops_it_and_its_writers_and_saves_it() {
 /// saved and InnoDB's dirty page targets back where they were.
 #[test]
 fn ctrl_c_inside_the_settle_puts_the_server_back() {
+    let _globals = INNODB_GLOBALS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch_dir("ibench_settle");
     let (store, server) = (dir.join("r.sqlite"), Server::Mariadb);
     let targets = || mysql_at(&mysql_url(), "SELECT CONCAT(@@GLOBAL.innodb_max_dirty_pages_pct, ' ', @@GLOBAL.innodb_max_dirty_pages_pct_lwm)");
     let before = targets();
     run_ok(&mut ib(&server, "ibs", &store, &["--steps", "l.i0,l.x"]));
-    let mut c = fairbench();
-    c.args(["run", "insert-benchmark", "--target", &server.url(), "--ibench-table", "ibs", "--rows", "2000", "--clients", "2", "--change-rows", "1000"])
-        .args(["--steps", "l.i2,qr100", "--settle-secs", "60", "--results"])
-        .arg(&store);
-    let (code, took, out) = interrupt_after(&mut c, Duration::from_millis(2500));
-    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
-    assert_ne!(code, Some(0), "{out}");
+    let out = interrupted(&server, "ibs", &store, &["--change-rows", "1000", "--steps", "l.i2,qr100", "--settle-secs", "60"], 2500);
     let levels = last_levels(&store);
     assert_eq!(levels.iter().map(step_of).collect::<Vec<_>>(), ["l.i2"], "{out}");
     assert_eq!(levels[0]["status"], "completed", "l.i2 itself ended before the settle");
