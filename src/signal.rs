@@ -139,6 +139,15 @@ pub async fn interrupt_signal() {
     }
 }
 
+/// `f`, or `Error::Interrupted` as soon as Ctrl-C / SIGTERM arrives (what
+/// `f` asked a server to do may go on there without it).
+pub async fn unless_interrupted<T>(f: impl std::future::Future<Output = crate::error::Result<T>>) -> crate::error::Result<T> {
+    tokio::select! {
+        r = f => r,
+        () = interrupt_signal() => Err(crate::error::Error::Interrupted),
+    }
+}
+
 /// Sleeps for `d`, or less when Ctrl-C / SIGTERM arrives.
 pub fn sleep_unless_interrupted(d: Duration) {
     let end = Instant::now() + d;

@@ -152,12 +152,7 @@ fn verdict_of_file<W: Workload>(w: &W, path: &Path, cfg: Arc<ConnConfig>) -> Res
     let log = witness::read(path)?;
     let keys = witness::keys(&log.recs);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
-    let found = rt.block_on(async {
-        tokio::select! {
-            r = read_all(w, cfg, &keys) => r,
-            () = crate::signal::interrupt_signal() => Err(Error::Interrupted),
-        }
-    })?;
+    let found = rt.block_on(crate::signal::unless_interrupted(read_all(w, cfg, &keys)))?;
     let v = witness::judge(log.header.check, &log.recs, &found);
     Ok(to_json(&v, &log.header, path))
 }

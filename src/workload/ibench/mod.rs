@@ -148,8 +148,8 @@ impl Ibench {
 
     /// Small Datum settles after l.i2, before the query steps.
     fn settles_after(&self, step: Step) -> bool {
-        let later = self.steps.iter().skip_while(|s| **s != step).skip(1);
-        self.shape.args.settle && step == (Step::Change { batch: 5 }) && later.clone().any(|s| matches!(s, Step::Query { .. }))
+        let mut later = self.steps.iter().skip_while(|s| **s != step).skip(1);
+        self.shape.args.settle && step == (Step::Change { batch: 5 }) && later.any(|s| matches!(s, Step::Query { .. }))
     }
 
     fn lock_current(&self) -> std::sync::MutexGuard<'_, Option<(Arc<Current>, Vec<Writer>)>> {

@@ -30,7 +30,9 @@ pub async fn settle(shape: &Shape, cfg: &Arc<ConnConfig>, rest: f64) -> Result<V
     eprintln!("Settling for {rest:.0} s after l.i2: the tables' upkeep and their pages written back, then rest, as Small Datum's scripts do (--settle off skips it)");
     let mut admin = Conn::admin(cfg).await?;
     let held = hold(&mut admin, d.write_back_settings()).await;
-    let r = interruptible(work(shape, cfg, &mut admin, start, rest)).await;
+    // The server finishes a VACUUM or ANALYZE it started on its own after
+    // Ctrl-C; it does the tables no harm.
+    let r = crate::signal::unless_interrupted(work(shape, cfg, &mut admin, start, rest)).await;
     // Put back whatever the server was set to, however the pause ended.
     for (name, old) in held.iter().rev() {
         let sql = format!("SET GLOBAL {name} = {old}");
@@ -66,15 +68,6 @@ async fn work(shape: &Shape, cfg: &Arc<ConnConfig>, admin: &mut Conn, start: Ins
     tokio::time::sleep_until(tokio::time::Instant::from_std(start + Duration::from_secs_f64(rest))).await;
     figures.push(("settle: total s".to_string(), format!("{:.1}", start.elapsed().as_secs_f64())));
     Ok(figures)
-}
-
-/// `f`, or Ctrl-C / SIGTERM first (the server finishes a VACUUM or
-/// ANALYZE it started on its own; it does the tables no harm).
-async fn interruptible<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-    tokio::select! {
-        r = f => r,
-        () = crate::signal::interrupt_signal() => Err(Error::Interrupted),
-    }
 }
 
 /// Sets each of `settings` the server has, and returns their old values;
