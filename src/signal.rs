@@ -148,6 +148,15 @@ pub async fn unless_interrupted<T>(f: impl std::future::Future<Output = crate::e
     }
 }
 
+/// Blocks the calling thread until Ctrl-C / SIGTERM arrives (for a thread
+/// whose only work is to pass the signal on).
+pub fn wait_for_interrupt() {
+    let mut g = SLEEPERS.0.lock().unwrap_or_else(|e| e.into_inner());
+    while !interrupted() {
+        g = SLEEPERS.1.wait(g).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
 /// Sleeps for `d`, or less when Ctrl-C / SIGTERM arrives.
 pub fn sleep_unless_interrupted(d: Duration) {
     let end = Instant::now() + d;

@@ -57,6 +57,11 @@ impl Rng {
         Rng::from_seed(entropy_seed(), stream)
     }
 
+    /// Generator for `stream` under `--rand-seed`'s rule (see [`seed_or_entropy`]).
+    pub fn from_seed_or_entropy(seed: u64, stream: u64) -> Rng {
+        Rng::from_seed(seed_or_entropy(seed), stream)
+    }
+
     /// sysbench's per-thread seeding: two 64-bit words, each from two `random()` calls.
     fn from_glibc(g: &mut GlibcRandom) -> Rng {
         let mut word = || (u64::from(g.next()) << 32) | u64::from(g.next());
@@ -116,6 +121,16 @@ pub fn entropy_seed() -> u64 {
     })
 }
 
+/// `--rand-seed`'s rule, sysbench's: 0 (the default) draws the process's
+/// seed from entropy ([`entropy_seed`]), anything else is the seed.
+pub fn seed_or_entropy(seed: u64) -> u64 {
+    if seed == 0 {
+        entropy_seed()
+    } else {
+        seed
+    }
+}
+
 /// `a + x` truncated, kept within [a, a + span].
 ///
 /// sysbench adds the fractional offset to `a` in double precision and
@@ -158,6 +173,16 @@ pub fn nurand(rng: &mut Rng, a: u64, c: u64, x: u64, y: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rand_seed_zero_draws_the_process_seed_and_any_other_is_kept() {
+        assert_eq!(seed_or_entropy(0), entropy_seed());
+        assert_eq!(seed_or_entropy(7), 7);
+        let (mut a, mut b) = (Rng::from_seed_or_entropy(7, 3), Rng::from_seed(7, 3));
+        assert_eq!((a.next_u64(), a.next_u64()), (b.next_u64(), b.next_u64()));
+        let (mut a, mut b) = (Rng::from_seed_or_entropy(0, 3), Rng::from_entropy(3));
+        assert_eq!((a.next_u64(), a.next_u64()), (b.next_u64(), b.next_u64()));
+    }
 
     /// Expected xoroshiro outputs for sysbench threads 0..3, computed by a
     /// small C program that seeds from the real glibc `srandom`/`random`.

@@ -331,7 +331,7 @@ impl Workload for Dbstress {
     }
 
     fn new_client(&self, id: usize, clients: usize) -> DbstressClient {
-        let rng = if self.seed == 0 { Rng::from_entropy(id as u64) } else { Rng::from_seed(self.seed, id as u64) };
+        let rng = Rng::from_seed_or_entropy(self.seed, id as u64);
         let (lo, hi) = self.ref_range(id, clients);
         DbstressClient {
             saved: rng.clone(),

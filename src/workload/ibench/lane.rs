@@ -18,15 +18,65 @@ use std::time::{Duration, Instant};
 /// other (iibench.py's statement queues hold 8).
 pub const QUEUE: u64 = 8;
 
+/// How often a writer or client waiting on its lane looks whether the
+/// step is over (the lane's moves wake it at once).
+const STOP_LOOK: Duration = Duration::from_millis(20);
+
 /// One client's lane: its inserts and deletes so far, in batches.
 #[derive(Default)]
 pub struct Lane {
-    pub inserted: AtomicU64,
-    pub deleted: AtomicU64,
+    inserted: AtomicU64,
+    deleted: AtomicU64,
+    /// Woken at each insert and delete, for whoever waits on the other.
+    moved: tokio::sync::Notify,
     /// The query step's writer has inserted all its rows: the client stops.
     pub done: AtomicBool,
     /// The lowest id left (the deleter's next), where point queries start.
     pub min_id: AtomicI64,
+}
+
+impl Lane {
+    fn inserted(&self) -> u64 {
+        self.inserted.load(Ordering::Acquire)
+    }
+
+    fn deleted(&self) -> u64 {
+        self.deleted.load(Ordering::Acquire)
+    }
+
+    pub fn add_insert(&self) {
+        self.inserted.fetch_add(1, Ordering::Release);
+        self.moved.notify_waiters();
+    }
+
+    fn add_delete(&self) {
+        self.deleted.fetch_add(1, Ordering::Release);
+        self.moved.notify_waiters();
+    }
+
+    /// Inserts more than [`QUEUE`] batches ahead of the deletes.
+    fn ahead(&self) -> bool {
+        self.inserted() >= self.deleted() + QUEUE
+    }
+
+    /// Waits while `waiting` holds, woken by the lane's moves (a poll's
+    /// sleep would add its own length to each wait, and the client's
+    /// waits count in the step's time); false once `over` instead.
+    async fn wait_while(&self, cur: &Current, over: fn(&Current) -> bool, waiting: impl Fn(&Lane) -> bool) -> bool {
+        loop {
+            let moved = self.moved.notified();
+            tokio::pin!(moved);
+            // Registered before the counts are read: a move in between still wakes it.
+            moved.as_mut().enable();
+            if !waiting(self) {
+                return true;
+            }
+            if over(cur) {
+                return false;
+            }
+            let _ = tokio::time::timeout(STOP_LOOK, moved).await;
+        }
+    }
 }
 
 /// One step as it runs.
@@ -44,6 +94,18 @@ pub struct Current {
 impl Current {
     pub fn new(step: Step, clients: usize, batches: u64) -> Current {
         Current { step, lanes: (0..clients).map(|_| Lane::default()).collect(), batches, stop: AtomicBool::new(false), failed: AtomicBool::new(false) }
+    }
+
+    /// The clients are done: the writers finish what matches their
+    /// inserts, then stop (those waiting on a lane are woken to see it).
+    pub fn finish(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.lanes.iter().for_each(|l| l.moved.notify_waiters());
+    }
+
+    fn fail(&self) {
+        self.failed.store(true, Ordering::Relaxed);
+        self.lanes.iter().for_each(|l| l.moved.notify_waiters());
     }
 
     pub fn stopping(&self) -> bool {
@@ -80,7 +142,7 @@ where
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
             let r = rt.block_on(f());
             if r.is_err() {
-                cur.failed.store(true, Ordering::Relaxed);
+                cur.fail();
             }
             r
         })
@@ -91,15 +153,6 @@ async fn min_id(conn: &mut Conn, table: &str) -> Result<i64> {
     let sql = format!("SELECT MIN(transactionid) FROM {table}");
     let rows = conn.query_strings(&sql).await.map_err(crate::db::sql_error(&sql))?;
     Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|v| v.trim().parse().ok()).unwrap_or(0))
-}
-
-/// Sleeps a millisecond; false when the step is over (`over`) instead.
-async fn pause(cur: &Current, over: fn(&Current) -> bool) -> bool {
-    if over(cur) {
-        return false;
-    }
-    tokio::time::sleep(Duration::from_millis(1)).await;
-    true
 }
 
 /// The deleter of client `lane`: a delete of as many of the oldest rows
@@ -118,11 +171,9 @@ pub fn deleter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane:
         let mut done = 0u64;
         while done < cur.batches {
             // Level with the inserts: wait for the next, unless they have ended.
-            while done >= l.inserted.load(Ordering::Acquire) {
-                if !pause(&cur, Current::over).await {
-                    conn.close().await;
-                    return Ok(t);
-                }
+            if !l.wait_while(&cur, Current::over, |l| done >= l.inserted()).await {
+                conn.close().await;
+                return Ok(t);
             }
             if done > 0 && done.is_multiple_of(1000) {
                 min = min_id(&mut conn, &table).await?;
@@ -133,7 +184,7 @@ pub fn deleter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane:
             t.max_us = t.max_us.max(t0.elapsed().as_micros() as u64);
             min += batch as i64;
             l.min_id.store(min, Ordering::Relaxed);
-            l.deleted.fetch_add(1, Ordering::Release);
+            l.add_delete();
             t.rows_deleted += batch as u64;
             done += 1;
         }
@@ -168,10 +219,8 @@ pub fn inserter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane
                 }
                 second = Instant::now();
             }
-            while shape.deletes() && l.inserted.load(Ordering::Acquire) >= l.deleted.load(Ordering::Acquire) + QUEUE {
-                if !pause(&cur, Current::stopping).await {
-                    break;
-                }
+            if shape.deletes() {
+                l.wait_while(&cur, Current::stopping, Lane::ahead).await;
             }
             // Stopped while waiting: a batch now would have no delete to match it.
             if cur.stopping() {
@@ -181,7 +230,7 @@ pub fn inserter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane
             let t0 = Instant::now();
             conn.query(&sql_text).await.map_err(crate::db::sql_error("the writer's INSERT"))?;
             t.max_us = t.max_us.max(t0.elapsed().as_micros() as u64);
-            l.inserted.fetch_add(1, Ordering::Release);
+            l.add_insert();
             t.rows_inserted += batch as u64;
             n += 1;
         }
@@ -196,12 +245,7 @@ pub fn inserter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane
 pub async fn wait_for_deletes(cur: &Current, lane: usize) -> Option<u64> {
     let l = &cur.lanes[lane];
     let t0 = Instant::now();
-    while l.inserted.load(Ordering::Acquire) >= l.deleted.load(Ordering::Acquire) + QUEUE {
-        if !pause(cur, Current::stopping).await {
-            return None;
-        }
-    }
-    Some(t0.elapsed().as_micros() as u64)
+    l.wait_while(cur, Current::stopping, Lane::ahead).await.then(|| t0.elapsed().as_micros() as u64)
 }
 
 /// Joins the writers; the first error, or what they did together.
@@ -226,5 +270,60 @@ pub fn join(writers: Vec<Writer>) -> Result<Tally> {
     match first_err {
         Some(e) => Err(e),
         None => Ok(sum),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::Future;
+    use std::sync::atomic::AtomicUsize;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    /// Counts its wake-ups.
+    struct Woken(AtomicUsize);
+
+    impl Wake for Woken {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// A client held back by its deleter was polled every millisecond, so
+    /// each wait lasted at least the timer's tick, and counted in the step's
+    /// time. Now the delete itself wakes it.
+    #[test]
+    fn a_client_waiting_on_its_deleter_is_woken_by_the_delete_not_by_a_timer() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let cur = Current::new(Step::Change { batch: 50 }, 1, 100);
+            let lane = &cur.lanes[0];
+            (0..QUEUE).for_each(|_| lane.add_insert());
+            let woken = Arc::new(Woken(AtomicUsize::new(0)));
+            let waker = Waker::from(woken.clone());
+            let mut cx = Context::from_waker(&waker);
+            let mut wait = std::pin::pin!(wait_for_deletes(&cur, 0));
+            assert!(wait.as_mut().poll(&mut cx).is_pending(), "the inserts are a full queue ahead: the client waits");
+            lane.add_delete();
+            assert_eq!(woken.0.load(Ordering::SeqCst), 1, "the delete wakes the waiting client at once");
+            assert!(matches!(wait.as_mut().poll(&mut cx), Poll::Ready(Some(_))), "one delete makes room: the client goes on");
+        });
+    }
+
+    #[test]
+    fn a_deleter_waiting_for_inserts_is_woken_when_the_step_finishes() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let cur = Current::new(Step::Change { batch: 50 }, 1, 100);
+            let woken = Arc::new(Woken(AtomicUsize::new(0)));
+            let waker = Waker::from(woken.clone());
+            let mut cx = Context::from_waker(&waker);
+            let lane = &cur.lanes[0];
+            let mut wait = std::pin::pin!(lane.wait_while(&cur, Current::over, |l| l.inserted() == 0));
+            assert!(wait.as_mut().poll(&mut cx).is_pending());
+            cur.finish();
+            assert_eq!(woken.0.load(Ordering::SeqCst), 1, "the step's end wakes the deleter at once");
+            assert_eq!(wait.as_mut().poll(&mut cx), Poll::Ready(false), "nothing more to delete: it stops");
+        });
     }
 }

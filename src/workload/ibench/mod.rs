@@ -58,11 +58,7 @@ impl Shape {
     }
 
     pub fn rng(&self, stream: u64) -> Rng {
-        if self.seed == 0 {
-            Rng::from_entropy(stream)
-        } else {
-            Rng::from_seed(self.seed, stream)
-        }
+        Rng::from_seed_or_entropy(self.seed, stream)
     }
 
     /// Rows l.i1 and l.i2 insert together, over all clients.
@@ -239,7 +235,7 @@ impl crate::workload::Workload for Ibench {
                 }
                 self.insert(conn, c, q, cur.step.batch()).await?;
                 c.done += 1;
-                cur.lanes[c.id].inserted.fetch_add(1, Ordering::Release);
+                cur.lanes[c.id].add_insert();
             }
             // Its batch of rows, then (the table's owner) the indexes.
             Step::Index => match c.done {
@@ -313,7 +309,7 @@ impl crate::workload::Workload for Ibench {
     /// time is not the step's, and its figures join the step's.
     async fn run_finished(&self, cfg: &Arc<ConnConfig>, r: &crate::model::LevelResult) -> crate::error::Result<()> {
         let Some((cur, writers)) = self.lock_current().take() else { return Ok(()) };
-        cur.stop.store(true, Ordering::Relaxed);
+        cur.finish();
         // The hooks' runtime runs nothing else meanwhile; the writers have runtimes of their own.
         let tally = lane::join(writers);
         let secs = r.elapsed_s.max(1e-9);

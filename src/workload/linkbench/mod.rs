@@ -330,7 +330,7 @@ impl Workload for LinkBench {
 
     fn new_client(&self, id: usize, clients: usize) -> LinkBenchClient {
         let seed = if self.cfg.request_seed != 0 { self.cfg.request_seed } else { self.seed };
-        let rng = if seed == 0 { Rng::from_entropy(id as u64) } else { Rng::from_seed(seed, id as u64) };
+        let rng = Rng::from_seed_or_entropy(seed, id as u64);
         let n = self.cfg.nodes();
         LinkBenchClient {
             rng,

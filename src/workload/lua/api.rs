@@ -56,7 +56,7 @@ pub struct Ctx {
 
 impl Ctx {
     fn new(shared: Arc<Shared>, tid: usize, runner_client: bool) -> Ctx {
-        let seed = if shared.args.seed == 0 { crate::rand::entropy_seed() } else { shared.args.seed };
+        let seed = crate::rand::seed_or_entropy(shared.args.seed);
         Ctx {
             tid,
             rng: RefCell::new(Rng::from_seed(seed, tid as u64)),

@@ -59,9 +59,9 @@ pub fn watch(co: &mlua::Thread) -> Watched {
     let l = co.state();
     WATCHER.call_once(|| {
         let _ = std::thread::Builder::new().name("fb-lua-stop".into()).spawn(|| {
-            while !crate::model::interrupted() {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
+            // Asleep until the signal: a thread polling the flag would be a
+            // wake-up to place among the clients a hundred times a second.
+            crate::signal::wait_for_interrupt();
             let s = STATES.lock().unwrap_or_else(|e| e.into_inner());
             for &l in s.iter() {
                 // SAFETY: registered states are open (they unregister under this lock before closing).

@@ -520,7 +520,7 @@ impl Workload for Oltp {
     }
 
     fn new_client(&self, id: usize, clients: usize) -> OltpClient {
-        let rng = if self.seed == 0 { Rng::from_entropy(id as u64) } else { Rng::from_seed(self.seed, id as u64) };
+        let rng = Rng::from_seed_or_entropy(self.seed, id as u64);
         let size = self.args.table_size;
         let per = (size / clients.max(1) as u64).max(1);
         let lo = (id as u64 * per).min(size - 1) + 1;

@@ -282,7 +282,7 @@ impl Loader {
             let from = if p.resumed { max_id(&mut conn, table, Some((p.first, p.last))).await?.max(p.first - 1) + 1 } else { p.first };
             let said = from <= p.last;
             if said {
-                let rng = if self.seed == 0 { Rng::from_entropy(1000 + p.seq) } else { Rng::from_seed(self.seed, 1_000_000 + p.seq) };
+                let rng = Rng::from_seed_or_entropy(self.seed, 1_000_000 + p.seq);
                 let mut src = SbRows { next: p.first, last: p.last, rng, k: Dist::new(&self.dist, 1, self.size), texts: self.texts.clone(), progress: self.progress.clone(), pending: 0 };
                 // The same rows as an uninterrupted prepare with this seed.
                 src.skip_to(from);

@@ -311,7 +311,7 @@ impl Workload for PgScripts {
     }
 
     fn new_client(&self, id: usize, _clients: usize) -> PgClient {
-        let base = if self.seed == 0 { crate::rand::entropy_seed() } else { self.seed };
+        let base = crate::rand::seed_or_entropy(self.seed);
         let stream = base.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (id as u64 + 1);
         let mut vars = vec![None; self.names.list.len()];
         vars[self.slot_client_id] = Some(Value::Int(id as i64));

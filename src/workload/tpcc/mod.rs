@@ -247,7 +247,7 @@ impl Tpcc {
         let tail = common.table_tail(protocol)?;
         let schema = SchemaOpts { protocol, force_null: args.force_null, force_pk: args.force_pk, fk, tail: tail.trim().to_string() };
         let names: Vec<Names> = (1..=args.datasets).map(|n| Names::new(&args.tpcc_prefix, n)).collect();
-        let run_seed = if seed == 0 { crate::rand::entropy_seed() } else { seed };
+        let run_seed = crate::rand::seed_or_entropy(seed);
         let mut crng = Rng::from_seed(run_seed, 0xC0_FFEE);
         let c_last = c_last_run(&mut crng, C_LOAD_LAST);
         let c_id = crng.uniform(0, 1023);
@@ -493,7 +493,7 @@ impl Workload for Tpcc {
     }
 
     fn new_client(&self, id: usize, clients: usize) -> TpccClient {
-        let rng = if self.seed == 0 { Rng::from_entropy(id as u64) } else { Rng::from_seed(self.seed, id as u64) };
+        let rng = Rng::from_seed_or_entropy(self.seed, id as u64);
         let pairs = self.warehouses as usize * self.datasets as usize;
         let pair = |p: usize| ((p / self.warehouses as usize) as u32 + 1, (p % self.warehouses as usize) as u32 + 1);
         let home = if self.spec {

@@ -263,7 +263,7 @@ impl Workload for Ycsb {
     }
 
     fn new_client(&self, id: usize, clients: usize) -> YcsbClient {
-        let rng = if self.seed == 0 { Rng::from_entropy(id as u64) } else { Rng::from_seed(self.seed, id as u64) };
+        let rng = Rng::from_seed_or_entropy(self.seed, id as u64);
         let (load_next, load_end) = self.load_share(id, clients);
         YcsbClient {
             rng,
