@@ -82,3 +82,43 @@ fn a_pause_of_microseconds_took_a_millisecond() {
     let tps = summary["tps"].as_f64().expect("tps");
     assert!(tps > 2000.0, "{tps:.0} events/s with a pause of 100 µs each: {summary}");
 }
+
+/// A worker's voluntary context switches so far: its thread of `pid` by
+/// name (`fb-worker-N`), from the kernel's count.
+fn worker_switches(pid: u32, name: &str) -> Option<u64> {
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
+        if std::fs::read_to_string(task.path().join("comm")).ok()?.trim() != name {
+            continue;
+        }
+        let status = std::fs::read_to_string(task.path().join("status")).ok()?;
+        return status.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:")).and_then(|v| v.trim().parse().ok());
+    }
+    None
+}
+
+/// The worker's ticker woke every 20 ms to look whether the run was over,
+/// so a thread whose client was waiting (here, a pause of half a second
+/// after each query) still woke 50 times a second: on a small machine, a
+/// task the scheduler had to place among the clients and the server each
+/// time. It now sleeps to the next report boundary, and what ends the run
+/// early (the signal, a stop elsewhere, its clients done) wakes it.
+#[test]
+fn a_waiting_worker_woke_fifty_times_a_second() {
+    let _alone = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch_dir("idle-worker");
+    json_run(&dir, &["oltp_point_select", "--table-size", "1000", "--threads", "1", "--time", "0.2"]);
+    let target = format!("sqlite:{}", dir.join("bench.sqlite").display());
+    let args = ["run", "--target", &target, "oltp_point_select", "--table-size", "1000", "--threads", "1", "--time", "3", "--sleep-after-query", "500000", "--no-save"];
+    let mut child = fairbench().current_dir(&dir).args(args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("fairbench runs");
+    let pid = child.id();
+    let started = eventually(std::time::Duration::from_secs(10), || worker_switches(pid, "fb-worker-0").is_some());
+    assert!(started, "no thread fb-worker-0 in fairbench's process");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let before = worker_switches(pid, "fb-worker-0").expect("worker running");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let after = worker_switches(pid, "fb-worker-0").expect("worker running");
+    let status = child.wait().expect("fairbench ends");
+    assert!(status.success(), "the run failed: {status}");
+    // Two pauses and one report boundary in that second: a few wake-ups.
+    assert!(after - before < 15, "the waiting worker woke {} times in one second", after - before);
+}
