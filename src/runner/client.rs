@@ -37,11 +37,7 @@ pub(super) async fn client<W: Workload>(
     let hosts = conn.hosts();
     let mut gaps = GapTracker::new(id, w.kinds().len(), Instant::now());
     let mut done = 0u64;
-    // A stop from elsewhere (Ctrl-C, another client's fatal error) is seen
-    // here too: a client whose calls block yields to the ticker only at
-    // report boundaries.
-    let stopped = || shared.stop.load(Ordering::Relaxed) || crate::model::INTERRUPTED.load(Ordering::Relaxed);
-    while done < quota && !local.stop.get() && !stopped() {
+    while done < quota && !local.stop.get() {
         let intended = if rate_mode {
             loop {
                 if local.stop.get() {

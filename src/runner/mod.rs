@@ -141,8 +141,6 @@ impl Checkpoints {
 
 struct Shared {
     stop: Arc<AtomicBool>,
-    /// Wakes every worker's ticker when `stop` is set ([`Shared::halt`]).
-    halted: tokio::sync::Notify,
     fatal: Mutex<Option<String>>,
     go: Mutex<Option<Instant>>,
     go_cv: Condvar,
@@ -155,14 +153,7 @@ impl Shared {
         if f.is_none() {
             *f = Some(msg);
         }
-        drop(f);
-        self.halt();
-    }
-
-    /// Stops every client, and wakes the tickers to see it.
-    fn halt(&self) {
         self.stop.store(true, Ordering::SeqCst);
-        self.halted.notify_waiters();
     }
 }
 
@@ -231,14 +222,7 @@ fn flat(per_worker: &[Vec<ClientTotals>]) -> Vec<ClientTotals> {
 pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunControl, opts: &LevelOptions, sink: &mut dyn Sink) -> Result<Level> {
     let threads = rc.threads.max(1);
     let nworkers = worker_count(threads, rc, cfg.target.protocol);
-    let shared = Arc::new(Shared {
-        stop: Arc::new(AtomicBool::new(false)),
-        halted: tokio::sync::Notify::new(),
-        fatal: Mutex::new(None),
-        go: Mutex::new(None),
-        go_cv: Condvar::new(),
-        started: AtomicUsize::new(0),
-    });
+    let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut joins = Vec::new();
     for wi in 0..nworkers {
@@ -267,7 +251,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         if init_deadline.is_some_and(|d| Instant::now() >= d) {
             // Clients still connecting give up (see `worker`); one inside a
             // call that cannot be abandoned is left behind, not waited for.
-            shared.halt();
+            shared.stop.store(true, Ordering::SeqCst);
             release(&shared, Instant::now());
             let secs = opts.init_timeout.unwrap_or_default().as_secs_f64();
             return Err(Error::Connect(format!(
@@ -280,7 +264,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Error::Io("worker threads ended before starting".into())),
             Ok(Msg::Ready) => ready += 1,
             Ok(Msg::ConnectFailed(e)) => {
-                shared.halt();
+                shared.stop.store(true, Ordering::SeqCst);
                 release(&shared, Instant::now());
                 for j in joins {
                     let _ = j.join();
@@ -293,7 +277,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             Ok(_) => {}
         }
         if INTERRUPTED.load(Ordering::SeqCst) {
-            shared.halt();
+            shared.stop.store(true, Ordering::SeqCst);
             break;
         }
     }
@@ -302,7 +286,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     }
     if let Some(gate) = &rc.gate {
         if let Err(e) = gate.wait(rc.round) {
-            shared.halt();
+            shared.stop.store(true, Ordering::SeqCst);
             release(&shared, Instant::now());
             for j in joins {
                 let _ = j.join();
@@ -340,7 +324,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         if force_at.is_some_and(|at| Instant::now() >= at) {
             // The clients still inside an event are not waited for.
             forced = Some(finished.iter().zip(&per_worker).filter(|(f, _)| !**f).map(|(_, n)| n).sum::<usize>());
-            shared.halt();
+            shared.stop.store(true, Ordering::SeqCst);
             break;
         }
         cpu_marks.catch_up(start, rc);
@@ -356,7 +340,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             Ok(m) => m,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if INTERRUPTED.load(Ordering::SeqCst) {
-                    shared.halt();
+                    shared.stop.store(true, Ordering::SeqCst);
                 }
                 continue;
             }

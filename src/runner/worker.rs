@@ -32,8 +32,6 @@ pub(super) struct Local {
     /// When the ticker wants its next turn: a client whose calls never
     /// suspend (blocking connections) yields to it then.
     pub(super) tick_at: Cell<Instant>,
-    /// Wakes the ticker when the last client is done (an event quota).
-    pub(super) clients_done: tokio::sync::Notify,
 }
 
 impl Local {
@@ -119,7 +117,6 @@ pub(super) async fn worker<W: Workload>(
         busy: Cell::new(0),
         halt,
         tick_at: Cell::new(start),
-        clients_done: tokio::sync::Notify::new(),
     });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
@@ -132,9 +129,6 @@ pub(super) async fn worker<W: Workload>(
         handles.push(tokio::task::spawn_local(async move {
             client(id, li, conn, st, w, local.clone(), shared, totals, quota, warm_end, rate_mode).await;
             local.finished.set(local.finished.get() + 1);
-            if local.finished.get() == n_local {
-                local.clients_done.notify_one();
-            }
         }));
     }
     let deadline = if rc.time.is_zero() { None } else { Some(start + rc.warmup + rc.time) };
@@ -148,38 +142,22 @@ pub(super) async fn worker<W: Workload>(
         tokio::task::spawn_local(async move { arrivals(local, start, deadline, rate, qcap, rng).await });
     }
     // Ticker: window swaps at boundaries, stop on deadline/signal/fatal/done.
-    // It sleeps until the next boundary or the deadline (rarely a boundary:
-    // none are drawn without --report-interval), and is woken early only by
-    // what ends the run: the signal, a stop from another thread, its own
-    // clients all done. A ticker that looked every 20 ms was, on each of up
-    // to 32 threads, a wake-up or a yield 50 times a second. In open loop
-    // it still takes a turn every 20 ms: a client whose calls block yields
-    // at `tick_at`, and that turn is also when the arrivals are queued.
     let mut timer = PreciseTimer::new();
     let mut seq = 0;
     loop {
         let next = start + boundary(seq, &rc);
-        let turn = if rate > 0.0 { next.min(Instant::now() + Duration::from_millis(20)) } else { next };
-        let wake = deadline.map_or(turn, |d| turn.min(d));
+        let now = Instant::now();
+        // The deadline is rarely a report boundary (none are drawn without
+        // --report-interval): woken only at boundaries, the run went on up
+        // to 20 ms past --time, counted in its elapsed time.
+        let wake = next.min(now + Duration::from_millis(20));
+        let wake = deadline.map_or(wake, |d| wake.min(d));
         local.tick_at.set(wake);
-        let halted = shared.halted.notified();
-        tokio::pin!(halted);
-        // Registered before the flags are read: a stop in between still wakes it.
-        halted.as_mut().enable();
-        if !(shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) || local.finished.get() == n_local) {
-            tokio::select! {
-                () = timer.sleep_until(wake) => {}
-                () = halted => {}
-                () = crate::signal::interrupt_signal() => {}
-                () = local.clients_done.notified() => {}
-            }
-        }
+        timer.sleep_until(wake).await;
         let now = Instant::now();
         let time_up = deadline.map(|d| now >= d).unwrap_or(false);
         if shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) || time_up || local.finished.get() == n_local {
-            if INTERRUPTED.load(Ordering::Relaxed) {
-                shared.halt();
-            }
+            shared.stop.store(shared.stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed), Ordering::Relaxed);
             local.end();
             local.notify.notify_waiters();
             // The last full boundary may coincide with the deadline. A
