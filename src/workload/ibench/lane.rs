@@ -100,11 +100,16 @@ impl Current {
     /// inserts, then stop (those waiting on a lane are woken to see it).
     pub fn finish(&self) {
         self.stop.store(true, Ordering::Relaxed);
-        self.lanes.iter().for_each(|l| l.moved.notify_waiters());
+        self.wake_lanes();
     }
 
     fn fail(&self) {
         self.failed.store(true, Ordering::Relaxed);
+        self.wake_lanes();
+    }
+
+    /// Whoever waits on a lane looks again whether the step is over.
+    fn wake_lanes(&self) {
         self.lanes.iter().for_each(|l| l.moved.notify_waiters());
     }
 

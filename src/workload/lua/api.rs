@@ -56,10 +56,9 @@ pub struct Ctx {
 
 impl Ctx {
     fn new(shared: Arc<Shared>, tid: usize, runner_client: bool) -> Ctx {
-        let seed = crate::rand::seed_or_entropy(shared.args.seed);
         Ctx {
             tid,
-            rng: RefCell::new(Rng::from_seed(seed, tid as u64)),
+            rng: RefCell::new(Rng::from_seed_or_entropy(shared.args.seed, tid as u64)),
             dist: shared.args.dist.clone(),
             shared,
             dists: RefCell::new(Vec::new()),

@@ -92,9 +92,17 @@ impl Ycsb {
                     crate::model::check_interrupt()?;
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
                     let Some((lo, hi)) = next else { break };
-                    let seed = crate::rand::seed_or_entropy(me.seed);
-                    let mut rows =
-                        Records { w: &me, rng: Rng::from_seed(seed, lo), len: me.cfg.field_length(), next: lo, end: hi, key: String::new(), values: Vec::new(), progress: &progress, pending: 0 };
+                    let mut rows = Records {
+                        w: &me,
+                        rng: Rng::from_seed_or_entropy(me.seed, lo),
+                        len: me.cfg.field_length(),
+                        next: lo,
+                        end: hi,
+                        key: String::new(),
+                        values: Vec::new(),
+                        progress: &progress,
+                        pending: 0,
+                    };
                     let t = &me.cfg.table;
                     conn.bulk_load(t, &cols, &mut rows, me.load_bulk_size, me.load_mode).await.map_err(|e| Error::Sql(format!("loading {t}: {e}")))?;
                 }
