@@ -16,26 +16,17 @@ FB_GO_YCSB_VERSION=v1.0.3
 dir=${1:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin}
 [[ -x $dir/go-ycsb ]] && exit 0
 
-go=$(command -v go || true)
-[[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
-if [[ -z $go ]]; then
-    echo "fairbench: building go-ycsb needs a Go toolchain (1.21 or newer): install Go" >&2
-    exit 1
-fi
-
+# shellcheck source=scripts/go-build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build.sh"
+fb_go_begin go-ycsb 1.21
 mkdir -p "$dir"
-work=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-go-ycsb-build.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-mkdir -p "$work/src"
 log=$dir/go-ycsb-build.log
 echo "fairbench: building go-ycsb $FB_GO_YCSB_VERSION into $dir (once; about 3 minutes)" >&2
 (
     cd "$work/src"
-    export GOPATH=$work/gopath GOMODCACHE=$work/gopath/pkg/mod GOCACHE=$work/cache GOFLAGS=-trimpath
     # go-ycsb's own go.mod says which Go it needs and what it replaces; the throwaway module
     # takes both from it.
-    mod=$("$go" mod download -json "github.com/pingcap/go-ycsb@$FB_GO_YCSB_VERSION" |
-        sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+    mod=$(fb_go_mod_of "github.com/pingcap/go-ycsb@$FB_GO_YCSB_VERSION")
     gover=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$mod" | head -n 1)
     {
         echo "module fairbench.local/goycsbbuild"
@@ -55,7 +46,7 @@ echo "fairbench: building go-ycsb $FB_GO_YCSB_VERSION into $dir (once; about 3 m
         echo "import _ \"github.com/pingcap/go-ycsb/cmd/go-ycsb\""
     } >tools.go
     "$go" mod tidy
-    "$go" build -p 1 -o "$work/go-ycsb" github.com/pingcap/go-ycsb/cmd/go-ycsb
+    "$go" build -o "$work/go-ycsb" github.com/pingcap/go-ycsb/cmd/go-ycsb
 ) >"$log" 2>&1 </dev/null || {
     tail -n 20 "$log" >&2
     echo "fairbench: building go-ycsb failed (log above, in $log)" >&2

@@ -8,8 +8,8 @@
 # k8s.io/kubernetes is refused (its go.mod replaces its staging modules with local paths),
 # so a throwaway module requires it and points each staging module at its published
 # v0.x twin. Stays on 1.34: 1.35 and later refuse cgroup v1 hosts by default. The build
-# takes 11 to 15 minutes on 2 cores and leaves some 7 GB of module and build cache: both
-# live in a temp dir that is removed afterwards, so only the binaries (about 300 MB) stay.
+# takes 11 to 15 minutes on 2 cores and leaves some 7 GB of module and build cache, removed
+# afterwards (scripts/go-build.sh), so only the binaries (about 300 MB) stay.
 set -euo pipefail
 
 FB_KUBERNETES_VERSION=1.34.4
@@ -19,17 +19,10 @@ missing=0
 for t in "${tools[@]}"; do [[ -x $dir/$t ]] || missing=1; done
 ((missing)) || exit 0
 
-go=$(command -v go || true)
-[[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
-if [[ -z $go ]]; then
-    echo "fairbench: building Kubernetes needs a Go toolchain (1.24 or newer): install Go" >&2
-    exit 1
-fi
-
-mkdir -p "$dir"
-work=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-kubernetes-build.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-mkdir -p "$work/src" "$work/out"
+# shellcheck source=scripts/go-build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build.sh"
+fb_go_begin kubernetes 1.24
+mkdir -p "$dir" "$work/out"
 staging=(api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider
     cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api
     cri-client csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms
@@ -64,7 +57,7 @@ minor=${FB_KUBERNETES_VERSION#1.}
 ldflags="-s -w -X $v.gitVersion=v$FB_KUBERNETES_VERSION -X $v.gitMajor=1 -X $v.gitMinor=${minor%%.*} -X $v.gitTreeState=clean"
 (
     cd "$work/src"
-    export GOPATH=$work/gopath GOMODCACHE=$work/gopath/pkg/mod GOCACHE=$work/cache GOFLAGS=-trimpath CGO_ENABLED=0
+    export CGO_ENABLED=0
     "$go" mod tidy &&
         "$go" build -ldflags "$ldflags" -o "$work/out/" "${tools[@]/#/k8s.io/kubernetes/cmd/}"
 ) >"$log" 2>&1 </dev/null || {

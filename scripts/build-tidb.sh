@@ -7,25 +7,19 @@
 # test command calls this first. TiDB publishes no release tags to the Go module proxy, so a
 # throwaway module pins one commit by its pseudo-version, with the replaces TiDB's own go.mod
 # carries. The build takes about 6 minutes and 2.4 GB of memory on 2 cores, and leaves some
-# 6 GB of module and build cache: both live in a temp dir that is removed afterwards, so only
-# the 250 MB binary stays.
+# 6 GB of module and build cache, removed afterwards (scripts/go-build.sh), so only the 250 MB
+# binary stays.
 set -euo pipefail
 
 FB_TIDB_COMMIT=20251126154744-e4e814fdc0af
 dir=${1:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin}
 [[ -x $dir/tidb-server ]] && exit 0
 
-go=$(command -v go || true)
-[[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
-if [[ -z $go ]]; then
-    echo "fairbench: building tidb-server needs a Go toolchain (1.23 or newer): install Go" >&2
-    exit 1
-fi
 
+# shellcheck source=scripts/go-build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build.sh"
+fb_go_begin tidb 1.23
 mkdir -p "$dir"
-work=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-tidb-build.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-mkdir -p "$work/src"
 cat >"$work/src/go.mod" <<EOF
 module fairbench.local/tidbbuild
 
@@ -54,9 +48,8 @@ echo "fairbench: building tidb-server into $dir (once; about 6 minutes)" >&2
 log=$dir/tidb-build.log
 (
     cd "$work/src"
-    export GOPATH=$work/gopath GOMODCACHE=$work/gopath/pkg/mod GOCACHE=$work/cache GOFLAGS=-trimpath
     "$go" mod tidy &&
-        "$go" build -p 1 -o "$work/tidb-server" github.com/pingcap/tidb/cmd/tidb-server
+        "$go" build -o "$work/tidb-server" github.com/pingcap/tidb/cmd/tidb-server
 ) >"$log" 2>&1 </dev/null || {
     tail -n 20 "$log" >&2
     echo "fairbench: building tidb-server failed (log above, in $log)" >&2

@@ -18,26 +18,17 @@ have=1
 for t in "${FB_VITESS_TOOLS[@]}"; do [[ -x $dir/$t ]] || have=0; done
 ((have)) && exit 0
 
-go=$(command -v go || true)
-[[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
-if [[ -z $go ]]; then
-    echo "fairbench: building Vitess needs a Go toolchain (1.26 or newer): install Go" >&2
-    exit 1
-fi
-
+# shellcheck source=scripts/go-build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build.sh"
+fb_go_begin vitess 1.26
 mkdir -p "$dir"
-work=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-vitess-build.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-mkdir -p "$work/src"
 log=$dir/vitess-build.log
 echo "fairbench: building Vitess $FB_VITESS_VERSION into $dir (once; about 6 minutes)" >&2
 (
     cd "$work/src"
-    export GOPATH=$work/gopath GOMODCACHE=$work/gopath/pkg/mod GOCACHE=$work/cache GOFLAGS=-trimpath
     # Vitess's own go.mod says which Go it needs and what it excludes; the throwaway module
     # takes both from it.
-    mod=$("$go" mod download -json "vitess.io/vitess@$FB_VITESS_VERSION" |
-        sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+    mod=$(fb_go_mod_of "vitess.io/vitess@$FB_VITESS_VERSION")
     gover=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$mod" | head -n 1)
     {
         echo "module fairbench.local/vitessbuild"
@@ -57,13 +48,12 @@ echo "fairbench: building Vitess $FB_VITESS_VERSION into $dir (once; about 6 min
         for t in "${FB_VITESS_TOOLS[@]}"; do echo "import _ \"vitess.io/vitess/go/cmd/$t\""; done
     } >tools.go
     "$go" mod tidy
-    for t in "${FB_VITESS_TOOLS[@]}"; do
-        "$go" build -p 1 -o "$work/$t" "vitess.io/vitess/go/cmd/$t"
-    done
+    mkdir -p "$work/out"
+    "$go" build -o "$work/out/" "${FB_VITESS_TOOLS[@]/#/vitess.io/vitess/go/cmd/}"
 ) >"$log" 2>&1 </dev/null || {
     tail -n 20 "$log" >&2
     echo "fairbench: building Vitess failed (log above, in $log)" >&2
     exit 1
 }
-for t in "${FB_VITESS_TOOLS[@]}"; do mv "$work/$t" "$dir/$t"; done
+for t in "${FB_VITESS_TOOLS[@]}"; do mv "$work/out/$t" "$dir/$t"; done
 echo "fairbench: Vitess built: ${FB_VITESS_TOOLS[*]} in $dir" >&2

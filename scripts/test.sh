@@ -6,18 +6,15 @@
 #    Prometheus node exporter and promtool, sysbench, and the C toolchain/OpenSSL headers
 #    the crate builds with; scripts/servers.sh's fb_install_missing). Rust/cargo itself must
 #    already be installed: this script does not install it.
-# 2. checks the code: `cargo fmt --check` and `cargo clippy --locked --all-targets -- -D warnings`
-#    (installing the rustfmt/clippy components with rustup when they are missing)
-# 3. builds MinIO, the local S3 endpoint of `fairbench scenario engines`, with `go install`
-#    from the Go module proxy into ~/.cache/fairbench/bin (once; a few minutes) when Go 1.24+
-#    is installed and the binary is not there yet; without it the S3 column says why.
-#    Builds tidb-server with scripts/build-tidb.sh into the same cache (once; about 6 minutes;
-#    required: the command fails when it cannot be built).
-#    Builds Vitess's vtgate, vttablet, vtctld and vtctldclient with scripts/build-vitess.sh
-#    into the same cache (once; about 6 minutes; required).
-#    Builds Kubernetes 1.34 (kube-apiserver, -controller-manager, -scheduler, kubelet,
-#    kubectl) with scripts/build-kubernetes.sh into the same cache (once; 11 to 15 minutes;
-#    required).
+# 2. builds, in the background and once, into ~/.cache/fairbench/bin, from their Go modules
+#    (scripts/build-*.sh; Go 1.26+), all required: the command fails when one cannot be built:
+#    MinIO (the S3 endpoint of `fairbench scenario engines`), tidb-server, Vitess's vtgate,
+#    vttablet, vtctld and vtctldclient, and Kubernetes 1.34 (kube-apiserver,
+#    -controller-manager, -scheduler, kubelet, kubectl). They share one Go module and build
+#    cache (removed afterwards), so what they have in common is compiled once.
+# 3. meanwhile checks the code: `cargo fmt --check` and `cargo clippy --locked --all-targets --
+#    -D warnings` (installing the rustfmt/clippy components with rustup when they are
+#    missing), and builds the tests.
 #    Installs kubernetes-validate (PyPI, pinned) into a virtualenv in ~/.cache/fairbench
 #    (once), the schema validator of the Kubernetes manifests in deploy/ (tests/deploy.rs;
 #    its schemas ship in the package, so it needs no network), and iproute2 for the
@@ -41,6 +38,13 @@
 #
 # --keep-servers  leave the servers running afterwards and print their export lines;
 #                 stop them later with `fairbench server stop DIR/mysql DIR/pg DIR/tidb DIR/vitess`.
+# --without=PART[,PART]  leave out what this machine cannot have, by name: s3 (MinIO and
+#                 MariaDB's S3 engine), myrocks, lz4 (MariaDB's plugins). Without it, a
+#                 missing part fails the command; with it, the steps' summary repeats it and
+#                 the tests that need the part accept its absence (FAIRBENCH_TEST_WITHOUT).
+#
+# At the end, whatever happened, each step's time (apt-get, clippy, each Go build, the
+# servers, the tests) and the total.
 #
 # Examples:
 #   bash scripts/test.sh
@@ -56,6 +60,7 @@ source "$here/servers.sh"
 cd "$here/.."
 
 keep=""
+without=""
 cargo_args=()
 test_args=()
 seen_dashdash=""
@@ -66,6 +71,8 @@ for a in "$@"; do
         seen_dashdash=1
     elif [[ $a == --keep-servers ]]; then
         keep=1
+    elif [[ $a == --without=* ]]; then
+        without=${a#--without=}
     else
         cargo_args+=("$a")
     fi
@@ -86,34 +93,83 @@ fi
 
 # The fairbench binary `cargo test` uses too (same profile).
 FB_BIN=$PWD/target/debug/fairbench
-# MinIO's version for the S3 endpoint (a pseudo-version: the proxy serves no release tags).
-FB_MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
-FB_MINIO_DIR=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin
 
-# Builds MinIO once into the cache, outside the repository. Optional: a machine without a
-# recent Go runs the suite without the S3 column (the tests then expect it to say why).
-fb_build_minio() {
-    [[ -x $FB_MINIO_DIR/minio ]] && return 0
-    local go gov
-    go=$(command -v go || true)
-    [[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
-    if [[ -z $go ]]; then
-        fb_log "note: no Go toolchain: MinIO is not built, the S3 engine is left out"
-        return 0
-    fi
-    gov=$("$go" env GOVERSION 2>/dev/null | sed 's/^go//')
-    if [[ $(printf '%s\n' "1.24" "$gov" | sort -V | head -n 1) != 1.24 ]]; then
-        fb_log "note: Go $gov is older than 1.24: MinIO is not built, the S3 engine is left out"
-        return 0
-    fi
-    fb_log "building MinIO $FB_MINIO_VERSION into $FB_MINIO_DIR (once; a few minutes)"
-    mkdir -p "$FB_MINIO_DIR"
-    if ! GOBIN=$FB_MINIO_DIR GOFLAGS=-trimpath "$go" install "github.com/minio/minio@$FB_MINIO_VERSION" \
-        >"$FB_MINIO_DIR/build.log" 2>&1 </dev/null; then
-        fb_tail "$FB_MINIO_DIR/build.log" 20
-        fb_log "note: building MinIO failed (log above): the S3 engine is left out"
-        rm -f "$FB_MINIO_DIR/minio"
-    fi
+# Each step's time, printed at the end whatever happened, so the budget is visible.
+fb_steps=()
+fb_step_done() { fb_steps+=("$(printf '%-34s %6ss' "$1" "$2")"); }
+# fb_step NAME CMD...: runs CMD and records its time; returns its status. For a command, not
+# a function of this script: `set -e` is off inside it.
+fb_step() {
+    local name=$1 t0=$SECONDS rc=0
+    shift
+    "$@" || rc=$?
+    fb_step_done "$name" $((SECONDS - t0))
+    return "$rc"
+}
+fb_print_steps() {
+    ((${#fb_steps[@]})) || return 0
+    printf '\nfairbench-test: steps\n' >&2
+    printf '  %s\n' "${fb_steps[@]}" >&2
+    printf '  %-34s %6ss\n' total "$SECONDS" >&2
+    [[ -z $without ]] || printf '  left out by --without: %s (not tested)\n' "$without" >&2
+}
+
+# The Go builds, one after another in the background while the crate is checked and built
+# (the two overlap where either waits: downloads, links, single-threaded crate compiles).
+# They share one Go module and build cache, removed when they are done. Each build's time
+# goes to FB_GO_STEPS; the chain stops at the first failure.
+fb_go_builds() {
+    local b t0
+    for b in minio tidb vitess kubernetes; do
+        [[ $b == minio && ,$without, == *,s3,* ]] && continue
+        t0=$SECONDS
+        bash "scripts/build-$b.sh" "$FB_CACHE_BIN" || {
+            echo "fairbench-test: error: building $b failed (above); retry with: bash scripts/build-$b.sh" >&2
+            return 1
+        }
+        echo "build $b $((SECONDS - t0))" >>"$FB_GO_STEPS"
+    done
+}
+go_pid=""
+go_cache=""
+fb_start_go_builds() {
+    go_cache=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-go-cache.XXXXXX")
+    FB_GO_STEPS=$go_cache/steps
+    FB_GO_LOG=$go_cache/log
+    : >"$FB_GO_STEPS"
+    FAIRBENCH_GO_CACHE=$go_cache setsid bash -c "$(declare -f fb_go_builds); without='$without' FB_CACHE_BIN='$FB_CACHE_BIN' FB_GO_STEPS='$FB_GO_STEPS' fb_go_builds" \
+        >"$FB_GO_LOG" 2>&1 </dev/null &
+    go_pid=$!
+}
+fb_remove_go_cache() {
+    [[ -n $go_cache ]] || return 0
+    chmod -R u+w "$go_cache" 2>/dev/null
+    rm -rf "$go_cache"
+    go_cache=""
+}
+fb_wait_go_builds() {
+    local rc=0 name secs t0=$SECONDS
+    wait "$go_pid" || rc=$?
+    go_pid=""
+    cat "$FB_GO_LOG" >&2
+    while read -r _ name secs; do fb_step_done "build $name" "$secs"; done <"$FB_GO_STEPS"
+    fb_step_done "waiting for the Go builds" $((SECONDS - t0))
+    fb_remove_go_cache
+    ((rc == 0)) || fb_die "a required server could not be built (above): the tests need TiDB, Vitess, Kubernetes and MinIO (or --without s3)"
+}
+
+# The storage engines the scenario test needs (Debian's MariaDB plugins): required unless
+# left out by name.
+fb_check_plugins() {
+    local part plugin missing=()
+    for part in myrocks:ha_rocksdb s3:ha_s3 lz4:provider_lz4; do
+        plugin=${part#*:}
+        part=${part%%:*}
+        [[ ,$without, == *,$part,* ]] && continue
+        [[ -e /usr/lib/mysql/plugin/$plugin.so ]] || missing+=("$part ($plugin.so)")
+    done
+    ((${#missing[@]} == 0)) ||
+        fb_die "MariaDB's plugins are missing: ${missing[*]}; install them, or leave them out with --without myrocks,s3,lz4"
 }
 
 # The validator of deploy/kubernetes: kubernetes-validate carries the Kubernetes JSON schemas
@@ -209,6 +265,11 @@ on_exit() {
         done
         kill -KILL -- "-$cargo_pid" 2>/dev/null || true
     fi
+    if [[ -n $go_pid ]] && kill -0 "$go_pid" 2>/dev/null; then
+        kill -TERM -- "-$go_pid" 2>/dev/null || true
+        wait "$go_pid" 2>/dev/null || true
+    fi
+    fb_remove_go_cache
     fb_remove_policy
     if [[ -n $keep && -n $started ]]; then
         printf '\n# fairbench test servers left running; for your shell:\n'
@@ -217,6 +278,7 @@ on_exit() {
     else
         fb_stop_sandboxes
     fi
+    fb_print_steps
     exit "$rc"
 }
 trap on_exit EXIT
@@ -225,24 +287,31 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # The packages first: clippy compiles the crate's native parts (ring, bundled SQLite).
+t0=$SECONDS
 fb_install_missing
-# Formatting and lints before the servers: they need none and fail in seconds.
+fb_step_done "apt-get (what is missing)" $((SECONDS - t0))
+fb_check_plugins
+export FAIRBENCH_TEST_WITHOUT=$without
+fb_start_go_builds
+# Formatting and lints while the Go servers build: they need none and fail in seconds.
 for comp in rustfmt clippy; do
     if ! cargo "${comp/rustfmt/fmt}" --version >/dev/null 2>&1; then
         command -v rustup >/dev/null 2>&1 || fb_die "cargo $comp is missing and there is no rustup to add it"
         rustup component add "$comp" >&2
     fi
 done
-cargo fmt --check || fb_die "cargo fmt --check found unformatted code: run cargo fmt"
-cargo clippy --locked --all-targets --quiet -- -D warnings || fb_die "cargo clippy found warnings (shown above)"
-
-fb_build_minio
-fb_build_tidb "$FB_MINIO_DIR"
-fb_build_vitess "$FB_MINIO_DIR"
-bash scripts/build-kubernetes.sh "$FB_MINIO_DIR" ||
-    fb_die "building Kubernetes failed (above): tests/kubernetes.rs needs it; retry with: bash scripts/build-kubernetes.sh"
+fb_step "cargo fmt --check" cargo fmt --check || fb_die "cargo fmt --check found unformatted code: run cargo fmt"
+fb_step "cargo clippy" cargo clippy --locked --all-targets --quiet -- -D warnings ||
+    fb_die "cargo clippy found warnings (shown above)"
+fb_step "cargo build (tests)" cargo test --locked --no-run --quiet "${cargo_args[@]+"${cargo_args[@]}"}" ||
+    fb_die "building the tests failed (above)"
+fb_wait_go_builds
+t0=$SECONDS
 fb_install_deploy_tools
+fb_step_done "kubernetes-validate, iproute2" $((SECONDS - t0))
+t0=$SECONDS
 fb_start_sandboxes
+fb_step_done "servers and Kubernetes node up" $((SECONDS - t0))
 started=1
 # shellcheck disable=SC1091
 source "$FB_DIR/env"
@@ -252,10 +321,12 @@ source "$FB_DIR/env"
 # can end the whole cargo/test process group before stopping the servers. A Ctrl-C reaches
 # the script, whose trap does the same.
 rc=0
+t_tests=$SECONDS
 setsid cargo test --locked "${cargo_args[@]+"${cargo_args[@]}"}" -- "${test_args[@]}" </dev/null &
 cargo_pid=$!
 wait "$cargo_pid" || rc=$?
 cargo_pid=""
+fb_step_done "cargo test" $((SECONDS - t_tests))
 
 if ((rc != 0)); then
     fb_log "cargo test failed (exit $rc)"

@@ -1,0 +1,36 @@
+# Shared by the scripts that build Go programs from their modules (build-*.sh); sourced.
+#
+# fb_go_begin NAME MIN_GO sets `go` (the toolchain, at least MIN_GO) and `work` (a temp dir
+# removed when the script exits), and exports the Go module and build caches:
+#   - FAIRBENCH_GO_CACHE=DIR (the test command sets it for all its builds): one cache shared by
+#     every build, so the modules TiDB, Vitess, Kubernetes and MinIO have in common (gRPC,
+#     protobuf, etcd's client, Prometheus...) are downloaded and compiled once; its owner
+#     removes it;
+#   - otherwise a cache in `work`, removed with it (some GB each: only the binaries stay).
+# Builds use every core: go's default -p.
+
+fb_go_begin() {
+    local name=$1 min=$2 have
+    go=$(command -v go || true)
+    [[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
+    if [[ -z $go ]]; then
+        echo "fairbench: building $name needs a Go toolchain ($min or newer): install Go" >&2
+        exit 1
+    fi
+    have=$("$go" env GOVERSION 2>/dev/null | sed 's/^go//')
+    if [[ $(printf '%s\n' "$min" "$have" | sort -V | head -n 1) != "$min" ]]; then
+        echo "fairbench: building $name needs Go $min or newer, this is Go $have: install a newer Go" >&2
+        exit 1
+    fi
+    work=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-$name-build.XXXXXX")
+    # shellcheck disable=SC2064  # expand work now
+    trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
+    mkdir -p "$work/src"
+    local cache=${FAIRBENCH_GO_CACHE:-$work}
+    export GOPATH=$cache/gopath GOMODCACHE=$cache/gopath/pkg/mod GOCACHE=$cache/cache GOFLAGS=-trimpath
+}
+
+# The go.mod of a module at a version, downloaded into the module cache: its path.
+fb_go_mod_of() {
+    "$go" mod download -json "$1" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p'
+}
