@@ -78,21 +78,18 @@ fn reconnects(out: &Output) -> u64 {
     line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap()
 }
 
-/// Runs `cmd` to its end while `action` runs `after` the run's 2 clients
-/// are connected to the server at `port`.
-fn during(cmd: &mut Command, port: u16, after: Duration, action: impl FnOnce() + Send + 'static) -> Output {
-    let t = std::thread::spawn(move || {
-        let end = Instant::now() + Duration::from_secs(60);
-        while psql(port, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'fairbench' AND state = 'active'").parse::<u32>().unwrap() < 2 {
-            assert!(Instant::now() < end, "the run's clients never connected");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        std::thread::sleep(after);
-        action();
-    });
-    let out = run_within(cmd, Duration::from_secs(120));
-    t.join().expect("the action during the run failed");
-    out
+/// Runs `cmd` (which reports every second) to its end, running `action` once the run is
+/// `intervals` report intervals into its own clock: a fault tied to the run's progress, not to
+/// a sleep after the spawn, which on a loaded host landed at 4.9 s of a 6 s run. Returns the
+/// output and the instant the action began.
+fn during(cmd: &mut Command, intervals: usize, action: impl FnOnce()) -> (Output, Instant) {
+    let mut run = watch::Watched::spawn(cmd);
+    for _ in 0..intervals {
+        run.wait_for_interval(Duration::from_secs(60));
+    }
+    let at = Instant::now();
+    action();
+    (run.finish(Duration::from_secs(120)), at)
 }
 
 /// Terminates fairbench's sessions on the server at `port`; returns how many.
@@ -159,7 +156,7 @@ fn terminated_backends_reconnect_and_a_lost_primary_stops_the_run_after_the_time
     let target = list(&[s.port, p.port], "target_session_attrs=read-write");
     for wire in ["fast", "driver"] {
         let port = p.port;
-        let out = during(fb(wire).args(run_args("oltp_read_write", &target, "6")), port, Duration::from_secs(1), move || {
+        let (out, _) = during(fb(wire).args(run_args("oltp_read_write", &target, "6")), 1, || {
             let n = terminate_fairbench(port);
             assert!(n >= 2, "terminated {n} sessions");
         });
@@ -169,15 +166,8 @@ fn terminated_backends_reconnect_and_a_lost_primary_stops_the_run_after_the_time
     }
     // The primary gone and no standby promoted: the clients give up after
     // --reconnect-timeout, with one line saying why.
-    let killed = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let k = killed.clone();
-    let primary = std::sync::Arc::new(p);
-    let pk = primary.clone();
-    let out = during(fb("fast").args(run_args("oltp_read_write", &target, "60")).args(["--reconnect-timeout", "2"]), primary.port, Duration::from_secs(1), move || {
-        pk.kill();
-        *k.lock().unwrap() = Some(Instant::now());
-    });
-    let gone = killed.lock().unwrap().expect("the primary was not stopped").elapsed();
+    let (out, killed) = during(fb("fast").args(run_args("oltp_read_write", &target, "60")).args(["--reconnect-timeout", "2"]), 1, || p.kill());
+    let gone = killed.elapsed();
     assert_eq!(out.status.code(), Some(4), "{}", show(&out));
     let err = stderr(&out);
     assert!(err.contains("could not reconnect within 2 s (--reconnect-timeout)") && err.contains("no host fits target_session_attrs=read-write"), "{}", show(&out));
@@ -223,12 +213,9 @@ fn ctrl_c_stops_a_run_whose_clients_are_reconnecting() {
 fn failover(wire: &str) {
     let (p, s) = prepared_pair();
     let target = list(&[p.port, s.port], "target_session_attrs=read-write");
-    let primary = std::sync::Arc::new(p);
-    let standby = std::sync::Arc::new(s);
-    let (pk, sk) = (primary.clone(), standby.clone());
-    let out = during(fb(wire).args(run_args("oltp_read_write", &target, "10")).args(["--reconnect-timeout", "30"]), primary.port, Duration::from_secs(2), move || {
-        pk.kill();
-        sk.promote();
+    let (out, _) = during(fb(wire).args(run_args("oltp_read_write", &target, "10")).args(["--reconnect-timeout", "30"]), 2, || {
+        p.kill();
+        s.promote();
     });
     assert!(out.status.success(), "{wire}: {}", show(&out));
     assert!(reconnects(&out) >= 2, "{wire}: {}", show(&out));

@@ -217,6 +217,15 @@ fn ctrl_c_while_it_starts_ends_within_two_seconds_and_leaves_nothing() {
     assert_eq!(s.registered(), Vec::<PathBuf>::new());
 }
 
+/// The shard-loss run's length: room after the kill for the other shard's halves of the
+/// transactions the crash broke to time out (Vitess's 30 s transaction killer).
+const RUN_SECS: u64 = 45;
+
+/// A number field of one JSON line.
+fn json_f64(line: &str, key: &str) -> f64 {
+    serde_json::from_str::<serde_json::Value>(line).ok().and_then(|v| v[key].as_f64()).unwrap_or(f64::NAN)
+}
+
 /// The run's JSON lines of one type, the last one.
 fn last_of(out: &Output, ty: &str) -> serde_json::Value {
     stdout(out)
@@ -238,21 +247,24 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
     let size = ["--tables", "2", "--table-size", "2000"];
     run_ok(fairbench().args(["prepare", "oltp_write_only", "--target", &url]).args(size));
     let log = s.0.join("writes.log");
-    let run = fairbench()
-        .args(["run", "oltp_write_only", "--target", &url, "--threads", "4", "--time", "40", "--report-interval", "1", "--output", "json", "--no-save"])
-        .args(size)
-        .arg(format!("--verify-writes={}", log.display()))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(4));
-    // The first shard's MariaDB dies at once, and comes back 2 s later as it was.
+    let mut run = common::watch::Watched::spawn(
+        fairbench()
+            .args(["run", "oltp_write_only", "--target", &url, "--threads", "4", "--time", &RUN_SECS.to_string(), "--report-interval", "1", "--output", "json", "--no-save"])
+            .args(size)
+            .arg(format!("--verify-writes={}", log.display())),
+    );
+    // The kill is timed on the run's own clock: at its third report interval, whenever the
+    // machine lets that come (a sleep after the spawn landed anywhere in a loaded run).
+    let (seen, line) = run.wait_for(Duration::from_secs(120), |l| l.contains(r#""type":"interval""#) && json_f64(l, "time_s") >= 3.0);
+    // The first shard's MariaDB dies at once, and comes back as it was once the run has
+    // reported two more intervals without it.
     let shard = dir.join("shard1");
     let pid: i32 = std::fs::read_to_string(shard.join("mysqld.pid")).unwrap().trim().parse().unwrap();
     // SAFETY: the pid is the sandbox's MariaDB, read from its own pid file.
     unsafe { libc::kill(pid, libc::SIGKILL) };
-    std::thread::sleep(Duration::from_secs(2));
+    // The run's clock at the kill: the interval's end, plus the time since its line came.
+    let killed_at = json_f64(&line, "time_s") + seen.elapsed().as_secs_f64();
+    run.wait_for(Duration::from_secs(60), |l| l.contains(r#""type":"interval""#) && json_f64(l, "time_s") >= killed_at + 2.0);
     let mut again = Command::new("mariadbd");
     again.arg(format!("--defaults-file={}", shard.join("my.cnf").display())).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
     // SAFETY: geteuid has no preconditions.
@@ -261,30 +273,30 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
     }
     std::os::unix::process::CommandExt::process_group(&mut again, 0);
     let mut restarted = again.spawn().unwrap();
-    let back = (0..100).any(|_| {
-        std::thread::sleep(Duration::from_millis(200));
-        std::os::unix::net::UnixStream::connect(shard.join("mysqld.sock")).is_ok()
-    });
+    let back = common::eventually(Duration::from_secs(20), || std::os::unix::net::UnixStream::connect(shard.join("mysqld.sock")).is_ok());
     let log = std::fs::read_to_string(shard.join("error.log")).unwrap_or_default();
     assert!(back, "the shard's MariaDB did not come back: {:?}; its log ends:\n{}", restarted.try_wait(), log.lines().rev().take(15).collect::<Vec<_>>().join("\n"));
-    let out = run.wait_with_output().unwrap();
+    let out = run.finish(Duration::from_secs(120));
     assert!(out.status.success(), "{}", common::show(&out));
     let sum = last_of(&out, "summary");
     assert_eq!(sum["status"], "completed", "{sum}");
     assert!(sum["reconnects"].as_u64().unwrap_or(0) + sum["errors"].as_u64().unwrap_or(0) >= 1, "nothing failed while a shard was down: {sum}");
     let gap = &sum["outage"]["write"];
-    let (from, secs) = (gap["from_s"].as_f64().unwrap_or(0.0), gap["secs"].as_f64().unwrap_or(0.0));
-    // Writes stop while the shard is down; once it is back, the other
-    // shard's halves of the transactions the crash broke may still hold row
-    // locks, and a client that meets one waits until the tablets' timeouts
-    // (Vitess's 30 s) end it, which may be after the run's end: the longest
-    // gap is one or the other, from the kill on.
-    assert!(secs > 1.0 && from >= 2.0, "no write outage measured from the shard's crash on: {gap}");
+    let (from, secs) = (gap["from_s"].as_f64().unwrap_or(-1.0), gap["secs"].as_f64().unwrap_or(0.0));
+    // Writes stop when the shard dies (each client's next transaction touches both shards):
+    // the longest gap begins within a second of the kill, lasts at least until the shard
+    // was restarted, and closes before the run's end.
+    assert!((from - killed_at).abs() <= 1.0, "the longest write gap begins at {from:.2} s, the kill was at {killed_at:.2} s: {gap}");
+    assert!(secs >= 1.0, "a write gap of {secs:.2} s while a shard was down for 2 s or more: {gap}");
+    assert!(from + secs < RUN_SECS as f64, "the write gap ({from:.2} s + {secs:.2} s) never closed in the {RUN_SECS} s run: {gap}");
     // Every shard syncs each commit: nothing acknowledged is lost.
     let w = last_of(&out, "writes");
     assert_eq!(w["lost"], 0, "{w}");
     assert!(w["acknowledged"].as_u64().unwrap() > 0 && w["checked"] == w["acknowledged"], "{w}");
-    eprintln!("a shard's MariaDB killed at 4 s, back at 6 s (40 s run): longest write gap {secs:.2} s from {from:.2} s; reconnects {}; errors {}; writes {w}", sum["reconnects"], sum["errors"]);
+    eprintln!(
+        "a shard's MariaDB killed at {killed_at:.2} s of the run ({RUN_SECS} s): longest write gap {secs:.2} s from {from:.2} s; reconnects {}; errors {}; writes {w}",
+        sum["reconnects"], sum["errors"]
+    );
     run_ok(s.fairbench().args(["server", "stop"]).arg(&dir));
     let _ = restarted.wait();
 }

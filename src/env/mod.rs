@@ -255,10 +255,11 @@ fn disk_delta(prev: &BTreeMap<String, [u64; 4]>, cur: &BTreeMap<String, [u64; 4]
 enum Cmd {
     LevelStart(usize),
     LevelEnd,
-    /// A report interval ended: sample now, so that a sample covers the
-    /// interval the report shows and the sampler wakes when the run's other
-    /// threads do, not at a moment of its own.
-    Tick,
+    /// A report interval ended, at this many seconds of the level's clock:
+    /// sample now, so that a sample covers the interval the report shows and
+    /// the sampler wakes when the run's other threads do, not at a moment of
+    /// its own.
+    Tick(f64),
     Finish(mpsc::Sender<Snapshot>),
 }
 
@@ -273,6 +274,14 @@ pub struct SampleRow {
     pub sample: Sample,
     /// At a level's end with `--profile-server`: its folded stacks, or why there are none.
     pub profile: Option<std::result::Result<String, String>>,
+}
+
+/// Whether a report interval's end at `t` s of the level calls for a sample, the latest having
+/// been at `sampled_at` s: once a period has passed on the intervals' clock (less a twentieth,
+/// for a tick a little early), so that intervals shorter than the period are sampled every few
+/// ticks, evenly.
+fn tick_due(t: f64, sampled_at: f64, period: Duration) -> bool {
+    t - sampled_at + period.as_secs_f64() / 20.0 >= period.as_secs_f64()
 }
 
 /// Samples server counters (and disk counters when the server is local) at
@@ -397,6 +406,8 @@ impl Sampler {
                     let mut last = Instant::now();
                     // Once intervals tick, the timer only stands in for a tick that does not come.
                     let mut ticked = false;
+                    // Where the level's latest sample stands on the intervals' clock (seconds).
+                    let mut sampled_at = 0.0;
                     // The counters before the latest sample of the level, to take it again.
                     let mut redo = None;
                     loop {
@@ -408,13 +419,15 @@ impl Sampler {
                             Err(mpsc::RecvTimeoutError::Timeout) => None,
                             Err(mpsc::RecvTimeoutError::Disconnected) => break,
                         };
-                        if matches!(cmd, Some(Cmd::Tick)) {
+                        if let Some(Cmd::Tick(t)) = cmd {
                             ticked = true;
                             // Intervals shorter than the period: the first tick a period after the
-                            // last sample (the slack: a sample that was itself a little late).
-                            if last.elapsed() + period / 20 < period {
+                            // last sample, counted on the intervals' clock: a sample taken late (a
+                            // busy machine) must not make the next tick, on time, look too soon.
+                            if !tick_due(t, sampled_at, period) {
                                 continue;
                             }
+                            sampled_at = t;
                         }
                         if let Some(Cmd::Finish(reply)) = cmd {
                             let mut errs = Vec::new();
@@ -481,7 +494,7 @@ impl Sampler {
                             prev_node = nd;
                         }
                         let dt = now.duration_since(last).as_secs_f64();
-                        redo = (level.is_some() && matches!(cmd, None | Some(Cmd::Tick))).then_some(before);
+                        redo = (level.is_some() && matches!(cmd, None | Some(Cmd::Tick(_)))).then_some(before);
                         last = now;
                         prev = cur;
                         prev_disk = disk;
@@ -491,11 +504,16 @@ impl Sampler {
                                 // Baseline: what moved before the level (pause, prepare) is not the level's.
                                 write(SampleRow { level_no: n, seq: 0, t: 0.0, dt, sample, profile: None });
                                 level = Some((n, now, 1));
+                                sampled_at = 0.0;
                                 profiling.level_start(now);
                                 profiling.tick(now, &profiled);
                             }
-                            Some(Cmd::LevelEnd | Cmd::Tick) | None => {
+                            Some(Cmd::LevelEnd | Cmd::Tick(_)) | None => {
                                 if let Some((n, t0, seq)) = level {
+                                    if cmd.is_none() {
+                                        // The timer stood in for a tick: the next is a period from now.
+                                        sampled_at = now.duration_since(t0).as_secs_f64();
+                                    }
                                     profiling.tick(now, &profiled);
                                     let profile = if matches!(cmd, Some(Cmd::LevelEnd)) { profiling.level_end() } else { None };
                                     let mut sample = sample;
@@ -537,9 +555,9 @@ impl Sampler {
         let _ = self.tx.send(Cmd::LevelEnd);
     }
 
-    /// A report interval ended.
-    pub fn tick(&self) {
-        let _ = self.tx.send(Cmd::Tick);
+    /// A report interval ended, `t` seconds into the level.
+    pub fn tick(&self, t: f64) {
+        let _ = self.tx.send(Cmd::Tick(t));
     }
 
     /// The end snapshot; stops the thread.
@@ -588,5 +606,34 @@ mod tests {
         let s = delta(&a, &b);
         assert_eq!(s.deltas["Innodb_buffer_pool_reads"], 15.0);
         assert_eq!(s.gauges["Innodb_buffer_pool_pages_dirty"], 3.0);
+    }
+
+    // A sample read 100 ms late (a loaded host) put the next tick, on time, less than a
+    // period after it by the wall clock: that tick was passed over and a level of six
+    // half-second intervals got five samples.
+    #[test]
+    fn a_late_sample_does_not_skip_the_next_tick() {
+        let half = Duration::from_millis(500);
+        // Ticks every 0.5 s with a 0.5 s period: each is due, however late the last was read.
+        let mut at = 0.0;
+        for i in 1..=6 {
+            let t = i as f64 * 0.5;
+            assert!(tick_due(t, at, half), "tick at {t} after a sample at {at}");
+            at = t;
+        }
+        // Intervals of 0.2 s: every third tick (0.6, 1.2 ...), evenly.
+        let mut at = 0.0;
+        let due: Vec<f64> = (1..=10)
+            .map(|i| i as f64 * 0.2)
+            .filter(|&t| {
+                let d = tick_due(t, at, half);
+                if d {
+                    at = t;
+                }
+                d
+            })
+            .collect();
+        assert_eq!(due.len(), 3, "{due:?}");
+        assert!((due[0] - 0.6).abs() < 1e-9 && (due[1] - 1.2).abs() < 1e-9, "{due:?}");
     }
 }

@@ -615,7 +615,7 @@ impl Sink for StoreSink {
         l.write_interval(iv, seq);
         l.written += 1;
         if let Some(s) = &l.sampler {
-            s.tick();
+            s.tick(iv.t);
         }
     }
 

@@ -8,6 +8,8 @@
 #![allow(dead_code)]
 
 pub mod pgpair;
+pub mod probe;
+pub mod watch;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -198,31 +198,63 @@ pub fn deleter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane:
     })
 }
 
+/// iibench.py's pacing of a query step's writer: each second's batches at once, then a
+/// wait to the second's end; a second that ran late is not caught up on (the next starts
+/// when it ends). The last second is waited out too, so a step of N seconds at R rows a
+/// second lasts N seconds, not N - 1 and a burst: its rate is what was asked.
+#[derive(Clone, Copy, Debug)]
+pub struct Pace {
+    per_second: u64,
+    second: Instant,
+}
+
+impl Pace {
+    /// `rate` rows a second in batches of `batch`, the first second starting `now`.
+    pub fn new(rate: u32, batch: u32, now: Instant) -> Pace {
+        Pace { per_second: (rate as u64).div_ceil(batch as u64).max(1), second: now }
+    }
+
+    /// Before batch `n` (from 0), at `now`: the instant to wait for, if any.
+    pub fn before(&mut self, n: u64, now: Instant) -> Option<Instant> {
+        if n == 0 || !n.is_multiple_of(self.per_second) {
+            return None;
+        }
+        let until = self.second + Duration::from_secs(1);
+        // On time, the next second starts where this one ends, so waits do not add up
+        // their wake-up delays; late, it starts now.
+        self.second = until.max(now);
+        (now < until).then_some(until)
+    }
+
+    /// After the last batch, at `now`: the end of its second, if still to come.
+    pub fn end(&self, now: Instant) -> Option<Instant> {
+        let until = self.second + Duration::from_secs(1);
+        (now < until).then_some(until)
+    }
+}
+
+/// Sleeps until `until` in slices, so that Ctrl-C (or the step's end) is seen within one.
+async fn sleep_until(cur: &Current, until: Instant) {
+    while Instant::now() < until && !cur.stopping() {
+        tokio::time::sleep((until - Instant::now()).min(Duration::from_millis(50))).await;
+    }
+}
+
 /// A query step's writer for client `lane`: batches of 50 rows at `rate`
-/// rows a second, as iibench.py paces them: the second's batches, then a
-/// sleep to the second's end, never catching up on a second that ran late.
+/// rows a second, paced as iibench.py paces them ([`Pace`]).
 pub fn inserter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane: usize, rate: u32) -> Result<Writer> {
     spawn(format!("ibench-insert-{lane}"), cur.clone(), move || async move {
         let table = shape.table_of(lane).to_string();
         let batch = cur.step.batch();
-        let per_second = (rate as u64).div_ceil(batch as u64).max(1);
         let mut conn = Conn::admin(&cfg).await?;
         let l = &cur.lanes[lane];
         let mut rng = shape.rng(1_000 + lane as u64);
         let (mut sql_text, mut t) = (String::new(), Tally::default());
-        let mut second = Instant::now();
+        let mut pace = Pace::new(rate, batch, Instant::now());
         let mut n = 0u64;
         while n < cur.batches && !cur.stopping() {
-            if n > 0 && n.is_multiple_of(per_second) {
-                let spent = second.elapsed();
-                if spent < Duration::from_millis(950) {
-                    // In slices, so that Ctrl-C is seen within one.
-                    let until = second + Duration::from_secs(1);
-                    while Instant::now() < until && !cur.stopping() {
-                        tokio::time::sleep((until - Instant::now()).min(Duration::from_millis(50))).await;
-                    }
-                }
-                second = Instant::now();
+            if let Some(until) = pace.before(n, Instant::now()) {
+                sleep_until(&cur, until).await;
             }
             if shape.deletes() {
                 l.wait_while(&cur, Current::stopping, Lane::ahead).await;
@@ -238,6 +270,9 @@ pub fn inserter(shape: Arc<Shape>, cfg: Arc<ConnConfig>, cur: Arc<Current>, lane
             l.add_insert();
             t.rows_inserted += batch as u64;
             n += 1;
+        }
+        if let Some(until) = pace.end(Instant::now()).filter(|_| n == cur.batches) {
+            sleep_until(&cur, until).await;
         }
         l.done.store(true, Ordering::Release);
         conn.close().await;
@@ -330,5 +365,65 @@ mod tests {
             assert_eq!(woken.0.load(Ordering::SeqCst), 1, "the step's end wakes the deleter at once");
             assert_eq!(wait.as_mut().poll(&mut cx), Poll::Ready(false), "nothing more to delete: it stops");
         });
+    }
+
+    /// A writer's whole step against a fake clock: `took(n)` is how long batch `n` takes;
+    /// returns the step's length and the batch start times, in seconds.
+    fn paced(rate: u32, batches: u64, took: impl Fn(u64) -> f64) -> (f64, Vec<f64>) {
+        let t0 = Instant::now();
+        let mut now = t0;
+        let mut pace = Pace::new(rate, 50, now);
+        let mut starts = Vec::new();
+        for n in 0..batches {
+            if let Some(until) = pace.before(n, now) {
+                now = until;
+            }
+            starts.push((now - t0).as_secs_f64());
+            now += Duration::from_secs_f64(took(n));
+        }
+        if let Some(until) = pace.end(now) {
+            now = until;
+        }
+        ((now - t0).as_secs_f64(), starts)
+    }
+
+    // A step of 2 s at 100 rows a second ended after 1 s and a burst: its last
+    // second's batches went out at once and nothing waited for that second's
+    // end, so a newcomer saw 384 rows/s against a target of 200, "rate met".
+    #[test]
+    fn a_query_steps_writer_lasts_the_seconds_asked_at_the_rate_asked() {
+        // 100 rows a second, 2 s: 4 batches of 50, two a second.
+        let (secs, starts) = paced(100, 4, |_| 0.01);
+        assert!((secs - 2.0).abs() < 1e-9, "{secs}");
+        assert_eq!(starts.iter().map(|s| (s * 100.0).round() / 100.0).collect::<Vec<_>>(), [0.0, 0.01, 1.0, 1.01]);
+        assert!((4.0 * 50.0 / secs - 100.0).abs() < 1e-6);
+        // 1000 rows a second for 3 s: 20 batches a second, the rate exact.
+        let (secs, _) = paced(1000, 60, |_| 0.002);
+        assert!((secs - 3.0).abs() < 1e-9 && (60.0 * 50.0 / secs - 1000.0).abs() < 1e-6, "{secs}");
+    }
+
+    #[test]
+    fn a_second_that_ran_late_is_not_caught_up_on() {
+        // The first second's two batches take 0.7 s each: the second ends at 1.4 s, and the
+        // next begins then, without a wait and without a burst to make up for it.
+        let (secs, starts) = paced(100, 4, |n| if n < 2 { 0.7 } else { 0.01 });
+        assert!((starts[2] - 1.4).abs() < 1e-9, "{starts:?}");
+        assert!((secs - 2.4).abs() < 1e-9, "{secs}");
+        // So the rate falls short of the target, as it should be reported.
+        assert!(200.0 / secs < 0.95 * 100.0);
+    }
+
+    #[test]
+    fn waits_on_time_do_not_add_up() {
+        // Each wait overslept by 30 ms (a busy machine): the seconds still start on the
+        // whole seconds, not 30 ms later each time.
+        let t0 = Instant::now();
+        let mut pace = Pace::new(50, 50, t0);
+        let mut now = t0;
+        for n in 1..=5u64 {
+            let until = pace.before(n, now + Duration::from_millis(5)).expect("a wait");
+            assert_eq!(until - t0, Duration::from_secs(n), "second {n}");
+            now = until + Duration::from_millis(30);
+        }
     }
 }

@@ -1,0 +1,101 @@
+//! A command watched line by line while it runs, so a test acts on the run's own progress
+//! (its first report interval, a step's banner) instead of a sleep after the spawn: on a
+//! loaded machine a process can take seconds to reach its first transaction, and a fault
+//! injected by the wall clock then lands anywhere in the run, or after it.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A spawned command whose stdout and stderr lines arrive, timed, as it prints them.
+pub struct Watched {
+    child: Child,
+    lines: Receiver<(Instant, String)>,
+    readers: Vec<JoinHandle<Vec<u8>>>,
+    started: Instant,
+    what: String,
+}
+
+/// Reads `pipe` to its end, sending each line with the instant it arrived; returns all of it.
+fn reader(pipe: impl Read + Send + 'static, tx: std::sync::mpsc::Sender<(Instant, String)>) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut r = BufReader::new(pipe);
+        let mut line = Vec::new();
+        // A progress line ends with \r on a terminal; \n here (stdout is a pipe).
+        while r.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
+            let _ = tx.send((Instant::now(), String::from_utf8_lossy(&line).trim_end().to_string()));
+            all.append(&mut line);
+        }
+        all
+    })
+}
+
+impl Watched {
+    pub fn spawn(cmd: &mut Command) -> Watched {
+        let what = format!("{cmd:?}");
+        let started = Instant::now();
+        let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+        let (tx, lines) = channel();
+        let readers = vec![reader(child.stdout.take().unwrap(), tx.clone()), reader(child.stderr.take().unwrap(), tx)];
+        Watched { child, lines, readers, started, what }
+    }
+
+    /// The pid of the watched process.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// When the command was spawned.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Waits for the first line (on stdout or stderr) for which `want` holds; returns it with
+    /// the instant it was printed. Fails the test, with every line seen, when none came within
+    /// `limit` or the command ended first.
+    pub fn wait_for(&mut self, limit: Duration, want: impl Fn(&str) -> bool) -> (Instant, String) {
+        let deadline = Instant::now() + limit;
+        let mut seen = Vec::new();
+        loop {
+            match self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok((at, line)) if want(&line) => return (at, line),
+                Ok((_, line)) => seen.push(line),
+                Err(RecvTimeoutError::Timeout) => {
+                    let _ = self.child.kill();
+                    panic!("{}: no awaited line within {limit:?}; it printed:\n{}", self.what, seen.join("\n"));
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!("{}: ended before the awaited line; it printed:\n{}", self.what, seen.join("\n")),
+            }
+        }
+    }
+
+    /// Waits for the next report interval line (sysbench's `[ 1s ] thds: ...`): the run is
+    /// then at least one interval into its own clock.
+    pub fn wait_for_interval(&mut self, limit: Duration) -> Instant {
+        self.wait_for(limit, |l| l.starts_with('[') && l.contains("s ] thds:")).0
+    }
+
+    /// Waits for the command to end (killing it and failing the test past `limit` from now),
+    /// with all it printed.
+    pub fn finish(mut self, limit: Duration) -> Output {
+        let deadline = Instant::now() + limit;
+        let status: ExitStatus = loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                break st;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("{} still running {limit:?} after it was awaited: killed", self.what);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut readers = self.readers.drain(..);
+        let stdout = readers.next().unwrap().join().unwrap();
+        let stderr = readers.next().unwrap().join().unwrap();
+        Output { status, stdout, stderr }
+    }
+}
