@@ -46,7 +46,7 @@ echo "fairbench: building go-ycsb $FB_GO_YCSB_VERSION into $dir (once; about 3 m
         echo "import _ \"github.com/pingcap/go-ycsb/cmd/go-ycsb\""
     } >tools.go
     "$go" mod tidy
-    "$go" build -o "$work/go-ycsb" github.com/pingcap/go-ycsb/cmd/go-ycsb
+    "$go" build -ldflags -w -o "$work/go-ycsb" github.com/pingcap/go-ycsb/cmd/go-ycsb
 ) >"$log" 2>&1 </dev/null || {
     tail -n 20 "$log" >&2
     echo "fairbench: building go-ycsb failed (log above, in $log)" >&2

@@ -49,7 +49,7 @@ log=$dir/tidb-build.log
 (
     cd "$work/src"
     "$go" mod tidy &&
-        "$go" build -o "$work/tidb-server" github.com/pingcap/tidb/cmd/tidb-server
+        "$go" build -ldflags -w -o "$work/tidb-server" github.com/pingcap/tidb/cmd/tidb-server
 ) >"$log" 2>&1 </dev/null || {
     tail -n 20 "$log" >&2
     echo "fairbench: building tidb-server failed (log above, in $log)" >&2

@@ -49,7 +49,7 @@ echo "fairbench: building Vitess $FB_VITESS_VERSION into $dir (once; about 6 min
     } >tools.go
     "$go" mod tidy
     mkdir -p "$work/out"
-    "$go" build -o "$work/out/" "${FB_VITESS_TOOLS[@]/#/vitess.io/vitess/go/cmd/}"
+    "$go" build -ldflags -w -o "$work/out/" "${FB_VITESS_TOOLS[@]/#/vitess.io/vitess/go/cmd/}"
 ) >"$log" 2>&1 </dev/null || {
     tail -n 20 "$log" >&2
     echo "fairbench: building Vitess failed (log above, in $log)" >&2

@@ -7,7 +7,8 @@
 #     protobuf, etcd's client, Prometheus...) are downloaded and compiled once; its owner
 #     removes it;
 #   - otherwise a cache in `work`, removed with it (some GB each: only the binaries stay).
-# Builds use every core: go's default -p.
+# Builds use every core (go's default -p) and leave out DWARF (-w: a shorter link); the
+# symbol table stays, for perf's stacks of a profiled server (--profile-server).
 
 fb_go_begin() {
     local name=$1 min=$2 have

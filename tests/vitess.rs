@@ -76,11 +76,26 @@ fn a_run_says_how_its_queries_were_routed_and_what_each_part_spent_and_the_audit
     };
     run(&md, &[]);
     let text = run(&vitess_url(), &[]);
-    // Ten point selects go to one shard, the range selects to both.
+    // Ten point selects go to one shard, the four range selects to both: 4 of 14 scatter.
     let line = text.lines().find(|l| l.contains("queries/t by shards reached")).unwrap_or_else(|| panic!("no routing line:\n{text}"));
-    assert!(line.contains("one 10.00") && line.contains("% to every shard"), "{line}");
+    assert!(line.contains("one 10.00") && line.contains("all 4.00"), "{line}");
+    assert_eq!(scatter_percent(&line), 29.0, "{line}");
+    // What each part of the cluster spent, and that it adds up: the parts and the client
+    // account for the host's busy CPU, less what else runs here (the other test servers,
+    // the Kubernetes node: at most 30%), and never for more (5% for the sampling's edges).
     let parts = text.lines().find(|l| l.contains("server CPU/t by part")).unwrap_or_else(|| panic!("no parts line:\n{text}"));
-    assert!(parts.contains("vtgate ") && parts.contains("vttablet ") && parts.contains("mysqld "), "{parts}");
+    let each = part_cpu(parts);
+    let names: Vec<&str> = each.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(["vtgate", "tablet", "mariadb"].iter().all(|n| names.contains(n)), "{parts}");
+    assert!(each.iter().all(|(_, us)| *us > 0.0), "{parts}");
+    let e = last_efficiency(&store);
+    let (host, client) = (e["host_cpu_us_per_trx"].as_f64().unwrap(), e["client_cpu_us_per_trx"].as_f64().unwrap());
+    let sum = each.iter().map(|(_, us)| us).sum::<f64>() + client;
+    assert!(sum <= host * 1.05 && sum >= host * 0.7, "parts {each:?} and client {client:.1} µs/t = {sum:.1} against the host's busy {host:.1} µs/t");
+    // Point selects carry the sharding key: none reaches every shard.
+    let points = run_point_selects(&dir.join("points.sqlite"));
+    let line = points.lines().find(|l| l.contains("queries/t by shards reached")).unwrap_or_else(|| panic!("no routing line:\n{points}"));
+    assert_eq!(scatter_percent(&line), 0.0, "{line}");
     run(&vitess_url(), &["--session-options", "SET transaction_mode = 'single'"]);
     let audit = |ids: &[&str]| -> Value { serde_json::from_str(&stdout(&run_ok(fairbench().args(["audit", "--json"]).args(ids).arg("--results").arg(&store)))).unwrap() };
     let rules = |v: &Value| -> Vec<String> { v["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect() };
@@ -97,4 +112,34 @@ fn a_run_says_how_its_queries_were_routed_and_what_each_part_spent_and_the_audit
     for target in [md.as_str(), &vitess_url()] {
         run_ok(fairbench().args(["cleanup", "oltp_read_only", "--target", target]).args(size));
     }
+}
+
+/// The share printed after a routing line: `... (29% to every shard)`.
+fn scatter_percent(line: &str) -> f64 {
+    let inside = line.rsplit_once('(').and_then(|(_, r)| r.split_once("% to every shard")).unwrap_or_else(|| panic!("no share in {line}")).0;
+    inside.parse().unwrap_or_else(|_| panic!("not a number: {inside} in {line}"))
+}
+
+/// `server CPU/t by part at 2 threads, µs: mariadb 800.0, tablet 400.0, vtgate 800.0`.
+fn part_cpu(line: &str) -> Vec<(String, f64)> {
+    let list = line.split_once("µs: ").unwrap_or_else(|| panic!("no figures in {line}")).1;
+    list.split(", ")
+        .map(|p| {
+            let (name, us) = p.rsplit_once(' ').unwrap_or_else(|| panic!("{p} in {line}"));
+            (name.to_string(), us.parse().unwrap_or_else(|_| panic!("not a number: {us} in {line}")))
+        })
+        .collect()
+}
+
+/// The efficiency figures of the store's last run's first level.
+fn last_efficiency(store: &std::path::Path) -> Value {
+    let e: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "--json", "--results"]).arg(store)))).unwrap();
+    let runs = e.as_array().cloned().or_else(|| e["runs"].as_array().cloned()).unwrap();
+    runs.last().unwrap()["levels"][0]["efficiency"].clone()
+}
+
+/// Point selects through vtgate on the audit test's table, stored: the summary's text.
+fn run_point_selects(store: &std::path::Path) -> String {
+    let size = ["--tables", "1", "--table-size", "2000", "--table-name", "vaud"];
+    stdout(&run_ok(fairbench().args(["run", "oltp_point_select", "--target", &vitess_url(), "--threads", "2", "--time", "3"]).args(size).arg("--results").arg(store)))
 }

@@ -439,3 +439,23 @@ impl Common {
         Common::new(key, format!("{key}: {why}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Routing;
+
+    #[test]
+    fn scatter_share_is_the_share_of_routed_queries_that_reached_every_shard() {
+        // Nothing routed: no share to give (not 0%, which would claim point queries).
+        assert_eq!(Routing::default().scatter_share(), None);
+        // Every query carries the sharding key: none scatters.
+        assert_eq!(Routing { single: 10.0, multi: 0.0, scatter: 0.0 }.scatter_share(), Some(0.0));
+        // sysbench's read-only transaction on two shards: ten point selects to one, four
+        // ranges to both.
+        let ro = Routing { single: 10.0, multi: 0.0, scatter: 4.0 }.scatter_share().unwrap();
+        assert!((ro - 4.0 / 14.0).abs() < 1e-12, "{ro}");
+        // Queries to several shards but not all count among the routed, not the scattered.
+        assert_eq!(Routing { single: 1.0, multi: 2.0, scatter: 1.0 }.scatter_share(), Some(0.25));
+        assert_eq!(Routing { single: 0.0, multi: 0.0, scatter: 3.0 }.scatter_share(), Some(1.0));
+    }
+}
