@@ -11,7 +11,10 @@ run them: l.i0, l.x, l.i1, l.i2, qr100, qp100, qr500, qp500, qr1000, qp1000.
         [--change-rows 100000] [--query-secs 10] [--reps 2]
 
 iibench.py is not part of fairbench: take it from the public repository
-mdcallag/mytools (bench/ibench/iibench.py). Its drivers come from PyPI
+mdcallag/mytools (bench/ibench/iibench.py) at the commit pinned below
+(IIBENCH_COMMIT); a file of other content is refused, so that two results
+files compare the same reference, unless --any-iibench is given (the file's
+SHA-256 is then recorded as not the pinned one). Its drivers come from PyPI
 (mysqlclient, psycopg2-binary) into a virtual environment under
 ~/.cache/fairbench/ibench-venv, made on the first run (mysqlclient needs
 libmariadb-dev and pkg-config).
@@ -301,6 +304,26 @@ def shapes_pass(py, ib, fb, a, engine, store):
     return out
 
 
+# The iibench.py these results are measured against: mdcallag/mytools at this commit (the
+# file's last change; the same content through e1ba3d9, 2026-06-17), and the file's SHA-256.
+IIBENCH_COMMIT = "bbdf6295b6436fe7606b3e03d39a9c8caaa9645e"
+IIBENCH_SHA256 = "d10a329123f60668ab94d31d47f058636a400c377f16efd3b039741d75931f97"
+
+
+def iibench_pin(path, any_version):
+    """The reference's identity for the results: {commit, sha256, pinned}; exits on a file that
+    is not the pinned one unless any_version."""
+    import hashlib
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    pinned = digest == IIBENCH_SHA256
+    if not pinned and not any_version:
+        sys.exit(f"{path} is not iibench.py of mdcallag/mytools at {IIBENCH_COMMIT[:12]} (SHA-256 {digest[:16]}..., "
+                 f"pinned {IIBENCH_SHA256[:16]}...): check out that commit, or pass --any-iibench to measure another")
+    return {"repository": "mdcallag/mytools", "path": "bench/ibench/iibench.py",
+            "commit": IIBENCH_COMMIT if pinned else None, "sha256": digest, "pinned": pinned}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--engines", default="maria,pg")
@@ -313,6 +336,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS-ibench"))
     ap.add_argument("--no-shapes", action="store_true")
     ap.add_argument("--report-only", action="store_true", help="write the .md again from the .json of an earlier run")
+    ap.add_argument("--any-iibench", action="store_true", help="measure an iibench.py other than the pinned one")
     a = ap.parse_args()
     if a.report_only:
         with open(a.out + ".json") as f:
@@ -321,10 +345,12 @@ def main():
             f.write(markdown(results))
         return
     ib = os.environ.get("IIBENCH_PY") or sys.exit("set IIBENCH_PY to iibench.py (mdcallag/mytools, bench/ibench/iibench.py)")
+    reference = iibench_pin(ib, a.any_iibench)
     py = venv_python()
     os.makedirs(CACHE, exist_ok=True)
     store = os.path.join(CACHE, f"ibench-bench-{os.getpid()}.sqlite")
-    results = {"rows": a.rows, "clients": a.clients, "change_rows": a.change_rows, "query_secs": a.query_secs, "reps": a.reps, "engines": {}}
+    results = {"rows": a.rows, "clients": a.clients, "change_rows": a.change_rows, "query_secs": a.query_secs, "reps": a.reps,
+               "iibench_py": reference, "engines": {}}
     for name in a.engines.split(","):
         engine = Engine(name)
         per = {"iibench.py": [], "fairbench": []}
@@ -355,10 +381,19 @@ def main():
     print(markdown(results))
 
 
+def reference_line(ref):
+    if not ref:
+        return "The reference: iibench.py of mdcallag/mytools, version not recorded (results from before the pin)."
+    if ref.get("pinned"):
+        return f"The reference: iibench.py of {ref['repository']} at commit {ref['commit']} (SHA-256 {ref['sha256']})."
+    return f"The reference: an iibench.py that is NOT the pinned one (SHA-256 {ref['sha256']}; pinned: {IIBENCH_COMMIT})."
+
+
 def markdown(r):
     o = ["# The Insert Benchmark: fairbench against iibench.py", "",
          f"`python3 bench/ibench.py --rows {r['rows']} --clients {r['clients']} --change-rows {r['change_rows']} --query-secs {r['query_secs']} --reps {r['reps']}`",
          "on this kind of machine (2 vCPU), the tools alternating; figures are medians (min-max) over the repetitions.", "",
+         reference_line(r.get("iibench_py")), "",
          "Reading it: iibench.py's step time is the wall time of its client processes, as np.sh takes it, so their start and join",
          "(about a second here) are in it: at a small --rows that second is most of l.i0 and l.x, and in query steps shorter than",
          "a few minutes it keeps iibench.py's writers under the 95% of their rate Small Datum's check asks (fairbench's step starts",

@@ -1,9 +1,11 @@
 //! deploy/kubernetes run for real on the one-node cluster scripts/kubernetes-node.sh starts
 //! (scripts/test.sh brings it up and exports KUBECONFIG and FAIRBENCH_TEST_KUBECTL): the
 //! image deploy/image.sh makes from this build, the manifests applied with `kubectl apply -k`
-//! through deploy/kubernetes-one-node, groups of 3 pods on MariaDB and on PostgreSQL merged
+//! through deploy/kubernetes-one-node (on MariaDB after deploy/kubernetes/prepare-job.yaml
+//! loaded the tables in the cluster), groups of 3 pods on MariaDB and on PostgreSQL merged
 //! to the sum of their members, members retried until the server answers, a pod deleted
-//! mid-run, a wrong command line, a group that does not gather. Each test works in a
+//! mid-run (its container's exit code as the kubelet records it), a wrong command line, a
+//! group that does not gather. Each test works in a
 //! namespace of its own and deletes it afterwards.
 
 mod common;
@@ -65,6 +67,35 @@ impl Namespace {
     /// Applies deploy/kubernetes-one-node with the target and these ConfigMap values.
     fn apply(&self, target: &str, config: &[(&str, &str)]) {
         self.kube(&["create", "secret", "generic", "fairbench-target", &format!("--from-literal=url={target}")]);
+        self.apply_group(config);
+    }
+
+    /// The docs' first step on this node: deploy/kubernetes's ConfigMap and prepare-job.yaml,
+    /// as they are, with the same patches the one-node overlay gives the group's Job (the
+    /// node's network, the image loaded by hand, a small CPU request); waits for the prepare
+    /// Job to complete.
+    fn prepare(&self, target: &str, config: &[(&str, &str)]) {
+        self.kube(&["create", "secret", "generic", "fairbench-target", &format!("--from-literal=url={target}")]);
+        let dir = scratch_dir(&format!("kube_prepare_{}", self.0));
+        for f in ["configmap.yaml", "prepare-job.yaml"] {
+            std::fs::copy(repo().join("deploy/kubernetes").join(f), dir.join(f)).unwrap();
+        }
+        let mut k = format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: {}\nresources:\n  - configmap.yaml\n  - prepare-job.yaml\npatches:\n", self.0);
+        k.push_str("  - target:\n      kind: ConfigMap\n      name: fairbench\n    patch: |-\n");
+        for (key, value) in config {
+            k.push_str(&format!("      - op: replace\n        path: /data/{key}\n        value: \"{value}\"\n"));
+        }
+        k.push_str(
+            "  - target:\n      kind: Job\n      name: fairbench-prepare\n    patch: |-\n      - op: replace\n        path: /spec/template/spec/containers/0/imagePullPolicy\n        value: Never\n      - op: replace\n        path: /spec/template/spec/containers/0/resources/requests\n        value: {cpu: 100m, memory: 64Mi}\n      - op: add\n        path: /spec/template/spec/hostNetwork\n        value: true\n      - op: add\n        path: /spec/template/spec/dnsPolicy\n        value: Default\n",
+        );
+        std::fs::write(dir.join("kustomization.yaml"), k).unwrap();
+        run_ok(kubectl().arg("apply").arg("-k").arg(&dir));
+        let waited = kubectl().args(["-n", &self.0, "wait", "--for=condition=complete", "--timeout=180s", "job/fairbench-prepare"]).output().unwrap();
+        assert!(waited.status.success(), "the prepare Job did not complete: {}\n{}", String::from_utf8_lossy(&waited.stderr), self.kube(&["logs", "job/fairbench-prepare"]));
+    }
+
+    /// deploy/kubernetes-one-node with these ConfigMap values, the Secret already there.
+    fn apply_group(&self, config: &[(&str, &str)]) {
         let dir = scratch_dir(&format!("kube_{}", self.0));
         let mut k = format!(
             "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: {}\nresources:\n  - {}\npatches:\n  - target:\n      kind: ConfigMap\n      name: fairbench\n    patch: |-\n",
@@ -159,6 +190,13 @@ struct Database {
 
 impl Database {
     fn prepared(engine: &'static str, name: &str, size: &str) -> Database {
+        let db = Database::empty(engine, name);
+        run_ok(fairbench().args(["prepare", "oltp_read_write", "--tables", "1", "--table-size", size, "--target", &db.target]));
+        db
+    }
+
+    /// The database without tables, for a prepare Job to load.
+    fn empty(engine: &'static str, name: &str) -> Database {
         let base = if engine == "mysql" { mysql_url() } else { pg_url() };
         if engine == "mysql" {
             mysql_admin(&format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"));
@@ -167,7 +205,6 @@ impl Database {
             pg_admin(&format!("CREATE DATABASE {name} OWNER {}", parse_url(&base).user));
         }
         let target = format!("{}/{name}", base.rsplit_once('/').unwrap().0);
-        run_ok(fairbench().args(["prepare", "oltp_read_write", "--tables", "1", "--table-size", size, "--target", &target]));
         Database { engine, name: name.to_string(), target }
     }
 }
@@ -195,10 +232,30 @@ fn started_at(log: &str) -> f64 {
     line.split(" started at ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
 }
 
+/// A group of three on `engine`; on MariaDB the tables are loaded in the cluster by
+/// deploy/kubernetes/prepare-job.yaml first, as docs/many-hosts.md says.
 fn group_of_three(engine: &'static str) {
     let ns = Namespace::new(&format!("group-{engine}"));
-    let db = Database::prepared(engine, &format!("fbk8s_{engine}"), "1000");
-    ns.apply(&db.target, &[("FAIRBENCH_GROUP", &format!("k8s-{engine}")), ("FAIRBENCH_TABLE_SIZE", "1000"), ("FAIRBENCH_THREADS", "2"), ("FAIRBENCH_TIME", "4"), ("FAIRBENCH_GROUP_TIMEOUT", "120")]);
+    let name = format!("fbk8s_{engine}");
+    let config = [
+        ("FAIRBENCH_GROUP", format!("k8s-{engine}")),
+        ("FAIRBENCH_TABLE_SIZE", "1000".into()),
+        ("FAIRBENCH_THREADS", "2".into()),
+        ("FAIRBENCH_TIME", "4".into()),
+        ("FAIRBENCH_GROUP_TIMEOUT", "120".into()),
+    ];
+    let config: Vec<(&str, &str)> = config.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let _db = if engine == "mysql" {
+        let db = Database::empty(engine, &name);
+        ns.prepare(&db.target, &config);
+        assert_eq!(mysql_admin(&format!("SELECT COUNT(*) FROM {name}.sbtest1")).trim(), "1000", "the prepare Job loaded the table");
+        ns.apply_group(&config);
+        db
+    } else {
+        let db = Database::prepared(engine, &name, "1000");
+        ns.apply(&db.target, &config);
+        db
+    };
     let end = ns.finish(Duration::from_secs(240));
     let pods = ns.pods();
     assert!(end.contains("Complete:"), "{end}\n{pods:?}");
@@ -230,7 +287,24 @@ fn a_pod_deleted_mid_run_is_a_lost_member_and_not_retried() {
     loop {
         let pods = ns.pods();
         if pods.len() == 3 && pods.iter().all(|p| p.2 == "Running" && ns.kube(&["logs", &p.1]).contains(" started at ")) {
+            // The pod's own record of how its container ended, read as the kubelet writes
+            // it (the pod object goes once the Job has counted it).
+            let mut watch = watch::Watched::spawn(kubectl().args([
+                "-n",
+                &ns.0,
+                "get",
+                "pod",
+                &pods[1].1,
+                "--watch",
+                "-o",
+                "jsonpath={.status.containerStatuses[0].state.terminated.exitCode} {.status.containerStatuses[0].state.terminated.reason}{\"\\n\"}",
+            ]));
             ns.kube(&["delete", "pod", &pods[1].1, "--wait=false"]);
+            let (_, ended) = watch.wait_for(Duration::from_secs(60), |l| l.split_whitespace().next().is_some_and(|w| w.parse::<i32>().is_ok()));
+            watch.kill();
+            // Ctrl-C's code: the SIGTERM of the deletion stopped the run within its grace
+            // period, saying so, rather than the SIGKILL after it (137).
+            assert_eq!(ended.split_whitespace().next(), Some("130"), "member 1's container ended: {ended}");
             break;
         }
         assert!(t.elapsed() < Duration::from_secs(120), "the group did not start: {pods:?}");

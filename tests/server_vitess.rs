@@ -96,24 +96,24 @@ fn port_of(url: &str) -> u16 {
 }
 
 #[test]
-fn a_two_shard_sandbox_routes_rows_by_key_runs_durable_and_stops_leaving_nothing() {
+fn a_three_shard_sandbox_routes_rows_by_key_runs_durable_and_stops_leaving_nothing() {
     let _one = serial();
-    let s = Scratch::new("two");
+    let s = Scratch::new("three");
     // The wrong client variables of a user's shell reach none of its programs.
-    let out = run_ok(hostile_env(&mut s.fairbench()).args(["server", "start", "vitess", "--shards", "2", "--profile", "durable", "--transaction-mode", "single", "--env"]));
+    let out = run_ok(hostile_env(&mut s.fairbench()).args(["server", "start", "vitess", "--shards", "3", "--profile", "durable", "--transaction-mode", "single", "--env"]));
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     let dir = PathBuf::from(field(&out, "FAIRBENCH_SANDBOX_DIR"));
     let port: u16 = field(&out, "FAIRBENCH_SANDBOX_PORT").parse().unwrap();
     let status: u16 = field(&out, "FAIRBENCH_SANDBOX_STATUS_PORT").parse().unwrap();
     assert_eq!(field(&out, "FAIRBENCH_SANDBOX_URL"), format!("mysql://fairbench:fairbench@127.0.0.1:{port}/fairbench?status-port={status}&admin-port={}", port + 4));
-    assert_eq!(field(&out, "FAIRBENCH_SANDBOX_SHARDS"), "-80 80-");
+    assert_eq!(field(&out, "FAIRBENCH_SANDBOX_SHARDS"), "-55 55-aa aa-");
     let shards: Vec<u16> = field(&out, "FAIRBENCH_SANDBOX_SHARD_URLS").split(' ').map(port_of).collect();
-    assert_eq!(shards.len(), 2, "{err}");
+    assert_eq!(shards.len(), 3, "{err}");
 
-    // vtgate says it is Vitess, serves both primaries, in the mode asked for.
+    // vtgate says it is Vitess, serves the three primaries, in the mode asked for.
     assert!(sql(port, "SELECT VERSION()").contains("-Vitess"));
     let tablets = sql(port, "SHOW VITESS_TABLETS");
-    assert_eq!(tablets.lines().filter(|l| l.contains("\tPRIMARY\tSERVING\t")).count(), 2, "{tablets}");
+    assert_eq!(tablets.lines().filter(|l| l.contains("\tPRIMARY\tSERVING\t")).count(), 3, "{tablets}");
     assert_eq!(sql(port, "SELECT @@transaction_mode"), "SINGLE");
     // Its account needs its password.
     assert!(Command::new("mariadb").args(["--no-defaults", "-h127.0.0.1", "-ufairbench", "-pwrong", "-e", "SELECT 1"]).arg(format!("-P{port}")).output().unwrap().status.code() != Some(0));
@@ -139,7 +139,7 @@ fn a_two_shard_sandbox_routes_rows_by_key_runs_durable_and_stops_leaving_nothing
     let list = stdout(&run_ok(s.fairbench().args(["server", "list", "--json"])));
     let json: serde_json::Value = serde_json::from_str(&list).unwrap();
     assert_eq!(json[0]["engine"], "vitess");
-    assert_eq!(json[0]["shards"]["shards"].as_array().unwrap().len(), 2);
+    assert_eq!(json[0]["shards"]["shards"].as_array().unwrap().len(), 3);
     assert!(json[0]["version"].as_str().unwrap().contains("MariaDB"), "{list}");
     assert!(!processes_in(&dir).is_empty());
 

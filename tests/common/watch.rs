@@ -78,6 +78,12 @@ impl Watched {
         self.wait_for(limit, |l| l.starts_with('[') && l.contains("s ] thds:")).0
     }
 
+    /// Ends the command (a watcher that never ends by itself).
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Waits for the command to end (killing it and failing the test past `limit` from now),
     /// with all it printed.
     pub fn finish(mut self, limit: Duration) -> Output {
