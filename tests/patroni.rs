@@ -314,17 +314,16 @@ fn ctrl_c_during_start_leaves_nothing_running() {
 // measures them.
 
 /// A run in the background against the cluster's multi-host URL.
-fn start_run(c: &Cluster, workload: &str, table: &str, secs: u32, log: &Path) -> std::process::Child {
+/// The run, watched: the tests act on its own clock (its fifth second), not after a sleep.
+fn start_run(c: &Cluster, workload: &str, table: &str, secs: u32, log: &Path) -> common::watch::Watched {
     let size = ["--table-name", table, "--tables", "2", "--table-size", "10000"];
     run_ok(fairbench().args(["prepare", workload, "--target", &c.url]).args(size));
-    fairbench()
-        .args(["run", workload, "--target", &c.url, "--threads", "4", "--time", &secs.to_string(), "--report-interval", "1", "--output", "json", "--no-save"])
-        .args(size)
-        .arg(format!("--verify-writes={}", log.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    common::watch::Watched::spawn(
+        fairbench()
+            .args(["run", workload, "--target", &c.url, "--threads", "4", "--time", &secs.to_string(), "--report-interval", "1", "--output", "json", "--no-save"])
+            .args(size)
+            .arg(format!("--verify-writes={}", log.display())),
+    )
 }
 
 fn json_lines(out: &Output) -> Vec<serde_json::Value> {
@@ -352,10 +351,10 @@ fn a_switchover_under_writes_loses_nothing_in_synchronous_mode_and_its_outage_is
     let (c, _) = Cluster::start(&root, free_block(27600), &["--nodes", "3", "--sync"]);
     let leader = c.healthy().expect("a healthy cluster after start");
     let log = scratch_dir("patroni-switchover-writes").join("w.log");
-    let child = start_run(&c, "oltp_write_only", "ha_sw_", 16, &log);
-    std::thread::sleep(Duration::from_secs(5));
+    let mut child = start_run(&c, "oltp_write_only", "ha_sw_", 16, &log);
+    let asked = child.wait_for_run_time(Duration::from_secs(120), 5.0).now();
     c.patronictl(&["switchover", "--force"]);
-    let out = child.wait_with_output().unwrap();
+    let out = child.finish(Duration::from_secs(120));
     assert!(out.status.success(), "{}", show(&out));
     let lines = json_lines(&out);
     let s = of_type(&lines, "summary", &out);
@@ -367,7 +366,8 @@ fn a_switchover_under_writes_loses_nothing_in_synchronous_mode_and_its_outage_is
     let gap = &s["outage"]["write"];
     let (from, to, secs) = (gap["from_s"].as_f64().unwrap_or(0.0), gap["to_s"].as_f64().unwrap_or(0.0), gap["secs"].as_f64().unwrap_or(0.0));
     assert!(gap["open"] == false && secs > 0.05 && secs < 10.0, "{gap}");
-    assert!((3.0..12.0).contains(&from), "the longest write gap is not the switchover's: {gap}");
+    // It begins once the switchover is asked for, and within the demotion's time after.
+    assert!(from >= asked - 0.5 && from < asked + 7.0, "the longest write gap (from {from:.2} s) is not the switchover's (asked at {asked:.2} s): {gap}");
     // Synchronous mode: no acknowledged write is lost.
     let w = of_type(&lines, "writes", &out);
     assert_eq!(w["lost"], 0, "{w}");
@@ -420,8 +420,8 @@ fn a_failover_after_the_leader_is_killed_reports_the_lost_writes_the_test_finds_
     let (c, _) = Cluster::start(&root, free_block(28000), &["--nodes", "3"]);
     let leader = c.leader().expect("a leader after start");
     let log = scratch_dir("patroni-failover-writes").join("w.log");
-    let child = start_run(&c, "oltp_insert", "ha_fo_", 30, &log);
-    std::thread::sleep(Duration::from_secs(5));
+    let mut child = start_run(&c, "oltp_insert", "ha_fo_", 30, &log);
+    let clock = child.wait_for_run_time(Duration::from_secs(120), 5.0);
     // The leader's node dies at once: its Patroni (which would restart its
     // PostgreSQL and keep the leader key) and its PostgreSQL, by SIGKILL. In
     // asynchronous mode a replica is promoted once the key expires (ttl
@@ -434,7 +434,8 @@ fn a_failover_after_the_leader_is_killed_reports_the_lost_writes_the_test_finds_
         // SAFETY: kill has no memory-safety preconditions; the pids are the sandbox's.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
-    let out = child.wait_with_output().unwrap();
+    let killed_at = clock.now();
+    let out = child.finish(Duration::from_secs(120));
     // Exit 0, or 5 when acknowledged writes were lost (--verify-writes' check failed).
     assert!(matches!(out.status.code(), Some(0) | Some(5)), "{}", show(&out));
     let lines = json_lines(&out);
@@ -453,6 +454,7 @@ fn a_failover_after_the_leader_is_killed_reports_the_lost_writes_the_test_finds_
     let gap = &s["outage"]["write"];
     let (from, to) = (gap["from_s"].as_f64().unwrap_or(0.0), gap["to_s"].as_f64().unwrap_or(0.0));
     assert!(gap["secs"].as_f64().unwrap_or(0.0) > 1.0, "{gap}");
+    assert!((from - killed_at).abs() <= 1.0, "the longest write gap begins at {from:.2} s, the leader was killed at {killed_at:.2} s: {gap}");
     let (before, after) = tps_around(&lines, from, to);
     eprintln!("failover (asynchronous, leader killed): {before:.0} tps before, {after:.0} after; longest gap without a write {:.2} s from {from:.2} s; errors {}; reconnects {}; lost {} of {} acknowledged, ambiguous {} ({} committed)", gap["secs"].as_f64().unwrap_or(0.0), gap["errors"], s["reconnects"], w["lost"], w["acknowledged"], w["ambiguous"], w["ambiguous_committed"]);
 }

@@ -221,11 +221,6 @@ fn ctrl_c_while_it_starts_ends_within_two_seconds_and_leaves_nothing() {
 /// transactions the crash broke to time out (Vitess's 30 s transaction killer).
 const RUN_SECS: u64 = 45;
 
-/// A number field of one JSON line.
-fn json_f64(line: &str, key: &str) -> f64 {
-    serde_json::from_str::<serde_json::Value>(line).ok().and_then(|v| v[key].as_f64()).unwrap_or(f64::NAN)
-}
-
 /// The run's JSON lines of one type, the last one.
 fn last_of(out: &Output, ty: &str) -> serde_json::Value {
     stdout(out)
@@ -255,16 +250,15 @@ fn a_shards_mariadb_killed_mid_run_gives_reconnects_an_outage_and_loses_no_ackno
     );
     // The kill is timed on the run's own clock: at its third report interval, whenever the
     // machine lets that come (a sleep after the spawn landed anywhere in a loaded run).
-    let (seen, line) = run.wait_for(Duration::from_secs(120), |l| l.contains(r#""type":"interval""#) && json_f64(l, "time_s") >= 3.0);
+    let clock = run.wait_for_run_time(Duration::from_secs(120), 3.0);
     // The first shard's MariaDB dies at once, and comes back as it was once the run has
     // reported two more intervals without it.
     let shard = dir.join("shard1");
     let pid: i32 = std::fs::read_to_string(shard.join("mysqld.pid")).unwrap().trim().parse().unwrap();
     // SAFETY: the pid is the sandbox's MariaDB, read from its own pid file.
     unsafe { libc::kill(pid, libc::SIGKILL) };
-    // The run's clock at the kill: the interval's end, plus the time since its line came.
-    let killed_at = json_f64(&line, "time_s") + seen.elapsed().as_secs_f64();
-    run.wait_for(Duration::from_secs(60), |l| l.contains(r#""type":"interval""#) && json_f64(l, "time_s") >= killed_at + 2.0);
+    let killed_at = clock.now();
+    run.wait_for_run_time(Duration::from_secs(60), killed_at + 2.0);
     let mut again = Command::new("mariadbd");
     again.arg(format!("--defaults-file={}", shard.join("my.cnf").display())).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
     // SAFETY: geteuid has no preconditions.

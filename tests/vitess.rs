@@ -79,7 +79,7 @@ fn a_run_says_how_its_queries_were_routed_and_what_each_part_spent_and_the_audit
     // Ten point selects go to one shard, the four range selects to both: 4 of 14 scatter.
     let line = text.lines().find(|l| l.contains("queries/t by shards reached")).unwrap_or_else(|| panic!("no routing line:\n{text}"));
     assert!(line.contains("one 10.00") && line.contains("all 4.00"), "{line}");
-    assert_eq!(scatter_percent(&line), 29.0, "{line}");
+    assert_eq!(scatter_percent(line), 29.0, "{line}");
     // What each part of the cluster spent, and that it adds up: the parts and the client
     // account for the host's busy CPU, less what else runs here (the other test servers,
     // the Kubernetes node: at most 30%), and never for more (5% for the sampling's edges).
@@ -95,7 +95,7 @@ fn a_run_says_how_its_queries_were_routed_and_what_each_part_spent_and_the_audit
     // Point selects carry the sharding key: none reaches every shard.
     let points = run_point_selects(&dir.join("points.sqlite"));
     let line = points.lines().find(|l| l.contains("queries/t by shards reached")).unwrap_or_else(|| panic!("no routing line:\n{points}"));
-    assert_eq!(scatter_percent(&line), 0.0, "{line}");
+    assert_eq!(scatter_percent(line), 0.0, "{line}");
     run(&vitess_url(), &["--session-options", "SET transaction_mode = 'single'"]);
     let audit = |ids: &[&str]| -> Value { serde_json::from_str(&stdout(&run_ok(fairbench().args(["audit", "--json"]).args(ids).arg("--results").arg(&store)))).unwrap() };
     let rules = |v: &Value| -> Vec<String> { v["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect() };

@@ -78,6 +78,13 @@ impl Watched {
         self.wait_for(limit, |l| l.starts_with('[') && l.contains("s ] thds:")).0
     }
 
+    /// Waits for the JSON interval line (`--output json`) that ends `secs` or more into the
+    /// run's own clock; returns that clock, to read the run's time of what the test does next.
+    pub fn wait_for_run_time(&mut self, limit: Duration, secs: f64) -> RunClock {
+        let (at, line) = self.wait_for(limit, |l| interval_time(l) >= secs);
+        RunClock { at, t: interval_time(&line) }
+    }
+
     /// Ends the command (a watcher that never ends by itself).
     pub fn kill(mut self) {
         let _ = self.child.kill();
@@ -103,5 +110,24 @@ impl Watched {
         let stdout = readers.next().unwrap().join().unwrap();
         let stderr = readers.next().unwrap().join().unwrap();
         Output { status, stdout, stderr }
+    }
+}
+
+/// The run time (seconds) of a JSON interval line, or -1 for any other line.
+pub fn interval_time(line: &str) -> f64 {
+    serde_json::from_str::<serde_json::Value>(line).ok().filter(|v| v["type"] == "interval").and_then(|v| v["time_s"].as_f64()).unwrap_or(-1.0)
+}
+
+/// A run's clock as its interval lines tell it: an interval's end, and when its line came.
+#[derive(Clone, Copy, Debug)]
+pub struct RunClock {
+    at: Instant,
+    t: f64,
+}
+
+impl RunClock {
+    /// The run's time now, in seconds: at least this, as the line came after its interval ended.
+    pub fn now(&self) -> f64 {
+        self.t + self.at.elapsed().as_secs_f64()
     }
 }
