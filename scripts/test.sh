@@ -339,7 +339,8 @@ fb_cargo_test() {
     shift
     # shellcheck disable=SC1091
     source "$FB_DIR/env"
-    setsid cargo test --locked "$@" "${cargo_args[@]+"${cargo_args[@]}"}" -- "${test_args[@]}" </dev/null &
+    # --no-fail-fast: every test binary runs, so one failure does not hide the rest.
+    setsid cargo test --locked --no-fail-fast "$@" "${cargo_args[@]+"${cargo_args[@]}"}" -- "${test_args[@]}" </dev/null &
     cargo_pid=$!
     wait "$cargo_pid" || r=$?
     cargo_pid=""

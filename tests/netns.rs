@@ -185,7 +185,9 @@ fn generators_in_network_namespaces_start_together_and_merge_exactly() {
     // A member killed mid-run: the others finish, and the merge names it.
     let logs: Vec<_> = (0..MEMBERS).map(|i| dir.join(format!("killed-ns{}.hlog", i + 1))).collect();
     let mut kids: Vec<Child> = logs.iter().enumerate().map(|(i, log)| member(&nets, &server, i, "nets-kill", MEMBERS, log, "4")).collect();
-    std::thread::sleep(Duration::from_secs(3));
+    // Killed on the run's own clock: once member 2 has logged its first interval.
+    let running = eventually(Duration::from_secs(60), || std::fs::read_to_string(&logs[1]).is_ok_and(|t| t.lines().any(|l| l.contains(",HIST"))));
+    assert!(running, "member 2 logged no interval");
     // `ip netns exec` execs fairbench: the child's pid is fairbench's.
     kids[1].kill().unwrap();
     let outs: Vec<Output> = kids.into_iter().map(|k| k.wait_with_output().unwrap()).collect();

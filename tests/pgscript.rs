@@ -278,8 +278,9 @@ fn ctrl_c_stops_a_script_blocked_in_a_long_statement() {
     let dir = scratch_dir("pgscript-long");
     let script = dir.join("long.sql");
     std::fs::write(&script, "SELECT pg_sleep(30);\n").unwrap();
-    let (code, took, out) =
-        interrupt_after(fairbench().args(["run", "--pgbench-script", script.to_str().unwrap(), "--target", &pg_url(), "--threads", "2", "--time", "60", "--no-save"]), Duration::from_millis(1500));
+    // Once both clients are inside the statement, as the server sees them.
+    let sleeping = || pg_admin("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'").trim() == "2";
+    let (code, took, out) = interrupt_when(fairbench().args(["run", "--pgbench-script", script.to_str().unwrap(), "--target", &pg_url(), "--threads", "2", "--time", "60", "--no-save"]), sleeping);
     assert_eq!(code, Some(130), "{out}");
     assert!(took < Duration::from_secs(2), "took {took:?}");
     assert!(out.contains("SQL statistics") || out.contains("transactions"), "{out}");

@@ -81,7 +81,9 @@ fn a_profiled_run_stops_within_two_seconds_of_ctrl_c_and_says_its_profile_was_no
     run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &pg_url()]).args(size));
     let mut c = fairbench();
     c.args(["run", "oltp_point_select", "--target", &pg_url(), "--time", "60", "--profile-server", "--results"]).arg(&store).args(size);
-    let (_, took, _) = interrupt_after(&mut c, Duration::from_secs(4));
+    // Once perf records the server.
+    let recording = || String::from_utf8_lossy(&Command::new("ps").args(["-eo", "args"]).output().unwrap().stdout).lines().any(|l| l.starts_with("perf record") && l.contains("fairbench-perf"));
+    let (_, took, _) = interrupt_when(&mut c, recording);
     assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
     let l = level(&store, "1");
     assert!(l["profile"]["error"].as_str().is_some_and(|e| e.contains("the run was stopped")), "{}", l["profile"]);

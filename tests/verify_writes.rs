@@ -475,7 +475,8 @@ fn an_interrupted_run_keeps_its_log_for_later() {
     // From another directory: the log names the store by its absolute path.
     c.current_dir(&dir).arg("run").arg("oltp_insert").arg("--target").arg(db.url()).args(&opts);
     c.args(["--threads=2", "--time=60", "--report-interval=0", "--results=results.db"]).arg(format!("--verify-writes={}", log.display()));
-    let (code, took, out) = interrupt_after(&mut c, std::time::Duration::from_secs(3));
+    // Once the log holds acknowledged writes.
+    let (code, took, out) = interrupt_when(&mut c, || std::fs::read_to_string(&log).is_ok_and(|t| t.lines().any(|l| l.starts_with("A "))));
     assert_eq!(code, Some(130), "{out}");
     assert!(took < std::time::Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
     assert!(!out.contains("Writes verified"), "an interrupted run is not checked: {out}");

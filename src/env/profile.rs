@@ -419,8 +419,17 @@ mod tests {
         let busy = Busy::spawn();
         let dir = tempfile::tempdir().expect("temporary directory");
         let began = Instant::now();
-        let cpu0 = cpu_secs(busy.pid());
         let profiler = Profiler::start(&[busy.pid()], dir.path(), Duration::from_secs(30)).expect("perf starts");
+        // The process's CPU is counted from when perf records: once it has opened its data
+        // file. Counted from the spawn, a loaded machine's slow perf start-up (half a
+        // second) was CPU time no sample could cover.
+        let data = dir.path().join(format!("fairbench-perf-{}.data", busy.pid()));
+        let t = Instant::now();
+        while !data.exists() {
+            assert!(t.elapsed() < Duration::from_secs(20), "perf never opened {}", data.display());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let cpu0 = cpu_secs(busy.pid());
         std::thread::sleep(Duration::from_millis(1500));
         let folded = profiler.finish().expect("perf finishes");
         let seconds = began.elapsed().as_secs_f64();

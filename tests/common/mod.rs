@@ -518,6 +518,23 @@ pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &
 /// waits for it to end: (exit code, time from the signal to the end,
 /// stdout). Fails if it still runs 10 s after the signal.
 pub fn interrupt_after(cmd: &mut Command, after: std::time::Duration) -> (Option<i32>, std::time::Duration, String) {
+    interrupt_once(cmd, || std::thread::sleep(after))
+}
+
+/// Starts `cmd` (stdout piped), sends it Ctrl-C once `ready` holds (looked at every 50 ms,
+/// failing the test if it does not within 60 s): the signal lands in the state the test is
+/// about, not wherever a sleep after the spawn left a loaded machine. As `interrupt_after`.
+pub fn interrupt_when(cmd: &mut Command, mut ready: impl FnMut() -> bool) -> (Option<i32>, std::time::Duration, String) {
+    interrupt_once(cmd, || {
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !ready() {
+            assert!(std::time::Instant::now() < end, "the state to interrupt never came");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    })
+}
+
+fn interrupt_once(cmd: &mut Command, wait: impl FnOnce()) -> (Option<i32>, std::time::Duration, String) {
     let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut pipe = child.stdout.take().unwrap();
     let reader = std::thread::spawn(move || {
@@ -525,7 +542,7 @@ pub fn interrupt_after(cmd: &mut Command, after: std::time::Duration) -> (Option
         let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
         s
     });
-    std::thread::sleep(after);
+    wait();
     let sent = std::time::Instant::now();
     // SAFETY: signals a child process this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
