@@ -208,7 +208,9 @@ fb_install_deploy_tools() {
 # holds the export lines.
 fb_start_sandboxes() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS out
-    cargo build --locked --quiet --bin fairbench || fb_die "building fairbench failed (above)"
+    # The binary `cargo test --no-run` built: a `cargo build` would build it again with the
+    # features of a normal build, and the tests then once more with theirs.
+    [[ -x $FB_BIN ]] || fb_die "no $FB_BIN: the tests' build did not make it"
     fb_make_dir
     fb_make_certs
     local common=(--user "$FB_USER" --password "$FB_PASS" --database "$FB_DB" --tls-dir "$FB_DIR/tls"
