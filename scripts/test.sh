@@ -27,12 +27,13 @@
 #    while the Go builds go on with the CPU the tests leave idle.
 #    MariaDB and PostgreSQL offer TLS (certificates of a throwaway CA); the `fbssl` account
 #    may only connect with it.
-# 5. once the Go builds are done, starts TiDB (in memory) and Vitess (2 shards of MariaDB) as
-#    sandboxes (FAIRBENCH_TEST_TIDB_URL, _TIDB_PORT, _TIDB_STATUS_PORT, _VITESS_URL,
-#    _VITESS_SHARD_URLS; TiDB has the test account and database, without TLS) and a one-node
-#    Kubernetes on loopback (scripts/kubernetes-node.sh up, in the same temp dir; containerd,
-#    runc, etcd from Debian: KUBECONFIG, FAIRBENCH_TEST_KUBECTL, FAIRBENCH_TEST_KUBE_DIR),
-#    then runs the tests that need them (FB_GO_TESTS below) and the doc tests.
+# 5. once MinIO, TiDB and Vitess are built, starts TiDB (in memory) and Vitess (2 shards of
+#    MariaDB) as sandboxes (FAIRBENCH_TEST_TIDB_URL, _TIDB_PORT, _TIDB_STATUS_PORT,
+#    _VITESS_URL, _VITESS_SHARD_URLS; TiDB has the test account and database, without TLS)
+#    and runs the tests that need them (FB_GO_TESTS below) while Kubernetes builds; then a
+#    one-node Kubernetes on loopback (scripts/kubernetes-node.sh up, in the same temp dir;
+#    containerd, runc, etcd from Debian: KUBECONFIG, FAIRBENCH_TEST_KUBECTL,
+#    FAIRBENCH_TEST_KUBE_DIR) for tests/kubernetes.rs, and the doc tests.
 #    With test names or cargo arguments given, every server is started first and one
 #    `cargo test --locked [ARGS] -- --test-threads=${FAIRBENCH_TEST_THREADS:-2} [ARGS]` runs.
 # 6. stops the servers and removes the temp dir, whatever happened, and exits non-zero if
@@ -153,6 +154,15 @@ fb_remove_go_cache() {
     rm -rf "$go_cache"
     go_cache=""
 }
+# Waits until the Go build named $1 is done (its line in FB_GO_STEPS), or the chain has ended.
+fb_wait_go_build() {
+    local t0=$SECONDS
+    until grep -q "^build $1 " "$FB_GO_STEPS" 2>/dev/null || ! kill -0 "$go_pid" 2>/dev/null; do
+        sleep 1
+    done
+    grep -q "^build $1 " "$FB_GO_STEPS" || fb_wait_go_builds
+    fb_step_done "waiting for the $1 build" $((SECONDS - t0))
+}
 fb_wait_go_builds() {
     local rc=0 name secs t0=$SECONDS
     wait "$go_pid" || rc=$?
@@ -239,8 +249,7 @@ fb_start_sandboxes() {
     fb_log "MariaDB on 127.0.0.1:$FB_MYSQL_PORT, PostgreSQL on 127.0.0.1:$FB_PG_PORT (up in $((SECONDS - t0))s, dir $FB_DIR)"
 }
 
-# Then the servers built with Go: TiDB, Vitess, and a one-node Kubernetes; their export lines
-# join FB_DIR/env.
+# Then the servers built with Go: TiDB and Vitess; their export lines join FB_DIR/env.
 fb_start_go_sandboxes() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS
     fb_start_tidb "$timeout"
@@ -250,7 +259,11 @@ fb_start_go_sandboxes() {
         fb_vitess_env_lines
     } >>"$FB_DIR/env"
     fb_log "TiDB on 127.0.0.1:$FB_TIDB_PORT (status $FB_TIDB_STATUS_PORT), Vitess at ${FB_VITESS_URL%%\?*} (up in $((SECONDS - t0))s)"
-    t0=$SECONDS
+}
+
+# And the one-node Kubernetes, last to be built.
+fb_start_kubernetes() {
+    local t0=$SECONDS
     bash scripts/kubernetes-node.sh up "$FB_DIR/kube" >>"$FB_DIR/env" ||
         fb_die "could not start the Kubernetes node (above)"
     fb_log "Kubernetes node up in $((SECONDS - t0))s"
@@ -358,28 +371,37 @@ fb_cargo_test() {
 # once those are built; every other test runs meanwhile, while the Go builds take only the CPU
 # the tests leave idle (SCHED_IDLE). A test file that needs one of those servers and is not
 # listed here fails at once: its server's variable is not set yet.
-FB_GO_TESTS=(kubernetes scenario server_tidb server_vitess sharding tidb vitess vitess_engine ycsb)
+FB_GO_TESTS=(scenario server_tidb server_vitess sharding tidb vitess vitess_engine ycsb)
+# Kubernetes is built last: its tests run after those, which run while it builds.
+FB_KUBE_TESTS=(kubernetes)
+fb_up() {
+    local t0=$SECONDS
+    "$1"
+    fb_step_done "$2 up" $((SECONDS - t0))
+}
 if ((${#cargo_args[@]} == 0)); then
     first=(--lib --bins)
     for f in tests/*.rs; do
         f=$(basename "$f" .rs)
-        [[ " ${FB_GO_TESTS[*]} " == *" $f "* ]] || first+=(--test "$f")
+        [[ " ${FB_GO_TESTS[*]} ${FB_KUBE_TESTS[*]} " == *" $f "* ]] || first+=(--test "$f")
     done
     fb_cargo_test "cargo test (while Go builds)" "${first[@]}"
+    fb_wait_go_build vitess
+    fb_up fb_start_go_sandboxes "TiDB, Vitess"
+    next=()
+    for f in "${FB_GO_TESTS[@]}"; do next+=(--test "$f"); done
+    fb_cargo_test "cargo test (TiDB, Vitess, MinIO)" "${next[@]}"
     fb_wait_go_builds
-    t0=$SECONDS
-    fb_start_go_sandboxes
-    fb_step_done "TiDB, Vitess, Kubernetes up" $((SECONDS - t0))
-    last=()
-    for f in "${FB_GO_TESTS[@]}"; do last+=(--test "$f"); done
-    fb_cargo_test "cargo test (Go-built servers)" "${last[@]}"
+    fb_up fb_start_kubernetes "Kubernetes node"
+    next=()
+    for f in "${FB_KUBE_TESTS[@]}"; do next+=(--test "$f"); done
+    fb_cargo_test "cargo test (Kubernetes)" "${next[@]}"
     fb_cargo_test "cargo test --doc" --doc
 else
     # Tests named on the command line: everything up first.
     fb_wait_go_builds
-    t0=$SECONDS
-    fb_start_go_sandboxes
-    fb_step_done "TiDB, Vitess, Kubernetes up" $((SECONDS - t0))
+    fb_up fb_start_go_sandboxes "TiDB, Vitess"
+    fb_up fb_start_kubernetes "Kubernetes node"
     fb_cargo_test "cargo test"
 fi
 exit "$rc"
