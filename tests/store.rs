@@ -293,6 +293,10 @@ fn sample_times(store: &Path) -> Vec<(f64, f64)> {
 /// worst wake-up delay this machine showed during the run for each of the thread hand-offs
 /// between an interval's end and the sample's reading (a worker's ticker, the collector, the
 /// sampler).
+/// One sampler-timing test at a time: the slow-baseline test ages pg_stat_statements, and
+/// every sample's read of it in the other test was slowed until ticks queued up.
+static SAMPLER_TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn sampler_tolerance(worst: Duration) -> f64 {
     probe::tolerance(0.1, 3, worst)
 }
@@ -318,6 +322,7 @@ fn assert_on_ticks(s: &[(f64, f64)], period: f64, tol: f64) {
 // milliseconds.
 #[test]
 fn server_samples_fall_on_the_report_intervals() {
+    let _one = SAMPLER_TIMING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch_dir("store_ticks");
     let store = dir.join("r.sqlite");
     let base = ["--target", &pg_url(), "--table-name", "sto_tick_", "--table-size", "1000"];
@@ -343,6 +348,7 @@ fn server_samples_fall_on_the_report_intervals() {
 // after it and was passed over, and every later sample slid half a period.
 #[test]
 fn a_baseline_slow_to_read_does_not_move_the_samples_off_the_ticks() {
+    let _one = SAMPLER_TIMING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch_dir("store_slow_baseline");
     let store = dir.join("r.sqlite");
     // pg_stat_statements filled with shapes of one call each, as after many other runs.
@@ -364,4 +370,6 @@ fn a_baseline_slow_to_read_does_not_move_the_samples_off_the_ticks() {
     assert_on_ticks(&s, 0.5, tol);
     run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
     pg_admin_db(&db, "DROP TABLE sto_age");
+    // The aged summary would slow every later sample of every test on this server.
+    pg_admin_db(&db, "SELECT pg_stat_statements_reset()");
 }

@@ -88,7 +88,7 @@ fn a_run_says_how_its_queries_were_routed_and_what_each_part_spent_and_the_audit
     let parts = text.lines().find(|l| l.contains("server CPU/t by part")).unwrap_or_else(|| panic!("no parts line:\n{text}"));
     let each = part_cpu(parts);
     let names: Vec<&str> = each.iter().map(|(n, _)| n.as_str()).collect();
-    assert!(["vtgate", "tablet", "mariadb"].iter().all(|n| names.contains(n)), "{parts}");
+    assert!(["mysqld", "vtgate", "vttablet"].iter().all(|n| names.contains(n)), "{parts}");
     assert!(each.iter().all(|(_, us)| *us > 0.0), "{parts}");
     let e = last_efficiency(&store);
     let (host, client) = (e["host_cpu_us_per_trx"].as_f64().unwrap(), e["client_cpu_us_per_trx"].as_f64().unwrap());
