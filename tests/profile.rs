@@ -15,9 +15,7 @@ use std::time::Duration;
 
 /// The stored run's first level, from `results export`.
 fn level(store: &Path, run: &str) -> Value {
-    let v: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", run, "--results"]).arg(store)))).unwrap();
-    let run = if v["runs"].is_array() { v["runs"][0].clone() } else { v[0].clone() };
-    run["levels"][0].clone()
+    stored_levels(store, run).swap_remove(0)
 }
 
 /// The documents of the report's flame graph frames, unescaped.
@@ -29,8 +27,13 @@ fn flames(html: &str) -> Vec<String> {
         .collect()
 }
 
+/// One profiled run at a time: the Ctrl-C test waits for a perf recording and then for none
+/// left, and another test's perf would answer both for it.
+static PERF: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_profiled_run_stores_its_stacks_and_the_report_draws_them_and_the_difference() {
+    let _one = PERF.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch_dir("profile-server");
     let store = dir.join("r.sqlite");
     let size = ["--tables", "1", "--table-size", "2000", "--table-name", "prof", "--threads", "2"];
@@ -74,6 +77,7 @@ fn without_perf_a_profiled_run_is_refused_in_one_line_before_it_starts() {
 
 #[test]
 fn a_profiled_run_stops_within_two_seconds_of_ctrl_c_and_says_its_profile_was_not_folded() {
+    let _one = PERF.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch_dir("profile-ctrl-c");
     let store = dir.join("r.sqlite");
     let size = ["--tables", "1", "--table-size", "1000", "--table-name", "profc", "--threads", "2"];
