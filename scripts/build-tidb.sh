@@ -15,7 +15,6 @@ FB_TIDB_COMMIT=20251126154744-e4e814fdc0af
 dir=${1:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin}
 [[ -x $dir/tidb-server ]] && exit 0
 
-
 # shellcheck source=scripts/go-build.sh
 source "$(dirname "${BASH_SOURCE[0]}")/go-build.sh"
 fb_go_begin tidb 1.23

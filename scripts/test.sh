@@ -109,6 +109,13 @@ fb_step() {
     fb_step_done "$name" $((SECONDS - t0))
     return "$rc"
 }
+# fb_timed NAME FN...: the same for a function of this script, `set -e` still on inside it.
+fb_timed() {
+    local name=$1 t0=$SECONDS
+    shift
+    "$@"
+    fb_step_done "$name" $((SECONDS - t0))
+}
 fb_print_steps() {
     ((${#fb_steps[@]})) || return 0
     printf '\nfairbench-test: steps\n' >&2
@@ -318,9 +325,7 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # The packages first: clippy compiles the crate's native parts (ring, bundled SQLite).
-t0=$SECONDS
-fb_install_missing
-fb_step_done "apt-get (what is missing)" $((SECONDS - t0))
+fb_timed "apt-get (what is missing)" fb_install_missing
 fb_check_plugins
 export FAIRBENCH_TEST_WITHOUT=$without
 fb_start_go_builds
@@ -336,13 +341,9 @@ fb_step "cargo clippy" cargo clippy --locked --all-targets --quiet -- -D warning
     fb_die "cargo clippy found warnings (shown above)"
 fb_step "cargo build (tests)" cargo test --locked --no-run --quiet "${cargo_args[@]+"${cargo_args[@]}"}" ||
     fb_die "building the tests failed (above)"
-t0=$SECONDS
-fb_install_deploy_tools
-fb_step_done "kubernetes-validate, iproute2" $((SECONDS - t0))
-t0=$SECONDS
-fb_start_sandboxes
+fb_timed "kubernetes-validate, iproute2" fb_install_deploy_tools
+fb_timed "MariaDB, PostgreSQL up" fb_start_sandboxes
 started=1
-fb_step_done "MariaDB, PostgreSQL up" $((SECONDS - t0))
 
 # cargo runs as a background job in a session of its own and the script waits for it: so a
 # TERM sent to this script alone (e.g. by a CI timeout) is handled at once, and the exit trap
@@ -374,11 +375,6 @@ fb_cargo_test() {
 FB_GO_TESTS=(scenario server_tidb server_vitess sharding tidb vitess vitess_engine ycsb)
 # Kubernetes is built last: its tests run after those, which run while it builds.
 FB_KUBE_TESTS=(kubernetes)
-fb_up() {
-    local t0=$SECONDS
-    "$1"
-    fb_step_done "$2 up" $((SECONDS - t0))
-}
 if ((${#cargo_args[@]} == 0)); then
     first=(--lib --bins)
     for f in tests/*.rs; do
@@ -387,12 +383,12 @@ if ((${#cargo_args[@]} == 0)); then
     done
     fb_cargo_test "cargo test (while Go builds)" "${first[@]}"
     fb_wait_go_build vitess
-    fb_up fb_start_go_sandboxes "TiDB, Vitess"
+    fb_timed "TiDB, Vitess up" fb_start_go_sandboxes
     next=()
     for f in "${FB_GO_TESTS[@]}"; do next+=(--test "$f"); done
     fb_cargo_test "cargo test (TiDB, Vitess, MinIO)" "${next[@]}"
     fb_wait_go_builds
-    fb_up fb_start_kubernetes "Kubernetes node"
+    fb_timed "Kubernetes node up" fb_start_kubernetes
     next=()
     for f in "${FB_KUBE_TESTS[@]}"; do next+=(--test "$f"); done
     fb_cargo_test "cargo test (Kubernetes)" "${next[@]}"
@@ -400,8 +396,8 @@ if ((${#cargo_args[@]} == 0)); then
 else
     # Tests named on the command line: everything up first.
     fb_wait_go_builds
-    fb_up fb_start_go_sandboxes "TiDB, Vitess"
-    fb_up fb_start_kubernetes "Kubernetes node"
+    fb_timed "TiDB, Vitess up" fb_start_go_sandboxes
+    fb_timed "Kubernetes node up" fb_start_kubernetes
     fb_cargo_test "cargo test"
 fi
 exit "$rc"

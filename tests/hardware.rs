@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 
 /// The figures of a stored run's levels (`results export` JSON).
 fn levels(store: &Path, run: &str) -> Vec<Value> {
-    let v: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", run, "--results"]).arg(store)))).unwrap();
-    v["runs"][0]["levels"].as_array().unwrap().clone()
+    stored_levels(store, run)
 }
 
 fn figure(level: &Value, name: &str) -> f64 {

@@ -74,9 +74,7 @@ fn ib_for(server: &Server, prefix: &str, store: &Path, query_secs: &str, extra: 
 
 /// The stored levels of the store's last run.
 fn last_levels(store: &Path) -> Vec<Value> {
-    let e: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "--json", "--results"]).arg(store)))).unwrap();
-    let runs = e.as_array().cloned().or_else(|| e["runs"].as_array().cloned()).unwrap();
-    runs.last().unwrap()["levels"].as_array().cloned().unwrap()
+    stored_levels(store, "last")
 }
 
 fn step_of(l: &Value) -> &str {

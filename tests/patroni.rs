@@ -313,8 +313,8 @@ fn ctrl_c_during_start_leaves_nothing_running() {
 // and the acknowledged writes it lost, as a run with --verify-writes
 // measures them.
 
-/// A run in the background against the cluster's multi-host URL.
-/// The run, watched: the tests act on its own clock (its fifth second), not after a sleep.
+/// A run in the background against the cluster's multi-host URL, watched: the tests act on
+/// its own clock (its fifth second), not after a sleep.
 fn start_run(c: &Cluster, workload: &str, table: &str, secs: u32, log: &Path) -> common::watch::Watched {
     let size = ["--table-name", table, "--tables", "2", "--table-size", "10000"];
     run_ok(fairbench().args(["prepare", workload, "--target", &c.url]).args(size));

@@ -229,9 +229,7 @@ fn the_insert_benchmark_runs_its_steps_on_tidb() {
     let store = dir.join("r.sqlite");
     let size = ["--ibench-table", "tib", "--rows", "2000", "--clients", "2", "--change-rows", "1000", "--query-secs", "1", "--settle-secs", "1"];
     run_ok(cmd("run", "insert-benchmark", &size).arg("--results").arg(&store));
-    let e: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "--json", "--results"]).arg(&store)))).unwrap();
-    let runs = e.as_array().cloned().or_else(|| e["runs"].as_array().cloned()).unwrap();
-    let levels = runs[0]["levels"].as_array().unwrap();
+    let levels = stored_levels(&store, "last");
     let steps: Vec<&str> = levels.iter().map(|l| l["summary"]["step"].as_str().unwrap_or("")).collect();
     assert_eq!(steps, ["l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"]);
     assert!(levels.iter().all(|l| l["status"] == "completed"), "{levels:?}");

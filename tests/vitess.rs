@@ -90,7 +90,7 @@ fn a_run_says_how_its_queries_were_routed_and_what_each_part_spent_and_the_audit
     let names: Vec<&str> = each.iter().map(|(n, _)| n.as_str()).collect();
     assert!(["mysqld", "vtgate", "vttablet"].iter().all(|n| names.contains(n)), "{parts}");
     assert!(each.iter().all(|(_, us)| *us > 0.0), "{parts}");
-    let e = last_efficiency(&store);
+    let e = &stored_levels(&store, "last")[0]["efficiency"];
     let (host, client) = (e["host_cpu_us_per_trx"].as_f64().unwrap(), e["client_cpu_us_per_trx"].as_f64().unwrap());
     let sum = each.iter().map(|(_, us)| us).sum::<f64>() + client;
     assert!(sum <= host * 1.05 && sum >= host * 0.7, "parts {each:?} and client {client:.1} µs/t = {sum:.1} against the host's busy {host:.1} µs/t");
@@ -131,13 +131,6 @@ fn part_cpu(line: &str) -> Vec<(String, f64)> {
             (name.to_string(), us.parse().unwrap_or_else(|_| panic!("not a number: {us} in {line}")))
         })
         .collect()
-}
-
-/// The efficiency figures of the store's last run's first level.
-fn last_efficiency(store: &std::path::Path) -> Value {
-    let e: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "--json", "--results"]).arg(store)))).unwrap();
-    let runs = e.as_array().cloned().or_else(|| e["runs"].as_array().cloned()).unwrap();
-    runs.last().unwrap()["levels"][0]["efficiency"].clone()
 }
 
 /// Point selects through vtgate on the audit test's table, stored: the summary's text.

@@ -450,8 +450,7 @@ mod tests {
         assert_eq!(Routing::default().scatter_share(), None);
         // Every query carries the sharding key: none scatters.
         assert_eq!(Routing { single: 10.0, multi: 0.0, scatter: 0.0 }.scatter_share(), Some(0.0));
-        // sysbench's read-only transaction on two shards: ten point selects to one, four
-        // ranges to both.
+        // Ten queries to one shard, four to both of two.
         let ro = Routing { single: 10.0, multi: 0.0, scatter: 4.0 }.scatter_share().unwrap();
         assert!((ro - 4.0 / 14.0).abs() < 1e-12, "{ro}");
         // Queries to several shards but not all count among the routed, not the scattered.

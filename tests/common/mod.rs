@@ -521,17 +521,11 @@ pub fn interrupt_after(cmd: &mut Command, after: std::time::Duration) -> (Option
     interrupt_once(cmd, || std::thread::sleep(after))
 }
 
-/// Starts `cmd` (stdout piped), sends it Ctrl-C once `ready` holds (looked at every 50 ms,
+/// Starts `cmd` (stdout piped), sends it Ctrl-C once `ready` holds (looked at as `eventually` does,
 /// failing the test if it does not within 60 s): the signal lands in the state the test is
 /// about, not wherever a sleep after the spawn left a loaded machine. As `interrupt_after`.
-pub fn interrupt_when(cmd: &mut Command, mut ready: impl FnMut() -> bool) -> (Option<i32>, std::time::Duration, String) {
-    interrupt_once(cmd, || {
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !ready() {
-            assert!(std::time::Instant::now() < end, "the state to interrupt never came");
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    })
+pub fn interrupt_when(cmd: &mut Command, ready: impl FnMut() -> bool) -> (Option<i32>, std::time::Duration, String) {
+    interrupt_once(cmd, || assert!(eventually(std::time::Duration::from_secs(60), ready), "the state to interrupt never came"))
 }
 
 fn interrupt_once(cmd: &mut Command, wait: impl FnOnce()) -> (Option<i32>, std::time::Duration, String) {
@@ -558,6 +552,13 @@ fn interrupt_once(cmd: &mut Command, wait: impl FnOnce()) -> (Option<i32>, std::
     };
     let took = sent.elapsed();
     (status.code(), took, reader.join().unwrap())
+}
+
+/// The levels of stored run `run` (an id, `last` ...) in `store`, as `results export` gives them.
+pub fn stored_levels(store: &Path, run: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", run, "--results"]).arg(store)))).expect("export is JSON");
+    let run = if v["runs"].is_array() { &v["runs"][0] } else { &v[0] };
+    run["levels"].as_array().cloned().unwrap_or_else(|| panic!("no levels in {v}"))
 }
 
 /// Client variables set to wrong values, as a user's shell may hold them

@@ -14,7 +14,6 @@ pub struct Watched {
     child: Child,
     lines: Receiver<(Instant, String)>,
     readers: Vec<JoinHandle<Vec<u8>>>,
-    started: Instant,
     what: String,
 }
 
@@ -36,21 +35,10 @@ fn reader(pipe: impl Read + Send + 'static, tx: std::sync::mpsc::Sender<(Instant
 impl Watched {
     pub fn spawn(cmd: &mut Command) -> Watched {
         let what = format!("{cmd:?}");
-        let started = Instant::now();
         let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
         let (tx, lines) = channel();
         let readers = vec![reader(child.stdout.take().unwrap(), tx.clone()), reader(child.stderr.take().unwrap(), tx)];
-        Watched { child, lines, readers, started, what }
-    }
-
-    /// The pid of the watched process.
-    pub fn id(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// When the command was spawned.
-    pub fn started(&self) -> Instant {
-        self.started
+        Watched { child, lines, readers, what }
     }
 
     /// Waits for the first line (on stdout or stderr) for which `want` holds; returns it with
