@@ -347,6 +347,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         events: 0,
         warmup: Duration::ZERO,
         rate: 0.0,
+        arrivals: Default::default(),
         report_interval: Duration::from_secs(1),
         sync_file: None,
         sync_wait: std::time::Duration::from_millis(10),
@@ -1293,4 +1294,42 @@ fn a_client_blocking_on_a_unix_socket_sleeps_once_per_query() {
         run_ok(fairbench().args(["cleanup", "oltp_point_select", "--target", &url, "--tables=1", "--table-name=fbsock"]));
         assert!(per_query < 1.3, "{url}: {per_query:.2} voluntary context switches per query (one sleep per answer is 1.0)");
     }
+}
+
+// A client alone on its worker thread (every client of a run of up to 32) waits on its socket
+// by blocking the thread. While its server answered every statement with an error (vtgate with
+// a shard away) its retries never suspended, and while one statement waited seconds (a lock, a
+// failover) it blocked on: either way the thread's ticker never ran, no interval was reported
+// until the server came back, and then all at once, the stall's events and errors counted in
+// the interval it began in.
+#[test]
+fn intervals_stopped_while_the_only_client_waited_on_its_server() {
+    let db = parse_url(&mysql_url()).database;
+    let base = ["--target", &mysql_url(), "--table-name", "stall_", "--table-size", "100"];
+    mysql_admin(&format!("DROP TABLE IF EXISTS `{db}`.stall_away"));
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
+    run_ok(fairbench().args(["prepare", "oltp_point_select"]).args(base));
+    let mut run = common::watch::Watched::spawn(
+        fairbench().args(["run", "oltp_point_select", "--threads", "1", "--time", "60", "--report-interval", "1", "--output", "json", "--no-save", "--mysql-ignore-errors=all"]).args(base),
+    );
+    run.wait_for_run_time(Duration::from_secs(60), 1.0);
+    let interval = |l: &str| serde_json::from_str::<Value>(l).ok().filter(|v| v["type"] == "interval");
+    // Every statement fails at once: the table is away. Two intervals must come, each within
+    // 5 s of the last, counting the errors.
+    mysql_admin(&format!("RENAME TABLE `{db}`.stall_1 TO `{db}`.stall_away"));
+    for _ in 0..3 {
+        run.wait_for(Duration::from_secs(5), |l| interval(l).is_some_and(|v| v["errors_per_s"].as_f64().unwrap_or(0.0) > 0.0 && v["events"] == 0));
+    }
+    mysql_admin(&format!("RENAME TABLE `{db}`.stall_away TO `{db}`.stall_1"));
+    run.wait_for(Duration::from_secs(5), |l| interval(l).is_some_and(|v| v["events"].as_u64().unwrap_or(0) > 0));
+    // One statement waits on a lock another session holds: intervals without events come on.
+    let mut holder = mysql_client(Some(&db)).arg("-e").arg("LOCK TABLES stall_1 WRITE; SELECT SLEEP(120)").spawn().unwrap();
+    for _ in 0..3 {
+        run.wait_for(Duration::from_secs(5), |l| interval(l).is_some_and(|v| v["events"] == 0 && v["errors_per_s"].as_f64() == Some(0.0)));
+    }
+    let _ = holder.kill();
+    let _ = holder.wait();
+    run.wait_for(Duration::from_secs(5), |l| interval(l).is_some_and(|v| v["events"].as_u64().unwrap_or(0) > 0));
+    run.kill();
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
 }

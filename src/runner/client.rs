@@ -78,11 +78,13 @@ pub(super) async fn client<W: Workload>(
                         }
                         w.after_error(&mut conn, &mut st).await;
                         retry = true;
-                        // A SQLite retry never suspends: let the ticker see
-                        // the deadline, or a client stuck on BUSY never stops.
-                        if must_yield {
-                            tokio::task::yield_now().await;
-                        }
+                        // A retry may never suspend (a SQLite BUSY, or a
+                        // client blocking on its socket while the server
+                        // answers every statement with an error, as vtgate
+                        // while a shard is away): let the ticker run, or a
+                        // client stuck retrying never stops and the report's
+                        // intervals wait for the errors to end.
+                        tokio::task::yield_now().await;
                         if local.stop.get() {
                             break false;
                         }
