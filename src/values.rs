@@ -172,6 +172,10 @@ pub fn repeat_order(s: &str) -> Result<RepeatOrder, String> {
     variant(s, true)
 }
 
+pub fn arrivals(s: &str) -> Result<crate::model::Arrivals, String> {
+    variant(s, true)
+}
+
 /// OS threads for network clients: each is a real thread, so a typo must not ask for millions.
 pub fn client_threads(s: &str) -> Result<usize, String> {
     whole(s, 1, 4096)

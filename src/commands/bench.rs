@@ -102,6 +102,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     options.push(("time".into(), c.time.to_string()));
     options.push(("events".into(), c.events.to_string()));
     options.push(("rate".into(), c.rate.to_string()));
+    if c.rate > 0.0 {
+        options.push(("arrivals".into(), c.arrivals.name()));
+    }
     options.push(("warmup-time".into(), c.warmup_time.to_string()));
     options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
     // A run over part of bigger tables has a smaller working set than the
@@ -183,6 +186,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             events: c.events,
             warmup: Duration::from_secs_f64(c.warmup_time),
             rate: c.rate,
+            arrivals: c.arrivals,
             report_interval: Duration::from_secs_f64(c.report_interval),
             sync_file: c.sync_file.clone(),
             sync_wait: Duration::from_millis(c.sync_wait),

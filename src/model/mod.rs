@@ -42,6 +42,8 @@ pub struct RunControl {
     pub warmup: Duration,
     /// Target events per second over all clients (0: closed loop).
     pub rate: f64,
+    /// How the open loop spaces its arrivals.
+    pub arrivals: Arrivals,
     pub report_interval: Duration,
     pub sync_file: Option<PathBuf>,
     /// How often the `sync_file` is looked for (BMK-kit's --sync-wait).
@@ -57,6 +59,24 @@ pub struct RunControl {
     pub gate: Option<std::sync::Arc<dyn StartGate>>,
     /// Which level of a sweep this is (a group meets once per level).
     pub round: usize,
+}
+
+/// How the open loop (`--rate`) spaces its arrivals (`--arrivals`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Arrivals {
+    /// Gaps drawn from an exponential distribution: sysbench's `--rate` and
+    /// pgbench's `--rate`, a server's many independent users.
+    #[default]
+    Poisson,
+    /// One every 1/rate seconds: YCSB's `-target`, a steady feed.
+    Even,
+}
+
+impl Arrivals {
+    /// As the command line writes it (and the store records it).
+    pub fn name(self) -> String {
+        crate::output::format::name(&self)
+    }
 }
 
 /// Holds the start of a level until something outside this process says go.

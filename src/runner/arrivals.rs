@@ -2,13 +2,16 @@
 //! events' intended start times from.
 
 use super::worker::Local;
+use crate::model::Arrivals;
 use crate::rand::Rng;
 use crate::timer::PreciseTimer;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-/// Poisson arrivals for this worker's share of `--rate`, at their intended
-/// times (computed from the schedule, not from when the timer fired).
+/// Arrivals for this worker's share of `--rate`, spaced as `spacing` says,
+/// at their intended times (computed from the schedule, not from when the
+/// timer fired). Even arrivals start at a random point of their first gap,
+/// as YCSB's threads do, so that the workers do not all fire at once.
 ///
 /// When the schedule is behind and the queue is full, every arrival up to
 /// now is dropped: they are counted from the time behind and the rate
@@ -17,15 +20,20 @@ use std::time::{Duration, Instant};
 ///
 /// None is due after `end` (the deadline of `--time`): the run's events are
 /// those of its time, whenever the ticker gets round to stopping it.
-pub(super) async fn arrivals(local: Rc<Local>, start: Instant, end: Option<Instant>, rate: f64, cap: usize, mut rng: Rng) {
+pub(super) async fn arrivals(local: Rc<Local>, start: Instant, end: Option<Instant>, rate: f64, spacing: Arrivals, cap: usize, mut rng: Rng) {
     let mut next = start;
+    let mut first = true;
     let mut timer = PreciseTimer::new();
     // Turns since this task last suspended: the ticker and the clients
     // share this thread, so a schedule that is behind must still yield.
     let mut turns = 0u32;
     loop {
-        let u = rng.uniform_double();
-        let gap = -(1.0 - u).ln() / rate;
+        let gap = match spacing {
+            Arrivals::Poisson => -(1.0 - rng.uniform_double()).ln() / rate,
+            Arrivals::Even if first => rng.uniform_double() / rate,
+            Arrivals::Even => 1.0 / rate,
+        };
+        first = false;
         next += Duration::from_secs_f64(gap);
         if end.is_some_and(|end| next > end) {
             break;

@@ -527,6 +527,7 @@ mod tests {
             events: 0,
             warmup: Duration::from_millis(warm),
             rate: 0.0,
+            arrivals: Default::default(),
             report_interval: Duration::from_millis(iv),
             sync_file: None,
             sync_wait: Duration::from_millis(10),

@@ -139,7 +139,7 @@ pub(super) async fn worker<W: Workload>(
         // would bias a series by that draw's luck (1% fewer events at 0.5 s).
         let stream = u32::MAX as u64 - 7;
         let rng = if rc.seed == 0 { Rng::from_entropy(stream + wi as u64) } else { Rng::from_seed(rc.seed ^ 0x5eed_0000 ^ wi as u64, stream) };
-        tokio::task::spawn_local(async move { arrivals(local, start, deadline, rate, qcap, rng).await });
+        tokio::task::spawn_local(async move { arrivals(local, start, deadline, rate, rc.arrivals, qcap, rng).await });
     }
     // Ticker: window swaps at boundaries, stop on deadline/signal/fatal/done.
     let mut timer = PreciseTimer::new();

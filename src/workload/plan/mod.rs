@@ -84,6 +84,9 @@ pub struct ControlArgs {
     /// Open loop: events per second over all clients (0: closed loop)
     #[arg(long, default_value_t = 0.0, value_parser = values::rate)]
     pub rate: f64,
+    /// Open loop: spacing of the arrivals: poisson (sysbench's and pgbench's --rate) or even (one every 1/rate s, YCSB's -target)
+    #[arg(long, value_name = "SPACING", default_value = "poisson", value_parser = values::arrivals)]
+    pub arrivals: crate::model::Arrivals,
     /// Seconds between intermediate reports (0: none)
     #[arg(long, default_value_t = 1.0, value_parser = values::seconds)]
     pub report_interval: f64,

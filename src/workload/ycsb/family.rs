@@ -78,6 +78,10 @@ impl Family for YcsbFamily {
         }
         if fam.given::<f64>("rate").is_none() && cfg.target > 0.0 {
             c.rate = cfg.target;
+            // YCSB's client paces each thread to one operation every 1/target s.
+            if fam.given::<crate::model::Arrivals>("arrivals").is_none() {
+                c.arrivals = crate::model::Arrivals::Even;
+            }
         }
         let (events_given, time_given) = (fam.given::<u64>("events").is_some(), fam.given::<f64>("time").is_some());
         match phase {
@@ -165,8 +169,9 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
                 Ok(v) => out.push(format!("--threads={v}")),
                 Err(e) => return Some(Err(e)),
             },
+            // As YCSB's client: the `target` property (even arrivals; see `bench`).
             "-target" => match value(a) {
-                Ok(v) => out.push(format!("--rate={v}")),
+                Ok(v) => out.extend(["-p".to_string(), format!("target={v}")]),
                 Err(e) => return Some(Err(e)),
             },
             "-s" => out.extend(["-p".to_string(), "status=true".to_string()]),
@@ -262,7 +267,7 @@ mod tests {
         let got = command_line(&words("fairbench load ycsb -P workloads/workloada -p recordcount=1000 -threads 16 --target mysql://x")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb -P workloads/workloada -p recordcount=1000 --threads=16 --target mysql://x --ycsb-phase=load"));
         let got = command_line(&words("fairbench run ycsb -P workloadb -p operationcount=10 -target 5000 -s")).unwrap().unwrap();
-        assert_eq!(got, words("fairbench run ycsb -P workloadb -p operationcount=10 --rate=5000 -p status=true"));
+        assert_eq!(got, words("fairbench run ycsb -P workloadb -p operationcount=10 -p target=5000 -p status=true"));
         let got = command_line(&words("fairbench ycsb -load -db site.ycsb.db.JdbcDBClient -P workloada")).unwrap().unwrap();
         assert_eq!(got, words("fairbench run ycsb -P workloada --ycsb-phase=load"));
         assert!(command_line(&words("fairbench run other --threads 4")).is_none());
