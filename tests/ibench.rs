@@ -224,12 +224,12 @@ fn compare_and_the_report_go_step_by_step() {
 }
 
 /// A run with `extra` (not `ib`'s sizes: `--change-rows` and the settle are
-/// the caller's) given Ctrl-C after `ms`: it stops within 2 s, not
-/// successfully; its output.
-fn interrupted(server: &Server, prefix: &str, store: &Path, extra: &[&str], ms: u64) -> String {
+/// the caller's) given Ctrl-C once it printed a line for which `when` holds:
+/// it stops within 2 s, not successfully; its output.
+fn interrupted(server: &Server, prefix: &str, store: &Path, extra: &[&str], when: &dyn Fn(&str) -> bool) -> String {
     let mut c = fairbench();
     c.args(["run", "insert-benchmark", "--target", &server.url(), "--ibench-table", prefix, "--rows", "2000", "--clients", "2", "--results"]).arg(store).args(extra);
-    let (code, took, out) = interrupt_after(&mut c, Duration::from_millis(ms));
+    let (code, took, out) = interrupt_after_lines(&mut c, &[when]);
     assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
     assert_ne!(code, Some(0), "{out}");
     out
@@ -240,8 +240,8 @@ fn ctrl_c_inside_a_step_stops_it_and_its_writers_and_saves_it() {
     let dir = scratch_dir("ibench_ctrlc");
     let (store, server) = (dir.join("r.sqlite"), Server::Mariadb);
     run_ok(&mut ib(&server, "ibk", &store, &["--steps", "l.i0,l.x"]));
-    // l.i1 with far more rows than it can write in the second before Ctrl-C.
-    let out = interrupted(&server, "ibk", &store, &["--change-rows", "10M", "--steps", "l.i1,qr100"], 1500);
+    // l.i1 with far more rows than it can write before Ctrl-C, after its first interval.
+    let out = interrupted(&server, "ibk", &store, &["--change-rows", "10M", "--steps", "l.i1,qr100"], &|l: &str| l.starts_with("[ 1s ]"));
     let levels = last_levels(&store);
     assert_eq!(levels.iter().map(step_of).collect::<Vec<_>>(), ["l.i1"], "the sequence stops at the step it was in\n{out}");
     assert_eq!(levels[0]["status"], "interrupted");
@@ -266,7 +266,7 @@ fn ctrl_c_inside_the_settle_puts_the_server_back() {
     let targets = || mysql_at(&mysql_url(), "SELECT CONCAT(@@GLOBAL.innodb_max_dirty_pages_pct, ' ', @@GLOBAL.innodb_max_dirty_pages_pct_lwm)");
     let before = targets();
     run_ok(&mut ib(&server, "ibs", &store, &["--steps", "l.i0,l.x"]));
-    let out = interrupted(&server, "ibs", &store, &["--change-rows", "1000", "--steps", "l.i2,qr100", "--settle-secs", "60"], 2500);
+    let out = interrupted(&server, "ibs", &store, &["--change-rows", "1000", "--steps", "l.i2,qr100", "--settle-secs", "60"], &|l: &str| l.starts_with("Settling for "));
     let levels = last_levels(&store);
     assert_eq!(levels.iter().map(step_of).collect::<Vec<_>>(), ["l.i2"], "{out}");
     assert_eq!(levels[0]["status"], "completed", "l.i2 itself ended before the settle");

@@ -283,14 +283,14 @@ fn broken_scripts_name_their_file_and_line() {
     assert_one_line_error(&out, &["event()"]);
 }
 
-/// Starts `script` on SQLite, sends Ctrl-C after 1.5 s; (exit code, time it took, stdout).
+/// Starts `script` on SQLite, sends Ctrl-C once its threads started; (exit code, time it took, stdout).
 fn interrupt(script: &str) -> (Option<i32>, Duration, String) {
     let dir = scratch_dir(&format!("lua-{script}"));
     interrupt_on(script, &format!("sqlite://{}/e.db", dir.display()))
 }
 
 fn interrupt_on(script: &str, target: &str) -> (Option<i32>, Duration, String) {
-    interrupt_after(fairbench().args([&own(script), &format!("--target={target}"), "--threads=2", "--time=60", "--no-save", "run"]), Duration::from_millis(1500))
+    interrupt_after_lines(fairbench().args([&own(script), &format!("--target={target}"), "--threads=2", "--time=60", "--no-save", "run"]), &[&|l: &str| l == "Threads started!"])
 }
 
 #[test]

@@ -191,8 +191,9 @@ fn repetitions_interleave_and_are_summarised() {
 #[test]
 fn ctrl_c_during_a_repetition_keeps_the_completed_ones() {
     let dir = sqlite_dir("series-interrupt");
+    let started = |l: &str| l == "Threads started!";
     let (code, took, out) =
-        interrupt_after(fb(&dir).args(["run", "oltp_point_select", "--threads", "2", "--repeat", "5", "--time", "1", "--table-size", "1000", "--no-prepare"]), Duration::from_millis(2600));
+        interrupt_after_lines(fb(&dir).args(["run", "oltp_point_select", "--threads", "2", "--repeat", "5", "--time", "1", "--table-size", "1000", "--no-prepare"]), &[&started, &started, &started]);
     assert_eq!(code, Some(130), "{out}");
     assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
     let line = out.lines().find(|l| l.contains(" of 5 repetitions completed; every completed one is stored.")).unwrap_or_else(|| panic!("no count of completed repetitions:\n{out}"));
@@ -282,9 +283,9 @@ fn two_targets_alternate_and_are_compared() {
     assert!(html.contains("Is the difference real?") && html.contains("<td>3 vs 3</td>"), "no verdicts in the report");
     assert!(html.matches("class=\"errorbar\"").count() >= 2, "no error bars in the report");
     // Ctrl-C in the second run: the first is kept, and the line says so.
-    let (code, took, out) = interrupt_after(
+    let (code, took, out) = interrupt_after_lines(
         fb(&dir).args(["run", "oltp_point_select", "--table-size", "1000", "--threads", "2", "--time", "2", "--no-prepare", "--target", &a, "--target", &b, "--repeat", "2", "--tag", "cut"]),
-        Duration::from_millis(3200),
+        &[&|l: &str| l.starts_with("==== 2 of 4:"), &|l: &str| l == "Threads started!"],
     );
     assert_eq!(code, Some(130), "{out}");
     assert!(took < Duration::from_secs(3), "stopped {took:?} after Ctrl-C");

@@ -514,16 +514,23 @@ pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &
     }
 }
 
-/// Starts `cmd` (stdout piped), sends it Ctrl-C (SIGINT) after `after`, and
-/// waits for it to end: (exit code, time from the signal to the end,
-/// stdout). Fails if it still runs 10 s after the signal.
-pub fn interrupt_after(cmd: &mut Command, after: std::time::Duration) -> (Option<i32>, std::time::Duration, String) {
-    interrupt_once(cmd, || std::thread::sleep(after))
+/// Starts `cmd`, sends it Ctrl-C (SIGINT) once it has printed a line for each of `lines` in
+/// turn (on stdout or stderr; within 60 s each, or the test fails), and waits for it to end:
+/// (exit code, time from the signal to the end, stdout). Fails if it still runs 10 s after the
+/// signal. The signal lands in the state the test is about (the third repetition, a step's
+/// first interval), not wherever a sleep after the spawn left a loaded machine.
+pub fn interrupt_after_lines(cmd: &mut Command, lines: &[&dyn Fn(&str) -> bool]) -> (Option<i32>, std::time::Duration, String) {
+    let mut run = watch::Watched::spawn(cmd);
+    for want in lines {
+        run.wait_for(std::time::Duration::from_secs(60), want);
+    }
+    run.interrupt()
 }
 
 /// Starts `cmd` (stdout piped), sends it Ctrl-C once `ready` holds (looked at as `eventually` does,
 /// failing the test if it does not within 60 s): the signal lands in the state the test is
-/// about, not wherever a sleep after the spawn left a loaded machine. As `interrupt_after`.
+/// about, not wherever a sleep after the spawn left a loaded machine. As
+/// `interrupt_after_lines`.
 pub fn interrupt_when(cmd: &mut Command, ready: impl FnMut() -> bool) -> (Option<i32>, std::time::Duration, String) {
     interrupt_once(cmd, || assert!(eventually(std::time::Duration::from_secs(60), ready), "the state to interrupt never came"))
 }

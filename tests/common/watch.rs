@@ -73,6 +73,16 @@ impl Watched {
         RunClock { at, t: interval_time(&line) }
     }
 
+    /// Sends Ctrl-C (SIGINT) and waits for the command to end: (exit code, time from the
+    /// signal to the end, stdout). Fails the test if it still runs 10 s after the signal.
+    pub fn interrupt(self) -> (Option<i32>, Duration, String) {
+        let sent = Instant::now();
+        // SAFETY: signals a child process this test started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let out = self.finish(Duration::from_secs(10));
+        (out.status.code(), sent.elapsed(), String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     /// Ends the command (a watcher that never ends by itself).
     pub fn kill(mut self) {
         let _ = self.child.kill();
