@@ -634,7 +634,8 @@ fn sigint_stops_with_a_summary_and_exit_130() {
     let (mut bg, mut bgj) = (run(&db, "text"), run(&dbj, "json"));
     bg.wait_for("first progress line", Duration::from_secs(60), |o, _| o.contains("[ 1s ]"));
     bgj.wait_for("first interval object", Duration::from_secs(60), |o, _| o.contains("\"interval\""));
-    std::thread::sleep(Duration::from_millis(1000));
+    bg.wait_for("second progress line", Duration::from_secs(60), |o, _| o.contains("[ 2s ]"));
+    bgj.wait_for("second interval object", Duration::from_secs(60), |o, _| o.matches("\"interval\"").count() >= 2);
     for b in [&mut bg, &mut bgj] {
         assert!(b.running(), "{}", b.show());
         // SAFETY: plain kill(2) on our own child's pid.

@@ -138,7 +138,13 @@ fn interrupt_while_waiting_for_the_group_ends_quickly() {
     let mut prep = fairbench();
     run_ok(prep.args(["prepare", "oltp_read_only", "--target", &target, "--table-size=100", "--no-save"]));
     let child = spawn(&run_args(&target, "waiting", 2, &["--group-timeout=60"]));
-    std::thread::sleep(Duration::from_millis(1500));
+    // Signalled once its registration is in the group's table: it is waiting for the other.
+    let db = target.strip_prefix("sqlite:").unwrap().to_string();
+    let registered = || {
+        let Ok(c) = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY) else { return false };
+        c.query_row(&format!("SELECT COUNT(*) FROM {} WHERE grp = 'waiting'", fairbench::runner::group::TABLE), [], |r| r.get::<_, i64>(0)).is_ok_and(|n| n == 1)
+    };
+    assert!(eventually(Duration::from_secs(60), registered), "the member never registered in its group");
     // SAFETY: signals our own child process by its id.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t0 = Instant::now();

@@ -312,8 +312,8 @@ fn interrupted_load(target: &str) {
         }
         let _ = std::io::copy(&mut out, &mut std::io::sink());
     });
+    // Signalled once the load has begun (its banner comes as the first rows go out).
     seen_rx.recv_timeout(Duration::from_secs(60)).expect("prepare never said it was loading");
-    std::thread::sleep(Duration::from_millis(500));
     assert!(child.try_wait().unwrap().is_none(), "prepare ended before it could be interrupted");
     // SAFETY: plain kill(2) on our own child's pid.
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);

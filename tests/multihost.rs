@@ -10,7 +10,7 @@ mod common;
 
 use common::pgpair::*;
 use common::*;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const TABLE: &str = "mh_";
@@ -182,30 +182,20 @@ fn terminated_backends_reconnect_and_a_lost_primary_stops_the_run_after_the_time
 fn ctrl_c_stops_a_run_whose_clients_are_reconnecting() {
     let (p, s) = prepared_pair();
     let target = list(&[s.port, p.port], "target_session_attrs=read-write");
-    let mut child = fb("fast").args(run_args("oltp_read_write", &target, "60")).args(["--reconnect-timeout", "60"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut run = common::watch::Watched::spawn(fb("fast").args(run_args("oltp_read_write", &target, "60")).args(["--reconnect-timeout", "60"]));
     let end = Instant::now() + Duration::from_secs(60);
     while psql(p.port, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'fairbench' AND state = 'active'").parse::<u32>().unwrap() < 2 {
         assert!(Instant::now() < end, "the run's clients never connected");
         std::thread::sleep(Duration::from_millis(50));
     }
     p.kill();
-    // The clients are now trying the standby and the stopped primary in turn.
-    std::thread::sleep(Duration::from_secs(1));
-    let sent = Instant::now();
-    // SAFETY: signals a child process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if sent.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            panic!("still running 10 s after Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    assert!(sent.elapsed() < Duration::from_secs(2), "ended {:?} after Ctrl-C", sent.elapsed());
-    assert_eq!(status.code(), Some(130), "{status}");
+    // Signalled once an interval counted the lost connections: the clients are then trying
+    // the standby and the stopped primary in turn.
+    let errors = |l: &str| l.split("err/s: ").nth(1).and_then(|r| r.split_whitespace().next()).and_then(|v| v.parse::<f64>().ok()).is_some_and(|e| e > 0.0);
+    run.wait_for(Duration::from_secs(30), errors);
+    let (code, took, _) = run.interrupt();
+    assert!(took < Duration::from_secs(2), "ended {took:?} after Ctrl-C");
+    assert_eq!(code, Some(130));
 }
 
 /// The primary listed first stops; its standby is promoted: the clients

@@ -296,7 +296,6 @@ fn ctrl_c_during_start_leaves_nothing_running() {
     // Once the nodes' Patronis run (initdb, base backups under way).
     let dir = root.join(format!("patroni-{port}"));
     let started = eventually(Duration::from_secs(30), || dir.join("node2/patroni.pid").exists().then_some(()));
-    std::thread::sleep(Duration::from_millis(500));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t0 = Instant::now();
