@@ -245,7 +245,7 @@ fn run_sql(mut cmd: Command, sql: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-pub fn mysql_client(database: Option<&str>) -> Command {
+fn mysql_client(database: Option<&str>) -> Command {
     let u = parse_url(&mysql_url());
     let mut cmd = Command::new("mariadb");
     // --no-defaults: no option files (e.g. /etc/mysql's socket path) can interfere.

@@ -298,27 +298,7 @@ async fn write_all(afd: &AsyncFd<Stream>, buf: &[u8], block: Option<&Blocking>) 
 /// stream.
 async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Blocking>) -> io::Result<usize> {
     if let Some(b) = block {
-        if let Some(k) = recv_blocking(afd.get_ref().as_raw_fd(), buf, b, matches!(afd.get_ref(), Stream::Unix(_)))? {
-            return Ok(k);
-        }
-        // No answer within a slice (a lock wait, a lost shard, a failover):
-        // wait suspended from here. The client's worker thread then runs its
-        // ticker, and the report's intervals keep their time: blocked on
-        // for seconds, they stopped, and came all at once when the answer
-        // did, the stall's events counted in the interval it began in.
-        // The stop flags are still looked at every slice.
-        let slice = std::time::Duration::from_millis(BLOCK_SLICE_MS as u64);
-        loop {
-            let Ok(ready) = tokio::time::timeout(slice, afd.readable()).await else {
-                b.check()?;
-                continue;
-            };
-            // A readiness the blocking recv finds nothing behind waits one
-            // slice (the socket's timeout) and tries again.
-            if let Ok(r) = ready?.try_io(|s| recv_spare(s.get_ref().as_raw_fd(), buf)) {
-                return r;
-            }
-        }
+        return recv_blocking(afd.get_ref().as_raw_fd(), buf, b, matches!(afd.get_ref(), Stream::Unix(_)));
     }
     loop {
         let mut ready = afd.readable().await?;
@@ -341,8 +321,8 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Bloc
 }
 
 /// [`recv_into`] for a client that blocks: recv(2) waits on the blocking
-/// socket for one slice (its receive timeout); None when no answer came in
-/// it (the caller waits on), an error when the run stopped.
+/// socket, one slice at a time (its receive timeout), until data comes or
+/// the run stops.
 ///
 /// On a Unix socket the wait is a poll(2) for input first: a reader asleep
 /// in recv(2) there is woken whenever the server reads the client's last
@@ -353,17 +333,16 @@ async fn recv_into(afd: &AsyncFd<Stream>, buf: &mut Vec<u8>, block: Option<&Bloc
 /// that does not wait before the poll, as libmariadb's, finds the answer
 /// almost never there (MariaDB's socket, 16 clients: 2.0 recv and 1.0 poll
 /// per point select, against 1.0 and 1.0 here): one system call more.
-fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking, unix: bool) -> io::Result<Option<usize>> {
-    if unix && !readable_within(fd, BLOCK_SLICE_MS)? {
-        b.check()?;
-        return Ok(None);
-    }
-    match recv_spare(fd, buf) {
-        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {
+fn recv_blocking(fd: RawFd, buf: &mut Vec<u8>, b: &Blocking, unix: bool) -> io::Result<usize> {
+    loop {
+        if unix && !readable_within(fd, BLOCK_SLICE_MS)? {
             b.check()?;
-            Ok(None)
+            continue;
         }
-        r => r.map(Some),
+        match recv_spare(fd, buf) {
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => b.check()?,
+            r => return r,
+        }
     }
 }
 
