@@ -75,7 +75,11 @@ pub enum Arrivals {
 impl Arrivals {
     /// As the command line writes it (and the store records it).
     pub fn name(self) -> String {
-        crate::output::format::name(&self)
+        match self {
+            Arrivals::Poisson => "poisson",
+            Arrivals::Even => "even",
+        }
+        .to_string()
     }
 }
 
