@@ -88,7 +88,7 @@ impl Profiler {
     /// perf stops by itself after `most`, so that no perf outlives a
     /// process that ended without stopping it.
     pub fn start(pids: &[i32], out_dir: &Path, most: Duration) -> Result<Profiler, String> {
-        start_with(Path::new("perf"), pids, out_dir, most)
+        start_alive(Path::new("perf"), pids, out_dir, most)
     }
 
     /// Stops perf, folds what it recorded and returns the folded stacks
@@ -191,6 +191,26 @@ impl Drop for Profiler {
         }
         for file in [&self.data, &self.record_log, &self.script_log] {
             let _ = fs::remove_file(file);
+        }
+    }
+}
+
+/// [`start_with`] on those of `pids` still there: a server's processes come
+/// and go (a PostgreSQL backend whose session ended between the listing and
+/// perf's start), and perf refuses the whole list for one gone.
+fn start_alive(program: &Path, pids: &[i32], out_dir: &Path, most: Duration) -> Result<Profiler, String> {
+    let mut pids = pids.to_vec();
+    loop {
+        match start_with(program, &pids, out_dir, most) {
+            Err(e) if e.contains("No such process") => {
+                let alive: Vec<i32> = pids.iter().copied().filter(|p| Path::new(&format!("/proc/{p}")).exists()).collect();
+                // Each try has fewer: this ends.
+                if alive.is_empty() || alive.len() == pids.len() {
+                    return Err(e);
+                }
+                pids = alive;
+            }
+            r => return r,
         }
     }
 }
@@ -458,6 +478,18 @@ mod tests {
         drop(profiler);
         assert!(!alive(perf), "perf still runs after the profiler was dropped");
         assert_eq!(fs::read_dir(dir.path()).expect("dir").count(), 0, "perf's files are left behind");
+    }
+
+    /// perf refused the whole list when one PostgreSQL backend had ended between the listing
+    /// of the server's processes and perf's start: a profiled run then had no profile.
+    #[test]
+    fn a_process_gone_before_perf_started_leaves_the_others_profiled() {
+        available().expect("perf is installed");
+        let busy = Busy::spawn();
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let profiler = Profiler::start(&[busy.pid(), 999_999_999], dir.path(), Duration::from_secs(30)).expect("perf starts on the process still there");
+        assert_eq!(profiler.pids, busy.pid().to_string());
+        drop(profiler);
     }
 
     #[test]
