@@ -8,7 +8,7 @@
 
 use super::admin::Vtctld;
 use super::cluster;
-use super::vars::CONNECTIONS;
+use super::vars::{self, CONNECTIONS};
 use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, Listen, LocalFuture, Part, Routing, SendFuture};
 use crate::db::facts::{DatasetTables, Server};
 use crate::db::sharding::vschema::{self, DeclareReference};
@@ -202,10 +202,25 @@ impl Engine for Vitess {
     }
 
     /// vtgate's queries by routing class (vars.rs): BEGIN, COMMIT, SET and
-    /// the like are routed nowhere and left out.
+    /// the like are routed nowhere and left out. The plans vtgate completes
+    /// itself (ORDER BY or DISTINCT over shards, joins) are classed by the
+    /// shards their routes reached, over the run's keyspace's shards (whose
+    /// call counters the level always has).
     fn routing(&self, d: &BTreeMap<String, f64>) -> Option<Routing> {
         let get = |class: &str| d.get(&format!("vtgate.queries{{route={class}}}")).copied();
-        Some(Routing { single: get("single")?, multi: get("multi").unwrap_or(0.0), scatter: get("scatter").unwrap_or(0.0) })
+        let mut r = Routing { single: get("single")?, multi: get("multi").unwrap_or(0.0), scatter: get("scatter").unwrap_or(0.0) };
+        let shards = d.keys().filter(|k| k.strip_prefix("vttablet.calls{shard=").is_some_and(|s| !s.contains('/'))).count();
+        for (k, executions) in d {
+            let Some(plan) = k.strip_prefix("vtgate.queries{plan=").and_then(|p| p.strip_suffix('}')) else { continue };
+            if !plan.split('.').nth(1).is_some_and(vars::completed_by_vtgate) {
+                continue;
+            }
+            let routes = d.get(&format!("vtgate.shard_routes{{plan={plan}}}")).copied().unwrap_or(0.0);
+            let (single, scatter) = vars::split_completed(*executions, routes, shards);
+            r.single += single;
+            r.scatter += scatter;
+        }
+        Some(r)
     }
 
     fn os_cache_holds_data(&self) -> bool {

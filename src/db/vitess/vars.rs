@@ -47,6 +47,28 @@ pub fn route(plan: &str) -> Route {
     }
 }
 
+/// Whether a plan class is one vtgate completes itself over what its routes
+/// bring back (an ORDER BY or DISTINCT over shards, a join): its class says
+/// nothing of the shards reached, its `QueryRoutes` count does.
+pub fn completed_by_vtgate(plan: &str) -> bool {
+    matches!(plan, "Complex" | "Join")
+}
+
+/// The queries of the plans vtgate completes itself, `executions` of them
+/// with `routes` shards reached over a keyspace of `shards`: as (to one
+/// shard, to every one). Each is taken to reach one shard or all (so the
+/// split is exact for a mix of those two, as sysbench's ordered and
+/// distinct ranges beside its point selects); one answered by vtgate alone
+/// (no route) counts as neither.
+pub fn split_completed(executions: f64, routes: f64, shards: usize) -> (f64, f64) {
+    if shards <= 1 {
+        return (executions.min(routes).max(0.0), 0.0);
+    }
+    let scatter = ((routes - executions) / (shards - 1) as f64).clamp(0.0, executions);
+    let single = (routes - scatter * shards as f64).clamp(0.0, executions - scatter);
+    (single, scatter)
+}
+
 /// `STATEMENT.PLAN.TABLETTYPE` (a `QueryExecutions` key) as its three parts.
 fn plan_key(k: &str) -> Option<(&str, &str, &str)> {
     let mut it = k.rsplitn(3, '.');
@@ -120,6 +142,9 @@ pub fn counters(vars: &Value, keyspace: &str, shards: &[String]) -> BTreeMap<Str
     for (k, n) in numbers(&vars["QueryRoutes"]) {
         if let Some((_, plan, _)) = plan_key(k) {
             add(format!("vtgate.shard_routes{{route={}}}", route(plan).name()), n);
+            if completed_by_vtgate(plan) {
+                add(format!("vtgate.shard_routes{{plan={k}}}"), n);
+            }
         }
     }
     if let Some(h) = vars["VttabletCall"]["Histograms"].as_object() {
@@ -257,7 +282,7 @@ mod tests {
         json!({
             "QueryExecutions": {"SELECT.Passthrough.PRIMARY": 10, "UPDATE.EqualUnique.PRIMARY": 2, "INSERT.MultiShard.PRIMARY": 3,
                 "SELECT.Scatter.PRIMARY": 4, "BEGIN.Transaction.PRIMARY": 5, "SELECT.Complex.PRIMARY": 1},
-            "QueryRoutes": {"SELECT.Passthrough.PRIMARY": 10, "SELECT.Scatter.PRIMARY": 8, "INSERT.MultiShard.PRIMARY": 6},
+            "QueryRoutes": {"SELECT.Passthrough.PRIMARY": 10, "SELECT.Scatter.PRIMARY": 8, "INSERT.MultiShard.PRIMARY": 6, "SELECT.Complex.PRIMARY": 2},
             "VttabletCall": {"TotalCount": 9, "Histograms": {
                 "Execute.sbtest.-80.primary": {"500000": 1, "Count": 5, "Time": 2_000_000_000u64},
                 "Commit.sbtest.-80.primary": {"Count": 1, "Time": 500_000_000u64},
@@ -274,6 +299,20 @@ mod tests {
     }
 
     #[test]
+    fn queries_vtgate_completes_are_split_by_the_shards_they_reached() {
+        // sysbench's ordered and distinct ranges: 20 queries, each to both of 2 shards.
+        assert_eq!(split_completed(20.0, 40.0, 2), (0.0, 20.0));
+        // Beside 5 ordered queries to one shard each.
+        assert_eq!(split_completed(25.0, 45.0, 2), (5.0, 20.0));
+        // 4 shards: 3 queries to all, 2 to one.
+        assert_eq!(split_completed(5.0, 14.0, 4), (2.0, 3.0));
+        // Answered by vtgate alone (no route): neither.
+        assert_eq!(split_completed(3.0, 0.0, 2), (0.0, 0.0));
+        // One shard: every query is to one.
+        assert_eq!(split_completed(4.0, 4.0, 1), (4.0, 0.0));
+    }
+
+    #[test]
     fn debug_vars_become_counters_by_route_shard_code_and_mode() {
         let shards = vec!["-80".to_string(), "80-".to_string(), "unused".to_string()];
         let m = counters(&vars(), "sbtest", &shards);
@@ -284,7 +323,8 @@ mod tests {
         assert_eq!(g("vtgate.queries{route=other}"), 6.0);
         assert_eq!(g("vtgate.queries{plan=UPDATE.EqualUnique.PRIMARY}"), 2.0);
         assert_eq!(g("vtgate.shard_routes{route=scatter}"), 8.0);
-        assert_eq!(g("vtgate.shard_routes{route=other}"), 0.0);
+        assert_eq!(g("vtgate.shard_routes{plan=SELECT.Complex.PRIMARY}"), 2.0);
+        assert_eq!(g("vtgate.shard_routes{route=other}"), 2.0);
         assert_eq!(g("vttablet.calls{shard=-80}"), 6.0);
         assert_eq!(g("vttablet.calls{shard=80-}"), 3.0);
         assert_eq!(g("vttablet.calls{shard=unused}"), 0.0);
