@@ -532,33 +532,9 @@ pub fn interrupt_after_lines(cmd: &mut Command, lines: &[&dyn Fn(&str) -> bool])
 /// about, not wherever a sleep after the spawn left a loaded machine. As
 /// `interrupt_after_lines`.
 pub fn interrupt_when(cmd: &mut Command, ready: impl FnMut() -> bool) -> (Option<i32>, std::time::Duration, String) {
-    interrupt_once(cmd, || assert!(eventually(std::time::Duration::from_secs(60), ready), "the state to interrupt never came"))
-}
-
-fn interrupt_once(cmd: &mut Command, wait: impl FnOnce()) -> (Option<i32>, std::time::Duration, String) {
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-    let mut pipe = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
-        s
-    });
-    wait();
-    let sent = std::time::Instant::now();
-    // SAFETY: signals a child process this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if sent.elapsed() > std::time::Duration::from_secs(10) {
-            let _ = child.kill();
-            panic!("still running 10 s after Ctrl-C");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
-    let took = sent.elapsed();
-    (status.code(), took, reader.join().unwrap())
+    let run = watch::Watched::spawn(cmd);
+    assert!(eventually(std::time::Duration::from_secs(60), ready), "the state to interrupt never came");
+    run.interrupt()
 }
 
 /// The levels of stored run `run` (an id, `last` ...) in `store`, as `results export` gives them.
