@@ -7,8 +7,10 @@
 #     protobuf, etcd's client, Prometheus...) are downloaded and compiled once; its owner
 #     removes it;
 #   - otherwise a cache in `work`, removed with it (some GB each: only the binaries stay).
-# Builds use every core (go's default -p) and leave out DWARF (-w: a shorter link); the
-# symbol table stays, for perf's stacks of a profiled server (--profile-server).
+# Builds use every core (go's default -p) and leave out DWARF: the compiler makes none
+# (-gcflags=all=-dwarf=false: go-ycsb's build took 14% less CPU, 319 against 370 s) and the
+# linker writes none (-w: a shorter link); the symbol table stays, for perf's stacks of a
+# profiled server (--profile-server).
 
 fb_go_begin() {
     local name=$1 min=$2 have
@@ -28,7 +30,7 @@ fb_go_begin() {
     trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
     mkdir -p "$work/src"
     local cache=${FAIRBENCH_GO_CACHE:-$work}
-    export GOPATH=$cache/gopath GOMODCACHE=$cache/gopath/pkg/mod GOCACHE=$cache/cache GOFLAGS=-trimpath
+    export GOPATH=$cache/gopath GOMODCACHE=$cache/gopath/pkg/mod GOCACHE=$cache/cache GOFLAGS="-trimpath -gcflags=all=-dwarf=false"
 }
 
 # The go.mod of a module at a version, downloaded into the module cache: its path.
