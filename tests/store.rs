@@ -289,16 +289,17 @@ fn sample_times(store: &Path) -> Vec<(f64, f64)> {
     samples.iter().filter(|s| s["seq"].as_u64() != Some(0)).map(|s| (s["t"].as_f64().unwrap(), s["dt"].as_f64().unwrap())).collect()
 }
 
-/// How far a sample may stand from its interval's end: 0.1 s on a quiet machine, plus the
-/// worst wake-up delay this machine showed during the run for each of the thread hand-offs
-/// between an interval's end and the sample's reading (a worker's ticker, the collector, the
-/// sampler).
 /// One sampler-timing test at a time: the slow-baseline test ages pg_stat_statements, and
 /// every sample's read of it in the other test was slowed until ticks queued up.
 static SAMPLER_TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// How far a sample may stand from its interval's end: 50 ms on a quiet machine (where the
+/// median stood 5 to 30 ms after it, the aged summary's slow reads included), plus the
+/// worst wake-up delay this machine showed during the run for each of the thread hand-offs
+/// between an interval's end and the sample's reading (a worker's ticker, the collector, the
+/// sampler).
 fn sampler_tolerance(worst: Duration) -> f64 {
-    probe::tolerance(0.1, 3, worst)
+    probe::tolerance(0.05, 3, worst)
 }
 
 /// Asserts samples `s` fall on the ticks every `period` s: most of them within `tol` after the
@@ -350,6 +351,33 @@ fn server_samples_fall_on_the_report_intervals() {
     take_level_end_sample(&mut s, 3.0, 0.6);
     assert!(s.len() >= 4 && s.len() <= 6, "{s:?}");
     assert!(s.iter().all(|(_, dt)| *dt >= 0.4 && *dt <= 0.8), "samples spaced as the period and the ticks allow: {s:?}");
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
+}
+
+// A level's baseline was read on the sampler's thread while the clients
+// already ran: a server slow to read (TiDB's metrics page under load took
+// 0.4 s) lost a thousand statements from the level's samples. The baseline
+// is read before the clients are released: the samples count every one.
+#[test]
+fn statements_run_before_the_baseline_was_read_are_in_the_samples() {
+    let _one = SAMPLER_TIMING.lock().unwrap_or_else(|e| e.into_inner());
+    let store = scratch_dir("store_baseline_first").join("r.sqlite");
+    let base = ["--target", &pg_url(), "--table-name", "sto_first_", "--table-size", "1000"];
+    run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
+    run_ok(fairbench().args(["prepare", "oltp_point_select"]).args(base));
+    run_ok(fairbench().args(["run", "oltp_point_select", "--threads", "2", "--time", "2", "--report-interval", "1", "--results"]).arg(&store).args(base));
+    let e = export(&store);
+    let run = e.as_array().and_then(|a| a.last()).or_else(|| e["runs"].as_array().and_then(|a| a.last())).expect("a run").clone();
+    let level = &run["levels"][0];
+    let events = level["events"].as_f64().unwrap();
+    let samples = level["samples"].as_array().unwrap_or_else(|| panic!("no samples: {run}"));
+    // The level's texts come with its last sample.
+    let texts = samples.iter().flat_map(|s| s["statement_texts"].as_object().into_iter().flatten());
+    let select = texts.filter(|(_, t)| t.as_str().is_some_and(|t| t.starts_with("SELECT c FROM sto_first_1 "))).map(|(id, _)| id.clone()).next();
+    let select = select.unwrap_or_else(|| panic!("no text of the point select: {samples:?}"));
+    let calls: f64 = samples.iter().filter(|s| s["seq"].as_u64() != Some(0)).filter_map(|s| s["statements"][&select]["counts"]["calls"].as_f64()).sum();
+    assert!(events > 100.0, "{events} events");
+    assert_eq!(calls, events, "point selects in the level's samples against its events");
     run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
 }
 

@@ -253,7 +253,11 @@ fn disk_delta(prev: &BTreeMap<String, [u64; 4]>, cur: &BTreeMap<String, [u64; 4]
 
 /// What the sampler thread is told by the run.
 enum Cmd {
-    LevelStart(usize),
+    /// Take the level's baseline, then say so: the clients wait for it.
+    LevelStart(usize, mpsc::Sender<()>),
+    /// The level's clients were released at this instant: its samples are
+    /// timed from it, on the same clock as its report intervals.
+    Go(Instant),
     LevelEnd,
     /// A report interval ended, at this many seconds of the level's clock:
     /// sample now, so that a sample covers the interval the report shows and
@@ -403,6 +407,7 @@ impl Sampler {
                     let mut untexted: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
                     let _ = stx.send(first);
                     let mut level: Option<(usize, Instant, usize)> = None;
+                    let mut released = false;
                     let mut last = Instant::now();
                     // Once intervals tick, the timer only stands in for a tick that does not come.
                     let mut ticked = false;
@@ -413,7 +418,9 @@ impl Sampler {
                     loop {
                         let wait = if ticked { period * 3 / 2 } else { period };
                         // Between levels nothing is sampled: wait for the next command only.
-                        let got = if level.is_some() { rx.recv_timeout(wait.saturating_sub(last.elapsed())) } else { rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected) };
+                        // Nor between a level's baseline and its clients' release (a group's members
+                        // wait there for each other).
+                        let got = if level.is_some() && released { rx.recv_timeout(wait.saturating_sub(last.elapsed())) } else { rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected) };
                         let cmd = match got {
                             Ok(c) => Some(c),
                             Err(mpsc::RecvTimeoutError::Timeout) => None,
@@ -439,7 +446,16 @@ impl Sampler {
                             }
                             break;
                         }
-                        if level.is_none() && !matches!(cmd, Some(Cmd::LevelStart(_))) {
+                        if let Some(Cmd::Go(at)) = cmd {
+                            if let Some((_, t0, _)) = level.as_mut() {
+                                *t0 = at;
+                                // The period counts from the release: the first tick is a period away.
+                                last = at.max(last);
+                                released = true;
+                            }
+                            continue;
+                        }
+                        if level.is_none() && !matches!(cmd, Some(Cmd::LevelStart(..))) {
                             continue;
                         }
                         // A level that ends just after the sample of its last interval: that
@@ -481,7 +497,7 @@ impl Sampler {
                         let mut sample = delta(&prev, &cur);
                         sample.disk = disk_delta(&prev_disk, &disk);
                         // The baseline keeps none: what moved before the level is not the level's.
-                        if level.is_some() && !matches!(cmd, Some(Cmd::LevelStart(_))) {
+                        if level.is_some() && !matches!(cmd, Some(Cmd::LevelStart(..))) {
                             let moved = crate::db::digests::delta(&prev_stmts, &stmts);
                             untexted.extend(crate::db::digests::texts_for(&moved, &texts));
                             sample.statements = crate::db::digests::with_texts(moved, &texts);
@@ -500,10 +516,12 @@ impl Sampler {
                         prev_disk = disk;
                         prev_stmts = stmts;
                         match cmd {
-                            Some(Cmd::LevelStart(n)) => {
+                            Some(Cmd::LevelStart(n, ready)) => {
                                 // Baseline: what moved before the level (pause, prepare) is not the level's.
                                 write(SampleRow { level_no: n, seq: 0, t: 0.0, dt, sample, profile: None });
+                                let _ = ready.send(());
                                 level = Some((n, now, 1));
+                                released = false;
                                 sampled_at = 0.0;
                                 profiling.level_start(now);
                                 profiling.tick(now, &profiled);
@@ -532,7 +550,7 @@ impl Sampler {
                                     level = if matches!(cmd, Some(Cmd::LevelEnd)) { None } else { Some((n, t0, seq + 1)) };
                                 }
                             }
-                            Some(Cmd::Finish(_)) => {}
+                            Some(Cmd::Finish(_) | Cmd::Go(_)) => {}
                         }
                     }
                 });
@@ -547,8 +565,27 @@ impl Sampler {
         (Sampler { tx, join }, snap)
     }
 
+    /// Takes level `n`'s baseline before its clients start: read while they
+    /// ran, an engine whose counters take long to read (TiDB's metrics page
+    /// under load: 0.4 s) missed a thousand statements. Waits until it is
+    /// taken, 5 s at most, less on Ctrl-C.
     pub fn level_start(&self, n: usize) {
-        let _ = self.tx.send(Cmd::LevelStart(n));
+        let (tx, rx) = mpsc::channel();
+        if self.tx.send(Cmd::LevelStart(n, tx)).is_err() {
+            return;
+        }
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until && !crate::model::interrupted() {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                _ => return,
+            }
+        }
+    }
+
+    /// The level's clients were released at `at`.
+    pub fn level_go(&self, at: Instant) {
+        let _ = self.tx.send(Cmd::Go(at));
     }
 
     pub fn level_end(&self) {

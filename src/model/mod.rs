@@ -188,6 +188,10 @@ pub struct LevelOptions {
 
 /// Receives what the runner measures (console, JSON, store...).
 pub trait Sink {
+    /// A level's clients are connected and about to be released: what must
+    /// be read before they run (the server's counters) is read now.
+    fn before_start(&mut self) {}
+    /// The level's clients were released.
     fn start(&mut self, _threads: usize) {}
     fn interval(&mut self, _iv: &Interval, _rate_mode: bool) {}
     /// A `--report-checkpoints` time passed: the counters since the previous one.
@@ -199,6 +203,9 @@ pub trait Sink {
 pub struct Sinks(pub Vec<Box<dyn Sink>>);
 
 impl Sink for Sinks {
+    fn before_start(&mut self) {
+        self.0.iter_mut().for_each(|s| s.before_start());
+    }
     fn start(&mut self, threads: usize) {
         self.0.iter_mut().for_each(|s| s.start(threads));
     }

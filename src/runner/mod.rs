@@ -281,6 +281,8 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             break;
         }
     }
+    // The server's baseline, before a group's members wait for each other to start together.
+    sink.before_start();
     if let Some(f) = &rc.sync_file {
         wait_sync_file(f, rc.sync_wait)?;
     }
