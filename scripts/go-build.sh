@@ -10,7 +10,9 @@
 # Builds use every core (go's default -p) and leave out DWARF: the compiler makes none
 # (-gcflags=all=-dwarf=false: go-ycsb's build took 14% less CPU, 319 against 370 s) and the
 # linker writes none (-w: a shorter link); the symbol table stays, for perf's stacks of a
-# profiled server (--profile-server).
+# profiled server (--profile-server). The compiler and linker collect their garbage less often
+# (GOGC=400; the build's own processes, not the servers built): go-ycsb's build took 266 CPU-s
+# against 331 with Go's default, for some more memory a compile.
 
 fb_go_begin() {
     local name=$1 min=$2 have
@@ -30,7 +32,7 @@ fb_go_begin() {
     trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
     mkdir -p "$work/src"
     local cache=${FAIRBENCH_GO_CACHE:-$work}
-    export GOPATH=$cache/gopath GOMODCACHE=$cache/gopath/pkg/mod GOCACHE=$cache/cache GOFLAGS="-trimpath -gcflags=all=-dwarf=false"
+    export GOPATH=$cache/gopath GOMODCACHE=$cache/gopath/pkg/mod GOCACHE=$cache/cache GOFLAGS="-trimpath -gcflags=all=-dwarf=false" GOGC=400
 }
 
 # The go.mod of a module at a version, downloaded into the module cache: its path.
