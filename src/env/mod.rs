@@ -76,6 +76,15 @@ pub struct Sample {
     /// (reading every text at every sample is dear on PostgreSQL).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub statement_texts: BTreeMap<String, String>,
+    /// Seconds the sample took to read: what the sampling itself cost the
+    /// server (an aged statements summary took 0.3 s under load), and how
+    /// late the sample after it may start.
+    #[serde(default)]
+    pub read_s: f64,
+    /// The report interval's end (seconds into the level) this sample was
+    /// taken for; none for the level's end or a tick that did not come.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick: Option<f64>,
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -288,6 +297,14 @@ fn tick_due(t: f64, sampled_at: f64, period: Duration) -> bool {
     t - sampled_at + period.as_secs_f64() / 20.0 >= period.as_secs_f64()
 }
 
+/// Where a sample the timer took at `at` s, standing in for a tick that had not come, stands
+/// on the intervals' clock: a quarter period early, so that the next tick on time is due. Timed
+/// at `at`, a first tick late on a loaded host (the timer's sample at 0.53 s) put the tick at
+/// 1.0 s less than a period after it: passed over, and the samples left the ticks for seconds.
+fn stood_in_at(at: f64, period: Duration) -> f64 {
+    at - period.as_secs_f64() / 4.0
+}
+
 /// Samples server counters (and disk counters when the server is local) at
 /// level start, every `period` during a level, and at level end, on its own
 /// thread and connection.
@@ -496,6 +513,10 @@ impl Sampler {
                         let disk = if local { diskstats() } else { BTreeMap::new() };
                         let mut sample = delta(&prev, &cur);
                         sample.disk = disk_delta(&prev_disk, &disk);
+                        sample.read_s = now.elapsed().as_secs_f64();
+                        if let Some(Cmd::Tick(t)) = cmd {
+                            sample.tick = Some(t);
+                        }
                         // The baseline keeps none: what moved before the level is not the level's.
                         if level.is_some() && !matches!(cmd, Some(Cmd::LevelStart(..))) {
                             let moved = crate::db::digests::delta(&prev_stmts, &stmts);
@@ -529,8 +550,7 @@ impl Sampler {
                             Some(Cmd::LevelEnd | Cmd::Tick(_)) | None => {
                                 if let Some((n, t0, seq)) = level {
                                     if cmd.is_none() {
-                                        // The timer stood in for a tick: the next is a period from now.
-                                        sampled_at = now.duration_since(t0).as_secs_f64();
+                                        sampled_at = stood_in_at(now.duration_since(t0).as_secs_f64(), period);
                                     }
                                     profiling.tick(now, &profiled);
                                     let profile = if matches!(cmd, Some(Cmd::LevelEnd)) { profiling.level_end() } else { None };
@@ -568,14 +588,14 @@ impl Sampler {
     /// Takes level `n`'s baseline before its clients start: read while they
     /// ran, an engine whose counters take long to read (TiDB's metrics page
     /// under load: 0.4 s) missed a thousand statements. Waits until it is
-    /// taken, 5 s at most, less on Ctrl-C.
-    pub fn level_start(&self, n: usize) {
+    /// taken, 5 s at most, less once `stop` says so (Ctrl-C).
+    pub fn level_start(&self, n: usize, stop: fn() -> bool) {
         let (tx, rx) = mpsc::channel();
         if self.tx.send(Cmd::LevelStart(n, tx)).is_err() {
             return;
         }
         let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until && !crate::model::interrupted() {
+        while Instant::now() < until && !stop() {
             match rx.recv_timeout(Duration::from_millis(50)) {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 _ => return,
@@ -672,5 +692,14 @@ mod tests {
             .collect();
         assert_eq!(due.len(), 3, "{due:?}");
         assert!((due[0] - 0.6).abs() < 1e-9 && (due[1] - 1.2).abs() < 1e-9, "{due:?}");
+    }
+
+    #[test]
+    fn a_first_tick_late_does_not_push_the_samples_off_the_ticks() {
+        let half = Duration::from_millis(500);
+        // The timer sampled at 0.53 s in the first tick's place; the tick came after it.
+        let at = stood_in_at(0.53, half);
+        assert!(!tick_due(0.5, at, half), "the tick the timer stood in for is sampled twice");
+        assert!(tick_due(1.0, at, half), "the next tick, on time, is passed over");
     }
 }

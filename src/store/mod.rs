@@ -608,7 +608,7 @@ impl Sink for StoreSink {
         l.next_level();
         l.before_started = true;
         if let Some(s) = &l.sampler {
-            s.level_start(l.level_no);
+            s.level_start(l.level_no, crate::model::interrupted);
         }
     }
 
