@@ -1324,3 +1324,66 @@ fn intervals_stopped_while_the_only_client_retried_its_errors() {
     run.kill();
     run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
 }
+
+// ---- Recovery hints name the command that recovers (issue 53)
+
+/// A hint's command (`...` in a refusal), run with the test's binary: its
+/// words as a shell splits them (the hint quotes only where it must).
+fn hinted(refusal: &str, dir: &Path) -> Command {
+    let (_, rest) = refusal.split_once('`').unwrap_or_else(|| panic!("no command in: {refusal}"));
+    let (line, _) = rest.split_once('`').unwrap_or_else(|| panic!("no command in: {refusal}"));
+    let words: Vec<&str> = line.split(' ').collect();
+    assert_eq!(words[0], "fairbench", "{refusal}");
+    assert!(!line.contains('\''), "a word to unquote: {line}");
+    let mut c = fairbench();
+    c.current_dir(dir).args(&words[1..]);
+    c
+}
+
+// A second YCSB load (or an interrupted one run again) said "run `fairbench cleanup` then
+// `prepare`": plain `cleanup` dropped sysbench's sbtest1 and left usertable, and
+// `cleanup ycsb --target URL` was refused ("recordcount is 0"). The refusal now names the
+// cleanup of the workload and data it was about; following it drops usertable, and the load
+// runs again.
+#[test]
+fn a_second_ycsb_load_names_the_cleanup_that_drops_its_table() {
+    let s = Scratch::new("ycsb-again");
+    let t = s.target("y.db");
+    let load = ["load", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=500", "--target", &t, "--no-save"];
+    run_ok(fairbench().current_dir(s.dir.path()).args(load));
+    let refused = stderr(&run_fail(fairbench().current_dir(s.dir.path()).args(load)));
+    assert!(refused.contains("usertable holds record 0 already"), "{refused}");
+    let cleanup = stdout(&run_ok(&mut hinted(&refused, s.dir.path())));
+    assert!(cleanup.contains("Dropping table 'usertable'"), "{cleanup}");
+    assert!(!cleanup.contains("sbtest"), "{cleanup}");
+    run_ok(fairbench().current_dir(s.dir.path()).args(load));
+    // Cleanup needs no workload file: it drops the table.
+    let bare = stdout(&run_ok(fairbench().current_dir(s.dir.path()).args(["cleanup", "ycsb", "--target", &t])));
+    assert!(bare.contains("Dropping table 'usertable'"), "{bare}");
+}
+
+// `run ycsb` over part of the records said "load it with the run's recordcount (fairbench
+// load ycsb -p recordcount=N)", a load that was itself refused (record 0 was there), and
+// `prepare ycsb` said "run fairbench cleanup ycsb first", refused without a workload file.
+// Both now name the cleanup of this data, and after it the same command runs.
+#[test]
+fn a_ycsb_run_or_prepare_over_part_of_the_records_names_a_cleanup_that_works() {
+    let s = Scratch::new("ycsb-partial");
+    let t = s.target("y.db");
+    run_ok(fairbench().current_dir(s.dir.path()).args(["load", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=300", "--target", &t, "--no-save"]));
+    let run = ["run", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=600", "-p", "operationcount=100", "--target", &t, "--no-save"];
+    let refused = stderr(&run_fail(fairbench().current_dir(s.dir.path()).args(run)));
+    assert!(refused.contains("usertable lacks record"), "{refused}");
+    run_ok(&mut hinted(&refused, s.dir.path()));
+    let ran = stdout(&run_ok(fairbench().current_dir(s.dir.path()).args(run)));
+    let ops: u64 = ran.lines().filter_map(|l| l.split_once("], Operations, ")).filter_map(|(_, n)| n.trim().parse::<u64>().ok()).sum();
+    assert_eq!(ops, 100, "the run's operationcount over its kinds: {ran}");
+    // The same with prepare.
+    run_ok(fairbench().current_dir(s.dir.path()).args(["cleanup", "ycsb", "--target", &t]));
+    run_ok(fairbench().current_dir(s.dir.path()).args(["load", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=300", "--target", &t, "--no-save"]));
+    let prepare = ["prepare", "ycsb", "-p", "recordcount=600", "--target", &t];
+    let refused = stderr(&run_fail(fairbench().current_dir(s.dir.path()).args(prepare)));
+    assert!(refused.contains("exists without all its records"), "{refused}");
+    run_ok(&mut hinted(&refused, s.dir.path()));
+    run_ok(fairbench().current_dir(s.dir.path()).args(prepare));
+}

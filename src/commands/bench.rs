@@ -70,8 +70,15 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         BenchCommand::Prepare => {
             return until_interrupted(rt, async {
                 super::shard::before_prepare(w.as_ref(), &cfg, quiet).await?;
-                w.prepare(cfg.clone(), max_threads, quiet).await
-            })
+                let prepared = w.prepare(cfg.clone(), max_threads, quiet).await;
+                // Refused for data already there that does not match: how to start over.
+                if let Err(Error::Usage(why)) = &prepared {
+                    if matches!(w.table_state(&cfg).await, Ok(TableState::Mismatch(_))) {
+                        return Err(Error::Usage(format!("{why}: {}", super::hint::start_over(&super::hint::typed()))));
+                    }
+                }
+                prepared
+            });
         }
         BenchCommand::Cleanup => {
             let drop_group = runner::group::drop_table(cfg.clone());
@@ -409,8 +416,11 @@ async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: us
             super::shard::before_prepare(w, cfg, quiet).await?;
             w.prepare(cfg.clone(), max_threads.max(2), quiet).await.map(|()| None)
         }
-        TableState::Missing => Err(Error::Usage("the workload's tables do not exist: run `fairbench prepare` with the same options first".into())),
-        TableState::Mismatch(why) => Err(Error::Usage(format!("{why}: run `fairbench cleanup` then `prepare`, or give the options the data was prepared with"))),
+        TableState::Missing => {
+            let prepare = super::hint::with_verb(&super::hint::typed(), "prepare").unwrap_or_else(|| "fairbench prepare".into());
+            Err(Error::Usage(format!("the workload's tables do not exist: run `{prepare}` first, or leave out --no-prepare")))
+        }
+        TableState::Mismatch(why) => Err(Error::Usage(format!("{why}: give the options the data was prepared with, or {}", super::hint::start_over(&super::hint::typed())))),
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod alternate;
 pub mod bench;
 pub mod explain;
+pub mod hint;
 pub mod merge;
 pub mod scenario;
 pub mod server;

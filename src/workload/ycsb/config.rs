@@ -65,20 +65,30 @@ pub struct Config {
 
 impl Config {
     pub fn new(p: &Props) -> Result<Config> {
+        Config::read(p, true)
+    }
+
+    /// For `cleanup`, which drops the table: no records nor operations needed
+    /// (a workload file's are still read and checked when given).
+    pub fn for_cleanup(p: &Props) -> Result<Config> {
+        Config::read(p, false)
+    }
+
+    fn read(p: &Props, operates: bool) -> Result<Config> {
         let recordcount = p.u64("recordcount")?;
         let insertstart = p.u64("insertstart")?;
         let insertcount = match p.opt_u64("insertcount")? {
             Some(n) => n,
             None => recordcount.checked_sub(insertstart).ok_or_else(|| usage!("insertstart={insertstart} is beyond recordcount={recordcount}: give insertcount, or a smaller insertstart"))?,
         };
-        if insertcount == 0 {
+        if insertcount == 0 && operates {
             return Err(usage!("recordcount is 0: there are no records to load or read; give a workload file (-P workloads/workloada) or -p recordcount=N"));
         }
         let mut mix = [0.0; 5];
         for (m, k) in mix.iter_mut().zip(MIX_KEYS) {
             *m = p.f64(k)?;
         }
-        if mix.iter().sum::<f64>() <= 0.0 {
+        if mix.iter().sum::<f64>() <= 0.0 && operates {
             return Err(usage!("every operation proportion is 0: give readproportion, updateproportion, insertproportion, scanproportion or readmodifywriteproportion"));
         }
         let fieldcount = p.u64("fieldcount")?;
@@ -260,6 +270,8 @@ mod tests {
     fn bad_settings_are_refused_in_one_line() {
         let mut p = Props::defaults();
         assert!(Config::new(&p).unwrap_err().to_string().contains("recordcount is 0"));
+        // Cleanup drops the table: it needs no records.
+        assert_eq!(Config::for_cleanup(&p).unwrap().table, "usertable");
         p.set_override("recordcount=10").unwrap();
         p.set_override("requestdistribution=pareto").unwrap();
         let e = Config::new(&p).unwrap_err().to_string();

@@ -69,7 +69,7 @@ impl Family for YcsbFamily {
         for kv in &args.ycsb_property {
             props.set_override(kv)?;
         }
-        let cfg = Config::new(&props)?;
+        let cfg = if plan.command == crate::workload::plan::BenchCommand::Cleanup { Config::for_cleanup(&props)? } else { Config::new(&props)? };
         let phase = if args.ycsb_phase == "load" { Phase::Load } else { Phase::Run };
         let fam = &plan.args.families;
         let c = &mut plan.args.control;

@@ -132,15 +132,16 @@ impl Dataset for Ycsb {
             Phase::Load => match self.has_record(&mut conn, self.cfg.insertstart).await {
                 None => TableState::Missing,
                 Some(false) => TableState::Ready,
-                Some(true) => {
-                    TableState::Mismatch(format!("{t} holds record {} already (the first this load inserts): load other records with -p insertstart=N -p insertcount=M", self.cfg.insertstart))
-                }
+                Some(true) => TableState::Mismatch(format!(
+                    "{t} holds record {} already (the first this load inserts), from an earlier load, finished or not: load other records with -p insertstart=N -p insertcount=M",
+                    self.cfg.insertstart
+                )),
             },
             Phase::Run => match self.has_record(&mut conn, self.last_record()).await {
                 None => TableState::Missing,
                 Some(true) => TableState::Ready,
                 Some(false) => TableState::Mismatch(format!(
-                    "{t} lacks record {} (recordcount={}): load it with the run's recordcount (fairbench load ycsb -p recordcount=N)",
+                    "{t} lacks record {} (recordcount={}): it holds part of the records, from a smaller recordcount or a load that did not finish",
                     self.last_record(),
                     self.cfg.recordcount
                 )),
@@ -169,7 +170,7 @@ impl Dataset for Ycsb {
             }
             Some(_) => {
                 conn.close().await;
-                return Err(Error::Usage(format!("{t} exists without all its records (record {} is missing): run fairbench cleanup ycsb first", self.last_record())));
+                return Err(Error::Usage(format!("{t} exists without all its records (record {} is missing): a load that did not finish, or a smaller recordcount", self.last_record())));
             }
             None => {}
         }
