@@ -281,12 +281,19 @@ fn the_password_is_nowhere_in_the_store_or_output() {
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), 3);
 }
 
-/// The (t, dt, read_s, tick) of the stored samples of a run's first level, baseline left out.
-fn sample_times(store: &Path) -> Vec<(f64, f64, f64, Option<f64>)> {
+/// The store's last run, as `results export` gives it.
+fn last_run(store: &Path) -> Value {
     let e = export(store);
-    let run = e.as_array().and_then(|a| a.last()).or_else(|| e["runs"].as_array().and_then(|a| a.last())).expect("a run").clone();
+    e.as_array().and_then(|a| a.last()).or_else(|| e["runs"].as_array().and_then(|a| a.last())).expect("a run").clone()
+}
+
+/// The (t, dt, tick) of the stored samples of a run's first level, baseline left out; each
+/// sample's read time is checked to be there and positive.
+fn sample_times(store: &Path) -> Vec<(f64, f64, Option<f64>)> {
+    let run = last_run(store);
     let samples = run["levels"][0]["samples"].as_array().cloned().unwrap_or_default();
-    samples.iter().filter(|s| s["seq"].as_u64() != Some(0)).map(|s| (s["t"].as_f64().unwrap(), s["dt"].as_f64().unwrap(), s["read_s"].as_f64().unwrap(), s["tick"].as_f64())).collect()
+    assert!(samples.iter().all(|s| s["read_s"].as_f64().is_some_and(|r| r > 0.0)), "a sample without its read time: {samples:?}");
+    samples.iter().filter(|s| s["seq"].as_u64() != Some(0)).map(|s| (s["t"].as_f64().unwrap(), s["dt"].as_f64().unwrap(), s["tick"].as_f64())).collect()
 }
 
 /// One sampler-timing test at a time: the slow-baseline test ages pg_stat_statements, and
@@ -299,21 +306,21 @@ static SAMPLER_TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// starts before its tick. A sampler on a clock of its own, or a baseline that moved every
 /// sample half a period, took samples for no tick, or passed ticks over. Timed, this held only
 /// on a quiet machine: on a busy one the ticks themselves came tenths of a second late.
-fn assert_on_ticks(s: &[(f64, f64, f64, Option<f64>)], period: f64) {
+fn assert_on_ticks(s: &[(f64, f64, Option<f64>)], period: f64) {
     let inner = &s[1..s.len().saturating_sub(1)];
-    let ticks: Vec<f64> = inner.iter().map(|&(_, _, _, tick)| tick.unwrap_or_else(|| panic!("a sample for no tick: (t, dt, read, tick) {s:?}"))).collect();
-    assert!(s[0].3.is_none_or(|k| (k - period).abs() < 1e-6), "the first sample for another tick than the first: {s:?}");
+    let ticks: Vec<f64> = inner.iter().map(|&(_, _, tick)| tick.unwrap_or_else(|| panic!("a sample for no tick: (t, dt, tick) {s:?}"))).collect();
+    assert!(s[0].2.is_none_or(|k| (k - period).abs() < 1e-6), "the first sample for another tick than the first: {s:?}");
     for (k, t) in ticks.iter().enumerate() {
         let want = period * (k as f64 + 2.0);
-        assert!((t - want).abs() < 1e-6, "tick {want} passed over: (t, dt, read, tick) {s:?}");
+        assert!((t - want).abs() < 1e-6, "tick {want} passed over: (t, dt, tick) {s:?}");
     }
-    assert!(s.iter().all(|&(t, _, _, tick)| tick.is_none_or(|k| t >= k - 0.01)), "a sample before its tick: {s:?}");
+    assert!(s.iter().all(|&(t, _, tick)| tick.is_none_or(|k| t >= k - 0.01)), "a sample before its tick: {s:?}");
 }
 
 /// A level that ran on past its last tick by more than a quarter period gets a short sample of
 /// its own at its end (it came 0.15 s late under load): takes it off `s` after checking it.
-fn take_level_end_sample(s: &mut Vec<(f64, f64, f64, Option<f64>)>, time: f64, period: f64) {
-    if s.last().is_some_and(|(t, dt, _, _)| *t > time && *dt < period * 0.75) {
+fn take_level_end_sample(s: &mut Vec<(f64, f64, Option<f64>)>, time: f64, period: f64) {
+    if s.last().is_some_and(|(t, dt, _)| *t > time && *dt < period * 0.75) {
         s.pop();
     }
 }
@@ -340,7 +347,7 @@ fn server_samples_fall_on_the_report_intervals() {
     let mut s = sample_times(&store);
     take_level_end_sample(&mut s, 3.0, 0.6);
     assert!(s.len() >= 4 && s.len() <= 6, "{s:?}");
-    assert!(s.iter().all(|(_, dt, _, _)| *dt >= 0.4 && *dt <= 0.8), "samples spaced as the period and the ticks allow: {s:?}");
+    assert!(s.iter().all(|(_, dt, _)| *dt >= 0.4 && *dt <= 0.8), "samples spaced as the period and the ticks allow: {s:?}");
     run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
 }
 
@@ -356,8 +363,7 @@ fn statements_run_before_the_baseline_was_read_are_in_the_samples() {
     run_ok(fairbench().args(["cleanup", "oltp_point_select"]).args(base));
     run_ok(fairbench().args(["prepare", "oltp_point_select"]).args(base));
     run_ok(fairbench().args(["run", "oltp_point_select", "--threads", "2", "--time", "2", "--report-interval", "1", "--results"]).arg(&store).args(base));
-    let e = export(&store);
-    let run = e.as_array().and_then(|a| a.last()).or_else(|| e["runs"].as_array().and_then(|a| a.last())).expect("a run").clone();
+    let run = last_run(&store);
     let level = &run["levels"][0];
     let events = level["events"].as_f64().unwrap();
     let samples = level["samples"].as_array().unwrap_or_else(|| panic!("no samples: {run}"));

@@ -467,6 +467,7 @@ pub fn merge(a: MergeArgs) -> Result<()> {
     let rec = crate::store::Recorder::begin_offline(&a.store.results, &info, &merged.iter().map(|l| l.threads).collect::<Vec<_>>(), &a.tag)?;
     let mut sink = rec.sink();
     for lv in merged {
+        sink.before_start();
         sink.start(lv.threads);
         let intervals: Vec<Interval> = lv.intervals.into_iter().map(|(_, _, iv)| iv).collect();
         for iv in &intervals {

@@ -189,7 +189,8 @@ pub struct LevelOptions {
 /// Receives what the runner measures (console, JSON, store...).
 pub trait Sink {
     /// A level's clients are connected and about to be released: what must
-    /// be read before they run (the server's counters) is read now.
+    /// be read before they run (the server's counters) is read now. Every
+    /// level calls it, then `start`.
     fn before_start(&mut self) {}
     /// The level's clients were released.
     fn start(&mut self, _threads: usize) {}

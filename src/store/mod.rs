@@ -309,9 +309,6 @@ struct Live {
     run_id: i64,
     level_no: usize,
     in_level: bool,
-    /// `before_start` began the level `start` will record (a sink that
-    /// replays stored levels calls `start` alone).
-    before_started: bool,
     written: usize,
     sampler: Option<Sampler>,
     finished: bool,
@@ -319,14 +316,6 @@ struct Live {
 }
 
 impl Live {
-    fn next_level(&mut self) {
-        if self.in_level {
-            self.level_no += 1;
-        }
-        self.in_level = true;
-        self.written = 0;
-    }
-
     fn warn(&mut self, e: impl std::fmt::Display) {
         // A store that stops working must not stop the benchmark; say it once.
         if self.last_error.is_none() {
@@ -498,7 +487,7 @@ impl Recorder {
         let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), b.server_time, b.profile_server.clone(), writer);
         conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
         let server = snap.server.clone();
-        let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, before_started: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };
+        let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)), tee, server })
     }
 
@@ -519,7 +508,7 @@ impl Recorder {
     pub fn begin_offline(path: &Path, info: &RunInfo, levels: &[usize], tag: &str) -> Result<Recorder> {
         let conn = open(path, true)?;
         let run_id = insert_run(&conn, path, info, levels, tag)?;
-        let live = Live { conn, path: path.to_path_buf(), run_id, level_no: 0, in_level: false, before_started: false, written: 0, sampler: None, finished: false, last_error: None };
+        let live = Live { conn, path: path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: None, finished: false, last_error: None };
         Ok(Recorder { live: Arc::new(Mutex::new(live)), tee: Arc::default(), server: crate::env::Server::default() })
     }
 
@@ -605,8 +594,11 @@ struct StoreSink {
 impl Sink for StoreSink {
     fn before_start(&mut self) {
         let Ok(mut l) = self.rec.live.lock() else { return };
-        l.next_level();
-        l.before_started = true;
+        if l.in_level {
+            l.level_no += 1;
+        }
+        l.in_level = true;
+        l.written = 0;
         if let Some(s) = &l.sampler {
             s.level_start(l.level_no, crate::model::interrupted);
         }
@@ -614,10 +606,6 @@ impl Sink for StoreSink {
 
     fn start(&mut self, threads: usize) {
         let Ok(mut l) = self.rec.live.lock() else { return };
-        if !l.before_started {
-            l.next_level();
-        }
-        l.before_started = false;
         let (id, n) = (l.run_id, l.level_no as i64);
         if let Some(s) = &l.sampler {
             s.level_go(Instant::now());
