@@ -102,7 +102,7 @@ pub fn main_entry() -> i32 {
 
 pub fn run(cli: cli::Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Explain { label } => commands::explain::explain(&label),
+        Cmd::Explain { label, options } => commands::explain::explain(&label, &options),
         Cmd::Run(a) => commands::bench::bench(BenchCommand::Run, a),
         Cmd::Prepare(a) => commands::bench::bench(BenchCommand::Prepare, a),
         Cmd::Cleanup(a) => commands::bench::bench(BenchCommand::Cleanup, a),

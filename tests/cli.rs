@@ -819,6 +819,59 @@ fn explain_decodes_a_bmk_script_name() {
     assert_eq!(explain_options("OLTP_RO-10Mx8tab-uniform-ps-p_sel1-notrx"), (workload, opts));
 }
 
+/// The settings `explain` gives for a command line: its canonical label and its options.
+fn explain_settings(argv: &[&str]) -> (String, Vec<(String, String)>) {
+    let out = ok(fairbench().arg("explain").args(argv));
+    let text = stdout(&out);
+    let canonical = text.lines().find_map(|l| l.strip_prefix("canonical: ")).unwrap_or_else(|| panic!("no canonical line:\n{text}"));
+    let options = text.lines().filter_map(|l| l.strip_prefix("  --")?.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    (canonical.to_string(), options)
+}
+
+/// `explain WORKLOAD OPTIONS` says what `run` does with that command line for
+/// every workload: the label the run stores and each option as it records
+/// it. `explain oltp_read_write` once said "no ps: db-ps-mode=disable" (a
+/// BMK label's meaning) while `run oltp_read_write` prepared its
+/// statements, and `explain ycsb` or `explain insert-benchmark` failed.
+#[test]
+fn explain_agrees_with_run_for_every_workload() {
+    let out = run_code(fairbench().args(["run", "no_such_workload"]), 2);
+    let err = stderr(&out);
+    let names: Vec<&str> = err.split("use one of ").nth(1).and_then(|l| l.split(" or a label").next()).unwrap_or_else(|| panic!("no workload list: {err}")).split(", ").collect();
+    assert!(names.len() > 15 && names.contains(&"ycsb") && names.contains(&"insert-benchmark"), "{names:?}");
+    let db = Lite::new("explain");
+    let script = db.dir.path().join("one.sql");
+    std::fs::write(&script, "\\set aid random(1, 100)\nSELECT :aid;\n").unwrap();
+    let script = script.display().to_string();
+    for name in names {
+        // Small data for each, so the run is quick; the options are the user's, not the test's.
+        let sized: &[&str] = match name {
+            "tpcc" => &[],
+            "dbstress" | "dbstress_ro" => &["--obj-table-size", "200"],
+            "linkbench" => &["--maxid1", "201"],
+            "tpcb-like" | "simple-update" | "select-only" => &["--scale", "1"],
+            "pgscript" => &["-f", &script],
+            "ycsb" => &["-P", "workloadc", "-p", "recordcount=100"],
+            "insert-benchmark" => &["--rows", "1000", "--steps", "l.i0"],
+            _ => &["--table-size", "100"],
+        };
+        // The same seed: TPC-C draws its run's constants (C_LAST...) from it.
+        let sized = [sized, &["--rand-seed", "7"]].concat();
+        let (canonical, options) = explain_settings(&[&[name], &sized[..]].concat());
+        assert!(options.iter().any(|(k, _)| k == "db-ps-mode"), "{name}: explain gives no --db-ps-mode: {options:?}");
+        ok(db.cmd().args(["prepare", name]).args(&sized));
+        let out = ok(db.cmd().args(["run", name]).args(&sized).args(["--events", "20", "--time", "0", "--output", "json"]));
+        let s = summary(&out);
+        assert_eq!(s["label"], canonical.as_str(), "{name}: explain's canonical label is not the one run stored\n{s:#}");
+        for (k, v) in &options {
+            assert_eq!(s["options"][k].as_str(), Some(v.as_str()), "{name}: explain says --{k}={v}, the run recorded {}", s["options"][k]);
+        }
+    }
+    // A bare name whose defaults cannot run says what it needs and a label for it.
+    let text = stdout(&ok(fairbench().args(["explain", "ycsb"])));
+    assert!(text.contains("recordcount") && text.contains("YCSB_A-"), "{text}");
+}
+
 #[test]
 fn label_runs_and_prints_its_canonical_label() {
     let db = Lite::new("label");

@@ -31,10 +31,13 @@ pub enum Cmd {
     Prewarm(BenchArgs),
     /// Check the data's consistency (TPC-C conditions); exit 5 when one fails
     Check(BenchArgs),
-    /// Decode a BMK-kit label into options
+    /// Decode a BMK-kit label, or say what `run` does with a workload and options
     Explain {
-        /// e.g. OLTP_RW-10Mx8tab-uniform-ps-trx or sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh
+        /// e.g. OLTP_RW-10Mx8tab-uniform-ps-trx, sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh, or a workload name (ycsb)
         label: String,
+        /// `run`'s options to explain with it (fairbench explain oltp_read_write --db-ps-mode=disable)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "RUN OPTIONS")]
+        options: Vec<String>,
     },
     /// List, show, export or delete stored runs
     Results(ResultsArgs),

@@ -36,6 +36,19 @@ impl<W: Workload> Drivable for Arc<W> {
     fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>) -> Result<serde_json::Value> {
         super::verify::check_file(self.as_ref().as_ref(), log, cfg)
     }
+
+    fn settings(&self, cfg: &ConnConfig) -> (String, Vec<(String, String)>) {
+        (self.label(cfg), recorded_options(self.as_ref(), cfg))
+    }
+}
+
+/// The options a run records for its workload: the workload's own, and
+/// whether statements were prepared for every workload (the audit compares
+/// it across runs; LinkBench and YCSB did not say).
+fn recorded_options<W: Workload>(w: &W, cfg: &ConnConfig) -> Vec<(String, String)> {
+    let mut v = w.options(cfg);
+    crate::workload::add_missing(&mut v, vec![("db-ps-mode".into(), if cfg.prepared { "auto" } else { "disable" }.into())]);
+    v
 }
 
 /// prepare / cleanup / prewarm / check / run for any workload.
@@ -100,7 +113,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         return ready;
     }
     let label = w.label(&cfg);
-    let mut options = w.options(&cfg);
+    let mut options = recorded_options(w.as_ref(), &cfg);
     options.push(("threads".into(), c.threads.0.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
     if c.repeat > 1 {
         options.push(("repeat".into(), c.repeat.to_string()));

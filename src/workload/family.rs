@@ -154,6 +154,10 @@ pub trait Drivable {
     /// of this workload recorded in `log`, read back from the target: the
     /// verdict, as the JSON "writes" object.
     fn check_writes(self: Box<Self>, log: &std::path::Path, cfg: Arc<ConnConfig>) -> Result<serde_json::Value>;
+
+    /// The canonical label and the options a run of this workload records
+    /// (`fairbench explain`).
+    fn settings(&self, cfg: &ConnConfig) -> (String, Vec<(String, String)>);
 }
 
 /// The options of every registered family as clap parsed them. Each family
