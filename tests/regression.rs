@@ -1387,3 +1387,23 @@ fn a_ycsb_run_or_prepare_over_part_of_the_records_names_a_cleanup_that_works() {
     run_ok(&mut hinted(&refused, s.dir.path()));
     run_ok(fairbench().current_dir(s.dir.path()).args(prepare));
 }
+
+/// A YCSB run over the first of more records than it reads said nothing (sysbench's tables
+/// say so): the note, the recorded sizes and the audit's warning give the records the table
+/// holds, found by key lookups (2,345 is no power of two).
+#[test]
+fn a_ycsb_run_over_part_of_the_records_says_so_and_the_audit_warns() {
+    let s = Scratch::new("ycsb-larger");
+    let t = s.target("y.db");
+    s.run(&["prepare", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=2345", "--target", &t]);
+    let out = s.run(&["run", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=1000", "-p", "operationcount=200", "--target", &t]);
+    assert!(out.contains("Note: the tables hold ids up to 2345 but -p recordcount is 1000"), "{out}");
+    assert!(out.contains("[WARNING] partial-working-set: run ") && out.contains("touched ids 1..1000 of the 2345 in each table (43%)"), "{out}");
+    let run = s.export().pop().unwrap();
+    assert_eq!((run["options"]["data-table-size"].as_str(), run["options"]["touched-table-size"].as_str()), (Some("2345"), Some("1000")), "{run:#}");
+    // All of it (or nearly: a tenth more is no word) is no part.
+    for count in ["2345", "2200"] {
+        let out = s.run(&["run", "ycsb", "-P", "workloads/workloada", "-p", &format!("recordcount={count}"), "-p", "operationcount=200", "--target", &t]);
+        assert!(!out.contains("Note: the tables hold") && !out.contains("partial-working-set"), "recordcount={count}: {out}");
+    }
+}

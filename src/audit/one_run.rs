@@ -224,7 +224,8 @@ pub fn rule_memory(r: &RunRecord) -> Vec<Finding> {
 /// `--table-size` and the rows per table, for a run over part of bigger
 /// tables (recorded when the tables held well more than it touched).
 fn touched_part(r: &RunRecord) -> Option<(u64, u64)> {
-    let size: u64 = r.opt("table-size")?.parse().ok()?;
+    // Runs stored before touched-table-size was recorded touched --table-size ids.
+    let size: u64 = r.opt("touched-table-size").or_else(|| r.opt("table-size"))?.parse().ok()?;
     let rows: u64 = r.opt("data-table-size")?.parse().ok()?;
     (rows > size && size > 0).then_some((size, rows))
 }
@@ -241,7 +242,7 @@ fn touched_bytes(r: &RunRecord, s: &Server) -> Option<f64> {
 pub fn rule_working_set(r: &RunRecord) -> Vec<Finding> {
     let Some((size, rows)) = touched_part(r) else { return vec![] };
     let share = size as f64 / rows as f64;
-    let mut ev = vec![format!("--table-size {size}; the tables hold ids up to {rows}")];
+    let mut ev = vec![format!("the run touched ids up to {size}; the tables hold ids up to {rows}")];
     if let Some(s) = server_of(r) {
         ev.push(memory_fit(s).1);
         if let Some(t) = touched_bytes(r, s) {
@@ -254,7 +255,7 @@ pub fn rule_working_set(r: &RunRecord) -> Vec<Finding> {
         vec![r.id],
         format!("run {} touched ids 1..{size} of the {rows} in each table ({:.0}%): its working set is smaller than the data", r.id, share * 100.0),
         ev,
-        "run with the --table-size the tables were prepared with, or prepare the size you mean to measure",
+        "run with the size the tables were prepared with (--table-size, YCSB's recordcount), or prepare the size you mean to measure",
     )]
 }
 

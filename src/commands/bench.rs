@@ -10,7 +10,7 @@ use crate::runner;
 use crate::values::RepeatOrder;
 use crate::workload::family::Drivable;
 use crate::workload::plan::{self, BenchArgs, BenchCommand, Plan};
-use crate::workload::{TableState, Workload};
+use crate::workload::{Part, TableState, Workload};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -106,7 +106,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         BenchCommand::Run => super::verify::refuse_unsupported(w.as_ref(), plan)?,
     }
     let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
-    let data_rows = ready.as_ref().ok().copied().flatten();
+    let data_rows = ready.as_ref().ok().cloned().flatten();
     let ready = ready.map(|_| ());
     // Unreachable server or Ctrl-C while preparing: no run began, nothing to record.
     if matches!(ready, Err(Error::Connect(_) | Error::Interrupted)) {
@@ -129,11 +129,11 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
     // A run over part of bigger tables has a smaller working set than the
     // data: recorded, so the audit can say so next to the memory fit.
-    if let Some(rows) = data_rows {
-        options.push(("data-table-size".into(), rows.to_string()));
+    if let Some(part) = data_rows {
+        options.push(("data-table-size".into(), part.rows.to_string()));
+        options.push(("touched-table-size".into(), part.touched.to_string()));
         if !quiet {
-            let size = options.iter().find(|(k, _)| k == "table-size").map(|(_, v)| v.as_str()).unwrap_or("?");
-            println!("Note: the tables hold ids up to {rows} but --table-size is {size}: this run touches only that part of each table, a smaller working set than the data.");
+            println!("Note: the tables hold ids up to {} but {} is {}: this run touches only that part of each table, a smaller working set than the data.", part.rows, part.option, part.touched);
         }
     }
     let info = RunInfo {
@@ -399,11 +399,11 @@ fn until_interrupted<T>(rt: tokio::runtime::Runtime, work: impl std::future::Fut
 }
 
 /// Makes sure the workload's tables are there and match the options,
-/// preparing them when missing unless `--no-prepare`. Gives the rows per
-/// table when the tables hold well more than the options touch.
+/// preparing them when missing unless `--no-prepare`. Gives the part the
+/// run touches when the tables hold well more than the options say.
 /// The first connection answers within `init_timeout` (--thread-init-timeout)
 /// or the run gives up, as it would waiting for its clients.
-async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool, init_timeout: Option<Duration>) -> Result<Option<u64>> {
+async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: usize, no_prepare: bool, quiet: bool, init_timeout: Option<Duration>) -> Result<Option<Part>> {
     let state = match init_timeout {
         Some(d) => tokio::time::timeout(d, w.table_state(cfg)).await.map_err(|_| {
             Error::Connect(format!(
@@ -421,7 +421,7 @@ async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: us
     }
     match state {
         TableState::Ready => Ok(None),
-        TableState::Larger(rows) => Ok(Some(rows)),
+        TableState::Larger(part) => Ok(Some(part)),
         TableState::Missing if !no_prepare => {
             if !quiet {
                 println!("Tables are missing: preparing them first.");

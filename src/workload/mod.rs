@@ -85,13 +85,23 @@ pub fn add_missing(to: &mut Vec<(String, String)>, more: Vec<(String, String)>) 
 #[derive(Debug, PartialEq)]
 pub enum TableState {
     Ready,
-    /// Ready, but the tables hold ids up to this many rows, well beyond
-    /// what the options touch: the run's working set is a part of the data.
-    Larger(u64),
+    /// Ready, but the tables hold well more rows than the options touch:
+    /// the run's working set is a part of the data.
+    Larger(Part),
     Missing,
     /// Present but not what the options describe (the user decides;
     /// fairbench never drops tables on its own).
     Mismatch(String),
+}
+
+/// Tables bigger than a run's options say: it picks ids (or record
+/// numbers) up to `touched` of the `rows` each table holds; `option` is how
+/// the user sets that size (`--table-size`, `-p recordcount`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub rows: u64,
+    pub touched: u64,
+    pub option: &'static str,
 }
 
 /// Query counts of one event, classified like sysbench.

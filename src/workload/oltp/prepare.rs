@@ -419,7 +419,7 @@ impl Dataset for Oltp {
         let larger = picks_ids && largest as f64 > self.args.table_size as f64 * 1.1;
         Ok(match (present, missing, short) {
             (0, _, _) => TableState::Missing,
-            (_, 0, None) if larger => TableState::Larger(largest),
+            (_, 0, None) if larger => TableState::Larger(crate::workload::Part { rows: largest, touched: self.args.table_size, option: "--table-size" }),
             (_, 0, None) => TableState::Ready,
             (_, _, Some((t, max))) => TableState::Mismatch(format!("table {t} holds ids up to {max} but --table-size is {}", self.args.table_size)),
             (_, m, None) => TableState::Mismatch(format!("{m} of the {} tables are missing", self.args.tables)),
