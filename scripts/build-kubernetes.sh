@@ -59,7 +59,7 @@ ldflags="-s -w -X $v.gitVersion=v$FB_KUBERNETES_VERSION -X $v.gitMajor=1 -X $v.g
     cd "$work/src"
     export CGO_ENABLED=0
     "$go" mod tidy &&
-        "$go" build -ldflags "$ldflags" -o "$work/out/" "${tools[@]/#/k8s.io/kubernetes/cmd/}"
+        "$go" build "${fb_go_unoptimized[@]}" -ldflags "$ldflags" -o "$work/out/" "${tools[@]/#/k8s.io/kubernetes/cmd/}"
 ) >"$log" 2>&1 </dev/null || {
     tail -n 20 "$log" >&2
     echo "fairbench: building Kubernetes failed (log above, in $log)" >&2

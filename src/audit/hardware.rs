@@ -12,6 +12,10 @@ use crate::model::record::{Finding, RunRecord, Severity};
 const SATURATED_HOST: f64 = 0.90;
 /// The client's share of the busy CPU above which it denied the server.
 const CLIENT_SHARE: f64 = 0.10;
+/// Other processes' share of the busy CPU, and of the host's time, above
+/// which a run measured a machine shared with something else.
+const OTHERS_SHARE: f64 = 0.5;
+const OTHERS_OF_HOST: f64 = 0.25;
 /// Hypervisor steal above this share of the host's time: a noisy neighbour.
 const STEAL: f64 = 0.05;
 /// iowait share, or KB read per transaction, above which a run read from disk.
@@ -36,7 +40,7 @@ fn levels(r: &RunRecord) -> Vec<Efficiency> {
 /// The rules of one run, over its figures computed once.
 pub fn single(r: &RunRecord) -> Vec<Finding> {
     let hw = levels(r);
-    [rule_client_took_the_host(r, &hw), rule_steal(r, &hw), rule_in_memory_read_disk(r, &hw), rule_swap(r, &hw), super::waits::rule_lock_waits_dominate(r, &hw)].concat()
+    [rule_client_took_the_host(r, &hw), rule_busy_with_others(r, &hw), rule_steal(r, &hw), rule_in_memory_read_disk(r, &hw), rule_swap(r, &hw), super::waits::rule_lock_waits_dominate(r, &hw)].concat()
 }
 
 pub fn rule_client_took_the_host(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
@@ -55,6 +59,30 @@ pub fn rule_client_took_the_host(r: &RunRecord, hw: &[Efficiency]) -> Vec<Findin
         }
     }
     out
+}
+
+/// Most of the busy CPU went to processes other than fairbench and the
+/// server: the same run on a quiet host gave 8 times the transactions.
+/// compare sees it between two runs; one run's audit says it too.
+pub fn rule_busy_with_others(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
+    let shared: Vec<(&Efficiency, f64, f64)> =
+        hw.iter().filter_map(|e| Some((e, e.host.as_ref()?.busy, e.others_share_of_busy?))).filter(|(_, busy, others)| *others > OTHERS_SHARE && busy * others > OTHERS_OF_HOST).collect();
+    let Some(&(worst, busy, others)) = shared.iter().max_by(|a, b| a.2.total_cmp(&b.2)) else { return vec![] };
+    let whose = if r.transport == "embedded" { "fairbench (the embedded engine included)" } else { "fairbench and the server" };
+    vec![finding(
+        "host-busy-with-others",
+        Severity::Warning,
+        vec![r.id],
+        format!(
+            "run {} at {} threads: other processes took {} of the busy CPU (the host was {} busy): it measured a shared machine, and will not repeat on a quiet one",
+            r.id,
+            worst.threads,
+            pct(others),
+            pct(busy)
+        ),
+        shared.iter().map(|(e, busy, others)| format!("{} threads: host busy {}, other processes {} of it, {whose} the rest", e.threads, pct(*busy), pct(*others))).collect(),
+        "stop what else runs on the host (top shows it) and run again, or repeat the run to see how far it moves",
+    )]
 }
 
 pub fn rule_steal(r: &RunRecord, hw: &[Efficiency]) -> Vec<Finding> {
@@ -174,9 +202,19 @@ mod tests {
             100.0,
             &[("host:user_s", 1.6), ("host:system_s", 0.35), ("host:idle_s", 0.05), ("client:cpu_user_s", 0.5), ("client:cpu_sys_s", 0.2), ("server:cpu_user_s", 1.0), ("server:cpu_sys_s", 0.2)],
         );
+        let on = |rule: fn(&RunRecord, &[Efficiency]) -> Vec<Finding>, r: &RunRecord| rule(r, &levels(r));
+        // The host busy, fairbench and the server with a tenth of it: a build beside the run.
+        let shared = run(
+            6,
+            100.0,
+            &[("host:user_s", 1.7), ("host:system_s", 0.2), ("host:idle_s", 0.1), ("client:cpu_user_s", 0.1), ("client:cpu_sys_s", 0.02), ("server:cpu_user_s", 0.2), ("server:cpu_sys_s", 0.05)],
+        );
+        assert!(on(rule_busy_with_others, &fair).is_empty() && on(rule_busy_with_others, &busy).is_empty());
+        let f = rule_busy_with_others(&shared, &levels(&shared));
+        assert_eq!(f.len(), 1, "{:?}", of_run(&shared));
+        assert!(f[0].message.contains("other processes took 81% of the busy CPU (the host was 95% busy)"), "{:?}", f[0]);
         let stolen = run(4, 100.0, &[("host:user_s", 1.0), ("host:system_s", 0.2), ("host:idle_s", 0.5), ("host:steal_s", 0.3)]);
         let swapping = run(5, 100.0, &[("host:user_s", 1.0), ("host:idle_s", 1.0), ("host:swap_in", 30.0), ("host:swap_out", 12.0)]);
-        let on = |rule: fn(&RunRecord, &[Efficiency]) -> Vec<Finding>, r: &RunRecord| rule(r, &levels(r));
         assert!(on(rule_client_took_the_host, &fair).is_empty() && on(rule_steal, &fair).is_empty() && on(rule_swap, &fair).is_empty());
         assert!(single(&fair).is_empty(), "{:?}", single(&fair));
         assert_eq!(on(rule_client_took_the_host, &busy).len(), 1, "{:?}", of_run(&busy));

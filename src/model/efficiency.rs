@@ -96,6 +96,10 @@ pub struct Efficiency {
     /// The client's share of the host's busy CPU (both on one host).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_share_of_busy: Option<f64>,
+    /// The share of the host's busy CPU neither fairbench nor the server
+    /// took (other processes; the hypervisor's steal left out), both on one host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub others_share_of_busy: Option<f64>,
     /// What the figures are and are not (host-wide, embedded, missing).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -277,6 +281,9 @@ pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
             e.host = Some(HostShares { busy: busy / total, user: (user + nice) / total, system: (system + irq + softirq) / total, iowait: iowait / total, steal: steal / total, idle: idle / total });
             if embedded || server.is_some() {
                 e.client_share_of_busy = client.filter(|_| busy > 0.0).map(|c| c / busy);
+                // An embedded engine's CPU is fairbench's own: counted once.
+                let ours = client.map(|c| c + if embedded { 0.0 } else { server.unwrap_or(0.0) });
+                e.others_share_of_busy = ours.filter(|_| busy > 0.0).map(|o| ((busy - steal - o) / busy).clamp(0.0, 1.0));
             }
         }
         e.host_cs_per_trx = get(&format!("{host_prefix}ctxt")).map(|v| v / trx);
@@ -395,7 +402,10 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     for e in rows {
         if let Some(h) = &e.host {
             let pct = |v: f64| format!("{:.0}%", v * 100.0);
-            let client = e.client_share_of_busy.map(|c| format!("; fairbench took {} of the busy CPU", pct(c))).unwrap_or_default();
+            let mut client = e.client_share_of_busy.map(|c| format!("; fairbench took {} of the busy CPU", pct(c))).unwrap_or_default();
+            if let Some(o) = e.others_share_of_busy {
+                client.push_str(&format!(", other processes {}", pct(o)));
+            }
             o.push_str(&format!(
                 "  host CPU at {}: {} busy (user {}, system {}, steal {}), iowait {}, idle {}{client}\n",
                 e.at(),
