@@ -103,6 +103,11 @@ pub fn main_entry() -> i32 {
 pub fn run(cli: cli::Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Explain { label, options } => commands::explain::explain(&label, &options),
+        // `load ycsb ...` became a run of YCSB's load phase before here (its family reads it).
+        Cmd::Load { args } => Err(Error::Usage(format!(
+            "`load` is YCSB's load phase (fairbench load ycsb -P workloads/workloada); other workloads load their tables with prepare: fairbench prepare {}",
+            error::one_line(&args.join(" "))
+        ))),
         Cmd::Run(a) => commands::bench::bench(BenchCommand::Run, a),
         Cmd::Prepare(a) => commands::bench::bench(BenchCommand::Prepare, a),
         Cmd::Cleanup(a) => commands::bench::bench(BenchCommand::Cleanup, a),

@@ -13,11 +13,23 @@ pub use server_args::{ScenarioArgs, ServerAction, ServerArgs, ServerStartArgs};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "fairbench", version, about = "Fair, exact database benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None)]
+#[command(name = "fairbench", version, about = "Fair, exact database benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None, after_help = FIRST_STEPS)]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
 }
+
+/// The top-level help's last words: where a run goes without --target, and a first session.
+const FIRST_STEPS: &str = "\
+Without --target, workloads run on an embedded SQLite file, ./fairbench.sqlite, and every run is
+stored in ./fairbench-results.sqlite. A first session:
+  fairbench run                       sysbench's oltp_read_write, 1 thread, 10 s
+  fairbench run --threads 4 --time 30
+  fairbench results list              the stored runs
+  fairbench compare last-1 last       the last two side by side, with the fairness audit
+  fairbench report last-1 last        both as one HTML page (report.html)
+  fairbench run --target mysql://USER:PASSWORD@HOST:3306/DB   the same on a server
+fairbench COMMAND --help says more; docs/usage.md lists the workloads and options.";
 
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
@@ -31,6 +43,17 @@ pub enum Cmd {
     Prewarm(BenchArgs),
     /// Check the data's consistency (TPC-C conditions); exit 5 when one fails
     Check(BenchArgs),
+    /// YCSB's load phase, as its client runs it: fairbench load ycsb -P workloads/workloada
+    #[command(long_about = "YCSB's load phase, as its client runs it: the records go in through the \
+        workload's insert operations, timed as a run (fairbench load ycsb -P workloads/workloada \
+        -threads 4 --target URL; YCSB's -p, -threads, -target and -s are taken as they are). \
+        `prepare ycsb` loads the same records in bulk instead. Other workloads load their tables \
+        with prepare.")]
+    Load {
+        /// The workload (ycsb, or a YCSB label) and YCSB's options
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "YCSB ARGS")]
+        args: Vec<String>,
+    },
     /// Decode a BMK-kit label, or say what `run` does with a workload and options
     Explain {
         /// e.g. OLTP_RW-10Mx8tab-uniform-ps-trx, sb11-OLTP_RO_10M_8tab-uniform-ps-p_sel1-notrx.sh, or a workload name (ycsb)
@@ -370,7 +393,7 @@ pub fn parse(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
     }
     let argv = own_command_line(argv)?;
     let given = workload_given(&argv);
-    let mut cli = parse_args(argv)?;
+    let mut cli = parse_args(argv.clone()).map_err(|e| workload_without_command(&argv, e))?;
     if let Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Prewarm(a) | Cmd::Check(a) = &mut cli.cmd {
         a.workload_given = given;
     }
@@ -636,6 +659,23 @@ fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap:
 
 /// A label error, printed as one line like the other usage errors
 /// (`Command::error` would append the usage and a help hint).
+/// A command line that names a workload first, sysbench's way, but no
+/// command it knows (`oltp_read_only --threads=2 rnu`): clap blamed the
+/// workload for not being a command; the error names the slip instead.
+fn workload_without_command(argv: &[String], e: clap::Error) -> clap::Error {
+    const BENCH: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check"];
+    let Some(first) = argv.get(1).filter(|_| e.kind() == clap::error::ErrorKind::InvalidSubcommand) else { return e };
+    if crate::workload::family::find(first).is_none() && !crate::workload::family::looks_like_label(first) {
+        return e;
+    }
+    let slip = argv[2..].iter().filter(|a| !a.starts_with('-')).find_map(|a| Some((a, crate::error::did_you_mean(a, BENCH.iter().copied())?)));
+    let msg = match slip {
+        Some((a, c)) => format!("'{a}' is not a command: did you mean '{c}'? ('{first}' is a workload: fairbench {c} {first} ..., or sysbench's order, {first} ... {c})"),
+        None => format!("'{first}' is a workload and the command line has no command: give one of {} (fairbench run {first} ...)", BENCH.join(", ")),
+    };
+    label_error(clap::error::ErrorKind::ValueValidation, crate::error::one_line(&msg))
+}
+
 fn label_error(kind: clap::error::ErrorKind, msg: impl std::fmt::Display) -> clap::Error {
     clap::Error::raw(kind, format!("{msg}\n"))
 }

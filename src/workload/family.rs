@@ -281,8 +281,8 @@ pub fn label_scenarios() -> impl Iterator<Item = &'static Scenario> {
 }
 
 /// Label examples of every family, for the unknown-workload error.
-pub fn label_examples() -> String {
-    FAMILIES.iter().map(|f| f.label_example()).collect::<Vec<_>>().join(" or ")
+pub fn label_examples() -> Vec<&'static str> {
+    FAMILIES.iter().map(|f| f.label_example()).collect()
 }
 
 /// The registered families as the label grammar sees them.
@@ -314,7 +314,7 @@ impl Registry for Families {
     }
 
     fn example(&self) -> String {
-        label_examples()
+        label_examples().join(" or ")
     }
 
     fn decode_whole(&self, label: &str) -> Option<std::result::Result<Decoded, LabelError>> {

@@ -280,11 +280,13 @@ impl Plan {
         }
         let workload = crate::workload::family::chosen_workload(&args.workload, args.workload_given, &args.families)?;
         let Some(family) = crate::workload::family::find(&workload) else {
-            return Err(usage!(
-                "unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)",
-                crate::workload::family::workload_names().join(", "),
-                crate::workload::family::label_examples()
-            ));
+            let names = crate::workload::family::workload_names();
+            if let Some(near) = crate::error::did_you_mean(&workload, names.iter().copied()) {
+                return Err(usage!("unknown workload or label '{workload}': did you mean '{near}'? (`fairbench run --help` lists the workloads)"));
+            }
+            // The label examples that are not a workload name already listed.
+            let labels: Vec<&str> = crate::workload::family::label_examples().into_iter().filter(|l| !names.contains(l)).collect();
+            return Err(usage!("unknown workload or label '{workload}': use one of {} or a label such as {} (see `fairbench explain`)", names.join(", "), labels.join(" or ")));
         };
         if command == BenchCommand::Check && !family.has_check() {
             let checked = crate::workload::family::checked_workloads();

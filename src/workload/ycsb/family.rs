@@ -171,6 +171,11 @@ pub fn command_line(argv: &[String]) -> Option<std::result::Result<Vec<String>, 
             },
             // As YCSB's client: the `target` property (even arrivals; see `bench`).
             "-target" => match value(a) {
+                // fairbench's --target (the server) beside YCSB's -target (a rate): a URL given
+                // to the rate is the slip, not a bad number.
+                Ok(v) if v.contains("://") || v.starts_with("sqlite:") => {
+                    return Some(Err(format!("-target {v}: YCSB's -target is a rate (operations a second over all threads); the server goes in --target URL, with two dashes")));
+                }
                 Ok(v) => out.extend(["-p".to_string(), format!("target={v}")]),
                 Err(e) => return Some(Err(e)),
             },
