@@ -92,6 +92,12 @@ pub fn did_you_mean<'a>(word: &str, choices: impl IntoIterator<Item = &'a str>) 
     choices.into_iter().map(|c| (strsim::osa_distance(word, c), c)).filter(|(d, c)| *d <= 1 + c.chars().count() / 6).min_by_key(|(d, _)| *d).map(|(_, c)| c)
 }
 
+/// Shorthand for a usage error with a formatted message.
+#[macro_export]
+macro_rules! usage {
+    ($($t:tt)*) => { $crate::error::Error::Usage(format!($($t)*)) };
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -104,10 +110,4 @@ mod tests {
         assert_eq!(super::did_you_mean("rnu", ["run", "prepare", "cleanup"]), Some("run"));
         assert_eq!(super::did_you_mean("no_such_workload", names), None);
     }
-}
-
-/// Shorthand for a usage error with a formatted message.
-#[macro_export]
-macro_rules! usage {
-    ($($t:tt)*) => { $crate::error::Error::Usage(format!($($t)*)) };
 }

@@ -1465,3 +1465,41 @@ fn the_help_names_load_and_a_first_session_that_works() {
     }
     assert!(s.dir.path().join("report.html").exists(), "{steps:?}");
 }
+
+/// On a terminal, a message printed while the progress line was drawn ran on after it ("ETA
+/// 1sCreating a secondary index"): the line is cleared first. `script` gives the load a terminal.
+#[test]
+fn a_message_during_a_load_starts_on_a_cleared_line() {
+    let s = Scratch::new("progress-tty");
+    let t = s.target("b.db");
+    let cmd = format!("{} prepare --target {t} --tables 3 --table-size 300000", env!("CARGO_BIN_EXE_fairbench"));
+    let out = run_ok(Command::new("script").current_dir(s.dir.path()).args(["-qfec", &cmd, "/dev/null"]));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("rows/s, ETA"), "the load drew no progress line: {text:?}");
+    let messages: Vec<usize> = text.match_indices("Creating a secondary index").map(|(i, _)| i).collect();
+    assert_eq!(messages.len(), 3, "{text:?}");
+    for i in messages {
+        let before = &text[..i];
+        assert!(before.ends_with('\n') || before.ends_with("\r\x1b[2K"), "a message runs on after: {:?}", &before[before.len().saturating_sub(80)..]);
+    }
+}
+
+/// Help that disagreed with what the commands take and the docs say: `server`'s help named two
+/// of its five kinds, `results export --csv` sent the reader to the README for columns that
+/// docs/results.md lists.
+#[test]
+fn the_help_names_every_server_kind_and_where_the_csv_columns_are() {
+    let out = run_fail(fairbench().args(["server", "start", "no_such_kind"]));
+    let err = stderr(&out);
+    let kinds: Vec<String> = err.split("use ").nth(1).unwrap_or_else(|| panic!("{err}")).trim().replace(" or ", ", ").split(", ").map(str::to_string).collect();
+    assert!(kinds.len() >= 5, "{kinds:?}");
+    let top = stdout(&run_ok(fairbench().args(["server", "--help"]))).to_lowercase();
+    let start = stdout(&run_ok(fairbench().args(["server", "start", "--help"])));
+    for k in &kinds {
+        assert!(top.contains(k.as_str()) && start.contains(k.as_str()), "server's help lacks {k}:\n{top}\n{start}");
+    }
+    let export = stdout(&run_ok(fairbench().args(["results", "export", "--help"]))).split_whitespace().collect::<Vec<_>>().join(" ");
+    let doc = export.split("columns in ").nth(1).and_then(|r| r.split(')').next()).unwrap_or_else(|| panic!("{export}"));
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap_or_else(|e| panic!("{doc}: {e}"));
+    assert!(text.contains("CSV") && text.contains("interval"), "{doc} lists no CSV columns");
+}

@@ -70,7 +70,7 @@ pub enum Cmd {
     Audit(AuditArgs),
     /// Compare stored runs or sweeps side by side (also across engines)
     Compare(CompareArgs),
-    /// Throwaway MariaDB / PostgreSQL servers with configuration profiles
+    /// Throwaway servers with configuration profiles: MariaDB, PostgreSQL, TiDB, Patroni, Vitess
     Server(ServerArgs),
     /// Run a file of timed steps (generate, import, SQL, queries, sizes), or the built-in `engines`
     Scenario(ScenarioArgs),
@@ -143,7 +143,7 @@ pub enum ResultsAction {
         /// JSON (the default)
         #[arg(long, default_value_t = true)]
         json: bool,
-        /// CSV: one row per interval and one per level summary (columns in the README)
+        /// CSV: one row per interval and one per level summary (columns in docs/results.md)
         #[arg(long, conflicts_with = "json")]
         csv: bool,
     },

@@ -46,7 +46,7 @@ pub enum ServerAction {
 
 #[derive(Args, Debug, Clone)]
 pub struct ServerStartArgs {
-    /// mariadb, postgres, tidb or patroni
+    /// mariadb, postgres, tidb, patroni or vitess
     pub engine: String,
     /// Configuration profile (`fairbench server profiles` lists them)
     #[arg(long, default_value = "packaged")]

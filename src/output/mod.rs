@@ -9,7 +9,7 @@ pub mod format;
 mod progress;
 
 pub use format::{CompareFormat, ConsoleFormat};
-pub use progress::Progress;
+pub use progress::{say, Progress};
 
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
 use serde_json::Value;

@@ -294,7 +294,7 @@ impl Dbstress {
     /// and fresh statistics.
     async fn finish_set(&self, conn: &mut Conn, n: &Names, quiet: bool) -> Result<()> {
         if !quiet {
-            println!("Building the indexes of {} and {}, loading {}, {} and {}...", n.object, n.history, n.stat, n.section, n.zone);
+            crate::output::say(&format!("Building the indexes of {} and {}, loading {}, {} and {}...", n.object, n.history, n.stat, n.section, n.zone));
         }
         for sql in self.indexes(n) {
             crate::model::check_interrupt()?;

@@ -320,7 +320,7 @@ impl LinkBench {
             ddl(conn, &self.dialect().analyze(&self.cfg.table(db, t))).await?;
         }
         if !quiet {
-            println!("Building index id1_type of {}...", self.cfg.table(db, "linktable"));
+            crate::output::say(&format!("Building index id1_type of {}...", self.cfg.table(db, "linktable")));
         }
         ddl(conn, &self.index_sql(db)).await?;
         ddl(conn, &self.dialect().analyze(&self.cfg.table(db, "linktable"))).await

@@ -160,7 +160,7 @@ impl TableFinish {
 /// The secondary index on k of table `t`, unless the table has it already.
 async fn secondary_index(conn: &mut Conn, protocol: Protocol, prefix: &str, t: &str, say: bool) -> Result<()> {
     if say {
-        println!("Creating a secondary index on '{t}'...");
+        crate::output::say(&format!("Creating a secondary index on '{t}'..."));
     }
     let idx = format!("k_{}", t.trim_start_matches(prefix));
     // An interrupted prepare may have left it built: MariaDB has IF
@@ -286,14 +286,14 @@ impl Loader {
                 let mut src = SbRows { next: p.first, last: p.last, rng, k: Dist::new(&self.dist, 1, self.size), texts: self.texts.clone(), progress: self.progress.clone(), pending: 0 };
                 // The same rows as an uninterrupted prepare with this seed.
                 src.skip_to(from);
-                self.progress.add(from - p.first);
+                self.progress.skip(from - p.first);
                 let n = conn.bulk_load(table, &self.cols, &mut src, self.bulk, self.mode).await.map_err(|e| Error::Sql(format!("loading {table}: {e}")))?;
                 self.loaded.fetch_add(n, Ordering::SeqCst);
                 // The rows stop early when asked to: what went in is a
                 // committed prefix, and the piece is not done.
                 crate::model::check_interrupt()?;
             } else {
-                self.progress.add(p.last - p.first + 1);
+                self.progress.skip(p.last - p.first + 1);
             }
             let last = self.pieces.lock().unwrap().done(p.table);
             if last {
