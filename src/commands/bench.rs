@@ -108,8 +108,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
     let data_rows = ready.as_ref().ok().cloned().flatten();
     let ready = ready.map(|_| ());
-    // Unreachable server or Ctrl-C while preparing: no run began, nothing to record.
-    if matches!(ready, Err(Error::Connect(_) | Error::Interrupted)) {
+    // Unreachable server, Ctrl-C while preparing, or tables that do not match the options (exit
+    // 2: nothing was run or changed, the store included): no run began, nothing to record.
+    if matches!(ready, Err(Error::Connect(_) | Error::Interrupted | Error::Usage(_))) {
         return ready;
     }
     let label = w.label(&cfg);
@@ -171,8 +172,8 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         let (l, server) = (l.clone(), r.server().clone());
         r.tee_samples(Box::new(move |row| l.observe_sample(&server, row)));
     }
-    // A run refused before its first level (tables that do not match) is
-    // stored as failed with the reason, so `results show` can say why.
+    // A run that failed before its first level (an SQL error while it prepared
+    // the missing tables) is stored as failed with the reason, so `results show` can say why.
     if ready.is_err() {
         if let Some(r) = &recorder {
             super::finish_recording(r, &ready, false, quiet);
