@@ -60,3 +60,26 @@ mod tests {
         assert_eq!(human_bytes(128.0 * 1048576.0), "128.0 MiB");
     }
 }
+
+/// Seconds as a person reads a duration: `45 s`, `12 min`, `3 h 5 min`.
+pub fn human_secs(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=7199 => format!("{} min", (s + 30) / 60),
+        _ => {
+            let m = (s + 30) / 60;
+            format!("{} h {} min", m / 60, m % 60)
+        }
+    }
+}
+
+#[cfg(test)]
+mod human_secs_tests {
+    #[test]
+    fn durations_read_as_a_person_says_them() {
+        assert_eq!(super::human_secs(45.2), "45 s");
+        assert_eq!(super::human_secs(720.0), "12 min");
+        assert_eq!(super::human_secs(6 * 1800.0 + 61.0), "3 h 1 min");
+    }
+}

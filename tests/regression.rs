@@ -1503,3 +1503,24 @@ fn the_help_names_every_server_kind_and_where_the_csv_columns_are() {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap_or_else(|e| panic!("{doc}: {e}"));
     assert!(text.contains("CSV") && text.contains("interval"), "{doc} lists no CSV columns");
 }
+
+/// The Insert Benchmark printed its whole banner for each of its steps (592 lines for a short
+/// run) and said nothing of how long its defaults take (hours): one banner, the plan with the
+/// time it takes at least, then each step's name.
+#[test]
+fn the_insert_benchmark_prints_one_banner_and_its_plan_up_front() {
+    let s = Scratch::new("ibench-plan");
+    let t = s.target("ib.db");
+    let started = std::time::Instant::now();
+    let args = ["run", "insert-benchmark", "--target", &t, "--rows", "1000", "--change-rows", "500", "--steps", "l.i0,l.x,l.i1,l.i2,qr100,qp100"];
+    let out = s.run(&[&args[..], &["--query-secs", "1", "--settle-secs", "1"]].concat());
+    let took = started.elapsed().as_secs_f64();
+    assert_eq!(out.matches(&format!("fairbench {} (", env!("CARGO_PKG_VERSION"))).count(), 1, "{out}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("Step: ")).count(), 6, "{out}");
+    let plan: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Plan: ")).take_while(|l| !l.starts_with("Step: ")).collect();
+    assert_eq!(plan.first().copied(), Some("Plan: 6 step(s): l.i0, l.x, l.i1, l.i2, qr100, qp100"), "{out}");
+    for want in ["  a settle of 1 s before the query steps", "  2 query step(s) of 1 s each", "  at least 3 s in all (--steps, --query-secs and --settle-secs shorten it)"] {
+        assert!(plan.contains(&want), "{want:?} not in {plan:?}");
+    }
+    assert!(took >= 3.0, "the plan's least time is the run's: {took:.1} s");
+}

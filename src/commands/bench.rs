@@ -196,9 +196,18 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             break;
         }
         if loud {
-            print_header(&info, threads, c);
-            if let Some(name) = w.level_name(i) {
-                println!("Step: {name}");
+            match w.level_name(i) {
+                // A sequence of named steps: the banner and the plan once, then each step's name
+                // (the Insert Benchmark printed its whole banner ten times).
+                Some(name) if i > 0 => println!("\nStep: {name}"),
+                Some(name) => {
+                    print_header(&info, threads, c);
+                    if let Some(plan) = w.plan_note() {
+                        println!("{plan}");
+                    }
+                    println!("Step: {name}");
+                }
+                None => print_header(&info, threads, c),
             }
         }
         let rc = RunControl {

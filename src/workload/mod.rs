@@ -264,6 +264,13 @@ pub trait Workload: Dataset + Checked + Send + Sync + 'static {
         None
     }
 
+    /// For a workload whose levels are named steps: what they are and how
+    /// long they will take, said once before the first (the Insert
+    /// Benchmark's defaults run for hours).
+    fn plan_note(&self) -> Option<String> {
+        None
+    }
+
     /// Figures the workload measured over the level that just ended (after
     /// [`Self::run_finished`]), as (name, value): printed and stored with
     /// its summary.

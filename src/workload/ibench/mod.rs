@@ -283,6 +283,26 @@ impl crate::workload::Workload for Ibench {
         self.steps.get(round).map(Step::name)
     }
 
+    fn plan_note(&self) -> Option<String> {
+        let a = &self.shape.args;
+        let names: Vec<String> = self.steps.iter().map(Step::name).collect();
+        let queries = self.steps.iter().filter(|s| matches!(s, Step::Query { .. })).count();
+        let settle = self.steps.iter().any(|s| self.settles_after(*s)).then(|| a.settle_secs.unwrap_or_else(|| settle::default_secs(a.rows)));
+        let mut what = vec![format!("{} step(s): {}", names.len(), names.join(", "))];
+        if queries < names.len() {
+            what.push("the load steps take as long as the engine needs".into());
+        }
+        if let Some(s) = settle {
+            what.push(format!("a settle of {} before the query steps", crate::units::human_secs(s)));
+        }
+        if queries > 0 {
+            what.push(format!("{queries} query step(s) of {} each", crate::units::human_secs(a.query_secs)));
+        }
+        let timed = queries as f64 * a.query_secs + settle.unwrap_or(0.0);
+        what.push(format!("at least {} in all (--steps, --query-secs and --settle-secs shorten it)", crate::units::human_secs(timed)));
+        Some(format!("Plan: {}", what.join("\n  ")))
+    }
+
     /// The step's writers start with it (their clients connect meanwhile).
     async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> crate::error::Result<()> {
         let Some(&step) = self.steps.get(rc.round) else { return Ok(()) };
