@@ -80,6 +80,6 @@ mod human_secs_tests {
     fn durations_read_as_a_person_says_them() {
         assert_eq!(super::human_secs(45.2), "45 s");
         assert_eq!(super::human_secs(720.0), "12 min");
-        assert_eq!(super::human_secs(6 * 1800.0 + 61.0), "3 h 1 min");
+        assert_eq!(super::human_secs(6.0 * 1800.0 + 61.0), "3 h 1 min");
     }
 }
