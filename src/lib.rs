@@ -64,7 +64,7 @@ pub fn main_entry() -> i32 {
     };
     // The store commands only read, or change the store in one SQLite
     // transaction: nothing is lost by stopping them at once.
-    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Merge(_) | Cmd::Env(_) | Cmd::Explain { .. });
+    let at_once = matches!(cli.cmd, Cmd::Results(_) | Cmd::Audit(_) | Cmd::Compare(_) | Cmd::Report(_) | Cmd::Merge(_) | Cmd::Env(_) | Cmd::Explain { .. } | Cmd::Completions { .. } | Cmd::Man { .. });
     signal::install(at_once);
     let relay = if at_once || matches!(cli.cmd, Cmd::Check(_)) {
         // Commands that only report end quietly when their reader goes away
@@ -103,6 +103,11 @@ pub fn main_entry() -> i32 {
 pub fn run(cli: cli::Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Explain { label, options } => commands::explain::explain(&label, &options),
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut cli::command(), "fairbench", &mut std::io::stdout());
+            Ok(())
+        }
+        Cmd::Man { dir } => commands::man::write(&dir),
         // `load ycsb ...` became a run of YCSB's load phase before here (its family reads it).
         Cmd::Load { args } => Err(Error::Usage(format!(
             "`load` is YCSB's load phase (fairbench load ycsb -P workloads/workloada); other workloads load their tables with prepare: fairbench prepare {}",

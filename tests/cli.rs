@@ -934,3 +934,76 @@ fn password_never_appears_in_output() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Installing
+
+/// Shell completions from the command line's definition: bash completes a command and an
+/// option of it; zsh and fish get theirs.
+#[test]
+fn completions_complete_commands_and_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("fairbench.bash");
+    std::fs::write(&script, stdout(&ok(fairbench().args(["completions", "bash"])))).unwrap();
+    let complete = |words: &str| -> Vec<String> {
+        let n = words.split_whitespace().count() - 1;
+        let probe =
+            format!(". {}; COMP_WORDS=({words}); COMP_CWORD={n}; _fairbench fairbench \"${{COMP_WORDS[{n}]}}\" \"${{COMP_WORDS[{}]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"", script.display(), n - 1);
+        let out = ok(Command::new("bash").args(["-c", &probe]));
+        stdout(&out).lines().map(str::to_string).collect()
+    };
+    assert!(complete("fairbench ru").contains(&"run".to_string()), "{:?}", complete("fairbench ru"));
+    assert!(complete("fairbench run --thr").contains(&"--threads".to_string()), "{:?}", complete("fairbench run --thr"));
+    for shell in ["zsh", "fish"] {
+        let text = stdout(&ok(fairbench().args(["completions", shell])));
+        assert!(text.contains("threads") && text.contains("compare"), "{shell}: {text}");
+    }
+    let out = run_code(fairbench().args(["completions", "tcsh"]), 2);
+    assert!(stderr(&out).contains("bash"), "{}", show(&out));
+}
+
+/// A man page for fairbench and for each command its help lists, each with that command's
+/// options.
+#[test]
+fn man_pages_cover_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(fairbench().args(["man"]).arg(dir.path()));
+    let help = stdout(&ok(fairbench().arg("--help")));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() > 15, "{commands:?}");
+    let page = |name: &str| std::fs::read_to_string(dir.path().join(format!("{name}.1"))).unwrap_or_else(|e| panic!("{name}.1: {e}"));
+    assert!(page("fairbench").contains(".TH fairbench"), "{}", page("fairbench"));
+    for c in &commands {
+        assert!(page(&format!("fairbench-{c}")).contains(&format!(".TH fairbench-{c}")), "{c}");
+    }
+    assert!(page("fairbench-run").contains("\\-\\-threads"), "{}", page("fairbench-run"));
+    let written: usize = stdout(&out).split_whitespace().next().unwrap().parse().unwrap();
+    assert_eq!(written, std::fs::read_dir(dir.path()).unwrap().count(), "{}", stdout(&out));
+}
+
+/// `cargo package` takes the crate, its schema and docs, nothing else (the tests, benchmarks,
+/// scripts and deployment files stay in the repository), and `cargo install` installs one
+/// binary.
+#[test]
+fn the_package_holds_the_crate_and_installs_one_binary() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = ok(Command::new(env!("CARGO")).current_dir(root).args(["package", "--list", "--allow-dirty", "--offline"]));
+    let files: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    let allowed =
+        |f: &str| ["src/", "docs/", "schema/"].iter().any(|p| f.starts_with(p)) || ["build.rs", "README.md", "Cargo.toml", "Cargo.toml.orig", "Cargo.lock", ".cargo_vcs_info.json"].contains(&f);
+    let stray: Vec<&String> = files.iter().filter(|f| !allowed(f)).collect();
+    assert!(stray.is_empty(), "files the package should not carry: {stray:?}");
+    assert!(files.iter().any(|f| f == "src/main.rs") && files.iter().any(|f| f == "schema/run.schema.json"), "{files:?}");
+    let meta = stdout(&ok(Command::new(env!("CARGO")).current_dir(root).args(["metadata", "--no-deps", "--format-version", "1", "--offline"])));
+    let meta: Value = serde_json::from_str(&meta).unwrap();
+    let bins: Vec<&str> = meta["packages"][0]["targets"].as_array().unwrap().iter().filter(|t| t["kind"][0] == "bin").map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(bins, ["fairbench"]);
+}

@@ -81,6 +81,16 @@ pub enum Cmd {
     /// `check writes FILE`: read back the writes a --verify-writes run recorded in FILE
     #[command(name = "check-writes", hide = true)]
     CheckWrites(CheckWritesArgs),
+    /// Print the shell's completion script (bash: fairbench completions bash > /etc/bash_completion.d/fairbench)
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
+    /// Write a man page for fairbench and each of its commands into a directory
+    Man {
+        /// Where fairbench.1, fairbench-run.1 ... go (created if missing)
+        dir: PathBuf,
+    },
 }
 
 #[derive(Args, Debug, Clone)]

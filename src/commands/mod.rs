@@ -6,6 +6,7 @@ pub mod alternate;
 pub mod bench;
 pub mod explain;
 pub mod hint;
+pub mod man;
 pub mod merge;
 pub mod scenario;
 pub mod server;
