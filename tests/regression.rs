@@ -56,7 +56,11 @@ fn results_show_prints_options_not_a_debug_structure() {
     let t = s.target("db.sqlite");
     s.run(&["run", "oltp_point_select", "--target", &t, "--table-size", "2000", "--time", "1", "--extra-cols-type", "VARCHAR(40)"]);
     let show = s.run(&["results", "show", "last"]);
-    let options = show.lines().find(|l| l.starts_with("Options: ")).unwrap_or_else(|| panic!("no Options line:\n{show}"));
+    // The options wrap at 80 columns as shell lines joined by a backslash.
+    let block: Vec<&str> = show.lines().skip_while(|l| !l.starts_with("Options: ")).take_while(|l| l.starts_with("Options: ") || l.starts_with("  --")).collect();
+    assert!(block.len() > 1 && block.iter().all(|l| l.chars().count() <= 80), "{block:#?}");
+    let options = block.join("\n").replace(" \\\n  ", " ");
+    let options = options.as_str();
     assert!(!show.contains("OltpArgs") && !show.contains("workload-args") && !options.contains(" {"), "{options}");
     for want in ["--table-size=2000", "--tables=1", "--range-size=100", "--table-name=sbtest", "--load-mode=auto", "--extra-cols-type='VARCHAR(40)'"] {
         assert!(options.split(' ').any(|w| w == want), "{want} missing from: {options}");

@@ -32,6 +32,28 @@ pub fn option_arg(name: &str, value: &str) -> String {
     }
 }
 
+/// The width `results show` keeps to: a terminal's default.
+const WIDTH: usize = 80;
+
+/// `words` after `head`, as shell lines of at most `width` columns joined
+/// by a trailing backslash (a word longer than that has a line of its own),
+/// so the options still paste back into a shell as one command line.
+fn shell_lines(head: &str, words: &[String], width: usize) -> Vec<String> {
+    let mut lines = vec![head.to_string()];
+    for w in words {
+        let last = lines.last_mut().expect("one line at least");
+        // Room for " word" and, should more follow, " \".
+        if last.chars().count() + 1 + w.chars().count() + 2 <= width || last.trim().is_empty() {
+            last.push(' ');
+            last.push_str(w);
+        } else {
+            last.push_str(" \\");
+            lines.push(format!("  {w}"));
+        }
+    }
+    lines
+}
+
 pub fn show_text(r: &RunRecord) -> String {
     let mut o = String::new();
     let mut p = |l: String| {
@@ -47,7 +69,9 @@ pub fn show_text(r: &RunRecord) -> String {
     p(format!("Started: {}  Ended: {}", r.started_at, r.ended_at.as_deref().unwrap_or("-")));
     p(format!("fairbench {} on {} (pid {})", r.tool_version, r.hostname, r.pid));
     let opts: Vec<String> = r.options.iter().map(|(k, v)| option_arg(k, v.as_str().unwrap_or(""))).collect();
-    p(format!("Options: {}", opts.join(" ")));
+    for line in shell_lines("Options:", &opts, WIDTH) {
+        p(line);
+    }
     if let Some(w) = &r.writes {
         p(writes_line(w));
     }
@@ -131,4 +155,19 @@ pub fn show_text(r: &RunRecord) -> String {
 pub fn writes_line(w: &serde_json::Value) -> String {
     let n = |k: &str| w[k].as_u64().unwrap_or(0);
     format!("Writes verified: {} acknowledged, {} lost, {} ambiguous ({} committed)", n("acknowledged"), n("lost"), n("ambiguous"), n("ambiguous_committed"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn options_wrap_at_the_width_and_paste_back_as_one_line() {
+        let words: Vec<String> = (0..30).map(|i| format!("--option-{i}=value")).chain(["--long=".to_string() + &"x".repeat(90)]).collect();
+        let lines = super::shell_lines("Options:", &words, 80);
+        assert!(lines.len() > 5, "{lines:?}");
+        for l in &lines[..lines.len() - 1] {
+            assert!(l.chars().count() <= 80 && l.ends_with(" \\"), "{l:?}");
+        }
+        let joined = lines.join("\n").replace(" \\\n  ", " ");
+        assert_eq!(joined, format!("Options: {}", words.join(" ")));
+    }
 }
