@@ -108,9 +108,10 @@ pub fn run(cli: cli::Cli) -> Result<()> {
             Ok(())
         }
         Cmd::Man { dir } => commands::man::write(&dir),
-        // `load ycsb ...` became a run of YCSB's load phase before here (its family reads it).
+        // A workload with a load phase took `load ...` before here (its family reads its tool's
+        // command line): what is left names none.
         Cmd::Load { args } => Err(Error::Usage(format!(
-            "`load` is YCSB's load phase (fairbench load ycsb -P workloads/workloada); other workloads load their tables with prepare: fairbench prepare {}",
+            "`load` runs the load phase of a workload that has one (see fairbench load --help); other workloads load their tables with prepare: fairbench prepare {}",
             error::one_line(&args.join(" "))
         ))),
         Cmd::Run(a) => commands::bench::bench(BenchCommand::Run, a),

@@ -255,7 +255,7 @@ pub fn rule_working_set(r: &RunRecord) -> Vec<Finding> {
         vec![r.id],
         format!("run {} touched ids 1..{size} of the {rows} in each table ({:.0}%): its working set is smaller than the data", r.id, share * 100.0),
         ev,
-        "run with the size the tables were prepared with (--table-size, YCSB's recordcount), or prepare the size you mean to measure",
+        "run with the size the tables were prepared with (--table-size, a record count), or prepare the size you mean to measure",
     )]
 }
 

@@ -23,7 +23,7 @@ pub struct Cli {
 const FIRST_STEPS: &str = "\
 Without --target, workloads run on an embedded SQLite file, ./fairbench.sqlite, and every run is
 stored in ./fairbench-results.sqlite. A first session:
-  fairbench run                       sysbench's oltp_read_write, 1 thread, 10 s
+  fairbench run                       the default workload, 1 thread, 10 s
   fairbench run --threads 4 --time 30
   fairbench results list              the stored runs
   fairbench compare last-1 last       the last two side by side, with the fairness audit
@@ -43,15 +43,15 @@ pub enum Cmd {
     Prewarm(BenchArgs),
     /// Check the data's consistency (TPC-C conditions); exit 5 when one fails
     Check(BenchArgs),
-    /// YCSB's load phase, as its client runs it: fairbench load ycsb -P workloads/workloada
-    #[command(long_about = "YCSB's load phase, as its client runs it: the records go in through the \
-        workload's insert operations, timed as a run (fairbench load ycsb -P workloads/workloada \
-        -threads 4 --target URL; YCSB's -p, -threads, -target and -s are taken as they are). \
-        `prepare ycsb` loads the same records in bulk instead. Other workloads load their tables \
-        with prepare.")]
+    /// A workload's load phase, as its own tool runs it, where it has one; others load with prepare
+    #[command(long_about = "A workload's load phase, as its own tool runs it, for a workload that has \
+        one: the records go in through the workload's insert operations, timed as a run, with the \
+        tool's own options (fairbench load WORKLOAD -P FILE -threads 4 --target URL; `fairbench run \
+        --help` lists the workloads). `prepare` loads the same records in bulk instead. A workload \
+        without a load phase loads its tables with prepare.")]
     Load {
-        /// The workload (ycsb, or a YCSB label) and YCSB's options
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "YCSB ARGS")]
+        /// The workload (or a label of it) and its tool's options
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "WORKLOAD AND OPTIONS")]
         args: Vec<String>,
     },
     /// Decode a BMK-kit label, or say what `run` does with a workload and options
