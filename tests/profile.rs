@@ -70,7 +70,13 @@ fn without_perf_a_profiled_run_is_refused_in_one_line_before_it_starts() {
     let dir = scratch_dir("profile-no-perf");
     let target = format!("sqlite:{}", dir.join("db.sqlite").display());
     run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &target, "--table-size", "100"]));
-    let out = run_fail(fairbench().args(["run", "oltp_point_select", "--target", &target, "--time", "1", "--profile-server", "--results"]).arg(dir.join("r.sqlite")).env("PATH", dir.join("empty")));
+    // The size it was prepared with: a table that does not match is refused first, for its own reason.
+    let out = run_fail(
+        fairbench()
+            .args(["run", "oltp_point_select", "--target", &target, "--table-size", "100", "--time", "1", "--profile-server", "--results"])
+            .arg(dir.join("r.sqlite"))
+            .env("PATH", dir.join("empty")),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert_one_line_error(&out, &["--profile-server", "perf", "apt-get install linux-perf"]);
 }
