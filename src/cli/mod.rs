@@ -6,7 +6,7 @@
 pub mod server_args;
 
 use crate::values;
-use crate::workload::plan::{BenchArgs, TargetArgs};
+use crate::workload::plan::{BenchArgs, BenchCommand, TargetArgs};
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 pub use server_args::{ScenarioArgs, ServerAction, ServerArgs, ServerStartArgs};
@@ -540,7 +540,7 @@ fn parse_args(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         Some((s, m)) => (s.to_string(), m.clone()),
         None => return Cli::from_arg_matches(&matches),
     };
-    if !matches!(sub.as_str(), "run" | "prepare" | "cleanup" | "prewarm" | "check") {
+    if !BenchCommand::ALL.iter().any(|c| c.name() == sub) {
         return Cli::from_arg_matches(&matches);
     }
     let wl: String = sm.get_one::<String>("workload").cloned().unwrap_or_default();
@@ -667,25 +667,25 @@ fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap:
     Ok(out)
 }
 
-/// A label error, printed as one line like the other usage errors
-/// (`Command::error` would append the usage and a help hint).
 /// A command line that names a workload first, sysbench's way, but no
 /// command it knows (`oltp_read_only --threads=2 rnu`): clap blamed the
 /// workload for not being a command; the error names the slip instead.
 fn workload_without_command(argv: &[String], e: clap::Error) -> clap::Error {
-    const BENCH: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check"];
+    let bench: Vec<&str> = BenchCommand::ALL.iter().map(|c| c.name()).collect();
     let Some(first) = argv.get(1).filter(|_| e.kind() == clap::error::ErrorKind::InvalidSubcommand) else { return e };
     if crate::workload::family::find(first).is_none() && !crate::workload::family::looks_like_label(first) {
         return e;
     }
-    let slip = argv[2..].iter().filter(|a| !a.starts_with('-')).find_map(|a| Some((a, crate::error::did_you_mean(a, BENCH.iter().copied())?)));
+    let slip = argv[2..].iter().filter(|a| !a.starts_with('-')).find_map(|a| Some((a, crate::error::did_you_mean(a, bench.iter().copied())?)));
     let msg = match slip {
         Some((a, c)) => format!("'{a}' is not a command: did you mean '{c}'? ('{first}' is a workload: fairbench {c} {first} ..., or sysbench's order, {first} ... {c})"),
-        None => format!("'{first}' is a workload and the command line has no command: give one of {} (fairbench run {first} ...)", BENCH.join(", ")),
+        None => format!("'{first}' is a workload and the command line has no command: give one of {} (fairbench run {first} ...)", bench.join(", ")),
     };
     label_error(clap::error::ErrorKind::ValueValidation, crate::error::one_line(&msg))
 }
 
+/// A label error, printed as one line like the other usage errors
+/// (`Command::error` would append the usage and a help hint).
 fn label_error(kind: clap::error::ErrorKind, msg: impl std::fmt::Display) -> clap::Error {
     clap::Error::raw(kind, format!("{msg}\n"))
 }

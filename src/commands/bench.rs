@@ -106,7 +106,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         BenchCommand::Run => super::verify::refuse_unsupported(w.as_ref(), plan)?,
     }
     let ready = until_interrupted(rt, tables_ready(w.as_ref(), &cfg, max_threads, c.no_prepare, quiet, init_timeout));
-    let data_rows = ready.as_ref().ok().cloned().flatten();
+    let part = ready.as_ref().ok().cloned().flatten();
     let ready = ready.map(|_| ());
     // Unreachable server, Ctrl-C while preparing, or tables that do not match the options (exit
     // 2: nothing was run or changed, the store included): no run began, nothing to record.
@@ -130,7 +130,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
     // A run over part of bigger tables has a smaller working set than the
     // data: recorded, so the audit can say so next to the memory fit.
-    if let Some(part) = data_rows {
+    if let Some(part) = part {
         options.push(("data-table-size".into(), part.rows.to_string()));
         options.push(("touched-table-size".into(), part.touched.to_string()));
         if !quiet {

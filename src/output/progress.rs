@@ -13,7 +13,7 @@ static OPEN: AtomicBool = AtomicBool::new(false);
 
 /// Clears a progress line left open on the terminal (the next update draws
 /// it again below): for any message printed while a load goes on.
-pub fn clear_line() {
+fn clear_line() {
     if OPEN.swap(false, Ordering::Relaxed) {
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[2K");

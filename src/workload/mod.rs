@@ -104,6 +104,14 @@ pub struct Part {
     pub option: &'static str,
 }
 
+impl Part {
+    /// The part a run touches, when the tables hold more than a tenth
+    /// beyond it: rows a run added (a few percent) are not worth a word.
+    pub fn beyond(rows: u64, touched: u64, option: &'static str) -> Option<Part> {
+        (rows as f64 > touched as f64 * 1.1).then_some(Part { rows, touched, option })
+    }
+}
+
 /// Query counts of one event, classified like sysbench.
 #[derive(Clone, Debug, Default)]
 pub struct Counters {

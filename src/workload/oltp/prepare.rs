@@ -414,13 +414,11 @@ impl Dataset for Oltp {
         conn.close().await;
         // Inserting workloads only add rows; the others pick ids up to
         // --table-size, so on bigger tables they touch a part of the data.
-        // Rows an insert run added (a few percent) are not worth a word.
         let picks_ids = !matches!(self.mix.kind, Kind::Insert | Kind::BulkInsert);
-        let larger = picks_ids && largest as f64 > self.args.table_size as f64 * 1.1;
+        let part = crate::workload::Part::beyond(largest, self.args.table_size, "--table-size").filter(|_| picks_ids);
         Ok(match (present, missing, short) {
             (0, _, _) => TableState::Missing,
-            (_, 0, None) if larger => TableState::Larger(crate::workload::Part { rows: largest, touched: self.args.table_size, option: "--table-size" }),
-            (_, 0, None) => TableState::Ready,
+            (_, 0, None) => part.map_or(TableState::Ready, TableState::Larger),
             (_, _, Some((t, max))) => TableState::Mismatch(format!("table {t} holds ids up to {max} but --table-size is {}", self.args.table_size)),
             (_, m, None) => TableState::Mismatch(format!("{m} of the {} tables are missing", self.args.tables)),
         })

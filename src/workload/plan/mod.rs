@@ -239,6 +239,9 @@ pub enum BenchCommand {
 }
 
 impl BenchCommand {
+    /// Every one, in the order help lists them.
+    pub const ALL: [BenchCommand; 5] = [BenchCommand::Run, BenchCommand::Prepare, BenchCommand::Cleanup, BenchCommand::Prewarm, BenchCommand::Check];
+
     /// The command's name as the command line and sysbench scripts write it.
     pub fn name(self) -> &'static str {
         match self {

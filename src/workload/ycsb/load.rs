@@ -160,12 +160,9 @@ impl Dataset for Ycsb {
             },
             Phase::Run => match self.has_record(&mut conn, self.last_record()).await {
                 None => TableState::Missing,
-                Some(true) => match self.records_held(&mut conn).await {
-                    // Like sysbench's tables, well more records than the run reads is a smaller
-                    // working set than the data: said, and recorded for the audit.
-                    held if held as f64 > (self.last_record() + 1) as f64 * 1.1 => TableState::Larger(crate::workload::Part { rows: held, touched: self.last_record() + 1, option: "-p recordcount" }),
-                    _ => TableState::Ready,
-                },
+                // Like sysbench's tables, well more records than the run reads is a smaller
+                // working set than the data: said, and recorded for the audit.
+                Some(true) => crate::workload::Part::beyond(self.records_held(&mut conn).await, self.last_record() + 1, "-p recordcount").map_or(TableState::Ready, TableState::Larger),
                 Some(false) => TableState::Mismatch(format!(
                     "{t} lacks record {} (recordcount={}): it holds part of the records, from a smaller recordcount or a load that did not finish",
                     self.last_record(),
