@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod cache;
 pub mod cli;
+pub mod columns;
 mod commands;
 pub mod compare;
 pub mod db;

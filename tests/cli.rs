@@ -1082,3 +1082,57 @@ fn the_debian_package_installs_and_runs() {
     assert_eq!(s["status"], "completed", "{s}");
     assert!(s["transactions"].as_u64().unwrap() > 0, "{s}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Terminal width
+
+/// `compare`, `results show` and a run's hardware section fit 80 columns by default: wide
+/// tables in blocks that repeat their key columns, prose wrapped (sysbench's interval lines
+/// stay whole); `COLUMNS` sets another width and `COLUMNS=0` gives one line per row. The
+/// figures are the same either way.
+#[test]
+fn tables_and_prose_fit_80_columns_unless_asked() {
+    let dir = scratch_dir("width");
+    let store = dir.join("r.sqlite");
+    let target = format!("sqlite:{}", dir.join("w.sqlite").display());
+    let at = |columns: Option<&str>, args: &[&str]| {
+        let mut c = fairbench();
+        c.env_remove("COLUMNS").args(args).arg("--results").arg(&store);
+        if let Some(w) = columns {
+            c.env("COLUMNS", w);
+        }
+        stdout(&ok(&mut c))
+    };
+    let run = ["run", "oltp_point_select", "--target", &target, "--table-size", "1000", "--threads", "2", "--time", "1"];
+    let first = at(None, &run);
+    at(None, &run);
+    let hardware = first.split("Hardware per transaction").nth(1).unwrap_or_else(|| panic!("{first}"));
+    let outputs = [("run", hardware.to_string()), ("compare", at(None, &["compare", "1", "2"])), ("show", at(None, &["results", "show", "1"]))];
+    for (what, text) in &outputs {
+        let wide: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80 && !l.trim_start().starts_with("[ ")).collect();
+        assert!(wide.is_empty(), "{what}: lines over 80 columns: {wide:#?}\n{text}");
+    }
+    // In blocks: every block of the hardware table starts with the level, each heading once.
+    let heads: Vec<&str> = hardware.lines().filter(|l| l.trim_start().starts_with("threads ")).collect();
+    assert!(heads.len() >= 2, "{hardware}");
+    for h in ["srv cpu/t", "cli cpu/q", "host cs/t", "fsync/t"] {
+        assert_eq!(heads.iter().filter(|l| l.contains(h)).count(), 1, "{h}: {hardware}");
+    }
+    // The same table on one line per row when asked, with the same tps cell.
+    let full = at(Some("0"), &["results", "show", "1"]);
+    let head = full.lines().find(|l| l.trim_start().starts_with("threads ") && l.contains("srv cpu/t")).unwrap_or_else(|| panic!("{full}"));
+    assert!(head.contains("fsync/t") && head.chars().count() > 80, "{head}");
+    let tps_of = |text: &str| -> f64 {
+        let mut lines = text.lines().skip_while(|l| !(l.trim_start().starts_with("threads ") && l.contains(" tps"))).take(2);
+        let (h, row) = (lines.next().unwrap(), lines.next().unwrap());
+        let col = h.split_whitespace().position(|c| c == "tps").unwrap();
+        row.split_whitespace().nth(col).unwrap().parse().unwrap()
+    };
+    let show80 = &outputs[2].1;
+    assert_eq!(tps_of(&full), tps_of(show80.split("Hardware per transaction").nth(1).unwrap()), "{full}\n{show80}");
+    // A wider terminal, asked for: the compare's table fits it in fewer blocks.
+    let wide = at(Some("200"), &["compare", "1", "2"]);
+    let blocks = |text: &str| text.lines().filter(|l| l.trim_start().starts_with("threads ")).count();
+    assert!(blocks(&wide) < blocks(&outputs[1].1), "{wide}");
+    assert!(wide.lines().all(|l| l.chars().count() <= 200), "{wide}");
+}

@@ -185,5 +185,5 @@ pub fn findings_text(fs: &[Finding]) -> String {
         }
         o.push_str(&format!("    what to do: {}\n", f.advice));
     }
-    o
+    crate::columns::wrap(&o)
 }

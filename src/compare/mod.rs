@@ -395,28 +395,14 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
     let series = any_series(rs);
     let medians = if series { ", medians of the repetitions" } else { "" };
     o.push_str(&format!("Per load level (difference against run {}{medians}):\n", base.id));
-    o.push_str(&format!(
-        "  {:>7}  {:>5}  {:>12} {:>8}  {:>12} {:>8}  {:>9} {:>8}  {:>9} {:>8}  {:>9} {:>11}\n",
-        level_column(rs),
-        "run",
-        "tps",
-        "diff",
-        "qps",
-        "diff",
-        "p95 ms",
-        "diff",
-        "p99 ms",
-        "diff",
-        "gap s",
-        "write gap s"
-    ));
+    let mut table = crate::columns::Table::new(2, 2, [level_column(rs), "run", "tps", "diff", "qps", "diff", "p95 ms", "diff", "p99 ms", "diff", "gap s", "write gap s"]).glue([3, 5, 7, 9]);
     let d = |x: Option<f64>| x.map(|v| format!("{v:+.1}%")).unwrap_or_else(|| "".into());
     for key in level_keys(rs) {
         let b = at_level(base, &key);
         let t = key.cell();
         for r in rs {
             let Some(l) = at_level(r, &key) else {
-                o.push_str(&format!("  {t:>7}  {:>5}  {:>12}\n", r.id, "not run"));
+                table.row(vec![t.clone(), r.id.to_string(), "not run".into()]);
                 continue;
             };
             let (dt, dq, d95, d99) = match (&b, r.id == base.id) {
@@ -424,20 +410,23 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
                 _ => (None, None, None, None),
             };
             let (gap, wgap) = (gap_cell(l.outage.as_ref(), |o| o.all.as_ref()), gap_cell(l.outage.as_ref(), |o| o.write.as_ref()));
-            o.push_str(&format!(
-                "  {t:>7}  {:>5}  {:>12.2} {:>8}  {:>12.2} {:>8}  {:>9.2} {:>8}  {:>9.2} {:>8}  {gap:>9} {wgap:>11}\n",
-                r.id,
-                l.tps,
+            table.row(vec![
+                t.clone(),
+                r.id.to_string(),
+                format!("{:.2}", l.tps),
                 d(dt),
-                l.qps,
+                format!("{:.2}", l.qps),
                 d(dq),
-                l.p95_ms,
+                format!("{:.2}", l.p95_ms),
                 d(d95),
-                l.p99_ms,
-                d(d99)
-            ));
+                format!("{:.2}", l.p99_ms),
+                d(d99),
+                gap,
+                wgap,
+            ]);
         }
     }
+    o.push_str(&table.text());
     o.push_str(&figures_text(rs));
     o.push_str(&efficiency_text(rs, &hardware));
     o.push_str(&waits::text(rs, &hardware));
@@ -462,7 +451,7 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
             o.push_str(&format!("    {}: {}\n", df.name, vals.join("  ")));
         }
     }
-    o
+    crate::columns::wrap(&o)
 }
 
 /// The figures a workload measured per level (a step's inserts/s, queries/s,
@@ -507,28 +496,21 @@ fn efficiency_at<'a>(figures: &'a [Efficiency], key: &LevelKey) -> Option<&'a Ef
 /// run's (as Small Datum's tables are relative to a base version).
 fn efficiency_text(rs: &[&RunRecord], all: &[Vec<Efficiency>]) -> String {
     let base = rs[0];
-    let mut o = String::new();
+    let head = [level_column(rs), "run", "tps"].into_iter().chain(efficiency::FIGURES.iter().map(|f| f.short));
+    let mut table = crate::columns::Table::new(2, 2, head);
     for key in level_keys(rs) {
         let Some(b) = efficiency_at(&all[0], &key) else { continue };
-        let t = key.cell();
-        if o.is_empty() {
-            o.push_str(&format!("\nHardware per transaction (CPU in µs; in brackets the ratio to run {}):\n", base.id));
-            o.push_str(&format!("  {:>7}  {:>5}  {:>10}", level_column(rs), "run", "tps"));
-            for f in efficiency::FIGURES {
-                o.push_str(&format!("  {:>16}", f.short));
-            }
-            o.push('\n');
-        }
         for (r, figures) in rs.iter().zip(all) {
             let Some(e) = efficiency_at(figures, &key) else { continue };
-            o.push_str(&format!("  {t:>7}  {:>5}  {:>10.1}", r.id, e.tps));
-            for f in efficiency::FIGURES {
-                o.push_str(&format!("  {:>16}", efficiency::with_ratio((f.of)(e), (f.of)(b), r.id == base.id)));
-            }
-            o.push('\n');
+            let mut cells = vec![key.cell(), r.id.to_string(), format!("{:.1}", e.tps)];
+            cells.extend(efficiency::FIGURES.iter().map(|f| efficiency::with_ratio((f.of)(e), (f.of)(b), r.id == base.id)));
+            table.row(cells);
         }
     }
-    o
+    if table.is_empty() {
+        return String::new();
+    }
+    format!("\nHardware per transaction (CPU in µs; in brackets the ratio to run {}):\n{}", base.id, table.text())
 }
 
 /// The comparison as JSON, `verdicts` as for [`text`].

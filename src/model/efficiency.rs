@@ -335,28 +335,30 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
         whose.push(format!("disk: {d}"));
     }
     let mut o = format!("Hardware per transaction (t) and query (q): CPU in µs, counts per t{}\n", if whose.is_empty() { String::new() } else { format!(" ({})", whose.join(", ")) });
-    o.push_str(&format!(
-        "  {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
-        super::record::LevelKey::heading(rows.iter().any(|e| e.step.is_some())),
-        "tps",
-        "srv cpu/t",
-        "srv cpu/q",
-        "cli cpu/t",
-        "cli cpu/q",
-        "host cpu/t",
-        "srv cs/t",
-        "host cs/t",
-        "r/t",
-        "rKB/t",
-        "w/t",
-        "wKB/t",
-        "fsync/t"
-    ));
+    let mut table = crate::columns::Table::new(
+        2,
+        1,
+        [
+            super::record::LevelKey::heading(rows.iter().any(|e| e.step.is_some())),
+            "tps",
+            "srv cpu/t",
+            "srv cpu/q",
+            "cli cpu/t",
+            "cli cpu/q",
+            "host cpu/t",
+            "srv cs/t",
+            "host cs/t",
+            "r/t",
+            "rKB/t",
+            "w/t",
+            "wKB/t",
+            "fsync/t",
+        ],
+    );
     for e in rows {
-        o.push_str(&format!(
-            "  {:>7} {:>10.1} {:>10} {:>9} {:>9} {:>9} {:>10} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>8}\n",
+        table.row(vec![
             e.key().cell(),
-            e.tps,
+            format!("{:.1}", e.tps),
             cell(e.server_cpu_us_per_trx, 1),
             cell(e.server_cpu_us_per_query, 1),
             cell(e.client_cpu_us_per_trx, 1),
@@ -369,8 +371,9 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
             cell(e.writes_per_trx, 3),
             cell(e.write_kb_per_trx, 2),
             cell(e.fsyncs_per_commit, 3),
-        ));
+        ]);
     }
+    o.push_str(&table.text());
     for e in rows {
         if let Some(r) = e.routing_per_trx {
             let share = r.scatter_share().map(|s| format!(" ({:.0}% to every shard)", s * 100.0)).unwrap_or_default();
@@ -428,7 +431,7 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     for n in notes {
         o.push_str(&format!("  note: {n}\n"));
     }
-    o
+    crate::columns::wrap(&o)
 }
 
 #[cfg(test)]
@@ -509,7 +512,9 @@ mod tests {
         let parts: Vec<(String, i64)> = e.part_cpu_us_per_trx.iter().map(|(k, v)| (k.clone(), v.round() as i64)).collect();
         assert_eq!(parts, vec![("mariadb".to_string(), 800), ("tablet".to_string(), 400), ("vtgate".to_string(), 800)]);
         let r = RunRecord { levels: vec![l], ..RunRecord::default() };
-        assert!(text(&r, &[e]).contains("server CPU/t by part at 2 threads, µs: mariadb 800.0, tablet 400.0, vtgate 800.0"), "{}", text(&r, &of_run(&r)));
+        // Words, not lines: the text wraps at the terminal's width.
+        let words = text(&r, &[e]).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("server CPU/t by part at 2 threads, µs: mariadb 800.0, tablet 400.0, vtgate 800.0"), "{words}");
     }
 
     #[test]

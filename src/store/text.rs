@@ -32,9 +32,6 @@ pub fn option_arg(name: &str, value: &str) -> String {
     }
 }
 
-/// The width `results show` keeps to: a terminal's default.
-const WIDTH: usize = 80;
-
 /// `words` after `head`, as shell lines of at most `width` columns joined
 /// by a trailing backslash (a word longer than that has a line of its own),
 /// so the options still paste back into a shell as one command line.
@@ -69,7 +66,7 @@ pub fn show_text(r: &RunRecord) -> String {
     p(format!("Started: {}  Ended: {}", r.started_at, r.ended_at.as_deref().unwrap_or("-")));
     p(format!("fairbench {} on {} (pid {})", r.tool_version, r.hostname, r.pid));
     let opts: Vec<String> = r.options.iter().map(|(k, v)| option_arg(k, v.as_str().unwrap_or(""))).collect();
-    for line in shell_lines("Options:", &opts, WIDTH) {
+    for line in shell_lines("Options:", &opts, crate::columns::width()) {
         p(line);
     }
     if let Some(w) = &r.writes {
@@ -148,7 +145,7 @@ pub fn show_text(r: &RunRecord) -> String {
         o.push('\n');
     }
     o.push_str(&crate::audit::findings_text(&r.findings));
-    o
+    crate::columns::wrap(&o)
 }
 
 /// The one line that sums up a `--verify-writes` verdict (its JSON object).

@@ -102,7 +102,11 @@ pub fn scratch_dir(name: &str) -> PathBuf {
 
 /// A `Command` for the fairbench binary built by this `cargo test`.
 pub fn fairbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_fairbench"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fairbench"));
+    // Full width: the tests read figures from whole lines. The 80-column default (tables in
+    // blocks, prose wrapped) has tests of its own, which remove this.
+    c.env("COLUMNS", "0");
+    c
 }
 
 fn describe(cmd: &Command, out: &Output) -> String {
