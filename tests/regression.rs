@@ -55,8 +55,8 @@ fn results_show_prints_options_not_a_debug_structure() {
     let s = Scratch::new("options");
     let t = s.target("db.sqlite");
     s.run(&["run", "oltp_point_select", "--target", &t, "--table-size", "2000", "--time", "1", "--extra-cols-type", "VARCHAR(40)"]);
-    let show = s.run(&["results", "show", "last"]);
-    // The options wrap at 80 columns as shell lines joined by a backslash.
+    // The options wrap at 80 columns (the default width) as shell lines joined by a backslash.
+    let show = stdout(&run_ok(fairbench().env_remove("COLUMNS").current_dir(s.dir.path()).args(["results", "show", "last", "--results"]).arg(s.store())));
     let block: Vec<&str> = show.lines().skip_while(|l| !l.starts_with("Options: ")).take_while(|l| l.starts_with("Options: ") || l.starts_with("  --")).collect();
     assert!(block.len() > 1 && block.iter().all(|l| l.chars().count() <= 80), "{block:#?}");
     let options = block.join("\n").replace(" \\\n  ", " ");

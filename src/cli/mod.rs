@@ -324,7 +324,14 @@ pub fn normalize_argv(argv: Vec<String>) -> Vec<String> {
 /// check (one line saying what it accepts) instead of clap's advice to write
 /// `-- -1`, which would not help.
 pub fn command() -> clap::Command {
-    negatives_as_values(Cli::command())
+    let cmd = negatives_as_values(Cli::command());
+    // COLUMNS=0 is fairbench's "no limit" for its tables; clap would wrap the help at zero
+    // columns, so the help keeps clap's own widest.
+    if crate::columns::width() == usize::MAX {
+        cmd.term_width(100)
+    } else {
+        cmd
+    }
 }
 
 fn negatives_as_values(cmd: clap::Command) -> clap::Command {
