@@ -143,11 +143,15 @@ fb_go_builds() {
         # With the shared cache's size after it, so its peak is known.
         echo "build $b $((SECONDS - t0)) $(du -sk "$FAIRBENCH_GO_CACHE" 2>/dev/null | cut -f1)" >>"$FB_GO_STEPS"
     done
+    # The module and build caches go as soon as the last build is done (in memory they held
+    # 10 GB), the steps and log beside them stay for the script.
+    chmod -R u+w "$FAIRBENCH_GO_CACHE/gopath" 2>/dev/null
+    rm -rf "$FAIRBENCH_GO_CACHE/gopath" "$FAIRBENCH_GO_CACHE/cache"
 }
 go_pid=""
 go_cache=""
 fb_start_go_builds() {
-    # In memory when the machine has room (the four builds' caches take about 8 GB): written to
+    # In memory when the machine has room (the four builds' caches took 10 GB): written to
     # disk, those gigabytes of objects went out while the tests' servers waited on their fsyncs.
     local under=${TMPDIR:-/tmp} shm_kb
     shm_kb=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')

@@ -1369,7 +1369,8 @@ fn a_second_ycsb_load_names_the_cleanup_that_drops_its_table() {
 // `run ycsb` over part of the records said "load it with the run's recordcount (fairbench
 // load ycsb -p recordcount=N)", a load that was itself refused (record 0 was there), and
 // `prepare ycsb` said "run fairbench cleanup ycsb first", refused without a workload file.
-// Both now name the cleanup of this data, and after it the same command runs.
+// Both now name the cleanup of this data, and after it the same command runs; a prepare over
+// records it can complete completes them.
 #[test]
 fn a_ycsb_run_or_prepare_over_part_of_the_records_names_a_cleanup_that_works() {
     let s = Scratch::new("ycsb-partial");
@@ -1382,14 +1383,66 @@ fn a_ycsb_run_or_prepare_over_part_of_the_records_names_a_cleanup_that_works() {
     let ran = stdout(&run_ok(fairbench().current_dir(s.dir.path()).args(run)));
     let ops: u64 = ran.lines().filter_map(|l| l.split_once("], Operations, ")).filter_map(|(_, n)| n.trim().parse::<u64>().ok()).sum();
     assert_eq!(ops, 100, "the run's operationcount over its kinds: {ran}");
-    // The same with prepare.
+    // prepare over a smaller load's records loads the rest; over records no prepare leaves (a
+    // load from record 105 on) it is refused, and the cleanup it names works.
     run_ok(fairbench().current_dir(s.dir.path()).args(["cleanup", "ycsb", "--target", &t]));
     run_ok(fairbench().current_dir(s.dir.path()).args(["load", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=300", "--target", &t, "--no-save"]));
     let prepare = ["prepare", "ycsb", "-p", "recordcount=600", "--target", &t];
+    let extended = stdout(&run_ok(fairbench().current_dir(s.dir.path()).args(prepare)));
+    assert!(extended.contains("usertable holds 300 of its 600 records"), "{extended}");
+    run_ok(fairbench().current_dir(s.dir.path()).args(["cleanup", "ycsb", "--target", &t]));
+    run_ok(fairbench().current_dir(s.dir.path()).args(["load", "ycsb", "-P", "workloads/workloada", "-p", "insertstart=105", "-p", "insertcount=200", "--target", &t, "--no-save"]));
     let refused = stderr(&run_fail(fairbench().current_dir(s.dir.path()).args(prepare)));
-    assert!(refused.contains("exists without all its records"), "{refused}");
+    assert!(refused.contains("not as an interrupted prepare of these records leaves them"), "{refused}");
     run_ok(&mut hinted(&refused, s.dir.path()));
     run_ok(fairbench().current_dir(s.dir.path()).args(prepare));
+}
+
+/// An interrupted YCSB prepare could not go on: a second prepare refused the table ("exists
+/// without all its records") and `run` pointed at a load that was refused too. A prepare now
+/// resumes where each piece of the load stopped (whatever its --threads), writing the values an
+/// uninterrupted prepare writes; records no prepare of these options leaves are refused, with
+/// nothing added.
+#[test]
+fn an_interrupted_ycsb_prepare_resumes_with_the_records_of_an_uninterrupted_one() {
+    let s = Scratch::new("ycsb-resume");
+    let (a, b) = (s.dir.path().join("a.db"), s.dir.path().join("b.db"));
+    let (ta, tb) = (s.target("a.db"), s.target("b.db"));
+    let props = ["-P", "workloads/workloada", "-p", "recordcount=200000", "-p", "fieldcount=2", "-p", "fieldlength=8", "--rand-seed", "3"];
+    let count = |f: &Path| -> u64 { rusqlite::Connection::open(f).ok().and_then(|c| c.query_row("SELECT COUNT(*) FROM usertable", [], |r| r.get::<_, i64>(0)).ok()).unwrap_or(0) as u64 };
+    let mut prepare = fairbench();
+    prepare.current_dir(s.dir.path()).args(["prepare", "ycsb", "--target", &ta, "--threads", "2"]).args(props);
+    let (code, _, out) = interrupt_when(&mut prepare, || count(&a) > 0);
+    assert_eq!(code, Some(130), "{out}");
+    let held = count(&a);
+    assert!(held > 0 && held < 200_000, "{held} records after the interrupt");
+    // `run` says which command finishes it.
+    let out = run_fail(fairbench().current_dir(s.dir.path()).args(["run", "ycsb", "--target", &ta]).args(props));
+    assert!(stderr(&out).contains("a prepare with these options loads the rest"), "{}", show(&out));
+    // Resumed with another number of loaders: the pieces are the records', not the loaders'.
+    let mut resumed = vec!["prepare", "ycsb", "--target", &ta, "--threads", "3"];
+    resumed.extend(props);
+    let text = s.run(&resumed);
+    assert!(text.contains(&format!("usertable holds {held} of its 200000 records (a prepare that did not finish, or a smaller load): loading the rest.")), "{text}");
+    assert_eq!(count(&a), 200_000);
+    let mut whole = vec!["prepare", "ycsb", "--target", &tb];
+    whole.extend(props);
+    s.run(&whole);
+    let rows = |f: &Path| -> Vec<(String, String, String)> {
+        let c = rusqlite::Connection::open(f).unwrap();
+        let mut st = c.prepare("SELECT YCSB_KEY, FIELD0, FIELD1 FROM usertable ORDER BY YCSB_KEY").unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    };
+    let (ra, rb) = (rows(&a), rows(&b));
+    assert_eq!(ra.len(), 200_000);
+    assert!(ra == rb, "the resumed load's records differ from an uninterrupted one's");
+    // Records of another insertstart are no prefix of these pieces: refused, nothing added.
+    let mut other = vec!["prepare", "ycsb", "--target", &ta, "-p", "insertstart=1000", "-p", "insertcount=200000"];
+    other.extend(props);
+    let out = run_fail(fairbench().current_dir(s.dir.path()).args(&other).arg("--results").arg(s.store()));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_one_line_error(&out, &["not as an interrupted prepare of these records leaves them", "fairbench cleanup"]);
+    assert_eq!(count(&a), 200_000);
 }
 
 /// A YCSB run over the first of more records than it reads said nothing (sysbench's tables

@@ -14,13 +14,19 @@ use std::sync::Arc;
 
 /// Records per loader piece at most, so loaders share the work evenly.
 const PIECE: u64 = 50_000;
+/// Pieces a bulk load is cut into (fewer when it has few records): enough for the loaders to
+/// share, and the same whatever their number, so a prepare resumes whatever its --threads.
+const PIECES: u64 = 64;
 
-/// The records of key numbers `next..end`, as `ycsb load` makes them.
+/// The records of key numbers `from..end` of the piece starting at `next`, as `ycsb load` makes
+/// them: those before `from` (a resumed load's, there already) are drawn and dropped, so each
+/// record gets the values an uninterrupted load gives it.
 struct Records<'a> {
     w: &'a Ycsb,
     rng: Rng,
     len: gen::Length,
     next: u64,
+    from: u64,
     end: u64,
     key: String,
     values: Vec<String>,
@@ -35,13 +41,21 @@ impl RowSource for Records<'_> {
             return false;
         }
         let n = self.w.cfg.fieldcount;
+        self.values.resize(n, String::new());
+        while self.next < self.from {
+            gen::fill_values(&mut self.rng, &mut self.len, &mut self.values);
+            self.next += 1;
+        }
+        if self.next >= self.end {
+            self.progress.add(std::mem::take(&mut self.pending));
+            return false;
+        }
         row.nulls = 0;
         row.ints.clear();
         row.texts.resize(n + 1, Vec::new());
         self.w.cfg.key_into(self.next, &mut self.key);
         row.texts[0].clear();
         row.texts[0].extend_from_slice(self.key.as_bytes());
-        self.values.resize(n, String::new());
         gen::fill_values(&mut self.rng, &mut self.len, &mut self.values);
         for (t, v) in row.texts[1..].iter_mut().zip(&self.values) {
             t.clear();
@@ -93,16 +107,70 @@ impl Ycsb {
         held
     }
 
+    /// The pieces of a bulk load, key numbers `lo..hi`: they depend on the records alone.
+    fn pieces(&self) -> Vec<(u64, u64)> {
+        let (start, end) = (self.cfg.insertstart, self.cfg.insertstart + self.cfg.insertcount);
+        let per = self.cfg.insertcount.div_ceil(PIECES).clamp(1, PIECE);
+        (start..end).step_by(per as usize).map(|lo| (lo, (lo + per).min(end))).collect()
+    }
+
+    /// How many of the piece `lo..hi`'s records are there. A loader writes a piece in order from
+    /// its first record, committing as it goes, so what an interrupted load left of it is a
+    /// prefix: found by halving, in a few lookups by key.
+    async fn piece_held(&self, conn: &mut Conn, lo: u64, hi: u64) -> Option<u64> {
+        if self.has_record(conn, hi - 1).await? {
+            return Some(hi - lo);
+        }
+        if !self.has_record(conn, lo).await? {
+            return Some(0);
+        }
+        // Records lo..lo+a are there; record lo+b is not.
+        let (mut a, mut b) = (1, hi - lo - 1);
+        while a < b {
+            let m = a + (b - a) / 2;
+            if self.has_record(conn, lo + m).await? {
+                a = m + 1;
+            } else {
+                b = m;
+            }
+        }
+        Some(a)
+    }
+
+    /// What an interrupted prepare left: each piece with the record it resumes from, and how
+    /// many records are there. Refused when the table holds records no prepare of these
+    /// options leaves (every piece a prefix): another recordcount's or insertstart's, or a
+    /// load's whose clients each inserted a share of their own.
+    async fn resume_plan(&self, conn: &mut Conn) -> Result<(Vec<(u64, u64, u64)>, u64)> {
+        let t = &self.cfg.table;
+        let (mut todo, mut held) = (Vec::new(), 0);
+        for (lo, hi) in self.pieces() {
+            let h = self.piece_held(conn, lo, hi).await.unwrap_or(0);
+            held += h;
+            if lo + h < hi {
+                todo.push((lo, lo + h, hi));
+            }
+        }
+        let sql = format!("SELECT COUNT(*) FROM {t}");
+        let rows = conn.query_strings(&sql).await.map_err(sql_error(&sql))?;
+        let count: u64 = rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        if count != held {
+            return Err(Error::Usage(format!(
+                "{t} holds {count} records, not as an interrupted prepare of these records leaves them ({held} found so): records of another recordcount or insertstart, or of a load by several clients"
+            )));
+        }
+        Ok((todo, held))
+    }
+
     /// The last key number of the records a run reads.
     fn last_record(&self) -> u64 {
         self.cfg.insertstart + self.cfg.insertcount.max(1) - 1
     }
 
-    async fn load_pieces(&self, cfg: &Arc<ConnConfig>, loaders: usize, progress: &Arc<Progress>) -> Result<()> {
-        let (start, end) = (self.cfg.insertstart, self.cfg.insertstart + self.cfg.insertcount);
-        let per = self.cfg.insertcount.div_ceil(loaders as u64).clamp(1, PIECE);
-        let pieces: std::collections::VecDeque<(u64, u64)> = (start..end).step_by(per as usize).map(|lo| (lo, (lo + per).min(end))).collect();
-        let queue = Arc::new(std::sync::Mutex::new(pieces));
+    /// Loads each piece `(lo, from, hi)`'s records `from..hi`.
+    async fn load_pieces(&self, cfg: &Arc<ConnConfig>, loaders: usize, progress: &Arc<Progress>, pieces: Vec<(u64, u64, u64)>) -> Result<()> {
+        let loaders = loaders.min(pieces.len()).max(1);
+        let queue = Arc::new(std::sync::Mutex::new(std::collections::VecDeque::from(pieces)));
         let cols: Vec<Column> = std::iter::once("YCSB_KEY".to_string()).chain((0..self.cfg.fieldcount).map(Ycsb::field)).map(|name| Column { name, ty: ColType::Text }).collect();
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..loaders {
@@ -112,12 +180,13 @@ impl Ycsb {
                 loop {
                     crate::model::check_interrupt()?;
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                    let Some((lo, hi)) = next else { break };
+                    let Some((lo, from, hi)) = next else { break };
                     let mut rows = Records {
                         w: &me,
                         rng: Rng::from_seed_or_entropy(me.seed, lo),
                         len: me.cfg.field_length(),
                         next: lo,
+                        from,
                         end: hi,
                         key: String::new(),
                         values: Vec::new(),
@@ -164,7 +233,7 @@ impl Dataset for Ycsb {
                 // working set than the data: said, and recorded for the audit.
                 Some(true) => crate::workload::Part::beyond(self.records_held(&mut conn).await, self.last_record() + 1, "-p recordcount").map_or(TableState::Ready, TableState::Larger),
                 Some(false) => TableState::Mismatch(format!(
-                    "{t} lacks record {} (recordcount={}): it holds part of the records, from a smaller recordcount or a load that did not finish",
+                    "{t} lacks record {} (recordcount={}): it holds part of the records, from a smaller recordcount or a load that did not finish: a prepare with these options loads the rest",
                     self.last_record(),
                     self.cfg.recordcount
                 )),
@@ -179,7 +248,7 @@ impl Dataset for Ycsb {
     async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
         let t = &self.cfg.table;
-        match self.has_record(&mut conn, self.last_record()).await {
+        let created = match self.has_record(&mut conn, self.last_record()).await {
             Some(true) if self.phase == Phase::Run => {
                 if !quiet {
                     println!("{t} holds its {} records already.", self.cfg.insertcount);
@@ -191,23 +260,37 @@ impl Dataset for Ycsb {
                 conn.close().await;
                 return Ok(());
             }
-            Some(_) => {
-                conn.close().await;
-                return Err(Error::Usage(format!("{t} exists without all its records (record {} is missing): a load that did not finish, or a smaller recordcount", self.last_record())));
+            // Part of the records: a prepare that did not finish resumes where each piece stopped
+            // (a smaller load's records are a prefix of the pieces too: the rest is loaded).
+            Some(_) => false,
+            None => {
+                let create = self.create_table();
+                conn.query(&create).await.map_err(sql_error(&create))?;
+                if self.phase == Phase::Load {
+                    conn.close().await;
+                    return Ok(());
+                }
+                true
             }
-            None => {}
-        }
-        let create = self.create_table();
-        conn.query(&create).await.map_err(sql_error(&create))?;
-        if self.phase == Phase::Load {
-            conn.close().await;
-            return Ok(());
-        }
+        };
+        let plan = if created { Ok((self.pieces().into_iter().map(|(lo, hi)| (lo, lo, hi)).collect(), 0)) } else { self.resume_plan(&mut conn).await };
+        let (todo, held) = match plan {
+            Ok(plan) => plan,
+            Err(e) => {
+                conn.close().await;
+                return Err(e);
+            }
+        };
         if !quiet {
-            println!("Loading {} YCSB records of {} fields into {t}...", self.cfg.insertcount, self.cfg.fieldcount);
+            if held > 0 {
+                println!("{t} holds {held} of its {} records (a prepare that did not finish, or a smaller load): loading the rest.", self.cfg.insertcount);
+            } else {
+                println!("Loading {} YCSB records of {} fields into {t}...", self.cfg.insertcount, self.cfg.fieldcount);
+            }
         }
         let progress = Arc::new(Progress::new("Loading", self.cfg.insertcount, quiet));
-        let r = self.load_pieces(&cfg, threads.max(1), &progress).await;
+        progress.skip(held);
+        let r = self.load_pieces(&cfg, threads.max(1), &progress, todo).await;
         progress.finish();
         r?;
         if let Some(sql) = self.protocol.dialect().after_bulk_load() {
