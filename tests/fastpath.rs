@@ -46,9 +46,12 @@ fn n(v: &Value, path: &[&str]) -> u64 {
     x.as_u64().unwrap_or_else(|| panic!("{} not a count in {v}", path.join(".")))
 }
 
-/// (read, write, other) queries of 60 events on tables `common` names, prepared already.
+/// (read, write, other) queries of 60 events on tables `common` names, prepared already. Not
+/// stored: the counts are in the summary, and 72 runs' environment captures took a fifth of
+/// the test's time.
 fn counts(wire: &str, t: &T, common: &[&str], workload: &str, ps: &str) -> (u64, u64, u64) {
     let out = run_ok(fb(wire, t, &["run", workload]).args(common).args([
+        "--no-save",
         "--no-prepare",
         "--events",
         "60",
