@@ -92,19 +92,27 @@ impl Ycsb {
     /// would read millions of rows). A load leaves no gap in its numbers.
     async fn records_held(&self, conn: &mut Conn) -> u64 {
         let mut held = self.last_record() + 1;
-        // A power of two, so the halving steps add up to the last doubling's exactly.
-        let mut step = held.max(1).next_power_of_two();
+        let mut step = held.max(1);
         while self.has_record(conn, held + step - 1).await == Some(true) {
             held += step;
             step *= 2;
         }
-        while step > 1 {
-            step /= 2;
-            if self.has_record(conn, held + step - 1).await == Some(true) {
-                held += step;
+        self.first_missing(conn, held, held + step - 1).await
+    }
+
+    /// The first record missing in `lo..=hi`, where the records before `lo` are there and
+    /// record `hi` is not (a load leaves no gap within what it wrote): found by halving, a
+    /// lookup that fails counted as missing.
+    async fn first_missing(&self, conn: &mut Conn, mut lo: u64, mut hi: u64) -> u64 {
+        while lo < hi {
+            let m = lo + (hi - lo) / 2;
+            if self.has_record(conn, m).await == Some(true) {
+                lo = m + 1;
+            } else {
+                hi = m;
             }
         }
-        held
+        lo
     }
 
     /// The pieces of a bulk load, key numbers `lo..hi`: they depend on the records alone.
@@ -124,17 +132,7 @@ impl Ycsb {
         if !self.has_record(conn, lo).await? {
             return Some(0);
         }
-        // Records lo..lo+a are there; record lo+b is not.
-        let (mut a, mut b) = (1, hi - lo - 1);
-        while a < b {
-            let m = a + (b - a) / 2;
-            if self.has_record(conn, lo + m).await? {
-                a = m + 1;
-            } else {
-                b = m;
-            }
-        }
-        Some(a)
+        Some(self.first_missing(conn, lo + 1, hi - 1).await - lo)
     }
 
     /// What an interrupted prepare left: each piece with the record it resumes from, and how
