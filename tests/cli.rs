@@ -938,6 +938,15 @@ fn password_never_appears_in_output() {
 // ---------------------------------------------------------------------------------------------
 // Installing
 
+/// What bash's completion `script` offers for the last of `words` (`fairbench ru`).
+fn bash_completes(script: &Path, words: &str) -> Vec<String> {
+    let n = words.split_whitespace().count() - 1;
+    let probe =
+        format!(". {}; COMP_WORDS=({words}); COMP_CWORD={n}; _fairbench fairbench \"${{COMP_WORDS[{n}]}}\" \"${{COMP_WORDS[{}]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"", script.display(), n - 1);
+    let out = ok(Command::new("bash").args(["-c", &probe]));
+    stdout(&out).lines().map(str::to_string).collect()
+}
+
 /// Shell completions from the command line's definition: bash completes a command and an
 /// option of it; zsh and fish get theirs.
 #[test]
@@ -945,13 +954,7 @@ fn completions_complete_commands_and_options() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("fairbench.bash");
     std::fs::write(&script, stdout(&ok(fairbench().args(["completions", "bash"])))).unwrap();
-    let complete = |words: &str| -> Vec<String> {
-        let n = words.split_whitespace().count() - 1;
-        let probe =
-            format!(". {}; COMP_WORDS=({words}); COMP_CWORD={n}; _fairbench fairbench \"${{COMP_WORDS[{n}]}}\" \"${{COMP_WORDS[{}]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"", script.display(), n - 1);
-        let out = ok(Command::new("bash").args(["-c", &probe]));
-        stdout(&out).lines().map(str::to_string).collect()
-    };
+    let complete = |words: &str| bash_completes(&script, words);
     assert!(complete("fairbench ru").contains(&"run".to_string()), "{:?}", complete("fairbench ru"));
     assert!(complete("fairbench run --thr").contains(&"--threads".to_string()), "{:?}", complete("fairbench run --thr"));
     for shell in ["zsh", "fish"] {
@@ -1069,10 +1072,8 @@ fn the_debian_package_installs_and_runs() {
     assert!(page.starts_with(".ie") || page.contains(".TH fairbench-run"), "{page}");
 
     // bash completes from the installed script.
-    let script = sys.join("usr/share/bash-completion/completions/fairbench");
-    let probe = format!(". {}; COMP_WORDS=(fairbench ru); COMP_CWORD=1; _fairbench fairbench ru fairbench; printf '%s\\n' \"${{COMPREPLY[@]}}\"", script.display());
-    let words = stdout(&ok(Command::new("bash").args(["-c", &probe])));
-    assert!(words.lines().any(|w| w == "run"), "{words}");
+    let words = bash_completes(&sys.join("usr/share/bash-completion/completions/fairbench"), "fairbench ru");
+    assert!(words.iter().any(|w| w == "run"), "{words:?}");
 
     // The installed binary runs a benchmark on the embedded default and stores it.
     let work = dir.path().join("work");
