@@ -843,12 +843,13 @@ fn explain_agrees_with_run_for_every_workload() {
     let script = db.dir.path().join("one.sql");
     std::fs::write(&script, "\\set aid random(1, 100)\nSELECT :aid;\n").unwrap();
     let script = script.display().to_string();
+    let few = few_links();
     for name in names {
         // Small data for each, so the run is quick; the options are the user's, not the test's.
         let sized: &[&str] = match name {
             "tpcc" => &[],
             "dbstress" | "dbstress_ro" => &["--obj-table-size", "200"],
-            "linkbench" => &["--maxid1", "201"],
+            "linkbench" => &["--maxid1", "201", &few[0], &few[1]],
             "tpcb-like" | "simple-update" | "select-only" => &["--scale", "1"],
             "pgscript" => &["-f", &script],
             "ycsb" => &["-P", "workloadc", "-p", "recordcount=100"],
