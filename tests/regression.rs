@@ -699,8 +699,13 @@ mod interrupts {
 
         /// Waits until stdout contains `what`; panics after `limit` or if the process ends first.
         fn wait_for(&mut self, what: &str, limit: Duration) {
+            self.wait_for_times(what, 1, limit);
+        }
+
+        /// Waits until stdout contains `what` `n` times; as `wait_for`.
+        fn wait_for_times(&mut self, what: &str, n: usize, limit: Duration) {
             let t0 = Instant::now();
-            while !self.out.lock().unwrap().contains(what) {
+            while self.out.lock().unwrap().matches(what).count() < n {
                 if self.child.try_wait().unwrap().is_some() || t0.elapsed() > limit {
                     let _ = self.child.kill();
                     panic!("no {what:?} within {limit:?} (or the process ended)\n{}", self.show());
@@ -749,9 +754,10 @@ mod interrupts {
     fn interrupted_prepare_is_resumed(dir: &tempfile::TempDir, target: &str, prefix: &str, query: &dyn Fn(&str) -> String) {
         let opts = ["oltp_read_write", "--target", target, "--table-name", prefix, "--tables", "3", "--table-size", "100000", "--threads", "2"];
         let mut bg = Bg::spawn(in_dir(dir).arg("prepare").args(opts));
-        // The first table is in and indexed; the others are still loading.
-        bg.wait_for("Creating a secondary index on", Duration::from_secs(120));
-        std::thread::sleep(Duration::from_millis(300));
+        // A second table's rows are in: one loader's first table is indexed or being indexed
+        // (the tables the interrupted prepare reports complete are the ones checked below), the
+        // others are loading or empty.
+        bg.wait_for_times("Creating a secondary index on", 2, Duration::from_secs(120));
         let (st, _, _, err) = bg.stop(libc::SIGINT, Duration::from_secs(2));
         assert_eq!(st.code(), Some(130), "exit status after SIGINT: {st}\n{err}");
         let line = err.lines().find(|l| l.contains("complete tables")).unwrap_or_else(|| panic!("no complete-tables line:\n{err}"));
@@ -859,8 +865,8 @@ mod interrupts {
         let target = format!("sqlite:{}", dir.path().join("p.db").display());
         run_ok(in_dir(&dir).args(["prepare", "oltp_point_select", "--target", &target, "--table-size", "1000"]));
         let mut bg = Bg::spawn(in_dir(&dir).args(["run", "oltp_point_select", "--target", &target, "--table-size", "1000", "--no-save", "--threads", "1,2", "--pause", "60", "--time", "1"]));
+        // The first level's summary is out: the 60 s pause has begun.
         bg.wait_for("Threads fairness", Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(300));
         let (st, _, out, _) = bg.stop(libc::SIGINT, Duration::from_secs(2));
         assert_eq!(st.code(), Some(130), "exit status after SIGINT: {st}\n{out}");
         assert_eq!(out.matches("Threads fairness").count(), 1, "the second level ran:\n{out}");

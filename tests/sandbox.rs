@@ -233,8 +233,11 @@ fn ctrl_c_during_start_leaves_nothing_running() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Inside initdb, whose bootstrapping server must not outlive the start.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Inside initdb, whose bootstrapping server must not outlive the start: its process
+    // descends from the start's (or the start is over already, which the test handles below).
+    let pid = child.id();
+    let in_initdb = || descendants_of(pid).iter().any(|c| c == "initdb");
+    assert!(common::eventually(std::time::Duration::from_secs(60), || in_initdb() || child.try_wait().ok().flatten().is_some()), "initdb never ran");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t0 = std::time::Instant::now();
@@ -249,9 +252,32 @@ fn ctrl_c_during_start_leaves_nothing_running() {
     } else {
         assert_eq!(st.code(), Some(130));
     }
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
+    let left = || std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect::<Vec<_>>();
+    assert!(common::eventually(std::time::Duration::from_secs(5), || left().is_empty()), "left behind: {:?}", left());
+}
+
+/// The command names (comm) of the processes descending from `pid` (as root, the server's
+/// programs run under `runuser`).
+fn descendants_of(pid: u32) -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    // (pid, ppid, comm) of every process; comm may hold spaces, so split at the last ')'.
+    let all: Vec<(u32, u32, String)> = dir
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter_map(|stat| {
+            let (head, tail) = stat.rsplit_once(')')?;
+            let (id, comm) = head.split_once(" (")?;
+            Some((id.trim().parse().ok()?, tail.split_whitespace().nth(1)?.parse().ok()?, comm.to_string()))
+        })
+        .collect();
+    let (mut found, mut parents) = (Vec::new(), vec![pid]);
+    while let Some(p) = parents.pop() {
+        for (id, _, comm) in all.iter().filter(|(_, pp, _)| *pp == p) {
+            parents.push(*id);
+            found.push(comm.clone());
+        }
+    }
+    found
 }
 
 /// Two registries know nothing of each other's claims: both took the first

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fairbench, mysql_url, pg_url, run_fail, run_ok, stdout};
+use common::{eventually, fairbench, mysql_admin, mysql_url, pg_admin, pg_url, run_fail, run_ok, stdout};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -281,35 +281,17 @@ fn bad_scenario_files_are_one_line_with_exit_code_2() {
 fn ctrl_c_stops_a_scenario_within_two_seconds() {
     let dir = scratch("ctrlc");
     let root = scratch("ctrlc-root");
-    let mut child = fairbench()
-        .env("FAIRBENCH_SANDBOX_ROOT", &root)
-        .args(["scenario", "engines", "--rows", "1000000", "--engines", "innodb,postgres", "--no-save", "--work-dir"])
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Inside a step: a sandbox is up (its directory exists), then a moment
-    // more. A fixed sleep raced the scenario's end once its statements got
-    // faster.
-    let t_start = std::time::Instant::now();
-    while std::fs::read_dir(&root).map(|d| d.count()).unwrap_or(0) == 0 {
-        assert!(t_start.elapsed() < std::time::Duration::from_secs(60), "no sandbox started within 60 s");
-        assert!(child.try_wait().unwrap().is_none(), "the scenario ended before a sandbox started");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    assert!(child.try_wait().unwrap().is_none(), "the scenario ended before the signal: make it longer");
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let t0 = std::time::Instant::now();
-    let st = child.wait().unwrap();
-    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "took {:?}", t0.elapsed());
-    assert_eq!(st.code(), Some(130));
-    // The sandboxes it started are gone with it.
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
+    let mut run = common::watch::Watched::spawn(
+        fairbench().env("FAIRBENCH_SANDBOX_ROOT", &root).args(["scenario", "engines", "--rows", "1000000", "--engines", "innodb,postgres", "--no-save", "--work-dir"]).arg(&dir),
+    );
+    // Inside a step: the first engine's steps have begun in a sandbox that is up.
+    run.wait_for(std::time::Duration::from_secs(120), |l| l.starts_with("Engine "));
+    let (code, took, _) = run.interrupt();
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+    assert_eq!(code, Some(130));
+    // The sandboxes it started are gone with it (their registry entries last).
+    let left = || std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).collect::<Vec<_>>();
+    assert!(eventually(std::time::Duration::from_secs(5), || left().is_empty()), "left behind: {:?}", left());
 }
 
 /// Statements run on a connection opened before the steps: a trivial one
@@ -341,11 +323,15 @@ fn a_trivial_statement_step_costs_a_round_trip_not_a_client_start() {
 #[test]
 fn ctrl_c_abandons_a_long_statement_within_two_seconds() {
     let dir = scratch("ctrlc-stmt");
-    for (url, sleep) in [(mysql_url(), "SELECT SLEEP(20)"), (pg_url(), "SELECT pg_sleep(20)")] {
+    let running_on_mysql = || mysql_admin("SELECT COUNT(*) FROM information_schema.processlist WHERE info = 'SELECT SLEEP(20)'").trim() == "1";
+    let running_on_pg = || pg_admin("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(20)' AND state = 'active'").trim() == "1";
+    let cases: [(String, &str, &dyn Fn() -> bool); 2] = [(mysql_url(), "SELECT SLEEP(20)", &running_on_mysql), (pg_url(), "SELECT pg_sleep(20)", &running_on_pg)];
+    for (url, sleep, running) in cases {
         let file = dir.join("sleep.toml");
         std::fs::write(&file, format!("[[step]]\nkind = \"query\"\nsql = \"{sleep}\"\n")).unwrap();
         let mut child = fairbench().args(["scenario"]).arg(&file).args(["--target", &url, "--no-save"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // The statement is in flight on the server.
+        assert!(eventually(std::time::Duration::from_secs(30), running), "{url}: {sleep} never ran");
         // SAFETY: signalling our own child.
         unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
         let t0 = std::time::Instant::now();
