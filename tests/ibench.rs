@@ -189,6 +189,54 @@ fn a_writer_rate_within_reach_is_met_for_the_seconds_asked() {
     assert!((2.9..3.45).contains(&secs), "the step lasted {secs} s, asked 3: {l}");
 }
 
+/// Each step's report is a few lines (sysbench's 45-line block after each of ten steps buried
+/// what differs between them), the sequence ends with one table of its steps, and every
+/// figure in both is the one stored.
+#[test]
+fn each_step_reports_in_a_few_lines_and_the_sequence_in_one_table() {
+    let dir = scratch_dir("ibench_console");
+    let (store, server) = (dir.join("r.sqlite"), Server::Sqlite(dir.join("ib.db")));
+    let steps = ["l.i0", "l.x", "l.i1", "qr100"];
+    let text = stdout(&run_ok(&mut ib(&server, "ibo", &store, &["--steps", &steps.join(",")])));
+    assert!(!text.contains("SQL statistics:") && !text.contains("Threads fairness:"), "{text}");
+    let levels = last_levels(&store);
+    let lines: Vec<&str> = text.lines().collect();
+    for (step, l) in steps.iter().zip(&levels) {
+        let at = lines.iter().position(|x| x.starts_with(&format!("Step {step}: "))).unwrap_or_else(|| panic!("no report of {step}:\n{text}"));
+        let block: Vec<&str> = lines[at..].iter().take_while(|x| !x.starts_with("Label: ")).copied().collect();
+        assert!(block.len() <= 4, "{step}: {} lines\n{}", block.len(), block.join("\n"));
+        let events = l["summary"]["transactions"].as_u64().unwrap_or_else(|| panic!("{l}"));
+        assert!(block[0].contains(&format!(": {events} events in {:.2} s", l["elapsed_s"].as_f64().unwrap())), "{}", block[0]);
+        for (k, v) in l["summary"]["figures"].as_object().unwrap() {
+            assert!(block.join(" ").contains(&format!("{k}: {}", v.as_str().unwrap())), "{step}: {k} {v} not in\n{}", block.join("\n"));
+        }
+    }
+    // The table: a row per step, its own rate and, for a query step, what the writers did.
+    let head = lines.iter().position(|x| *x == "Insert Benchmark: 4 of 4 step(s)").unwrap_or_else(|| panic!("no table:\n{text}"));
+    for (k, (step, l)) in steps.iter().zip(&levels).enumerate() {
+        let row: Vec<&str> = lines[head + 2 + k].split_whitespace().collect();
+        assert_eq!(row[0], *step, "{}", lines[head + 2 + k]);
+        let (rate, unit) = match *step {
+            "l.x" => ("indexed rows/s", "indexed rows/s"),
+            "qr100" => ("queries/s", "queries/s"),
+            _ => ("inserts/s", "inserts/s"),
+        };
+        assert_eq!(row[2], figure(l, rate), "{step}: {}", lines[head + 2 + k]);
+        assert!(lines[head + 2 + k].contains(unit));
+        if *step == "qr100" {
+            let met = if figure(l, "background rate met") == "yes" { "met" } else { "missed" };
+            let writers = format!("{}/{} {met}", figure(l, "background inserts/s"), figure(l, "background insert target/s"));
+            assert!(lines[head + 2 + k].ends_with(&writers), "{}", lines[head + 2 + k]);
+        }
+    }
+    // At a terminal's default width the steps' reports and the table fit 80 columns.
+    let text = stdout(&run_ok(ib(&server, "ibo", &store, &["--steps", "l.i0,l.x,qr100"]).env_remove("COLUMNS")));
+    let ours = text.split("Step l.i0: ").nth(1).unwrap_or_else(|| panic!("no report of l.i0:\n{text}"));
+    let ours = ours.split("Stored as run").next().unwrap();
+    let wide: Vec<&str> = ours.lines().filter(|l| l.chars().count() > 80 && !l.starts_with("[ ") && !l.starts_with("fairbench ")).collect();
+    assert!(wide.is_empty(), "wider than 80 columns:\n{}", wide.join("\n"));
+}
+
 #[test]
 fn compare_and_the_report_go_step_by_step() {
     let dir = scratch_dir("ibench_compare");

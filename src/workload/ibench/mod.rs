@@ -15,6 +15,7 @@ pub mod family;
 pub mod lane;
 pub mod load;
 pub mod options;
+pub mod output;
 pub mod settle;
 pub mod sql;
 pub mod step;
@@ -374,5 +375,10 @@ impl crate::workload::Workload for Ibench {
 
     fn level_figures(&self) -> Vec<(String, String)> {
         std::mem::take(&mut *self.figures.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Text: a short report per step and a table of them at the end (output.rs).
+    fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
+        (!json).then(|| Box::new(output::IbenchSink::new(self.steps.len(), self.shape.protocol.embedded(), percentile, standard)) as Box<dyn crate::model::Sink>)
     }
 }
