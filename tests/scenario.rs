@@ -329,15 +329,12 @@ fn ctrl_c_abandons_a_long_statement_within_two_seconds() {
     for (url, sleep, running) in cases {
         let file = dir.join("sleep.toml");
         std::fs::write(&file, format!("[[step]]\nkind = \"query\"\nsql = \"{sleep}\"\n")).unwrap();
-        let mut child = fairbench().args(["scenario"]).arg(&file).args(["--target", &url, "--no-save"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+        let run = common::watch::Watched::spawn(fairbench().args(["scenario"]).arg(&file).args(["--target", &url, "--no-save"]));
         // The statement is in flight on the server.
         assert!(eventually(std::time::Duration::from_secs(30), running), "{url}: {sleep} never ran");
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let t0 = std::time::Instant::now();
-        let st = child.wait().unwrap();
-        assert!(t0.elapsed() < std::time::Duration::from_secs(2), "{url}: took {:?}", t0.elapsed());
-        assert_eq!(st.code(), Some(130), "{url}");
+        let (code, took, _) = run.interrupt();
+        assert!(took < std::time::Duration::from_secs(2), "{url}: took {took:?}");
+        assert_eq!(code, Some(130), "{url}");
     }
 }
 
