@@ -849,7 +849,7 @@ fn explain_agrees_with_run_for_every_workload() {
         let sized: &[&str] = match name {
             "tpcc" => &[],
             "dbstress" | "dbstress_ro" => &["--obj-table-size", "200"],
-            "linkbench" => &["--maxid1", "201", &few[0], &few[1]],
+            "linkbench" => &["--maxid1", "201", few[0], few[1]],
             "tpcb-like" | "simple-update" | "select-only" => &["--scale", "1"],
             "pgscript" => &["-f", &script],
             "ycsb" => &["-P", "workloadc", "-p", "recordcount=100"],

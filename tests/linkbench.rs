@@ -174,8 +174,7 @@ fn all_steps(target: &str) {
 fn dbprefix_sets(target: &str) {
     let sets = ["--maxid1", "2001", "--dbprefix", "lbt", "--dbcount", "2"];
     run_ok(&mut cmd("cleanup", target, &sets));
-    let few = few_links();
-    let text = stdout(&run_ok(&mut cmd("prepare", target, &with_few_links(&sets, &few))));
+    let text = stdout(&run_ok(&mut cmd("prepare", target, &with_few_links(&sets))));
     assert!(text.contains("Loaded 4000 nodes (Expected 4000)"), "{text}");
     let s = summary(&run_ok(&mut cmd("run", target, &[&sets[..], &["--threads", "4", "--time", "2"]].concat())));
     assert_eq!(s["status"], "completed", "{s}");
@@ -211,8 +210,7 @@ fn load_is_reproducible_with_a_seed() {
     let dump = |name: &str| {
         let db = dir.join(name);
         let target = format!("sqlite://{}", db.display());
-        let few = few_links();
-        run_ok(&mut cmd("prepare", &target, &with_few_links(&["--maxid1", "3001", "--rand-seed", "9"], &few)));
+        run_ok(&mut cmd("prepare", &target, &with_few_links(&["--maxid1", "3001", "--rand-seed", "9"])));
         let conn = rusqlite::Connection::open(&db).unwrap();
         let mut st = conn.prepare("SELECT id1, id2, link_type, data FROM linktable ORDER BY link_type, id1, id2").unwrap();
         st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))).unwrap().map(|r| r.unwrap()).collect::<Vec<_>>()
@@ -246,8 +244,7 @@ fn properties_file_and_overrides_decode() {
          workload_file = config/OnlyNodes.properties\nmaxid1 = 2001\nrequesters = 3\nrequests = 50\nmaxtime : 30\nloaders 2\n",
     );
     let target = format!("sqlite://{}", dir.join("p.db").display());
-    let few = few_links();
-    run_ok(cmd("prepare", &target, &with_few_links(&["-c", &main], &few)).current_dir(&dir));
+    run_ok(cmd("prepare", &target, &with_few_links(&["-c", &main])).current_dir(&dir));
     let s = summary(&run_ok(cmd("run", &target, &["-c", &main, "-D", "requesters=2", "-Drequests=40"]).current_dir(&dir)));
     assert_eq!(s["threads"], 2, "{s}");
     assert_eq!(s["transactions"], 80, "{s}");
@@ -571,8 +568,7 @@ fn add_link_on_mariadb_takes_no_more_round_trips_than_java() {
     let target = mysql_url();
     let set = &round_trip_set("lbrt");
     run_ok(&mut cmd("cleanup", &target, set));
-    let few = few_links();
-    run_ok(&mut cmd("prepare", &target, &with_few_links(&[set, &["--rand-seed", "3"][..]].concat(), &few)));
+    run_ok(&mut cmd("prepare", &target, &with_few_links(&[set, &["--rand-seed", "3"][..]].concat())));
     let relay = CommandCounter::start();
     let (statements, trips) = add_link_cost(&relay, set, &[]);
     assert!(trips <= 2.05, "ADD_LINK took {trips:.3} round trips per request (Java LinkBench: 2)");
@@ -620,15 +616,13 @@ fn partitions_where_there_are_none_are_noted_not_ignored() {
     let sqlite = (format!("sqlite://{}", db.display()), &[][..]);
     for (target, prefix) in [sqlite, (pg_url(), &["--dbprefix", "lbpart"][..])] {
         let sets = [&["--maxid1", "101", "--linkbench-partitions", "4"][..], prefix].concat();
-        let few = few_links();
-        let out = run_ok(&mut cmd("prepare", &target, &with_few_links(&sets, &few)));
+        let out = run_ok(&mut cmd("prepare", &target, &with_few_links(&sets)));
         let err = stderr(&out);
         assert_eq!(err.matches(note).count(), 1, "{target}: {err}");
         run_ok(&mut cmd("cleanup", &target, &sets));
     }
     let sets = ["--maxid1", "101", "--dbprefix", "lbpart", "--linkbench-partitions", "4"];
-    let few = few_links();
-    let out = run_ok(&mut cmd("prepare", &mysql_url(), &with_few_links(&sets, &few)));
+    let out = run_ok(&mut cmd("prepare", &mysql_url(), &with_few_links(&sets)));
     assert!(!stderr(&out).contains(note), "{}", stderr(&out));
     let parts = mysql_admin("SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = 'lbpart0' AND table_name = 'linktable'");
     assert_eq!(parts.trim(), "4", "{parts}");

@@ -169,8 +169,7 @@ fn linkbench_and_dbstress_prepare_and_run_sharded() {
     // LinkBench without ADD_NODE (its share given to GET_NODE).
     let lb = ["-D", "maxid1=2001", "-D", "addnode=0", "-D", "getnode=15.5059472"];
     let _ = cmd("cleanup", "linkbench", &lb).output();
-    let few = few_links();
-    run_ok(&mut cmd("prepare", "linkbench", &with_few_links(&lb, &few)));
+    run_ok(&mut cmd("prepare", "linkbench", &with_few_links(&lb)));
     assert_eq!(primary_vindex("linktable"), Some(("id1".into(), "hash".into())));
     assert_eq!(primary_vindex("counttable"), Some(("id".into(), "hash".into())));
     assert_eq!(primary_vindex("nodetable"), Some(("id".into(), "hash".into())));

@@ -223,12 +223,11 @@ fn series_run_on_every_engine_and_family() {
         run_ok(fb(&dir).args(["cleanup"]).args(base));
     }
     let lua = "/usr/share/sysbench/oltp_point_select.lua";
-    let few = few_links();
     for (prepare, run) in [
         (vec!["tpcc", "--warehouses", "1"], vec!["tpcc", "--warehouses", "1"]),
         // 2,000 objects: the default 100,000 took 200 s to load on SQLite in a debug build.
         (vec!["dbstress", "--obj-table-size", "2000"], vec!["dbstress", "--obj-table-size", "2000"]),
-        (with_few_links(&["linkbench", "--maxid1", "2001"], &few), vec!["linkbench", "--maxid1", "2001"]),
+        (with_few_links(&["linkbench", "--maxid1", "2001"]), vec!["linkbench", "--maxid1", "2001"]),
         (vec![lua, "--tables", "1", "--table-size", "200"], vec![lua, "--tables", "1", "--table-size", "200"]),
         (vec!["select-only", "--scale", "1"], vec!["select-only", "--scale", "1"]),
     ] {

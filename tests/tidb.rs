@@ -71,8 +71,7 @@ fn linkbench_prepares_runs_and_checks_on_tidb() {
     // unistore scans a long link list backwards slowly: few links per node
     // and a bounded number of requests keep the run short.
     let size = ["--maxid1", "501", "--dbprefix", "lbt"];
-    let few = few_links();
-    run_ok(&mut cmd("prepare", "linkbench", &with_few_links(&[&size[..], &["--rand-seed", "3"]].concat(), &few)));
+    run_ok(&mut cmd("prepare", "linkbench", &with_few_links(&[&size[..], &["--rand-seed", "3"]].concat())));
     run_json("linkbench", &[&size[..], &["--threads", "2", "--events", "300", "--time", "0", "--rand-seed", "4"]].concat());
     let text = stdout(&run_ok(&mut cmd("check", "linkbench", &size)));
     assert!(text.contains("All conditions hold."), "{text}");

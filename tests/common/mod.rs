@@ -103,19 +103,19 @@ pub fn scratch_dir(name: &str) -> PathBuf {
 /// LinkBench's `-D data_file=` of a few links per node (2.8 on average), for a test whose
 /// point is not the load: LinkBench's own distribution gives a graph of any size about a
 /// million links (its tail), 15 s of loading into SQLite, minutes into TiDB or Vitess.
-pub fn few_links() -> [String; 2] {
-    static FILE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let file = FILE.get_or_init(|| {
+pub fn few_links() -> [&'static str; 2] {
+    static ARG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let arg = ARG.get_or_init(|| {
         let path = scratch_dir("linkbench-few-links").join("FewLinks.dat");
         std::fs::write(&path, "nlinks\n0 50\n3 90\n10 100\n").unwrap();
-        path.display().to_string()
+        format!("data_file={}", path.display())
     });
-    ["-D".into(), format!("data_file={file}")]
+    ["-D", arg]
 }
 
 /// `args` with `few_links()` after them.
-pub fn with_few_links<'a>(args: &[&'a str], few: &'a [String; 2]) -> Vec<&'a str> {
-    [args, &[few[0].as_str(), few[1].as_str()][..]].concat()
+pub fn with_few_links<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    [args, &few_links()[..]].concat()
 }
 
 /// A `Command` for the fairbench binary built by this `cargo test`.
