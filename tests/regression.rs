@@ -1350,7 +1350,7 @@ fn hinted(refusal: &str, dir: &Path) -> Command {
     c
 }
 
-// A second YCSB load (or an interrupted one run again) said "run `fairbench cleanup` then
+// A second YCSB load (an interrupted one now goes on: tests/ycsb.rs) said "run `fairbench cleanup` then
 // `prepare`": plain `cleanup` dropped sysbench's sbtest1 and left usertable, and
 // `cleanup ycsb --target URL` was refused ("recordcount is 0"). The refusal now names the
 // cleanup of the workload and data it was about; following it drops usertable, and the load
@@ -1362,7 +1362,7 @@ fn a_second_ycsb_load_names_the_cleanup_that_drops_its_table() {
     let load = ["load", "ycsb", "-P", "workloads/workloada", "-p", "recordcount=500", "--target", &t, "--no-save"];
     run_ok(fairbench().current_dir(s.dir.path()).args(load));
     let refused = stderr(&run_fail(fairbench().current_dir(s.dir.path()).args(load)));
-    assert!(refused.contains("usertable holds record 0 already"), "{refused}");
+    assert!(refused.contains("usertable holds the 500 records this load inserts already"), "{refused}");
     let cleanup = stdout(&run_ok(&mut hinted(&refused, s.dir.path())));
     assert!(cleanup.contains("Dropping table 'usertable'"), "{cleanup}");
     assert!(!cleanup.contains("sbtest"), "{cleanup}");

@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::watch::Watched;
 use common::*;
 use std::collections::BTreeMap;
 use std::process::{Command, Output};
@@ -170,7 +171,7 @@ fn bulk_prepare_and_the_table_state_are_checked() {
     let rows = mysql_admin("SELECT COUNT(*) FROM fbtest.ycsb_bulk");
     assert_eq!(rows.trim(), "2000");
     let out = run_fail(&mut ycsb("load ycsb -P workloadc", &url, "ycsb_bulk"));
-    assert_one_line_error(&out, &["ycsb_bulk holds record 0 already", "insertstart"]);
+    assert_one_line_error(&out, &["ycsb_bulk holds the 2000 records this load inserts already", "insertstart"]);
     assert_eq!(out.status.code(), Some(2));
     let mut more = ycsb("run ycsb -P workloadc -p operationcount=10", &url, "ycsb_bulk");
     more.args(["-p", "recordcount=5000"]);
@@ -198,6 +199,43 @@ fn bad_properties_are_one_line_and_exit_2() {
         assert_one_line_error(&out, mentions);
         assert_eq!(out.status.code(), Some(2), "{words}: {}", show(&out));
     }
+}
+
+/// An interrupted `load` was refused when run again ("holds record 0 already"), and `run` and
+/// `prepare` on its records too: the same load now goes on from where each client stopped,
+/// measuring the rest, and one by another number of clients is refused before a row changes.
+#[test]
+fn an_interrupted_load_resumes_where_each_client_stopped() {
+    const N: u64 = 400_000;
+    let db = scratch_dir("ycsb-resume-load").join("y.db");
+    let load = |threads: &str| {
+        let mut c = fairbench();
+        c.args(["load", "ycsb", "-P", "workloadc", "-p", &format!("recordcount={N}"), "-p", "fieldcount=1", "-p", "fieldlength=10", "-p", "db.batchsize=100"]);
+        c.args(["--threads", threads, "--report-interval=1", "--target"]).arg(format!("sqlite://{}", db.display())).arg("--no-save");
+        c
+    };
+    let held = || -> u64 { rusqlite::Connection::open(&db).unwrap().query_row("SELECT COUNT(*) FROM usertable", [], |r| r.get::<_, i64>(0)).unwrap() as u64 };
+    let mut first = Watched::spawn(&mut load("2"));
+    first.wait_for_interval(std::time::Duration::from_secs(60));
+    let (code, _, out) = first.interrupt();
+    assert_ne!(code, Some(0), "{out}");
+    let h = held();
+    assert!(h > 0 && h < N, "the interrupted load left {h} of {N} records:\n{out}");
+
+    let out = run_fail(&mut load("3"));
+    assert_one_line_error(&out, &[&format!("usertable holds {h} records"), "by 3 clients", "--threads"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(held(), h, "a refused load changed the table");
+
+    let out = run_ok(&mut load("2"));
+    assert!(stdout(&out).contains(&format!("usertable holds {h} of the {N} records this load inserts")), "{}", show(&out));
+    let b = block(&out);
+    assert_eq!(ops(&b, "INSERT"), N - h, "{}", show(&out));
+    assert!(!b.contains_key(&("INSERT".to_string(), "Return=ERROR".to_string())), "{}", show(&out));
+    // Every key number below N once: the primary key keeps them apart.
+    assert_eq!(held(), N);
+    let out = run_fail(&mut load("2"));
+    assert_one_line_error(&out, &[&format!("usertable holds the {N} records this load inserts already"), "run"]);
 }
 
 /// `-s` during a load with `db.batchsize` counted INSERT statements as

@@ -111,6 +111,7 @@ impl Family for YcsbFamily {
         w.table_tail = common.table_tail(conn.target.protocol)?;
         w.load_mode = crate::db::LoadMode::parse(&common.load_mode).unwrap_or(crate::db::LoadMode::Auto);
         w.load_bulk_size = common.load_bulk_size;
+        w.load_clients = c.threads.0.iter().copied().max().unwrap_or(1);
         Ok(Some(BenchRun::new(w, conn)))
     }
 }

@@ -149,15 +149,62 @@ impl Ycsb {
                 todo.push((lo, lo + h, hi));
             }
         }
-        let sql = format!("SELECT COUNT(*) FROM {t}");
-        let rows = conn.query_strings(&sql).await.map_err(sql_error(&sql))?;
-        let count: u64 = rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        let count = self.count(conn).await?;
         if count != held {
             return Err(Error::Usage(format!(
                 "{t} holds {count} records, not as an interrupted prepare of these records leaves them ({held} found so): records of another recordcount or insertstart, or of a load by several clients"
             )));
         }
         Ok((todo, held))
+    }
+
+    /// What an earlier load of these records left, for a load by `load_clients` clients. Each
+    /// client inserts its share's keys in order (a batch in one statement), so an interrupted
+    /// load left a prefix of each share: the load resumes where each stopped, and the run
+    /// measures the rest. Refused when the records are all there, or are not what such a load
+    /// leaves (another recordcount's, or a load by another number of clients).
+    async fn load_state(&self, conn: &mut Conn) -> Result<TableState> {
+        let t = &self.cfg.table;
+        let clients = self.load_clients.max(1);
+        let (mut from, mut held) = (Vec::with_capacity(clients), 0);
+        for id in 0..clients {
+            let (lo, hi) = self.load_share(id, clients);
+            let h = if lo < hi {
+                match self.piece_held(conn, lo, hi).await {
+                    Some(h) => h,
+                    None => return Ok(TableState::Missing),
+                }
+            } else {
+                0
+            };
+            held += h;
+            from.push(lo + h);
+        }
+        if held == 0 {
+            // Records of other key numbers may be there (a load with another insertstart).
+            return Ok(if self.has_record(conn, self.cfg.insertstart).await.is_none() { TableState::Missing } else { TableState::Ready });
+        }
+        let n = self.cfg.insertcount;
+        if held == n {
+            return Ok(TableState::Mismatch(format!(
+                "{t} holds the {n} records this load inserts already, from an earlier load: run the workload on them, or load other records with -p insertstart=N -p insertcount=M"
+            )));
+        }
+        let count = self.count(conn).await?;
+        if count != held {
+            return Ok(TableState::Mismatch(format!(
+                "{t} holds {count} records, not as an interrupted load of these records by {clients} clients leaves them ({held} found so): records of another recordcount or insertstart, or of a load by another --threads"
+            )));
+        }
+        *self.resume.lock().unwrap_or_else(|e| e.into_inner()) = Some(super::Resume { clients, from, held });
+        Ok(TableState::Ready)
+    }
+
+    /// The table's records, all of them.
+    async fn count(&self, conn: &mut Conn) -> Result<u64> {
+        let sql = format!("SELECT COUNT(*) FROM {}", self.cfg.table);
+        let rows = conn.query_strings(&sql).await.map_err(sql_error(&sql))?;
+        Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|v| v.trim().parse().ok()).unwrap_or(0))
     }
 
     /// The last key number of the records a run reads.
@@ -217,13 +264,12 @@ impl Dataset for Ycsb {
         let mut conn = Conn::admin(cfg).await?;
         let t = &self.cfg.table;
         let state = match self.phase {
-            Phase::Load => match self.has_record(&mut conn, self.cfg.insertstart).await {
-                None => TableState::Missing,
-                Some(false) => TableState::Ready,
-                Some(true) => TableState::Mismatch(format!(
-                    "{t} holds record {} already (the first this load inserts), from an earlier load, finished or not: load other records with -p insertstart=N -p insertcount=M",
-                    self.cfg.insertstart
-                )),
+            Phase::Load => match self.load_state(&mut conn).await {
+                Ok(state) => state,
+                Err(e) => {
+                    conn.close().await;
+                    return Err(e);
+                }
             },
             Phase::Run => match self.has_record(&mut conn, self.last_record()).await {
                 None => TableState::Missing,
@@ -231,7 +277,7 @@ impl Dataset for Ycsb {
                 // working set than the data: said, and recorded for the audit.
                 Some(true) => crate::workload::Part::beyond(self.records_held(&mut conn).await, self.last_record() + 1, "-p recordcount").map_or(TableState::Ready, TableState::Larger),
                 Some(false) => TableState::Mismatch(format!(
-                    "{t} lacks record {} (recordcount={}): it holds part of the records, from a smaller recordcount or a load that did not finish: a prepare with these options loads the rest",
+                    "{t} lacks record {} (recordcount={}): it holds part of the records, from a smaller recordcount or a load that did not finish: a prepare with these options loads the rest, or that load goes on when run again with its --threads",
                     self.last_record(),
                     self.cfg.recordcount
                 )),

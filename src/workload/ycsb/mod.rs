@@ -75,10 +75,24 @@ pub struct Ycsb {
     pub loaded: Arc<AtomicU64>,
     /// Inserts of the run that found their key taken.
     pub insert_errors: Arc<AtomicU64>,
+    /// The load phase's clients (its largest level): whose shares an interrupted load resumes.
+    pub load_clients: usize,
+    /// Where each client resumes an interrupted load, found by `table_state`.
+    pub resume: Arc<std::sync::Mutex<Option<Resume>>>,
     /// The options of the table and its load (storage engine, load mode).
     pub table_tail: String,
     pub load_mode: crate::db::LoadMode,
     pub load_bulk_size: usize,
+}
+
+/// An interrupted load of these records by `clients` clients: each share holds a prefix (its
+/// client inserts its keys in order, a batch in one statement), so client i goes on from
+/// `from[i]`; `held` records were there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resume {
+    pub clients: usize,
+    pub from: Vec<u64>,
+    pub held: u64,
 }
 
 pub struct YcsbClient {
@@ -113,6 +127,8 @@ impl Ycsb {
             scan: StmtId(0),
             loaded: Arc::new(AtomicU64::new(0)),
             insert_errors: Arc::new(AtomicU64::new(0)),
+            load_clients: 1,
+            resume: Arc::default(),
             table_tail: String::new(),
             load_mode: crate::db::LoadMode::Auto,
             load_bulk_size: 10_000,
@@ -264,7 +280,10 @@ impl Workload for Ycsb {
 
     fn new_client(&self, id: usize, clients: usize) -> YcsbClient {
         let rng = Rng::from_seed_or_entropy(self.seed, id as u64);
-        let (load_next, load_end) = self.load_share(id, clients);
+        let (mut load_next, load_end) = self.load_share(id, clients);
+        if let Some(r) = self.resume.lock().unwrap_or_else(|e| e.into_inner()).as_ref().filter(|r| r.clients == clients) {
+            load_next = r.from[id].clamp(load_next, load_end);
+        }
         YcsbClient {
             rng,
             chooser: self.chooser.clone(),

@@ -25,6 +25,10 @@ pub struct YcsbSink {
     loaded: Arc<AtomicU64>,
     insert_errors: Arc<AtomicU64>,
     status: Option<Status>,
+    /// The load's table and records, and where an interrupted load resumes.
+    table: String,
+    insertcount: u64,
+    resume: Arc<std::sync::Mutex<Option<super::Resume>>>,
 }
 
 /// YCSB's status line (`-s`): every `status.interval` seconds, on stderr,
@@ -113,6 +117,9 @@ impl YcsbSink {
             loaded: w.loaded.clone(),
             insert_errors: w.insert_errors.clone(),
             status: w.cfg.status.then(|| Status::new(w.cfg.status_interval)),
+            table: w.cfg.table.clone(),
+            insertcount: w.cfg.insertcount,
+            resume: w.resume.clone(),
         }
     }
 }
@@ -182,6 +189,15 @@ impl YcsbSink {
 
 impl Sink for YcsbSink {
     fn start(&mut self, threads: usize) {
+        let resumed = self.resume.lock().unwrap_or_else(|e| e.into_inner()).as_ref().filter(|r| r.clients == threads && self.phase == Phase::Load).map(|r| r.held);
+        if let Some(held) = resumed {
+            let line = format!("{} holds {held} of the {} records this load inserts (a load that did not finish): inserting the rest.", self.table, self.insertcount);
+            if self.json {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
         self.console.start(threads);
         self.loaded.store(0, Ordering::Relaxed);
         self.insert_errors.store(0, Ordering::Relaxed);
