@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fairbench, hostile_env, run_fail, run_ok, stdout, url_saying_everything};
+use common::{fairbench, hostile_env, run_fail, run_ok, scratch_dir, stdout, url_saying_everything};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -48,11 +48,10 @@ fn durability_line(sb: &Sandbox) -> String {
     out.lines().find(|l| l.trim_start().starts_with("durability:")).unwrap_or_else(|| panic!("no durability line in\n{out}")).to_string()
 }
 
+/// A fresh directory in the test run's temp dir, which the test command removes (the system's
+/// temp dir kept hundreds of these).
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fairbench-sandbox-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    scratch_dir(&format!("sandbox-{name}"))
 }
 
 fn start_run_stop(engine: &str, profile: &str, extra: &[&str]) {

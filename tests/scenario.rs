@@ -25,11 +25,9 @@ fn start(engine: &str) -> Sandbox {
     Sandbox { name, url: stdout(&out).trim().to_string() }
 }
 
+/// A fresh directory in the test run's temp dir, which the test command removes.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fairbench-scenario-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch_dir(&format!("scenario-{name}"))
 }
 
 fn json_of(out: &std::process::Output) -> Value {
