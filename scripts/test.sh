@@ -25,7 +25,8 @@
 # 4. starts throwaway MariaDB and PostgreSQL servers with the freshly built `fairbench server
 #    start` (sandboxes in one temp dir, never the system services), exports FAIRBENCH_TEST_*
 #    for the tests (FAIRBENCH_TEST_MYSQL_URL, _MYSQL_SOCKET, _MYSQL_PORT, _PG_URL,
-#    _PG_SOCKET_DIR, _PG_PORT, _TMP, _CA, _WRONG_CA), and runs every test that needs no
+#    _PG_SOCKET_DIR, _PG_PORT, _TMP, _CA, _WRONG_CA), installs the tested build with `cargo
+#    install --path .` into that dir (_INSTALLED), and runs every test that needs no
 #    server built with Go: `cargo test --locked --lib --bins --test ... -- --test-threads=2`,
 #    while the Go builds go on with the CPU the tests leave idle.
 #    MariaDB and PostgreSQL offer TLS (certificates of a throwaway CA); the `fbssl` account
@@ -264,8 +265,7 @@ fb_wait_deploy_tools() {
 # holds the export lines.
 fb_start_sandboxes() {
     local timeout=${FAIRBENCH_TEST_START_TIMEOUT:-120} t0=$SECONDS out
-    # The binary `cargo test --no-run` built: a `cargo build` would build it again with the
-    # features of a normal build, and the tests then once more with theirs.
+    # The binary `cargo test --no-run` built.
     [[ -x $FB_BIN ]] || fb_die "no $FB_BIN: the tests' build did not make it"
     fb_make_dir
     fb_make_certs
@@ -404,6 +404,12 @@ fb_step "cargo build (tests) with clippy" cargo test --locked --no-run --quiet "
 fb_wait_deploy_tools
 fb_timed "MariaDB, PostgreSQL up" fb_start_sandboxes
 started=1
+# `cargo install --locked --path .` as a user types it, of the build the tests run: the
+# dependencies' features are the same in both (Cargo.toml), so it compiles nothing and copies
+# the binary (tests/cli.rs checks what it installed, and that it is the binary the tests run).
+fb_step "cargo install --path ." cargo install --locked --offline --debug --quiet --path . --root "$FB_DIR/install" ||
+    fb_die "cargo install --path . failed (above)"
+printf 'export FAIRBENCH_TEST_INSTALLED=%q\n' "$FB_DIR/install" >>"$FB_DIR/env"
 
 # cargo runs as a background job in a session of its own and the script waits for it: so a
 # TERM sent to this script alone (e.g. by a CI timeout) is handled at once, and the exit trap

