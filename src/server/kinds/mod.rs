@@ -67,6 +67,16 @@ pub trait SandboxKind: Sync {
     /// Its programs, or which package to install.
     fn binaries(&self) -> Result<Bins>;
 
+    /// Its build of `version`, fetched once (`--version`).
+    fn fetch(&self, version: &str) -> Result<super::builds::Build> {
+        Err(crate::usage!("--version {version}: {} builds are not fetched by version; give --basedir DIR of an installed build", self.name()))
+    }
+
+    /// Its programs in `dir`, a build of the user's choice (`--basedir`, `--version`).
+    fn binaries_in(&self, _dir: &std::path::Path) -> Result<Bins> {
+        Err(crate::usage!("{}: --basedir and --version take a build of mariadb or postgres, not of this engine", self.name()))
+    }
+
     /// The packaged account its server runs as when fairbench runs as root
     /// (None: it runs as fairbench does).
     fn service_user(&self) -> Option<&'static str>;

@@ -37,6 +37,14 @@ impl SandboxKind for Postgres {
         binaries()
     }
 
+    fn binaries_in(&self, dir: &Path) -> Result<Bins> {
+        binaries_in(dir)
+    }
+
+    fn fetch(&self, version: &str) -> Result<crate::server::builds::Build> {
+        crate::server::builds::postgres(version)
+    }
+
     fn service_user(&self) -> Option<&'static str> {
         Some(SERVICE_USER)
     }
@@ -87,19 +95,23 @@ pub(super) fn size_setting(mib: u64) -> String {
 /// PostgreSQL's programs.
 pub(super) fn binaries() -> Result<Bins> {
     Ok(match bindir_override("FAIRBENCH_PG_BINDIR") {
-        Some(d) => Bins {
-            server: in_dir(&d, &["postgres"], "postgresql")?,
-            init: Some(in_dir(&d, &["initdb"], "postgresql")?),
-            client: in_dir(&d, &["psql"], "postgresql")?,
-            ctl: Some(in_dir(&d, &["pg_ctl"], "postgresql")?),
-            tools: vec![],
-        },
+        Some(d) => binaries_in(&d)?,
         None => {
             let d = pg_bindir().ok_or_else(|| missing("PostgreSQL (initdb)", "postgresql"))?;
             let need = |n: &str| if d.join(n).is_file() { Ok(d.join(n)) } else { Err(missing(&format!("{}/{n}", d.display()), "postgresql")) };
             Bins { server: need("postgres")?, init: Some(need("initdb")?), client: need("psql")?, ctl: Some(need("pg_ctl")?), tools: vec![] }
         }
     })
+}
+
+/// PostgreSQL's programs in `d`. A build without psql (the npm registry's builds have none) is
+/// set up with the system's: it only creates the account and the database.
+pub(super) fn binaries_in(d: &Path) -> Result<Bins> {
+    let client = match in_dir(d, &["psql"], "postgresql") {
+        Ok(p) => p,
+        Err(e) => pg_bindir().map(|s| s.join("psql")).filter(|p| p.is_file()).or_else(|| crate::cache::find_bin(&["psql"], &[])).ok_or(e)?,
+    };
+    Ok(Bins { server: in_dir(d, &["postgres"], "postgresql")?, init: Some(in_dir(d, &["initdb"], "postgresql")?), client, ctl: Some(in_dir(d, &["pg_ctl"], "postgresql")?), tools: vec![] })
 }
 
 /// The settings `postgres --describe-config` lists.

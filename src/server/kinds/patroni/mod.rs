@@ -478,6 +478,7 @@ mod tests {
             sync: false,
             shards: None,
             transaction_mode: None,
+            build: None,
         }
     }
 
