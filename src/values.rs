@@ -138,6 +138,11 @@ pub fn threshold(s: &str) -> Result<f64, String> {
     Ok(v / 100.0)
 }
 
+/// A p-value threshold, strictly between 0 and 1.
+pub fn alpha(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v < 1.0).ok_or_else(|| "use a p-value between 0 and 1 (both excluded), e.g. 0.01".to_string())
+}
+
 pub fn gate_metric(s: &str) -> Result<String, String> {
     choice(s, &["throughput", "p99", "both"], "use throughput, p99 or both").map(|o| o.to_ascii_lowercase())
 }

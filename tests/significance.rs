@@ -317,3 +317,35 @@ fn mariadb_and_postgresql_alternate() {
         run_ok(fb(&dir).args(["cleanup", "oltp_read_only", "--target", url]).args(size));
     }
 }
+
+/// `results changes` over a stored series: eleven runs held to one rate are an A/A series, with
+/// no change point; five more at half the rate (the planted regression) make one, found at the
+/// first of them, which the CI gate fails on (exit 1) while a larger limit passes.
+#[test]
+fn change_points_find_the_planted_regression_and_none_in_an_a_a_series() {
+    let dir = sqlite_dir("changes");
+    let at = |rate: &str| point_selects(&dir, "cp", &["--rate", rate, "--arrivals", "even"]);
+    let changes = |extra: &[&str]| fb(&dir).args(["results", "changes", "--json"]).args(extra).output().unwrap();
+    for _ in 0..11 {
+        at("400");
+    }
+    let out = changes(&[]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["points"].as_array().unwrap().len(), 11, "{v}");
+    assert_eq!(v[0]["changes"], serde_json::json!([]), "{v}");
+    for _ in 0..5 {
+        at("200");
+    }
+    let out = changes(&["--fail-on-regression", "20%"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found = v[0]["changes"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{v}");
+    assert_eq!(found[0]["at"], 11, "{v}");
+    let rel = found[0]["relative"].as_f64().unwrap();
+    assert!((rel + 0.5).abs() < 0.05 && found[0]["p"].as_f64().unwrap() < 0.01, "{v}");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("regressed beyond 20.0%"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(changes(&["--fail-on-regression", "60%"]).status.code(), Some(0));
+    let text = stdout(&run_ok(fb(&dir).args(["results", "changes"])));
+    assert!(text.contains("at point 12") && text.contains("worse"), "{text}");
+}

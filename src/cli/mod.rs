@@ -168,6 +168,32 @@ pub enum ResultsAction {
         #[arg(required = true)]
         runs: Vec<String>,
     },
+    /// Where stored series changed: change points (E-Divisive with means) in each label's
+    /// throughput or p99, in the order of the runs or of the server's version
+    Changes {
+        /// tps or p99
+        #[arg(long, default_value = "tps", value_parser = ["tps", "p99"])]
+        metric: String,
+        /// Only this label's runs (default: every label with 4 runs or more)
+        #[arg(long)]
+        label: Option<String>,
+        /// Order the runs by time (as they ran) or by the server's version
+        #[arg(long, default_value = "time", value_parser = ["time", "version"])]
+        by: String,
+        /// Changes smaller than this are not reported (5%, 2.5)
+        #[arg(long, value_name = "PERCENT", default_value = "2%", value_parser = values::threshold)]
+        min_change: f64,
+        /// The p-value a change must be under (a permutation test of 999 shuffles)
+        #[arg(long, default_value_t = 0.01, value_parser = values::alpha)]
+        alpha: f64,
+        /// Exit 1 when the newest run is in a segment worse than the one before by more than
+        /// this (a CI gate over the series)
+        #[arg(long, value_name = "PERCENT", value_parser = values::threshold)]
+        fail_on_regression: Option<f64>,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args, Debug, Clone)]

@@ -117,6 +117,20 @@ pub fn results(a: ResultsArgs) -> Result<()> {
         ResultsAction::Show { run } => print!("{}", format::show(path, &run)?),
         ResultsAction::Export { runs, csv, .. } => print!("{}", format::export(path, &runs, csv)?),
         ResultsAction::Serve { addr } => crate::view::browse::serve(path.clone(), addr)?,
+        ResultsAction::Changes { metric, label, by, min_change, alpha, fail_on_regression, json } => {
+            let q = crate::compare::series::Query { metric: &metric, label: label.as_deref(), by_version: by == "version", min_change, alpha };
+            let found = crate::compare::series::changes(&store::load_all(path)?, &q);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&found).map_err(|e| Error::Io(e.to_string()))?);
+            } else {
+                print!("{}", crate::compare::series::text(&found, &q));
+            }
+            if let Some(limit) = fail_on_regression {
+                if let Some(why) = crate::compare::series::newest_regressed(&found, limit) {
+                    return Err(Error::Regression(why));
+                }
+            }
+        }
         ResultsAction::Delete { runs } => {
             let ids = store::delete(path, &runs)?;
             println!("Deleted run{} {}", if ids.len() > 1 { "s" } else { "" }, ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "));

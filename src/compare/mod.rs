@@ -4,6 +4,7 @@
 //! them mean anything.
 
 pub mod gate;
+pub mod series;
 mod waits;
 
 use crate::audit::{self, memory_fit};

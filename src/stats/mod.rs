@@ -6,6 +6,7 @@
 //! percentiles are as exact as per-worker ones, and no lock or atomic is
 //! touched per query.
 
+pub mod changepoint;
 pub mod gaps;
 pub mod significance;
 
