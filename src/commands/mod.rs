@@ -139,8 +139,17 @@ pub fn results(a: ResultsArgs) -> Result<()> {
     Ok(())
 }
 
+/// `cfg` with the origin of its server's build, when a sandbox on this machine serves the
+/// target with a build of the user's choice.
+fn with_build(mut cfg: ConnConfig) -> ConnConfig {
+    if let ([(_, port)], None, true) = (&cfg.target.hosts[..], &cfg.target.socket, crate::env::is_local(&cfg)) {
+        cfg.build = crate::server::origin_on_port(*port);
+    }
+    cfg
+}
+
 pub fn env(a: EnvArgs) -> Result<()> {
-    let cfg = Arc::new(a.target.resolve()?);
+    let cfg = Arc::new(with_build(a.target.resolve()?));
     sqlite_file_exists(&cfg)?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
     let snap = rt.block_on(async {

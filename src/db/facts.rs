@@ -27,6 +27,10 @@ pub struct Server {
     pub status: BTreeMap<String, f64>,
     /// Bytes on disk of the workload's tables (data and indexes).
     pub dataset_bytes: Option<u64>,
+    /// Where a sandbox's server build came from, when not the installed one (`server start
+    /// --version`, `--basedir`): `npm PACKAGE@VERSION sha512-...` or `basedir DIR`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     /// Whether `dataset_bytes` is an estimate (from table statistics) rather than a count.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dataset_estimated: bool,

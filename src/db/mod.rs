@@ -81,6 +81,9 @@ pub struct ConnConfig {
     /// A connection that samples the server reads where its time goes
     /// (its waits) with its counters (`--server-time`).
     pub server_time: bool,
+    /// Where the target server's build came from, when a sandbox started with a build of the
+    /// user's choice serves it (`server start --version`, `--basedir`): recorded with the run.
+    pub build: Option<String>,
 }
 
 impl ConnConfig {
@@ -96,6 +99,7 @@ impl ConnConfig {
             identity: OnceLock::new(),
             checking: false,
             server_time: true,
+            build: None,
         }
     }
 

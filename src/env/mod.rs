@@ -227,10 +227,11 @@ pub fn standby_text(s: &Server) -> Option<String> {
 pub async fn snapshot(c: Option<&mut Conn>, cfg: &ConnConfig, tables: &DatasetTables, connect_error: Option<String>) -> Snapshot {
     let mut errors = Vec::new();
     errors.extend(connect_error);
-    let server = match c {
+    let mut server = match c {
         Some(c) => server(c, cfg, tables, &mut errors).await,
         None => Server { engine: cfg.engine().name().into(), local: is_local(cfg), ..Server::default() },
     };
+    server.origin = cfg.build.clone();
     Snapshot { taken_at: now_rfc3339(), server, host: host(), errors }
 }
 

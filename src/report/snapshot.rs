@@ -13,6 +13,9 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     };
     p(format!("Snapshot taken at {}", s.taken_at));
     p(format!("Server: {} {} ({})", s.server.engine, s.server.version, if s.server.local { "local" } else { "remote" }));
+    if let Some(o) = &s.server.origin {
+        p(format!("  build: {o}"));
+    }
     if let Some(b) = s.server.dataset_bytes {
         let how = if s.server.dataset_estimated { " (an estimate from table statistics)" } else { "" };
         p(format!("  dataset on disk: {}{how}", human_bytes(b as f64)));

@@ -241,6 +241,16 @@ pub fn stop(sb: &Sandbox, limit: Duration) -> Result<()> {
 }
 
 /// Every registered sandbox (those whose directory is gone are forgotten).
+/// Where the build of the sandbox on 127.0.0.1:`port` came from, when it is not the installed
+/// one (`--basedir`, `--version`): read only, so a run's snapshot never tidies the registry.
+pub fn origin_on_port(port: u16) -> Option<String> {
+    fs::read_dir(root()).into_iter().flatten().flatten().find_map(|e| {
+        let entry = e.path();
+        let dir = fs::read_to_string(entry.join("dir")).map(PathBuf::from).unwrap_or(entry);
+        load(&dir).filter(|sb| sb.port == port).and_then(|sb| sb.origin)
+    })
+}
+
 pub fn list() -> Vec<Sandbox> {
     let mut v = Vec::new();
     for e in fs::read_dir(root()).into_iter().flatten().flatten() {

@@ -76,6 +76,9 @@ pub fn show_text(r: &RunRecord) -> String {
         let d = crate::env::durability::durability(&e.server);
         let (fit, why) = crate::audit::memory_fit(&e.server);
         p(format!("Server: {} {}", e.server.engine, e.server.version));
+        if let Some(o) = &e.server.origin {
+            p(format!("  build: {o}"));
+        }
         if let Some(t) = crate::env::tls_text(&e.server) {
             p(format!("  connection: {t}"));
         }
