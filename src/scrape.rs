@@ -146,7 +146,8 @@ fn response_body(raw: &[u8]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-fn dechunk(mut b: &[u8]) -> Option<Vec<u8>> {
+/// A chunked body's data; None when a chunk is cut short or its size is not hex.
+pub(crate) fn dechunk(mut b: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     loop {
         let eol = b.windows(2).position(|w| w == b"\r\n")?;
@@ -164,6 +165,12 @@ fn dechunk(mut b: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunked_bodies_are_joined_and_a_short_one_refused() {
+        assert_eq!(dechunk(b"4\r\nWiki\r\n5;x=1\r\npedia\r\n0\r\n\r\n").as_deref(), Some(&b"Wikipedia"[..]));
+        assert_eq!(dechunk(b"9\r\nWiki"), None);
+    }
 
     #[test]
     fn samples_with_labels_escapes_and_special_values() {

@@ -86,7 +86,8 @@ fn get_once(url: &str, what: &str) -> Result<Answer> {
         return Err(fail(format!("status {status}")));
     }
     let body = &raw[end + 4..];
-    let body = if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) { dechunk(body).ok_or_else(|| fail("a chunk is cut short".into()))? } else { body.to_vec() };
+    let body =
+        if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) { crate::scrape::dechunk(body).ok_or_else(|| fail("a chunk is cut short".into()))? } else { body.to_vec() };
     if let Some(n) = header("content-length").and_then(|v| v.parse::<usize>().ok()) {
         if body.len() != n {
             return Err(fail(format!("{} of its {n} bytes came", body.len())));
@@ -121,21 +122,6 @@ fn read_all(s: &mut dyn Stream) -> Result<Vec<u8>> {
     }
 }
 
-/// A chunked body's data.
-fn dechunk(mut b: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let eol = b.windows(2).position(|w| w == b"\r\n")?;
-        let size = usize::from_str_radix(std::str::from_utf8(&b[..eol]).ok()?.split(';').next()?.trim(), 16).ok()?;
-        b = &b[eol + 2..];
-        if size == 0 {
-            return Some(out);
-        }
-        out.extend_from_slice(b.get(..size)?);
-        b = b.get(size + 2..)?;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,11 +132,5 @@ mod tests {
         assert_eq!(split("http://127.0.0.1:8080"), Some((false, "127.0.0.1".into(), 8080, "/".into())));
         assert_eq!(split("ftp://x/y"), None);
         assert_eq!(split("https://:1/"), None);
-    }
-
-    #[test]
-    fn chunked_bodies_are_joined_and_a_short_one_refused() {
-        assert_eq!(dechunk(b"4\r\nWiki\r\n5;x=1\r\npedia\r\n0\r\n\r\n").as_deref(), Some(&b"Wikipedia"[..]));
-        assert_eq!(dechunk(b"9\r\nWiki"), None);
     }
 }
