@@ -116,6 +116,13 @@ pub trait Family: Sync + std::fmt::Debug {
         false
     }
 
+    /// Ready lists of runs of its workloads, as a published series runs
+    /// them (`fairbench sweep --preset NAME`), sized for a server given
+    /// `ram` bytes.
+    fn presets(&self, _ram: u64) -> Vec<Preset> {
+        Vec::new()
+    }
+
     /// Figures a report shows for one stored level besides the common ones
     /// (name, value), computed from what the record holds: the level's
     /// summary with its per-kind counts and latencies.
@@ -128,6 +135,44 @@ pub trait Family: Sync + std::fmt::Debug {
     /// connection settings and run control where the family needs to. None:
     /// the family carried out the command itself (a script's own commands).
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>>;
+}
+
+/// A list of runs a series publishes: `prepare` once per server, then each
+/// run's command line (what follows `fairbench run`), in order.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Preset {
+    pub name: String,
+    pub about: String,
+    /// `prepare`'s workload and options; empty when each run loads its own data.
+    pub prepare: Vec<String>,
+    pub runs: Vec<PresetRun>,
+    /// How its sizes were scaled to the machine, in words.
+    pub notes: Vec<String>,
+}
+
+/// One run of a preset: the name its series is reported under, and the
+/// workload with its options.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PresetRun {
+    pub name: String,
+    pub args: Vec<String>,
+}
+
+impl PresetRun {
+    pub fn new(name: &str, args: &str) -> PresetRun {
+        PresetRun { name: name.into(), args: args.split_whitespace().map(String::from).collect() }
+    }
+}
+
+/// The preset `name` of any family, sized for `ram` bytes; Err names the ones there are.
+pub fn preset(name: &str, ram: u64) -> Result<Preset> {
+    let all: Vec<Preset> = FAMILIES.iter().flat_map(|f| f.presets(ram)).collect();
+    all.into_iter().find(|p| p.name == name).ok_or_else(|| Error::Usage(format!("no preset '{name}': the presets are {}", preset_names())))
+}
+
+/// The presets' names, comma-separated.
+pub fn preset_names() -> String {
+    FAMILIES.iter().flat_map(|f| f.presets(1 << 30)).map(|p| p.name).collect::<Vec<_>>().join(", ")
 }
 
 /// What the driver needs from a family for one command: the workload and

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::usage;
 use crate::values::Levels;
 use crate::workload::common::CommonArgs;
-use crate::workload::family::{BenchRun, Family};
+use crate::workload::family::{BenchRun, Family, Preset, PresetRun};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
 
@@ -21,6 +21,28 @@ impl Family for IbenchFamily {
 
     fn workloads(&self) -> &'static [&'static str] {
         &[NAME]
+    }
+
+    /// Small Datum's steps as one run, on a cached table: his 20M rows of
+    /// l.i0, or fewer so that they and their indexes take at most a quarter
+    /// of the server's memory.
+    fn presets(&self, ram: u64) -> Vec<Preset> {
+        const ROWS: u64 = 20_000_000;
+        // A row with its three secondary indexes, about.
+        const ROW_BYTES: u64 = 200;
+        let fit = (ram / 4 / ROW_BYTES).max(10_000);
+        let rows = ROWS.min(fit / 10_000 * 10_000);
+        let mut notes = Vec::new();
+        if rows < ROWS {
+            notes.push(format!("l.i0 loads {rows} rows (Small Datum's {ROWS} scaled to a quarter of the server's {} of memory; give --rows to choose)", crate::units::human_bytes(ram as f64)));
+        }
+        vec![Preset {
+            name: NAME.into(),
+            about: "Small Datum's Insert Benchmark steps: l.i0, l.x, l.i1, l.i2, then range and point queries while writers insert at 100, 500 and 1000 rows a second".into(),
+            prepare: Vec::new(),
+            runs: vec![PresetRun::new(NAME, &format!("{NAME} --rows {rows}"))],
+            notes,
+        }]
     }
 
     fn help(&self) -> &'static str {
@@ -70,5 +92,22 @@ impl Family for IbenchFamily {
         let mut w = Ibench::new(args, steps, clients, cfg.target.protocol, plan.args.rand.rand_seed);
         w.table_tail = common.table_tail(cfg.target.protocol)?;
         Ok(Some(BenchRun::new(w, cfg)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_preset_is_his_sequence_on_a_table_that_stays_cached() {
+        let p = &IbenchFamily.presets(4 << 30)[0];
+        assert_eq!(p.runs.len(), 1);
+        // A quarter of 4 GiB at 200 bytes a row.
+        assert_eq!(p.runs[0].args.join(" "), "insert-benchmark --rows 5360000");
+        assert!(p.prepare.is_empty() && p.notes.len() == 1, "{p:?}");
+        let big = &IbenchFamily.presets(1 << 40)[0];
+        assert_eq!(big.runs[0].args.join(" "), "insert-benchmark --rows 20000000");
+        assert!(big.notes.is_empty());
     }
 }

@@ -4,7 +4,7 @@ use super::{Oltp, OltpArgs, TESTS};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::label::{Grammar, Scenario, Shape};
-use crate::workload::family::{BenchRun, Family};
+use crate::workload::family::{BenchRun, Family, Preset};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
 
@@ -48,6 +48,10 @@ impl Family for OltpFamily {
 
     fn workloads(&self) -> &'static [&'static str] {
         TESTS
+    }
+
+    fn presets(&self, ram: u64) -> Vec<Preset> {
+        vec![super::preset::microbenchmarks(ram)]
     }
 
     fn help(&self) -> &'static str {

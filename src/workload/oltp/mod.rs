@@ -6,6 +6,7 @@ pub mod family;
 pub mod label;
 pub mod options;
 pub mod prepare;
+pub mod preset;
 
 use super::{Checked, Counters, Workload};
 use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, Protocol, StatementSet, StmtId};
