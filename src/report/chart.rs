@@ -75,6 +75,9 @@ pub struct Chart {
     pub bands: Vec<Band>,
     /// Dots on every point (few points: the scaling curve).
     pub markers: bool,
+    /// Names of the x values 0, 1, 2 ... (versions side by side): the axis
+    /// shows them instead of numbers.
+    pub x_names: Vec<String>,
 }
 
 /// Colours told apart by readers with the common forms of colour blindness.
@@ -189,6 +192,12 @@ impl Axis {
         Axis { lo, hi, ticks, scale: Scale::Linear }
     }
 
+    /// One tick per name at 0, 1, 2 ..., with half a step of room at each end.
+    fn named(names: &[String]) -> Axis {
+        let ticks = names.iter().enumerate().map(|(i, n)| (i as f64, n.clone())).collect();
+        Axis { lo: -0.5, hi: names.len() as f64 - 0.5, ticks, scale: Scale::Linear }
+    }
+
     fn log2(xs: &[f64]) -> Axis {
         let lo = xs.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0);
         let hi = xs.iter().cloned().fold(0.0, f64::max).max(lo * 2.0);
@@ -263,6 +272,7 @@ impl Chart {
         let xmax = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let (xmin, xmax) = if xmin.is_finite() { (xmin, xmax) } else { (0.0, 1.0) };
         let xa = match self.x_scale {
+            _ if !self.x_names.is_empty() => Axis::named(&self.x_names),
             Scale::Linear => Axis::linear(xmin, xmax, false),
             Scale::Log2 => Axis::log2(&xs),
             Scale::Nines => Axis::nines(xmax),
@@ -322,6 +332,7 @@ impl Chart {
         let _ = write!(o, r##"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle" fill="#5b6673">{}</text>"##, top + ph / 2.0, esc(&self.y_label));
         // Series.
         let x_text = |x: f64| match self.x_scale {
+            _ if !self.x_names.is_empty() => self.x_names.get(x as usize).cloned().unwrap_or_else(|| num(x)),
             Scale::Nines => nines_label(x),
             _ => num(x),
         };
@@ -395,6 +406,7 @@ mod tests {
             series: vec![Series { name: "<script>alert(1)</script>".into(), points: vec![(0.0, 1.0), (1.0, 2.0)], dashed: false, errors: vec![] }],
             bands: vec![],
             markers: true,
+            x_names: vec![],
         };
         let s = c.svg();
         assert!(!s.contains("<script>") && !s.contains("<b>"), "{s}");
@@ -415,6 +427,7 @@ mod tests {
             series: vec![line("a p95", false), line("a p99", true), line("b p95", false), line("b p99", true)],
             bands: vec![],
             markers: true,
+            x_names: vec![],
         };
         let svg = c.svg();
         let strokes: Vec<&str> = svg.split("<polyline").skip(1).map(|p| p.split("stroke=\"").nth(1).unwrap().split('"').next().unwrap()).collect();

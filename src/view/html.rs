@@ -113,6 +113,7 @@ fn scaling_charts(runs: &[ReportRun]) -> Vec<Chart> {
         series,
         bands: vec![],
         markers: true,
+        x_names: vec![],
     };
     vec![chart("scaling-tps", "Throughput against threads", "transactions/s", tps), chart("scaling-latency", "Latency against threads", "ms", lat)]
 }
@@ -137,8 +138,17 @@ fn nines_points(h: &Histogram<u64>) -> Vec<(f64, f64)> {
 /// Per run, one line per level; when comparing, also per thread count one
 /// chart with a line per run.
 fn hdr_charts(runs: &[ReportRun]) -> Vec<Chart> {
-    let chart =
-        |id: String, title: String, series: Vec<Series>| Chart { id, title, x_label: "percentile".into(), y_label: "latency, ms".into(), x_scale: Scale::Nines, series, bands: vec![], markers: false };
+    let chart = |id: String, title: String, series: Vec<Series>| Chart {
+        id,
+        title,
+        x_label: "percentile".into(),
+        y_label: "latency, ms".into(),
+        x_scale: Scale::Nines,
+        series,
+        bands: vec![],
+        markers: false,
+        x_names: vec![],
+    };
     let mut out = Vec::new();
     for r in runs {
         let s: Vec<Series> = r.rec.levels.iter().zip(&r.hists).filter_map(|(l, h)| Some(series(l.at(), nines_points(h.as_ref()?), false))).collect();
@@ -208,6 +218,7 @@ fn level_charts(r: &RunRecord, l: &LevelRec) -> Vec<Chart> {
         series,
         bands: bands.clone(),
         markers: false,
+        x_names: vec![],
     };
     vec![
         chart("tps", "Transactions per second".into(), "TPS", vec![line("TPS", |p| p.tps, false)]),
@@ -283,6 +294,10 @@ impl super::format::Format for Html {
 
     fn report(&self, page: &Report, to: &std::path::Path) -> Option<crate::error::Result<()>> {
         Some(super::format::write(to, page.html.as_bytes()))
+    }
+
+    fn sweep(&self, t: &crate::sweep::table::Table) -> Option<String> {
+        Some(super::sweep::html(t, &crate::units::now_rfc3339()))
     }
 }
 
@@ -383,6 +398,7 @@ fn hardware_section(o: &mut String, charts: &mut Vec<Chart>, runs: &[ReportRun])
         series,
         bands: vec![],
         markers: true,
+        x_names: vec![],
     };
     let mut cs = vec![chart("hardware-cpu", "Server and client CPU per transaction", cpu)];
     if host.iter().any(|s| !s.points.is_empty()) {

@@ -34,6 +34,7 @@ pub fn charts(runs: &[ReportRun], name: fn(&crate::model::record::RunRecord) -> 
                 series,
                 bands: vec![],
                 markers: false,
+                x_names: vec![],
             })
         })
         .collect()
