@@ -5,7 +5,7 @@
 
 pub mod gate;
 pub mod series;
-mod waits;
+pub mod waits;
 
 use crate::audit::{self, memory_fit};
 use crate::db::engines::Aspect;

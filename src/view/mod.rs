@@ -13,3 +13,4 @@ pub mod html;
 pub mod png;
 pub mod server_time;
 pub mod steps;
+pub mod sweep;

@@ -19,4 +19,8 @@ impl Format for Json {
     fn comparison(&self, c: &Comparison) -> Option<String> {
         Some(format!("{}\n", crate::compare::json(c.runs, c.verdicts)))
     }
+
+    fn sweep(&self, t: &crate::sweep::table::Table) -> Option<String> {
+        serde_json::to_string_pretty(t).ok().map(|s| s + "\n")
+    }
 }

@@ -17,6 +17,10 @@ impl Format for Markdown {
         let Some(base) = c.runs.first() else { return Some(String::new()) };
         Some(c.runs[1..].iter().zip(c.verdicts).map(|(r, ls)| markdown(base, r, ls, c.max_regression) + "\n").collect())
     }
+
+    fn sweep(&self, t: &crate::sweep::table::Table) -> Option<String> {
+        Some(crate::view::sweep::markdown(t))
+    }
 }
 
 /// The comparison as a markdown table (for a CI job summary).

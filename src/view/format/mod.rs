@@ -39,6 +39,10 @@ pub trait Format: Sync {
     fn comparison(&self, _c: &Comparison) -> Option<String> {
         None
     }
+    /// A sweep's table, as printed or written whole.
+    fn sweep(&self, _t: &crate::sweep::table::Table) -> Option<String> {
+        None
+    }
     /// The report's page written to `to` (a file, or a directory for a
     /// format of several files).
     fn report(&self, _page: &super::html::Report, _to: &Path) -> Option<Result<()>> {
@@ -81,6 +85,18 @@ pub fn comparison(format: CompareFormat, json: bool, c: &Comparison) -> String {
     f.comparison(c).unwrap_or_else(|| unsupported(f, "comparison"))
 }
 
+/// `sweep`'s table: `--format`.
+pub fn sweep(format: CompareFormat, t: &crate::sweep::table::Table) -> String {
+    let f = named(&crate::output::format::name(&format));
+    f.sweep(t).unwrap_or_else(|| unsupported(f, "sweep"))
+}
+
+/// `sweep --html FILE`: the sweep's page.
+pub fn sweep_page(t: &crate::sweep::table::Table, to: &Path) -> Result<()> {
+    let f = named("html");
+    write(to, f.sweep(t).unwrap_or_else(|| unsupported(f, "sweep")).as_bytes())
+}
+
 /// `compare --junit FILE`.
 pub fn junit(c: &Comparison) -> String {
     let f = named("junit");
@@ -121,6 +137,7 @@ mod tests {
         for v in CompareFormat::value_variants() {
             let name = crate::output::format::name(v);
             assert!(FORMATS.iter().any(|f| f.name() == name), "compare --format {name}: no such format");
+            assert!(named(&name).sweep(&crate::sweep::table::Table::empty()).is_some(), "sweep --format {name}: not rendered");
         }
     }
 }

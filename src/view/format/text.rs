@@ -18,4 +18,8 @@ impl Format for Text {
     fn comparison(&self, c: &Comparison) -> Option<String> {
         Some(crate::compare::text(c.runs, c.verdicts, c.max_regression))
     }
+
+    fn sweep(&self, t: &crate::sweep::table::Table) -> Option<String> {
+        Some(crate::view::sweep::text(t))
+    }
 }
