@@ -23,6 +23,7 @@ pub mod server;
 pub mod signal;
 pub mod stats;
 pub mod store;
+pub mod sweep;
 pub mod timer;
 pub mod units;
 pub mod values;
@@ -127,6 +128,7 @@ pub fn run(cli: cli::Cli) -> Result<()> {
         Cmd::Server(a) => commands::server::server(a),
         Cmd::Scenario(a) => commands::scenario::scenario(a),
         Cmd::Report(a) => commands::report(a),
+        Cmd::Sweep(a) => commands::sweep::sweep(a),
         Cmd::Merge(a) => commands::merge::merge(a),
         Cmd::CheckWrites(a) => commands::verify::check_writes(a),
     }

@@ -9,7 +9,7 @@ use crate::values;
 use crate::workload::plan::{BenchArgs, BenchCommand, TargetArgs};
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-pub use server_args::{ScenarioArgs, ServerAction, ServerArgs, ServerStartArgs};
+pub use server_args::{ScenarioArgs, ServerAction, ServerArgs, ServerStartArgs, SweepArgs};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -76,6 +76,8 @@ pub enum Cmd {
     Scenario(ScenarioArgs),
     /// Write stored runs or sweeps as one self-contained HTML page with charts
     Report(ReportArgs),
+    /// The same runs on several versions of an engine, alternated, as a table relative to the base version
+    Sweep(SweepArgs),
     /// Add the --hdr-log files of a group's members into one result (stored like a run)
     Merge(MergeArgs),
     /// `check writes FILE`: read back the writes a --verify-writes run recorded in FILE

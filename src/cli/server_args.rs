@@ -140,3 +140,65 @@ pub struct ScenarioArgs {
     #[arg(long)]
     pub no_save: bool,
 }
+
+/// `fairbench sweep`: the same runs on several versions of one engine.
+#[derive(Args, Debug, Clone)]
+pub struct SweepArgs {
+    /// The engine whose versions are swept (postgres, mariadb, tidb), or a sweep file (TOML) holding these options
+    pub engine: Option<String>,
+    /// Versions, comma-separated, the base first: a version to fetch (17, 16.4), system (the
+    /// installed build), a build's directory, or a running server's URL; a version given twice
+    /// runs twice (17,17: an A/A sweep)
+    #[arg(long, value_delimiter = ',')]
+    pub versions: Vec<String>,
+    /// The version the others are divided by (default: the first)
+    #[arg(long)]
+    pub base: Option<String>,
+    /// A ready list of runs, as a published series runs them (Small Datum's sysbench microbenchmarks, his Insert Benchmark; a wrong name lists them)
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// The preset's runs to keep, by name, comma-separated
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// A run of its own: a workload and its options as after `fairbench run` (repeatable)
+    #[arg(long = "workload", value_name = "WORKLOAD AND OPTIONS")]
+    pub workloads: Vec<String>,
+    /// `prepare`'s workload and options for --workload runs, run on each server first
+    #[arg(long, value_name = "WORKLOAD AND OPTIONS")]
+    pub prepare: Option<String>,
+    /// Repetitions of each run on each version, alternated across the versions
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// The configuration profile of every server (`fairbench server profiles`)
+    #[arg(long, default_value = "packaged")]
+    pub profile: String,
+    /// A server setting over the profile's, on every version (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Memory each server is sized for (default: this machine's, shared by the servers, which run side by side)
+    #[arg(long)]
+    pub ram: Option<String>,
+    /// The sweep's name: its runs are stored with the tags NAME/VERSION/RUN (default: sweep-ENGINE-TIME)
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// Go on with the stored sweep of that name: its finished runs are kept, the others run
+    #[arg(long, value_name = "NAME")]
+    pub resume: Option<String>,
+    /// Print the stored sweep's table; run nothing
+    #[arg(long, value_name = "NAME")]
+    pub show: Option<String>,
+    /// The table as text, markdown or json
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = crate::values::compare_format)]
+    pub format: crate::output::CompareFormat,
+    /// Also write the table with one chart per run as an HTML page
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Seconds each server may take to start
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Options every prepare and run gets, after `--` (-- --time 60 --threads 4 --table-size 100000)
+    #[arg(last = true, allow_hyphen_values = true, value_name = "RUN OPTIONS")]
+    pub options: Vec<String>,
+}

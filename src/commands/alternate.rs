@@ -125,7 +125,7 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
 
 /// Runs one configuration; a Ctrl-C that reached only this process is
 /// passed on, and the child's own stop (within 2 s) is waited for.
-fn run_child(cmd: &mut Command) -> Result<i32, Error> {
+pub(crate) fn run_child(cmd: &mut Command) -> Result<i32, Error> {
     let mut child = cmd.spawn().map_err(|e| Error::Io(format!("cannot start a run: {e}")))?;
     let mut passed_on = false;
     loop {

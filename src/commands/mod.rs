@@ -11,6 +11,7 @@ pub mod merge;
 pub mod scenario;
 pub mod server;
 pub mod shard;
+pub mod sweep;
 pub mod verify;
 
 use crate::audit;
