@@ -269,7 +269,7 @@ impl Servers {
         let o = StartOpts {
             kind: kind.expect("a kind"),
             profile: plan.profile.clone(),
-            sets: super::server::parse_sets(&plan.sets)?,
+            sets: super::server::parse_sets(&plan.sets.iter().cloned().chain(sweep::settings(key)).collect::<Vec<_>>())?,
             port: None,
             dir: None,
             user: "fairbench".into(),

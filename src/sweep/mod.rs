@@ -31,14 +31,26 @@ impl Version {
     pub fn parse(s: &str) -> Version {
         let s = s.split_once('#').map_or(s, |(v, n)| if n.parse::<u32>().is_ok() { v } else { s });
         if s.contains("://") || s.starts_with("sqlite:") {
-            Version::Target(s.to_string())
-        } else if s.starts_with('/') || s.starts_with('.') || s.starts_with('~') {
+            return Version::Target(s.to_string());
+        }
+        let s = s.split('+').next().unwrap_or(s);
+        if s.starts_with('/') || s.starts_with('.') || s.starts_with('~') {
             Version::Basedir(s.to_string())
         } else if s == "system" {
             Version::System
         } else {
             Version::Fetch(s.to_string())
         }
+    }
+}
+
+/// The server settings an entry adds to the sweep's, `KEY=VALUE` after
+/// each `+` (`17+log_min_duration_statement=0`: version 17 with a setting
+/// that costs, beside 17 without it); none for a running server's URL.
+pub fn settings(entry: &str) -> Vec<String> {
+    match Version::parse(entry) {
+        Version::Target(_) => Vec::new(),
+        _ => entry.split('#').next().unwrap_or(entry).split('+').skip(1).map(String::from).collect(),
     }
 }
 
@@ -155,6 +167,9 @@ mod tests {
         assert_eq!(Version::parse("/usr/lib/postgresql/15"), Version::Basedir("/usr/lib/postgresql/15".into()));
         assert_eq!(Version::parse("sqlite:/tmp/a.db#2"), Version::Target("sqlite:/tmp/a.db".into()));
         assert_eq!(Version::parse("postgres://u@h/db"), Version::Target("postgres://u@h/db".into()));
+        assert_eq!(Version::parse("17+fsync=off+wal_level=minimal#2"), Version::Fetch("17".into()));
+        assert_eq!(settings("17+fsync=off+wal_level=minimal#2"), ["fsync=off", "wal_level=minimal"]);
+        assert!(settings("postgres://u:a+b@h/db").is_empty() && settings("system").is_empty());
     }
 
     #[test]
@@ -169,7 +184,7 @@ mod tests {
     #[test]
     fn the_sweeps_options_win_over_a_runs_own() {
         let p = plan(&["--table-size", "100", "--time=2"]);
-        let own: Vec<String> = "oltp_read_only --tables 8 --table-size 530000 --time 60 --range-size 10".split(' ').map(String::from).collect();
-        assert_eq!(p.args_of(&own).join(" "), "oltp_read_only --tables 8 --range-size 10 --table-size 100 --time=2");
+        let own: Vec<String> = "w --tables 8 --table-size 530000 --time 60 --range-size 10".split(' ').map(String::from).collect();
+        assert_eq!(p.args_of(&own).join(" "), "w --tables 8 --range-size 10 --table-size 100 --time=2");
     }
 }
