@@ -2,6 +2,10 @@
 # Builds tidb-server once into ~/.cache/fairbench/bin (or $1), from TiDB's Go module.
 #
 #   bash scripts/build-tidb.sh [DIR]
+#   bash scripts/build-tidb.sh --version 20250107104524-ab8c51ad2a6f   another commit, into
+#                                    ~/.cache/fairbench/bin/tidb-VERSION, where
+#                                    `fairbench server start tidb --version VERSION` (and
+#                                    `sweep tidb --versions ...`) finds it
 #
 # `fairbench server start tidb` runs that binary (with its embedded unistore storage); the
 # test command calls this first. TiDB publishes no release tags to the Go module proxy, so a
@@ -12,7 +16,18 @@
 set -euo pipefail
 
 FB_TIDB_COMMIT=20251126154744-e4e814fdc0af
-dir=${1:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin}
+bin=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/bin
+if [[ ${1:-} == --version ]]; then
+    # A pseudo-version's TIMESTAMP-COMMIT: v1.1.0-beta.0.TIMESTAMP-COMMIT is the module's version.
+    [[ ${2:-} =~ ^[0-9]{14}-[0-9a-f]{12}$ ]] || {
+        echo "fairbench: --version ${2:-}: give TIMESTAMP-COMMIT of a pseudo-version of github.com/pingcap/tidb (such as $FB_TIDB_COMMIT)" >&2
+        exit 2
+    }
+    FB_TIDB_COMMIT=$2
+    dir=$bin/tidb-$2
+else
+    dir=${1:-$bin}
+fi
 [[ -x $dir/tidb-server ]] && exit 0
 
 # shellcheck source=scripts/go-build.sh

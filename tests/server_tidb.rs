@@ -253,3 +253,47 @@ fn a_missing_binary_is_one_line_with_exit_code_2_and_nothing_registered() {
     assert_one_line_error(&out, &["tidb-server not found", "bash scripts/build-tidb.sh"]);
     assert_eq!(s.registered(), Vec::<PathBuf>::new());
 }
+
+/// The tidb-server the test command built (the one `server start tidb` finds).
+fn built_tidb_server() -> PathBuf {
+    if let Some(p) = std::env::var_os("FAIRBENCH_TIDB").filter(|v| !v.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
+    let p = cache.join("fairbench/bin/tidb-server");
+    assert!(p.is_file(), "no tidb-server at {}: bash scripts/build-tidb.sh builds it", p.display());
+    p
+}
+
+/// A build of the user's choice: `--basedir` the directory of a tidb-server, `--version V` a
+/// commit scripts/build-tidb.sh built into the cache (here the same binary, linked where the
+/// script puts a version); each starts and says where it came from, and a version not built
+/// names the command that builds it.
+#[test]
+fn a_tidb_build_of_the_users_choice_starts_and_says_where_it_came_from() {
+    let s = Scratch::new("builds");
+    let server = built_tidb_server();
+    let dir = s.0.join("mybuild");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(&server, dir.join("tidb-server")).unwrap();
+    let out = run_ok(s.fairbench().args(["server", "start", "tidb", "--basedir"]).arg(&dir));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains(&format!("build: basedir {}", dir.display())), "{err}");
+    let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap();
+    run_ok(s.fairbench().args(["server", "stop", &name]));
+
+    let version = "20990101000000-abcdefabcdef";
+    let cache = s.0.join("cache");
+    let built = cache.join(format!("fairbench/bin/tidb-{version}"));
+    std::fs::create_dir_all(&built).unwrap();
+    std::os::unix::fs::symlink(&server, built.join("tidb-server")).unwrap();
+    let out = run_ok(s.fairbench().args(["server", "start", "tidb", "--version", version]).env("XDG_CACHE_HOME", &cache).env_remove("FAIRBENCH_TIDB"));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains(&format!("build: scripts/build-tidb.sh --version {version}")), "{err}");
+    run_ok(s.fairbench().args(["server", "stop", "--all"]));
+
+    let out = run_fail(s.fairbench().args(["server", "start", "tidb", "--version", "20990101000000-000000000000"]).env("XDG_CACHE_HOME", &cache));
+    assert_eq!(out.status.code(), Some(2));
+    assert_one_line_error(&out, &["TiDB 20990101000000-000000000000 is not built here", "bash scripts/build-tidb.sh --version 20990101000000-000000000000"]);
+    assert_eq!(s.registered(), Vec::<PathBuf>::new());
+}

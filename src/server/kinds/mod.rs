@@ -74,7 +74,7 @@ pub trait SandboxKind: Sync {
 
     /// Its programs in `dir`, a build of the user's choice (`--basedir`, `--version`).
     fn binaries_in(&self, _dir: &std::path::Path) -> Result<Bins> {
-        Err(crate::usage!("{}: --basedir and --version take a build of mariadb or postgres, not of this engine", self.name()))
+        Err(crate::usage!("{}: --basedir and --version take a build of a one-process server (mariadb, postgres, tidb), not of this engine", self.name()))
     }
 
     /// The packaged account its server runs as when fairbench runs as root

@@ -46,6 +46,29 @@ impl SandboxKind for Tidb {
         Ok(Bins { server: tidb_server()?, init: None, client: mysql_client()?, ctl: None, tools: vec![] })
     }
 
+    /// The tidb-server in `dir` (`--basedir`, or a version built by scripts/build-tidb.sh).
+    fn binaries_in(&self, dir: &Path) -> Result<Bins> {
+        let server = dir.join("tidb-server");
+        if !server.is_file() {
+            return Err(usage!("no tidb-server in {}: {BUILD_TIDB}, or give the directory of one", dir.display()));
+        }
+        Ok(Bins { server, init: None, client: mysql_client()?, ctl: None, tools: vec![] })
+    }
+
+    /// TiDB publishes no release tags to the Go module proxy: a version is
+    /// a commit's pseudo-version, built once by `scripts/build-tidb.sh
+    /// --version` into the cache, where this finds it.
+    fn fetch(&self, version: &str) -> Result<crate::server::builds::Build> {
+        let dir = crate::cache::bin_dir().join(format!("tidb-{version}"));
+        if !dir.join("tidb-server").is_file() {
+            return Err(usage!(
+                "--version {version}: TiDB {version} is not built here: `bash scripts/build-tidb.sh --version {version}` builds that commit (TIMESTAMP-COMMIT of its pseudo-version; once, about 8 minutes) into {}, or give --basedir DIR of a tidb-server",
+                dir.display()
+            ));
+        }
+        Ok(crate::server::builds::Build { origin: format!("scripts/build-tidb.sh --version {version}"), bindir: dir })
+    }
+
     /// A tidb-server that was built here has no service user: it runs as us.
     fn service_user(&self) -> Option<&'static str> {
         None
