@@ -77,9 +77,6 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
             let shown = crate::db::Target::parse(t).map(|t| t.to_string()).unwrap_or_else(|_| t.clone());
             say(format!("==== {} of {total}: configuration {} ({shown}), repetition {} of {repeat} ====", done + 1, name(i), rep + 1));
             let mut cmd = Command::new(&exe);
-            // A group of its own: a terminal's Ctrl-C reaches this process
-            // only, which passes it on once.
-            std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
             cmd.args(&child_args[1..]).args(["--target", t, "--tag", &format!("{base}/{}", name(i))]);
             match run_child(&mut cmd) {
                 Ok(0) => done += 1,
@@ -123,9 +120,13 @@ pub fn maybe(argv: &[String]) -> Option<i32> {
     })
 }
 
-/// Runs one configuration; a Ctrl-C that reached only this process is
-/// passed on, and the child's own stop (within 2 s) is waited for.
+/// Runs one configuration (or a sweep's run); a Ctrl-C that reached only
+/// this process is passed on, and the child's own stop (within 2 s) is
+/// waited for.
 pub(crate) fn run_child(cmd: &mut Command) -> Result<i32, Error> {
+    // A group of its own: a terminal's Ctrl-C reaches this process only,
+    // which passes it on once.
+    std::os::unix::process::CommandExt::process_group(cmd, 0);
     let mut child = cmd.spawn().map_err(|e| Error::Io(format!("cannot start a run: {e}")))?;
     let mut passed_on = false;
     loop {

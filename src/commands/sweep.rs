@@ -8,12 +8,13 @@
 use super::alternate::run_child;
 use crate::cli::SweepArgs;
 use crate::error::{exit, Error, Result};
+use crate::server::builds::Build;
 use crate::server::{self, profile, Kind, Sandbox, StartOpts};
 use crate::sweep::{self, store, table, Plan, Version};
 use crate::usage;
 use crate::workload::family::{self, PresetRun};
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -30,8 +31,8 @@ pub fn sweep(mut a: SweepArgs) -> Result<()> {
     if let Some(file) = a.engine.clone().filter(|e| e.ends_with(".toml") || Path::new(e).is_file()) {
         from_file(&mut a, Path::new(&file))?;
     }
-    let plan = match &a.resume {
-        Some(tag) => store::load(&path, tag)?,
+    let (plan, resolved) = match &a.resume {
+        Some(tag) => (store::load(&path, tag)?, None),
         None => {
             let plan = plan_of(&a)?;
             if store::exists(&path, &plan.tag)? {
@@ -39,17 +40,12 @@ pub fn sweep(mut a: SweepArgs) -> Result<()> {
             }
             // Every version is fetched (or found in the cache) before anything
             // is stored, so one that does not exist ends the sweep at once.
-            for key in &plan.versions {
-                if let Version::Fetch(v) = Version::parse(key) {
-                    Kind::parse(&plan.engine)?.fetch(&v)?;
-                }
-            }
+            let resolved = builds(&plan)?;
             store::save(&path, &plan)?;
-            plan
+            (plan, Some(resolved))
         }
     };
-    let done: Vec<Vec<usize>> = (0..plan.versions.len()).map(|v| (0..plan.runs.len()).map(|r| store::completed(&path, &plan.tag_of(v, r))).collect::<Result<_>>()).collect::<Result<_>>()?;
-    let todo: Vec<(usize, usize, usize)> = plan.order().into_iter().filter(|&(r, rep, v)| done[v][r] <= rep).collect();
+    let todo = to_do(&plan, &path)?;
     let total = plan.order().len();
     let say = |line: String| if a.format == crate::output::CompareFormat::Text { println!("{line}") } else { eprintln!("{line}") };
     say(format!(
@@ -69,12 +65,16 @@ pub fn sweep(mut a: SweepArgs) -> Result<()> {
     }
     let mut failed = Vec::new();
     if !todo.is_empty() {
-        let mut servers = Servers { up: Vec::new() };
+        let builds = match resolved {
+            Some(b) => b,
+            None => builds(&plan)?,
+        };
+        let mut servers = Servers { up: Vec::new(), builds, timeout: Duration::from_secs(a.timeout.max(1)) };
         let r = servers.run(&plan, &todo, &path, &say, &mut failed, total - todo.len());
         servers.stop_all();
         if let Err(e) = r {
             if matches!(e, Error::Interrupted) {
-                let stored = total - remaining(&plan, &path)?;
+                let stored = total - to_do(&plan, &path)?.len();
                 say(format!("Interrupted: {stored} of {total} runs stored. Go on with: fairbench sweep --resume {}{}", plan.tag, results_option(&path)));
             }
             return Err(e);
@@ -105,15 +105,11 @@ fn results_option(path: &Path) -> String {
     }
 }
 
-/// Runs of the plan not stored yet.
-fn remaining(plan: &Plan, path: &Path) -> Result<usize> {
-    let mut n = 0;
-    for v in 0..plan.versions.len() {
-        for r in 0..plan.runs.len() {
-            n += plan.repeat.saturating_sub(store::completed(path, &plan.tag_of(v, r))?);
-        }
-    }
-    Ok(n)
+/// Runs of the plan not stored yet, in the order they go: (run, repetition, version).
+fn to_do(plan: &Plan, path: &Path) -> Result<Vec<(usize, usize, usize)>> {
+    let done = store::completed(path, &plan.tag)?;
+    let stored = |v: usize, r: usize| done.get(&plan.tag_of(v, r)).copied().unwrap_or(0);
+    Ok(plan.order().into_iter().filter(|&(r, rep, v)| stored(v, r) <= rep).collect())
 }
 
 fn print(path: &Path, plan: &Plan, a: &SweepArgs) -> Result<()> {
@@ -237,9 +233,26 @@ fn from_file(a: &mut SweepArgs, p: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Each version's build: fetched (or found in the cache), a directory, or
+/// none (the installed one, a running server).
+fn builds(plan: &Plan) -> Result<Vec<Option<Build>>> {
+    plan.versions
+        .iter()
+        .map(|key| match Version::parse(key) {
+            Version::Fetch(v) => Kind::parse(&plan.engine)?.fetch(&v).map(Some),
+            Version::Basedir(d) => server::builds::basedir(Path::new(&d)).map(Some),
+            Version::System | Version::Target(_) => Ok(None),
+        })
+        .collect()
+}
+
 /// The servers of the versions that still have runs to do, stopped at the end.
 struct Servers {
     up: Vec<(usize, String, Option<Sandbox>)>,
+    /// Each version's build, taken as its server starts.
+    builds: Vec<Option<Build>>,
+    /// How long each server may take to start (`--timeout`).
+    timeout: Duration,
 }
 
 impl Servers {
@@ -249,25 +262,15 @@ impl Servers {
 
     fn start(&mut self, plan: &Plan, v: usize, say: &dyn Fn(String)) -> Result<()> {
         let key = &plan.versions[v];
-        let version = Version::parse(key);
-        let kind = match &version {
-            Version::Target(_) => None,
-            _ => Some(Kind::parse(&plan.engine)?),
-        };
-        let build = match version {
-            Version::Target(url) => {
-                say(format!("{key}: the server at {}", crate::db::Target::parse(&url).map(|t| t.to_string()).unwrap_or_else(|_| url.clone())));
-                self.up.push((v, url, None));
-                return Ok(());
-            }
-            Version::System => None,
-            Version::Fetch(ver) => Some(kind.expect("a kind").fetch(&ver)?),
-            Version::Basedir(d) => Some(server::builds::basedir(&PathBuf::from(d))?),
-        };
+        if let Version::Target(url) = Version::parse(key) {
+            say(format!("{key}: the server at {}", crate::db::Target::parse(&url).map(|t| t.to_string()).unwrap_or_else(|_| url.clone())));
+            self.up.push((v, url, None));
+            return Ok(());
+        }
         let mut machine = profile::this_machine();
         machine.ram = plan.ram_per_server;
         let o = StartOpts {
-            kind: kind.expect("a kind"),
+            kind: Kind::parse(&plan.engine)?,
             profile: plan.profile.clone(),
             sets: super::server::parse_sets(&plan.sets.iter().cloned().chain(sweep::settings(key)).collect::<Vec<_>>())?,
             port: None,
@@ -278,12 +281,12 @@ impl Servers {
             machine,
             tls_dir: None,
             tls_only_user: None,
-            timeout: Duration::from_secs(120),
+            timeout: self.timeout,
             nodes: None,
             sync: false,
             shards: None,
             transaction_mode: None,
-            build,
+            build: self.builds[v].take(),
         };
         let sb = server::start(&o)?;
         say(format!("{key}: {} {} on port {}, profile {}{}", sb.engine, sb.version, sb.port, sb.profile, sb.origin.as_ref().map(|o| format!(", {o}")).unwrap_or_default()));
@@ -330,7 +333,7 @@ impl Servers {
                 say(format!("prepare on {}: {}", plan.versions[v], args.join(" ")));
                 let mut cmd = Command::new(&exe);
                 cmd.arg("prepare").args(args).args(["--target", self.url(v)]).args(&store).stdout(Stdio::null());
-                match child(&mut cmd)? {
+                match run_child(&mut cmd)? {
                     0 => {}
                     exit::INTERRUPTED => return Err(Error::Interrupted),
                     code => return Err(Error::Sql(format!("prepare on {} stopped with exit code {code}: the sweep cannot compare versions without the same data", plan.versions[v]))),
@@ -347,7 +350,7 @@ impl Servers {
             cmd.arg("run").args(plan.args_of(&run.args)).args(["--target", self.url(v), "--tag", &tag]).args(&store);
             // One line per run here; each run's own report would bury them.
             cmd.stdout(Stdio::null());
-            let code = child(&mut cmd)?;
+            let code = run_child(&mut cmd)?;
             done += 1;
             let head = format!("[{done}/{total}] {} on {}, repetition {} of {}", run.name, plan.versions[v], rep + 1, plan.repeat);
             match code {
@@ -361,9 +364,4 @@ impl Servers {
         }
         Ok(())
     }
-}
-
-fn child(cmd: &mut Command) -> Result<i32> {
-    std::os::unix::process::CommandExt::process_group(cmd, 0);
-    run_child(cmd)
 }

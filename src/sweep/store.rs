@@ -41,14 +41,17 @@ pub fn exists(path: &Path, tag: &str) -> Result<bool> {
     c.query_row("SELECT count(*) > 0 FROM sweeps WHERE tag = ?1", params![tag], |r| r.get(0)).map_err(|e| io(path, e))
 }
 
-/// Completed runs stored with `tag`.
-pub fn completed(path: &Path, tag: &str) -> Result<usize> {
+/// Completed runs of the sweep `tag` (tagged `TAG/...`), by tag: one query,
+/// however many versions and runs the sweep has.
+pub fn completed(path: &Path, tag: &str) -> Result<std::collections::HashMap<String, usize>> {
     if !path.exists() {
-        return Ok(0);
+        return Ok(Default::default());
     }
     let c = crate::store::open(path, false)?;
-    let n: i64 = c.query_row("SELECT count(*) FROM runs WHERE tag = ?1 AND status = 'completed'", params![tag], |r| r.get(0)).map_err(|e| io(path, e))?;
-    Ok(n as usize)
+    let mut st = c.prepare("SELECT tag, count(*) FROM runs WHERE substr(tag, 1, ?2) = ?1 AND status = 'completed' GROUP BY tag").map_err(|e| io(path, e))?;
+    let prefix = format!("{tag}/");
+    let rows = st.query_map(params![prefix, prefix.chars().count() as i64], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize)));
+    rows.and_then(|m| m.collect()).map_err(|e| io(path, e))
 }
 
 /// The throughput of the newest run stored with `tag`: its levels' median.
