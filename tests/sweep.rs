@@ -37,6 +37,15 @@ fn progress(out: &str) -> Vec<(String, String, f64)> {
         .collect()
 }
 
+/// The two sandboxes a sweep said it started (`VERSION: postgres 16.14 on port N, ...`) are
+/// no longer registered.
+fn assert_both_servers_stopped(out: &str) {
+    let ports: Vec<&str> = out.lines().filter_map(|l| l.split_once(" on port ")).map(|(_, r)| r.split(',').next().unwrap()).collect();
+    assert_eq!(ports.len(), 2, "{out}");
+    let left = stdout(&run_ok(fairbench().args(["server", "list"])));
+    assert!(!ports.iter().any(|p| left.contains(&format!("-{p} "))), "{left}");
+}
+
 fn geo_mean(v: &[f64]) -> f64 {
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
 }
@@ -190,10 +199,7 @@ fn a_two_version_postgres_sweep_at_a_small_size() {
     assert!(text.contains("16 (16.") && text.contains("system (15."), "{text}");
     assert_eq!(t["rows"].as_array().unwrap().len(), 2);
     // Every server the sweep started was stopped.
-    let ports: Vec<&str> = text.lines().filter_map(|l| l.split_once(" on port ")).map(|(_, r)| r.split(',').next().unwrap()).collect();
-    assert_eq!(ports.len(), 2, "{text}");
-    let left = stdout(&run_ok(fairbench().args(["server", "list"])));
-    assert!(!ports.iter().any(|p| left.contains(&format!("-{p} "))), "{left}");
+    assert_both_servers_stopped(&text);
     let dom = {
         let out = chromium(&["--dump-dom"], &html, &d.join("profile"));
         assert!(out.status.success(), "{}", show(&out));
@@ -248,10 +254,7 @@ fn an_interrupted_sweep_stops_its_servers_within_two_seconds() {
     assert_eq!(code, Some(130), "{out}");
     assert!(after < Duration::from_secs(2), "stopped {after:?} after Ctrl-C: {out}");
     assert!(out.contains("Interrupted: 1 of 6 runs stored. Go on with: fairbench sweep --resume pgi"), "{out}");
-    let ports: Vec<&str> = out.lines().filter_map(|l| l.split_once(" on port ")).map(|(_, r)| r.split(',').next().unwrap()).collect();
-    assert_eq!(ports.len(), 2, "{out}");
-    let left = stdout(&run_ok(fairbench().args(["server", "list"])));
-    assert!(!ports.iter().any(|p| left.contains(&format!("-{p} "))), "{left}");
+    assert_both_servers_stopped(&out);
 }
 
 /// Every run of each preset runs: the whole of each, once, on SQLite at a

@@ -12,10 +12,6 @@ fn rel(c: &Cell) -> String {
     format!("{:.2}{}", c.relative, if c.beyond_noise { "*" } else { "" })
 }
 
-fn hw_rel(c: &Cell, i: usize) -> String {
-    c.hardware.get(i).and_then(|h| h.relative).map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into())
-}
-
 /// A figure with three significant digits or so: 1234, 45.6, 0.72.
 fn figure(v: f64) -> String {
     match v.abs() {
@@ -29,28 +25,38 @@ fn figure(v: f64) -> String {
 /// and rows of cells.
 type Grid = (String, Vec<String>, Vec<Vec<String>>);
 
+/// One grid: a row per run with each version's `relative` cell, and the
+/// base version's own `value` in the last column (headed `last`); "-"
+/// where there is none.
+fn grid(t: &Table, caption: String, last: String, relative: impl Fn(&Cell) -> Option<String>, value: impl Fn(&Cell) -> Option<String>) -> Grid {
+    let dash = || "-".to_string();
+    let head = std::iter::once("run".to_string()).chain(t.versions.iter().map(|v| v.heading())).chain(std::iter::once(last)).collect();
+    let rows = t
+        .rows
+        .iter()
+        .map(|r| {
+            let cells = r.cells.iter().map(|c| c.as_ref().and_then(&relative).unwrap_or_else(dash));
+            let base = r.cells.get(t.base).and_then(|c| c.as_ref()).and_then(&value).unwrap_or_else(dash);
+            std::iter::once(r.name()).chain(cells).chain(std::iter::once(base)).collect()
+        })
+        .collect();
+    (caption, head, rows)
+}
+
 fn grids(t: &Table) -> Vec<Grid> {
-    let head: Vec<String> = std::iter::once("run".to_string()).chain(t.versions.iter().map(|v| v.heading())).chain(std::iter::once(format!("{} ops/s", t.versions[t.base].key))).collect();
-    let base_tps = |r: &crate::sweep::table::Row| r.cells.get(t.base).and_then(|c| c.as_ref()).map(|c| format!("{:.0}", c.tps)).unwrap_or_else(|| "-".into());
-    let mut out = Vec::new();
-    let rows =
-        t.rows.iter().map(|r| std::iter::once(r.name()).chain(r.cells.iter().map(|c| c.as_ref().map(rel).unwrap_or_else(|| "-".into()))).chain(std::iter::once(base_tps(r))).collect()).collect();
-    out.push((format!("Throughput relative to {} (* where the ratio's 95% interval excludes 1)", t.versions[t.base].key), head.clone(), rows));
+    let base = &t.versions[t.base].key;
+    let mut out = vec![grid(t, format!("Throughput relative to {base} (* where the ratio's 95% interval excludes 1)"), format!("{base} ops/s"), |c| Some(rel(c)), |c| Some(format!("{:.0}", c.tps)))];
     for (i, (name, _)) in FIGURES.iter().enumerate() {
         if !t.rows.iter().any(|r| r.cells.iter().flatten().any(|c| c.hardware.get(i).is_some_and(|h| h.value.is_some()))) {
             continue;
         }
-        let base_val = |r: &crate::sweep::table::Row| r.cells.get(t.base).and_then(|c| c.as_ref()).and_then(|c| c.hardware.get(i)).and_then(|h| h.value).map(figure).unwrap_or_else(|| "-".into());
-        let mut h = head.clone();
-        if let Some(last) = h.last_mut() {
-            *last = format!("{} {name}", t.versions[t.base].key);
-        }
-        let rows = t
-            .rows
-            .iter()
-            .map(|r| std::iter::once(r.name()).chain(r.cells.iter().map(|c| c.as_ref().map(|c| hw_rel(c, i)).unwrap_or_else(|| "-".into()))).chain(std::iter::once(base_val(r))).collect())
-            .collect();
-        out.push((format!("{name} relative to {}", t.versions[t.base].key), h, rows));
+        out.push(grid(
+            t,
+            format!("{name} relative to {base}"),
+            format!("{base} {name}"),
+            |c| c.hardware.get(i).and_then(|h| h.relative).map(|r| format!("{r:.2}")),
+            |c| c.hardware.get(i).and_then(|h| h.value).map(figure),
+        ));
     }
     out
 }
