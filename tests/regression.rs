@@ -336,9 +336,10 @@ fn embedded_engine_cpu_drew_a_client_saturation_finding() {
 #[test]
 fn interval_cpu_piled_up_behind_a_blocked_client() {
     use fairbench::db::{ConnConfig, Target};
-    use fairbench::model::RunControl;
+    use fairbench::model::{RunControl, Sink};
     use fairbench::runner::run_level;
-    use fairbench::store::{Begin, Recorder};
+    use fairbench::runner::sampling::{Sampling, SamplingSetup};
+    use fairbench::store::Recorder;
     use std::sync::Arc;
 
     let dir = lite_dir("interval-cpu");
@@ -372,23 +373,14 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         kinds: vec![],
         steps: vec![],
     };
-    let rec = Recorder::begin(Begin {
-        path: &store,
-        info: &info,
-        cfg: &cfg,
-        levels: &[4],
-        tag: "",
-        tables: &fairbench::env::DatasetTables::Prefix(String::new()),
-        sample_period: Duration::from_secs(1),
-        server_metrics: None,
-        server_time: true,
-        profile_server: None,
-    })
-    .expect("results store");
-    let mut sink = rec.sink();
-    let r = run_level(Arc::new(stall::Stall), cfg.clone(), &rc, &mut *sink).expect("run");
+    let rec = Recorder::begin(&store, &info, &[4], "").expect("results store");
+    let setup = SamplingSetup { tables: fairbench::env::DatasetTables::Prefix(String::new()), period: Duration::from_secs(1), server_metrics: None, server_time: true, profile_server: None };
+    let (sampling, snap) = Sampling::start(&cfg, setup, rec.sample_writer());
+    rec.env_start(&snap);
+    let mut sink = fairbench::model::Sinks(vec![rec.sink(), sampling.sink()]);
+    let r = run_level(Arc::new(stall::Stall), cfg.clone(), &rc, &mut sink).expect("run");
     sink.summary(&r, &info);
-    rec.finish(&Ok(()));
+    rec.finish(&Ok(()), sampling.finish());
     let c = fairbench::store::open(&store, false).unwrap();
     let run = fairbench::store::load(&c, rec.run_id(), false).unwrap().unwrap();
     let ivs = &run.levels[0].intervals;

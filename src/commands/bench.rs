@@ -20,11 +20,33 @@ use std::time::Duration;
 /// script's own commands).
 pub fn bench(command: BenchCommand, args: BenchArgs) -> Result<()> {
     let mut plan = Plan::new(command, args)?;
-    let cfg = super::with_build(plan.args.target.resolve()?);
+    let cfg = identified(super::with_build(plan.args.target.resolve()?), plan.args.control.sysbench.thread_init_timeout)?;
     match plan.family.bench(&mut plan, cfg)? {
         Some(run) => run.workload.drive(&plan, run.cfg),
         None => Ok(()),
     }
+}
+
+/// `cfg` with its engine known: asked of the server, when several engines
+/// speak its protocol, before a family builds its workload, whose SQL is the
+/// engine's. The server answers within `init_timeout` seconds
+/// (--thread-init-timeout, 0 for no limit) or the command gives up, as it
+/// would waiting for its clients; Ctrl-C ends the wait.
+pub(super) fn identified(cfg: ConnConfig, init_timeout: f64) -> Result<ConnConfig> {
+    if cfg.engine.get().is_some() {
+        return Ok(cfg);
+    }
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
+    let limit = Some(Duration::from_secs_f64(init_timeout)).filter(|d| !d.is_zero());
+    until_interrupted(rt, async {
+        match limit {
+            Some(d) => tokio::time::timeout(d, crate::db::identify(&cfg))
+                .await
+                .map_err(|_| Error::Connect(format!("{} did not answer within {} s; raise --thread-init-timeout if it is only slow", cfg.target, d.as_secs_f64())))?,
+            None => crate::db::identify(&cfg).await,
+        }
+    })?;
+    Ok(cfg)
 }
 
 /// Every workload a family builds is driven here.
@@ -165,24 +187,42 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         own_console,
     })?;
     let hooks = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::Io(format!("cannot start runtime: {e}")))?;
-    // Every run is recorded (store::Recorder) unless --no-save.
-    let recorder = if c.no_save { None } else { Some(super::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?) };
-    // The live metrics publish the hardware figures of each sample too.
-    if let (Some(r), Some(l)) = (&recorder, outputs.live()) {
-        let (l, server) = (l.clone(), r.server().clone());
-        r.tee_samples(Box::new(move |row| l.observe_sample(&server, row)));
-    }
+    // Every run is recorded (store::Recorder) unless --no-save, with the
+    // environment sampled beside it: the start snapshot is taken here.
+    let recording = match c.no_save {
+        true => None,
+        false => {
+            let (recorder, setup) = super::recorder(&c.results, &info, &cfg, &levels, c, &w.dataset_tables())?;
+            let mut store = recorder.sample_writer();
+            // The live metrics publish the hardware figures of each sample too.
+            let live = outputs.live().cloned();
+            let server: Arc<std::sync::OnceLock<crate::env::Server>> = Arc::default();
+            let seen = server.clone();
+            let write = Box::new(move |row: &crate::env::SampleRow| {
+                store(row);
+                if let (Some(l), Some(s)) = (&live, seen.get()) {
+                    l.observe_sample(s, row);
+                }
+            });
+            let (sampling, snap) = runner::sampling::Sampling::start(&cfg, setup, write);
+            recorder.env_start(&snap);
+            let _ = server.set(snap.server);
+            Some((recorder, sampling))
+        }
+    };
     // A run that failed before its first level (an SQL error while it prepared
     // the missing tables) is stored as failed with the reason, so `results show` can say why.
     if ready.is_err() {
-        if let Some(r) = &recorder {
-            super::finish_recording(r, &ready, false, quiet);
+        if let Some((r, sampling)) = &recording {
+            super::finish_recording(r, &ready, sampling.finish(), false, quiet);
         }
         return ready;
     }
-    let writes = super::verify::start(w.as_ref(), plan, &cfg, recorder.as_ref().map(|r| (r.run_id(), r.path())))?;
+    let recorder = recording.as_ref().map(|(r, _)| r);
+    let writes = super::verify::start(w.as_ref(), plan, &cfg, recorder.map(|r| (r.run_id(), r.path())))?;
     let console_at = outputs.console_at();
-    let mut sink = Sinks(outputs.sinks(recorder.as_ref().map(|r| r.sink())));
+    // The sampler hears of each level right after the store.
+    let mut sink = Sinks(outputs.sinks(recording.iter().flat_map(|(r, s)| [r.sink(), s.sink()])));
     let mut outcome = Ok(());
     // (threads, tps, p95, p99) of each completed level, for the series summary.
     let mut measured: Vec<(usize, f64, f64, f64)> = Vec::new();
@@ -284,10 +324,10 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         series_summary(&measured, levels.len(), c, json, loud);
     }
     if let Some(log) = writes {
-        outcome = super::verify::after_run(w.as_ref(), log, cfg.clone(), recorder.as_ref(), outcome, json);
+        outcome = super::verify::after_run(w.as_ref(), log, cfg.clone(), recorder, outcome, json);
     }
-    if let Some(r) = recorder {
-        super::finish_recording(&r, &outcome, levels.len() > 1, quiet);
+    if let Some((r, sampling)) = &recording {
+        super::finish_recording(r, &outcome, sampling.finish(), levels.len() > 1, quiet);
     }
     if outcome.is_ok() && sb.validate {
         outcome = validate(w.as_ref(), plan, cfg, json, quiet);

@@ -54,7 +54,9 @@ fn explain_run(workload: &str, options: &[String], after_label: bool) -> Result<
     let cli = crate::cli::parse(argv).map_err(|e| Error::Usage(crate::error::one_line(&crate::cli::error_line(&e)).into_owned()))?;
     let crate::cli::Cmd::Run(args) = cli.cmd else { return Err(Error::Usage(format!("`{workload}` is not a workload or a label: see `fairbench run --help`"))) };
     let mut plan = Plan::new(BenchCommand::Run, args)?;
+    // Nothing is connected to: a server of a protocol several engines speak is taken for the protocol's own.
     let cfg = plan.args.target.resolve()?;
+    let _ = cfg.engine.set(cfg.presumed_engine());
     let name = plan.workload.clone();
     let Some(run) = plan.family.bench(&mut plan, cfg)? else {
         return Err(Error::Usage(format!("the {name} workload runs its own command line: see its help (fairbench run {name} --help)")));

@@ -464,7 +464,7 @@ pub fn merge(a: MergeArgs) -> Result<()> {
         kinds: vec![],
         steps: vec![],
     };
-    let rec = crate::store::Recorder::begin_offline(&a.store.results, &info, &merged.iter().map(|l| l.threads).collect::<Vec<_>>(), &a.tag)?;
+    let rec = crate::store::Recorder::begin(&a.store.results, &info, &merged.iter().map(|l| l.threads).collect::<Vec<_>>(), &a.tag)?;
     let mut sink = rec.sink();
     for lv in merged {
         sink.before_start();
@@ -491,7 +491,7 @@ pub fn merge(a: MergeArgs) -> Result<()> {
     }
     let id = rec.run_id();
     found.iter_mut().for_each(|f| f.runs = vec![id]);
-    super::close_audited(&rec, &Ok(()), found);
+    super::close_audited(&rec, &Ok(()), None, found);
     println!("Stored as run {id} in {}", a.store.results.display());
     Ok(())
 }

@@ -22,16 +22,18 @@ use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::model::record::{RunRecord, Severity};
 use crate::model::RunInfo;
-use crate::store::{self, Begin, Recorder};
+use crate::runner::sampling::SamplingSetup;
+use crate::store::{self, Recorder};
 use crate::view::format;
 use crate::workload::plan::ControlArgs;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Opens the record of a run before its first level; the start snapshot is taken here.
-/// `tables` are the workload's dataset tables.
-pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, tables: &DatasetTables) -> Result<Recorder> {
+/// Opens the record of a run before its first level, and says what the
+/// environment's sampler is to read (`tables` are the workload's dataset
+/// tables); the driver starts the sampler.
+pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, tables: &DatasetTables) -> Result<(Recorder, SamplingSetup)> {
     // Server counters are sampled once per report interval, never more
     // often than every 0.5 s (SHOW GLOBAL STATUS is not free).
     let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
@@ -66,13 +68,14 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     } else {
         None
     };
-    Recorder::begin(Begin { path, info: &info, cfg, levels, tag: &c.tag, tables, sample_period: period, server_metrics: c.server_metrics.clone(), server_time: c.server_time, profile_server })
+    let recorder = Recorder::begin(path, &info, levels, &c.tag)?;
+    Ok((recorder, SamplingSetup { tables: tables.clone(), period, server_metrics: c.server_metrics.clone(), server_time: c.server_time, profile_server }))
 }
 
 /// Closes the record and stores the run's own audit with `extra` findings
 /// (a merge's); gives the record as stored, findings included.
-pub fn close_audited(r: &Recorder, outcome: &Result<()>, extra: Vec<crate::model::record::Finding>) -> Option<RunRecord> {
-    let mut run = r.finish(outcome);
+pub fn close_audited(r: &Recorder, outcome: &Result<()>, env_end: Option<crate::env::Snapshot>, extra: Vec<crate::model::record::Finding>) -> Option<RunRecord> {
+    let mut run = r.finish(outcome, env_end);
     let mut findings = run.as_ref().map(audit::single).unwrap_or_default();
     findings.extend(extra);
     r.set_findings(&findings);
@@ -84,8 +87,8 @@ pub fn close_audited(r: &Recorder, outcome: &Result<()>, extra: Vec<crate::model
 
 /// Closes the record and audits it; prints where it went and, for sweeps,
 /// the audit.
-pub fn finish_recording(r: &Recorder, outcome: &Result<()>, sweep: bool, json: bool) {
-    let run = close_audited(r, outcome, Vec::new());
+pub fn finish_recording(r: &Recorder, outcome: &Result<()>, env_end: Option<crate::env::Snapshot>, sweep: bool, json: bool) {
+    let run = close_audited(r, outcome, env_end, Vec::new());
     // The hardware per transaction, from the samples the record now holds.
     let figures = run.as_ref().map(crate::model::efficiency::of_run).unwrap_or_default();
     let measured: Vec<_> = figures.iter().filter(|e| e.secs > 0.0).collect();

@@ -105,7 +105,7 @@ pub fn check_writes(a: CheckWritesArgs) -> Result<()> {
     b.target = a.target;
     let json = a.output.json();
     let mut plan = Plan::new(BenchCommand::Run, b)?;
-    let cfg = plan.args.target.resolve()?;
+    let cfg = super::bench::identified(plan.args.target.resolve()?, plan.args.control.sysbench.thread_init_timeout)?;
     let Some(run) = plan.family.bench(&mut plan, cfg)? else {
         return Err(usage!("check writes: the {} workload records no writes it could verify", header.workload));
     };

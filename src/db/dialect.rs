@@ -1,10 +1,11 @@
 //! The few SQL forms that differ between engines. Workloads write their
-//! SQL once and ask the target's dialect (`engine.dialect()`) only for
+//! SQL once and ask the run's engine for its dialect (`engine.dialect()`,
+//! the engine the target's server said it is) only for
 //! these. A method with a body here gives the form most engines share; an
 //! engine whose SQL differs says so in its own folder (`mysql/dialect.rs`,
 //! `postgres/dialect.rs`, `sqlite/dialect.rs`).
 
-use super::{ColType, Protocol};
+use super::ColType;
 
 /// How an engine adds foreign keys to a schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,18 +17,6 @@ pub enum FkPath {
     /// ALTER TABLE ... ADD ... NOT VALID, then VALIDATE CONSTRAINT, which
     /// can run side by side per table (PostgreSQL).
     NotValidThenValidate,
-}
-
-impl Protocol {
-    /// The engine's SQL forms, from its entry in the engine registry.
-    pub fn dialect(self) -> &'static dyn Dialect {
-        self.spec().dialect()
-    }
-
-    /// What the engine a target of this protocol is taken for says about itself.
-    pub fn spec(self) -> &'static dyn super::engines::Engine {
-        super::engines::of(self)
-    }
 }
 
 /// `prefix` as the pattern of a LIKE in single quotes that matches the
@@ -361,17 +350,17 @@ mod tests {
     /// TPC-C's history key: the generic `serial` becomes each engine's auto-increment integer.
     #[test]
     fn serial_column_per_engine() {
-        assert_eq!(Protocol::Mysql.dialect().column_type("serial"), "INT NOT NULL AUTO_INCREMENT");
-        assert_eq!(Protocol::Postgres.dialect().column_type("serial"), "SERIAL");
-        assert_eq!(Protocol::Sqlite.dialect().column_type("serial"), "INTEGER");
-        assert_eq!(Protocol::Sqlite.dialect().column_type("varchar(16)"), "VARCHAR(16)");
+        assert_eq!(crate::db::engines::named("mysql").unwrap().dialect().column_type("serial"), "INT NOT NULL AUTO_INCREMENT");
+        assert_eq!(crate::db::engines::named("postgres").unwrap().dialect().column_type("serial"), "SERIAL");
+        assert_eq!(crate::db::engines::named("sqlite").unwrap().dialect().column_type("serial"), "INTEGER");
+        assert_eq!(crate::db::engines::named("sqlite").unwrap().dialect().column_type("varchar(16)"), "VARCHAR(16)");
     }
 
     /// The generic types LinkBench's tables are written in, and the width
     /// PostgreSQL's COPY sends for each: the one of the type it declares.
     #[test]
     fn unsigned_and_wide_columns_per_engine() {
-        let (my, pg, lite) = (Protocol::Mysql.dialect(), Protocol::Postgres.dialect(), Protocol::Sqlite.dialect());
+        let (my, pg, lite) = (crate::db::engines::named("mysql").unwrap().dialect(), crate::db::engines::named("postgres").unwrap().dialect(), crate::db::engines::named("sqlite").unwrap().dialect());
         let words = ["tinyint", "uint", "uint32", "ubigint", "mediumtext", "bigserial", "varchar(255)"];
         let of = |d: &dyn Dialect| words.map(|w| d.column_type(w));
         assert_eq!(of(my), ["TINYINT", "INT UNSIGNED", "INT UNSIGNED", "BIGINT UNSIGNED", "MEDIUMTEXT", "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT", "VARCHAR(255)"]);
@@ -393,29 +382,29 @@ mod tests {
     /// per engine before asking the dialect.
     #[test]
     fn primary_key_after_load_per_engine() {
-        assert_eq!(Protocol::Postgres.dialect().add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
-        assert_eq!(Protocol::Mysql.dialect().add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
-        assert_eq!(Protocol::Sqlite.dialect().add_primary_key("pgbench_accounts", "aid"), "CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)");
+        assert_eq!(crate::db::engines::named("postgres").unwrap().dialect().add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
+        assert_eq!(crate::db::engines::named("mysql").unwrap().dialect().add_primary_key("pgbench_accounts", "aid"), "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)");
+        assert_eq!(crate::db::engines::named("sqlite").unwrap().dialect().add_primary_key("pgbench_accounts", "aid"), "CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)");
     }
 
     /// sysbench scripts' generated keys on SQLite: the text the Lua family
     /// adapted before asking the dialect.
     #[test]
     fn sqlite_takes_generated_keys_as_integer_primary_keys() {
-        let lite = Protocol::Sqlite.dialect();
+        let lite = crate::db::engines::named("sqlite").unwrap().dialect();
         assert_eq!(lite.adapt_generated_keys("CREATE TABLE t(id SERIAL, k INT, PRIMARY KEY (id))"), "CREATE TABLE t(id INTEGER, k INT, PRIMARY KEY (id))");
         assert_eq!(lite.adapt_generated_keys("id INTEGER NOT NULL auto_increment,"), "id INTEGER NOT NULL ,");
         assert_eq!(lite.adapt_generated_keys("id bigserial"), "id INTEGER");
         assert_eq!(lite.adapt_generated_keys("SELECT serial_no FROM t"), "SELECT serial_no FROM t");
-        assert_eq!(Protocol::Postgres.dialect().adapt_generated_keys("id SERIAL"), "id SERIAL");
-        assert_eq!(Protocol::Mysql.dialect().adapt_generated_keys("id INT AUTO_INCREMENT"), "id INT AUTO_INCREMENT");
+        assert_eq!(crate::db::engines::named("postgres").unwrap().dialect().adapt_generated_keys("id SERIAL"), "id SERIAL");
+        assert_eq!(crate::db::engines::named("mysql").unwrap().dialect().adapt_generated_keys("id INT AUTO_INCREMENT"), "id INT AUTO_INCREMENT");
     }
 
     /// The start barrier's table and clock query: the text the runner wrote
     /// per engine before asking the dialect.
     #[test]
     fn barrier_table_and_clock_per_engine() {
-        let (my, pg, lite) = (Protocol::Mysql.dialect(), Protocol::Postgres.dialect(), Protocol::Sqlite.dialect());
+        let (my, pg, lite) = (crate::db::engines::named("mysql").unwrap().dialect(), crate::db::engines::named("postgres").unwrap().dialect(), crate::db::engines::named("sqlite").unwrap().dialect());
         assert_eq!([my.text_up_to(200), pg.text_up_to(200), lite.text_up_to(200)], ["VARCHAR(200)", "VARCHAR(200)", "TEXT"]);
         assert_eq!([my.double_type(), pg.double_type(), lite.double_type()], ["DOUBLE", "DOUBLE PRECISION", "REAL"]);
         assert_eq!(my.clock_ms_query(), "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000");
@@ -426,8 +415,8 @@ mod tests {
     /// PostgreSQL drops a set of related tables in one statement, the others table by table.
     #[test]
     fn drop_tables_per_engine() {
-        assert_eq!(Protocol::Postgres.dialect().drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a, b CASCADE"]);
-        assert_eq!(Protocol::Mysql.dialect().drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a", "DROP TABLE IF EXISTS b"]);
+        assert_eq!(crate::db::engines::named("postgres").unwrap().dialect().drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a, b CASCADE"]);
+        assert_eq!(crate::db::engines::named("mysql").unwrap().dialect().drop_tables(&["a", "b"]), vec!["DROP TABLE IF EXISTS a", "DROP TABLE IF EXISTS b"]);
     }
 
     /// The text the workloads wrote inline per engine before asking the
@@ -435,7 +424,7 @@ mod tests {
     /// dbSTRESS's CHAR parameter): each engine receives the same SQL.
     #[test]
     fn statement_parts_per_engine() {
-        let (my, pg, lite) = (Protocol::Mysql.dialect(), Protocol::Postgres.dialect(), Protocol::Sqlite.dialect());
+        let (my, pg, lite) = (crate::db::engines::named("mysql").unwrap().dialect(), crate::db::engines::named("postgres").unwrap().dialect(), crate::db::engines::named("sqlite").unwrap().dialect());
         assert_eq!(my.isolation_sql("READ COMMITTED").as_deref(), Some("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"));
         assert_eq!(pg.isolation_sql("SERIALIZABLE").as_deref(), Some("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"));
         assert_eq!(lite.isolation_sql("REPEATABLE READ"), None);
@@ -449,7 +438,7 @@ mod tests {
 
     #[test]
     fn indexes_added_and_oldest_rows_deleted_per_engine() {
-        let (my, pg, lite) = (Protocol::Mysql.dialect(), Protocol::Postgres.dialect(), Protocol::Sqlite.dialect());
+        let (my, pg, lite) = (crate::db::engines::named("mysql").unwrap().dialect(), crate::db::engines::named("postgres").unwrap().dialect(), crate::db::engines::named("sqlite").unwrap().dialect());
         let ix = [("t_a", "x, y"), ("t_b", "z")];
         assert_eq!(my.add_indexes("t", &ix), ["ALTER TABLE t ADD INDEX t_a (x, y), ADD INDEX t_b (z)"]);
         assert_eq!(pg.add_indexes("t", &ix), ["CREATE INDEX IF NOT EXISTS t_a ON t (x, y)", "CREATE INDEX IF NOT EXISTS t_b ON t (z)"]);
@@ -461,7 +450,7 @@ mod tests {
 
     #[test]
     fn upkeep_and_write_back_per_engine() {
-        let (my, pg, lite) = (Protocol::Mysql.dialect(), Protocol::Postgres.dialect(), Protocol::Sqlite.dialect());
+        let (my, pg, lite) = (crate::db::engines::named("mysql").unwrap().dialect(), crate::db::engines::named("postgres").unwrap().dialect(), crate::db::engines::named("sqlite").unwrap().dialect());
         assert_eq!(my.upkeep("t"), "ANALYZE TABLE t");
         assert_eq!(pg.upkeep("t"), "VACUUM (ANALYZE, INDEX_CLEANUP ON) t");
         assert_eq!(lite.upkeep("t"), "ANALYZE t");

@@ -268,33 +268,43 @@ pub fn named(name: &str) -> Option<&'static dyn Engine> {
     ENGINES.iter().copied().find(|e| e.name() == name)
 }
 
-/// The engine a target of `protocol` is taken for.
-pub fn of(protocol: Protocol) -> &'static dyn Engine {
-    ENGINES.iter().copied().find(|e| e.protocol() == protocol).expect("every protocol has an engine")
+/// The engine of `protocol` when it is the only one that speaks it (no
+/// server needs asking).
+pub fn only(protocol: Protocol) -> Option<&'static dyn Engine> {
+    let mut speakers = ENGINES.iter().copied().filter(|e| e.protocol() == protocol);
+    match (speakers.next(), speakers.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
 }
 
-/// Whether several engines speak `protocol`, so the server must say which it is.
-pub fn shared(protocol: Protocol) -> bool {
-    ENGINES.iter().filter(|e| e.protocol() == protocol).count() > 1
-}
-
-/// The engine of a `protocol` server that reports `version`.
+/// The engine of a `protocol` server that reports `version`: the one that
+/// recognizes it, else the protocol's first engine (a server that says
+/// nothing of its own is the protocol's own: MySQL, MariaDB, Percona).
 pub fn recognized(protocol: Protocol, version: &str) -> &'static dyn Engine {
-    ENGINES.iter().copied().find(|e| e.protocol() == protocol && e.recognizes(version)).unwrap_or_else(|| of(protocol))
+    let mut speakers = ENGINES.iter().copied().filter(|e| e.protocol() == protocol);
+    let first = speakers.next().expect("every protocol has an engine");
+    speakers.find(|e| e.recognizes(version)).unwrap_or(first)
+}
+
+/// An engine is shown by its name (in a connection's settings, say).
+impl std::fmt::Debug for dyn Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Says why a statement cannot run on an engine, or None when it can.
 pub type Screen = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Which engine a target is, once its server said, and what it refuses.
+/// What a target's engine refuses as its sessions are set.
 pub struct Identity {
-    pub spec: &'static dyn Engine,
     pub screen: Option<Screen>,
 }
 
 impl std::fmt::Debug for Identity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Identity").field("engine", &self.spec.name()).field("screens", &self.screen.is_some()).finish()
+        f.debug_struct("Identity").field("screens", &self.screen.is_some()).finish()
     }
 }
 
@@ -443,6 +453,16 @@ impl Common {
 #[cfg(test)]
 mod tests {
     use super::Routing;
+    use crate::db::Protocol;
+
+    #[test]
+    fn an_engine_is_recognized_by_the_version_its_server_reports() {
+        assert_eq!(super::recognized(Protocol::Mysql, "8.0.11-TiDB-v8.4.0").name(), "tidb");
+        assert_eq!(super::recognized(Protocol::Mysql, "8.4.6-Vitess").name(), "vitess");
+        assert_eq!(super::recognized(Protocol::Mysql, "11.4.5-MariaDB-log").name(), "mysql");
+        assert!(super::only(Protocol::Mysql).is_none());
+        assert_eq!(super::only(Protocol::Sqlite).map(|e| e.name()), Some("sqlite"));
+    }
 
     #[test]
     fn scatter_share_is_the_share_of_routed_queries_that_reached_every_shard() {

@@ -73,7 +73,13 @@ pub struct ConnConfig {
     /// How long a client whose connection was lost keeps trying to open
     /// another before the run fails (`--reconnect-timeout`).
     pub reconnect_timeout: Duration,
-    /// The engine the server turned out to be, set by the first connection.
+    /// The engine the target's server is: set without a connection where
+    /// one engine speaks the protocol, else by the first connection (the
+    /// server's version), which [`identify`] opens before a workload is
+    /// built, so that its SQL is the engine's.
+    pub engine: OnceLock<&'static dyn Engine>,
+    /// What the engine refuses as the sessions are set, read by the first
+    /// connection that runs the workload's session settings.
     pub identity: OnceLock<Arc<Identity>>,
     /// The connections read whole tables (a consistency check): each runs
     /// the engine's `check_session` first.
@@ -88,7 +94,12 @@ pub struct ConnConfig {
 
 impl ConnConfig {
     pub fn new(target: Target) -> ConnConfig {
+        let engine = OnceLock::new();
+        if let Some(only) = engines::only(target.protocol) {
+            let _ = engine.set(only);
+        }
         ConnConfig {
+            engine,
             target,
             prepared: true,
             mysql_ignore: IgnoreList::default_of(MYSQL_IGNORE_DEFAULT),
@@ -108,10 +119,21 @@ impl ConnConfig {
         ConnConfig { checking: true, ..self.clone() }
     }
 
-    /// The engine of the target: what its server said it is once a
-    /// connection opened, the protocol's first engine before.
+    /// The engine of the target: the protocol's only one, or what its
+    /// server said it is once a connection opened ([`identify`]). Asking
+    /// before the server said, on a protocol several engines speak, is a
+    /// bug (SQL built for the wrong engine): debug builds stop on it.
     pub fn engine(&self) -> &'static dyn Engine {
-        self.identity.get().map_or_else(|| engines::of(self.target.protocol), |i| i.spec)
+        debug_assert!(self.engine.get().is_some(), "the engine of {} was asked before its server said which it is: call db::identify first", self.target);
+        self.presumed_engine()
+    }
+
+    /// The engine as far as it is known without a connection: what the
+    /// server said, else the one a server of the protocol is taken for when
+    /// it says nothing else. For what connects nowhere (`explain`) or
+    /// could not connect (a snapshot that failed), never for SQL.
+    pub fn presumed_engine(&self) -> &'static dyn Engine {
+        self.engine.get().copied().unwrap_or_else(|| engines::recognized(self.target.protocol, ""))
     }
 
     /// The ignore list of the target's protocol.
@@ -122,6 +144,22 @@ impl ConnConfig {
             Protocol::Sqlite => None,
         }
     }
+}
+
+/// Asks the target's server which engine it is, when several speak its
+/// protocol, before anything builds SQL for it: the workloads take their
+/// dialect from the engine this sets. One short connection; none where the
+/// protocol has one engine.
+pub async fn identify(cfg: &ConnConfig) -> crate::error::Result<&'static dyn Engine> {
+    if let Some(e) = cfg.engine.get() {
+        return Ok(*e);
+    }
+    let probe = Arc::new(ConnConfig { identity: OnceLock::new(), ..cfg.clone() });
+    let mut c = Conn::open_bare(probe, Arc::new(StatementSet::default()), 0).await.map_err(|e| connect_error(&cfg.target, &e))?;
+    let e = c.engine_of_server().await.map_err(|e| connect_error(&cfg.target, &e))?;
+    c.close().await;
+    let _ = cfg.engine.set(e);
+    Ok(e)
 }
 
 enum Inner {
@@ -160,8 +198,7 @@ impl Conn {
     }
 
     pub async fn connect(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
-        let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
-        let mut c = Conn { inner, set, cfg, host_index, client, stop: None, block: None };
+        let mut c = Self::open_bare(cfg, set, client).await?;
         c.identify().await?;
         let session: Vec<String> = c.cfg.session_sql.clone();
         for s in &session {
@@ -175,25 +212,36 @@ impl Conn {
         Ok(c)
     }
 
-    /// Learns which engine the server is (once per target: a protocol that
-    /// several engines speak asks the server's version), and refuses, before
-    /// anything runs, a session setting or statement of the workload that
-    /// the engine cannot run as the sessions are set.
+    /// A connection with nothing run on it yet: no engine asked, no session settings.
+    async fn open_bare(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
+        let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
+        Ok(Conn { inner, set, cfg, host_index, client, stop: None, block: None })
+    }
+
+    /// Which engine the server is (once per target; a protocol that several
+    /// engines speak asks the server's version).
+    async fn engine_of_server(&mut self) -> DbResult<&'static dyn Engine> {
+        if let Some(e) = self.cfg.engine.get() {
+            return Ok(*e);
+        }
+        let version = self.query_strings("SELECT VERSION()").await?.into_iter().next().and_then(|r| r.into_iter().next().flatten()).unwrap_or_default();
+        let e = engines::recognized(self.cfg.target.protocol, &version);
+        // Clients connecting at once may each ask; they get the same answer.
+        let _ = self.cfg.engine.set(e);
+        Ok(e)
+    }
+
+    /// Learns which engine the server is, and refuses, before anything
+    /// runs, a session setting or statement of the workload that the
+    /// engine cannot run as the sessions are set.
     async fn identify(&mut self) -> DbResult<()> {
+        let spec = self.engine_of_server().await?;
         let id = match self.cfg.identity.get() {
             Some(id) => id.clone(),
             None => {
-                let protocol = self.cfg.target.protocol;
-                let spec = if engines::shared(protocol) {
-                    let version = self.query_strings("SELECT VERSION()").await?.into_iter().next().and_then(|r| r.into_iter().next().flatten()).unwrap_or_default();
-                    engines::recognized(protocol, &version)
-                } else {
-                    engines::of(protocol)
-                };
                 let session = self.cfg.session_sql.clone();
                 let screen = spec.screen(self, &session).await;
-                let id = Arc::new(Identity { spec, screen });
-                // Clients connecting at once may each ask; they get the same answer.
+                let id = Arc::new(Identity { screen });
                 let _ = self.cfg.identity.set(id.clone());
                 id
             }
@@ -373,6 +421,11 @@ impl Conn {
 
     pub fn protocol(&self) -> Protocol {
         self.cfg.target.protocol
+    }
+
+    /// The engine the server said it is (this connection asked, or one before it).
+    pub fn engine(&self) -> &'static dyn Engine {
+        self.cfg.engine()
     }
 
     /// A connection pooler answering for the server (PostgreSQL over the
@@ -664,6 +717,29 @@ async fn drop_inner(inner: Inner) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_protocol_one_engine_speaks_needs_no_server_to_say_which() {
+        let cfg = ConnConfig::new(Target::parse("sqlite:/tmp/x.db").unwrap());
+        assert_eq!(cfg.engine.get().map(|e| e.name()), Some("sqlite"));
+        let cfg = ConnConfig::new(Target::parse("postgres://u@h/db").unwrap());
+        assert_eq!(cfg.engine().name(), "postgres");
+        // MySQL's protocol is spoken by several engines: only the server can say.
+        let cfg = ConnConfig::new(Target::parse("mysql://u@h/db").unwrap());
+        assert!(cfg.engine.get().is_none());
+        assert_eq!(cfg.presumed_engine().name(), "mysql");
+    }
+
+    /// The engine a workload builds its SQL for, asked before the server
+    /// said which engine it is, would be the protocol's first (MySQL's
+    /// dialect for TiDB and Vitess): every test that builds a workload for
+    /// a MySQL-protocol server in a debug build stops on it.
+    #[test]
+    #[should_panic(expected = "before its server said which it is")]
+    fn an_engine_asked_before_its_server_said_stops_a_debug_build() {
+        let cfg = ConnConfig::new(Target::parse("mysql://u@h/db").unwrap());
+        let _ = cfg.engine().dialect();
+    }
 
     #[test]
     fn interpolation_quotes_text() {

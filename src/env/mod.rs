@@ -195,6 +195,9 @@ pub async fn connect(cfg: &Arc<ConnConfig>) -> Result<Conn, String> {
 async fn watching(cfg: &Arc<ConnConfig>, server_time: bool) -> Result<Conn, String> {
     let monitor = Arc::new(ConnConfig { target: cfg.target.monitoring(), server_time, ..(**cfg).clone() });
     let c = Conn::connect(monitor.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| format!("cannot connect to {}: {}", cfg.target, e.message))?;
+    if let Some(e) = monitor.engine.get() {
+        let _ = cfg.engine.set(*e);
+    }
     if let Some(i) = monitor.identity.get() {
         let _ = cfg.identity.set(i.clone());
     }
@@ -229,7 +232,7 @@ pub async fn snapshot(c: Option<&mut Conn>, cfg: &ConnConfig, tables: &DatasetTa
     errors.extend(connect_error);
     let mut server = match c {
         Some(c) => server(c, cfg, tables, &mut errors).await,
-        None => Server { engine: cfg.engine().name().into(), local: is_local(cfg), ..Server::default() },
+        None => Server { engine: cfg.presumed_engine().name().into(), local: is_local(cfg), ..Server::default() },
     };
     server.origin = cfg.build.clone();
     Snapshot { taken_at: now_rfc3339(), server, host: host(), errors }
@@ -579,7 +582,7 @@ impl Sampler {
             .ok();
         let snap = srx.recv_timeout(Duration::from_secs(15)).unwrap_or_else(|_| {
             let mut s = Snapshot { taken_at: now_rfc3339(), host: host(), ..Snapshot::default() };
-            s.server.engine = cfg2.engine().name().into();
+            s.server.engine = cfg2.presumed_engine().name().into();
             s.errors.push("the server snapshot did not complete in 15 s".into());
             s
         });

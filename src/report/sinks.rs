@@ -118,7 +118,7 @@ impl Outputs {
 
     /// The sinks to feed, with the store's (when the run is recorded)
     /// after the printers.
-    pub fn sinks(mut self, store: Option<Box<dyn Sink>>) -> Vec<Box<dyn Sink>> {
+    pub fn sinks(mut self, store: impl IntoIterator<Item = Box<dyn Sink>>) -> Vec<Box<dyn Sink>> {
         let at = self.printers;
         self.sinks.splice(at..at, store);
         self.sinks

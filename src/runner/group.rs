@@ -9,7 +9,7 @@
 //! its offset to it with a few round trips of the server's clock and
 //! sleeps until the start on its own clock corrected by that offset.
 
-use crate::db::{Conn, ConnConfig, Protocol, StatementSet};
+use crate::db::{Conn, ConnConfig, Engine, StatementSet};
 use crate::error::{Error, Result};
 use crate::model::{interrupted, GroupMember as Membership, StartGate};
 use std::sync::{Arc, Mutex};
@@ -61,14 +61,14 @@ impl Group {
     }
 
     async fn barrier_on(&self, conn: &mut Conn, round: usize) -> Result<Membership> {
-        let protocol = conn.protocol();
+        let engine = conn.engine();
         let sql_err = |e: crate::db::DbError| Error::Sql(format!("group barrier table {TABLE}: {e}"));
         // PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against itself:
         // members creating the table at once may fail on a catalog unique
         // index (23505) while another's creation commits. Once that one has
         // committed, the statement finds the table and passes.
         let mut tries = 0;
-        while let Err(e) = conn.query(&create_sql(protocol)).await {
+        while let Err(e) = conn.query(&create_sql(engine)).await {
             tries += 1;
             if tries == 5 {
                 return Err(sql_err(e));
@@ -219,21 +219,21 @@ fn safe(s: &str) -> String {
     s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')).take(100).collect()
 }
 
-fn create_sql(protocol: Protocol) -> String {
-    let d = protocol.dialect();
+fn create_sql(engine: &'static dyn Engine) -> String {
+    let d = engine.dialect();
     let (text, float) = (d.text_up_to(200), d.double_type());
     format!("CREATE TABLE IF NOT EXISTS {TABLE} (grp {text} NOT NULL, round INTEGER NOT NULL, member {text} NOT NULL, host {text} NOT NULL, joined_ms BIGINT NOT NULL, offset_ms {float} NOT NULL, PRIMARY KEY (grp, round, member))")
 }
 
 /// The server's clock as ms since the Unix epoch.
-fn server_now_sql(protocol: Protocol) -> &'static str {
-    protocol.dialect().clock_ms_query()
+fn server_now_sql(engine: &'static dyn Engine) -> &'static str {
+    engine.dialect().clock_ms_query()
 }
 
 /// Database clock minus local clock (ms), from the round trip with the
 /// shortest time: its midpoint is the best guess of when the server read it.
 async fn clock_offset(conn: &mut Conn) -> Result<f64> {
-    let sql = server_now_sql(conn.protocol());
+    let sql = server_now_sql(conn.engine());
     let mut best: Option<(f64, f64)> = None;
     for _ in 0..CLOCK_PROBES {
         let t0 = now_ms();

@@ -20,6 +20,7 @@
 mod arrivals;
 mod client;
 pub mod group;
+pub mod sampling;
 mod worker;
 
 use worker::worker;

@@ -21,8 +21,7 @@ mod text;
 pub use results::*;
 pub use text::{list_text, option_arg, show_text, writes_line};
 
-use crate::db::ConnConfig;
-use crate::env::{DatasetTables, SampleRow, Sampler};
+use crate::env::{SampleRow, Snapshot};
 use crate::error::{Error, Result};
 use crate::model::record::Finding;
 use crate::model::record::{IntervalRec, LevelRec, RunRecord, StoredSample};
@@ -32,7 +31,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SCHEMA_VERSION: i64 = 1;
 
@@ -310,7 +309,6 @@ struct Live {
     level_no: usize,
     in_level: bool,
     written: usize,
-    sampler: Option<Sampler>,
     finished: bool,
     last_error: Option<String>,
 }
@@ -422,94 +420,62 @@ fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize
     Ok(run_id)
 }
 
-/// Records one run or sweep; `sink()` feeds it, `finish()` closes it.
+/// Records one run or sweep; `sink()` feeds it, `finish()` closes it. It
+/// only stores: the environment's snapshots and samples are taken by the
+/// run's driver and handed over ([`Recorder::env_start`],
+/// [`Recorder::sample_writer`], [`Recorder::finish`]).
 #[derive(Clone)]
 pub struct Recorder {
     live: Arc<Mutex<Live>>,
-    /// Also handed every sample as it is stored (the live metrics).
-    tee: Arc<Mutex<Option<SampleTee>>>,
-    /// The server as the start snapshot found it.
-    server: crate::env::Server,
 }
 
-/// Receives each environment sample after it is stored.
-pub type SampleTee = Box<dyn FnMut(&SampleRow) + Send>;
-
-/// What the recorder needs besides the RunInfo.
-pub struct Begin<'a> {
-    pub path: &'a Path,
-    pub info: &'a RunInfo,
-    pub cfg: &'a Arc<ConnConfig>,
-    pub levels: &'a [usize],
-    pub tag: &'a str,
-    pub tables: &'a DatasetTables,
-    pub sample_period: Duration,
-    /// The server host's node exporter, sampled with the server's counters.
-    pub server_metrics: Option<String>,
-    /// Where the server's time goes, sampled with its counters (`--server-time`).
-    pub server_time: bool,
-    pub profile_server: Option<crate::env::profile::ProfileServer>,
-}
+/// Stores each environment sample (through a connection of its own to the store).
+pub type SampleWriter = Box<dyn FnMut(&SampleRow) + Send>;
 
 impl Recorder {
-    pub fn begin(b: Begin<'_>) -> Result<Recorder> {
-        if let Some(dir) = b.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    /// Opens the record of a run in the store at `path` (created when missing, in a directory
+    /// that exists).
+    pub fn begin(path: &Path, info: &RunInfo, levels: &[usize], tag: &str) -> Result<Recorder> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !dir.exists() {
-                return Err(Error::Io(format!("results store {}: directory {} does not exist", b.path.display(), dir.display())));
+                return Err(Error::Io(format!("results store {}: directory {} does not exist", path.display(), dir.display())));
             }
         }
-        let conn = open(b.path, true)?;
-        let run_id = insert_run(&conn, b.path, b.info, b.levels, b.tag)?;
-        // The sampler writes through a connection of its own (WAL lets both write).
-        let spath = b.path.to_path_buf();
-        let mut sconn = open(&spath, true).ok();
-        let tee: Arc<Mutex<Option<SampleTee>>> = Arc::default();
-        let to_tee = tee.clone();
-        let writer = Box::new(move |s: SampleRow| {
-            if let Some(c) = sconn.as_mut() {
-                let data = serde_json::to_string(&s.sample).unwrap_or_default();
-                let _ = c.execute(
-                    "INSERT OR REPLACE INTO env_samples(run_id, level_no, seq, t, dt, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![run_id, s.level_no as i64, s.seq as i64, s.t, s.dt, data],
-                );
-                if let Some(p) = &s.profile {
-                    let (folded, error) = match p {
-                        Ok(f) => (f.as_str(), None),
-                        Err(e) => ("", Some(e.as_str())),
-                    };
-                    let _ = c.execute("INSERT OR REPLACE INTO profiles(run_id, level_no, folded, error) VALUES (?1, ?2, ?3, ?4)", params![run_id, s.level_no as i64, folded, error]);
-                }
-            }
-            if let Some(f) = to_tee.lock().ok().as_mut().and_then(|t| t.as_mut()) {
-                f(&s);
-            }
-        });
-        let (sampler, snap) = Sampler::start(b.cfg.clone(), b.tables.clone(), b.sample_period, b.server_metrics.clone(), b.server_time, b.profile_server.clone(), writer);
-        conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(&snap).unwrap_or_default(), run_id]).map_err(|e| io(b.path, e))?;
-        let server = snap.server.clone();
-        let live = Live { conn, path: b.path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: Some(sampler), finished: false, last_error: None };
-        Ok(Recorder { live: Arc::new(Mutex::new(live)), tee, server })
-    }
-
-    /// The server as the run's start snapshot found it.
-    pub fn server(&self) -> &crate::env::Server {
-        &self.server
-    }
-
-    /// Hands every sample to `f` too, as it is stored.
-    pub fn tee_samples(&self, f: SampleTee) {
-        if let Ok(mut t) = self.tee.lock() {
-            *t = Some(f);
-        }
-    }
-
-    /// A record of measurements made elsewhere (`fairbench merge`): no
-    /// target to sample, so no environment snapshots.
-    pub fn begin_offline(path: &Path, info: &RunInfo, levels: &[usize], tag: &str) -> Result<Recorder> {
         let conn = open(path, true)?;
         let run_id = insert_run(&conn, path, info, levels, tag)?;
-        let live = Live { conn, path: path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, sampler: None, finished: false, last_error: None };
-        Ok(Recorder { live: Arc::new(Mutex::new(live)), tee: Arc::default(), server: crate::env::Server::default() })
+        let live = Live { conn, path: path.to_path_buf(), run_id, level_no: 0, in_level: false, written: 0, finished: false, last_error: None };
+        Ok(Recorder { live: Arc::new(Mutex::new(live)) })
+    }
+
+    /// Stores the snapshot of the environment taken before the first level.
+    pub fn env_start(&self, snap: &Snapshot) {
+        let Ok(mut l) = self.live.lock() else { return };
+        let id = l.run_id;
+        let r = l.conn.execute("UPDATE runs SET env_start = ?1 WHERE id = ?2", params![serde_json::to_string(snap).unwrap_or_default(), id]);
+        if let Err(e) = r {
+            l.warn(e);
+        }
+    }
+
+    /// Something that stores samples of the environment into this run's
+    /// record from another thread (the sampler's): SQLite's WAL lets both
+    /// connections write.
+    pub fn sample_writer(&self) -> SampleWriter {
+        let (path, run_id) = self.live.lock().map(|l| (l.path.clone(), l.run_id)).unwrap_or_default();
+        let mut conn = open(&path, true).ok();
+        Box::new(move |s: &SampleRow| {
+            let Some(c) = conn.as_mut() else { return };
+            let data = serde_json::to_string(&s.sample).unwrap_or_default();
+            let _ =
+                c.execute("INSERT OR REPLACE INTO env_samples(run_id, level_no, seq, t, dt, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", params![run_id, s.level_no as i64, s.seq as i64, s.t, s.dt, data]);
+            if let Some(p) = &s.profile {
+                let (folded, error) = match p {
+                    Ok(f) => (f.as_str(), None),
+                    Err(e) => ("", Some(e.as_str())),
+                };
+                let _ = c.execute("INSERT OR REPLACE INTO profiles(run_id, level_no, folded, error) VALUES (?1, ?2, ?3, ?4)", params![run_id, s.level_no as i64, folded, error]);
+            }
+        })
     }
 
     /// Stores the `--verify-writes` verdict (before [`Recorder::finish`],
@@ -546,15 +512,15 @@ impl Recorder {
         Box::new(StoreSink { rec: self.clone() })
     }
 
-    /// Closes the record: its status and end snapshot; gives the record as
-    /// stored (None when it could not be read, or was closed before).
-    pub fn finish(&self, outcome: &Result<()>) -> Option<RunRecord> {
+    /// Closes the record: its status and the environment's `end` snapshot;
+    /// gives the record as stored (None when it could not be read, or was
+    /// closed before).
+    pub fn finish(&self, outcome: &Result<()>, end: Option<Snapshot>) -> Option<RunRecord> {
         let Ok(mut l) = self.live.lock() else { return None };
         if l.finished {
             return None;
         }
         l.finished = true;
-        let end = l.sampler.take().and_then(|s| s.finish());
         let (status, err) = match outcome {
             Ok(()) => ("completed", None),
             Err(Error::Interrupted) => ("interrupted", None),
@@ -576,9 +542,6 @@ impl Drop for Live {
     fn drop(&mut self) {
         // Ended by an error that skipped finish(): say so rather than "running".
         if !self.finished {
-            if let Some(s) = self.sampler.take() {
-                let _ = s.finish();
-            }
             let _ = self.conn.execute(
                 "UPDATE runs SET ended_at = ?1, status = 'failed', error = COALESCE(error, 'stopped before the end') WHERE id = ?2 AND status = 'running'",
                 params![now_rfc3339(), self.run_id],
@@ -599,17 +562,11 @@ impl Sink for StoreSink {
         }
         l.in_level = true;
         l.written = 0;
-        if let Some(s) = &l.sampler {
-            s.level_start(l.level_no, crate::model::interrupted);
-        }
     }
 
     fn start(&mut self, threads: usize) {
         let Ok(mut l) = self.rec.live.lock() else { return };
         let (id, n) = (l.run_id, l.level_no as i64);
-        if let Some(s) = &l.sampler {
-            s.level_go(Instant::now());
-        }
         let r = l.conn.execute("INSERT OR REPLACE INTO levels(run_id, level_no, threads, started_at, status) VALUES (?1, ?2, ?3, ?4, 'running')", params![id, n, threads as i64, now_rfc3339()]);
         if let Err(e) = r {
             l.warn(e);
@@ -621,9 +578,6 @@ impl Sink for StoreSink {
         let seq = l.written;
         l.write_interval(iv, seq);
         l.written += 1;
-        if let Some(s) = &l.sampler {
-            s.tick(iv.t);
-        }
     }
 
     fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
@@ -634,9 +588,6 @@ impl Sink for StoreSink {
             l.write_interval(iv, i);
         }
         l.written = r.intervals.len();
-        if let Some(s) = &l.sampler {
-            s.level_end();
-        }
         let t = &r.total;
         let secs = r.elapsed_s.max(1e-9);
         let status = match &r.stop {

@@ -5,7 +5,7 @@
 //! stay the ones sysbench and BMK-kit use and no family reads another
 //! family's options; each family reads this struct back (`FamilyArgs::get`).
 
-use crate::db::Protocol;
+use crate::db::Engine;
 use crate::error::Result;
 use crate::usage;
 use crate::values::{self, parse_bool};
@@ -63,12 +63,12 @@ impl CommonArgs {
 
     /// What follows CREATE TABLE's closing parenthesis: the storage
     /// engine, the compression and the extra table options.
-    pub fn table_tail(&self, protocol: Protocol) -> Result<String> {
-        let d = protocol.dialect();
+    pub fn table_tail(&self, engine: &'static dyn Engine) -> Result<String> {
+        let d = engine.dialect();
         let mut tail = d.engine_clause(&self.mysql_storage_engine);
         if !self.table_compression.is_empty() {
             let Some(clause) = d.compression_clause(&self.table_compression) else {
-                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", protocol.name()));
+                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
             };
             tail.push_str(&clause);
         }
@@ -125,12 +125,12 @@ mod tests {
     /// The text each engine received before the three families shared this code.
     #[test]
     fn table_tail_is_the_text_each_family_built() {
-        assert_eq!(args(&[]).table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = innodb */");
+        assert_eq!(args(&[]).table_tail(crate::db::engines::named("mysql").unwrap()).unwrap(), "/*! ENGINE = innodb */");
         let all = args(&["--mysql-storage-engine=RocksDB", "--table-compression=zlib", "--create-table-options=STATS_PERSISTENT=0"]);
-        assert_eq!(all.table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = RocksDB */ COMPRESSION='zlib' STATS_PERSISTENT=0");
-        assert_eq!(args(&["--table-compression=compressed"]).table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = innodb */ ROW_FORMAT=COMPRESSED");
-        assert_eq!(args(&["--table-compression=PAGE"]).table_tail(Protocol::Mysql).unwrap(), "/*! ENGINE = innodb */ PAGE_COMPRESSED=1");
-        for e in [Protocol::Postgres, Protocol::Sqlite] {
+        assert_eq!(all.table_tail(crate::db::engines::named("mysql").unwrap()).unwrap(), "/*! ENGINE = RocksDB */ COMPRESSION='zlib' STATS_PERSISTENT=0");
+        assert_eq!(args(&["--table-compression=compressed"]).table_tail(crate::db::engines::named("mysql").unwrap()).unwrap(), "/*! ENGINE = innodb */ ROW_FORMAT=COMPRESSED");
+        assert_eq!(args(&["--table-compression=PAGE"]).table_tail(crate::db::engines::named("mysql").unwrap()).unwrap(), "/*! ENGINE = innodb */ PAGE_COMPRESSED=1");
+        for e in [crate::db::engines::named("postgres").unwrap(), crate::db::engines::named("sqlite").unwrap()] {
             assert_eq!(args(&[]).table_tail(e).unwrap(), "");
             assert_eq!(args(&["--create-table-options=WITH (fillfactor=90)"]).table_tail(e).unwrap(), " WITH (fillfactor=90)");
             assert!(args(&["--table-compression=zlib"]).table_tail(e).is_err());

@@ -47,7 +47,7 @@ const DEFAULT_MODE: &str = "MULTI";
 
 /// The engine of the shards' servers: MySQL's protocol's first, the MySQL family.
 fn shard_engine() -> &'static dyn Engine {
-    engines::of(Protocol::Mysql)
+    engines::recognized(Protocol::Mysql, "")
 }
 
 /// One shard's server as the MySQL engine reads a server: its `shard.X.`

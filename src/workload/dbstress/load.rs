@@ -518,7 +518,7 @@ mod tests {
             trx_retry: false,
             reconnect: 0,
         };
-        let w = Dbstress::new("dbstress", args, shared, crate::rand::DistConfig::default(), 1, crate::db::Protocol::Mysql).unwrap();
+        let w = Dbstress::new("dbstress", args, shared, crate::rand::DistConfig::default(), 1, crate::db::engines::named("mysql").unwrap()).unwrap();
         let plan = w.sharding();
         assert_eq!(plan.refused, None);
         assert_eq!(

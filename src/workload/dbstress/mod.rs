@@ -16,7 +16,8 @@ pub mod options;
 
 use super::{Counters, Workload};
 use crate::db::Dialect;
-use crate::db::{Class, Conn, ConnConfig, DbResult, Param, Protocol, StatementSet, StmtId};
+use crate::db::Engine;
+use crate::db::{Class, Conn, ConnConfig, DbResult, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{Dist, DistConfig, Rng};
 use crate::usage;
@@ -103,7 +104,7 @@ pub struct Dbstress {
     pub args: DbstressArgs,
     pub shared: Shared,
     pub mix: Mix,
-    pub protocol: Protocol,
+    pub engine: &'static dyn Engine,
     pub names: Vec<Names>,
     dist: DistConfig,
     seed: u64,
@@ -134,13 +135,13 @@ pub fn write_ref(buf: &mut String, n: u64) {
 }
 
 impl Dbstress {
-    pub fn new(workload: &str, args: DbstressArgs, shared: Shared, dist: DistConfig, seed: u64, protocol: Protocol) -> Result<Dbstress> {
+    pub fn new(workload: &str, args: DbstressArgs, shared: Shared, dist: DistConfig, seed: u64, engine: &'static dyn Engine) -> Result<Dbstress> {
         let read_only = workload == RO;
         if args.obj_table_size > 9_999_999_999 {
             return Err(usage!("--obj-table-size={}: a REF has 10 digits, so at most 9999999999 objects", args.obj_table_size));
         }
-        if !shared.table_compression.is_empty() && protocol.dialect().compression_clause(&shared.table_compression).is_none() {
-            return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", protocol.name()));
+        if !shared.table_compression.is_empty() && engine.dialect().compression_clause(&shared.table_compression).is_none() {
+            return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
         }
         let mix = Mix {
             sel1: args.sel1,
@@ -158,7 +159,7 @@ impl Dbstress {
             args,
             shared,
             mix,
-            protocol,
+            engine,
             names,
             dist,
             seed,
@@ -173,7 +174,7 @@ impl Dbstress {
     }
 
     fn dialect(&self) -> &'static dyn Dialect {
-        self.protocol.dialect()
+        self.engine.dialect()
     }
 
     fn read_only(&self) -> bool {
@@ -425,7 +426,7 @@ impl Workload for Dbstress {
             // It never writes: the write options do not describe it.
             v.retain(|(k, _)| !["updates", "delete-inserts", "rw-ratio"].contains(&k.as_str()));
         }
-        if cfg.target.protocol.dialect().has_storage_engines() {
+        if cfg.engine().dialect().has_storage_engines() {
             v.push(("create-table-options".into(), self.shared.table_options.clone()));
             v.push(("table-compression".into(), self.shared.table_compression.clone()));
         }
@@ -452,7 +453,7 @@ impl Dbstress {
             "rand-type" => self.dist.kind.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.protocol.dialect().has_storage_engines() => self.shared.storage_engine.clone(),
+            "mysql-storage-engine" if cfg.engine().dialect().has_storage_engines() => self.shared.storage_engine.clone(),
             _ => return None,
         })
     }

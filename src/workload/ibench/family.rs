@@ -89,8 +89,8 @@ impl Family for IbenchFamily {
         if fam.given::<u64>("events").is_none() {
             c.events = 0;
         }
-        let mut w = Ibench::new(args, steps, clients, cfg.target.protocol, plan.args.rand.rand_seed);
-        w.table_tail = common.table_tail(cfg.target.protocol)?;
+        let mut w = Ibench::new(args, steps, clients, cfg.engine(), plan.args.rand.rand_seed);
+        w.table_tail = common.table_tail(cfg.engine())?;
         Ok(Some(BenchRun::new(w, cfg)))
     }
 }

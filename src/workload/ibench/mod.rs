@@ -20,7 +20,8 @@ pub mod settle;
 pub mod sql;
 pub mod step;
 
-use crate::db::{Conn, ConnConfig, DbResult, Dialect, Param, Protocol, StatementSet, StmtId};
+use crate::db::Engine;
+use crate::db::{Conn, ConnConfig, DbResult, Dialect, Param, StatementSet, StmtId};
 use crate::rand::Rng;
 use lane::{Current, Writer};
 pub use options::IbenchArgs;
@@ -33,7 +34,7 @@ pub const NAME: &str = "insert-benchmark";
 /// The part of the workload its writers share.
 pub struct Shape {
     pub args: IbenchArgs,
-    pub protocol: Protocol,
+    pub engine: &'static dyn Engine,
     pub tables: Vec<String>,
     pub clients: usize,
     pub seed: u64,
@@ -41,7 +42,7 @@ pub struct Shape {
 
 impl Shape {
     pub fn dialect(&self) -> &'static dyn Dialect {
-        self.protocol.dialect()
+        self.engine.dialect()
     }
 
     /// The table client `id` writes and reads.
@@ -124,10 +125,10 @@ pub struct IbClient {
 }
 
 impl Ibench {
-    pub fn new(args: IbenchArgs, steps: Vec<Step>, clients: usize, protocol: Protocol, seed: u64) -> Ibench {
+    pub fn new(args: IbenchArgs, steps: Vec<Step>, clients: usize, engine: &'static dyn Engine, seed: u64) -> Ibench {
         let tables: Vec<String> = (1..=if args.one_table { 1 } else { clients }).map(|n| format!("{}{n}", args.ibench_table)).collect();
         let mut set = StatementSet::default();
-        let d = protocol.dialect();
+        let d = engine.dialect();
         let st = tables
             .iter()
             .map(|t| {
@@ -139,7 +140,7 @@ impl Ibench {
                 }
             })
             .collect();
-        let shape = Arc::new(Shape { args, protocol, tables, clients, seed });
+        let shape = Arc::new(Shape { args, engine, tables, clients, seed });
         Ibench { shape, steps, set: Arc::new(set), st, table_tail: String::new(), current: Mutex::new(None), figures: Mutex::new(Vec::new()) }
     }
 
@@ -379,6 +380,6 @@ impl crate::workload::Workload for Ibench {
 
     /// Text: a short report per step and a table of them at the end (output.rs).
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
-        (!json).then(|| Box::new(output::IbenchSink::new(self.steps.len(), self.shape.protocol.embedded(), percentile, standard)) as Box<dyn crate::model::Sink>)
+        (!json).then(|| Box::new(output::IbenchSink::new(self.steps.len(), self.shape.engine.protocol().embedded(), percentile, standard)) as Box<dyn crate::model::Sink>)
     }
 }

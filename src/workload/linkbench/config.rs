@@ -5,7 +5,7 @@ use super::datafile;
 use super::dist::{self, Shuffler};
 use super::options::LinkbenchArgs;
 use super::props::{self, Props};
-use crate::db::Protocol;
+use crate::db::Engine;
 use crate::error::Result;
 use crate::usage;
 use std::sync::Arc;
@@ -32,13 +32,13 @@ impl Shape {
 
     /// The shape asked for, or the engine's default: Java's where the
     /// server has ON DUPLICATE KEY UPDATE and multi-statement queries.
-    fn resolve(asked: Option<&str>, protocol: Protocol) -> Result<Shape> {
-        let java_sql = protocol.dialect().duplicate_key_upsert();
+    fn resolve(asked: Option<&str>, engine: &'static dyn Engine) -> Result<Shape> {
+        let java_sql = engine.dialect().duplicate_key_upsert();
         let default = if java_sql { Shape::Java } else { Shape::Locking };
         match asked.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("auto") => Ok(default),
             Some("java") if !java_sql => {
-                Err(usage!("--linkbench-shape=java needs INSERT ... ON DUPLICATE KEY UPDATE and multi-statement queries, which {} has not: use --linkbench-shape=locking", protocol.name()))
+                Err(usage!("--linkbench-shape=java needs INSERT ... ON DUPLICATE KEY UPDATE and multi-statement queries, which {} has not: use --linkbench-shape=locking", engine.name()))
             }
             Some("java") => Ok(Shape::Java),
             Some("locking") => Ok(Shape::Locking),
@@ -103,7 +103,7 @@ pub struct Config {
 impl Config {
     /// From the merged properties and the fairbench options given on the
     /// command line (which win: they are None unless given).
-    pub fn new(p: &Props, a: &LinkbenchArgs, protocol: Protocol) -> Result<Config> {
+    pub fn new(p: &Props, a: &LinkbenchArgs, engine: &'static dyn Engine) -> Result<Config> {
         let mix = p.mix()?;
         let base = mix_by_name(&a.linkbench_mix).ok_or_else(|| usage!("--linkbench-mix={}: write fb2011 or mdc2017", a.linkbench_mix))?;
         let base_name = if std::ptr::eq(base, &props::MIX_FB2011) { "FB2011" } else { "MDC2017" };
@@ -124,7 +124,7 @@ impl Config {
         if dbcount > 1 && dbprefix.is_empty() {
             return Err(usage!("dbcount={dbcount} needs a dbprefix (e.g. --dbprefix=linkdb makes linkdb0 .. linkdb{})", dbcount - 1));
         }
-        if !dbprefix.is_empty() && !protocol.dialect().has_namespaces() {
+        if !dbprefix.is_empty() && !engine.dialect().has_namespaces() {
             return Err(usage!("dbprefix/dbcount name databases or schemas, which SQLite has not: drop them for SQLite"));
         }
         if !dbprefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -167,7 +167,7 @@ impl Config {
             },
             progressfreq: p.f64("progressfreq")?,
             partitions: a.linkbench_partitions,
-            shape: Shape::resolve(a.linkbench_shape.as_deref(), protocol)?,
+            shape: Shape::resolve(a.linkbench_shape.as_deref(), engine)?,
             storage_engine: String::new(),
             requesters: p.u64_min("requesters", 1)? as usize,
             requests: p.u64_min("requests", 0)?,
@@ -180,14 +180,14 @@ impl Config {
     /// The note for `--linkbench-partitions` where it changes nothing:
     /// fairbench partitions linktable with MySQL's PARTITION BY KEY(id1),
     /// as LinkBench's DDL does, and nowhere else.
-    pub fn partitions_note(&self, protocol: Protocol) -> Option<String> {
-        if self.partitions == 0 || protocol.dialect().key_partitions("id1", self.partitions).is_some() {
+    pub fn partitions_note(&self, engine: &'static dyn Engine) -> Option<String> {
+        if self.partitions == 0 || engine.dialect().key_partitions("id1", self.partitions).is_some() {
             return None;
         }
         Some(format!(
             "note: --linkbench-partitions={} has no effect on {}: fairbench partitions linktable only with MySQL's PARTITION BY KEY(id1), so the tables stay whole",
             self.partitions,
-            protocol.name()
+            engine.name()
         ))
     }
 

@@ -62,12 +62,12 @@ impl Family for LinkbenchFamily {
         for kv in &defines {
             props.set_override(kv)?;
         }
-        let mut cfg = Config::new(&props, &args, conn.target.protocol)?;
+        let mut cfg = Config::new(&props, &args, conn.engine())?;
         // The graph's shape hangs on it: said by the commands that draw links.
         if matches!(plan.command, BenchCommand::Prepare | BenchCommand::Run) {
             eprintln!("LinkBench links per node: {}", cfg.nlinks_source);
         }
-        if let Some(note) = cfg.partitions_note(conn.target.protocol) {
+        if let Some(note) = cfg.partitions_note(conn.engine()) {
             eprintln!("{note}");
         }
         let fam = &plan.args.families;
@@ -95,7 +95,7 @@ impl Family for LinkbenchFamily {
             }
         }
         cfg.requesters = c.threads.0.iter().copied().max().unwrap_or(1);
-        let mut w = LinkBench::new(cfg, conn.target.protocol, plan.args.rand.rand_seed);
+        let mut w = LinkBench::new(cfg, conn.engine(), plan.args.rand.rand_seed);
         w.csvstats = args.csvstats.clone();
         w.csvstream = args.csvstream.clone();
         w.requests_total = c.events;

@@ -494,13 +494,12 @@ impl Dataset for LinkBench {
 mod tests {
     use super::super::{props, Config, LinkbenchArgs};
     use super::*;
-    use crate::db::Protocol;
 
     fn bench() -> LinkBench {
         let mut a = LinkbenchArgs::default_for_tests();
         a.maxid1 = Some(10_001);
         let p = props::Props::defaults(&props::MIX_FB2011);
-        LinkBench::new(Config::new(&p, &a, Protocol::Sqlite).unwrap(), Protocol::Sqlite, 7)
+        LinkBench::new(Config::new(&p, &a, crate::db::engines::named("sqlite").unwrap()).unwrap(), crate::db::engines::named("sqlite").unwrap(), 7)
     }
 
     /// Links by id1, counts and nodes by id; ADD_NODE's nodes get their id
@@ -515,14 +514,14 @@ mod tests {
         let mut p = props::Props::defaults(&props::MIX_FB2011);
         p.set_override("addnode=0").unwrap();
         p.set_override(&format!("getnode={}", props::MIX_FB2011[6] + props::MIX_FB2011[9])).unwrap();
-        let w = LinkBench::new(Config::new(&p, &LinkbenchArgs::default_for_tests(), Protocol::Sqlite).unwrap(), Protocol::Sqlite, 7);
+        let w = LinkBench::new(Config::new(&p, &LinkbenchArgs::default_for_tests(), crate::db::engines::named("sqlite").unwrap()).unwrap(), crate::db::engines::named("sqlite").unwrap(), 7);
         assert_eq!(w.sharding().tables[2], Sharding::sharded("nodetable", Key::int("id")));
     }
 
     /// A LinkBench on `engine`, with the two multiget statements of
     /// link_multiget_dist_max = 2; `prefixed` puts its tables in database
     /// (schema) linkdb0 and asks for 4 partitions.
-    fn on(protocol: Protocol, prefixed: bool) -> LinkBench {
+    fn on(engine: &'static dyn crate::db::Engine, prefixed: bool) -> LinkBench {
         let mut a = LinkbenchArgs::default_for_tests();
         a.maxid1 = Some(1001);
         if prefixed {
@@ -531,9 +530,9 @@ mod tests {
         }
         let mut p = props::Props::defaults(&props::MIX_FB2011);
         p.set_override("link_multiget_dist_max=2").unwrap();
-        let mut cfg = Config::new(&p, &a, protocol).unwrap();
+        let mut cfg = Config::new(&p, &a, engine).unwrap();
         cfg.storage_engine = "innodb".into();
-        LinkBench::new(cfg, protocol, 7)
+        LinkBench::new(cfg, engine, 7)
     }
 
     /// Every statement the workload sends to create, load, finish and run
@@ -570,10 +569,16 @@ mod tests {
     #[test]
     fn sql_per_engine_is_pinned() {
         let mut got = String::new();
-        for (engine, prefixed) in [(Protocol::Mysql, false), (Protocol::Mysql, true), (Protocol::Postgres, false), (Protocol::Postgres, true), (Protocol::Sqlite, false)] {
+        for (engine, prefixed) in [
+            (crate::db::engines::named("mysql").unwrap(), false),
+            (crate::db::engines::named("mysql").unwrap(), true),
+            (crate::db::engines::named("postgres").unwrap(), false),
+            (crate::db::engines::named("postgres").unwrap(), true),
+            (crate::db::engines::named("sqlite").unwrap(), false),
+        ] {
             got.push_str(&format!("==== {} {}\n{}\n", engine.name(), if prefixed { "dbprefix=linkdb partitions=4" } else { "no dbprefix" }, sql_text(&on(engine, prefixed))));
         }
-        got.push_str(&format!("==== postgres COPY columns\n{}\n", load_types(&on(Protocol::Postgres, false))));
+        got.push_str(&format!("==== postgres COPY columns\n{}\n", load_types(&on(crate::db::engines::named("postgres").unwrap(), false))));
         let want = include_str!("pinned_sql.txt");
         if let Some((n, (g, w))) = got.lines().zip(want.lines()).enumerate().find(|(_, (g, w))| g != w) {
             panic!("pinned_sql.txt line {}:\n want: {w}\n  got: {g}", n + 1);
@@ -587,8 +592,8 @@ mod tests {
         let mut a = LinkbenchArgs::default_for_tests();
         a.dbprefix = Some("linkdb".into());
         let p = props::Props::defaults(&props::MIX_FB2011);
-        assert!(Config::new(&p, &a, Protocol::Sqlite).is_err());
-        assert!(Config::new(&p, &a, Protocol::Postgres).is_ok() && Config::new(&p, &a, Protocol::Mysql).is_ok());
+        assert!(Config::new(&p, &a, crate::db::engines::named("sqlite").unwrap()).is_err());
+        assert!(Config::new(&p, &a, crate::db::engines::named("postgres").unwrap()).is_ok() && Config::new(&p, &a, crate::db::engines::named("mysql").unwrap()).is_ok());
     }
 
     /// Every count row equals the links the chunk loads for its (id1, type).

@@ -18,6 +18,7 @@ pub mod family;
 pub mod label;
 pub mod load;
 mod ops;
+use crate::db::Engine;
 use ops::{conflict, fill_text};
 pub mod options;
 pub mod output;
@@ -25,7 +26,7 @@ pub mod props;
 
 use super::{Counters, Workload};
 use crate::db::Dialect;
-use crate::db::{Conn, ConnConfig, DbResult, ErrKind, Protocol, StatementSet, StmtId};
+use crate::db::{Conn, ConnConfig, DbResult, ErrKind, StatementSet, StmtId};
 use crate::rand::Rng;
 pub use config::{mix_by_name, Config, Shape};
 use dist::{Shuffler, Zipf};
@@ -103,7 +104,7 @@ struct JavaStmts {
 #[derive(Clone)]
 pub struct LinkBench {
     pub cfg: Config,
-    pub protocol: Protocol,
+    pub engine: &'static dyn Engine,
     seed: u64,
     set: Arc<StatementSet>,
     st: Vec<DbStmts>,
@@ -150,14 +151,14 @@ pub struct LinkBenchClient {
 }
 
 impl LinkBench {
-    pub fn new(cfg: Config, protocol: Protocol, seed: u64) -> LinkBench {
+    pub fn new(cfg: Config, engine: &'static dyn Engine, seed: u64) -> LinkBench {
         let n = cfg.nodes();
         let mut w = LinkBench {
             degree: Shuffler::new(dist::NLINKS_SEED, dist::SHUFFLE_GROUPS, n),
             uncorr: Shuffler::new(dist::UNCORR_SEED, dist::SHUFFLE_GROUPS, n),
             nodes: Shuffler::new(dist::NODE_SEED, dist::SHUFFLE_GROUPS, n),
             cfg,
-            protocol,
+            engine,
             seed,
             set: Arc::new(StatementSet::default()),
             st: Vec::new(),
@@ -175,7 +176,7 @@ impl LinkBench {
     }
 
     fn dialect(&self) -> &'static dyn Dialect {
-        self.protocol.dialect()
+        self.engine.dialect()
     }
 
     fn build_statements(&mut self) {
@@ -428,7 +429,7 @@ mod tests {
     fn links_split_as_linkbench_does() {
         let a = LinkbenchArgs::default_for_tests();
         let p = Props::defaults(&props::MIX_FB2011);
-        let cfg = Config::new(&p, &a, Protocol::Mysql).unwrap();
+        let cfg = Config::new(&p, &a, crate::db::engines::named("mysql").unwrap()).unwrap();
         assert_eq!(cfg.links_of_type(5, 0) + cfg.links_of_type(5, 1), 6);
         assert_eq!(cfg.links_of_type(1, 0) + cfg.links_of_type(1, 1), 1);
         assert_eq!(cfg.links_of_type(0, 0) + cfg.links_of_type(0, 1), 0);
@@ -439,27 +440,27 @@ mod tests {
         let mut a = LinkbenchArgs::default_for_tests();
         a.linkbench_partitions = 4;
         let p = Props::defaults(&props::MIX_FB2011);
-        for engine in [Protocol::Postgres, Protocol::Sqlite] {
+        for engine in [crate::db::engines::named("postgres").unwrap(), crate::db::engines::named("sqlite").unwrap()] {
             let note = Config::new(&p, &a, engine).unwrap().partitions_note(engine).unwrap();
             assert!(note.starts_with("note: --linkbench-partitions=4 has no effect on ") && !note.contains('\n'), "{note}");
         }
-        assert_eq!(Config::new(&p, &a, Protocol::Mysql).unwrap().partitions_note(Protocol::Mysql), None);
+        assert_eq!(Config::new(&p, &a, crate::db::engines::named("mysql").unwrap()).unwrap().partitions_note(crate::db::engines::named("mysql").unwrap()), None);
         a.linkbench_partitions = 0;
-        assert_eq!(Config::new(&p, &a, Protocol::Postgres).unwrap().partitions_note(Protocol::Postgres), None);
+        assert_eq!(Config::new(&p, &a, crate::db::engines::named("postgres").unwrap()).unwrap().partitions_note(crate::db::engines::named("postgres").unwrap()), None);
     }
 
     #[test]
     fn shape_defaults_to_java_on_mysql_only() {
         let p = Props::defaults(&props::MIX_FB2011);
         let mut a = LinkbenchArgs::default_for_tests();
-        assert_eq!(Config::new(&p, &a, Protocol::Mysql).unwrap().shape, Shape::Java);
-        assert_eq!(Config::new(&p, &a, Protocol::Postgres).unwrap().shape, Shape::Locking);
-        assert_eq!(Config::new(&p, &a, Protocol::Sqlite).unwrap().shape, Shape::Locking);
+        assert_eq!(Config::new(&p, &a, crate::db::engines::named("mysql").unwrap()).unwrap().shape, Shape::Java);
+        assert_eq!(Config::new(&p, &a, crate::db::engines::named("postgres").unwrap()).unwrap().shape, Shape::Locking);
+        assert_eq!(Config::new(&p, &a, crate::db::engines::named("sqlite").unwrap()).unwrap().shape, Shape::Locking);
         a.linkbench_shape = Some("locking".into());
-        assert_eq!(Config::new(&p, &a, Protocol::Mysql).unwrap().shape, Shape::Locking);
+        assert_eq!(Config::new(&p, &a, crate::db::engines::named("mysql").unwrap()).unwrap().shape, Shape::Locking);
         a.linkbench_shape = Some("java".into());
-        assert!(Config::new(&p, &a, Protocol::Postgres).is_err() && Config::new(&p, &a, Protocol::Sqlite).is_err());
+        assert!(Config::new(&p, &a, crate::db::engines::named("postgres").unwrap()).is_err() && Config::new(&p, &a, crate::db::engines::named("sqlite").unwrap()).is_err());
         a.linkbench_shape = Some("fast".into());
-        assert!(Config::new(&p, &a, Protocol::Mysql).is_err());
+        assert!(Config::new(&p, &a, crate::db::engines::named("mysql").unwrap()).is_err());
     }
 }

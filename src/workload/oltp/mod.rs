@@ -9,7 +9,8 @@ pub mod prepare;
 pub mod preset;
 
 use super::{Checked, Counters, Workload};
-use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, Protocol, StatementSet, StmtId};
+use crate::db::Engine;
+use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::{fill_template, fill_template_rnd_data, Dist, DistConfig, Rng, UniquePermutation, C_TEMPLATE, PAD_TEMPLATE};
 use crate::usage;
@@ -150,7 +151,7 @@ pub struct Oltp {
     pub mix: Mix,
     pub dist: DistConfig,
     pub seed: u64,
-    pub protocol: Protocol,
+    pub engine: &'static dyn Engine,
     /// Built on first use: a run over 100k tables has a million
     /// statements, and a command that stops before the run (tables
     /// missing, cleanup, prepare) should not pay for them.
@@ -189,7 +190,7 @@ pub struct OltpClient {
 }
 
 impl Oltp {
-    pub fn new(test: &str, args: OltpArgs, common: CommonArgs, dist: DistConfig, seed: u64, protocol: Protocol, clients: usize) -> Result<Oltp> {
+    pub fn new(test: &str, args: OltpArgs, common: CommonArgs, dist: DistConfig, seed: u64, engine: &'static dyn Engine, clients: usize) -> Result<Oltp> {
         let mix = Mix::resolve(test, &args)?;
         if matches!(mix.kind, Kind::RandomPoints | Kind::RandomRanges) && args.tables != 1 {
             return Err(usage!("{test} works on one table only: use --tables=1"));
@@ -206,15 +207,15 @@ impl Oltp {
             "auto" => clients >= args.tables as usize,
             other => return Err(usage!("--table-pick={other}: use pinned, random or auto")),
         };
-        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, protocol, stmts: OnceLock::new(), pinned, clients, for_update: false, writes: OnceLock::new() })
+        Ok(Oltp { test: test.to_string(), args, common, mix, dist, seed, engine, stmts: OnceLock::new(), pinned, clients, for_update: false, writes: OnceLock::new() })
     }
 
     fn st(&self) -> &Stmts {
-        self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.protocol, self.for_update))
+        self.stmts.get_or_init(|| Self::build_statements(&self.args, &self.mix, self.engine, self.for_update))
     }
 
-    fn build_statements(args: &OltpArgs, mix: &Mix, protocol: Protocol, for_update: bool) -> Stmts {
-        let d = protocol.dialect();
+    fn build_statements(args: &OltpArgs, mix: &Mix, engine: &'static dyn Engine, for_update: bool) -> Stmts {
+        let d = engine.dialect();
         let mut set = StatementSet::default();
         let hint = hint_comment(&args.query_hint);
         let cols = &args.select_cols;
@@ -668,7 +669,7 @@ impl Workload for Oltp {
         v.push(("for-update".into(), crate::values::bool_str(self.for_update).into()));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !cfg.target.protocol.dialect().has_storage_engines() {
+        if !cfg.engine().dialect().has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -719,7 +720,7 @@ impl Oltp {
             "range-size" => self.args.range_size.to_string(),
             "reconnect" => self.common.reconnect.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.protocol.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.engine().dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

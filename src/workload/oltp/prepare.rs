@@ -5,7 +5,8 @@
 
 use super::{Kind, Oltp};
 use crate::db::sharding::{Key, ShardPlan, Sharding};
-use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Protocol, Row, RowSource};
+use crate::db::Engine;
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
@@ -74,7 +75,7 @@ impl RowSource for SbRows {
 impl Oltp {
     fn create_sql(&self, table: &str) -> Result<Vec<String>> {
         let a = &self.args;
-        let d = self.protocol.dialect();
+        let d = self.engine.dialect();
         let id = if a.auto_inc { d.auto_inc_int() } else { "INTEGER NOT NULL" };
         let mut cols = vec![format!("id {id}"), "k INTEGER DEFAULT '0' NOT NULL".to_string(), "c CHAR(120) DEFAULT '' NOT NULL".to_string(), "pad CHAR(60) DEFAULT '' NOT NULL".to_string()];
         for i in 1..=a.extra_cols {
@@ -91,7 +92,7 @@ impl Oltp {
         } else {
             cols.push("PRIMARY KEY (id)".into());
         }
-        let mut tail = self.common.table_tail(self.protocol)?;
+        let mut tail = self.common.table_tail(self.engine)?;
         if a.table_partitions > 0 {
             let Some((clause, parts)) = d.hash_partitions(table, "id", a.table_partitions) else {
                 // SQLite, the one engine without partitions.
@@ -124,7 +125,7 @@ impl Oltp {
 
 /// What is left to do on a table once its rows are in.
 struct TableFinish {
-    protocol: Protocol,
+    engine: &'static dyn Engine,
     auto_inc: bool,
     /// Build the secondary index on k once the rows are in.
     secondary: bool,
@@ -145,20 +146,20 @@ impl TableFinish {
     /// created or loaded by this prepare (a table found complete gets its
     /// index built silently, and only when it lacks it).
     async fn table(&self, conn: &mut Conn, t: &str, say: bool) -> Result<()> {
-        let d = self.protocol.dialect();
+        let d = self.engine.dialect();
         // Rows were loaded with explicit ids: move the counter past them.
         if let Some(sql) = d.sync_auto_inc(t, "id").filter(|_| self.auto_inc) {
             ddl(conn, &sql).await?;
         }
         if self.secondary {
-            secondary_index(conn, self.protocol, &self.prefix, t, say && !self.quiet).await?;
+            secondary_index(conn, self.engine, &self.prefix, t, say && !self.quiet).await?;
         }
         Ok(())
     }
 }
 
 /// The secondary index on k of table `t`, unless the table has it already.
-async fn secondary_index(conn: &mut Conn, protocol: Protocol, prefix: &str, t: &str, say: bool) -> Result<()> {
+async fn secondary_index(conn: &mut Conn, engine: &'static dyn Engine, prefix: &str, t: &str, say: bool) -> Result<()> {
     if say {
         crate::output::say(&format!("Creating a secondary index on '{t}'..."));
     }
@@ -166,7 +167,7 @@ async fn secondary_index(conn: &mut Conn, protocol: Protocol, prefix: &str, t: &
     // An interrupted prepare may have left it built: MariaDB has IF
     // NOT EXISTS but MySQL does not, so its "duplicate key name"
     // (1061) is what says so there.
-    if protocol.dialect().index_if_not_exists() {
+    if engine.dialect().index_if_not_exists() {
         ddl(conn, &format!("CREATE INDEX IF NOT EXISTS {t}_{idx} ON {t}(k)")).await?;
     } else if let Err(e) = conn.query(&format!("CREATE INDEX {idx} ON {t}(k)")).await {
         if e.code != "1061" {
@@ -341,8 +342,8 @@ fn report_complete(names: &[String], complete: &[AtomicBool]) {
 
 /// The tables named `prefix...` that exist, lower-cased (PostgreSQL folds
 /// unquoted names, MySQL may too).
-async fn existing_tables(conn: &mut Conn, protocol: Protocol, prefix: &str) -> Result<std::collections::HashSet<String>> {
-    let sql = protocol.dialect().tables_like(prefix);
+async fn existing_tables(conn: &mut Conn, engine: &'static dyn Engine, prefix: &str) -> Result<std::collections::HashSet<String>> {
+    let sql = engine.dialect().tables_like(prefix);
     let rows = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("listing tables: {e}")))?;
     Ok(rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).map(|n| n.to_ascii_lowercase()).collect())
 }
@@ -362,12 +363,12 @@ pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
 }
 
 /// Why prepare loads on fewer connections than --threads, or None when it does not.
-fn fewer_loaders_note(protocol: Protocol, loaders: usize, threads: usize) -> Option<String> {
+fn fewer_loaders_note(engine: &'static dyn Engine, loaders: usize, threads: usize) -> Option<String> {
     if loaders >= threads {
         return None;
     }
     let conns = if loaders == 1 { "one connection".to_string() } else { format!("{loaders} connections") };
-    if protocol.dialect().one_writer() {
+    if engine.dialect().one_writer() {
         return Some(format!("Loading with {conns}: SQLite has one writer, so parallel loaders would only queue on its lock"));
     }
     let cores = crate::env::cpus();
@@ -396,7 +397,7 @@ impl Dataset for Oltp {
         let (mut present, mut missing) = (0, 0);
         let (mut short, mut largest) = (None, 0u64);
         let needs_rows = self.mix.kind != Kind::Insert || self.args.auto_inc;
-        let existing = existing_tables(&mut conn, self.protocol, &self.args.table_name).await?;
+        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
         for t in self.table_names() {
             if !existing.contains(&t.to_ascii_lowercase()) {
                 missing += 1;
@@ -432,7 +433,7 @@ impl Dataset for Oltp {
     /// piece for its highest id and loads the rest.
     async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
-        let existing = existing_tables(&mut conn, self.protocol, &self.args.table_name).await?;
+        let existing = existing_tables(&mut conn, self.engine, &self.args.table_name).await?;
         let found = |t: &str| existing.contains(&t.to_ascii_lowercase());
         if self.mix.kind == Kind::BulkInsert {
             for i in 1..=threads {
@@ -463,7 +464,7 @@ impl Dataset for Oltp {
                 }
             }
             if index_first {
-                secondary_index(&mut conn, self.protocol, &self.args.table_name, t, !quiet).await?;
+                secondary_index(&mut conn, self.engine, &self.args.table_name, t, !quiet).await?;
             }
             resumed.push(false);
         }
@@ -476,7 +477,7 @@ impl Dataset for Oltp {
         let total = rows * names.len() as u64;
         let started = std::time::Instant::now();
         let progress = Arc::new(Progress::new("Loading", total, quiet));
-        let d = self.protocol.dialect();
+        let d = self.engine.dialect();
         let loaders = if d.one_writer() {
             1
         } else if d.loaders_per_core() {
@@ -485,15 +486,14 @@ impl Dataset for Oltp {
             threads
         }
         .max(1);
-        if let Some(why) = fewer_loaders_note(self.protocol, loaders, threads).filter(|_| !quiet) {
+        if let Some(why) = fewer_loaders_note(self.engine, loaders, threads).filter(|_| !quiet) {
             println!("{why}");
         }
         let pieces = Arc::new(std::sync::Mutex::new(Pieces::new(names.len(), rows, &resumed)));
         let complete: Arc<Vec<AtomicBool>> = Arc::new((0..names.len()).map(|_| AtomicBool::new(false)).collect());
         let loaded = Arc::new(AtomicU64::new(0));
         let load_mode = LoadMode::parse(&self.common.load_mode).ok_or_else(|| usage!("--load-mode={}: use auto, infile or insert", self.common.load_mode))?;
-        let finish =
-            Arc::new(TableFinish { protocol: self.protocol, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary && !index_first, prefix: self.args.table_name.clone(), quiet });
+        let finish = Arc::new(TableFinish { engine: self.engine, auto_inc: self.args.auto_inc, secondary: self.args.create_secondary && !index_first, prefix: self.args.table_name.clone(), quiet });
         let mut texts = vec![BulkTemplate::new(C_TEMPLATE.as_bytes(), self.args.rand_data), BulkTemplate::new(PAD_TEMPLATE.as_bytes(), self.args.rand_data)];
         if self.args.extra_cols_default.contains(['#', '@']) {
             texts.extend((0..self.args.extra_cols).map(|_| BulkTemplate::new(self.args.extra_cols_default.as_bytes(), 100)));
@@ -536,7 +536,7 @@ impl Dataset for Oltp {
                 done.store(true, Ordering::SeqCst);
             }
         }
-        if let Some(sql) = self.protocol.dialect().after_bulk_load() {
+        if let Some(sql) = self.engine.dialect().after_bulk_load() {
             ddl(&mut conn, sql).await?;
         }
         conn.close().await;
@@ -552,7 +552,7 @@ impl Dataset for Oltp {
     async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
         let n = if self.mix.kind == Kind::BulkInsert { threads as u32 } else { self.args.tables };
-        let d = self.protocol.dialect();
+        let d = self.engine.dialect();
         for i in 1..=n {
             let t = format!("{}{i}", self.args.table_name);
             crate::model::check_interrupt()?;
@@ -567,7 +567,7 @@ impl Dataset for Oltp {
 
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
-        let d = self.protocol.dialect();
+        let d = self.engine.dialect();
         for t in self.table_names() {
             if !quiet {
                 println!("Prewarming table '{t}'...");
@@ -591,8 +591,8 @@ mod tests {
         A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
     }
 
-    fn create(protocol: Protocol, extra: &[&str]) -> Result<Vec<String>> {
-        let w = Oltp::new("oltp_read_write", parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, protocol, 1)?;
+    fn create(engine: &'static dyn crate::db::Engine, extra: &[&str]) -> Result<Vec<String>> {
+        let w = Oltp::new("oltp_read_write", parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, engine, 1)?;
         w.create_sql("sbtest1")
     }
 
@@ -602,12 +602,12 @@ mod tests {
     fn create_sql_per_engine() {
         let cols = "id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
         assert_eq!(
-            create(Protocol::Mysql, &["--secondary", "--table-partitions=2"]).unwrap(),
+            create(crate::db::engines::named("mysql").unwrap(), &["--secondary", "--table-partitions=2"]).unwrap(),
             vec![format!("CREATE TABLE sbtest1 (\n  {cols},\n  KEY xid (id)\n) /*! ENGINE = innodb */ PARTITION BY HASH(id) PARTITIONS 2")]
         );
         let pg_cols = "id SERIAL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
         assert_eq!(
-            create(Protocol::Postgres, &["--secondary", "--table-partitions=2"]).unwrap(),
+            create(crate::db::engines::named("postgres").unwrap(), &["--secondary", "--table-partitions=2"]).unwrap(),
             vec![
                 format!("CREATE TABLE sbtest1 (\n  {pg_cols}\n) PARTITION BY HASH (id)"),
                 "CREATE TABLE sbtest1_p0 PARTITION OF sbtest1 FOR VALUES WITH (MODULUS 2, REMAINDER 0)".to_string(),
@@ -616,16 +616,16 @@ mod tests {
             ]
         );
         let lite_cols = "id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL";
-        assert_eq!(create(Protocol::Sqlite, &[]).unwrap(), vec![format!("CREATE TABLE sbtest1 (\n  {lite_cols},\n  PRIMARY KEY (id)\n) ")]);
-        assert!(create(Protocol::Sqlite, &["--table-partitions=2"]).is_err());
+        assert_eq!(create(crate::db::engines::named("sqlite").unwrap(), &[]).unwrap(), vec![format!("CREATE TABLE sbtest1 (\n  {lite_cols},\n  PRIMARY KEY (id)\n) ")]);
+        assert!(create(crate::db::engines::named("sqlite").unwrap(), &["--table-partitions=2"]).is_err());
     }
 
-    use super::{Oltp, Pieces, Protocol, Result};
+    use super::{Oltp, Pieces, Result};
     use crate::db::sharding::{Key, Sharding};
     use crate::workload::Dataset;
 
     fn sharding(test: &str, extra: &[&str], clients: usize) -> Vec<Sharding> {
-        let w = Oltp::new(test, parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, Protocol::Mysql, clients).unwrap();
+        let w = Oltp::new(test, parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, crate::db::engines::named("mysql").unwrap(), clients).unwrap();
         let plan = w.sharding();
         assert_eq!(plan.refused, None);
         plan.tables

@@ -115,10 +115,10 @@ impl Dataset for PgScripts {
     }
 
     async fn prepare(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
-        let protocol = cfg.target.protocol;
+        let engine = cfg.engine();
         let scale = self.scale_given.unwrap_or(1);
         let mut conn = Conn::admin(&cfg).await?;
-        for sql in protocol.dialect().drop_tables(&TABLES) {
+        for sql in engine.dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
         // Ids above 2^31 from scale 20000 on, as pgbench -i switches to bigint.
@@ -148,10 +148,10 @@ impl Dataset for PgScripts {
         progress.finish();
         let keys = [("pgbench_branches", "bid"), ("pgbench_tellers", "tid"), ("pgbench_accounts", "aid")];
         for (t, c) in keys {
-            ddl(&mut conn, &protocol.dialect().add_primary_key(t, c)).await?;
+            ddl(&mut conn, &engine.dialect().add_primary_key(t, c)).await?;
         }
         for t in TABLES {
-            ddl(&mut conn, &protocol.dialect().analyze(t)).await?;
+            ddl(&mut conn, &engine.dialect().analyze(t)).await?;
         }
         conn.close().await;
         if !quiet {
@@ -162,7 +162,7 @@ impl Dataset for PgScripts {
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, _threads: usize, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
-        for sql in cfg.target.protocol.dialect().drop_tables(&TABLES) {
+        for sql in cfg.engine().dialect().drop_tables(&TABLES) {
             ddl(&mut conn, &sql).await?;
         }
         conn.close().await;
@@ -175,7 +175,7 @@ impl Dataset for PgScripts {
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
         let mut conn = Conn::admin(&cfg).await?;
         for t in TABLES {
-            for sql in cfg.target.protocol.dialect().prewarm_queries(t) {
+            for sql in cfg.engine().dialect().prewarm_queries(t) {
                 ddl(&mut conn, &sql).await?;
             }
         }

@@ -76,8 +76,8 @@ impl Family for TpccFamily {
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let args: TpccArgs = plan.args.families.get()?;
         let common = plan.args.families.get()?;
-        let w = Tpcc::new(args.clone(), common, plan.args.rand.rand_seed, cfg.target.protocol)?;
-        cfg.session_sql.extend(session_sql(cfg.target.protocol, &args.isolation)?);
+        let w = Tpcc::new(args.clone(), common, plan.args.rand.rand_seed, cfg.engine())?;
+        cfg.session_sql.extend(session_sql(cfg.engine(), &args.isolation)?);
         if w.spec && plan.command == BenchCommand::Run {
             spec_threads(plan, w.spec_terminals())?;
         }

@@ -510,7 +510,7 @@ mod tests {
             let cmd = A::augment_args(clap::Command::new("t"));
             A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
         }
-        Tpcc::new(parsed(extra), parsed(&[]), 1, crate::db::Protocol::Mysql).unwrap()
+        Tpcc::new(parsed(extra), parsed(&[]), 1, crate::db::engines::named("mysql").unwrap()).unwrap()
     }
 
     /// Every table with a warehouse id by it (a few consecutive ids:

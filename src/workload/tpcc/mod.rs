@@ -28,7 +28,8 @@ pub mod values;
 
 use super::{Counters, Workload};
 use crate::db::Dialect;
-use crate::db::{Conn, ConnConfig, DbResult, Param, Protocol, StatementSet, StmtId};
+use crate::db::Engine;
+use crate::db::{Conn, ConnConfig, DbResult, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::rand::Rng;
 use crate::usage;
@@ -142,7 +143,7 @@ pub struct Tpcc {
     pub args: TpccArgs,
     /// The options every family shares (engine, table options, loading, retries, locking reads).
     pub common: CommonArgs,
-    pub protocol: Protocol,
+    pub engine: &'static dyn Engine,
     pub warehouses: u32,
     pub datasets: u32,
     pub names: Vec<Names>,
@@ -201,7 +202,7 @@ fn parse_mix(s: &str) -> Result<[u32; 5]> {
 }
 
 /// Session SQL for `--isolation` on every connection.
-pub fn session_sql(protocol: Protocol, isolation: &str) -> Result<Vec<String>> {
+pub fn session_sql(engine: &'static dyn Engine, isolation: &str) -> Result<Vec<String>> {
     let level = match isolation.to_ascii_uppercase().as_str() {
         "" => return Ok(vec![]),
         "RR" | "REPEATABLE-READ" | "REPEATABLE READ" => "REPEATABLE READ",
@@ -209,11 +210,11 @@ pub fn session_sql(protocol: Protocol, isolation: &str) -> Result<Vec<String>> {
         "SER" | "SERIALIZABLE" => "SERIALIZABLE",
         other => return Err(usage!("--isolation={other}: use RR, RC or SER")),
     };
-    Ok(protocol.dialect().isolation_sql(level).into_iter().collect())
+    Ok(engine.dialect().isolation_sql(level).into_iter().collect())
 }
 
 impl Tpcc {
-    pub fn new(args: TpccArgs, common: CommonArgs, seed: u64, protocol: Protocol) -> Result<Tpcc> {
+    pub fn new(args: TpccArgs, common: CommonArgs, seed: u64, engine: &'static dyn Engine) -> Result<Tpcc> {
         if args.warehouses == 0 || args.datasets == 0 {
             return Err(usage!("--warehouses and --datasets must be at least 1"));
         }
@@ -242,10 +243,10 @@ impl Tpcc {
         if !["fairbench", "tpcc-mysql"].contains(&args.format.as_str()) {
             return Err(usage!("--format={}: use fairbench or tpcc-mysql", args.format));
         }
-        session_sql(protocol, &args.isolation)?;
+        session_sql(engine, &args.isolation)?;
         let fk = Fk::parse(&args.fk)?;
-        let tail = common.table_tail(protocol)?;
-        let schema = SchemaOpts { protocol, force_null: args.force_null, force_pk: args.force_pk, fk, tail: tail.trim().to_string() };
+        let tail = common.table_tail(engine)?;
+        let schema = SchemaOpts { engine, force_null: args.force_null, force_pk: args.force_pk, fk, tail: tail.trim().to_string() };
         let names: Vec<Names> = (1..=args.datasets).map(|n| Names::new(&args.tpcc_prefix, n)).collect();
         let run_seed = crate::rand::seed_or_entropy(seed);
         let mut crng = Rng::from_seed(run_seed, 0xC0_FFEE);
@@ -258,7 +259,7 @@ impl Tpcc {
             datasets: args.datasets,
             args,
             common,
-            protocol,
+            engine,
             names,
             schema,
             mix_cum,
@@ -285,7 +286,7 @@ impl Tpcc {
 
     /// The SQL forms of this run's engine.
     fn dialect(&self) -> &'static dyn Dialect {
-        self.protocol.dialect()
+        self.engine.dialect()
     }
 
     /// Terminals of spec mode: 10 per warehouse over all datasets.
@@ -295,7 +296,7 @@ impl Tpcc {
 
     fn build_statements(&mut self) {
         let mut set = StatementSet::default();
-        let dialect = self.protocol.dialect();
+        let dialect = self.engine.dialect();
         let fu1 = if self.common.for_update >= 1 { dialect.for_update() } else { "" };
         let fu2 = if self.common.for_update >= 2 { dialect.for_update() } else { "" };
         let fp = if self.args.force_primary { dialect.force_primary() } else { "" };
@@ -620,7 +621,7 @@ impl Workload for Tpcc {
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !cfg.target.protocol.dialect().has_storage_engines() {
+        if !cfg.engine().dialect().has_storage_engines() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -647,7 +648,7 @@ impl Tpcc {
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.target.protocol.dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.engine().dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

@@ -3,8 +3,8 @@
 //! NULL / DEFAULT for the "not delivered yet" columns, history with or
 //! without a primary key.
 
+use crate::db::Engine;
 use crate::db::FkPath;
-use crate::db::Protocol;
 use crate::usage;
 
 /// Table names of one dataset (sysbench-tpcc appends the dataset number).
@@ -83,7 +83,7 @@ pub const UNDELIVERED_TS: &str = "1970-01-01 00:00:00";
 
 #[derive(Clone, Debug)]
 pub struct SchemaOpts {
-    pub protocol: Protocol,
+    pub engine: &'static dyn Engine,
     pub force_null: bool,
     pub force_pk: bool,
     pub fk: Fk,
@@ -115,7 +115,7 @@ impl SchemaOpts {
             .iter()
             .map(|(c, t)| {
                 let (base, rest) = t.split_once(' ').unwrap_or((t, ""));
-                format!("{c} {} {rest}", self.protocol.dialect().column_type(base)).trim_end().to_string()
+                format!("{c} {} {rest}", self.engine.dialect().column_type(base)).trim_end().to_string()
             })
             .collect();
         v.extend(extra.iter().cloned());
@@ -125,7 +125,7 @@ impl SchemaOpts {
     /// CREATE TABLE statements (with primary keys) of one dataset. An
     /// engine that cannot add foreign keys later gets them in CREATE TABLE.
     pub fn create(&self, n: &Names) -> Vec<String> {
-        let in_create = self.protocol.dialect().fk_path() == FkPath::InCreateTable && self.fk == Fk::Fk;
+        let in_create = self.engine.dialect().fk_path() == FkPath::InCreateTable && self.fk == Fk::Fk;
         let fks = if in_create { self.foreign_keys(n) } else { vec![] };
         let fk_of = |table: &str| -> Vec<String> { fks.iter().filter(|(t, _, _)| t == table).map(|(_, _, body)| body.clone()).collect() };
         let carrier = if self.force_null { "tinyint" } else { "tinyint NOT NULL DEFAULT 0" };

@@ -107,8 +107,8 @@ impl Family for YcsbFamily {
                 }
             }
         }
-        let mut w = Ycsb::new(cfg, phase, conn.target.protocol, plan.args.rand.rand_seed);
-        w.table_tail = common.table_tail(conn.target.protocol)?;
+        let mut w = Ycsb::new(cfg, phase, conn.engine(), plan.args.rand.rand_seed);
+        w.table_tail = common.table_tail(conn.engine())?;
         w.load_mode = crate::db::LoadMode::parse(&common.load_mode).unwrap_or(crate::db::LoadMode::Auto);
         w.load_bulk_size = common.load_bulk_size;
         w.load_clients = c.threads.0.iter().copied().max().unwrap_or(1);

@@ -337,7 +337,7 @@ impl Dataset for Ycsb {
         let r = self.load_pieces(&cfg, threads.max(1), &progress, todo).await;
         progress.finish();
         r?;
-        if let Some(sql) = self.protocol.dialect().after_bulk_load() {
+        if let Some(sql) = self.engine.dialect().after_bulk_load() {
             let sql = sql.replace("{table}", t);
             let _ = conn.query(&sql).await;
         }

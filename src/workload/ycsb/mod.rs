@@ -20,7 +20,8 @@ pub mod output;
 pub mod props;
 
 use super::{Counters, Workload};
-use crate::db::{Conn, ConnConfig, DbResult, Param, Protocol, StatementSet, StmtId};
+use crate::db::Engine;
+use crate::db::{Conn, ConnConfig, DbResult, Param, StatementSet, StmtId};
 use crate::rand::Rng;
 pub use config::{Config, INSERT, OPS, READ, RMW, SCAN, UPDATE};
 use gen::{AckCounter, KeyChooser, Length};
@@ -54,7 +55,7 @@ impl Phase {
 pub struct Ycsb {
     pub cfg: Config,
     pub phase: Phase,
-    pub protocol: Protocol,
+    pub engine: &'static dyn Engine,
     seed: u64,
     set: Arc<StatementSet>,
     read: StmtId,
@@ -109,14 +110,14 @@ pub struct YcsbClient {
 }
 
 impl Ycsb {
-    pub fn new(cfg: Config, phase: Phase, protocol: Protocol, seed: u64) -> Ycsb {
+    pub fn new(cfg: Config, phase: Phase, engine: &'static dyn Engine, seed: u64) -> Ycsb {
         let chooser = cfg.key_chooser();
         let mut w = Ycsb {
             inserts: Arc::new(AckCounter::new(cfg.recordcount)),
             chooser,
             cfg,
             phase,
-            protocol,
+            engine,
             seed,
             set: Arc::new(StatementSet::default()),
             read: StmtId(0),

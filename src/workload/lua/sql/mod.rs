@@ -123,13 +123,13 @@ pub fn install(lua: &Lua, sb: &Table, ctx: &Rc<Ctx>) -> mlua::Result<Function> {
     let c = ctx.clone();
     fb.set("query", lua.create_function(move |_, (h, q): (usize, mlua::String)| Ok(c.request_sql(Request::Query(h), &q.to_str()?)))?)?;
     let c = ctx.clone();
-    fb.set("driver_name", lua.create_function(move |_, ()| Ok(driver::name(c.engine())))?)?;
+    fb.set("driver_name", lua.create_function(move |_, ()| Ok(driver::name(c.protocol())))?)?;
     let c = ctx.clone();
     fb.set(
         "driver_check",
         lua.create_function(move |_, name: Option<String>| {
-            let engine = c.engine();
-            Ok(name.filter(|n| !driver::accepts(n, engine)).map(|n| format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", engine.name())))
+            let protocol = c.protocol();
+            Ok(name.filter(|n| !driver::accepts(n, protocol)).map(|n| format!("driver '{n}' does not match the target ({}): give --db-driver or --target for it", protocol.name())))
         })?,
     )?;
     let c = ctx.clone();
@@ -409,7 +409,7 @@ fn is_trx(sql: &str) -> bool {
 }
 
 impl Ctx {
-    fn engine(&self) -> Protocol {
+    fn protocol(&self) -> Protocol {
         self.shared.cfg.target.protocol
     }
 
@@ -437,7 +437,7 @@ impl Ctx {
     fn request_sql(&self, r: Request, sql: &str) -> Option<String> {
         let e = self.not_driven();
         if e.is_none() {
-            self.queue_sql(r, &self.engine().dialect().adapt_generated_keys(sql));
+            self.queue_sql(r, &self.shared.cfg.engine().dialect().adapt_generated_keys(sql));
         }
         e
     }
