@@ -59,10 +59,8 @@ fn level(threads: usize, tps: &[u64]) -> LevelRec {
 }
 
 fn record(id: i64, srv: Server, levels: Vec<LevelRec>) -> RunRecord {
-    let mut options = serde_json::Map::new();
-    for (k, v) in [("db-ps-mode", "auto"), ("rand-type", "uniform"), ("tables", "1"), ("table-size", "10000"), ("skip-trx", "off"), ("warmup-time", "5")] {
-        options.insert(k.into(), Value::String(v.into()));
-    }
+    let options =
+        fairbench::model::options::RunOptions::from_pairs([("db-ps-mode", "auto"), ("rand-type", "uniform"), ("tables", "1"), ("table-size", "10000"), ("skip-trx", "off"), ("warmup-time", "5")]);
     RunRecord {
         id,
         kind: "run".into(),
@@ -180,7 +178,7 @@ fn rule_not_io_bound() {
 fn rule_partial_working_set() {
     // 100 MiB of data, the run picked ids from the first 10% of each table.
     let mut a = record(1, mysql_durable(), steady());
-    a.options.insert("data-table-size".into(), Value::String("100000".into()));
+    a.options.insert("data-table-size", "100000");
     let fs = audit::rule_working_set(&a);
     assert_eq!(rules(&fs), vec!["partial-working-set"]);
     assert_eq!(fs[0].severity, Severity::Warning);
@@ -196,7 +194,7 @@ fn rule_partial_working_set() {
     let mut c = record(3, srv.clone(), steady());
     c.tag = "io-bound".into();
     assert!(!has(&audit::rule_memory(&c), "not-io-bound"), "the whole run is IO-bound");
-    c.options.insert("data-table-size".into(), Value::String("100000".into()));
+    c.options.insert("data-table-size", "100000");
     let fs = audit::rule_memory(&c);
     assert!(fs.iter().any(|f| f.rule == "not-io-bound" && f.message.contains("part of the tables it touches")), "{fs:?}");
 }
@@ -347,10 +345,10 @@ fn compare_normalises_settings_across_engines() {
 fn rule_cold_start() {
     let mut a = record(1, mysql_durable(), vec![level(4, &[100, 200, 900, 1000, 1000, 1000, 1000, 1000])]);
     assert!(audit::rule_cold_start(&a).is_empty(), "had --warmup-time");
-    a.options.insert("warmup-time".into(), Value::String("0".into()));
+    a.options.insert("warmup-time", "0");
     assert_eq!(rules(&audit::rule_cold_start(&a)), vec!["cold-start"]);
     let mut b = record(2, mysql_durable(), steady());
-    b.options.insert("warmup-time".into(), Value::String("0".into()));
+    b.options.insert("warmup-time", "0");
     assert!(audit::rule_cold_start(&b).is_empty());
 }
 
@@ -361,10 +359,10 @@ fn rule_config_mismatches() {
     assert!(audit::rule_config_mismatch(&[&a, &b]).is_empty(), "{:?}", audit::rule_config_mismatch(&[&a, &b]));
     let mut c = record(3, mysql_durable(), steady());
     c.transport = "socket".into();
-    c.options.insert("db-ps-mode".into(), Value::String("disable".into()));
-    c.options.insert("rand-type".into(), Value::String("zipfian".into()));
-    c.options.insert("tables".into(), Value::String("8".into()));
-    c.options.insert("skip-trx".into(), Value::String("on".into()));
+    c.options.insert("db-ps-mode", "disable");
+    c.options.insert("rand-type", "zipfian");
+    c.options.insert("tables", "8");
+    c.options.insert("skip-trx", "on");
     c.env_start.as_mut().unwrap().server.version = "mysql 2.0".into();
     let fs = audit::rule_config_mismatch(&[&a, &c]);
     for r in ["transport-mismatch", "prepared-mismatch", "distribution-mismatch", "table-count-mismatch", "transactions-mismatch", "server-version-mismatch"] {

@@ -369,7 +369,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         target: db.display().to_string(),
         transport: "embedded".into(),
         percentile: 95,
-        options: vec![],
+        options: Default::default(),
         kinds: vec![],
         steps: vec![],
     };

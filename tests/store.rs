@@ -413,3 +413,44 @@ fn a_baseline_slow_to_read_does_not_move_the_samples_off_the_ticks() {
     // The aged summary would slow every later sample of every test on this server.
     pg_admin_db(&db, "SELECT pg_stat_statements_reset()");
 }
+
+/// Runs stored by fairbench 0.1.0 before the options had types (`tests/fixtures/store-0.1.0.sql`,
+/// the store's own dump: runs of OLTP on SQLite, MariaDB and PostgreSQL, a rate run, a Lua
+/// script, TPC-C, a run over part of its tables) read into the typed options the audit and
+/// `compare` now take: each rule that reads one finds what it found then, and every run's
+/// options export as the very object stored.
+#[test]
+fn runs_stored_before_options_had_types_read_into_them() {
+    let dir = scratch_dir("store_typed_options");
+    let store = dir.join("old.sqlite");
+    let dump = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-0.1.0.sql")).unwrap();
+    rusqlite::Connection::open(&store).unwrap().execute_batch(&dump).unwrap();
+    let json = |args: &[&str]| -> Value {
+        let mut c = fairbench();
+        c.args(args).arg("--results").arg(&store);
+        serde_json::from_str(&stdout(&run_ok(&mut c))).expect("JSON")
+    };
+    let evidence = |v: &Value, rule: &str| -> Vec<String> {
+        let f = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == rule).unwrap_or_else(|| panic!("no {rule} in {v}"));
+        f["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_string()).collect()
+    };
+    // db-ps-mode, rand-type, tables x table-size, skip-trx and ssl-mode, each typed now.
+    let c = json(&["compare", "1", "3", "4", "--format", "json"]);
+    assert_eq!(evidence(&c, "prepared-mismatch"), ["run 1 (sqlite): auto", "run 3 (mysql): auto", "run 4 (postgres): disable"]);
+    assert_eq!(evidence(&c, "distribution-mismatch"), ["run 1 (sqlite): special", "run 3 (mysql): uniform", "run 4 (postgres): special"]);
+    assert_eq!(evidence(&c, "table-count-mismatch"), ["run 1 (sqlite): 2 x 1000", "run 3 (mysql): 1 x 1000", "run 4 (postgres): 1 x 1000"]);
+    assert_eq!(evidence(&c, "transactions-mismatch"), ["run 1 (sqlite): BEGIN/COMMIT", "run 3 (mysql): autocommit (--skip-trx)", "run 4 (postgres): BEGIN/COMMIT"]);
+    // --repeat 2: run 1's levels are two repetitions each.
+    let noisy = evidence(&json(&["audit", "1", "--json"]), "noisy-series");
+    assert!(noisy.iter().all(|e| e.ends_with("over 2 repetitions")), "{noisy:?}");
+    // data-table-size 1000, touched-table-size 100.
+    let part = json(&["audit", "7", "--json"]);
+    assert_eq!(evidence(&part, "partial-working-set")[0], "the run touched ids up to 100; the tables hold ids up to 1000");
+    // Every run's options, read and written back: the object stored, byte for byte.
+    let c = rusqlite::Connection::open(&store).unwrap();
+    let mut q = c.prepare("SELECT options FROM runs ORDER BY id").unwrap();
+    let stored: Vec<Value> = q.query_map([], |r| r.get::<_, String>(0)).unwrap().map(|s| serde_json::from_str(&s.unwrap()).unwrap()).collect();
+    let exported: Vec<Value> = export(&store)["runs"].as_array().unwrap().iter().map(|r| r["options"].clone()).collect();
+    assert_eq!(stored.len(), 7);
+    assert_eq!(exported, stored);
+}

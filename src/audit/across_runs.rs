@@ -153,13 +153,20 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         &|r| r.transport.clone(),
         "connect every side the same way: a socket is often 30% faster than TCP on the same server",
     );
-    check(&mut out, "prepared-mismatch", Severity::Warning, "prepared statements", &|r| r.opt("db-ps-mode").unwrap_or("?").to_string(), "use the same --db-ps-mode on every side");
+    check(
+        &mut out,
+        "prepared-mismatch",
+        Severity::Warning,
+        "prepared statements",
+        &|r| r.options.connection.prepared.map_or("?", |p| if p { "auto" } else { "disable" }).to_string(),
+        "use the same --db-ps-mode on every side",
+    );
     check(
         &mut out,
         "distribution-mismatch",
         Severity::Warning,
         "key distribution",
-        &|r| r.opt("rand-type").unwrap_or("?").to_string(),
+        &|r| r.options.data.rand_type.clone().unwrap_or_else(|| "?".into()),
         "use the same --rand-type on every side: skewed keys hit the cache far more",
     );
     check(
@@ -167,7 +174,7 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         "table-count-mismatch",
         Severity::Warning,
         "table count or size",
-        &|r| format!("{} x {}", r.opt("tables").unwrap_or("?"), r.opt("table-size").unwrap_or("?")),
+        &|r| format!("{} x {}", known(r.options.data.tables), known(r.options.data.table_size)),
         "use the same --tables and --table-size on every side",
     );
     check(
@@ -175,7 +182,7 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         "transactions-mismatch",
         Severity::Warning,
         "transactions vs autocommit",
-        &|r| if r.opt("skip-trx").map(|v| v == "on" || v == "1" || v == "true").unwrap_or(false) { "autocommit (--skip-trx)".into() } else { "BEGIN/COMMIT".into() },
+        &|r| if r.options.data.skip_trx == Some(true) { "autocommit (--skip-trx)".into() } else { "BEGIN/COMMIT".into() },
         "use the same --skip-trx on every side",
     );
     check(&mut out, "workload-mismatch", Severity::Warning, "workload", &|r| r.workload.clone(), "compare the same workload");
@@ -215,6 +222,11 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     out
 }
 
+/// A recorded figure, or `?` for a run that did not record it.
+fn known(v: Option<u64>) -> String {
+    v.map_or_else(|| "?".into(), |n| n.to_string())
+}
+
 /// Where a build came from, without its version: `npm PACKAGE`, `basedir DIR`, or the
 /// installed one.
 fn build_source(origin: Option<&str>) -> String {
@@ -237,7 +249,7 @@ fn build_source(origin: Option<&str>) -> String {
 /// measure the same thing.
 pub fn rule_script_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     let same_workload = rs.windows(2).all(|w| w[0].workload == w[1].workload);
-    let shas: Vec<&str> = rs.iter().filter_map(|r| r.opt("script-sha256")).collect();
+    let shas: Vec<&str> = rs.iter().filter_map(|r| r.options.script.sha256.as_deref()).collect();
     if !same_workload || shas.len() != rs.len() || !shas.windows(2).any(|w| w[0] != w[1]) {
         return vec![];
     }
@@ -246,7 +258,7 @@ pub fn rule_script_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         Severity::Critical,
         ids(rs),
         "the runs ran scripts with different contents under the same workload: they did not measure the same SQL".into(),
-        per_run(rs, |r| format!("{} sha256 {}", r.opt("script").unwrap_or("?"), r.opt("script-sha256").unwrap_or("?"))),
+        per_run(rs, |r| format!("{} sha256 {}", r.options.script.path.as_deref().unwrap_or("?"), r.options.script.sha256.as_deref().unwrap_or("?"))),
         "run the same script file on every side (compare the SHA-256 of each), or compare runs of one script version only",
     )]
 }
@@ -266,7 +278,7 @@ pub fn rule_tls_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         "TLS differs between the runs: one side encrypts every query and result, the other does not".into(),
         per_run(rs, |r| {
             let state = server_of(r).and_then(crate::env::tls_text).unwrap_or_else(|| "not recorded".into());
-            format!("{state}, ssl-mode {}", r.opt("ssl-mode").unwrap_or("?"))
+            format!("{state}, ssl-mode {}", r.options.connection.ssl_mode.as_deref().unwrap_or("?"))
         }),
         "connect every side the same way (the same sslmode / ssl-mode, and check that it was negotiated): TLS costs CPU on client and server for every round trip",
     )]

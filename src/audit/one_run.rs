@@ -132,7 +132,7 @@ pub fn rule_client_saturation(r: &RunRecord) -> Vec<Finding> {
 
 /// No warmup and the first intervals far below the steady state.
 pub fn rule_cold_start(r: &RunRecord) -> Vec<Finding> {
-    let warm: f64 = r.opt("warmup-time").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    let warm = r.options.control.warmup_time.unwrap_or(0.0);
     if warm > 0.0 {
         return vec![];
     }
@@ -225,8 +225,9 @@ pub fn rule_memory(r: &RunRecord) -> Vec<Finding> {
 /// tables (recorded when the tables held well more than it touched).
 fn touched_part(r: &RunRecord) -> Option<(u64, u64)> {
     // Runs stored before touched-table-size was recorded touched --table-size ids.
-    let size: u64 = r.opt("touched-table-size").or_else(|| r.opt("table-size"))?.parse().ok()?;
-    let rows: u64 = r.opt("data-table-size")?.parse().ok()?;
+    let d = &r.options.data;
+    let size = d.touched_table_size.or(d.table_size)?;
+    let rows = d.data_table_size?;
     (rows > size && size > 0).then_some((size, rows))
 }
 
@@ -271,7 +272,7 @@ pub fn rule_rate_not_sustained(r: &RunRecord) -> Vec<Finding> {
     let mut out = Vec::new();
     for l in &r.levels {
         let field = |k: &str| l.summary.as_ref().and_then(|s| s.get(k)).and_then(|v| v.as_f64());
-        let target = field("rate").or_else(|| r.opt("rate").and_then(|v| v.parse().ok())).unwrap_or(0.0);
+        let target = field("rate").or(r.options.control.rate).unwrap_or(0.0);
         if target <= 0.0 || l.elapsed_s <= 0.0 {
             continue;
         }
@@ -285,7 +286,7 @@ pub fn rule_rate_not_sustained(r: &RunRecord) -> Vec<Finding> {
         let mut ev = vec![
             format!("target {target:.2} events/s"),
             format!("achieved {:.2} events/s ({:.0}% of the target) at {} threads", l.tps, l.tps * 100.0 / target, l.threads),
-            format!("dropped {dropped} arrivals (queue full{})", r.opt("queue-max").map(|q| format!(" at --queue-max={q}")).unwrap_or_default()),
+            format!("dropped {dropped} arrivals (queue full{})", r.options.control.queue_max.map(|q| format!(" at --queue-max={q}")).unwrap_or_default()),
         ];
         let p95 = |k: &str| l.summary.as_ref().and_then(|s| s.get(k)).and_then(|h| h.get("p95")).and_then(|v| v.as_f64());
         if let (Some(queued), Some(served)) = (p95("latency_ms"), p95("latency_uncorrected_ms")) {

@@ -4,6 +4,7 @@
 
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
+use crate::model::options::RunOptions;
 use crate::model::{self, LevelOptions, LevelResult, RunControl, RunInfo, Sinks, Stop};
 use crate::report;
 use crate::runner;
@@ -136,25 +137,27 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         return ready;
     }
     let label = w.label(&cfg);
-    let mut options = recorded_options(w.as_ref(), &cfg);
-    options.push(("threads".into(), c.threads.0.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(",")));
+    // The workload's options, then run control's (which replace a workload's of the same name).
+    let mut options = RunOptions::from_pairs(recorded_options(w.as_ref(), &cfg));
+    let o = &mut options.control;
+    o.threads = Some(c.threads.0.clone());
     if c.repeat > 1 {
-        options.push(("repeat".into(), c.repeat.to_string()));
-        options.push(("repeat-order".into(), c.repeat_order.name()));
+        o.repeat = Some(c.repeat);
+        o.repeat_order = Some(c.repeat_order.name());
     }
-    options.push(("time".into(), c.time.to_string()));
-    options.push(("events".into(), c.events.to_string()));
-    options.push(("rate".into(), c.rate.to_string()));
+    o.time = Some(c.time);
+    o.events = Some(c.events);
+    o.rate = Some(c.rate);
     if c.rate > 0.0 {
-        options.push(("arrivals".into(), c.arrivals.name()));
+        o.arrivals = Some(c.arrivals.name());
     }
-    options.push(("warmup-time".into(), c.warmup_time.to_string()));
-    options.push(("rand-seed".into(), plan.args.rand.rand_seed.to_string()));
+    o.warmup_time = Some(c.warmup_time);
+    o.rand_seed = Some(plan.args.rand.rand_seed);
     // A run over part of bigger tables has a smaller working set than the
     // data: recorded, so the audit can say so next to the memory fit.
     if let Some(part) = part {
-        options.push(("data-table-size".into(), part.rows.to_string()));
-        options.push(("touched-table-size".into(), part.touched.to_string()));
+        options.data.data_table_size = Some(part.rows);
+        options.data.touched_table_size = Some(part.touched);
         if !quiet {
             println!("Note: the tables hold ids up to {} but {} is {}: this run touches only that part of each table, a smaller working set than the data.", part.rows, part.option, part.touched);
         }

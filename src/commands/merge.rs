@@ -456,11 +456,11 @@ pub fn merge(a: MergeArgs) -> Result<()> {
         target: format!("group {} ({} members merged)", first.get("group"), members.len()),
         transport: "merged".into(),
         percentile: percentile as u32,
-        options: vec![
-            ("group".into(), first.get("group").into()),
-            ("members".into(), members.len().to_string()),
-            ("merged-files".into(), a.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(",")),
-        ],
+        options: crate::model::options::RunOptions::from_pairs([
+            ("group", first.get("group").to_string()),
+            ("members", members.len().to_string()),
+            ("merged-files", a.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(",")),
+        ]),
         kinds: vec![],
         steps: vec![],
     };

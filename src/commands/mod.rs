@@ -39,29 +39,26 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
     // Every effective option, each its own --name=value: the workload's
     // (in `info`), then run control and the connection's.
+    // Each is recorded unless the workload recorded its own.
     let mut info = info.clone();
-    let mut add = |k: &str, v: String| {
-        if !info.options.iter().any(|(n, _)| n == k) {
-            info.options.push((k.to_string(), v));
-        }
-    };
-    add("report-interval", c.report_interval.to_string());
-    add("pause", c.pause.to_string());
-    add("percentile", c.percentile.to_string());
-    add("client-threads", c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
-    add("queue-max", c.queue_max.to_string());
-    add("session-options", cfg.session_sql.join("; "));
-    add("ssl-mode", cfg.target.ssl_mode.name().to_string());
+    let o = &mut info.options;
+    o.control.report_interval.get_or_insert(c.report_interval);
+    o.control.pause.get_or_insert(c.pause);
+    o.control.percentile.get_or_insert(c.percentile);
+    o.control.client_threads.get_or_insert_with(|| c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
+    o.control.queue_max.get_or_insert(c.queue_max as u64);
+    o.connection.session_options.get_or_insert_with(|| cfg.session_sql.join("; "));
+    o.connection.ssl_mode.get_or_insert_with(|| cfg.target.ssl_mode.name().to_string());
     if let Some(u) = &c.server_metrics {
-        add("server-metrics", u.clone());
+        o.sampling.server_metrics.get_or_insert_with(|| u.clone());
     }
     if !c.server_time {
-        add("server-time", "off".into());
+        o.sampling.server_time.get_or_insert(false);
     }
     let profile_server = if c.profile_server {
         // A missing perf is said before anything runs, not after the first level.
         crate::env::profile::available().map_err(Error::Usage)?;
-        add("profile-server", "on".into());
+        o.sampling.profile_server.get_or_insert(true);
         // perf stops by itself well after the level would have ended.
         let most = if c.time > 0.0 { c.warmup_time + c.time * 2.0 + 60.0 } else { 86_400.0 };
         Some(ProfileServer { warmup: Duration::from_secs_f64(c.warmup_time), most: Duration::from_secs_f64(most), dir: std::env::temp_dir(), stopping: crate::model::interrupted })

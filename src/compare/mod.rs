@@ -121,9 +121,9 @@ fn normalised(r: &RunRecord) -> BTreeMap<String, Norm> {
     put("engine", r.engine.clone());
     put("workload", r.workload.clone());
     put("transport", r.transport.clone());
-    for (k, v) in &r.options {
+    for (k, v) in r.options.pairs() {
         if k != "threads" && k != "rand-seed" {
-            put(&format!("--{k}"), v.as_str().unwrap_or("").to_string());
+            put(&format!("--{k}"), v);
         }
     }
     put("client threads (levels)", r.levels.iter().map(|l| l.threads.to_string()).collect::<Vec<_>>().join(","));

@@ -4,6 +4,7 @@
 //! the outputs and the workloads meet here instead of importing each other.
 
 pub mod efficiency;
+pub mod options;
 pub mod profile;
 pub mod record;
 pub mod statements;
@@ -230,7 +231,7 @@ pub struct RunInfo {
     pub target: String,
     pub transport: String,
     pub percentile: u32,
-    pub options: Vec<(String, String)>,
+    pub options: options::RunOptions,
     /// Names of the workload's event kinds (empty: one kind).
     pub kinds: Vec<String>,
     /// Names of the statements timed one by one (empty: none).

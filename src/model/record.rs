@@ -127,7 +127,7 @@ pub struct RunRecord {
     pub target: String,
     pub transport: String,
     pub tool_version: String,
-    pub options: serde_json::Map<String, Value>,
+    pub options: super::options::RunOptions,
     pub started_at: String,
     pub ended_at: Option<String>,
     pub status: String,
@@ -289,17 +289,13 @@ impl RunRecord {
         for (i, l) in first.levels.iter_mut().enumerate() {
             l.level_no = i;
         }
-        first.options.insert("repeat".into(), Value::String(n.to_string()));
+        first.options.control.repeat = Some(n);
         Some(first)
     }
 
     /// Repetitions asked per level (`--repeat`; 1 for runs recorded before it existed).
     pub fn repeat(&self) -> usize {
-        self.opt("repeat").and_then(|v| v.parse().ok()).unwrap_or(1)
-    }
-
-    pub fn opt(&self, k: &str) -> Option<&str> {
-        self.options.get(k).and_then(Value::as_str)
+        self.options.control.repeat.unwrap_or(1)
     }
 
     /// Whether a `running` record's process is still alive on this host.

@@ -29,7 +29,7 @@ impl RunInfo {
     /// The key distribution the workload drew with, when it draws with
     /// `--rand-type` (its options record it).
     pub fn distribution(&self) -> Option<String> {
-        self.options.iter().find(|(k, _)| k == "rand-type").map(|(_, v)| v.clone())
+        self.options.data.rand_type.clone()
     }
 }
 
@@ -406,7 +406,7 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
     let (em, es) = mean_stddev(&ev);
     let (xm, xs) = mean_stddev(&ex);
     let cpu = r.cpu_user_s + r.cpu_sys_s;
-    let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    let opts = info.options.to_json();
     let mut v = json!({
         "type": "summary",
         "tool": "fairbench",

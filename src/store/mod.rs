@@ -393,7 +393,6 @@ fn put_findings(conn: &Connection, run_id: i64, findings: &[Finding]) -> rusqlit
 
 /// The run's row, status running; returns its id.
 fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize], tag: &str) -> Result<i64> {
-    let opts: serde_json::Map<String, Value> = info.options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     let levels: Vec<String> = levels_in.iter().map(|l| l.to_string()).collect();
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default();
     conn.execute(
@@ -409,7 +408,7 @@ fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize
             info.transport,
             env!("CARGO_PKG_VERSION"),
             levels.join(","),
-            Value::Object(opts).to_string(),
+            info.options.to_json().to_string(),
             now_rfc3339(),
             host,
             std::process::id() as i64

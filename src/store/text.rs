@@ -65,7 +65,7 @@ pub fn show_text(r: &RunRecord) -> String {
     p(format!("Workload: {} on {} ({}, {})", r.workload, r.target, r.engine, r.transport));
     p(format!("Started: {}  Ended: {}", r.started_at, r.ended_at.as_deref().unwrap_or("-")));
     p(format!("fairbench {} on {} (pid {})", r.tool_version, r.hostname, r.pid));
-    let opts: Vec<String> = r.options.iter().map(|(k, v)| option_arg(k, v.as_str().unwrap_or(""))).collect();
+    let opts: Vec<String> = r.options.pairs().iter().map(|(k, v)| option_arg(k, v)).collect();
     for line in shell_lines("Options:", &opts, crate::columns::width()) {
         p(line);
     }

@@ -620,13 +620,12 @@ pub fn command_line(r: &RunRecord) -> String {
     let cmd = crate::cli::command();
     let flags: BTreeSet<String> = cmd.find_subcommand("run").map(|s| s.get_arguments().filter_map(|a| a.get_long().map(str::to_string)).collect()).unwrap_or_default();
     let mut parts = vec!["fairbench".to_string(), "run".to_string(), r.workload.clone(), crate::store::option_arg("target", &r.target)];
-    for (k, v) in &r.options {
-        let v = v.as_str().unwrap_or("");
+    for (k, v) in r.options.pairs() {
         // "auto" is how the recorder writes a client thread count left to its default.
-        if !flags.contains(k) || v.is_empty() || (k == "client-threads" && v == "auto") {
+        if !flags.contains(&k) || v.is_empty() || (k == "client-threads" && v == "auto") {
             continue;
         }
-        parts.push(crate::store::option_arg(k, v));
+        parts.push(crate::store::option_arg(&k, &v));
     }
     if !r.tag.is_empty() {
         parts.push(crate::store::option_arg("tag", &r.tag));

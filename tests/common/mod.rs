@@ -495,7 +495,7 @@ pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &
         target: String::new(),
         transport: String::new(),
         percentile: 95,
-        options: vec![],
+        options: Default::default(),
         kinds: vec![],
         steps: vec![],
     };
