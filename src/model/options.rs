@@ -120,7 +120,7 @@ stored_by_display!(String, u64, usize, u32, f64);
 /// `on` / `off`.
 impl Stored for bool {
     fn write(&self) -> String {
-        crate::values::bool_str(*self).to_string()
+        if *self { "on" } else { "off" }.to_string()
     }
     fn parse(s: &str) -> Option<Self> {
         match s {
