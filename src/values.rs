@@ -157,7 +157,7 @@ pub fn repetitions(s: &str) -> Result<usize, String> {
 }
 
 /// The order of a series' repetitions (`--repeat-order`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 pub enum RepeatOrder {
     /// 1,2,4,1,2,4: the machine's drift falls on every level alike.
     #[default]
@@ -242,7 +242,7 @@ pub fn verbosity(s: &str) -> Result<u8, String> {
 
 /// sysbench's --forced-shutdown: off, a number of seconds after the
 /// --time limit, or a percentage of --time.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum ForcedShutdown {
     Off,
     Seconds(f64),

@@ -55,7 +55,7 @@ fn explain_run(workload: &str, options: &[String], after_label: bool) -> Result<
     let crate::cli::Cmd::Run(args) = cli.cmd else { return Err(Error::Usage(format!("`{workload}` is not a workload or a label: see `fairbench run --help`"))) };
     let mut plan = Plan::new(BenchCommand::Run, args)?;
     // Nothing is connected to: a server of a protocol several engines speak is taken for the protocol's own.
-    let cfg = plan.args.target.resolve()?;
+    let cfg = plan.cfg.clone();
     let _ = cfg.engine.set(cfg.presumed_engine());
     let name = plan.workload.clone();
     let Some(run) = plan.family.bench(&mut plan, cfg)? else {

@@ -491,7 +491,7 @@ pub fn merge(a: MergeArgs) -> Result<()> {
     }
     let id = rec.run_id();
     found.iter_mut().for_each(|f| f.runs = vec![id]);
-    super::close_audited(&rec, &Ok(()), None, found);
+    crate::runner::record::close_audited(&rec, &Ok(()), None, found);
     println!("Stored as run {id} in {}", a.store.results.display());
     Ok(())
 }

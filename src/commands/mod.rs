@@ -5,111 +5,23 @@
 pub mod alternate;
 pub mod bench;
 pub mod explain;
-pub mod hint;
 pub mod man;
 pub mod merge;
 pub mod scenario;
 pub mod server;
-pub mod shard;
 pub mod sweep;
 pub mod verify;
 
 use crate::audit;
 use crate::cli::{AuditArgs, CompareArgs, EnvArgs, ReportArgs, ResultsAction, ResultsArgs};
 use crate::db::ConnConfig;
-use crate::env::profile::ProfileServer;
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::model::record::{RunRecord, Severity};
-use crate::model::RunInfo;
-use crate::runner::sampling::SamplingSetup;
-use crate::store::{self, Recorder};
+use crate::store;
 use crate::view::format;
-use crate::workload::plan::ControlArgs;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// Opens the record of a run before its first level, and says what the
-/// environment's sampler is to read (`tables` are the workload's dataset
-/// tables); the driver starts the sampler.
-pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[usize], c: &ControlArgs, tables: &DatasetTables) -> Result<(Recorder, SamplingSetup)> {
-    // Server counters are sampled once per report interval, never more
-    // often than every 0.5 s (SHOW GLOBAL STATUS is not free).
-    let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
-    // Every effective option, each its own --name=value: the workload's
-    // (in `info`), then run control and the connection's.
-    // Each is recorded unless the workload recorded its own.
-    let mut info = info.clone();
-    let o = &mut info.options;
-    o.control.report_interval.get_or_insert(c.report_interval);
-    o.control.pause.get_or_insert(c.pause);
-    o.control.percentile.get_or_insert(c.percentile);
-    o.control.client_threads.get_or_insert_with(|| c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
-    o.control.queue_max.get_or_insert(c.queue_max as u64);
-    o.connection.session_options.get_or_insert_with(|| cfg.session_sql.join("; "));
-    o.connection.ssl_mode.get_or_insert_with(|| cfg.target.ssl_mode.name().to_string());
-    if let Some(u) = &c.server_metrics {
-        o.sampling.server_metrics.get_or_insert_with(|| u.clone());
-    }
-    if !c.server_time {
-        o.sampling.server_time.get_or_insert(false);
-    }
-    let profile_server = if c.profile_server {
-        // A missing perf is said before anything runs, not after the first level.
-        crate::env::profile::available().map_err(Error::Usage)?;
-        o.sampling.profile_server.get_or_insert(true);
-        // perf stops by itself well after the level would have ended.
-        let most = if c.time > 0.0 { c.warmup_time + c.time * 2.0 + 60.0 } else { 86_400.0 };
-        Some(ProfileServer { warmup: Duration::from_secs_f64(c.warmup_time), most: Duration::from_secs_f64(most), dir: std::env::temp_dir(), stopping: crate::model::interrupted })
-    } else {
-        None
-    };
-    let recorder = Recorder::begin(path, &info, levels, &c.tag)?;
-    Ok((recorder, SamplingSetup { tables: tables.clone(), period, server_metrics: c.server_metrics.clone(), server_time: c.server_time, profile_server }))
-}
-
-/// Closes the record and stores the run's own audit with `extra` findings
-/// (a merge's); gives the record as stored, findings included.
-pub fn close_audited(r: &Recorder, outcome: &Result<()>, env_end: Option<crate::env::Snapshot>, extra: Vec<crate::model::record::Finding>) -> Option<RunRecord> {
-    let mut run = r.finish(outcome, env_end);
-    let mut findings = run.as_ref().map(audit::single).unwrap_or_default();
-    findings.extend(extra);
-    r.set_findings(&findings);
-    if let Some(run) = run.as_mut() {
-        run.findings = findings;
-    }
-    run
-}
-
-/// Closes the record and audits it; prints where it went and, for sweeps,
-/// the audit.
-pub fn finish_recording(r: &Recorder, outcome: &Result<()>, env_end: Option<crate::env::Snapshot>, sweep: bool, json: bool) {
-    let run = close_audited(r, outcome, env_end, Vec::new());
-    // The hardware per transaction, from the samples the record now holds.
-    let figures = run.as_ref().map(crate::model::efficiency::of_run).unwrap_or_default();
-    let measured: Vec<_> = figures.iter().filter(|e| e.secs > 0.0).collect();
-    if json {
-        // JSON lines end with the hardware object (nothing else follows the summary).
-        if !measured.is_empty() {
-            let mut o = serde_json::json!({ "type": "efficiency", "levels": measured });
-            if let Some(p) = run.as_ref().and_then(|r| r.env_start.as_ref()).and_then(|e| e.server.process.clone()) {
-                o["server_process"] = p.into();
-            }
-            println!("{o}");
-        }
-        return;
-    }
-    println!();
-    if let Some(run) = &run {
-        print!("{}", crate::model::efficiency::text(run, &figures));
-    }
-    println!("Stored as run {} in {}", r.run_id(), r.path().display());
-    let shown: Vec<_> = run.map(|r| r.findings).unwrap_or_default().into_iter().filter(|f| sweep || f.severity >= Severity::Warning).collect();
-    if sweep || !shown.is_empty() {
-        print!("{}", audit::findings_text(&shown));
-    }
-}
 
 pub fn results(a: ResultsArgs) -> Result<()> {
     let path = &a.store.results;

@@ -63,7 +63,7 @@ pub struct RunControl {
 }
 
 /// How the open loop (`--rate`) spaces its arrivals (`--arrivals`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 pub enum Arrivals {
     /// Gaps drawn from an exponential distribution: sysbench's `--rate` and
     /// pgbench's `--rate`, a server's many independent users.

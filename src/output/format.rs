@@ -7,7 +7,7 @@ use clap::ValueEnum;
 
 /// `--output` of `run` (and the other bench commands) and `check writes`:
 /// the console in sysbench's text format, or JSON lines.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, serde::Serialize)]
 pub enum ConsoleFormat {
     #[default]
     Text,

@@ -19,8 +19,13 @@
 
 mod arrivals;
 mod client;
+pub mod drive;
 pub mod group;
+pub mod hint;
+pub mod record;
 pub mod sampling;
+pub mod shard;
+pub mod verify;
 mod worker;
 
 use worker::worker;

@@ -2,7 +2,7 @@
 //! registry (the family list in `workload/mod.rs`) can hold every family in
 //! one slice. [`Workload`](super::Workload) is generic over its client and
 //! futures; a family's [`Family::bench`] builds its workload and returns it
-//! as a [`Drivable`] for the command layer to drive, so nothing outside the
+//! as a [`Drivable`] for the runner's driver, so nothing outside the
 //! family's folder names its type and the family never calls the driver.
 
 use super::FAMILIES;
@@ -33,8 +33,8 @@ pub trait Family: Sync + std::fmt::Debug {
     /// does): the command line then hands every option that is not a
     /// run-control, target or random-number option to the family as it
     /// was written, with the word after a bare option that may be its value
-    /// ([`crate::workload::plan::BenchArgs::script_options`]), with the
-    /// command ([`crate::workload::plan::BenchArgs::script_command`]), which may be
+    /// ([`crate::workload::plan::Plan::script_options`]), with the
+    /// command ([`crate::workload::plan::Plan::script_command`]), which may be
     /// one the workload defines.
     fn own_command_line(&self, _workload: &str) -> bool {
         false
@@ -189,9 +189,9 @@ impl BenchRun {
 }
 
 /// A workload ready to be driven, whatever its type. Every `Arc` of a
-/// [`Workload`] is one: the command layer implements it beside its driver
-/// (src/commands/bench.rs), so a family hands its workload over without
-/// naming the driver.
+/// [`Workload`] is one: the runner implements it beside its driver
+/// (src/runner/drive.rs), so a family hands its workload over without
+/// naming the driver, and the run flows down from the command.
 pub trait Drivable {
     fn drive(self: Box<Self>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()>;
 

@@ -59,9 +59,9 @@ impl Family for DbstressFamily {
     }
 
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
-        let args: DbstressArgs = plan.args.families.get()?;
-        let shared = Shared::read(&plan.args.families)?;
-        let w = Dbstress::new(&plan.workload, args, shared, plan.dist.clone(), plan.args.rand.rand_seed, cfg.engine())?;
+        let args: DbstressArgs = plan.families.get()?;
+        let shared = Shared::read(&plan.families)?;
+        let w = Dbstress::new(&plan.workload, args, shared, plan.dist.clone(), plan.run.seed, cfg.engine())?;
         Ok(Some(BenchRun::new(w, cfg)))
     }
 }

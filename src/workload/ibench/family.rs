@@ -5,7 +5,6 @@ use super::{step, Ibench, IbenchArgs, NAME};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::usage;
-use crate::values::Levels;
 use crate::workload::common::CommonArgs;
 use crate::workload::family::{BenchRun, Family, Preset, PresetRun};
 use crate::workload::plan::Plan;
@@ -62,12 +61,12 @@ impl Family for IbenchFamily {
     }
 
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
-        let args: IbenchArgs = plan.args.families.get()?;
-        let common: CommonArgs = plan.args.families.get()?;
+        let args: IbenchArgs = plan.families.get()?;
+        let common: CommonArgs = plan.families.get()?;
         let steps = step::parse_list(&args.steps).map_err(|e| usage!("--steps: {e}"))?;
-        let fam = &plan.args.families;
-        let c = &mut plan.args.control;
-        let clients = args.clients.unwrap_or_else(|| c.threads.0.first().copied().unwrap_or(1));
+        let fam = &plan.families;
+        let c = &mut plan.run;
+        let clients = args.clients.unwrap_or_else(|| c.levels.first().copied().unwrap_or(1));
         if c.repeat > 1 {
             return Err(usage!("--repeat={}: the Insert Benchmark's steps change the tables, so a step cannot run again on the same data; run the whole sequence again instead", c.repeat));
         }
@@ -82,14 +81,14 @@ impl Family for IbenchFamily {
         }
         // One level per step, each with every client; a step ends when its
         // rows are written (--time, when given, caps every step).
-        c.threads = Levels(vec![clients; steps.len()]);
+        c.levels = vec![clients; steps.len()];
         if fam.given::<f64>("time").is_none() {
             c.time = 0.0;
         }
         if fam.given::<u64>("events").is_none() {
             c.events = 0;
         }
-        let mut w = Ibench::new(args, steps, clients, cfg.engine(), plan.args.rand.rand_seed);
+        let mut w = Ibench::new(args, steps, clients, cfg.engine(), plan.run.seed);
         w.table_tail = common.table_tail(cfg.engine())?;
         Ok(Some(BenchRun::new(w, cfg)))
     }

@@ -52,8 +52,8 @@ impl Family for LinkbenchFamily {
     }
 
     fn bench(&self, plan: &mut Plan, conn: ConnConfig) -> Result<Option<BenchRun>> {
-        let args: LinkbenchArgs = plan.args.families.get()?;
-        let defines = plan.args.families.get::<crate::workload::common::CommonArgs>()?.define;
+        let args: LinkbenchArgs = plan.families.get()?;
+        let defines = plan.families.get::<crate::workload::common::CommonArgs>()?.define;
         let mix = mix_by_name(&args.linkbench_mix).ok_or_else(|| usage!("--linkbench-mix={}: write fb2011 or mdc2017", args.linkbench_mix))?;
         let mut props = Props::defaults(mix);
         if let Some(f) = &args.linkbench_config {
@@ -70,17 +70,17 @@ impl Family for LinkbenchFamily {
         if let Some(note) = cfg.partitions_note(conn.engine()) {
             eprintln!("{note}");
         }
-        let fam = &plan.args.families;
+        let fam = &plan.families;
         cfg.storage_engine = fam.value::<String>("mysql_storage_engine").unwrap_or_else(|| "innodb".into());
         // With a properties file or -D, LinkBench's request-phase keys set
         // the run, except where the command line gives fairbench's option.
         let linkbench_mode = args.linkbench_config.is_some() || !defines.is_empty();
-        let c = &mut plan.args.control;
+        let c = &mut plan.run;
         if linkbench_mode {
             if fam.given::<Levels>("threads").is_none() {
-                c.threads = Levels(vec![cfg.requesters]);
+                c.levels = vec![cfg.requesters];
             }
-            let threads = c.threads.0.iter().copied().max().unwrap_or(1);
+            let threads = c.levels.iter().copied().max().unwrap_or(1);
             if fam.given::<u64>("events").is_none() {
                 c.events = cfg.requests.saturating_mul(threads as u64);
             }
@@ -94,8 +94,8 @@ impl Family for LinkbenchFamily {
                 c.rate = cfg.requestrate * threads as f64;
             }
         }
-        cfg.requesters = c.threads.0.iter().copied().max().unwrap_or(1);
-        let mut w = LinkBench::new(cfg, conn.engine(), plan.args.rand.rand_seed);
+        cfg.requesters = c.levels.iter().copied().max().unwrap_or(1);
+        let mut w = LinkBench::new(cfg, conn.engine(), c.seed);
         w.csvstats = args.csvstats.clone();
         w.csvstream = args.csvstream.clone();
         w.requests_total = c.events;

@@ -46,7 +46,7 @@ impl Family for LuaFamily {
 
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let script = Script::read(&plan.workload)?;
-        let args = ScriptArgs::from_plan(plan);
+        let args = ScriptArgs::from_plan(plan, &cfg);
         commands::dispatch(script, args, plan, cfg)
     }
 }

@@ -82,12 +82,11 @@ pub struct ScriptArgs {
 }
 
 impl ScriptArgs {
-    pub fn from_plan(plan: &Plan) -> ScriptArgs {
-        let a = &plan.args;
-        let c = &a.control;
-        let r = &a.rand;
-        let threads = c.threads.0.iter().copied().max().unwrap_or(1);
-        let db_driver = driver::option_value(a.target.resolve().ok().map(|cfg| cfg.target.protocol));
+    pub fn from_plan(plan: &Plan, cfg: &ConnConfig) -> ScriptArgs {
+        let c = &plan.run;
+        let r = &plan.dist;
+        let threads = c.max_threads();
+        let db_driver = driver::option_value(Some(cfg.target.protocol));
         let generic = vec![
             ("threads".into(), OptVal::Int(threads as i64)),
             ("time".into(), OptVal::Num(c.time)),
@@ -97,22 +96,22 @@ impl ScriptArgs {
             ("warmup_time".into(), OptVal::Num(c.warmup_time)),
             ("percentile".into(), OptVal::Int(c.percentile as i64)),
             ("histogram".into(), OptVal::Bool(false)),
-            ("rand_type".into(), OptVal::Str(r.rand_type.clone().unwrap_or_default())),
-            ("rand_seed".into(), OptVal::Int(r.rand_seed as i64)),
-            ("rand_spec_iter".into(), OptVal::Int(r.rand_spec_iter as i64)),
-            ("rand_spec_pct".into(), OptVal::Num(r.rand_spec_pct)),
-            ("rand_spec_res".into(), OptVal::Num(r.rand_spec_res)),
-            ("rand_pareto_h".into(), OptVal::Num(r.rand_pareto_h)),
-            ("rand_zipfian_exp".into(), OptVal::Num(r.rand_zipfian_exp)),
+            ("rand_type".into(), OptVal::Str(r.kind.name().into())),
+            ("rand_seed".into(), OptVal::Int(c.seed as i64)),
+            ("rand_spec_iter".into(), OptVal::Int(r.spec_iter as i64)),
+            ("rand_spec_pct".into(), OptVal::Num(r.spec_pct)),
+            ("rand_spec_res".into(), OptVal::Num(r.spec_res)),
+            ("rand_pareto_h".into(), OptVal::Num(r.pareto_h)),
+            ("rand_zipfian_exp".into(), OptVal::Num(r.zipfian_exp)),
             ("db_driver".into(), OptVal::Str(db_driver.into())),
-            ("db_ps_mode".into(), OptVal::Str(a.target.db_ps_mode.clone())),
+            ("db_ps_mode".into(), OptVal::Str(if cfg.prepared { "auto" } else { "disable" }.into())),
         ];
         ScriptArgs {
-            command: a.script_command.clone().unwrap_or_else(|| plan.command.name().to_string()),
-            given: a.script_options.clone(),
+            command: plan.script_command.clone().unwrap_or_else(|| plan.command.name().to_string()),
+            given: plan.script_options.clone(),
             generic,
             dist: plan.dist.clone(),
-            seed: r.rand_seed,
+            seed: c.seed,
             threads,
         }
     }

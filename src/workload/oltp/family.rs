@@ -83,12 +83,12 @@ impl Family for OltpFamily {
     }
 
     fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>> {
-        let max_threads = *plan.args.control.threads.0.iter().max().unwrap_or(&1);
-        let args: OltpArgs = plan.args.families.get()?;
-        let common = plan.args.families.get()?;
-        let mut w = Oltp::new(&plan.workload, args, common, plan.dist.clone(), plan.args.rand.rand_seed, cfg.engine(), max_threads)?;
+        let max_threads = *plan.run.levels.iter().max().unwrap_or(&1);
+        let args: OltpArgs = plan.families.get()?;
+        let common = plan.families.get()?;
+        let mut w = Oltp::new(&plan.workload, args, common, plan.dist.clone(), plan.run.seed, cfg.engine(), max_threads)?;
         // BMK-kit's OLTP scripts lock only when asked: the shared default (1, TPC-C's) does not apply.
-        w.for_update = plan.args.families.given::<u8>("for_update").is_some_and(|n| n > 0);
+        w.for_update = plan.families.given::<u8>("for_update").is_some_and(|n| n > 0);
         Ok(Some(BenchRun::new(w, cfg)))
     }
 }

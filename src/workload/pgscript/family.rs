@@ -58,10 +58,10 @@ impl Family for PgscriptFamily {
     }
 
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {
-        let args: PgscriptArgs = plan.args.families.get()?;
-        let scale = plan.args.families.given::<u32>("warehouses");
-        let defines = plan.args.families.get::<crate::workload::common::CommonArgs>()?.define;
-        let mut w = PgScripts::new(&plan.workload, &args, &defines, scale, cfg.prepared, plan.args.rand.rand_seed)?;
+        let args: PgscriptArgs = plan.families.get()?;
+        let scale = plan.families.given::<u32>("warehouses");
+        let defines = plan.families.get::<crate::workload::common::CommonArgs>()?.define;
+        let mut w = PgScripts::new(&plan.workload, &args, &defines, scale, cfg.prepared, plan.run.seed)?;
         if w.scripts.len() > 1 {
             // A mix is not the built-in the command line named.
             plan.workload = SCRIPTS.to_string();

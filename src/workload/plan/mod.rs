@@ -3,6 +3,7 @@
 //! plan the registered family runs. The command line (`cli`) builds it;
 //! families and the driver read it, so they never import the command line.
 
+mod settings;
 pub mod target_args;
 
 use crate::error::{Error, Result};
@@ -11,6 +12,7 @@ use crate::usage;
 use crate::values;
 use crate::workload::family::FamilyArgs;
 use clap::Args;
+pub use settings::{Group, Outputs, RunSettings, SamplingSettings, Sysbench};
 use std::path::PathBuf;
 pub use target_args::TargetArgs;
 use values::parse_levels;
@@ -254,16 +256,28 @@ impl BenchCommand {
     }
 }
 
-/// The validated plan of one command.
+/// The validated plan of one command, resolved from the command line: the
+/// families and the driver read it, never the command-line structs.
 #[derive(Debug)]
 pub struct Plan {
     pub command: BenchCommand,
     pub workload: String,
     /// The registered family serving `workload`.
     pub family: &'static dyn crate::workload::family::Family,
-    pub args: BenchArgs,
+    /// Every family's own options (each family reads its own).
+    pub families: FamilyArgs,
+    /// Run control, outputs and sampling.
+    pub run: RunSettings,
     pub dist: DistConfig,
+    /// The target's connection settings.
+    pub cfg: crate::db::ConnConfig,
+    /// The label the command line gave, when it gave one.
     pub label_used: Option<String>,
+    /// The command as written, for a workload that defines its own
+    /// ([`crate::workload::family::Family::own_command_line`]); None: `command`'s name.
+    pub script_command: Option<String>,
+    /// The workload's own options as written, for a workload that declares its own.
+    pub script_options: Vec<String>,
 }
 
 impl Plan {
@@ -309,6 +323,9 @@ impl Plan {
         let dist = DistConfig { kind, spec_iter: r.rand_spec_iter, spec_pct: r.rand_spec_pct, spec_res: r.rand_spec_res, pareto_h: r.rand_pareto_h, zipfian_exp: r.rand_zipfian_exp };
         dist.validate().map_err(|e| Error::Usage(format!("random distribution: {e}")))?;
         let label_used = args.target.label.clone();
-        Ok(Plan { command, workload, family, args, dist, label_used })
+        let run = RunSettings::from_args(&args.control, &args.rand, &args.target);
+        let cfg = args.target.resolve()?;
+        let BenchArgs { families, script_command, script_options, .. } = args;
+        Ok(Plan { command, workload, family, families, run, dist, cfg, label_used, script_command, script_options })
     }
 }

@@ -74,9 +74,9 @@ impl Family for TpccFamily {
     }
 
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {
-        let args: TpccArgs = plan.args.families.get()?;
-        let common = plan.args.families.get()?;
-        let w = Tpcc::new(args.clone(), common, plan.args.rand.rand_seed, cfg.engine())?;
+        let args: TpccArgs = plan.families.get()?;
+        let common = plan.families.get()?;
+        let w = Tpcc::new(args.clone(), common, plan.run.seed, cfg.engine())?;
         cfg.session_sql.extend(session_sql(cfg.engine(), &args.isolation)?);
         if w.spec && plan.command == BenchCommand::Run {
             spec_threads(plan, w.spec_terminals())?;
@@ -88,10 +88,10 @@ impl Family for TpccFamily {
 /// Spec mode: the terminals are the clients, 10 per warehouse, so the
 /// thread count is theirs; a different one given explicitly is an error.
 fn spec_threads(plan: &mut Plan, n: usize) -> Result<()> {
-    let levels = &plan.args.control.threads.0;
+    let levels = &plan.run.levels;
     if levels.len() > 1 || (levels[0] != 1 && levels[0] != n) {
         return Err(Error::Usage(format!("--terminals=spec runs 10 terminals per warehouse ({n} here): leave --threads out or set it to {n}")));
     }
-    plan.args.control.threads.0 = vec![n];
+    plan.run.levels = vec![n];
     Ok(())
 }

@@ -59,8 +59,8 @@ impl Family for YcsbFamily {
     }
 
     fn bench(&self, plan: &mut crate::workload::plan::Plan, conn: ConnConfig) -> Result<Option<BenchRun>> {
-        let args: YcsbArgs = plan.args.families.get()?;
-        let common: CommonArgs = plan.args.families.get()?;
+        let args: YcsbArgs = plan.families.get()?;
+        let common: CommonArgs = plan.families.get()?;
         let mut props = Props::defaults();
         // As YCSB's client: every file in order, then every -p over them.
         for f in &args.ycsb_workload {
@@ -71,10 +71,10 @@ impl Family for YcsbFamily {
         }
         let cfg = if plan.command == crate::workload::plan::BenchCommand::Cleanup { Config::for_cleanup(&props)? } else { Config::new(&props)? };
         let phase = if args.ycsb_phase == "load" { Phase::Load } else { Phase::Run };
-        let fam = &plan.args.families;
-        let c = &mut plan.args.control;
+        let fam = &plan.families;
+        let c = &mut plan.run;
         if fam.given::<Levels>("threads").is_none() && props.given("threadcount") {
-            c.threads = Levels(vec![cfg.threadcount]);
+            c.levels = vec![cfg.threadcount];
         }
         if fam.given::<f64>("rate").is_none() && cfg.target > 0.0 {
             c.rate = cfg.target;
@@ -107,11 +107,11 @@ impl Family for YcsbFamily {
                 }
             }
         }
-        let mut w = Ycsb::new(cfg, phase, conn.engine(), plan.args.rand.rand_seed);
+        let mut w = Ycsb::new(cfg, phase, conn.engine(), c.seed);
         w.table_tail = common.table_tail(conn.engine())?;
         w.load_mode = crate::db::LoadMode::parse(&common.load_mode).unwrap_or(crate::db::LoadMode::Auto);
         w.load_bulk_size = common.load_bulk_size;
-        w.load_clients = c.threads.0.iter().copied().max().unwrap_or(1);
+        w.load_clients = c.levels.iter().copied().max().unwrap_or(1);
         Ok(Some(BenchRun::new(w, conn)))
     }
 }
