@@ -12,8 +12,8 @@ pub struct ServerArgs {
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum ServerAction {
-    /// Start a throwaway server from the installed binaries (TiDB: scripts/build-tidb.sh's; patroni: a
-    /// PostgreSQL cluster run by Patroni and etcd); prints its --target URL
+    /// Start a throwaway server from the installed binaries or a build of the version asked;
+    /// prints its --target URL
     Start(Box<ServerStartArgs>),
     /// Stop sandboxes (by name, port or directory) and remove what they made
     Stop {
@@ -46,8 +46,8 @@ pub enum ServerAction {
 
 #[derive(Args, Debug, Clone)]
 pub struct ServerStartArgs {
-    /// mariadb, postgres, tidb, patroni or vitess
-    pub engine: String,
+    #[arg(value_name = "KIND", help = crate::server::Kind::names())]
+    pub kind: String,
     /// Configuration profile (`fairbench server profiles` lists them)
     #[arg(long, default_value = "packaged")]
     pub profile: String,

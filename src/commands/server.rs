@@ -54,7 +54,7 @@ pub fn start_opts(s: &ServerStartArgs) -> Result<StartOpts> {
     }
     machine.data = s.data_size.as_deref().map(profile::parse_size).transpose()?;
     Ok(StartOpts {
-        kind: Kind::parse(&s.engine)?,
+        kind: Kind::parse(&s.kind)?,
         profile: s.profile.clone(),
         sets: parse_sets(&s.sets)?,
         port: s.port,
@@ -72,7 +72,7 @@ pub fn start_opts(s: &ServerStartArgs) -> Result<StartOpts> {
         transaction_mode: s.transaction_mode.clone(),
         build: match (&s.engine_version, &s.basedir) {
             (Some(_), Some(_)) => return Err(usage!("--version and --basedir: give one (a version fetched, or a build of yours)")),
-            (Some(v), None) => Some(Kind::parse(&s.engine)?.fetch(v)?),
+            (Some(v), None) => Some(Kind::parse(&s.kind)?.fetch(v)?),
             (None, Some(d)) => Some(server::builds::basedir(d)?),
             (None, None) => None,
         },
@@ -85,7 +85,7 @@ fn start(s: ServerStartArgs) -> Result<()> {
     for n in &sb.notes {
         eprintln!("note: {n}");
     }
-    eprintln!("{} started: {} {}, profile {}, port {}, dir {} (stop it with `fairbench server stop {}`)", sb.name, sb.engine, sb.version, sb.profile, sb.port, sb.dir.display(), sb.name);
+    eprintln!("{} started: {} {}, profile {}, port {}, dir {} (stop it with `fairbench server stop {}`)", sb.name, sb.kind, sb.version, sb.profile, sb.port, sb.dir.display(), sb.name);
     if let Some(o) = &sb.origin {
         eprintln!("  build: {o}");
     }

@@ -289,7 +289,7 @@ impl Servers {
             build: self.builds[v].take(),
         };
         let sb = server::start(&o)?;
-        say(format!("{key}: {} {} on port {}, profile {}{}", sb.engine, sb.version, sb.port, sb.profile, sb.origin.as_ref().map(|o| format!(", {o}")).unwrap_or_default()));
+        say(format!("{key}: {} {} on port {}, profile {}{}", sb.kind, sb.version, sb.port, sb.profile, sb.origin.as_ref().map(|o| format!(", {o}")).unwrap_or_default()));
         for n in &sb.notes {
             say(format!("  note: {n}"));
         }

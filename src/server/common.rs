@@ -224,7 +224,7 @@ pub fn wait_ready(sb: &Sandbox, probe: &mut dyn FnMut() -> bool, alive: &mut dyn
             // Go's servers write it in lower case.
             let text = fs::read_to_string(log).unwrap_or_default().to_ascii_lowercase();
             let why = if text.contains(&PORT_TAKEN.to_ascii_lowercase()) { format!("port {} on 127.0.0.1: {PORT_TAKEN}", sb.port) } else { last_line(log) };
-            return Err(Error::Io(format!("{} exited during start-up: {why} (log: {})", sb.engine, log.display())));
+            return Err(Error::Io(format!("{} exited during start-up: {why} (log: {})", sb.kind, log.display())));
         }
         if probe() {
             return Ok(());
@@ -233,7 +233,7 @@ pub fn wait_ready(sb: &Sandbox, probe: &mut dyn FnMut() -> bool, alive: &mut dyn
             return Err(Error::Interrupted);
         }
         if Instant::now() > end {
-            return Err(Error::Io(format!("{} did not accept connections on 127.0.0.1:{} within {}s (log: {})", sb.engine, sb.port, timeout.as_secs(), log.display())));
+            return Err(Error::Io(format!("{} did not accept connections on 127.0.0.1:{} within {}s (log: {})", sb.kind, sb.port, timeout.as_secs(), log.display())));
         }
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -69,7 +69,9 @@ pub struct StartOpts {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Sandbox {
     pub name: String,
-    pub engine: String,
+    /// Its kind's name (`mariadb`, `patroni`...); the state file calls it `engine`.
+    #[serde(rename = "engine")]
+    pub kind: String,
     pub version: String,
     pub dir: PathBuf,
     pub port: u16,
@@ -98,7 +100,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn kind(&self) -> Kind {
-        Kind::of(&self.engine)
+        Kind::of(&self.kind)
     }
 
     /// `export` lines for a shell.
@@ -192,7 +194,7 @@ fn start_once(o: &StartOpts, b: &Bins, user: &Option<String>, ver: &str, profile
     };
     let mut sb = Sandbox {
         name: format!("{}-{port}", kind.name()),
-        engine: kind.name().into(),
+        kind: kind.name().into(),
         version: ver.to_string(),
         dir: dir.clone(),
         port,

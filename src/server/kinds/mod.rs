@@ -198,11 +198,14 @@ impl Kind {
     /// A kind by its name or an alias, in any case.
     pub fn parse(s: &str) -> Result<Kind> {
         let s = s.to_ascii_lowercase();
-        Kind::all().find(|k| k.name() == s || k.aliases().contains(&s.as_str())).ok_or_else(|| {
-            let names: Vec<&str> = Kind::all().map(|k| k.name()).collect();
-            let (last, rest) = names.split_last().expect("a registered kind");
-            usage!("unknown server {s:?}: use {} or {last}", rest.join(", "))
-        })
+        Kind::all().find(|k| k.name() == s || k.aliases().contains(&s.as_str())).ok_or_else(|| usage!("unknown server {s:?}: use {}", Kind::names()))
+    }
+
+    /// Every kind's name, as a help text lists them: `a, b or c`.
+    pub fn names() -> String {
+        let names: Vec<&str> = Kind::all().map(|k| k.name()).collect();
+        let (last, rest) = names.split_last().expect("a registered kind");
+        format!("{} or {last}", rest.join(", "))
     }
 
     /// The kind a state file names; one it does not know is read as the
