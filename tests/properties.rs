@@ -11,7 +11,6 @@ use fairbench::db::{Protocol, SslMode};
 use fairbench::label::Decoded;
 use fairbench::values;
 use fairbench::workload::family as label;
-use fairbench::workload::tpcc::values as tpcc_values;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -301,12 +300,13 @@ type StrParser = fn(&str) -> Result<String, String>;
 /// A value parser with its value thrown away: only accepted or refused matters here.
 type Check = Box<dyn Fn(&str) -> Result<(), String>>;
 
-/// Every value parser, by the option it serves.
+/// Every shared value parser, by the option it serves (a family's own are fuzzed through
+/// the command line below, as private to its folder).
 fn parsers() -> Vec<(&'static str, Check)> {
     fn erase<T: 'static>(f: fn(&str) -> Result<T, String>) -> Check {
         Box::new(move |s| f(s).map(|_| ()))
     }
-    let strings: [(&str, StrParser); 20] = [
+    let strings: [(&str, StrParser); 13] = [
         ("db-driver", values::db_driver),
         ("db-ps-mode", values::db_ps_mode),
         ("transport", values::transport),
@@ -315,18 +315,11 @@ fn parsers() -> Vec<(&'static str, Check)> {
         ("load-mode", values::load_mode),
         ("table-pick", values::table_pick),
         ("fail-on", values::fail_on),
-        ("fk", tpcc_values::fk),
-        ("isolation", tpcc_values::isolation),
-        ("terminals", tpcc_values::terminals),
-        ("format", tpcc_values::tpcc_format),
-        ("trx-debug", tpcc_values::trx_debug),
-        ("mix", tpcc_values::tpcc_mix),
         ("tpcc-prefix", values::identifier_prefix),
         ("mysql-ignore-errors", values::mysql_error_codes),
         ("pgsql-ignore-errors", values::sqlstates),
         ("tables", |s| values::positive32(s).map(|n| n.to_string())),
         ("percentile", |s| values::percentile(s).map(|n| n.to_string())),
-        ("warehouses", |s| tpcc_values::warehouses(s).map(|n| n.to_string())),
     ];
     let mut v: Vec<(&'static str, Check)> = strings.into_iter().map(|(n, f)| (n, erase(f))).collect();
     v.push(("output", erase(values::output)));
@@ -345,7 +338,6 @@ fn parsers() -> Vec<(&'static str, Check)> {
     v.push(("rand-spec-pct", erase(values::percent)));
     v.push(("rand-pareto-h", erase(values::pareto_h)));
     v.push(("rand-zipfian-exp", erase(values::zipfian_exp)));
-    v.push(("time-scale", erase(tpcc_values::time_scale)));
     v
 }
 

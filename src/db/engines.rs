@@ -17,6 +17,10 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 
+/// Where the Vitess engine's admin client (vtctldclient) and its sandbox's programs are found
+/// when not in the build cache: the one fact of an engine a sandbox kind shares with it.
+pub use super::vitess::BINDIR_VAR as VITESS_BINDIR_VAR;
+
 /// The engines, one line each; a protocol's first engine is the one a
 /// target of that protocol is taken for until its server says otherwise.
 pub static ENGINES: &[&dyn Engine] = &[&super::mysql::spec::MYSQL, &super::postgres::spec::POSTGRES, &super::sqlite::spec::SQLITE, &super::tidb::spec::TIDB, &super::vitess::spec::VITESS];

@@ -9,14 +9,14 @@ pub mod plan;
 pub mod witness;
 
 // The registry: one module and one entry per workload family.
-pub mod dbstress;
-pub mod ibench;
-pub mod linkbench;
-pub mod lua;
-pub mod oltp;
-pub mod pgscript;
-pub mod tpcc;
-pub mod ycsb;
+mod dbstress;
+mod ibench;
+mod linkbench;
+mod lua;
+mod oltp;
+mod pgscript;
+mod tpcc;
+mod ycsb;
 pub static FAMILIES: &[&dyn family::Family] = &[
     &oltp::family::OltpFamily,
     &tpcc::family::TpccFamily,

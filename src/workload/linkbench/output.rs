@@ -32,7 +32,6 @@ pub struct LinkBenchSink {
     /// `totalops` and `totalerrors` columns are running totals.
     stream_totals: Vec<u64>,
     stream_errors: u64,
-    pub requests_expected: u64,
 }
 
 /// The percentiles of LinkBench's final lines.
@@ -74,7 +73,6 @@ impl LinkBenchSink {
             stream_path: w.csvstream.clone(),
             stream_totals: Vec::new(),
             stream_errors: 0,
-            requests_expected: w.requests_total,
         }
     }
 

@@ -220,11 +220,6 @@ impl Props {
         self.origin.get(k).filter(|o| *o != "default" && *o != "-D").map(PathBuf::from)
     }
 
-    /// Whether a value was set by a file or `-D` (not a default).
-    pub fn given(&self, k: &str) -> bool {
-        self.origin.get(k).is_some_and(|o| o != "default")
-    }
-
     /// The mix as percentages in [`OPS`] order; they must sum to 100.
     pub fn mix(&self) -> Result<[f64; 10]> {
         let mut m = [0.0; 10];

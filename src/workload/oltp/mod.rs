@@ -756,12 +756,4 @@ fn rand_loop_chunk(size: u64, clients: usize, tables: usize, id: usize) -> (u64,
     (lo, (range * (no + 1)).min(size).max(lo))
 }
 
-/// Per-event query counts a test should show (for checks and docs).
-pub fn expected_counts(m: &Mix) -> (u64, u64, u64) {
-    let reads = (m.point_selects + m.simple_ranges + m.sum_ranges + m.order_ranges + m.distinct_ranges) as u64;
-    let writes = (m.index_updates + m.non_index_updates + 2 * m.delete_inserts) as u64;
-    let other = if m.trx { 2 } else { 0 };
-    (reads, writes, other)
-}
-
 impl Checked for Oltp {}

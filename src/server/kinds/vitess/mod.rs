@@ -43,7 +43,7 @@ const SHARDS: std::ops::RangeInclusive<u32> = 1..=8;
 const MODES: &[&str] = &["SINGLE", "MULTI", "TWOPC"];
 /// Its programs, from scripts/build-vitess.sh.
 const PROGRAMS: &[&str] = &["vtgate", "vttablet", "vtctld", "vtctldclient"];
-use crate::db::vitess::BINDIR_VAR;
+use crate::db::engines::VITESS_BINDIR_VAR as BINDIR_VAR;
 /// What to do without them: no distribution packages Vitess.
 const BUILD: &str = "build them with `bash scripts/build-vitess.sh` (once; about 6 minutes)";
 /// The topology cell every process of the sandbox is in.
