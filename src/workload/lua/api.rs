@@ -290,7 +290,7 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         sb.set("version_string", format!("sysbench 1.0.20 API (fairbench {})", env!("CARGO_PKG_VERSION")))?;
         let opt = lua.create_table()?;
         for (k, v) in &shared.opts {
-            opt.set(k.as_str(), v.into_lua(&lua)?)?;
+            opt.set(k.as_str(), v.to_lua(&lua)?)?;
         }
         opt.set("threads", threads)?;
         sb.set("opt", opt)?;

@@ -39,7 +39,7 @@ impl OptVal {
         }
     }
 
-    pub fn into_lua(&self, lua: &Lua) -> mlua::Result<Value> {
+    pub fn to_lua(&self, lua: &Lua) -> mlua::Result<Value> {
         Ok(match self {
             OptVal::Bool(b) => Value::Boolean(*b),
             OptVal::Int(i) => Value::Number(*i as f64),

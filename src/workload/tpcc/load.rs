@@ -261,7 +261,7 @@ impl Tpcc {
     async fn finish_schema(self: &Arc<Self>, conn: &mut Conn, cfg: &Arc<ConnConfig>, loaders: usize, quiet: bool) -> Result<()> {
         let t0 = std::time::Instant::now();
         let path = self.dialect().fk_path();
-        let fks = self.schema.fk == Fk::Fk && path != FkPath::InCreateTable;
+        let fks = self.schema.fk == Fk::Keys && path != FkPath::InCreateTable;
         if fks && path == FkPath::NotValidThenValidate {
             // Each key is added NOT VALID (no scan, a moment's lock on both
             // tables), then validated. A validation locks its own table
@@ -357,7 +357,7 @@ impl Dataset for Tpcc {
             tables.extend(by_warehouse.into_iter().map(|(t, col)| Sharding::sharded(t.clone(), Key::ordinal(col))));
             tables.push(Sharding::reference(n.item.clone(), Key::int("i_id")));
         }
-        let fk = (self.schema.fk == Fk::Fk).then(|| {
+        let fk = (self.schema.fk == Fk::Keys).then(|| {
             "TPC-C's foreign keys tie rows of different warehouses (a remote order line's stock, a remote payment's customer), which a shard cannot check against another: run with --fk=nofk (or nofk2)".to_string()
         });
         ShardPlan::new(tables).refused_if(fk)
@@ -433,7 +433,7 @@ impl Dataset for Tpcc {
             }
             incomplete.push(todo);
         }
-        if self.dialect().fk_checks_off().is_none() && self.schema.fk == Fk::Fk && !jobs.is_empty() {
+        if self.dialect().fk_checks_off().is_none() && self.schema.fk == Fk::Keys && !jobs.is_empty() {
             // A resumed load writes children before parents: lift the
             // constraints and add them back (validated) at the end.
             for n in &self.names {

@@ -51,29 +51,29 @@ impl Names {
 /// Foreign-key variant (BMK's label tokens).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fk {
-    /// Foreign keys and the indexes backing them.
-    Fk,
-    /// No foreign keys; the indexes that would back them stay.
-    NoFk,
-    /// Neither foreign keys nor their indexes.
-    NoFk2,
+    /// Foreign keys and the indexes backing them (`fk`).
+    Keys,
+    /// No foreign keys; the indexes that would back them stay (`nofk`).
+    NoKeys,
+    /// Neither foreign keys nor their indexes (`nofk2`).
+    NoKeysNoIndexes,
 }
 
 impl Fk {
     pub fn parse(s: &str) -> crate::error::Result<Fk> {
         match s.to_ascii_lowercase().as_str() {
-            "fk" | "on" | "1" => Ok(Fk::Fk),
-            "nofk" | "off" | "0" => Ok(Fk::NoFk),
+            "fk" | "on" | "1" => Ok(Fk::Keys),
+            "nofk" | "off" | "0" => Ok(Fk::NoKeys),
             // BMK-kit's --use-fk=2: neither keys nor their indexes.
-            "nofk2" | "2" => Ok(Fk::NoFk2),
+            "nofk2" | "2" => Ok(Fk::NoKeysNoIndexes),
             _ => Err(usage!("--fk={s}: use fk, nofk or nofk2 (BMK-kit's --use-fk: 1, 0 or 2)")),
         }
     }
     pub fn name(self) -> &'static str {
         match self {
-            Fk::Fk => "fk",
-            Fk::NoFk => "nofk",
-            Fk::NoFk2 => "nofk2",
+            Fk::Keys => "fk",
+            Fk::NoKeys => "nofk",
+            Fk::NoKeysNoIndexes => "nofk2",
         }
     }
 }
@@ -125,7 +125,7 @@ impl SchemaOpts {
     /// CREATE TABLE statements (with primary keys) of one dataset. An
     /// engine that cannot add foreign keys later gets them in CREATE TABLE.
     pub fn create(&self, n: &Names) -> Vec<String> {
-        let in_create = self.engine.dialect().fk_path() == FkPath::InCreateTable && self.fk == Fk::Fk;
+        let in_create = self.engine.dialect().fk_path() == FkPath::InCreateTable && self.fk == Fk::Keys;
         let fks = if in_create { self.foreign_keys(n) } else { vec![] };
         let fk_of = |table: &str| -> Vec<String> { fks.iter().filter(|(t, _, _)| t == table).map(|(_, _, body)| body.clone()).collect() };
         let carrier = if self.force_null { "tinyint" } else { "tinyint NOT NULL DEFAULT 0" };
@@ -264,7 +264,7 @@ impl SchemaOpts {
             (format!("{p}idx_customer{s}"), n.customer.clone(), "c_w_id, c_d_id, c_last, c_first".to_string()),
             (format!("{p}idx_orders{s}"), n.orders.clone(), "o_w_id, o_d_id, o_c_id, o_id".to_string()),
         ];
-        if self.fk != Fk::NoFk2 {
+        if self.fk != Fk::NoKeysNoIndexes {
             v.push((format!("{p}fkey_stock_2{s}"), n.stock.clone(), "s_i_id".into()));
             v.push((format!("{p}fkey_order_line_2{s}"), n.order_line.clone(), "ol_supply_w_id, ol_i_id".into()));
             v.push((format!("{p}fkey_history_1{s}"), n.history.clone(), "h_c_w_id, h_c_d_id, h_c_id".into()));
