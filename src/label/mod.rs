@@ -384,6 +384,16 @@ impl<'a> Parser<'a> {
         LabelError { label: self.label.to_string(), token: token.to_string(), message }
     }
 
+    /// The token a grammar's classifier made of `token` (what `Grammar::apply`
+    /// starts from), or the error naming it: written wrongly, or not a token.
+    pub fn classified<T>(&self, token: &str, classified: Option<Result<T, String>>) -> Result<T, LabelError> {
+        match classified {
+            Some(Ok(t)) => Ok(t),
+            Some(Err(m)) => Err(self.err(token, m)),
+            None => Err(self.err(token, format!("'{token}' is not a label token"))),
+        }
+    }
+
     /// Whether the label is a Prepare label (names the dataset only).
     pub fn prepare(&self) -> bool {
         self.prepare

@@ -5,12 +5,13 @@
 //! stay the ones sysbench and BMK-kit use and no family reads another
 //! family's options; each family reads this struct back (`FamilyArgs::get`).
 
-use crate::db::Engine;
+use crate::db::{Conn, ConnConfig, Engine};
 use crate::error::Result;
 use crate::usage;
 use crate::values::{self, parse_bool};
 use clap::Args;
 use serde::Serialize;
+use std::sync::Arc;
 
 #[derive(Args, Clone, Debug, Serialize)]
 #[command(next_help_heading = "Tables, loading and retries (every workload)")]
@@ -109,6 +110,31 @@ pub fn java_properties(text: &str) -> Vec<(String, String, usize)> {
         out.push((k.trim().to_string(), v.trim().to_string(), start));
     }
     out
+}
+
+/// Runs one statement whose rows are not read (DDL, a load's last step, a
+/// prewarm's scan); its error names the statement's first line.
+pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
+    conn.query(sql).await.map(|_| ()).map_err(|e| crate::error::Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql))))
+}
+
+/// Reads a workload's tables into the server's cache (`prewarm`): each
+/// group's statements in turn on one connection, the group named first
+/// ("Prewarming table 'sbtest1'...") unless `quiet`; Ctrl-C ends it
+/// between two statements.
+pub async fn prewarm_tables(cfg: &Arc<ConnConfig>, quiet: bool, groups: Vec<(String, Vec<String>)>) -> Result<()> {
+    let mut conn = Conn::admin(cfg).await?;
+    for (what, sqls) in groups {
+        if !quiet {
+            println!("Prewarming {what}...");
+        }
+        for sql in sqls {
+            crate::model::check_interrupt()?;
+            ddl(&mut conn, &sql).await?;
+        }
+    }
+    conn.close().await;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::db::sharding::{Key, ShardPlan, Sharding};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
+use crate::workload::common::ddl;
 use crate::workload::TableState;
 use crate::workload::{Dataset, DatasetTables};
 use std::collections::VecDeque;
@@ -20,10 +21,6 @@ use std::sync::{Arc, Mutex};
 
 /// Objects per piece at most, so loaders share out a big set evenly.
 const PIECE_MAX: u64 = 100_000;
-
-pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
-    conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))
-}
 
 /// The first column of the first row as a number.
 pub async fn count(conn: &mut Conn, sql: &str) -> Result<u64> {
@@ -470,27 +467,23 @@ impl Dataset for Dbstress {
     /// Reads every OBJECT and HISTORY row and the HISTORY index, after
     /// fresh statistics.
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = Conn::admin(&cfg).await?;
         let mut first = String::new();
         write_ref(&mut first, 0);
-        for n in &self.names {
-            if !quiet {
-                println!("Prewarming {} and {}...", n.object, n.history);
-            }
-            let sqls = [
-                self.dialect().analyze(&n.object),
-                self.dialect().analyze(&n.history),
-                format!("SELECT COUNT(*) FROM {} WHERE NOTE LIKE '%0%'", n.object),
-                format!("SELECT COUNT(*) FROM {} WHERE NOTE LIKE '%0%'", n.history),
-                format!("SELECT COUNT(*) FROM {} WHERE REF_OBJECT >= '{first}'", n.history),
-            ];
-            for sql in sqls {
-                crate::model::check_interrupt()?;
-                ddl(&mut conn, &sql).await?;
-            }
-        }
-        conn.close().await;
-        Ok(())
+        let groups = self
+            .names
+            .iter()
+            .map(|n| {
+                let scans = vec![
+                    self.dialect().analyze(&n.object),
+                    self.dialect().analyze(&n.history),
+                    format!("SELECT COUNT(*) FROM {} WHERE NOTE LIKE '%0%'", n.object),
+                    format!("SELECT COUNT(*) FROM {} WHERE NOTE LIKE '%0%'", n.history),
+                    format!("SELECT COUNT(*) FROM {} WHERE REF_OBJECT >= '{first}'", n.history),
+                ];
+                (format!("{} and {}", n.object, n.history), scans)
+            })
+            .collect();
+        crate::workload::common::prewarm_tables(&cfg, quiet, groups).await
     }
 }
 

@@ -126,16 +126,7 @@ impl Dataset for Ibench {
     }
 
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = Conn::admin(&cfg).await?;
-        for t in &self.shape.tables {
-            if !quiet {
-                println!("Prewarming table '{t}'...");
-            }
-            for s in self.shape.dialect().prewarm_queries(t) {
-                conn.query(&s).await.map_err(sql_error(&s))?;
-            }
-        }
-        conn.close().await;
-        Ok(())
+        let d = self.shape.dialect();
+        crate::workload::common::prewarm_tables(&cfg, quiet, self.shape.tables.iter().map(|t| (format!("table '{t}'"), d.prewarm_queries(t))).collect()).await
     }
 }

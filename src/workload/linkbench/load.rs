@@ -10,16 +10,13 @@ use crate::db::{sql_error, ColType, Column, Conn, ConnConfig, LoadMode, Row, Row
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::Rng;
+use crate::workload::common::ddl;
 use crate::workload::TableState;
 use crate::workload::{Dataset, DatasetTables};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
-    conn.query(sql).await.map(|_| ()).map_err(sql_error(sql))
-}
 
 /// The first column of the first row as a number.
 pub async fn number(conn: &mut Conn, sql: &str) -> Result<u64> {
@@ -469,24 +466,19 @@ impl Dataset for LinkBench {
 
     /// Reads the three tables and the covering index once.
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = Conn::admin(&cfg).await?;
-        for db in 0..self.cfg.dbcount {
-            let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));
-            if !quiet {
-                println!("Prewarming {l}, {c} and {n}...");
-            }
-            for sql in [
-                format!("SELECT COUNT(*) FROM {n} WHERE data LIKE '%~%'"),
-                format!("SELECT COUNT(*) FROM {c} WHERE time > 0"),
-                format!("SELECT COUNT(*) FROM {l} WHERE data LIKE '%~%'"),
-                format!("SELECT COUNT(*) FROM {l} WHERE id1 >= 0 AND link_type >= 0"),
-            ] {
-                crate::model::check_interrupt()?;
-                ddl(&mut conn, &sql).await?;
-            }
-        }
-        conn.close().await;
-        Ok(())
+        let groups = (0..self.cfg.dbcount)
+            .map(|db| {
+                let (l, c, n) = (self.cfg.table(db, "linktable"), self.cfg.table(db, "counttable"), self.cfg.table(db, "nodetable"));
+                let scans = vec![
+                    format!("SELECT COUNT(*) FROM {n} WHERE data LIKE '%~%'"),
+                    format!("SELECT COUNT(*) FROM {c} WHERE time > 0"),
+                    format!("SELECT COUNT(*) FROM {l} WHERE data LIKE '%~%'"),
+                    format!("SELECT COUNT(*) FROM {l} WHERE id1 >= 0 AND link_type >= 0"),
+                ];
+                (format!("{l}, {c} and {n}"), scans)
+            })
+            .collect();
+        crate::workload::common::prewarm_tables(&cfg, quiet, groups).await
     }
 }
 

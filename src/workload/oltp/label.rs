@@ -418,11 +418,7 @@ impl Grammar for OltpGrammar {
     }
 
     fn apply(&self, p: &mut Parser, tok: &str) -> Result<String, LabelError> {
-        let t = match classify(tok) {
-            Some(Ok(t)) => t,
-            Some(Err(m)) => return Err(p.err(tok, m)),
-            None => return Err(p.err(tok, format!("'{tok}' is not a label token"))),
-        };
+        let t = p.classified(tok, classify(tok))?;
         self.check_fits(p, tok, &t)?;
         let kind = Kind::of_shape(p.shape());
         Ok(match t {

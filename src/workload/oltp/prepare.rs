@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{BulkTemplate, Dist, Rng, C_TEMPLATE, PAD_TEMPLATE};
 use crate::usage;
+use crate::workload::common::ddl;
 use crate::workload::TableState;
 use crate::workload::{Dataset, DatasetTables};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -358,10 +359,6 @@ async fn max_id(conn: &mut Conn, table: &str, range: Option<(u64, u64)>) -> Resu
     Ok(rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|s| s.parse().ok()).unwrap_or(0))
 }
 
-pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
-    conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql))))
-}
-
 /// Why prepare loads on fewer connections than --threads, or None when it does not.
 fn fewer_loaders_note(engine: &'static dyn Engine, loaders: usize, threads: usize) -> Option<String> {
     if loaders >= threads {
@@ -566,19 +563,8 @@ impl Dataset for Oltp {
     }
 
     async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
-        let mut conn = Conn::admin(&cfg).await?;
         let d = self.engine.dialect();
-        for t in self.table_names() {
-            if !quiet {
-                println!("Prewarming table '{t}'...");
-            }
-            for sql in d.prewarm_queries(&t) {
-                crate::model::check_interrupt()?;
-                ddl(&mut conn, &sql).await?;
-            }
-        }
-        conn.close().await;
-        Ok(())
+        crate::workload::common::prewarm_tables(&cfg, quiet, self.table_names().into_iter().map(|t| (format!("table '{t}'"), d.prewarm_queries(&t))).collect()).await
     }
 }
 

@@ -6,6 +6,7 @@ use super::{PgScripts, TABLES};
 use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
+use crate::workload::common::ddl;
 use crate::workload::TableState;
 use crate::workload::{Dataset, DatasetTables};
 use std::sync::atomic::Ordering;
@@ -13,10 +14,6 @@ use std::sync::Arc;
 
 const TELLERS: i64 = 10;
 const ACCOUNTS: i64 = 100_000;
-
-async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
-    conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))
-}
 
 /// Rows of pgbench_branches, None when the table is not there.
 async fn branches(conn: &mut Conn) -> Option<i64> {

@@ -77,11 +77,7 @@ impl Grammar for TpccGrammar {
     }
 
     fn apply(&self, p: &mut Parser, tok: &str) -> Result<String, LabelError> {
-        let t = match classify(tok) {
-            Some(Ok(t)) => t,
-            Some(Err(m)) => return Err(p.err(tok, m)),
-            None => return Err(p.err(tok, format!("'{tok}' is not a label token"))),
-        };
+        let t = p.classified(tok, classify(tok))?;
         if t == Tok::NoTrx {
             return Err(p.err(tok, format!("'{tok}': TPC-C transactions always run inside BEGIN/COMMIT; TPCC takes {}", p.accepted())));
         }

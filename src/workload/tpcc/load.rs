@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{nurand, Rng};
 use crate::usage;
+use crate::workload::common::ddl;
 use crate::workload::{Dataset, DatasetTables, TableState};
 use std::sync::Arc;
 
@@ -307,10 +308,6 @@ impl Tpcc {
 
 async fn bulk(conn: &mut Conn, table: &str, cols: &[Column], src: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> Result<()> {
     conn.bulk_load(table, cols, src, bulk_rows, mode).await.map(|_| ()).map_err(|e| Error::Sql(format!("loading {table}: {e}")))
-}
-
-pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {
-    conn.query(sql).await.map(|_| ()).map_err(|e| Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql))))
 }
 
 /// DDL that may find its object there already (a resumed prepare).
