@@ -35,7 +35,7 @@ pub mod url;
 mod vitess;
 pub mod waits;
 
-pub use bulk::{ColType, Column, LoadMode, Row, RowSource};
+pub use bulk::{Cell, ColType, Column, LoadMode, Row, RowSource};
 pub use dialect::{Dialect, FkPath};
 pub use encode::{decimal_text, dollar_params, interpolate, timestamp_text};
 pub(crate) use encode::{push_decimal, push_int, push_scaled, push_timestamp};

@@ -679,22 +679,12 @@ impl PgFast {
 
     /// Multi-row INSERTs (`--load-mode=insert`), as sysbench loads.
     pub async fn bulk_insert(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
-        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
-        let mut row = Row::default();
-        let mut total = 0u64;
-        loop {
-            let mut sql = String::new();
-            let mut n = 0;
-            while n < bulk_rows.max(1) && rows.next_row(&mut row) {
-                crate::db::mysql::encode_values(cols, &row, &mut sql, n == 0, false);
-                n += 1;
-            }
-            if n == 0 {
-                return Ok(total);
-            }
-            self.query(&format!("INSERT INTO {table} ({}) VALUES {sql}", names.join(","))).await?;
-            total += n as u64;
+        let (mut row, mut total) = (Row::default(), 0u64);
+        while let Some((sql, n)) = crate::db::bulk::next_insert(table, cols, rows, &mut row, bulk_rows, false) {
+            self.query(&sql).await?;
+            total += n;
         }
+        Ok(total)
     }
 
     /// Waits on the server by blocking the thread (see [`super::Blocking`]).

@@ -8,7 +8,7 @@ mod measured;
 pub mod spec;
 mod waits;
 
-use super::{interpolate, push_int, push_scaled, push_timestamp, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
+use super::{interpolate, push_int, push_scaled, push_timestamp, Cell, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
 use mysql_async::prelude::*;
 use mysql_async::{Opts, OptsBuilder, Params, SslOpts, Value};
 
@@ -227,7 +227,7 @@ pub(crate) async fn bulk_load<C: BulkConn>(c: &mut C, table: &str, cols: &[Colum
             if use_infile {
                 encode_tsv(cols, &row, &mut buf);
             } else {
-                encode_values(cols, &row, &mut sql, n == 0, true);
+                crate::db::bulk::encode_values(cols, &row, &mut sql, n == 0, true);
             }
             n += 1;
         }
@@ -271,37 +271,16 @@ fn ssl_with_ca(ca: Option<&str>) -> SslOpts {
 }
 
 pub(crate) fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
-    let (mut ii, mut ti) = (0, 0);
-    for (k, c) in cols.iter().enumerate() {
+    for (k, ty, cell) in row.cells(cols) {
         if k > 0 {
             buf.push(b'\t');
         }
-        if row.nulls & (1 << k) != 0 {
-            buf.extend_from_slice(b"\\N");
-            if c.ty.is_int() {
-                ii += 1
-            } else {
-                ti += 1
-            }
-            continue;
-        }
-        match c.ty {
-            ColType::Int | ColType::BigInt | ColType::SmallInt => {
-                push_int(buf, row.ints[ii]);
-                ii += 1;
-            }
-            ColType::Numeric(scale) => {
-                push_scaled(buf, row.ints[ii], scale);
-                ii += 1;
-            }
-            ColType::Timestamp => {
-                push_timestamp(buf, row.ints[ii]);
-                ii += 1;
-            }
-            ColType::Text => {
-                push_tsv_text(buf, &row.texts[ti]);
-                ti += 1;
-            }
+        match (ty, cell) {
+            (_, Cell::Null) => buf.extend_from_slice(b"\\N"),
+            (ColType::Numeric(scale), Cell::Int(v)) => push_scaled(buf, v, scale),
+            (ColType::Timestamp, Cell::Int(v)) => push_timestamp(buf, v),
+            (_, Cell::Int(v)) => push_int(buf, v),
+            (_, Cell::Text(t)) => push_tsv_text(buf, t),
         }
     }
     buf.push(b'\n');
@@ -322,76 +301,6 @@ fn push_tsv_text(buf: &mut Vec<u8>, mut text: &[u8]) {
     buf.extend_from_slice(text);
 }
 
-/// One row of a multi-row INSERT, as SQL literals. Numbers go through one
-/// scratch buffer per row and text is copied between the characters that
-/// need escaping, so a row costs no allocation per column.
-pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first: bool, backslash_escapes: bool) {
-    if !first {
-        sql.push(',');
-    }
-    sql.push('(');
-    let mut num: Vec<u8> = Vec::with_capacity(32);
-    let (mut ii, mut ti) = (0, 0);
-    for (k, c) in cols.iter().enumerate() {
-        if k > 0 {
-            sql.push(',');
-        }
-        if row.nulls & (1 << k) != 0 {
-            sql.push_str("NULL");
-            if c.ty.is_int() {
-                ii += 1
-            } else {
-                ti += 1
-            }
-            continue;
-        }
-        num.clear();
-        let quoted = match c.ty {
-            ColType::Int | ColType::BigInt | ColType::SmallInt => {
-                super::push_int(&mut num, row.ints[ii]);
-                false
-            }
-            ColType::Numeric(scale) => {
-                super::push_scaled(&mut num, row.ints[ii], scale);
-                false
-            }
-            ColType::Timestamp => {
-                super::push_timestamp(&mut num, row.ints[ii]);
-                true
-            }
-            ColType::Text => {
-                sql.push('\'');
-                push_sql_text(sql, &String::from_utf8_lossy(&row.texts[ti]), backslash_escapes);
-                sql.push('\'');
-                ti += 1;
-                continue;
-            }
-        };
-        ii += 1;
-        // The number writers only write ASCII digits, signs, '.', '-', ':' and ' '.
-        let text = std::str::from_utf8(&num).unwrap_or_default();
-        if quoted {
-            sql.push('\'');
-            sql.push_str(text);
-            sql.push('\'');
-        } else {
-            sql.push_str(text);
-        }
-    }
-    sql.push(')');
-}
-
-/// A string literal's body: quotes doubled, and backslashes doubled where
-/// the server reads them as escapes (MySQL's default sql_mode).
-fn push_sql_text(sql: &mut String, mut s: &str, backslash_escapes: bool) {
-    while let Some(i) = s.find(|c| c == '\'' || (backslash_escapes && c == '\\')) {
-        sql.push_str(&s[..i]);
-        sql.push_str(if s.as_bytes()[i] == b'\'' { "''" } else { "\\\\" });
-        s = &s[i + 1..];
-    }
-    sql.push_str(s);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,18 +317,5 @@ mod tests {
             push_int(&mut b, v);
             assert_eq!(b, v.to_string().as_bytes());
         }
-    }
-
-    #[test]
-    fn values_row_quotes_text_and_writes_numbers() {
-        let cols = [("id", ColType::BigInt), ("p", ColType::Numeric(2)), ("t", ColType::Timestamp), ("c", ColType::Text), ("n", ColType::Int), ("d", ColType::Text)]
-            .map(|(n, ty)| Column { name: n.into(), ty });
-        let row = Row { ints: vec![i64::MIN, -1205, 86_400, 0], texts: vec![b"it's a\\b".to_vec(), b"\xffz".to_vec()], nulls: 1 << 4 };
-        let mut sql = String::new();
-        encode_values(&cols, &row, &mut sql, true, true);
-        assert_eq!(sql, "(-9223372036854775808,-12.05,'1970-01-02 00:00:00','it''s a\\\\b',NULL,'\u{fffd}z')");
-        let mut sql = String::from("X");
-        encode_values(&cols, &row, &mut sql, false, false);
-        assert_eq!(sql, "X,(-9223372036854775808,-12.05,'1970-01-02 00:00:00','it''s a\\b',NULL,'\u{fffd}z')");
     }
 }

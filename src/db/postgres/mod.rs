@@ -9,7 +9,7 @@ pub mod spec;
 mod waits;
 
 use super::hosts::HostState;
-use super::{dollar_params, interpolate, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
+use super::{dollar_params, interpolate, Cell, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
 use futures_util::SinkExt;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, SimpleQueryMessage};
@@ -243,22 +243,12 @@ impl PgConn {
 
     /// Multi-row INSERTs (`--load-mode=insert`), as sysbench loads.
     pub async fn bulk_insert(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> DbResult<u64> {
-        let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
-        let mut row = Row::default();
-        let mut total = 0u64;
-        loop {
-            let mut sql = String::new();
-            let mut n = 0;
-            while n < bulk_rows.max(1) && rows.next_row(&mut row) {
-                super::mysql::encode_values(cols, &row, &mut sql, n == 0, false);
-                n += 1;
-            }
-            if n == 0 {
-                return Ok(total);
-            }
-            self.client.batch_execute(&format!("INSERT INTO {table} ({}) VALUES {sql}", names.join(","))).await.map_err(to_db_error)?;
-            total += n as u64;
+        let (mut row, mut total) = (Row::default(), 0u64);
+        while let Some((sql, n)) = crate::db::bulk::next_insert(table, cols, rows, &mut row, bulk_rows, false) {
+            self.client.batch_execute(&sql).await.map_err(to_db_error)?;
+            total += n;
         }
+        Ok(total)
     }
 
     pub fn close(self) {
@@ -269,48 +259,30 @@ impl PgConn {
 /// One row of binary COPY data (the tuple header and every field).
 pub(crate) fn encode_copy_row(cols: &[Column], row: &Row, buf: &mut bytes::BytesMut) {
     buf.extend_from_slice(&(cols.len() as i16).to_be_bytes());
-    let (mut ii, mut ti) = (0, 0);
-    for (k, c) in cols.iter().enumerate() {
-        if row.nulls & (1 << k) != 0 {
-            buf.extend_from_slice(&(-1i32).to_be_bytes());
-            if c.ty.is_int() {
-                ii += 1
-            } else {
-                ti += 1
-            }
-            continue;
-        }
-        match c.ty {
-            ColType::SmallInt => {
+    for (_, ty, cell) in row.cells(cols) {
+        match (ty, cell) {
+            (_, Cell::Null) => buf.extend_from_slice(&(-1i32).to_be_bytes()),
+            (ColType::SmallInt, Cell::Int(v)) => {
                 buf.extend_from_slice(&2i32.to_be_bytes());
-                buf.extend_from_slice(&(row.ints[ii] as i16).to_be_bytes());
-                ii += 1;
+                buf.extend_from_slice(&(v as i16).to_be_bytes());
             }
-            ColType::Numeric(scale) => {
-                numeric_binary(row.ints[ii], scale, buf);
-                ii += 1;
-            }
-            ColType::Timestamp => {
+            (ColType::Numeric(scale), Cell::Int(v)) => numeric_binary(v, scale, buf),
+            (ColType::Timestamp, Cell::Int(v)) => {
                 // Microseconds since 2000-01-01 00:00:00.
                 buf.extend_from_slice(&8i32.to_be_bytes());
-                buf.extend_from_slice(&((row.ints[ii] - 946_684_800) * 1_000_000).to_be_bytes());
-                ii += 1;
+                buf.extend_from_slice(&((v - 946_684_800) * 1_000_000).to_be_bytes());
             }
-            ColType::Int => {
+            (ColType::Int, Cell::Int(v)) => {
                 buf.extend_from_slice(&4i32.to_be_bytes());
-                buf.extend_from_slice(&(row.ints[ii] as i32).to_be_bytes());
-                ii += 1;
+                buf.extend_from_slice(&(v as i32).to_be_bytes());
             }
-            ColType::BigInt => {
+            (_, Cell::Int(v)) => {
                 buf.extend_from_slice(&8i32.to_be_bytes());
-                buf.extend_from_slice(&row.ints[ii].to_be_bytes());
-                ii += 1;
+                buf.extend_from_slice(&v.to_be_bytes());
             }
-            ColType::Text => {
-                let t = &row.texts[ti];
+            (_, Cell::Text(t)) => {
                 buf.extend_from_slice(&(t.len() as i32).to_be_bytes());
                 buf.extend_from_slice(t);
-                ti += 1;
             }
         }
     }

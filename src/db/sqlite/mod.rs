@@ -14,7 +14,7 @@ pub mod dialect;
 mod measured;
 pub mod spec;
 
-use super::{interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId};
+use super::{interpolate, Cell, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, Statement, StmtId};
 use rusqlite::{types::ValueRef, Connection};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -253,35 +253,15 @@ impl LiteConn {
         {
             let mut s = self.conn.prepare_cached(&sql).map_err(to_db_error)?;
             while rows.next_row(&mut row) {
-                let (mut ii, mut ti) = (0, 0);
-                for (k, c) in cols.iter().enumerate() {
-                    if row.nulls & (1 << k) != 0 {
-                        s.raw_bind_parameter(k + 1, rusqlite::types::Null).map_err(to_db_error)?;
-                        if c.ty.is_int() {
-                            ii += 1
-                        } else {
-                            ti += 1
-                        }
-                        continue;
+                for (k, ty, cell) in row.cells(cols) {
+                    match (ty, cell) {
+                        (_, Cell::Null) => s.raw_bind_parameter(k + 1, rusqlite::types::Null),
+                        (super::ColType::Numeric(scale), Cell::Int(v)) => s.raw_bind_parameter(k + 1, v as f64 / 10f64.powi(scale as i32)),
+                        (super::ColType::Timestamp, Cell::Int(v)) => s.raw_bind_parameter(k + 1, super::timestamp_text(v)),
+                        (_, Cell::Int(v)) => s.raw_bind_parameter(k + 1, v),
+                        (_, Cell::Text(t)) => s.raw_bind_parameter(k + 1, std::str::from_utf8(t).unwrap_or("")),
                     }
-                    match c.ty {
-                        super::ColType::Numeric(scale) => {
-                            s.raw_bind_parameter(k + 1, row.ints[ii] as f64 / 10f64.powi(scale as i32)).map_err(to_db_error)?;
-                            ii += 1;
-                        }
-                        super::ColType::Timestamp => {
-                            s.raw_bind_parameter(k + 1, super::timestamp_text(row.ints[ii])).map_err(to_db_error)?;
-                            ii += 1;
-                        }
-                        super::ColType::Text => {
-                            s.raw_bind_parameter(k + 1, std::str::from_utf8(&row.texts[ti]).unwrap_or("")).map_err(to_db_error)?;
-                            ti += 1;
-                        }
-                        _ => {
-                            s.raw_bind_parameter(k + 1, row.ints[ii]).map_err(to_db_error)?;
-                            ii += 1;
-                        }
-                    }
+                    .map_err(to_db_error)?;
                 }
                 s.raw_execute().map_err(to_db_error)?;
                 total += 1;
