@@ -151,6 +151,12 @@ pub fn compare_format(s: &str) -> Result<crate::output::CompareFormat, String> {
     variant(s, true)
 }
 
+/// A rendering of stored runs by its key; whether it renders what the
+/// command prints is the registry's to say (`view::format`).
+pub fn format_key(s: &str) -> Result<crate::output::FormatKey, String> {
+    variant(s, true)
+}
+
 /// Repetitions of each level: a series longer than a thousand runs is a typo.
 pub fn repetitions(s: &str) -> Result<usize, String> {
     whole(s, 1, 1000)

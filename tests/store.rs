@@ -454,3 +454,47 @@ fn runs_stored_before_options_had_types_read_into_them() {
     assert_eq!(stored.len(), 7);
     assert_eq!(exported, stored);
 }
+
+/// `--format` picks a rendering from the registry on `results list`, `results export`, `audit`
+/// and `env`; the older `--json` and `--csv` say the same, and a format that does not render
+/// what the command prints is refused in one line, exit 2.
+#[test]
+fn format_picks_the_rendering_and_the_old_flags_say_the_same() {
+    let dir = scratch_dir("store_format_option");
+    let store = dir.join("old.sqlite");
+    let dump = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-0.1.0.sql")).unwrap();
+    rusqlite::Connection::open(&store).unwrap().execute_batch(&dump).unwrap();
+    let out = |args: &[&str]| -> String {
+        let mut c = fairbench();
+        c.args(args).arg("--results").arg(&store);
+        stdout(&run_ok(&mut c))
+    };
+    // results list: one entry per run, its figures as numbers.
+    let list: Value = serde_json::from_str(&out(&["results", "list", "--format", "json"])).unwrap();
+    let runs = list.as_array().unwrap();
+    assert_eq!(runs.len(), 7);
+    assert_eq!(runs[0]["threads"], serde_json::json!([1, 2, 1, 2]));
+    let tps: Vec<f64> = runs[0]["tps"].as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).collect();
+    let text = out(&["results", "list"]);
+    let first = text.lines().nth(1).unwrap();
+    assert!(first.contains(&tps.iter().map(|t| format!("{t:.1}")).collect::<Vec<_>>().join(",")), "{first} vs {tps:?}");
+    assert_eq!(runs[6]["tag"], "partial");
+    // The old flags and the new option give the same bytes.
+    assert_eq!(out(&["audit", "3", "4", "--json"]), out(&["audit", "3", "4", "--format", "json"]));
+    assert_eq!(out(&["audit", "3", "4"]), out(&["audit", "3", "4", "--format", "text"]));
+    assert_eq!(out(&["results", "export", "1", "--csv"]), out(&["results", "export", "1", "--format", "csv"]));
+    assert_eq!(out(&["results", "export", "1"]), out(&["results", "export", "1", "--format", "json"]));
+    // env: the snapshot as JSON, its engine and page size read from the file.
+    let db = dir.join("env.db");
+    rusqlite::Connection::open(&db).unwrap().execute_batch("CREATE TABLE sbtest1(id INTEGER PRIMARY KEY)").unwrap();
+    let env: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["env", "--format", "json", "--target"]).arg(format!("sqlite:{}", db.display()))))).unwrap();
+    assert_eq!(env["server"]["engine"], "sqlite");
+    assert_eq!(env["server"]["variables"]["page_size"], "4096");
+    for args in [["audit", "3", "--format", "png"], ["results", "list", "--format", "markdown"]] {
+        let mut c = fairbench();
+        c.args(args).arg("--results").arg(&store);
+        let o = run_fail(&mut c);
+        assert_eq!(o.status.code(), Some(2), "{}", show(&o));
+        assert_one_line_error(&o, &[&format!("--format={}", args[args.len() - 1]), "writes text or json"]);
+    }
+}

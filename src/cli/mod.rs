@@ -143,7 +143,11 @@ pub struct ResultsArgs {
 #[derive(Subcommand, Debug, Clone)]
 pub enum ResultsAction {
     /// One line per stored run
-    List,
+    List {
+        /// text or json
+        #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = values::format_key)]
+        format: crate::output::FormatKey,
+    },
     /// A run in full: options, environment, levels, intervals, findings
     Show {
         /// Run id, last or last-N
@@ -158,6 +162,9 @@ pub enum ResultsAction {
         /// CSV: one row per interval and one per level summary (columns in docs/results.md)
         #[arg(long, conflicts_with = "json")]
         csv: bool,
+        /// json or csv (--json and --csv say the same)
+        #[arg(long, value_name = "FORMAT", value_parser = values::format_key, conflicts_with = "csv")]
+        format: Option<crate::output::FormatKey>,
     },
     /// Browse the store in a web browser: list, reports, comparisons (read-only)
     Serve {
@@ -205,9 +212,12 @@ pub struct EnvArgs {
     /// Table name prefix whose size counts as the dataset
     #[arg(long, default_value = "sbtest", value_parser = crate::values::table_base)]
     pub table_name: String,
-    /// Print JSON
-    #[arg(long)]
+    /// Print JSON (--format json)
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// text or json
+    #[arg(long, value_name = "FORMAT", value_parser = values::format_key)]
+    pub format: Option<crate::output::FormatKey>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -217,9 +227,12 @@ pub struct AuditArgs {
     pub runs: Vec<String>,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Print JSON
-    #[arg(long)]
+    /// Print JSON (--format json)
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// text or json
+    #[arg(long, value_name = "FORMAT", value_parser = values::format_key)]
+    pub format: Option<crate::output::FormatKey>,
     /// Exit with code 5 when a finding of this severity or worse is found: critical, warning, never
     #[arg(long, default_value = "never", value_parser = values::fail_on)]
     pub fail_on: String,

@@ -18,6 +18,7 @@ use crate::db::ConnConfig;
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::model::record::{RunRecord, Severity};
+use crate::output::FormatKey;
 use crate::store;
 use crate::view::format;
 use std::path::Path;
@@ -26,9 +27,9 @@ use std::sync::Arc;
 pub fn results(a: ResultsArgs) -> Result<()> {
     let path = &a.store.results;
     match a.action {
-        ResultsAction::List => print!("{}", store::list_text(path)?),
+        ResultsAction::List { format: key } => print!("{}", format::list(path, key)?),
         ResultsAction::Show { run } => print!("{}", format::show(path, &run)?),
-        ResultsAction::Export { runs, csv, .. } => print!("{}", format::export(path, &runs, csv)?),
+        ResultsAction::Export { runs, csv, format: key, .. } => print!("{}", format::export(path, &runs, key.unwrap_or(if csv { FormatKey::Csv } else { FormatKey::Json }))?),
         ResultsAction::Serve { addr } => crate::view::browse::serve(path.clone(), addr)?,
         ResultsAction::Changes { metric, label, by, min_change, alpha, fail_on_regression, json } => {
             let q = crate::compare::series::Query { metric: &metric, label: label.as_deref(), by_version: by == "version", min_change, alpha };
@@ -74,11 +75,7 @@ pub fn env(a: EnvArgs) -> Result<()> {
         conn.close().await;
         Ok(s)
     })?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&snap).map_err(|e| Error::Io(e.to_string()))?);
-    } else {
-        print!("{}", crate::report::snapshot::snapshot_text(&snap));
-    }
+    print!("{}", format::snapshot(&snap, a.format.unwrap_or(if a.json { FormatKey::Json } else { FormatKey::Text }))?);
     Ok(())
 }
 
@@ -104,11 +101,7 @@ pub fn audit(a: AuditArgs) -> Result<()> {
     let rs = store::load_many(&a.store.results, &a.runs)?;
     let refs: Vec<&RunRecord> = rs.iter().collect();
     let fs = audit::audit(&refs);
-    if a.json {
-        println!("{}", serde_json::json!({ "type": "audit", "runs": rs.iter().map(|r| r.id).collect::<Vec<_>>(), "findings": fs }));
-    } else {
-        print!("{}", audit::findings_text(&fs));
-    }
+    print!("{}", format::findings(&refs, &fs, a.format.unwrap_or(if a.json { FormatKey::Json } else { FormatKey::Text }))?);
     if let Some(l) = limit {
         if let Some(f) = fs.iter().find(|f| f.severity >= l) {
             return Err(Error::Check(format!("audit: {} finding: {}", f.severity.name(), f.rule)));

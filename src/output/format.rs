@@ -32,6 +32,39 @@ pub enum CompareFormat {
     Json,
 }
 
+impl From<CompareFormat> for FormatKey {
+    fn from(f: CompareFormat) -> FormatKey {
+        match f {
+            CompareFormat::Text => FormatKey::Text,
+            CompareFormat::Markdown => FormatKey::Markdown,
+            CompareFormat::Json => FormatKey::Json,
+        }
+    }
+}
+
+/// Every rendering of stored runs by its key (`view::format` registers one
+/// per key): the value a `--format` takes, and its file's name. A command
+/// picks one by key; the registry says whether it serves what the command
+/// prints, and refuses it in one line otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum FormatKey {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+    Junit,
+    Csv,
+    Html,
+    Png,
+}
+
+impl FormatKey {
+    /// Its name as an option writes it.
+    pub fn name(self) -> String {
+        name(&self)
+    }
+}
+
 /// The value as the command line writes it, which is also the name the
 /// renderings are registered under.
 pub fn name<T: ValueEnum>(v: &T) -> String {

@@ -8,7 +8,7 @@
 pub mod format;
 mod progress;
 
-pub use format::{CompareFormat, ConsoleFormat};
+pub use format::{CompareFormat, ConsoleFormat, FormatKey};
 pub use progress::{say, Progress};
 
 use crate::model::{Interval, LevelResult, RunInfo, Sink};

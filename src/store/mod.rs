@@ -19,7 +19,7 @@ mod results;
 mod text;
 
 pub use results::*;
-pub use text::{list_text, option_arg, show_text, writes_line};
+pub use text::{list_text, listed, option_arg, show_text, writes_line, Listed};
 
 use crate::env::{SampleRow, Snapshot};
 use crate::error::{Error, Result};

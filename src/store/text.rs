@@ -5,18 +5,50 @@ use crate::error::Result;
 use crate::model::record::RunRecord;
 use std::path::Path;
 
-pub fn list_text(path: &Path) -> Result<String> {
+/// One line of `results list`: what a run was and how it ended.
+#[derive(serde::Serialize)]
+pub struct Listed {
+    pub id: i64,
+    pub started_at: String,
+    /// `unfinished` for a record left `running` by a process that is gone.
+    pub status: String,
+    pub engine: String,
+    pub threads: Vec<usize>,
+    pub tps: Vec<f64>,
+    pub label: String,
+    pub tag: String,
+}
+
+/// Every stored run, in id order, as `results list` shows it.
+pub fn listed(path: &Path) -> Result<Vec<Listed>> {
     let c = open(path, false)?;
     let mut st = c.prepare("SELECT id FROM runs ORDER BY id").map_err(|e| io(path, e))?;
     let ids: Vec<i64> = st.query_map([], |r| r.get(0)).and_then(|m| m.collect()).map_err(|e| io(path, e))?;
-    let mut o = format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}\n", "id", "started", "status", "engine", "threads", "tps", "label");
+    let mut out = Vec::new();
     for id in ids {
         let Some(r) = load(&c, id, false).map_err(|e| io(path, e))? else { continue };
-        let tps: Vec<String> = r.levels.iter().map(|l| format!("{:.1}", l.tps)).collect();
-        let threads: Vec<String> = r.levels.iter().map(|l| l.threads.to_string()).collect();
         let status = if r.status == "running" && !r.still_running() { "unfinished".to_string() } else { r.status.clone() };
+        out.push(Listed {
+            id: r.id,
+            started_at: r.started_at.clone(),
+            status,
+            engine: r.engine.clone(),
+            threads: r.levels.iter().map(|l| l.threads).collect(),
+            tps: r.levels.iter().map(|l| l.tps).collect(),
+            label: r.label.clone(),
+            tag: r.tag.clone(),
+        });
+    }
+    Ok(out)
+}
+
+pub fn list_text(path: &Path) -> Result<String> {
+    let mut o = format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}\n", "id", "started", "status", "engine", "threads", "tps", "label");
+    for r in listed(path)? {
+        let tps: Vec<String> = r.tps.iter().map(|t| format!("{t:.1}")).collect();
+        let threads: Vec<String> = r.threads.iter().map(|t| t.to_string()).collect();
         let tag = if r.tag.is_empty() { String::new() } else { format!(" [{}]", r.tag) };
-        o.push_str(&format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}{}\n", r.id, r.started_at, status, r.engine, threads.join(","), tps.join(","), r.label, tag));
+        o.push_str(&format!("{:>5}  {:<24}  {:<11}  {:<8}  {:<10}  {:>12}  {}{}\n", r.id, r.started_at, r.status, r.engine, threads.join(","), tps.join(","), r.label, tag));
     }
     Ok(o)
 }

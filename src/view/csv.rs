@@ -185,8 +185,8 @@ fn summary_row(r: &RunRecord, l: &LevelRec, e: Option<&Efficiency>) -> Vec<Strin
 pub struct Csv;
 
 impl super::format::Format for Csv {
-    fn name(&self) -> &'static str {
-        "csv"
+    fn key(&self) -> crate::output::FormatKey {
+        crate::output::FormatKey::Csv
     }
 
     fn runs(&self, store: &std::path::Path, refs: &[String]) -> Option<crate::error::Result<String>> {

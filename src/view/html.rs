@@ -288,8 +288,8 @@ document.querySelectorAll('svg.chart').forEach(function(svg){
 pub struct Html;
 
 impl super::format::Format for Html {
-    fn name(&self) -> &'static str {
-        "html"
+    fn key(&self) -> crate::output::FormatKey {
+        crate::output::FormatKey::Html
     }
 
     fn report(&self, page: &Report, to: &std::path::Path) -> Option<crate::error::Result<()>> {

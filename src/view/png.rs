@@ -39,8 +39,8 @@ impl Rasterizer {
 pub struct Png;
 
 impl super::format::Format for Png {
-    fn name(&self) -> &'static str {
-        "png"
+    fn key(&self) -> crate::output::FormatKey {
+        crate::output::FormatKey::Png
     }
 
     fn report(&self, page: &super::html::Report, dir: &std::path::Path) -> Option<crate::error::Result<()>> {

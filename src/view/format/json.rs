@@ -8,8 +8,8 @@ use std::path::Path;
 pub struct Json;
 
 impl Format for Json {
-    fn name(&self) -> &'static str {
-        "json"
+    fn key(&self) -> crate::output::FormatKey {
+        crate::output::FormatKey::Json
     }
 
     fn runs(&self, store: &Path, refs: &[String]) -> Option<Result<String>> {
@@ -22,5 +22,17 @@ impl Format for Json {
 
     fn sweep(&self, t: &crate::sweep::table::Table) -> Option<String> {
         serde_json::to_string_pretty(t).ok().map(|s| s + "\n")
+    }
+
+    fn list(&self, store: &Path) -> Option<Result<String>> {
+        Some(crate::store::listed(store).and_then(|l| serde_json::to_string_pretty(&l).map(|s| s + "\n").map_err(|e| Error::Io(e.to_string()))))
+    }
+
+    fn findings(&self, runs: &[&crate::model::record::RunRecord], findings: &[crate::model::record::Finding]) -> Option<String> {
+        Some(format!("{}\n", serde_json::json!({ "type": "audit", "runs": runs.iter().map(|r| r.id).collect::<Vec<_>>(), "findings": findings })))
+    }
+
+    fn snapshot(&self, snap: &crate::env::Snapshot) -> Option<Result<String>> {
+        Some(serde_json::to_string_pretty(snap).map(|s| s + "\n").map_err(|e| Error::Io(e.to_string())))
     }
 }

@@ -8,8 +8,8 @@ use crate::model::record::RunRecord;
 pub struct Junit;
 
 impl Format for Junit {
-    fn name(&self) -> &'static str {
-        "junit"
+    fn key(&self) -> crate::output::FormatKey {
+        crate::output::FormatKey::Junit
     }
 
     fn comparison(&self, c: &Comparison) -> Option<String> {

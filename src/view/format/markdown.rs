@@ -9,8 +9,8 @@ use crate::stats::significance::Ratio;
 pub struct Markdown;
 
 impl Format for Markdown {
-    fn name(&self) -> &'static str {
-        "markdown"
+    fn key(&self) -> crate::output::FormatKey {
+        crate::output::FormatKey::Markdown
     }
 
     fn comparison(&self, c: &Comparison) -> Option<String> {

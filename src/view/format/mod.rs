@@ -16,7 +16,7 @@ pub mod text;
 use crate::compare::gate::Line;
 use crate::error::Result;
 use crate::model::record::RunRecord;
-use crate::output::CompareFormat;
+use crate::output::{CompareFormat, FormatKey};
 use std::path::Path;
 
 /// A comparison as `compare` builds it: the baseline first, and each other
@@ -27,12 +27,54 @@ pub struct Comparison<'a> {
     pub max_regression: Option<f64>,
 }
 
+/// What a rendering is asked to render, for the one-line refusal of a
+/// `--format` that does not render it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// The runs in full (`results show`, `results export`).
+    Runs,
+    /// The store's runs, one line each (`results list`).
+    List,
+    /// Audit findings (`audit`).
+    Findings,
+    /// An environment snapshot (`env`).
+    Snapshot,
+}
+
+impl Use {
+    /// The command that prints it, for messages.
+    fn command(self) -> &'static str {
+        match self {
+            Use::Runs => "results export",
+            Use::List => "results list",
+            Use::Findings => "audit",
+            Use::Snapshot => "env",
+        }
+    }
+}
+
 /// One rendering of stored runs.
 pub trait Format: Sync {
-    /// The name an option gives it, and its file's name.
-    fn name(&self) -> &'static str;
+    /// Its key: the value an option gives it, and its file's name.
+    fn key(&self) -> FormatKey;
+    /// The name an option gives it.
+    fn name(&self) -> String {
+        self.key().name()
+    }
     /// The runs `refs` names in `store` (all of them when none is named).
     fn runs(&self, _store: &Path, _refs: &[String]) -> Option<Result<String>> {
+        None
+    }
+    /// The store's runs, one line or entry each.
+    fn list(&self, _store: &Path) -> Option<Result<String>> {
+        None
+    }
+    /// The audit's findings over `runs`.
+    fn findings(&self, _runs: &[&RunRecord], _findings: &[crate::model::record::Finding]) -> Option<String> {
+        None
+    }
+    /// An environment snapshot, as `env` takes it now.
+    fn snapshot(&self, _snap: &crate::env::Snapshot) -> Option<Result<String>> {
         None
     }
     /// A comparison, as printed or written whole.
@@ -53,9 +95,29 @@ pub trait Format: Sync {
 /// Every rendering of stored runs; a format is registered here once.
 pub static FORMATS: &[&dyn Format] = &[&text::Text, &json::Json, &markdown::Markdown, &junit::Junit, &super::csv::Csv, &super::html::Html, &super::png::Png];
 
-/// The format registered under `name`.
-pub fn named(name: &str) -> &'static dyn Format {
-    FORMATS.iter().copied().find(|f| f.name() == name).unwrap_or_else(|| panic!("no output format {name} is registered"))
+/// The format registered under `key` (every key is: a test holds it).
+pub fn named(key: FormatKey) -> &'static dyn Format {
+    FORMATS.iter().copied().find(|f| f.key() == key).unwrap_or(FORMATS[0])
+}
+
+/// The format `key` for `u`, or the one-line refusal naming those that render it.
+fn for_use<T>(key: FormatKey, u: Use, render: impl Fn(&dyn Format) -> Option<T>) -> Result<T> {
+    if let Some(out) = render(named(key)) {
+        return Ok(out);
+    }
+    // Which formats render `u` is found by asking each on an empty input: cheap, and it cannot disagree with the renderers.
+    let serving: Vec<String> = FORMATS.iter().filter(|f| serves(**f, u)).map(|f| f.name()).collect();
+    Err(crate::error::Error::Usage(format!("--format={}: {} writes {}", key.name(), u.command(), serving.join(" or "))))
+}
+
+/// Whether `f` renders `u` (asked on empty input).
+fn serves(f: &dyn Format, u: Use) -> bool {
+    match u {
+        Use::Runs => f.runs(Path::new(""), &[]).is_some(),
+        Use::List => f.list(Path::new("")).is_some(),
+        Use::Findings => f.findings(&[], &[]).is_some(),
+        Use::Snapshot => f.snapshot(&crate::env::Snapshot::default()).is_some(),
+    }
 }
 
 fn unsupported(f: &dyn Format, what: &str) -> ! {
@@ -69,37 +131,51 @@ pub fn write(p: &Path, b: &[u8]) -> Result<()> {
 
 /// `results show RUN`.
 pub fn show(store: &Path, run: &str) -> Result<String> {
-    let f = named("text");
+    let f = named(FormatKey::Text);
     f.runs(store, &[run.to_string()]).unwrap_or_else(|| unsupported(f, "runs"))
 }
 
-/// `results export [RUNS]`: JSON, or CSV with `--csv`.
-pub fn export(store: &Path, refs: &[String], csv: bool) -> Result<String> {
-    let f = named(if csv { "csv" } else { "json" });
-    f.runs(store, refs).unwrap_or_else(|| unsupported(f, "runs"))
+/// `results export [RUNS]`: `--format` (JSON by default; `--csv` is CSV).
+pub fn export(store: &Path, refs: &[String], key: FormatKey) -> Result<String> {
+    for_use(key, Use::Runs, |f| f.runs(store, refs))?
+}
+
+/// `results list`: `--format`.
+pub fn list(store: &Path, key: FormatKey) -> Result<String> {
+    for_use(key, Use::List, |f| f.list(store))?
+}
+
+/// `audit`: `--format`.
+pub fn findings(runs: &[&RunRecord], findings: &[crate::model::record::Finding], key: FormatKey) -> Result<String> {
+    for_use(key, Use::Findings, |f| f.findings(runs, findings))
+}
+
+/// `env`: `--format`.
+pub fn snapshot(snap: &crate::env::Snapshot, key: FormatKey) -> Result<String> {
+    for_use(key, Use::Snapshot, |f| f.snapshot(snap))?
 }
 
 /// `compare`'s output: `--format`, or JSON with `--json`.
 pub fn comparison(format: CompareFormat, json: bool, c: &Comparison) -> String {
-    let f = named(&if json { "json".to_string() } else { crate::output::format::name(&format) });
+    let f = named(if json { FormatKey::Json } else { format.into() });
     f.comparison(c).unwrap_or_else(|| unsupported(f, "comparison"))
 }
 
 /// `sweep`'s table: `--format`.
 pub fn sweep(format: CompareFormat, t: &crate::sweep::table::Table) -> String {
-    let f = named(&crate::output::format::name(&format));
+    let f = named(format.into());
     f.sweep(t).unwrap_or_else(|| unsupported(f, "sweep"))
 }
 
 /// `sweep --html FILE`: the sweep's page.
 pub fn sweep_page(t: &crate::sweep::table::Table, to: &Path) -> Result<()> {
-    let f = named("html");
+    let f = named(FormatKey::Html);
     write(to, f.sweep(t).unwrap_or_else(|| unsupported(f, "sweep")).as_bytes())
 }
 
 /// `compare --junit FILE`.
 pub fn junit(c: &Comparison) -> String {
-    let f = named("junit");
+    let f = named(FormatKey::Junit);
     f.comparison(c).unwrap_or_else(|| unsupported(f, "comparison"))
 }
 
@@ -107,13 +183,13 @@ pub fn junit(c: &Comparison) -> String {
 /// SVG and PNG there; the page as built.
 pub fn report(runs: &[super::html::ReportRun], page_to: &Path, charts_to: Option<&Path>) -> Result<super::html::Report> {
     let page = super::html::build(runs, &crate::units::now_rfc3339());
-    let write = |name: &str, to: &Path| {
-        let f = named(name);
+    let write = |key: FormatKey, to: &Path| {
+        let f = named(key);
         f.report(&page, to).unwrap_or_else(|| unsupported(f, "report"))
     };
-    write("html", page_to)?;
+    write(FormatKey::Html, page_to)?;
     if let Some(dir) = charts_to {
-        write("png", dir)?;
+        write(FormatKey::Png, dir)?;
     }
     Ok(page)
 }
@@ -122,12 +198,25 @@ pub fn report(runs: &[super::html::ReportRun], page_to: &Path, charts_to: Option
 mod tests {
     use super::*;
 
+    /// Every key has its one format: `named` cannot fall back.
     #[test]
-    fn names_are_unique() {
-        let mut names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), FORMATS.len());
+    fn every_key_is_registered_once() {
+        use clap::ValueEnum;
+        let mut keys: Vec<FormatKey> = FORMATS.iter().map(|f| f.key()).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), FORMATS.len(), "a key registered twice");
+        assert_eq!(keys, FormatKey::value_variants(), "a key without its format");
+    }
+
+    /// A format that does not render what a command prints is refused in one line naming those that do.
+    #[test]
+    fn a_format_that_renders_nothing_for_the_command_is_refused_naming_those_that_do() {
+        let e = findings(&[], &[], FormatKey::Png).unwrap_err().to_string();
+        assert_eq!(e, "--format=png: audit writes text or json");
+        let e = list(Path::new("x"), FormatKey::Markdown).unwrap_err().to_string();
+        assert_eq!(e, "--format=markdown: results list writes text or json");
+        assert!(findings(&[], &[], FormatKey::Json).unwrap().contains("\"findings\":[]"));
     }
 
     /// Every value `compare --format` accepts is a registered format.
@@ -137,7 +226,7 @@ mod tests {
         for v in CompareFormat::value_variants() {
             let name = crate::output::format::name(v);
             assert!(FORMATS.iter().any(|f| f.name() == name), "compare --format {name}: no such format");
-            assert!(named(&name).sweep(&crate::sweep::table::Table::empty()).is_some(), "sweep --format {name}: not rendered");
+            assert!(named((*v).into()).sweep(&crate::sweep::table::Table::empty()).is_some(), "sweep --format {name}: not rendered");
         }
     }
 }

@@ -7,8 +7,8 @@ use std::path::Path;
 pub struct Text;
 
 impl Format for Text {
-    fn name(&self) -> &'static str {
-        "text"
+    fn key(&self) -> crate::output::FormatKey {
+        crate::output::FormatKey::Text
     }
 
     fn runs(&self, store: &Path, refs: &[String]) -> Option<Result<String>> {
@@ -21,5 +21,17 @@ impl Format for Text {
 
     fn sweep(&self, t: &crate::sweep::table::Table) -> Option<String> {
         Some(crate::view::sweep::text(t))
+    }
+
+    fn list(&self, store: &Path) -> Option<Result<String>> {
+        Some(crate::store::list_text(store))
+    }
+
+    fn findings(&self, _runs: &[&crate::model::record::RunRecord], findings: &[crate::model::record::Finding]) -> Option<String> {
+        Some(crate::audit::findings_text(findings))
+    }
+
+    fn snapshot(&self, snap: &crate::env::Snapshot) -> Option<Result<String>> {
+        Some(Ok(crate::report::snapshot::snapshot_text(snap)))
     }
 }

@@ -240,9 +240,6 @@ impl Tpcc {
         if !(args.time_scale > 0.0 && args.time_scale <= 100.0) {
             return Err(usage!("--time-scale must be above 0 (and at most 100)"));
         }
-        if !["fairbench", "tpcc-mysql"].contains(&args.format.as_str()) {
-            return Err(usage!("--format={}: use fairbench or tpcc-mysql", args.format));
-        }
         session_sql(engine, &args.isolation)?;
         let fk = Fk::parse(&args.fk)?;
         let tail = common.table_tail(engine)?;

@@ -52,11 +52,21 @@ pub struct TpccArgs {
     pub time_scale: f64,
     /// Output format: fairbench (sysbench lines plus TPC-C figures) or tpcc-mysql
     #[arg(long, default_value = "fairbench", value_parser = own::tpcc_format)]
-    pub format: String,
+    pub format: Console,
     /// Prefix of the TPC-C table names (tables are PREFIXwarehouseN, ...)
     #[arg(long, default_value = "", value_parser = values::identifier_prefix)]
     pub tpcc_prefix: String,
     /// prepare: create the tables, indexes and foreign keys of the variant without loading data
     #[arg(long)]
     pub schema_only: bool,
+}
+
+/// TPC-C's console (`--format`): fairbench's (sysbench's lines with TPC-C's
+/// figures after them) or tpcc-mysql's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Console {
+    #[default]
+    Fairbench,
+    TpccMysql,
 }

@@ -35,7 +35,7 @@ impl TpccSink {
     pub fn new(t: &Tpcc, json: bool, percentile: u32, standard: &'static dyn StandardOutput) -> TpccSink {
         TpccSink {
             json,
-            mysql_format: t.args.format == "tpcc-mysql",
+            mysql_format: t.args.format == super::options::Console::TpccMysql,
             percentile,
             threads: 0,
             shared: t.shared.clone(),

@@ -26,8 +26,8 @@ pub fn terminals(s: &str) -> Result<String, String> {
     exact(s, &["stress", "spec"], "use stress or spec")
 }
 
-pub fn tpcc_format(s: &str) -> Result<String, String> {
-    exact(s, &["fairbench", "tpcc-mysql"], "use fairbench or tpcc-mysql")
+pub fn tpcc_format(s: &str) -> Result<super::options::Console, String> {
+    crate::values::variant(s, false)
 }
 
 /// TPC-C transaction names, `_` or `-` between words.
