@@ -10,7 +10,7 @@ use crate::cli::SweepArgs;
 use crate::error::{exit, Error, Result};
 use crate::server::builds::Build;
 use crate::server::{self, profile, Kind, Sandbox, StartOpts};
-use crate::sweep::{self, store, table, Plan, Version};
+use crate::sweep::{self, store, table, SweepPlan, Version};
 use crate::usage;
 use crate::workload::family::{self, PresetRun};
 use serde::Deserialize;
@@ -106,13 +106,13 @@ fn results_option(path: &Path) -> String {
 }
 
 /// Runs of the plan not stored yet, in the order they go: (run, repetition, version).
-fn to_do(plan: &Plan, path: &Path) -> Result<Vec<(usize, usize, usize)>> {
+fn to_do(plan: &SweepPlan, path: &Path) -> Result<Vec<(usize, usize, usize)>> {
     let done = store::completed(path, &plan.tag)?;
     let stored = |v: usize, r: usize| done.get(&plan.tag_of(v, r)).copied().unwrap_or(0);
     Ok(plan.order().into_iter().filter(|&(r, rep, v)| stored(v, r) <= rep).collect())
 }
 
-fn print(path: &Path, plan: &Plan, a: &SweepArgs) -> Result<()> {
+fn print(path: &Path, plan: &SweepPlan, a: &SweepArgs) -> Result<()> {
     let t = table::build(path, plan)?;
     print!("{}", crate::view::format::sweep(a.format, &t));
     if let Some(to) = &a.html {
@@ -123,7 +123,7 @@ fn print(path: &Path, plan: &Plan, a: &SweepArgs) -> Result<()> {
 }
 
 /// The sweep the options ask for.
-fn plan_of(a: &SweepArgs) -> Result<Plan> {
+fn plan_of(a: &SweepArgs) -> Result<SweepPlan> {
     let engine = a.engine.clone().ok_or_else(|| usage!("sweep: name the engine (fairbench sweep postgres --versions 16,17 --preset NAME), or --resume / --show a stored sweep"))?;
     if a.versions.is_empty() {
         return Err(usage!("sweep: give --versions, the base first (--versions 16,17,system)"));
@@ -174,7 +174,7 @@ fn plan_of(a: &SweepArgs) -> Result<Plan> {
     for r in &mut runs {
         r.args.push(WARMUP.into());
     }
-    Ok(Plan {
+    Ok(SweepPlan {
         tag: a.tag.clone().unwrap_or_else(|| format!("sweep-{engine}-{}", crate::units::now_rfc3339())),
         engine,
         versions: keys,
@@ -235,7 +235,7 @@ fn from_file(a: &mut SweepArgs, p: &Path) -> Result<()> {
 
 /// Each version's build: fetched (or found in the cache), a directory, or
 /// none (the installed one, a running server).
-fn builds(plan: &Plan) -> Result<Vec<Option<Build>>> {
+fn builds(plan: &SweepPlan) -> Result<Vec<Option<Build>>> {
     plan.versions
         .iter()
         .map(|key| match Version::parse(key) {
@@ -260,7 +260,7 @@ impl Servers {
         self.up.iter().find(|(i, ..)| *i == v).map(|(_, u, _)| u.as_str()).unwrap_or_default()
     }
 
-    fn start(&mut self, plan: &Plan, v: usize, say: &dyn Fn(String)) -> Result<()> {
+    fn start(&mut self, plan: &SweepPlan, v: usize, say: &dyn Fn(String)) -> Result<()> {
         let key = &plan.versions[v];
         if let Version::Target(url) = Version::parse(key) {
             say(format!("{key}: the server at {}", crate::db::Target::parse(&url).map(|t| t.to_string()).unwrap_or_else(|_| url.clone())));
@@ -314,7 +314,7 @@ impl Servers {
     }
 
     /// Starts the servers, prepares each, and runs `todo` in order.
-    fn run(&mut self, plan: &Plan, todo: &[(usize, usize, usize)], path: &Path, say: &dyn Fn(String), failed: &mut Vec<String>, mut done: usize) -> Result<()> {
+    fn run(&mut self, plan: &SweepPlan, todo: &[(usize, usize, usize)], path: &Path, say: &dyn Fn(String), failed: &mut Vec<String>, mut done: usize) -> Result<()> {
         let total = plan.order().len();
         let mut versions: Vec<usize> = todo.iter().map(|t| t.2).collect();
         versions.sort_unstable();

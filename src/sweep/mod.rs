@@ -72,7 +72,7 @@ pub fn keys(entries: &[String]) -> Vec<String> {
 /// Everything a sweep runs, stored as it was asked so that `--resume`
 /// runs the rest of the same sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct SweepPlan {
     pub tag: String,
     pub engine: String,
     /// The versions' keys, in the order of the table's columns.
@@ -93,7 +93,7 @@ pub struct Plan {
     pub notes: Vec<String>,
 }
 
-impl Plan {
+impl SweepPlan {
     /// The tag runs of version `v` and run `r` are stored with.
     pub fn tag_of(&self, v: usize, r: usize) -> String {
         format!("{}/{}/{}", self.tag, self.versions[v], self.runs[r].name)
@@ -141,8 +141,8 @@ impl Plan {
 mod tests {
     use super::*;
 
-    fn plan(options: &[&str]) -> Plan {
-        Plan {
+    fn plan(options: &[&str]) -> SweepPlan {
+        SweepPlan {
             tag: "s".into(),
             engine: "postgres".into(),
             versions: keys(&["16".into(), "17".into(), "16".into()]),

@@ -1,7 +1,7 @@
 //! A sweep's plan in the results store, beside its runs (a table of its
 //! own), and how many of its runs the store holds.
 
-use super::Plan;
+use super::SweepPlan;
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
 use std::path::Path;
@@ -14,7 +14,7 @@ fn io(path: &Path, e: impl std::fmt::Display) -> Error {
 
 /// Stores `plan` under its tag; a sweep of that tag already stored is
 /// refused unless it is the same plan (a resumed sweep).
-pub fn save(path: &Path, plan: &Plan) -> Result<()> {
+pub fn save(path: &Path, plan: &SweepPlan) -> Result<()> {
     let c = crate::store::open(path, true)?;
     c.execute_batch(TABLE).map_err(|e| io(path, e))?;
     let json = serde_json::to_string(plan).map_err(|e| Error::Io(e.to_string()))?;
@@ -23,7 +23,7 @@ pub fn save(path: &Path, plan: &Plan) -> Result<()> {
 }
 
 /// The plan stored under `tag`.
-pub fn load(path: &Path, tag: &str) -> Result<Plan> {
+pub fn load(path: &Path, tag: &str) -> Result<SweepPlan> {
     let c = crate::store::open(path, false)?;
     c.execute_batch(TABLE).map_err(|e| io(path, e))?;
     let json: Option<String> = c.query_row("SELECT plan FROM sweeps WHERE tag = ?1", params![tag], |r| r.get(0)).optional().map_err(|e| io(path, e))?;

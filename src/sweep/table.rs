@@ -3,7 +3,7 @@
 //! where the ratio's 95% interval excludes 1, with the hardware spent per
 //! operation beside it, also relative, and a sentence for each large change.
 
-use super::Plan;
+use super::SweepPlan;
 use crate::error::Result;
 use crate::model::efficiency::{self, Efficiency};
 use crate::model::record::{LevelKey, RunRecord};
@@ -158,7 +158,7 @@ fn hardware_at(all: &[Efficiency], key: &LevelKey) -> Vec<Option<f64>> {
         .collect()
 }
 
-pub fn build(store: &Path, plan: &Plan) -> Result<Table> {
+pub fn build(store: &Path, plan: &SweepPlan) -> Result<Table> {
     let mut versions: Vec<Column> = plan.versions.iter().map(|k| Column { key: k.clone(), server_version: None, origin: None }).collect();
     let mut rows = Vec::new();
     let mut sentences = Vec::new();
