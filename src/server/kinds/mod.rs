@@ -25,6 +25,15 @@ use std::time::Duration;
 /// Every sandbox kind, in the order `server profiles` shows their settings.
 const KINDS: &[&dyn SandboxKind] = &[&mariadb::Mariadb, &postgres::Postgres, &tidb::Tidb, &patroni::Patroni, &vitess::Vitess];
 
+/// The processes of a sandbox that runs many (a cluster's nodes, a sharded
+/// keyspace's tablets and routers), found and stopped by the kind's rules.
+pub trait Processes: Sync {
+    fn is_running(&self, sb: &Sandbox) -> bool;
+    /// Each in the order that loses nothing, then a kill after `limit`.
+    fn stop(&self, sb: &Sandbox, limit: Duration);
+    fn kill(&self, sb: &Sandbox);
+}
+
 /// What a kind of sandbox is: the programs it runs and how it starts,
 /// answers and stops them. A method with a default is one most kinds
 /// share; a kind overrides it only where it differs.
@@ -116,9 +125,18 @@ pub trait SandboxKind: Sync {
     /// first that names a process running from the sandbox's directory wins.
     fn pid_files(&self, dir: &Path) -> Vec<PathBuf>;
 
+    /// Its processes, when it runs many (a cluster) that its own rules
+    /// find and stop; None: one server, found by its pid file.
+    fn processes(&self) -> Option<&'static dyn Processes> {
+        None
+    }
+
     /// Whether its server runs.
     fn is_running(&self, sb: &Sandbox) -> bool {
-        super::common::server_pid(sb).is_some()
+        match self.processes() {
+            Some(p) => p.is_running(sb),
+            None => super::common::server_pid(sb).is_some(),
+        }
     }
 
     /// The signal that shuts its server down cleanly (SIGTERM for most;
@@ -129,14 +147,21 @@ pub trait SandboxKind: Sync {
 
     /// A clean shutdown, then a kill after `limit`.
     fn stop(&self, sb: &Sandbox, limit: Duration) {
-        if !signal_and_wait(sb, self.stop_signal(), limit) {
-            self.kill(sb);
+        match self.processes() {
+            Some(p) => p.stop(sb, limit),
+            None if !signal_and_wait(sb, self.stop_signal(), limit) => self.kill(sb),
+            None => {}
         }
     }
 
     /// Ends a server that never became ready (failed start, Ctrl-C).
     fn kill(&self, sb: &Sandbox) {
-        signal_and_wait(sb, libc::SIGKILL, Duration::from_secs(5));
+        match self.processes() {
+            Some(p) => p.kill(sb),
+            None => {
+                signal_and_wait(sb, libc::SIGKILL, Duration::from_secs(5));
+            }
+        }
     }
 
     /// What it writes into a directory the user gave, removed at stop.

@@ -100,16 +100,8 @@ impl SandboxKind for Patroni {
         vec![]
     }
 
-    fn is_running(&self, sb: &Sandbox) -> bool {
-        procs::is_running(sb)
-    }
-
-    fn stop(&self, sb: &Sandbox, limit: Duration) {
-        procs::stop(sb, limit)
-    }
-
-    fn kill(&self, sb: &Sandbox) {
-        procs::kill(sb)
+    fn processes(&self) -> Option<&'static dyn super::Processes> {
+        Some(&procs::Cluster)
     }
 
     fn files(&self) -> &'static [&'static str] {

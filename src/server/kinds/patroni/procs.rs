@@ -99,3 +99,20 @@ pub(super) fn stop(sb: &Sandbox, limit: Duration) {
     }
     kill(sb);
 }
+
+/// The kind's processes, as the sandbox registry asks for them.
+pub(super) struct Cluster;
+
+impl super::super::Processes for Cluster {
+    fn is_running(&self, sb: &Sandbox) -> bool {
+        is_running(sb)
+    }
+
+    fn stop(&self, sb: &Sandbox, limit: Duration) {
+        stop(sb, limit)
+    }
+
+    fn kill(&self, sb: &Sandbox) {
+        kill(sb)
+    }
+}

@@ -27,7 +27,6 @@ use crate::error::{Error, Result};
 use crate::usage;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 pub struct Vitess;
 
@@ -167,16 +166,8 @@ impl SandboxKind for Vitess {
         vec![]
     }
 
-    fn is_running(&self, sb: &Sandbox) -> bool {
-        procs::is_running(sb)
-    }
-
-    fn stop(&self, sb: &Sandbox, limit: Duration) {
-        procs::stop(sb, limit)
-    }
-
-    fn kill(&self, sb: &Sandbox) {
-        procs::kill(sb)
+    fn processes(&self) -> Option<&'static dyn super::Processes> {
+        Some(&procs::Cluster)
     }
 
     fn files(&self) -> &'static [&'static str] {
