@@ -47,72 +47,60 @@ fn leftovers(dir: &Path) -> Vec<i32> {
         .collect()
 }
 
-/// Whether any of the cluster's programs runs.
-pub(super) fn is_running(sb: &Sandbox) -> bool {
-    let p = procs(sb);
-    !p.patronis.is_empty() || !p.postmasters.is_empty() || p.etcd.is_some()
-}
-
-/// Ends everything at once (a failed start, Ctrl-C, a stop that took too
-/// long): Patroni first, with what it runs in its process group, so that no
-/// node is started again; PostgreSQL's immediate shutdown; etcd; then
-/// anything else still running from the directory.
-pub(super) fn kill(sb: &Sandbox) {
-    let p = procs(sb);
-    for &pid in &p.patronis {
-        // SAFETY: as in signal(); the group is the one Patroni was started in.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
-    }
-    signal(&p.postmasters, libc::SIGQUIT);
-    signal(&p.etcd.into_iter().collect::<Vec<_>>(), libc::SIGKILL);
-    let mut all: Vec<i32> = p.patronis.iter().chain(&p.postmasters).chain(&p.etcd).copied().collect();
-    all.extend(leftovers(&sb.dir));
-    // An immediate shutdown takes PostgreSQL a moment; a Ctrl-C must end within 2 s.
-    if !gone(&all, &sb.dir, Duration::from_millis(800)) {
-        let left = leftovers(&sb.dir);
-        signal(&left, libc::SIGKILL);
-        gone(&left, &sb.dir, Duration::from_secs(3));
-    }
-}
-
-/// A clean stop: every Patroni stops its PostgreSQL (fast shutdown), then
-/// etcd stops; whatever is left after `limit` is killed. A synchronous
-/// standby's Patroni first waits up to two of its cycles (4 s) to be
-/// released from that role. Once every PostgreSQL is down, a Patroni still
-/// tidying up (its etcd watch, its REST API) gets a second: its data is
-/// about to be removed anyway.
-pub(super) fn stop(sb: &Sandbox, limit: Duration) {
-    let p = procs(sb);
-    signal(&p.patronis, libc::SIGTERM);
-    let end = Instant::now() + limit;
-    let postmasters_down = gone(&p.postmasters, &sb.dir, limit) && {
-        // A postmaster Patroni started while it got the signal.
-        let started = procs(sb).postmasters;
-        gone(&started, &sb.dir, end.saturating_duration_since(Instant::now()))
-    };
-    if postmasters_down {
-        gone(&p.patronis, &sb.dir, Duration::from_secs(1));
-        // etcd last: no Patroni uses it any more.
-        let etcd: Vec<i32> = p.etcd.into_iter().collect();
-        signal(&etcd, libc::SIGTERM);
-        gone(&etcd, &sb.dir, Duration::from_secs(2));
-    }
-    kill(sb);
-}
-
 /// The kind's processes, as the sandbox registry asks for them.
 pub(super) struct Cluster;
 
 impl super::super::Processes for Cluster {
+    /// Whether any of the cluster's programs runs.
     fn is_running(&self, sb: &Sandbox) -> bool {
-        is_running(sb)
+        let p = procs(sb);
+        !p.patronis.is_empty() || !p.postmasters.is_empty() || p.etcd.is_some()
     }
 
-    fn stop(&self, sb: &Sandbox, limit: Duration) {
-        stop(sb, limit)
-    }
-
+    /// Ends everything at once (a failed start, Ctrl-C, a stop that took too
+    /// long): Patroni first, with what it runs in its process group, so that no
+    /// node is started again; PostgreSQL's immediate shutdown; etcd; then
+    /// anything else still running from the directory.
     fn kill(&self, sb: &Sandbox) {
-        kill(sb)
+        let p = procs(sb);
+        for &pid in &p.patronis {
+            // SAFETY: as in signal(); the group is the one Patroni was started in.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+        signal(&p.postmasters, libc::SIGQUIT);
+        signal(&p.etcd.into_iter().collect::<Vec<_>>(), libc::SIGKILL);
+        let mut all: Vec<i32> = p.patronis.iter().chain(&p.postmasters).chain(&p.etcd).copied().collect();
+        all.extend(leftovers(&sb.dir));
+        // An immediate shutdown takes PostgreSQL a moment; a Ctrl-C must end within 2 s.
+        if !gone(&all, &sb.dir, Duration::from_millis(800)) {
+            let left = leftovers(&sb.dir);
+            signal(&left, libc::SIGKILL);
+            gone(&left, &sb.dir, Duration::from_secs(3));
+        }
+    }
+
+    /// A clean stop: every Patroni stops its PostgreSQL (fast shutdown), then
+    /// etcd stops; whatever is left after `limit` is killed. A synchronous
+    /// standby's Patroni first waits up to two of its cycles (4 s) to be
+    /// released from that role. Once every PostgreSQL is down, a Patroni still
+    /// tidying up (its etcd watch, its REST API) gets a second: its data is
+    /// about to be removed anyway.
+    fn stop(&self, sb: &Sandbox, limit: Duration) {
+        let p = procs(sb);
+        signal(&p.patronis, libc::SIGTERM);
+        let end = Instant::now() + limit;
+        let postmasters_down = gone(&p.postmasters, &sb.dir, limit) && {
+            // A postmaster Patroni started while it got the signal.
+            let started = procs(sb).postmasters;
+            gone(&started, &sb.dir, end.saturating_duration_since(Instant::now()))
+        };
+        if postmasters_down {
+            gone(&p.patronis, &sb.dir, Duration::from_secs(1));
+            // etcd last: no Patroni uses it any more.
+            let etcd: Vec<i32> = p.etcd.into_iter().collect();
+            signal(&etcd, libc::SIGTERM);
+            gone(&etcd, &sb.dir, Duration::from_secs(2));
+        }
+        self.kill(sb);
     }
 }

@@ -22,40 +22,28 @@ fn tiers(sb: &Sandbox) -> Vec<Vec<i32>> {
     ]
 }
 
-pub(super) fn is_running(sb: &Sandbox) -> bool {
-    tiers(sb).iter().any(|t| !t.is_empty())
-}
-
-/// Ends everything at once (a failed start, Ctrl-C, a stop that took too long).
-pub(super) fn kill(sb: &Sandbox) {
-    let all: Vec<i32> = tiers(sb).into_iter().flatten().collect();
-    signal(&all, libc::SIGKILL);
-    gone(&all, &sb.dir, Duration::from_secs(3));
-}
-
-/// A clean stop, tier by tier; whatever is left after `limit` is killed.
-pub(super) fn stop(sb: &Sandbox, limit: Duration) {
-    let end = Instant::now() + limit;
-    for tier in tiers(sb) {
-        signal(&tier, libc::SIGTERM);
-        gone(&tier, &sb.dir, end.saturating_duration_since(Instant::now()));
-    }
-    kill(sb);
-}
-
 /// The kind's processes, as the sandbox registry asks for them.
 pub(super) struct Cluster;
 
 impl super::super::Processes for Cluster {
     fn is_running(&self, sb: &Sandbox) -> bool {
-        is_running(sb)
+        tiers(sb).iter().any(|t| !t.is_empty())
     }
 
-    fn stop(&self, sb: &Sandbox, limit: Duration) {
-        stop(sb, limit)
-    }
-
+    /// Ends everything at once (a failed start, Ctrl-C, a stop that took too long).
     fn kill(&self, sb: &Sandbox) {
-        kill(sb)
+        let all: Vec<i32> = tiers(sb).into_iter().flatten().collect();
+        signal(&all, libc::SIGKILL);
+        gone(&all, &sb.dir, Duration::from_secs(3));
+    }
+
+    /// A clean stop, tier by tier; whatever is left after `limit` is killed.
+    fn stop(&self, sb: &Sandbox, limit: Duration) {
+        let end = Instant::now() + limit;
+        for tier in tiers(sb) {
+            signal(&tier, libc::SIGTERM);
+            gone(&tier, &sb.dir, end.saturating_duration_since(Instant::now()));
+        }
+        self.kill(sb);
     }
 }
