@@ -24,27 +24,27 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     // often than every 0.5 s (SHOW GLOBAL STATUS is not free).
     let period = Duration::from_secs_f64(if c.report_interval > 0.0 { c.report_interval.max(0.5) } else { 1.0 });
     // Every effective option, each its own --name=value: the workload's
-    // (in `info`), then run control and the connection's.
-    // Each is recorded unless the workload recorded its own.
+    // (in `info`), then run control and the connection's, each unless the
+    // workload recorded an option of that name (kept as it wrote it).
     let mut info = info.clone();
     let o = &mut info.options;
-    o.control.report_interval.get_or_insert(c.report_interval);
-    o.control.pause.get_or_insert(c.pause);
-    o.control.percentile.get_or_insert(c.percentile);
-    o.control.client_threads.get_or_insert_with(|| c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
-    o.control.queue_max.get_or_insert(c.queue_max as u64);
-    o.connection.session_options.get_or_insert_with(|| cfg.session_sql.join("; "));
-    o.connection.ssl_mode.get_or_insert_with(|| cfg.target.ssl_mode.name().to_string());
+    o.insert_missing("report-interval", &c.report_interval.to_string());
+    o.insert_missing("pause", &c.pause.to_string());
+    o.insert_missing("percentile", &c.percentile.to_string());
+    o.insert_missing("client-threads", &c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
+    o.insert_missing("queue-max", &c.queue_max.to_string());
+    o.insert_missing("session-options", &cfg.session_sql.join("; "));
+    o.insert_missing("ssl-mode", cfg.target.ssl_mode.name());
     if let Some(u) = &c.sampling.server_metrics {
-        o.sampling.server_metrics.get_or_insert_with(|| u.clone());
+        o.insert_missing("server-metrics", u);
     }
     if !c.sampling.server_time {
-        o.sampling.server_time.get_or_insert(false);
+        o.insert_missing("server-time", "off");
     }
     let profile_server = if c.sampling.profile_server {
         // A missing perf is said before anything runs, not after the first level.
         crate::env::profile::available().map_err(Error::Usage)?;
-        o.sampling.profile_server.get_or_insert(true);
+        o.insert_missing("profile-server", "on");
         // perf stops by itself well after the level would have ended.
         let most = if c.time > 0.0 { c.warmup_time + c.time * 2.0 + 60.0 } else { 86_400.0 };
         Some(ProfileServer { warmup: Duration::from_secs_f64(c.warmup_time), most: Duration::from_secs_f64(most), dir: std::env::temp_dir(), stopping: crate::model::interrupted })
