@@ -3,14 +3,18 @@
 //! `sysbench TEST [options] COMMAND` order) and BMK-kit labels in place of a
 //! workload name.
 
+mod bench_args;
 pub mod server_args;
+mod target_args;
 
 use crate::values;
-use crate::workload::plan::{BenchArgs, BenchCommand, TargetArgs};
+use crate::workload::plan::BenchCommand;
+pub use bench_args::{plan, BenchArgs};
 use clap::parser::ValueSource;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 pub use server_args::{ScenarioArgs, ServerAction, ServerArgs, ServerStartArgs, SweepArgs};
 use std::path::PathBuf;
+pub use target_args::TargetArgs;
 
 #[derive(Parser, Debug)]
 #[command(name = "fairbench", version, about = "Fair, exact database benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None, after_help = FIRST_STEPS)]
@@ -749,4 +753,24 @@ fn same_value(a: &str, b: &str) -> bool {
         return x == y;
     }
     false
+}
+
+/// `fairbench run` with the options a run was made with. Options the run
+/// command does not take (recorded facts such as the session options) are
+/// left out; the target is shown as stored, its password masked.
+pub fn reproduce(r: &crate::model::record::RunRecord) -> String {
+    let cmd = command();
+    let flags: std::collections::BTreeSet<String> = cmd.find_subcommand("run").map(|s| s.get_arguments().filter_map(|a| a.get_long().map(str::to_string)).collect()).unwrap_or_default();
+    let mut parts = vec!["fairbench".to_string(), "run".to_string(), r.workload.clone(), crate::store::option_arg("target", &r.target)];
+    for (k, v) in r.options.pairs() {
+        // "auto" is how the recorder writes a client thread count left to its default.
+        if !flags.contains(&k) || v.is_empty() || (k == "client-threads" && v == "auto") {
+            continue;
+        }
+        parts.push(crate::store::option_arg(&k, &v));
+    }
+    if !r.tag.is_empty() {
+        parts.push(crate::store::option_arg("tag", &r.tag));
+    }
+    parts.join(" ")
 }

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::workload::family;
-use crate::workload::plan::{BenchCommand, Plan};
+use crate::workload::plan::BenchCommand;
 
 pub fn explain(label: &str, options: &[String]) -> Result<()> {
     let is_label = family::looks_like_label(label) || family::find(label).is_none();
@@ -53,7 +53,7 @@ fn explain_run(workload: &str, options: &[String], after_label: bool) -> Result<
     let argv: Vec<String> = ["fairbench", "run", workload].iter().map(|s| s.to_string()).chain(options.iter().cloned()).collect();
     let cli = crate::cli::parse(argv).map_err(|e| Error::Usage(crate::error::one_line(&crate::cli::error_line(&e)).into_owned()))?;
     let crate::cli::Cmd::Run(args) = cli.cmd else { return Err(Error::Usage(format!("`{workload}` is not a workload or a label: see `fairbench run --help`"))) };
-    let mut plan = Plan::new(BenchCommand::Run, args)?;
+    let mut plan = crate::cli::plan(BenchCommand::Run, args)?;
     // Nothing is connected to: a server of a protocol several engines speak is taken for the protocol's own.
     let cfg = plan.cfg.clone();
     let _ = cfg.engine.set(cfg.presumed_engine());

@@ -30,7 +30,7 @@ pub fn results(a: ResultsArgs) -> Result<()> {
         ResultsAction::List { format: key } => print!("{}", format::list(path, key)?),
         ResultsAction::Show { run } => print!("{}", format::show(path, &run)?),
         ResultsAction::Export { runs, csv, format: key, .. } => print!("{}", format::export(path, &runs, key.unwrap_or(if csv { FormatKey::Csv } else { FormatKey::Json }))?),
-        ResultsAction::Serve { addr } => crate::view::browse::serve(path.clone(), addr)?,
+        ResultsAction::Serve { addr } => crate::view::browse::serve(path.clone(), addr, crate::cli::reproduce)?,
         ResultsAction::Changes { metric, label, by, min_change, alpha, fail_on_regression, json } => {
             let q = crate::compare::series::Query { metric: &metric, label: label.as_deref(), by_version: by == "version", min_change, alpha };
             let found = crate::compare::series::changes(&store::load_all(path)?, &q);
@@ -160,7 +160,7 @@ fn baseline(what: &str, store_path: &Path) -> Result<RunRecord> {
 pub fn report(a: ReportArgs) -> Result<()> {
     use crate::view::html;
     let t0 = std::time::Instant::now();
-    let runs: Vec<html::ReportRun> = store::load_for_report(&a.store.results, &a.runs)?.into_iter().map(|(rec, hists)| html::ReportRun { rec, hists }).collect();
+    let runs: Vec<html::ReportRun> = store::load_for_report(&a.store.results, &a.runs)?.into_iter().map(|(rec, hists)| html::ReportRun { command: crate::cli::reproduce(&rec), rec, hists }).collect();
     let page = format::report(&runs, &a.output, a.charts.as_deref())?;
     println!(
         "Wrote {} ({} KiB, {} charts) in {:.2} s{}",

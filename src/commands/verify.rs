@@ -5,7 +5,7 @@ use crate::cli::CheckWritesArgs;
 use crate::error::{Error, Result};
 use crate::runner::verify;
 use crate::usage;
-use crate::workload::plan::{BenchCommand, Plan};
+use crate::workload::plan::BenchCommand;
 use crate::workload::witness;
 
 /// `fairbench check writes FILE [target options] [--output json]`: the
@@ -19,7 +19,7 @@ pub fn check_writes(a: CheckWritesArgs) -> Result<()> {
     let crate::cli::Cmd::Run(mut b) = cli.cmd else { return Err(usage!("check writes: {} does not describe a run", a.file.display())) };
     b.target = a.target;
     let json = a.output.json();
-    let mut plan = Plan::new(BenchCommand::Run, b)?;
+    let mut plan = crate::cli::plan(BenchCommand::Run, b)?;
     let cfg = crate::runner::drive::identified(plan.cfg.clone(), &plan.run)?;
     let Some(run) = plan.family.bench(&mut plan, cfg)? else {
         return Err(usage!("check writes: the {} workload records no writes it could verify", header.workload));

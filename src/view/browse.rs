@@ -9,7 +9,7 @@ use crate::report::http::{Reply, Request};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-pub fn handle(store: &Path, req: &Request) -> Reply {
+pub fn handle(store: &Path, req: &Request, reproduce: html::Reproduce) -> Reply {
     match req.path.as_str() {
         "/" => match crate::store::load_all(store) {
             Ok(rs) => Reply::html(list_page(store, &rs)),
@@ -22,7 +22,7 @@ pub fn handle(store: &Path, req: &Request) -> Reply {
             }
             match crate::store::load_for_report(store, &refs) {
                 Ok(v) => {
-                    let runs: Vec<ReportRun> = v.into_iter().map(|(rec, hists)| ReportRun { rec, hists }).collect();
+                    let runs: Vec<ReportRun> = v.into_iter().map(|(rec, hists)| ReportRun { command: reproduce(&rec), rec, hists }).collect();
                     Reply::html(html::build(&runs, &crate::units::now_rfc3339()).html)
                 }
                 Err(e) => error_page(&e.to_string()),
@@ -72,11 +72,11 @@ a{{color:#4269d0}}form{{margin:14px 0}}input[type=text]{{padding:4px 8px}}</styl
 }
 
 /// Serves the store until the process is stopped.
-pub fn serve(store: PathBuf, addr: std::net::SocketAddr) -> crate::error::Result<()> {
+pub fn serve(store: PathBuf, addr: std::net::SocketAddr, reproduce: html::Reproduce) -> crate::error::Result<()> {
     // Fails now on a missing store rather than on the first request.
     crate::store::open(&store, false)?;
     let s = store.clone();
-    let bound = crate::report::http::serve("addr", addr, std::sync::Arc::new(move |r: &Request| handle(&s, r)))?;
+    let bound = crate::report::http::serve("addr", addr, std::sync::Arc::new(move |r: &Request| handle(&s, r, reproduce)))?;
     println!("Serving {} at http://{bound}/ (read-only; Ctrl-C stops)", store.display());
     while !crate::model::interrupted() {
         std::thread::sleep(std::time::Duration::from_millis(200));

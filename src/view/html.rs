@@ -11,7 +11,6 @@ use crate::model::record::{Finding, IntervalRec, LevelRec, Repeated, RunRecord};
 use crate::report::chart::{esc, num, Band, BandKind, Chart, Scale, Series};
 use crate::stats::significance::{median, spread};
 use hdrhistogram::Histogram;
-use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// Most points a time-series line gets: beyond it intervals are merged into
@@ -22,7 +21,13 @@ pub const MAX_POINTS: usize = 720;
 pub struct ReportRun {
     pub rec: RunRecord,
     pub hists: Vec<Option<Histogram<u64>>>,
+    /// The command line that runs it again, as the command line spells it
+    /// (given by the command that builds the report: the page names no flag).
+    pub command: String,
 }
+
+/// How a stored run is written as the command line that runs it again.
+pub type Reproduce = fn(&RunRecord) -> String;
 
 pub struct Report {
     pub html: String,
@@ -613,26 +618,6 @@ fn environment_section(o: &mut String, runs: &[ReportRun], diffs: &[crate::compa
     }
 }
 
-/// `fairbench run` with the options a run was made with. Options the run
-/// command does not take (recorded facts such as the session options) are
-/// left out; the target is shown as stored, its password masked.
-pub fn command_line(r: &RunRecord) -> String {
-    let cmd = crate::cli::command();
-    let flags: BTreeSet<String> = cmd.find_subcommand("run").map(|s| s.get_arguments().filter_map(|a| a.get_long().map(str::to_string)).collect()).unwrap_or_default();
-    let mut parts = vec!["fairbench".to_string(), "run".to_string(), r.workload.clone(), crate::store::option_arg("target", &r.target)];
-    for (k, v) in r.options.pairs() {
-        // "auto" is how the recorder writes a client thread count left to its default.
-        if !flags.contains(&k) || v.is_empty() || (k == "client-threads" && v == "auto") {
-            continue;
-        }
-        parts.push(crate::store::option_arg(&k, &v));
-    }
-    if !r.tag.is_empty() {
-        parts.push(crate::store::option_arg("tag", &r.tag));
-    }
-    parts.join(" ")
-}
-
 fn reproduce_section(o: &mut String, runs: &[ReportRun]) {
     o.push_str("<h2 id=\"reproduce\">Reproduce</h2>");
     for r in runs {
@@ -645,7 +630,7 @@ fn reproduce_section(o: &mut String, runs: &[ReportRun]) {
             esc(&rec.started_at),
             esc(&rec.tool_version),
             esc(&rec.hostname),
-            esc(&command_line(rec))
+            esc(&r.command)
         );
     }
 }

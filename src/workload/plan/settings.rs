@@ -6,7 +6,6 @@
 //! command line (YCSB's `threadcount`, LinkBench's `requesters`) changes it
 //! here before the run.
 
-use super::{ControlArgs, RandArgs, TargetArgs};
 use crate::model::Arrivals;
 use crate::output::ConsoleFormat;
 use crate::values::{ForcedShutdown, RepeatOrder};
@@ -106,45 +105,6 @@ pub struct SamplingSettings {
 }
 
 impl RunSettings {
-    /// The settings `c`, `r` and `t` describe (their combinations already checked).
-    pub fn from_args(c: &ControlArgs, r: &RandArgs, t: &TargetArgs) -> RunSettings {
-        let sb = &c.sysbench;
-        let mut no_effect = sb.without_effect();
-        no_effect.extend(t.without_effect());
-        RunSettings {
-            levels: c.threads.0.clone(),
-            time: c.time,
-            events: c.events,
-            warmup_time: c.warmup_time,
-            rate: c.rate,
-            arrivals: c.arrivals,
-            report_interval: c.report_interval,
-            percentile: c.percentile,
-            sync_file: c.sync_file.clone(),
-            sync_wait_ms: c.sync_wait,
-            group: c.group.clone().map(|name| Group { name, member: c.group_member.clone(), size: c.group_size.unwrap_or(1), timeout: c.group_timeout }),
-            pause: c.pause,
-            repeat: c.repeat,
-            repeat_order: c.repeat_order,
-            client_threads: c.client_threads,
-            queue_max: c.queue_max,
-            no_prepare: c.no_prepare,
-            seed: r.rand_seed,
-            verify_writes: c.verify_writes.clone(),
-            sysbench: Sysbench {
-                histogram: sb.histogram,
-                forced_shutdown: sb.forced_shutdown,
-                init_timeout: sb.thread_init_timeout,
-                checkpoints: sb.report_checkpoints.clone(),
-                verbosity: sb.level(),
-                validate: sb.validate,
-                no_effect,
-            },
-            outputs: Outputs { console: c.output, store: (!c.no_save).then(|| c.results.clone()), tag: c.tag.clone(), hdr_log: c.hdr_log.clone(), live: c.live, metrics_addr: c.metrics_addr },
-            sampling: SamplingSettings { server_metrics: c.server_metrics.clone(), server_time: c.server_time, profile_server: c.profile_server },
-        }
-    }
-
     /// The most clients of any level.
     pub fn max_threads(&self) -> usize {
         self.levels.iter().copied().max().unwrap_or(1)
