@@ -82,7 +82,7 @@ pub fn rule_commit_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
 /// counts: the router's hop, and the queries that reach every shard, are in
 /// one side's figures and not the other's.
 pub fn rule_shard_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
-    let shards = |r: &RunRecord| server_of(r).and_then(|s| crate::db::engines::named(&s.engine)?.shards(s)).unwrap_or(1);
+    let shards = |r: &RunRecord| server_of(r).and_then(|s| crate::db::engines::named(&s.engine)?.sharded()?.shards(s)).unwrap_or(1);
     let counts: Vec<u32> = rs.iter().map(|r| shards(r)).collect();
     if !counts.windows(2).any(|w| w[0] != w[1]) {
         return vec![];

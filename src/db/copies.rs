@@ -82,8 +82,16 @@ impl Conn {
     /// `sql` about `table` run where its rows are: on each copy when the
     /// engine keeps one on every shard (each copy's rows, in shard order),
     /// else once: how many rows each copy holds.
+    /// Where the copies of `table` are, when the engine keeps one on every shard.
+    pub(super) async fn copies(&mut self, table: &str) -> Option<Copies> {
+        match self.cfg.engine().sharded() {
+            Some(s) => s.copies(self, table).await,
+            None => None,
+        }
+    }
+
     pub async fn query_each_copy(&mut self, table: &str, sql: &str) -> DbResult<Vec<Vec<Vec<Option<String>>>>> {
-        let Some(copies) = self.cfg.engine().copies(self, table).await else { return Ok(vec![self.query_strings(sql).await?]) };
+        let Some(copies) = self.copies(table).await else { return Ok(vec![self.query_strings(sql).await?]) };
         let done = self.each_copy(&copies, Op::Query(sql)).await?;
         Ok(done.into_iter().filter_map(|d| if let Done::Rows(r) = d { Some(r) } else { None }).collect())
     }
@@ -92,7 +100,7 @@ impl Conn {
     /// where the engine keeps one on every shard (a shard's server takes
     /// a DELETE of more rows than its proxy lets one statement touch).
     pub async fn empty_table(&mut self, table: &str) -> DbResult<()> {
-        match self.cfg.engine().copies(self, table).await {
+        match self.copies(table).await {
             Some(copies) => self.each_copy(&copies, Op::Query(&format!("TRUNCATE TABLE {table}"))).await.map(|_| ()),
             None => self.query(&format!("DELETE FROM {table}")).await.map(|_| ()),
         }

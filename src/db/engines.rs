@@ -5,6 +5,12 @@
 //! its environment and counters, what a commit guarantees, and what its
 //! settings mean in common terms.
 //!
+//! [`Engine`] is the core every engine answers (seven methods have no
+//! default); what only some engines have is an optional capability it
+//! returns itself as ([`Engine::sharded`], [`Engine::digests`],
+//! [`Engine::activity`], [`Engine::deviations`]), so an engine that has
+//! none writes none of it, and a caller asks whether the engine has one.
+//!
 //! [`Protocol`] names the wire protocol (and so the client) a target is
 //! reached with; several engines may share one (a server that speaks
 //! MySQL's protocol is found by what it says it is).
@@ -46,6 +52,99 @@ pub trait Engine: Sync {
         false
     }
 
+    /// Settings that change what a commit does beyond durability (a
+    /// transaction model, a commit protocol): two runs of this engine that
+    /// differ in one are not comparable. (name, value) pairs.
+    fn commit_settings(&self, _s: &Server) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// Reads the server's settings, version, cache and dataset sizes,
+    /// counters and TLS state into `s`; what cannot be read goes to `errors`.
+    fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()>;
+
+    /// The counters and gauges sampled every interval; `start` is the
+    /// snapshot taken before (it says which views the server has, so no
+    /// sample sends a query that fails into the log of what it measures).
+    fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>>;
+
+    /// Which of its counters are gauges (kept as they are, not as deltas).
+    fn gauges(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// (physical page reads, logical page reads) from counter deltas.
+    fn page_reads(&self, _deltas: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
+        None
+    }
+
+    /// The server's fsyncs in a set of counter deltas (InnoDB's, the WAL's).
+    fn fsyncs(&self, _deltas: &BTreeMap<String, f64>) -> Option<f64> {
+        None
+    }
+
+    /// The processes a server is made of beside the one the target reaches
+    /// (a router's shard servers), by where each listens on the server's
+    /// host, from the facts `capture` recorded; the sampler measures each
+    /// part's CPU apart. Empty: the server is the one process.
+    fn parts(&self, _s: &Server) -> Vec<Part> {
+        Vec::new()
+    }
+
+    /// Where the server keeps its data on its host, from its settings.
+    fn data_dir(&self, _s: &Server) -> Option<String> {
+        None
+    }
+
+    /// What a commit guarantees, from the settings the sessions ran with.
+    fn durability(&self, s: &Server) -> Durability;
+
+    /// The setting that sizes its page cache, as users know it.
+    fn cache_setting(&self) -> &'static str;
+
+    /// Whether the OS page cache may hold data beyond the engine's own cache.
+    fn os_cache_holds_data(&self) -> bool {
+        true
+    }
+
+    /// The settings that change what a run measures on this engine, each
+    /// compared across its runs by the audit (its list in its folder).
+    fn measured(&self) -> &'static [super::measured::Measured] {
+        &[]
+    }
+
+    /// Settings that mean the same on every engine though named
+    /// differently, each in common terms and in the engine's words.
+    fn common_settings(&self, _s: &Server) -> Vec<(Aspect, Common)> {
+        Vec::new()
+    }
+
+    // Optional capabilities: an engine that has one returns itself.
+    /// Where its clients must treat it apart from its protocol's first engine.
+    fn deviations(&self) -> Option<&dyn Deviations> {
+        None
+    }
+
+    /// How it spreads tables over shards, when it does.
+    fn sharded(&self) -> Option<&dyn Sharded> {
+        None
+    }
+
+    /// Its statements by shape, when it keeps them.
+    fn digests(&self) -> Option<&dyn Digests> {
+        None
+    }
+
+    /// Its sessions' waits read from what each is doing, when its counters do not say.
+    fn activity(&self) -> Option<&dyn Activity> {
+        None
+    }
+}
+
+/// Where a server that speaks another engine's protocol differs from it for
+/// its clients (TiDB, Vitess): errors that mean try again, statements it
+/// refuses, a load it does not take. Asked through [`Engine::deviations`].
+pub trait Deviations: Sync {
     /// Error codes that restart an event on this engine, beside the
     /// protocol's default ignore list (not when the user gave a list).
     fn retryable(&self) -> &'static [&'static str] {
@@ -80,85 +179,57 @@ pub trait Engine: Sync {
     fn screen<'a>(&'a self, _c: &'a mut Conn, _session: &'a [String]) -> SendFuture<'a, Option<Screen>> {
         Box::pin(async { None })
     }
+}
 
+/// An engine that spreads tables over shards (Vitess): how the workload's
+/// tables are laid out before prepare, read back for the environment, and
+/// how its routing is counted. Asked through [`Engine::sharded`].
+pub trait Sharded: Sync {
     /// Why the workload's tables cannot spread over the target's shards as
     /// `plan` declares (one line saying what to change), asked before
     /// prepare creates anything and before a run; None: nothing stands in
-    /// the way, or the engine (or this target) does not shard.
-    fn refuse_sharded<'a>(&'a self, _c: &'a mut Conn, _plan: &'a ShardPlan) -> SendFuture<'a, Option<String>> {
-        Box::pin(async { None })
-    }
+    /// the way, or this target does not shard.
+    fn refuse_sharded<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan) -> SendFuture<'a, Option<String>>;
 
     /// Makes the target spread the workload's tables over its shards as
     /// `plan` declares, before the workload's prepare creates and loads
     /// them (and again on a prepare that resumes, which finds them done):
-    /// the schema text it applied, None when the engine or this target does
-    /// not shard. Lines the user should read go to `notes`.
-    fn shard_tables<'a>(&'a self, _c: &'a mut Conn, _plan: &'a ShardPlan, _notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>> {
-        Box::pin(async { Ok(None) })
-    }
+    /// the schema text it applied, None when this target does not shard. Lines the user should read go to `notes`.
+    fn shard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>>;
 
     /// Forgets how the workload's tables were spread, once its cleanup
     /// dropped them; what could not be forgotten goes to `notes`.
-    fn unshard_tables<'a>(&'a self, _c: &'a mut Conn, _plan: &'a ShardPlan, _notes: &'a mut Vec<String>) -> SendFuture<'a, ()> {
-        Box::pin(async {})
-    }
+    fn unshard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, ()>;
 
     /// Where the copies of `table` are when the engine keeps one on every
     /// shard and takes writes to each apart (a reference table vtgate will
     /// not write to): how to point a connection at each and back. None: one
     /// table, written as any other.
-    fn copies<'a>(&'a self, _c: &'a mut Conn, _table: &'a str) -> SendFuture<'a, Option<Copies>> {
-        Box::pin(async { None })
-    }
+    fn copies<'a>(&'a self, c: &'a mut Conn, table: &'a str) -> SendFuture<'a, Option<Copies>>;
 
     /// How the dataset's tables are sharded now, as schema text a run's
     /// environment records; None when the engine does not shard. What
     /// cannot be read goes to `errors`.
-    fn sharding<'a>(&'a self, _c: &'a mut Conn, _tables: &'a DatasetTables, _errors: &'a mut Vec<String>) -> LocalFuture<'a, Option<String>> {
-        Box::pin(async { None })
-    }
+    fn sharding<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Option<String>>;
 
-    /// Settings that change what a commit does beyond durability (a
-    /// transaction model, a commit protocol): two runs of this engine that
-    /// differ in one are not comparable. (name, value) pairs.
-    fn commit_settings(&self, _s: &Server) -> Vec<(&'static str, String)> {
-        Vec::new()
-    }
+    /// A sharded server: its number of shards, from its facts (None: one
+    /// server holds all the data).
+    fn shards(&self, s: &Server) -> Option<u32>;
 
-    /// Reads the server's settings, version, cache and dataset sizes,
-    /// counters and TLS state into `s`; what cannot be read goes to `errors`.
-    fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()>;
+    /// Queries by the shards they reached (one, several, every one), from
+    /// a window's counter deltas; None: they were not counted.
+    fn routing(&self, deltas: &BTreeMap<String, f64>) -> Option<Routing>;
+}
 
-    /// The counters and gauges sampled every interval; `start` is the
-    /// snapshot taken before (it says which views the server has, so no
-    /// sample sends a query that fails into the log of what it measures).
-    fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>>;
-
-    /// The statement that says what each of the run's sessions is doing at
-    /// this instant, one row each (active-session-history style), for a
-    /// server whose cumulative wait counters do not say (PostgreSQL's):
-    /// asked ten times a second on a connection of its own, which the
-    /// statement leaves out. None: the engine's waits are in its counters,
-    /// or it has none.
-    fn activity_sql(&self, _target: &crate::db::url::Target) -> Option<String> {
-        None
-    }
-
-    /// A row of [`Self::activity_sql`] as the wait counter
-    /// ([`crate::db::waits::key`]) its session's time goes to; None: not
-    /// counted.
-    fn activity_wait(&self, _row: &[Option<String>]) -> Option<String> {
-        None
-    }
-
+/// An engine that keeps statistics of the statements it ran by shape
+/// (performance_schema's digests, pg_stat_statements). Asked through
+/// [`Engine::digests`].
+pub trait Digests: Sync {
     /// The statements the server ran, by shape, with their cumulative
     /// counters ([`crate::db::digests`]), keyed by the server's digest;
     /// asked at every sample when `start` says the server keeps them
     /// ([`Server::statements_view`]). The sampling's own are left out.
-    fn statements<'a>(&'a self, _c: &'a mut Conn, _start: &'a Server, _errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
-        Box::pin(async { BTreeMap::new() })
-    }
+    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>>;
 
     /// The texts of the statements `ids` (from [`Self::statements`], which
     /// may leave them empty to keep each sample's read cheap), read once
@@ -166,69 +237,23 @@ pub trait Engine: Sync {
     fn statement_texts<'a>(&'a self, _c: &'a mut Conn, _start: &'a Server, _ids: &'a [String], _errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, String>> {
         Box::pin(async { BTreeMap::new() })
     }
+}
 
-    /// Which of its counters are gauges (kept as they are, not as deltas).
-    fn gauges(&self) -> &'static [&'static str] {
-        &[]
-    }
+/// An engine whose waits are read from what each session is doing, not
+/// from cumulative counters (PostgreSQL's pg_stat_activity). Asked
+/// through [`Engine::activity`].
+pub trait Activity: Sync {
+    /// The statement that says what each of the run's sessions is doing at
+    /// this instant, one row each (active-session-history style), for a
+    /// server whose cumulative wait counters do not say (PostgreSQL's):
+    /// asked ten times a second on a connection of its own, which the
+    /// statement leaves out. None: this target says nothing of its sessions.
+    fn activity_sql(&self, target: &crate::db::url::Target) -> Option<String>;
 
-    /// (physical page reads, logical page reads) from counter deltas.
-    fn page_reads(&self, _deltas: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
-        None
-    }
-
-    /// The server's fsyncs in a set of counter deltas (InnoDB's, the WAL's).
-    fn fsyncs(&self, _deltas: &BTreeMap<String, f64>) -> Option<f64> {
-        None
-    }
-
-    /// The processes a server is made of beside the one the target reaches
-    /// (a router's shard servers), by where each listens on the server's
-    /// host, from the facts `capture` recorded; the sampler measures each
-    /// part's CPU apart. Empty: the server is the one process.
-    fn parts(&self, _s: &Server) -> Vec<Part> {
-        Vec::new()
-    }
-
-    /// A sharded server: its number of shards, from its facts (None: one
-    /// server holds all the data).
-    fn shards(&self, _s: &Server) -> Option<u32> {
-        None
-    }
-
-    /// Queries by the shards they reached (one, several, every one), from
-    /// a window's counter deltas; None: the engine does not route.
-    fn routing(&self, _deltas: &BTreeMap<String, f64>) -> Option<Routing> {
-        None
-    }
-
-    /// Where the server keeps its data on its host, from its settings.
-    fn data_dir(&self, _s: &Server) -> Option<String> {
-        None
-    }
-
-    /// What a commit guarantees, from the settings the sessions ran with.
-    fn durability(&self, s: &Server) -> Durability;
-
-    /// The setting that sizes its page cache, as users know it.
-    fn cache_setting(&self) -> &'static str;
-
-    /// Whether the OS page cache may hold data beyond the engine's own cache.
-    fn os_cache_holds_data(&self) -> bool {
-        true
-    }
-
-    /// The settings that change what a run measures on this engine, each
-    /// compared across its runs by the audit (its list in its folder).
-    fn measured(&self) -> &'static [super::measured::Measured] {
-        &[]
-    }
-
-    /// Settings that mean the same on every engine though named
-    /// differently, each in common terms and in the engine's words.
-    fn common_settings(&self, _s: &Server) -> Vec<(Aspect, Common)> {
-        Vec::new()
-    }
+    /// A row of [`Self::activity_sql`] as the wait counter
+    /// ([`crate::db::waits::key`]) its session's time goes to; None: not
+    /// counted.
+    fn activity_wait(&self, row: &[Option<String>]) -> Option<String>;
 }
 
 /// Queries a sharded server routed, by the shards each reached.

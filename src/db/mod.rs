@@ -205,7 +205,7 @@ impl Conn {
             c.query(s).await?;
         }
         if c.cfg.checking {
-            for s in c.cfg.engine().check_session() {
+            for s in c.cfg.engine().deviations().map(|d| d.check_session()).unwrap_or_default() {
                 c.query(s).await?;
             }
         }
@@ -240,7 +240,10 @@ impl Conn {
             Some(id) => id.clone(),
             None => {
                 let session = self.cfg.session_sql.clone();
-                let screen = spec.screen(self, &session).await;
+                let screen = match spec.deviations() {
+                    Some(d) => d.screen(self, &session).await,
+                    None => None,
+                };
                 let id = Arc::new(Identity { screen });
                 let _ = self.cfg.identity.set(id.clone());
                 id
@@ -650,14 +653,14 @@ impl Conn {
     /// A table the engine keeps a copy of on every shard gets the rows in
     /// each copy (copies.rs).
     pub async fn bulk_load(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
-        if let Some(copies) = self.cfg.engine().copies(self, table).await {
+        if let Some(copies) = self.copies(table).await {
             return self.bulk_load_copies(&copies, table, cols, rows, bulk_rows, mode).await;
         }
         self.bulk_load_one(table, cols, rows, bulk_rows, mode).await
     }
 
     async fn bulk_load_one(&mut self, table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize, mode: LoadMode) -> DbResult<u64> {
-        let mode = if mode == LoadMode::Auto && !self.cfg.engine().loads_infile() { LoadMode::Insert } else { mode };
+        let mode = if mode == LoadMode::Auto && !self.cfg.engine().deviations().is_none_or(|d| d.loads_infile()) { LoadMode::Insert } else { mode };
         let r = match &mut self.inner {
             Inner::My(c) => c.bulk_load(table, cols, rows, bulk_rows, mode).await,
             Inner::Pg(c) if mode == LoadMode::Insert => c.bulk_insert(table, cols, rows, bulk_rows).await,
@@ -680,7 +683,8 @@ impl Conn {
         }
         if e.kind == ErrKind::Fatal {
             let engine = self.cfg.engine();
-            let retry = self.cfg.ignore().is_some_and(|l| l.contains(&e.code) || (l.default && (engine.retryable().contains(&e.code.as_str()) || engine.transient(&e.code, &e.message))));
+            let again = |d: &dyn engines::Deviations| d.retryable().contains(&e.code.as_str()) || d.transient(&e.code, &e.message);
+            let retry = self.cfg.ignore().is_some_and(|l| l.contains(&e.code) || (l.default && engine.deviations().is_some_and(again)));
             if retry {
                 e.kind = ErrKind::Retryable;
             }

@@ -28,7 +28,7 @@ impl Activity {
     /// Starts sampling on a connection of its own when the engine has a
     /// view of its sessions' activity; None when it has none.
     pub fn start(cfg: &Arc<ConnConfig>) -> Option<Activity> {
-        let engine = cfg.engine();
+        let engine = cfg.engine().activity()?;
         let sql = engine.activity_sql(&cfg.target)?;
         let totals = Arc::new(Mutex::new(BTreeMap::new()));
         let stop = Arc::new(AtomicBool::new(false));

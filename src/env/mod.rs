@@ -209,7 +209,9 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
     let spec = cfg.engine();
     let mut s = Server { engine: spec.name().to_string(), local: is_local(cfg), ..Server::default() };
     spec.capture(c, cfg, tables, &mut s, errors).await;
-    s.sharding = spec.sharding(c, tables, errors).await;
+    if let Some(sharded) = spec.sharded() {
+        s.sharding = sharded.sharding(c, tables, errors).await;
+    }
     if cfg.target.protocol.embedded() {
         s.os_cache_bytes = mem_available();
     }
@@ -503,7 +505,10 @@ impl Sampler {
                             cur.extend(a.totals());
                         }
                         let stmts = match conn.as_mut() {
-                            Some(c) if start.statements_view.is_some() => cfg.engine().statements(c, &start, &mut errs).await,
+                            Some(c) if start.statements_view.is_some() => match cfg.engine().digests() {
+                                Some(d) => d.statements(c, &start, &mut errs).await,
+                                None => BTreeMap::new(),
+                            },
                             _ => BTreeMap::new(),
                         };
                         cur.extend(hardware());
@@ -563,9 +568,9 @@ impl Sampler {
                                         // The level's texts, read once after its last sample was timed. `texts`
                                         // grows only here, so none of these ids is in it yet.
                                         let level_ids: Vec<String> = std::mem::take(&mut untexted).into_iter().collect();
-                                        if let Some(c) = conn.as_mut() {
+                                        if let (Some(c), Some(d)) = (conn.as_mut(), cfg.engine().digests()) {
                                             // Cut once, as every digest's text is.
-                                            let read = cfg.engine().statement_texts(c, &start, &level_ids, &mut errs).await;
+                                            let read = d.statement_texts(c, &start, &level_ids, &mut errs).await;
                                             texts.extend(read.into_iter().map(|(id, t)| (id, crate::db::digests::Digest::new(&t).text)));
                                         }
                                         sample.statement_texts = level_ids.iter().filter_map(|id| Some((id.clone(), texts.get(id).filter(|t| crate::db::digests::keep(t))?.clone()))).collect();

@@ -308,7 +308,7 @@ pub fn of_window(w: &Window<'_>, whose: &Whose<'_>) -> Efficiency {
     e.fsyncs_per_commit = spec.and_then(|s| s.fsyncs(d)).map(|f| f / trx);
     e.server_time = super::waits::of(d, trx);
     e.statements = super::statements::of(w.statements, trx);
-    e.routing_per_trx = spec.and_then(|s| s.routing(d)).map(|r| crate::db::engines::Routing { single: r.single / trx, multi: r.multi / trx, scatter: r.scatter / trx });
+    e.routing_per_trx = spec.and_then(|s| s.sharded()?.routing(d)).map(|r| crate::db::engines::Routing { single: r.single / trx, multi: r.multi / trx, scatter: r.scatter / trx });
     e
 }
 

@@ -15,7 +15,10 @@ pub async fn refuse<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>) -> Result<()> {
     let plan = w.sharding();
     let mut c = Conn::admin(cfg).await?;
     // The engine is known once a connection has opened.
-    let why = cfg.engine().refuse_sharded(&mut c, &plan).await;
+    let why = match cfg.engine().sharded() {
+        Some(s) => s.refuse_sharded(&mut c, &plan).await,
+        None => None,
+    };
     c.close().await;
     why.map_or(Ok(()), |why| Err(Error::Usage(why)))
 }
@@ -26,7 +29,9 @@ pub async fn after_cleanup<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>, quiet: bool
     let plan = w.sharding();
     let mut c = Conn::admin(cfg).await?;
     let mut notes = Vec::new();
-    cfg.engine().unshard_tables(&mut c, &plan, &mut notes).await;
+    if let Some(s) = cfg.engine().sharded() {
+        s.unshard_tables(&mut c, &plan, &mut notes).await;
+    }
     c.close().await;
     if !quiet {
         for n in notes {
@@ -41,7 +46,10 @@ pub async fn after_cleanup<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>, quiet: bool
 pub async fn before_prepare<W: Dataset>(w: &W, cfg: &Arc<ConnConfig>, quiet: bool) -> Result<()> {
     let plan = w.sharding();
     let mut c = Conn::admin(cfg).await?;
-    let engine = cfg.engine();
+    let Some(engine) = cfg.engine().sharded() else {
+        c.close().await;
+        return Ok(());
+    };
     if let Some(why) = engine.refuse_sharded(&mut c, &plan).await {
         c.close().await;
         return Err(Error::Usage(why));

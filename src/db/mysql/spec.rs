@@ -2,7 +2,7 @@
 //! describes itself: global and session variables, InnoDB's counters, and
 //! what InnoDB's and the binary log's settings guarantee.
 
-use crate::db::engines::{on, Aspect, Common, DurClass, Durability, Engine, Evidence, LocalFuture};
+use crate::db::engines::{on, Aspect, Common, Digests, DurClass, Durability, Engine, Evidence, LocalFuture};
 use crate::db::facts::{first_number, pairs, rows, tls_of, DatasetTables, Server};
 use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use crate::units::human_bytes;
@@ -117,14 +117,6 @@ impl Engine for Mysql {
         })
     }
 
-    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
-        Box::pin(super::digests::read(c, start, errors))
-    }
-
-    fn statement_texts<'a>(&'a self, c: &'a mut Conn, start: &'a Server, ids: &'a [String], errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, String>> {
-        Box::pin(super::digests::texts(c, start, ids, errors))
-    }
-
     fn gauges(&self) -> &'static [&'static str] {
         GAUGES
     }
@@ -223,5 +215,19 @@ impl Engine for Mysql {
         let size = if pool { s.var("thread_pool_size").map(|n| format!(" of {n}")).unwrap_or_default() } else { String::new() };
         out.push((Aspect::Connections, Common::new(key, format!("thread_handling = {h}{size}{max}"))));
         out
+    }
+
+    fn digests(&self) -> Option<&dyn Digests> {
+        Some(self)
+    }
+}
+
+impl Digests for Mysql {
+    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
+        Box::pin(super::digests::read(c, start, errors))
+    }
+
+    fn statement_texts<'a>(&'a self, c: &'a mut Conn, start: &'a Server, ids: &'a [String], errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, String>> {
+        Box::pin(super::digests::texts(c, start, ids, errors))
     }
 }

@@ -2,7 +2,7 @@
 //! statistics views its version has, a standby's replay lag, and what
 //! fsync and synchronous_commit guarantee.
 
-use crate::db::engines::{on, Aspect, Common, DurClass, Durability, Engine, Evidence, LocalFuture};
+use crate::db::engines::{on, Activity, Aspect, Common, Digests, DurClass, Durability, Engine, Evidence, LocalFuture};
 use crate::db::facts::{first_number, rows, tls_of, value, DatasetTables, Server};
 use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use crate::units::human_bytes;
@@ -150,25 +150,8 @@ impl Engine for Postgres {
         Box::pin(status(c, version_num(start), errors))
     }
 
-    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
-        Box::pin(super::digests::read(c, start, errors))
-    }
-
-    fn statement_texts<'a>(&'a self, c: &'a mut Conn, start: &'a Server, ids: &'a [String], errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, String>> {
-        Box::pin(super::digests::texts(c, start, ids, errors))
-    }
-
     fn gauges(&self) -> &'static [&'static str] {
         GAUGES
-    }
-
-    /// The run's sessions carry its application name (fairbench's by default).
-    fn activity_sql(&self, target: &crate::db::url::Target) -> Option<String> {
-        Some(super::waits::activity_sql(target.session_name()))
-    }
-
-    fn activity_wait(&self, row: &[Option<String>]) -> Option<String> {
-        super::waits::wait_of(row)
     }
 
     fn page_reads(&self, deltas: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
@@ -244,6 +227,35 @@ impl Engine for Postgres {
         let max = s.var("max_connections").map(|m| format!(", max_connections = {m}")).unwrap_or_default();
         out.push((Aspect::Connections, Common::new("one worker per connection", format!("one process per connection{max}"))));
         out
+    }
+
+    fn digests(&self) -> Option<&dyn Digests> {
+        Some(self)
+    }
+
+    fn activity(&self) -> Option<&dyn Activity> {
+        Some(self)
+    }
+}
+
+impl Digests for Postgres {
+    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
+        Box::pin(super::digests::read(c, start, errors))
+    }
+
+    fn statement_texts<'a>(&'a self, c: &'a mut Conn, start: &'a Server, ids: &'a [String], errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, String>> {
+        Box::pin(super::digests::texts(c, start, ids, errors))
+    }
+}
+
+impl Activity for Postgres {
+    /// The run's sessions carry its application name (fairbench's by default).
+    fn activity_sql(&self, target: &crate::db::url::Target) -> Option<String> {
+        Some(super::waits::activity_sql(target.session_name()))
+    }
+
+    fn activity_wait(&self, row: &[Option<String>]) -> Option<String> {
+        super::waits::wait_of(row)
     }
 }
 

@@ -7,7 +7,7 @@
 //! `information_schema.cluster_info` and its status port's metrics.
 
 use super::screen::Allowed;
-use crate::db::engines::{on, Aspect, Common, DurClass, Durability, Engine, Evidence, LocalFuture, Screen, SendFuture};
+use crate::db::engines::{on, Aspect, Common, Deviations, Digests, DurClass, Durability, Engine, Evidence, LocalFuture, Screen, SendFuture};
 use crate::db::facts::{first_number, pairs, rows, tls_of, value, DatasetTables, Server};
 use crate::db::{Conn, ConnConfig, Dialect, Protocol};
 use crate::scrape;
@@ -111,19 +111,6 @@ impl Engine for Tidb {
         version.contains("-TiDB-")
     }
 
-    fn retryable(&self) -> &'static [&'static str] {
-        RETRYABLE
-    }
-
-    fn screen<'a>(&'a self, c: &'a mut Conn, session: &'a [String]) -> SendFuture<'a, Option<Screen>> {
-        Box::pin(async move {
-            let mut errors = Vec::new();
-            let r = rows(c, "SELECT @@global.tidb_enable_noop_functions, @@global.tidb_skip_isolation_level_check", &mut errors).await;
-            let v = |i: usize| on(r.first().and_then(|r| r.get(i)).map(String::as_str)).unwrap_or(false);
-            Some(Allowed::from(v(0), v(1), session).screen())
-        })
-    }
-
     fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()> {
         Box::pin(async move {
             // InnoDB's variables are accepted and mean nothing here; the
@@ -170,10 +157,6 @@ impl Engine for Tidb {
                 }
             }
         })
-    }
-
-    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
-        Box::pin(super::digests::read(c, start, errors))
     }
 
     fn counters<'a>(&'a self, _c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
@@ -245,6 +228,35 @@ impl Engine for Tidb {
         let max = s.var("max_connections").map(|m| format!("max_connections = {m}")).unwrap_or_default();
         out.push((Aspect::Connections, Common::new("one worker per connection", format!("a goroutine per connection: {max}{tokens}"))));
         out
+    }
+
+    fn deviations(&self) -> Option<&dyn Deviations> {
+        Some(self)
+    }
+
+    fn digests(&self) -> Option<&dyn Digests> {
+        Some(self)
+    }
+}
+
+impl Deviations for Tidb {
+    fn retryable(&self) -> &'static [&'static str] {
+        RETRYABLE
+    }
+
+    fn screen<'a>(&'a self, c: &'a mut Conn, session: &'a [String]) -> SendFuture<'a, Option<Screen>> {
+        Box::pin(async move {
+            let mut errors = Vec::new();
+            let r = rows(c, "SELECT @@global.tidb_enable_noop_functions, @@global.tidb_skip_isolation_level_check", &mut errors).await;
+            let v = |i: usize| on(r.first().and_then(|r| r.get(i)).map(String::as_str)).unwrap_or(false);
+            Some(Allowed::from(v(0), v(1), session).screen())
+        })
+    }
+}
+
+impl Digests for Tidb {
+    fn statements<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, crate::db::digests::Digest>> {
+        Box::pin(super::digests::read(c, start, errors))
     }
 }
 

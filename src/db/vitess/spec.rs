@@ -9,7 +9,7 @@
 use super::admin::Vtctld;
 use super::cluster;
 use super::vars::{self, CONNECTIONS};
-use crate::db::engines::{self, Aspect, Common, DurClass, Durability, Engine, Listen, LocalFuture, Part, Routing, SendFuture};
+use crate::db::engines::{self, Aspect, Common, Deviations, DurClass, Durability, Engine, Listen, LocalFuture, Part, Routing, SendFuture, Sharded};
 use crate::db::facts::{DatasetTables, Server};
 use crate::db::sharding::vschema::{self, DeclareReference};
 use crate::db::sharding::{Copies, ShardPlan};
@@ -81,61 +81,6 @@ impl Engine for Vitess {
         version.contains("-Vitess")
     }
 
-    fn retryable(&self) -> &'static [&'static str] {
-        RETRYABLE
-    }
-
-    /// vtgate refuses LOAD DATA on a sharded keyspace.
-    /// vtgate's OLAP workload streams a result whole: an OLTP session's
-    /// statements stop at the tablets' 10000 rows.
-    fn check_session(&self) -> &'static [&'static str] {
-        &["SET workload = 'olap'"]
-    }
-
-    fn transient(&self, code: &str, message: &str) -> bool {
-        // Its own code, or a tablet's error it passes on (the errno of the
-        // tablet's connection to its server: 2002, 2013).
-        (code == "1105" || message.contains("vttablet: ")) && TRANSIENT.iter().any(|t| message.contains(t))
-    }
-
-    fn loads_infile(&self) -> bool {
-        false
-    }
-
-    /// What vtgate cannot route as the workload declares it, before anything changes.
-    fn refuse_sharded<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan) -> SendFuture<'a, Option<String>> {
-        Box::pin(vschema::refusal(c, plan))
-    }
-
-    /// The workload's VSchema, through vtgate (`ALTER VSCHEMA`) and, for
-    /// its reference tables, vtctld, before its tables are made.
-    fn shard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>> {
-        Box::pin(async move {
-            let vtctld = Vtctld::of(c.config());
-            vschema::apply(c, plan, vtctld.as_ref().map(|v| v as &dyn DeclareReference).map_err(String::clone), notes).await
-        })
-    }
-
-    /// The dropped tables out of the VSchema.
-    fn unshard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, ()> {
-        Box::pin(vschema::remove(c, plan, notes))
-    }
-
-    /// A reference table's copy on each shard.
-    fn copies<'a>(&'a self, c: &'a mut Conn, table: &'a str) -> SendFuture<'a, Option<Copies>> {
-        Box::pin(async move {
-            // Most tables are not: the shards are listed only for one that is.
-            let ks = vschema::reference_keyspace(c, table).await?;
-            let shards = cluster::keyspace_shards(c, &ks, &mut Vec::new()).await;
-            vschema::copies(c, &ks, &shards).await
-        })
-    }
-
-    /// The VSchema of the dataset's tables, as vtgate has it.
-    fn sharding<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Option<String>> {
-        Box::pin(vschema::read(c, tables, errors))
-    }
-
     fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()> {
         Box::pin(cluster::capture(c, cfg, tables, s, errors))
     }
@@ -197,32 +142,6 @@ impl Engine for Vitess {
         cluster::shards(s).iter().find_map(|sh| s.var(&format!("shard.{sh}.datadir")).map(str::to_string))
     }
 
-    fn shards(&self, s: &Server) -> Option<u32> {
-        Some(cluster::shards(s).len() as u32).filter(|n| *n > 0)
-    }
-
-    /// vtgate's queries by routing class (vars.rs): BEGIN, COMMIT, SET and
-    /// the like are routed nowhere and left out. The plans vtgate completes
-    /// itself (ORDER BY or DISTINCT over shards, joins) are classed by the
-    /// shards their routes reached, over the run's keyspace's shards (whose
-    /// call counters the level always has).
-    fn routing(&self, d: &BTreeMap<String, f64>) -> Option<Routing> {
-        let get = |class: &str| d.get(&format!("vtgate.queries{{route={class}}}")).copied();
-        let mut r = Routing { single: get("single")?, multi: get("multi").unwrap_or(0.0), scatter: get("scatter").unwrap_or(0.0) };
-        let shards = d.keys().filter(|k| k.strip_prefix("vttablet.calls{shard=").is_some_and(|s| !s.contains('/'))).count();
-        for (k, executions) in d {
-            let Some(plan) = k.strip_prefix("vtgate.queries{plan=").and_then(|p| p.strip_suffix('}')) else { continue };
-            if !plan.split('.').nth(1).is_some_and(vars::completed_by_vtgate) {
-                continue;
-            }
-            let routes = d.get(&format!("vtgate.shard_routes{{plan={plan}}}")).copied().unwrap_or(0.0);
-            let (single, scatter) = vars::split_completed(*executions, routes, shards);
-            r.single += single;
-            r.scatter += scatter;
-        }
-        Some(r)
-    }
-
     fn os_cache_holds_data(&self) -> bool {
         false
     }
@@ -259,6 +178,99 @@ impl Engine for Vitess {
         let shown = format!("vtgate multiplexes the client connections onto each tablet's pools (queryserver-config-pool-size = {}, transaction-cap = {})", pool("pool-size"), pool("transaction-cap"));
         out.push((Aspect::Connections, Common::new("pooled by a proxy", shown)));
         out
+    }
+
+    fn deviations(&self) -> Option<&dyn Deviations> {
+        Some(self)
+    }
+
+    fn sharded(&self) -> Option<&dyn Sharded> {
+        Some(self)
+    }
+}
+
+impl Deviations for Vitess {
+    fn retryable(&self) -> &'static [&'static str] {
+        RETRYABLE
+    }
+
+    /// vtgate refuses LOAD DATA on a sharded keyspace.
+    /// vtgate's OLAP workload streams a result whole: an OLTP session's
+    /// statements stop at the tablets' 10000 rows.
+    fn check_session(&self) -> &'static [&'static str] {
+        &["SET workload = 'olap'"]
+    }
+
+    fn transient(&self, code: &str, message: &str) -> bool {
+        // Its own code, or a tablet's error it passes on (the errno of the
+        // tablet's connection to its server: 2002, 2013).
+        (code == "1105" || message.contains("vttablet: ")) && TRANSIENT.iter().any(|t| message.contains(t))
+    }
+
+    fn loads_infile(&self) -> bool {
+        false
+    }
+}
+
+impl Sharded for Vitess {
+    /// What vtgate cannot route as the workload declares it, before anything changes.
+    fn refuse_sharded<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan) -> SendFuture<'a, Option<String>> {
+        Box::pin(vschema::refusal(c, plan))
+    }
+
+    /// The workload's VSchema, through vtgate (`ALTER VSCHEMA`) and, for
+    /// its reference tables, vtctld, before its tables are made.
+    fn shard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, crate::error::Result<Option<String>>> {
+        Box::pin(async move {
+            let vtctld = Vtctld::of(c.config());
+            vschema::apply(c, plan, vtctld.as_ref().map(|v| v as &dyn DeclareReference).map_err(String::clone), notes).await
+        })
+    }
+
+    /// The dropped tables out of the VSchema.
+    fn unshard_tables<'a>(&'a self, c: &'a mut Conn, plan: &'a ShardPlan, notes: &'a mut Vec<String>) -> SendFuture<'a, ()> {
+        Box::pin(vschema::remove(c, plan, notes))
+    }
+
+    /// A reference table's copy on each shard.
+    fn copies<'a>(&'a self, c: &'a mut Conn, table: &'a str) -> SendFuture<'a, Option<Copies>> {
+        Box::pin(async move {
+            // Most tables are not: the shards are listed only for one that is.
+            let ks = vschema::reference_keyspace(c, table).await?;
+            let shards = cluster::keyspace_shards(c, &ks, &mut Vec::new()).await;
+            vschema::copies(c, &ks, &shards).await
+        })
+    }
+
+    /// The VSchema of the dataset's tables, as vtgate has it.
+    fn sharding<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Option<String>> {
+        Box::pin(vschema::read(c, tables, errors))
+    }
+
+    fn shards(&self, s: &Server) -> Option<u32> {
+        Some(cluster::shards(s).len() as u32).filter(|n| *n > 0)
+    }
+
+    /// vtgate's queries by routing class (vars.rs): BEGIN, COMMIT, SET and
+    /// the like are routed nowhere and left out. The plans vtgate completes
+    /// itself (ORDER BY or DISTINCT over shards, joins) are classed by the
+    /// shards their routes reached, over the run's keyspace's shards (whose
+    /// call counters the level always has).
+    fn routing(&self, d: &BTreeMap<String, f64>) -> Option<Routing> {
+        let get = |class: &str| d.get(&format!("vtgate.queries{{route={class}}}")).copied();
+        let mut r = Routing { single: get("single")?, multi: get("multi").unwrap_or(0.0), scatter: get("scatter").unwrap_or(0.0) };
+        let shards = d.keys().filter(|k| k.strip_prefix("vttablet.calls{shard=").is_some_and(|s| !s.contains('/'))).count();
+        for (k, executions) in d {
+            let Some(plan) = k.strip_prefix("vtgate.queries{plan=").and_then(|p| p.strip_suffix('}')) else { continue };
+            if !plan.split('.').nth(1).is_some_and(vars::completed_by_vtgate) {
+                continue;
+            }
+            let routes = d.get(&format!("vtgate.shard_routes{{plan={plan}}}")).copied().unwrap_or(0.0);
+            let (single, scatter) = vars::split_completed(*executions, routes, shards);
+            r.single += single;
+            r.scatter += scatter;
+        }
+        Some(r)
     }
 }
 
