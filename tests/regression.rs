@@ -937,7 +937,7 @@ fn label_took_another_familys_tokens_for_a_workload_name() {
         assert!(err.contains(&format!("'{scenario}' is not a scenario")) && err.contains("dbSTRESS"), "{label}: {err}");
         // Every family's label words are offered, those of families that
         // decode their labels whole included.
-        for w in fairbench::workload::FAMILIES.iter().flat_map(|f| f.label_words()) {
+        for w in fairbench::workload::FAMILIES.iter().filter_map(|f| f.labels()).flat_map(|l| l.label_words()) {
             assert!(err.contains(w), "{label}: '{w}' missing from: {err}");
         }
     }

@@ -33,7 +33,7 @@ pub struct BenchArgs {
     pub workload_given: bool,
     /// The command as written (empty: the workload finds it among the
     /// words after bare options), for a workload that defines its own (see
-    /// [`crate::workload::family::Family::own_command_line`]).
+    /// [`crate::workload::family::CommandLine::own_command_line`]).
     #[arg(long, hide = true)]
     pub script_command: Option<String>,
     /// The workload's own options as written (`--tables=2`), one each; a

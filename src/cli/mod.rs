@@ -596,7 +596,7 @@ fn parse_args(argv: Vec<String>) -> std::result::Result<Cli, clap::Error> {
         return Cli::from_arg_matches(&matches);
     }
     let wl: String = sm.get_one::<String>("workload").cloned().unwrap_or_default();
-    let scripted = crate::workload::family::find(&wl).is_some_and(|f| f.own_command_line(&wl));
+    let scripted = crate::workload::family::own_command_line(&wl);
     if scripted || !crate::workload::family::looks_like_label(&wl) {
         return Cli::from_arg_matches(&matches);
     }
@@ -658,7 +658,7 @@ const BENCH_COMMANDS: &[&str] = &["run", "prepare", "cleanup", "prewarm", "check
 /// so a negative number (`--offset -5`) is a value, as in sysbench, where
 /// only `--` starts an option.
 fn own_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, clap::Error> {
-    let is_script = |a: &String| !a.starts_with('-') && crate::workload::family::find(a).is_some_and(|f| f.own_command_line(a));
+    let is_script = |a: &String| !a.starts_with('-') && crate::workload::family::own_command_line(a);
     let Some(si) = argv.iter().skip(1).position(is_script).map(|i| i + 1) else { return Ok(argv) };
     let run = command().find_subcommand("run").cloned().unwrap_or_else(|| clap::Command::new("run"));
     let family_ids: Vec<String> = crate::workload::family::FamilyArgs::augment_args(clap::Command::new("f")).get_arguments().map(|a| a.get_id().to_string()).collect();

@@ -12,7 +12,7 @@
 //! every family understands the same way, and the parser that drives a
 //! family's own tokens ([`Grammar`], one per family folder, e.g.
 //! `src/workload/<family>/label.rs`). A family whose labels follow another
-//! shape decodes them whole (`Family::decode_label`). The registry is handed
+//! shape decodes them whole (`Labels::decode_label`). The registry is handed
 //! in through [`Registry`] (implemented by `workload::family`), so this
 //! module imports no workload.
 //!
@@ -32,7 +32,7 @@
 //!   (`…-notrx-socket.sh`). Each setting may be named only once: a repeated
 //!   or contradictory token is an error that names it.
 //! * The scenario is a BMK scenario word a family contributes
-//!   (`Family::label_scenarios`), or a fairbench workload name written in
+//!   (`Labels::label_scenarios`), or a fairbench workload name written in
 //!   lowercase (`oltp_update_index-10Kx1tab-uniform-ps-notrx`), so that a
 //!   mistyped BMK scenario is an error rather than an unknown workload.
 //!   `Prepare` alone (`Prepare_10M_8tab`) prepares the default workload's
@@ -58,7 +58,7 @@
 //!
 //! # Canonical labels
 //!
-//! Each family prints its canonical label (`Family::canonical_label`);
+//! Each family prints its canonical label (`Labels::canonical_label`);
 //! `parse(canonical(x))` gives back the options `x` decoded to.
 
 mod tokens;
@@ -115,7 +115,7 @@ pub enum Shape {
 }
 
 /// A BMK scenario word, contributed to the grammar by the workload family
-/// that runs it (`Family::label_scenarios`).
+/// that runs it (`Labels::label_scenarios`).
 #[derive(Debug)]
 pub struct Scenario {
     /// As BMK writes it, e.g. `OLTP_RW` or `OLTP_RW+`.

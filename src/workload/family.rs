@@ -29,26 +29,6 @@ pub trait Family: Sync + std::fmt::Debug {
         self.workloads().contains(&workload)
     }
 
-    /// Whether `workload` declares its own options and commands (a script
-    /// does): the command line then hands every option that is not a
-    /// run-control, target or random-number option to the family as it
-    /// was written, with the word after a bare option that may be its value
-    /// ([`crate::workload::plan::Plan::script_options`]), with the
-    /// command ([`crate::workload::plan::Plan::script_command`]), which may be
-    /// one the workload defines.
-    fn own_command_line(&self, _workload: &str) -> bool {
-        false
-    }
-
-    /// Rewrites a command line written as the tool the workload comes from
-    /// takes it (YCSB's `load ycsb -P FILE -threads 4 -target 100`) into
-    /// fairbench's; None when `argv` is not such a line for this family.
-    /// Asked of every family before anything else reads the command line;
-    /// Err is one line saying what is wrong.
-    fn tool_command_line(&self, _argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
-        None
-    }
-
     /// Its names as the help of the workload argument shows them.
     fn help(&self) -> &'static str;
 
@@ -59,6 +39,58 @@ pub trait Family: Sync + std::fmt::Debug {
     /// heading) to the run / prepare / cleanup / prewarm / check commands.
     fn augment_args(&self, cmd: Command) -> Command;
 
+    /// Whether a workload never writes (the audit's read-only rules).
+    fn read_only(&self, _workload: &str) -> bool {
+        false
+    }
+
+    /// The `--rand-type` when none is given: sysbench's default, special,
+    /// unless the workload's reference kit draws its keys otherwise.
+    fn default_rand_type(&self) -> &'static str {
+        "special"
+    }
+
+    /// Whether `check` has consistency conditions to verify.
+    fn has_check(&self) -> bool {
+        false
+    }
+
+    /// Ready lists of runs of its workloads, as a published series runs
+    /// them (`fairbench sweep --preset NAME`), sized for a server given
+    /// `ram` bytes.
+    fn presets(&self, _ram: u64) -> Vec<Preset> {
+        Vec::new()
+    }
+
+    /// Figures a report shows for one stored level besides the common ones
+    /// (name, value), computed from what the record holds: the level's
+    /// summary with its per-kind counts and latencies.
+    fn report_figures(&self, _level: &LevelRec) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// Describe the run of `plan.command` (prepare, run, cleanup, prewarm,
+    /// check): build the workload from the parsed options and adjust the
+    /// connection settings and run control where the family needs to. None:
+    /// the family carried out the command itself (a script's own commands).
+    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>>;
+
+    // Optional capabilities: a family that has one returns itself.
+    /// Its labels, when its workloads have labels beyond their names.
+    fn labels(&self) -> Option<&dyn Labels> {
+        None
+    }
+
+    /// How its workloads' own command lines are read, when they have one.
+    fn command_line(&self) -> Option<&dyn CommandLine> {
+        None
+    }
+}
+
+/// A family whose workloads have labels of their own (BMK-kit's, a tool's):
+/// the words, the grammar and the canonical form. Asked through
+/// [`Family::labels`]; a family without it is named by its workloads' names.
+pub trait Labels: Sync {
     /// The BMK scenario words that stand for its workloads in a label
     /// (the rest of the label grammar is shared).
     fn label_scenarios(&self) -> &'static [Scenario] {
@@ -92,10 +124,30 @@ pub trait Family: Sync + std::fmt::Debug {
     fn canonical_label(&self, _workload: &str, _get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
         None
     }
+}
 
-    /// Whether a workload never writes (the audit's read-only rules).
-    fn read_only(&self, _workload: &str) -> bool {
+/// A family whose workloads are reached by a command line of their own: a
+/// script's declared options, the line of the tool they come from, the
+/// options that imply the workload. Asked through [`Family::command_line`].
+pub trait CommandLine: Sync {
+    /// Whether `workload` declares its own options and commands (a script
+    /// does): the command line then hands every option that is not a
+    /// run-control, target or random-number option to the family as it
+    /// was written, with the word after a bare option that may be its value
+    /// ([`crate::workload::plan::Plan::script_options`]), with the
+    /// command ([`crate::workload::plan::Plan::script_command`]), which may be
+    /// one the workload defines.
+    fn own_command_line(&self, _workload: &str) -> bool {
         false
+    }
+
+    /// Rewrites a command line written as the tool the workload comes from
+    /// takes it (YCSB's `load ycsb -P FILE -threads 4 -target 100`) into
+    /// fairbench's; None when `argv` is not such a line for this family.
+    /// Asked of every family before anything else reads the command line;
+    /// Err is one line saying what is wrong.
+    fn tool_command_line(&self, _argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
+        None
     }
 
     /// The workload this family runs when the command line names none but
@@ -104,37 +156,6 @@ pub trait Family: Sync + std::fmt::Debug {
     fn implied_workload(&self, _args: &FamilyArgs) -> Option<&'static str> {
         None
     }
-
-    /// The `--rand-type` when none is given: sysbench's default, special,
-    /// unless the workload's reference kit draws its keys otherwise.
-    fn default_rand_type(&self) -> &'static str {
-        "special"
-    }
-
-    /// Whether `check` has consistency conditions to verify.
-    fn has_check(&self) -> bool {
-        false
-    }
-
-    /// Ready lists of runs of its workloads, as a published series runs
-    /// them (`fairbench sweep --preset NAME`), sized for a server given
-    /// `ram` bytes.
-    fn presets(&self, _ram: u64) -> Vec<Preset> {
-        Vec::new()
-    }
-
-    /// Figures a report shows for one stored level besides the common ones
-    /// (name, value), computed from what the record holds: the level's
-    /// summary with its per-kind counts and latencies.
-    fn report_figures(&self, _level: &LevelRec) -> Vec<(String, String)> {
-        Vec::new()
-    }
-
-    /// Describe the run of `plan.command` (prepare, run, cleanup, prewarm,
-    /// check): build the workload from the parsed options and adjust the
-    /// connection settings and run control where the family needs to. None:
-    /// the family carried out the command itself (a script's own commands).
-    fn bench(&self, plan: &mut Plan, cfg: ConnConfig) -> Result<Option<BenchRun>>;
 }
 
 /// A list of runs a series publishes: `prepare` once per server, then each
@@ -285,7 +306,7 @@ impl clap::Args for FamilyArgs {
 /// workload of another family than the one implying it is an error: the
 /// options would be silently ignored.
 pub fn chosen_workload(named: &str, given: bool, args: &FamilyArgs) -> Result<String> {
-    let Some((family, implied)) = FAMILIES.iter().find_map(|f| f.implied_workload(args).map(|w| (*f, w))) else { return Ok(named.to_string()) };
+    let Some((family, implied)) = FAMILIES.iter().find_map(|f| f.command_line()?.implied_workload(args).map(|w| (*f, w))) else { return Ok(named.to_string()) };
     if !given {
         return Ok(implied.to_string());
     }
@@ -320,9 +341,20 @@ pub fn checked_workloads() -> Vec<&'static str> {
     FAMILIES.iter().filter(|f| f.has_check()).flat_map(|f| f.workloads().iter().copied()).collect()
 }
 
+/// The families whose workloads have labels of their own.
+fn labelled() -> impl Iterator<Item = &'static dyn Labels> {
+    FAMILIES.iter().filter_map(|f| f.labels())
+}
+
+/// Whether `workload` declares its own options and commands (see
+/// [`CommandLine::own_command_line`]).
+pub fn own_command_line(workload: &str) -> bool {
+    find(workload).and_then(|f| f.command_line()).is_some_and(|c| c.own_command_line(workload))
+}
+
 /// Every family's BMK scenario words.
 pub fn label_scenarios() -> impl Iterator<Item = &'static Scenario> {
-    FAMILIES.iter().flat_map(|f| f.label_scenarios().iter())
+    labelled().flat_map(|l| l.label_scenarios().iter())
 }
 
 /// Label examples of every family, for the unknown-workload error.
@@ -339,7 +371,7 @@ impl Registry for Families {
     }
 
     fn words(&self) -> Vec<&'static str> {
-        FAMILIES.iter().flat_map(|f| f.label_words()).collect()
+        labelled().flat_map(|l| l.label_words()).collect()
     }
 
     fn workloads(&self) -> Vec<&'static str> {
@@ -347,11 +379,11 @@ impl Registry for Families {
     }
 
     fn grammar(&self, workload: &str) -> Option<&'static dyn Grammar> {
-        find(workload).and_then(|f| f.label_grammar())
+        find(workload).and_then(|f| f.labels()?.label_grammar())
     }
 
     fn grammars(&self) -> Vec<&'static dyn Grammar> {
-        FAMILIES.iter().filter_map(|f| f.label_grammar()).collect()
+        labelled().filter_map(|l| l.label_grammar()).collect()
     }
 
     fn default_workload(&self) -> &'static str {
@@ -363,7 +395,7 @@ impl Registry for Families {
     }
 
     fn decode_whole(&self, label: &str) -> Option<std::result::Result<Decoded, LabelError>> {
-        FAMILIES.iter().find_map(|f| f.decode_label(label))
+        labelled().find_map(|l| l.decode_label(label))
     }
 }
 
@@ -374,9 +406,9 @@ pub fn parse_label(label: &str) -> std::result::Result<Decoded, LabelError> {
 }
 
 /// The command line in fairbench's form: the first family that reads it
-/// as its tool's command line rewrites it ([`Family::tool_command_line`]).
+/// as its tool's command line rewrites it ([`CommandLine::tool_command_line`]).
 pub fn tool_command_line(argv: Vec<String>) -> std::result::Result<Vec<String>, String> {
-    for f in FAMILIES {
+    for f in FAMILIES.iter().filter_map(|f| f.command_line()) {
         if let Some(r) = f.tool_command_line(&argv) {
             return r;
         }
@@ -393,5 +425,5 @@ pub fn looks_like_label(s: &str) -> bool {
 /// option's value, defaults included, or None where it does not apply;
 /// `get("command")`: `prepare` builds a Prepare label).
 pub fn canonical_label(workload: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
-    find(workload).and_then(|f| f.canonical_label(workload, get)).unwrap_or_else(|| workload.to_string())
+    find(workload).and_then(|f| f.labels()?.canonical_label(workload, get)).unwrap_or_else(|| workload.to_string())
 }

@@ -4,7 +4,7 @@ use super::{label, Dbstress, DbstressArgs, Shared, RO, RW};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::label::{Decoded, LabelError};
-use crate::workload::family::{BenchRun, Family};
+use crate::workload::family::{BenchRun, Family, Labels};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
 
@@ -32,18 +32,6 @@ impl Family for DbstressFamily {
         DbstressArgs::augment_args(cmd)
     }
 
-    fn label_words(&self) -> Vec<&'static str> {
-        vec!["dbSTRESS"]
-    }
-
-    fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {
-        label::decode(l)
-    }
-
-    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-        Some(label::canonical(workload, get))
-    }
-
     fn read_only(&self, workload: &str) -> bool {
         workload == RO
     }
@@ -63,5 +51,23 @@ impl Family for DbstressFamily {
         let shared = Shared::read(&plan.families)?;
         let w = Dbstress::new(&plan.workload, args, shared, plan.dist.clone(), plan.run.seed, cfg.engine())?;
         Ok(Some(BenchRun::new(w, cfg)))
+    }
+
+    fn labels(&self) -> Option<&dyn Labels> {
+        Some(self)
+    }
+}
+
+impl Labels for DbstressFamily {
+    fn label_words(&self) -> Vec<&'static str> {
+        vec!["dbSTRESS"]
+    }
+
+    fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {
+        label::decode(l)
+    }
+
+    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(label::canonical(workload, get))
     }
 }

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::label::{Decoded, LabelError};
 use crate::usage;
 use crate::values::Levels;
-use crate::workload::family::{BenchRun, Family};
+use crate::workload::family::{BenchRun, Family, Labels};
 use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
 
@@ -33,18 +33,6 @@ impl Family for LinkbenchFamily {
 
     fn augment_args(&self, cmd: Command) -> Command {
         LinkbenchArgs::augment_args(cmd)
-    }
-
-    fn label_words(&self) -> Vec<&'static str> {
-        vec!["LinkBench"]
-    }
-
-    fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {
-        label::decode(l)
-    }
-
-    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-        Some(label::canonical(get))
     }
 
     fn has_check(&self) -> bool {
@@ -101,5 +89,23 @@ impl Family for LinkbenchFamily {
         w.requests_total = c.events;
         w.maxtime = c.time;
         Ok(Some(BenchRun::new(w, conn)))
+    }
+
+    fn labels(&self) -> Option<&dyn Labels> {
+        Some(self)
+    }
+}
+
+impl Labels for LinkbenchFamily {
+    fn label_words(&self) -> Vec<&'static str> {
+        vec!["LinkBench"]
+    }
+
+    fn decode_label(&self, l: &str) -> Option<std::result::Result<Decoded, LabelError>> {
+        label::decode(l)
+    }
+
+    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(label::canonical(get))
     }
 }

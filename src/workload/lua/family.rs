@@ -4,7 +4,7 @@
 use super::{commands, Script, ScriptArgs};
 use crate::db::ConnConfig;
 use crate::error::Result;
-use crate::workload::family::{BenchRun, Family};
+use crate::workload::family::{BenchRun, CommandLine, Family};
 use crate::workload::plan::Plan;
 use clap::Command;
 
@@ -22,10 +22,6 @@ impl Family for LuaFamily {
 
     fn serves(&self, workload: &str) -> bool {
         workload.ends_with(".lua")
-    }
-
-    fn own_command_line(&self, workload: &str) -> bool {
-        self.serves(workload)
     }
 
     fn help(&self) -> &'static str {
@@ -48,5 +44,15 @@ impl Family for LuaFamily {
         let script = Script::read(&plan.workload)?;
         let args = ScriptArgs::from_plan(plan, &cfg);
         commands::dispatch(script, args, plan, cfg)
+    }
+
+    fn command_line(&self) -> Option<&dyn CommandLine> {
+        Some(self)
+    }
+}
+
+impl CommandLine for LuaFamily {
+    fn own_command_line(&self, workload: &str) -> bool {
+        self.serves(workload)
     }
 }

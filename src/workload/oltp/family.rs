@@ -4,7 +4,7 @@ use super::{Oltp, OltpArgs, TESTS};
 use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::label::{Grammar, Scenario, Shape};
-use crate::workload::family::{BenchRun, Family, Preset};
+use crate::workload::family::{BenchRun, Family, Labels, Preset};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
 
@@ -66,18 +66,6 @@ impl Family for OltpFamily {
         OltpArgs::augment_args(cmd)
     }
 
-    fn label_scenarios(&self) -> &'static [Scenario] {
-        SCENARIOS
-    }
-
-    fn label_grammar(&self) -> Option<&'static dyn Grammar> {
-        Some(&super::label::OltpGrammar)
-    }
-
-    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-        Some(super::label::canonical(workload, get))
-    }
-
     fn read_only(&self, workload: &str) -> bool {
         READ_ONLY.contains(&workload)
     }
@@ -90,5 +78,23 @@ impl Family for OltpFamily {
         // BMK-kit's OLTP scripts lock only when asked: the shared default (1, TPC-C's) does not apply.
         w.for_update = plan.families.given::<u8>("for_update").is_some_and(|n| n > 0);
         Ok(Some(BenchRun::new(w, cfg)))
+    }
+
+    fn labels(&self) -> Option<&dyn Labels> {
+        Some(self)
+    }
+}
+
+impl Labels for OltpFamily {
+    fn label_scenarios(&self) -> &'static [Scenario] {
+        SCENARIOS
+    }
+
+    fn label_grammar(&self) -> Option<&'static dyn Grammar> {
+        Some(&super::label::OltpGrammar)
+    }
+
+    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(super::label::canonical(workload, get))
     }
 }

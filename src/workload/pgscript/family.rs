@@ -3,7 +3,7 @@
 use super::{PgScripts, PgscriptArgs, SCRIPTS};
 use crate::db::ConnConfig;
 use crate::error::Result;
-use crate::workload::family::{BenchRun, Family, FamilyArgs};
+use crate::workload::family::{BenchRun, CommandLine, Family, FamilyArgs, Labels};
 use crate::workload::plan::Plan;
 use clap::{Args, Command};
 
@@ -35,24 +35,6 @@ impl Family for PgscriptFamily {
         PgscriptArgs::augment_args(cmd)
     }
 
-    fn implied_workload(&self, args: &FamilyArgs) -> Option<&'static str> {
-        let a: PgscriptArgs = args.get().ok()?;
-        if !a.pgbench_script.is_empty() || a.builtin.len() > 1 {
-            Some(SCRIPTS)
-        } else if let [one] = a.builtin.as_slice() {
-            // A single built-in runs under its own name; a bad name or
-            // weight is reported when the scripts are loaded.
-            let name = super::script::split_weight(one).ok().and_then(|(n, _)| super::script::builtin(n).ok());
-            Some(name.map(|b| b.0).unwrap_or(SCRIPTS))
-        } else {
-            None
-        }
-    }
-
-    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-        Some(label(workload, get))
-    }
-
     fn read_only(&self, workload: &str) -> bool {
         workload == "select-only"
     }
@@ -70,6 +52,36 @@ impl Family for PgscriptFamily {
         // Simple sends text; extended and prepared bind parameters.
         cfg.prepared = w.query_mode != super::QueryMode::Simple;
         Ok(Some(BenchRun::new(w, cfg)))
+    }
+
+    fn labels(&self) -> Option<&dyn Labels> {
+        Some(self)
+    }
+
+    fn command_line(&self) -> Option<&dyn CommandLine> {
+        Some(self)
+    }
+}
+
+impl Labels for PgscriptFamily {
+    fn canonical_label(&self, workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(label(workload, get))
+    }
+}
+
+impl CommandLine for PgscriptFamily {
+    fn implied_workload(&self, args: &FamilyArgs) -> Option<&'static str> {
+        let a: PgscriptArgs = args.get().ok()?;
+        if !a.pgbench_script.is_empty() || a.builtin.len() > 1 {
+            Some(SCRIPTS)
+        } else if let [one] = a.builtin.as_slice() {
+            // A single built-in runs under its own name; a bad name or
+            // weight is reported when the scripts are loaded.
+            let name = super::script::split_weight(one).ok().and_then(|(n, _)| super::script::builtin(n).ok());
+            Some(name.map(|b| b.0).unwrap_or(SCRIPTS))
+        } else {
+            None
+        }
     }
 }
 

@@ -53,7 +53,7 @@ pub struct Plan {
     /// The label the command line gave, when it gave one.
     pub label_used: Option<String>,
     /// The command as written, for a workload that defines its own
-    /// ([`crate::workload::family::Family::own_command_line`]); None: `command`'s name.
+    /// ([`crate::workload::family::CommandLine::own_command_line`]); None: `command`'s name.
     pub script_command: Option<String>,
     /// The workload's own options as written, for a workload that declares its own.
     pub script_options: Vec<String>,

@@ -5,7 +5,7 @@ use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Grammar, Scenario, Shape};
 use crate::model::record::LevelRec;
-use crate::workload::family::{BenchRun, Family};
+use crate::workload::family::{BenchRun, Family, Labels};
 use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
 
@@ -33,18 +33,6 @@ impl Family for TpccFamily {
     /// (`workload::common`) are added once and read back in `bench`.
     fn augment_args(&self, cmd: Command) -> Command {
         TpccArgs::augment_args(cmd)
-    }
-
-    fn label_scenarios(&self) -> &'static [Scenario] {
-        &[Scenario { token: "TPCC", workload: "tpcc", shape: Shape::Warehouses, meaning: "TPC-C (sysbench-tpcc as in BMK-kit)", point_selects: None }]
-    }
-
-    fn label_grammar(&self) -> Option<&'static dyn Grammar> {
-        Some(&super::label::TpccGrammar)
-    }
-
-    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-        Some(super::label::canonical(get))
     }
 
     fn has_check(&self) -> bool {
@@ -82,6 +70,24 @@ impl Family for TpccFamily {
             spec_threads(plan, w.spec_terminals())?;
         }
         Ok(Some(BenchRun::new(w, cfg)))
+    }
+
+    fn labels(&self) -> Option<&dyn Labels> {
+        Some(self)
+    }
+}
+
+impl Labels for TpccFamily {
+    fn label_scenarios(&self) -> &'static [Scenario] {
+        &[Scenario { token: "TPCC", workload: "tpcc", shape: Shape::Warehouses, meaning: "TPC-C (sysbench-tpcc as in BMK-kit)", point_selects: None }]
+    }
+
+    fn label_grammar(&self) -> Option<&'static dyn Grammar> {
+        Some(&super::label::TpccGrammar)
+    }
+
+    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(super::label::canonical(get))
     }
 }
 

@@ -10,7 +10,7 @@ use crate::db::ConnConfig;
 use crate::error::Result;
 use crate::values::Levels;
 use crate::workload::common::CommonArgs;
-use crate::workload::family::{BenchRun, Family};
+use crate::workload::family::{BenchRun, CommandLine, Family, Labels};
 use clap::{Args, Command};
 use std::collections::BTreeMap;
 
@@ -34,28 +34,12 @@ impl Family for YcsbFamily {
         "YCSB_A-1M-zipfian"
     }
 
-    fn label_words(&self) -> Vec<&'static str> {
-        vec!["YCSB"]
-    }
-
-    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-        Some(super::label::canonical(get))
-    }
-
-    fn decode_label(&self, l: &str) -> Option<std::result::Result<crate::label::Decoded, crate::label::LabelError>> {
-        super::label::decode(l)
-    }
-
     fn augment_args(&self, cmd: Command) -> Command {
         YcsbArgs::augment_args(cmd)
     }
 
     fn default_rand_type(&self) -> &'static str {
         "uniform"
-    }
-
-    fn tool_command_line(&self, argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
-        command_line(argv)
     }
 
     fn bench(&self, plan: &mut crate::workload::plan::Plan, conn: ConnConfig) -> Result<Option<BenchRun>> {
@@ -113,6 +97,34 @@ impl Family for YcsbFamily {
         w.load_bulk_size = common.load_bulk_size;
         w.load_clients = c.levels.iter().copied().max().unwrap_or(1);
         Ok(Some(BenchRun::new(w, conn)))
+    }
+
+    fn labels(&self) -> Option<&dyn Labels> {
+        Some(self)
+    }
+
+    fn command_line(&self) -> Option<&dyn CommandLine> {
+        Some(self)
+    }
+}
+
+impl Labels for YcsbFamily {
+    fn label_words(&self) -> Vec<&'static str> {
+        vec!["YCSB"]
+    }
+
+    fn canonical_label(&self, _workload: &str, get: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(super::label::canonical(get))
+    }
+
+    fn decode_label(&self, l: &str) -> Option<std::result::Result<crate::label::Decoded, crate::label::LabelError>> {
+        super::label::decode(l)
+    }
+}
+
+impl CommandLine for YcsbFamily {
+    fn tool_command_line(&self, argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
+        command_line(argv)
     }
 }
 
