@@ -400,7 +400,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
 mod stall {
     use fairbench::db::{Conn, ConnConfig, DbResult, StatementSet};
     use fairbench::error::Result;
-    use fairbench::workload::{Checked, Counters, Dataset, TableState, Workload};
+    use fairbench::workload::{Checked, Counters, Dataset, Levels, TableState, Witnessed, Workload};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
@@ -443,6 +443,8 @@ mod stall {
     }
 
     impl Checked for Stall {}
+    impl Witnessed for Stall {}
+    impl Levels for Stall {}
 
     impl Dataset for Stall {
         fn dataset_tables(&self) -> fairbench::env::DatasetTables {

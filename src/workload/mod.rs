@@ -189,7 +189,7 @@ pub trait Checked {
 }
 
 /// What the runner needs from a workload: its events, and the data they run on.
-pub trait Workload: Dataset + Checked + Send + Sync + 'static {
+pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'static {
     /// Per-client state: RNG, assigned table, buffers.
     type Client: 'static;
 
@@ -235,6 +235,18 @@ pub trait Workload: Dataset + Checked + Send + Sync + 'static {
         &[]
     }
 
+    /// Canonical label of this configuration.
+    fn label(&self, cfg: &ConnConfig) -> String;
+
+    /// Every effective workload option as (long option name, value), for
+    /// records and reports: `--name=value` reproduces the workload.
+    fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)>;
+}
+
+/// How a workload's writes are checked after a `--verify-writes` run; a
+/// workload that cannot verify them says `impl Witnessed for W {}` (the
+/// run is then refused).
+pub trait Witnessed {
     /// `--verify-writes`: how this configuration's writes are checked;
     /// None when it cannot verify them (the run is refused).
     fn witnessing(&self) -> Option<witness::Witnessing> {
@@ -251,14 +263,12 @@ pub trait Workload: Dataset + Checked + Send + Sync + 'static {
     fn read_back(&self, _conn: &mut Conn, _keys: &[witness::Key]) -> impl Future<Output = DbResult<witness::Found>> {
         async { Ok(witness::Found::new()) }
     }
+}
 
-    /// Canonical label of this configuration.
-    fn label(&self, cfg: &ConnConfig) -> String;
-
-    /// Every effective workload option as (long option name, value), for
-    /// records and reports: `--name=value` reproduces the workload.
-    fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)>;
-
+/// How a workload takes part in the run's levels beyond its events: work
+/// before and after each, levels that are named steps, figures and an
+/// output of its own; a workload with none says `impl Levels for W {}`.
+pub trait Levels {
     /// Called before each load level starts (e.g. to read database
     /// counters the summary compares against).
     fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> impl Future<Output = Result<()>> {

@@ -14,7 +14,7 @@ pub mod label;
 pub mod load;
 pub mod options;
 
-use super::{Counters, Workload};
+use super::{Counters, Levels, Witnessed, Workload};
 use crate::db::Dialect;
 use crate::db::Engine;
 use crate::db::{Class, Conn, ConnConfig, DbResult, Param, StatementSet, StmtId};
@@ -433,6 +433,10 @@ impl Workload for Dbstress {
         v
     }
 }
+
+impl Witnessed for Dbstress {}
+
+impl Levels for Dbstress {}
 
 impl Dbstress {
     /// Effective value of an option a label can carry.

@@ -280,7 +280,11 @@ impl crate::workload::Workload for Ibench {
         }
         v
     }
+}
 
+impl crate::workload::Witnessed for Ibench {}
+
+impl crate::workload::Levels for Ibench {
     fn level_name(&self, round: usize) -> Option<String> {
         self.steps.get(round).map(Step::name)
     }

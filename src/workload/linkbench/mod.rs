@@ -24,7 +24,7 @@ pub mod options;
 pub mod output;
 pub mod props;
 
-use super::{Counters, Workload};
+use super::{Counters, Levels, Witnessed, Workload};
 use crate::db::Dialect;
 use crate::db::{Conn, ConnConfig, DbResult, ErrKind, StatementSet, StmtId};
 use crate::rand::Rng;
@@ -414,7 +414,11 @@ impl Workload for LinkBench {
         }
         v
     }
+}
 
+impl Witnessed for LinkBench {}
+
+impl Levels for LinkBench {
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         Some(Box::new(output::LinkBenchSink::new(self, json, percentile, standard)))
     }

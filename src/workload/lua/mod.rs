@@ -26,7 +26,7 @@ use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::rand::DistConfig;
 use crate::workload::plan::Plan;
-use crate::workload::{Checked, Counters, Dataset, TableState, Workload};
+use crate::workload::{Checked, Counters, Dataset, Levels, TableState, Witnessed, Workload};
 use api::Ctx;
 use mlua::{Function, Lua, Value};
 use opts::OptVal;
@@ -270,7 +270,11 @@ impl Workload for LuaWorkload {
         }
         o
     }
+}
 
+impl Witnessed for LuaWorkload {}
+
+impl Levels for LuaWorkload {
     async fn run_started(&self, _cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> Result<()> {
         commands::main_call(&self.shared, "init")
     }

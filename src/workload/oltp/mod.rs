@@ -8,7 +8,7 @@ pub mod options;
 pub mod prepare;
 pub mod preset;
 
-use super::{Checked, Counters, Workload};
+use super::{Checked, Counters, Levels, Witnessed, Workload};
 use crate::db::Engine;
 use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
@@ -624,28 +624,6 @@ impl Workload for Oltp {
         self.common.reconnect
     }
 
-    fn witnessing(&self) -> Option<Witnessing> {
-        let m = &self.mix;
-        let key_names = &["table", "id"];
-        match m.kind {
-            Kind::Insert => Some(Witnessing { check: CheckKind::Inserted, key_names }),
-            // Each write of c carries its token; an update of a range of
-            // rows or writes outside a transaction are not recorded.
-            Kind::Standard if m.trx && m.non_index_updates + m.delete_inserts > 0 && (m.non_index_updates == 0 || self.args.update_range_size <= 1) => {
-                Some(Witnessing { check: CheckKind::LastWrite, key_names })
-            }
-            _ => None,
-        }
-    }
-
-    fn record_writes(&self, log: Arc<WriteLog>) {
-        let _ = self.writes.set(log);
-    }
-
-    async fn read_back(&self, conn: &mut Conn, keys: &[Key]) -> DbResult<witness::Found> {
-        self.read_rows(conn, keys).await
-    }
-
     fn label(&self, cfg: &ConnConfig) -> String {
         let get = |n: &str| self.label_value(cfg, n);
         label::canonical(&self.test, &get)
@@ -675,6 +653,32 @@ impl Workload for Oltp {
         v
     }
 }
+
+impl Witnessed for Oltp {
+    fn witnessing(&self) -> Option<Witnessing> {
+        let m = &self.mix;
+        let key_names = &["table", "id"];
+        match m.kind {
+            Kind::Insert => Some(Witnessing { check: CheckKind::Inserted, key_names }),
+            // Each write of c carries its token; an update of a range of
+            // rows or writes outside a transaction are not recorded.
+            Kind::Standard if m.trx && m.non_index_updates + m.delete_inserts > 0 && (m.non_index_updates == 0 || self.args.update_range_size <= 1) => {
+                Some(Witnessing { check: CheckKind::LastWrite, key_names })
+            }
+            _ => None,
+        }
+    }
+
+    fn record_writes(&self, log: Arc<WriteLog>) {
+        let _ = self.writes.set(log);
+    }
+
+    async fn read_back(&self, conn: &mut Conn, keys: &[Key]) -> DbResult<witness::Found> {
+        self.read_rows(conn, keys).await
+    }
+}
+
+impl Levels for Oltp {}
 
 const LABEL_OPTIONS: &[&str] = &[
     "table-size",

@@ -15,7 +15,7 @@ pub mod options;
 pub mod prng;
 pub mod script;
 
-use super::{Checked, Counters, Workload};
+use super::{Checked, Counters, Levels, Witnessed, Workload};
 use crate::db::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, Param, StatementSet, StmtId};
 use crate::error::Result;
 use crate::usage;
@@ -420,7 +420,11 @@ impl Workload for PgScripts {
         }
         v
     }
+}
 
+impl Witnessed for PgScripts {}
+
+impl Levels for PgScripts {
     async fn run_started(&self, cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> Result<()> {
         self.detect_scale(cfg).await
     }

@@ -26,7 +26,7 @@ pub mod schema;
 mod stock_level;
 pub mod values;
 
-use super::{Counters, Workload};
+use super::{Counters, Levels, Witnessed, Workload};
 use crate::db::Dialect;
 use crate::db::Engine;
 use crate::db::{Conn, ConnConfig, DbResult, Param, StatementSet, StmtId};
@@ -566,20 +566,6 @@ impl Workload for Tpcc {
         }
     }
 
-    fn witnessing(&self) -> Option<crate::workload::witness::Witnessing> {
-        // Each New-Order's (dataset, warehouse, district, order id): orders
-        // are never deleted (Delivery removes only the new_orders row).
-        Some(crate::workload::witness::Witnessing { check: crate::workload::witness::CheckKind::Inserted, key_names: &["dataset", "w_id", "d_id", "o_id"] })
-    }
-
-    fn record_writes(&self, log: Arc<crate::workload::witness::WriteLog>) {
-        let _ = self.writes.set(log);
-    }
-
-    async fn read_back(&self, conn: &mut Conn, keys: &[crate::workload::witness::Key]) -> DbResult<crate::workload::witness::Found> {
-        self.orders_present(conn, keys).await
-    }
-
     fn reconnect_every(&self) -> u64 {
         self.common.reconnect
     }
@@ -623,14 +609,34 @@ impl Workload for Tpcc {
         }
         v
     }
+}
 
+impl Witnessed for Tpcc {
+    fn witnessing(&self) -> Option<crate::workload::witness::Witnessing> {
+        // Each New-Order's (dataset, warehouse, district, order id): orders
+        // are never deleted (Delivery removes only the new_orders row).
+        Some(crate::workload::witness::Witnessing { check: crate::workload::witness::CheckKind::Inserted, key_names: &["dataset", "w_id", "d_id", "o_id"] })
+    }
+
+    fn record_writes(&self, log: Arc<crate::workload::witness::WriteLog>) {
+        let _ = self.writes.set(log);
+    }
+
+    async fn read_back(&self, conn: &mut Conn, keys: &[crate::workload::witness::Key]) -> DbResult<crate::workload::witness::Found> {
+        self.orders_present(conn, keys).await
+    }
+}
+
+impl Levels for Tpcc {
     async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> Result<()> {
         *self.shared.run_len.lock().unwrap() = Some(rc.warmup + rc.time);
         self.nopm_start(cfg, rc.warmup).await
     }
+
     async fn run_finished(&self, cfg: &Arc<ConnConfig>, _r: &crate::model::LevelResult) -> Result<()> {
         self.nopm_finish(cfg).await
     }
+
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         Some(Box::new(output::TpccSink::new(self, json, percentile, standard)))
     }

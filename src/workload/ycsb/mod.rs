@@ -19,7 +19,7 @@ pub mod options;
 pub mod output;
 pub mod props;
 
-use super::{Counters, Workload};
+use super::{Counters, Levels, Witnessed, Workload};
 use crate::db::Engine;
 use crate::db::{Conn, ConnConfig, DbResult, Param, StatementSet, StmtId};
 use crate::rand::Rng;
@@ -366,7 +366,11 @@ impl Workload for Ycsb {
         prop("db.batchsize", c.batch.to_string());
         v
     }
+}
 
+impl Witnessed for Ycsb {}
+
+impl Levels for Ycsb {
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         Some(Box::new(output::YcsbSink::new(self, json, percentile, standard)))
     }
