@@ -3,7 +3,11 @@
 //! the engine the target's server said it is) only for
 //! these. A method with a body here gives the form most engines share; an
 //! engine whose SQL differs says so in its own folder (`mysql/dialect.rs`,
-//! `postgres/dialect.rs`, `sqlite/dialect.rs`).
+//! `postgres/dialect.rs`, `sqlite/dialect.rs`). The forms come in three
+//! parts every dialect writes ([`Dialect`] itself: statements and column
+//! types; [`Schema`]; [`Loading`]), eleven of them without a default, and one
+//! capability only the MySQL family has ([`TableOptions`]). A caller holding
+//! a `&dyn Dialect` reaches every part's forms without naming the part.
 
 use super::ColType;
 
@@ -25,7 +29,12 @@ pub(crate) fn like_prefix(prefix: &str) -> String {
     format!("{}%", prefix.replace('\'', "''"))
 }
 
-pub trait Dialect: Sync {
+/// An engine's SQL forms: the statement forms and column types its events
+/// are written with here, its schema's ([`Schema`]) and its loads' and
+/// upkeep's ([`Loading`]) as parts every dialect has, and the table options
+/// of a storage engine as a capability only the MySQL family has
+/// ([`Dialect::table_options`]).
+pub trait Dialect: Schema + Loading + Sync {
     /// Column type of an auto-increment integer key.
     fn auto_inc_int(&self) -> &'static str;
 
@@ -40,46 +49,10 @@ pub trait Dialect: Sync {
         "BEGIN"
     }
 
-    /// Table options after the closing parenthesis of CREATE TABLE.
-    fn engine_clause(&self, _storage_engine: &str) -> String {
-        String::new()
-    }
-
-    /// A table's default character set, after CREATE TABLE's parenthesis;
-    /// None where the character set is the database's (PostgreSQL) or the
-    /// file's (SQLite), not a table's.
-    fn default_charset(&self, _charset: &str) -> Option<String> {
-        None
-    }
-
-    /// ` DEFAULT value` after a column, where the engine's version of the
-    /// schemas the workloads copy declares column defaults (MySQL's:
-    /// LinkBench's DDL has them); empty elsewhere, whose versions leave
-    /// them out. The workloads name every column they insert, so this
-    /// changes the DDL's text, never a row: a default that rows rely on is
-    /// written into the DDL for every engine instead.
-    fn schema_default(&self, _value: &str) -> String {
-        String::new()
-    }
-
-    /// MySQL's PARTITION BY KEY into `n` partitions (the server hashes the
-    /// key columns itself), after the table options; None where the engine
-    /// has no such clause (PostgreSQL's hash partitions are tables of
-    /// their own: see hash_partitions).
-    fn key_partitions(&self, _cols: &str, _n: u32) -> Option<String> {
-        None
-    }
-
     /// Whether the server takes INSERT ... ON DUPLICATE KEY UPDATE and
     /// several statements in one query, as Java LinkBench's MySQL store
     /// sends them: MySQL-family servers only.
     fn duplicate_key_upsert(&self) -> bool {
-        false
-    }
-
-    /// Whether tables have a storage engine (`--mysql-storage-engine`
-    /// and the table options apply): MySQL-family servers only.
-    fn has_storage_engines(&self) -> bool {
         false
     }
 
@@ -137,11 +110,56 @@ pub trait Dialect: Sync {
         "?".to_string()
     }
 
-    /// The table compression clause for a `--table-compression` value
-    /// (a MySQL COMPRESSION value, `compressed` for ROW_FORMAT, `page` for
-    /// MariaDB's page compression); None where the engine has none.
-    fn compression_clause(&self, _c: &str) -> Option<String> {
+    /// Column type for a generic one as the workloads write it:
+    /// - `tinyint`, `smallint`, `int`, `datetime`;
+    /// - `uint` and `ubigint`, unsigned where the engine has unsigned
+    ///   integers (MySQL), else the signed type of the same width, so
+    ///   values stay below 2^31 (2^63);
+    /// - `uint32`, every unsigned 32-bit value: PostgreSQL has no unsigned
+    ///   INT, so it takes a BIGINT;
+    /// - `mediumtext`, text up to 16 MB (MySQL's TEXT stops at 64 KB; the
+    ///   others' TEXT has no such limit);
+    /// - `serial` and `bigserial`, a 32- and a 64-bit auto-increment key
+    ///   (SQLite generates the key of an INTEGER PRIMARY KEY itself).
+    ///
+    /// SQLite stores every integer type alike; the integer words above are
+    /// INTEGER there. Anything else, e.g. `varchar(16)`, is the same
+    /// everywhere (upper-cased).
+    fn column_type(&self, generic: &str) -> String;
+
+    /// Column type of text up to `len` characters (SQLite's TEXT, which
+    /// has no length).
+    fn text_up_to(&self, len: u32) -> String {
+        format!("VARCHAR({len})")
+    }
+
+    /// Column type of a double-precision float.
+    fn double_type(&self) -> &'static str {
+        "DOUBLE PRECISION"
+    }
+
+    /// A query of the server's clock as ms since the Unix epoch.
+    fn clock_ms_query(&self) -> &'static str;
+
+    /// Its tables' storage-engine options, where its tables have a storage
+    /// engine (the MySQL family); None elsewhere.
+    fn table_options(&self) -> Option<&dyn TableOptions> {
         None
+    }
+}
+
+/// The SQL of a dataset's schema: tables, indexes, keys, partitions and
+/// namespaces, and the catalog queries that find them. Part of every
+/// [`Dialect`].
+pub trait Schema: Sync {
+    /// ` DEFAULT value` after a column, where the engine's version of the
+    /// schemas the workloads copy declares column defaults (MySQL's:
+    /// LinkBench's DDL has them); empty elsewhere, whose versions leave
+    /// them out. The workloads name every column they insert, so this
+    /// changes the DDL's text, never a row: a default that rows rely on is
+    /// written into the DDL for every engine instead.
+    fn schema_default(&self, _value: &str) -> String {
+        String::new()
     }
 
     /// Names of the tables that start with `prefix` in the current
@@ -169,38 +187,6 @@ pub trait Dialect: Sync {
         format!("DROP TABLE IF EXISTS {name}")
     }
 
-    /// Column type for a generic one as the workloads write it:
-    /// - `tinyint`, `smallint`, `int`, `datetime`;
-    /// - `uint` and `ubigint`, unsigned where the engine has unsigned
-    ///   integers (MySQL), else the signed type of the same width, so
-    ///   values stay below 2^31 (2^63);
-    /// - `uint32`, every unsigned 32-bit value: PostgreSQL has no unsigned
-    ///   INT, so it takes a BIGINT;
-    /// - `mediumtext`, text up to 16 MB (MySQL's TEXT stops at 64 KB; the
-    ///   others' TEXT has no such limit);
-    /// - `serial` and `bigserial`, a 32- and a 64-bit auto-increment key
-    ///   (SQLite generates the key of an INTEGER PRIMARY KEY itself).
-    ///
-    /// SQLite stores every integer type alike; the integer words above are
-    /// INTEGER there. Anything else, e.g. `varchar(16)`, is the same
-    /// everywhere (upper-cased).
-    fn column_type(&self, generic: &str) -> String;
-
-    /// How a bulk load sends the values of a column declared
-    /// `column_type(generic)`. PostgreSQL's binary COPY must send the
-    /// exact width of the type column_type gives it there; MySQL's and
-    /// SQLite's loaders send every integer width alike, so one answer
-    /// serves every engine. Anything not an integer or `datetime` is text.
-    fn load_type(&self, generic: &str) -> ColType {
-        match generic {
-            "tinyint" | "smallint" => ColType::SmallInt,
-            "int" | "uint" | "serial" => ColType::Int,
-            "uint32" | "ubigint" | "bigint" | "bigserial" => ColType::BigInt,
-            "datetime" => ColType::Timestamp,
-            _ => ColType::Text,
-        }
-    }
-
     /// The session statement that stops foreign-key checks (loads write
     /// children before parents); None where a session cannot turn them
     /// off (PostgreSQL: the constraints are lifted instead).
@@ -222,18 +208,61 @@ pub trait Dialect: Sync {
         indexes.iter().map(|(n, cols)| self.create_index(n, table, cols)).collect()
     }
 
-    /// DELETE of the `rows` rows of `table` with the lowest `key` from
-    /// `from` (a literal) on: through a subquery on the key where DELETE
-    /// takes no ORDER BY ... LIMIT.
-    fn delete_first(&self, table: &str, key: &str, from: &str, rows: u32) -> String {
-        format!("DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {table} WHERE {key} >= {from} ORDER BY {key} ASC LIMIT {rows})")
-    }
-
     /// The primary key of a table already loaded. SQLite cannot add one to
     /// an existing table: a unique index named `{table}_pkey` (PostgreSQL's
     /// name for the key) serves the same lookups.
     fn add_primary_key(&self, table: &str, cols: &str) -> String {
         format!("ALTER TABLE {table} ADD PRIMARY KEY ({cols})")
+    }
+
+    /// DROP of a set of tables that may reference each other, children
+    /// first: one statement with CASCADE on PostgreSQL, one per table elsewhere.
+    fn drop_tables(&self, tables: &[&str]) -> Vec<String> {
+        tables.iter().map(|t| self.drop_table(t)).collect()
+    }
+
+    /// Secondary indexes can be declared inside CREATE TABLE (`KEY name (cols)`).
+    fn inline_index(&self) -> bool {
+        false
+    }
+
+    /// CREATE INDEX takes IF NOT EXISTS (MySQL's does not; MariaDB's would).
+    /// Where it does, index names are per schema, so callers put the table in them.
+    fn index_if_not_exists(&self) -> bool {
+        true
+    }
+
+    /// Hash partitioning of a table on `col` into `n` partitions: the
+    /// clause after CREATE TABLE's parenthesis, and the statements that
+    /// create the partitions; None where tables have no partitions.
+    fn hash_partitions(&self, table: &str, col: &str, n: u32) -> Option<(String, Vec<String>)>;
+}
+
+/// The SQL around a bulk load and the upkeep after it: how values are sent,
+/// how many loaders, generated keys, statistics, checkpoints and the
+/// write-back settings of an idle server, prewarm scans. Part of every
+/// [`Dialect`].
+pub trait Loading: Sync {
+    /// How a bulk load sends the values of a column declared
+    /// `column_type(generic)`. PostgreSQL's binary COPY must send the
+    /// exact width of the type column_type gives it there; MySQL's and
+    /// SQLite's loaders send every integer width alike, so one answer
+    /// serves every engine. Anything not an integer or `datetime` is text.
+    fn load_type(&self, generic: &str) -> ColType {
+        match generic {
+            "tinyint" | "smallint" => ColType::SmallInt,
+            "int" | "uint" | "serial" => ColType::Int,
+            "uint32" | "ubigint" | "bigint" | "bigserial" => ColType::BigInt,
+            "datetime" => ColType::Timestamp,
+            _ => ColType::Text,
+        }
+    }
+
+    /// DELETE of the `rows` rows of `table` with the lowest `key` from
+    /// `from` (a literal) on: through a subquery on the key where DELETE
+    /// takes no ORDER BY ... LIMIT.
+    fn delete_first(&self, table: &str, key: &str, from: &str, rows: u32) -> String {
+        format!("DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {table} WHERE {key} >= {from} ORDER BY {key} ASC LIMIT {rows})")
     }
 
     /// A statement written for another engine, with its spelling of a
@@ -267,28 +296,6 @@ pub trait Dialect: Sync {
     fn write_back_settings(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }
-
-    /// DROP of a set of tables that may reference each other, children
-    /// first: one statement with CASCADE on PostgreSQL, one per table elsewhere.
-    fn drop_tables(&self, tables: &[&str]) -> Vec<String> {
-        tables.iter().map(|t| self.drop_table(t)).collect()
-    }
-
-    /// Secondary indexes can be declared inside CREATE TABLE (`KEY name (cols)`).
-    fn inline_index(&self) -> bool {
-        false
-    }
-
-    /// CREATE INDEX takes IF NOT EXISTS (MySQL's does not; MariaDB's would).
-    /// Where it does, index names are per schema, so callers put the table in them.
-    fn index_if_not_exists(&self) -> bool {
-        true
-    }
-
-    /// Hash partitioning of a table on `col` into `n` partitions: the
-    /// clause after CREATE TABLE's parenthesis, and the statements that
-    /// create the partitions; None where tables have no partitions.
-    fn hash_partitions(&self, table: &str, col: &str, n: u32) -> Option<(String, Vec<String>)>;
 
     /// What moves an auto-increment column's counter past rows loaded with
     /// explicit values, where the engine does not do it itself (a
@@ -327,20 +334,29 @@ pub trait Dialect: Sync {
 
     /// A full scan that touches every row and the secondary index (prewarm).
     fn prewarm_queries(&self, table: &str) -> Vec<String>;
+}
 
-    /// Column type of text up to `len` characters (SQLite's TEXT, which
-    /// has no length).
-    fn text_up_to(&self, len: u32) -> String {
-        format!("VARCHAR({len})")
-    }
+/// Table options of engines whose tables have a storage engine (the MySQL
+/// family): the ENGINE, character set, compression and KEY partitions after
+/// CREATE TABLE's parenthesis. Asked through [`Dialect::table_options`]:
+/// `--mysql-storage-engine` and `--table-compression` apply where it is.
+pub trait TableOptions: Sync {
+    /// Table options after the closing parenthesis of CREATE TABLE (empty
+    /// when no storage engine is named).
+    fn engine_clause(&self, storage_engine: &str) -> String;
 
-    /// Column type of a double-precision float.
-    fn double_type(&self) -> &'static str {
-        "DOUBLE PRECISION"
-    }
+    /// A table's default character set, after CREATE TABLE's parenthesis.
+    fn default_charset(&self, charset: &str) -> String;
 
-    /// A query of the server's clock as ms since the Unix epoch.
-    fn clock_ms_query(&self) -> &'static str;
+    /// PARTITION BY KEY into `n` partitions (the server hashes the key
+    /// columns itself), after the table options (other engines' hash
+    /// partitions are tables of their own: see [`Schema::hash_partitions`]).
+    fn key_partitions(&self, cols: &str, n: u32) -> String;
+
+    /// The table compression clause for a `--table-compression` value
+    /// (a MySQL COMPRESSION value, `compressed` for ROW_FORMAT, `page` for
+    /// MariaDB's page compression).
+    fn compression_clause(&self, c: &str) -> String;
 }
 
 #[cfg(test)]
@@ -431,9 +447,11 @@ mod tests {
         assert_eq!([my.for_update(), pg.for_update(), lite.for_update()], [" FOR UPDATE", " FOR UPDATE", ""]);
         assert_eq!([my.force_primary(), pg.force_primary(), lite.force_primary()], [" FORCE INDEX (PRIMARY)", "", ""]);
         assert_eq!([my.char_param(10), pg.char_param(10), lite.char_param(10)], ["?", "?::CHAR(10)", "?"]);
-        assert_eq!([my.has_storage_engines(), pg.has_storage_engines(), lite.has_storage_engines()], [true, false, false]);
-        assert_eq!(my.compression_clause("zlib").as_deref(), Some(" COMPRESSION='zlib'"));
-        assert_eq!(pg.compression_clause("zlib"), None);
+        assert_eq!([my.table_options().is_some(), pg.table_options().is_some(), lite.table_options().is_some()], [true, false, false]);
+        let t = my.table_options().unwrap();
+        assert_eq!(t.compression_clause("zlib"), " COMPRESSION='zlib'");
+        assert_eq!(t.engine_clause("InnoDB"), "/*! ENGINE = InnoDB */");
+        assert_eq!(t.key_partitions("id1", 4), " PARTITION BY KEY(id1) PARTITIONS 4");
     }
 
     #[test]

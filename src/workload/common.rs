@@ -65,20 +65,28 @@ impl CommonArgs {
     /// What follows CREATE TABLE's closing parenthesis: the storage
     /// engine, the compression and the extra table options.
     pub fn table_tail(&self, engine: &'static dyn Engine) -> Result<String> {
-        let d = engine.dialect();
-        let mut tail = d.engine_clause(&self.mysql_storage_engine);
-        if !self.table_compression.is_empty() {
-            let Some(clause) = d.compression_clause(&self.table_compression) else {
-                return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
-            };
-            tail.push_str(&clause);
-        }
-        if !self.create_table_options.is_empty() {
-            tail.push(' ');
-            tail.push_str(&self.create_table_options);
-        }
-        Ok(tail)
+        table_tail(engine, &self.mysql_storage_engine, &self.table_compression, &self.create_table_options)
     }
+}
+
+/// What follows CREATE TABLE's closing parenthesis: the storage engine
+/// and the compression where the engine's tables have them, then the extra
+/// table options as given. A compression on an engine without the clause
+/// is a usage error.
+pub fn table_tail(engine: &'static dyn Engine, storage_engine: &str, compression: &str, options: &str) -> Result<String> {
+    let opts = engine.dialect().table_options();
+    let mut tail = opts.map(|t| t.engine_clause(storage_engine)).unwrap_or_default();
+    if !compression.is_empty() {
+        let Some(t) = opts else {
+            return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
+        };
+        tail.push_str(&t.compression_clause(compression));
+    }
+    if !options.is_empty() {
+        tail.push(' ');
+        tail.push_str(options);
+    }
+    Ok(tail)
 }
 
 /// Lines of a Java properties file (LinkBench's, YCSB's workload files) as (key, value, line number): `#`/`!`

@@ -1,7 +1,7 @@
 //! MySQL-family SQL where it differs from the forms most engines share
 //! (see `db::dialect`).
 
-use crate::db::dialect::{like_prefix, Dialect, FkPath};
+use crate::db::dialect::{like_prefix, Dialect, FkPath, Loading, Schema, TableOptions};
 
 pub struct MysqlDialect;
 
@@ -10,31 +10,7 @@ impl Dialect for MysqlDialect {
         "INTEGER NOT NULL AUTO_INCREMENT"
     }
 
-    fn engine_clause(&self, storage_engine: &str) -> String {
-        if storage_engine.is_empty() {
-            String::new()
-        } else {
-            format!("/*! ENGINE = {storage_engine} */")
-        }
-    }
-
-    fn default_charset(&self, charset: &str) -> Option<String> {
-        Some(format!("DEFAULT CHARSET={charset}"))
-    }
-
-    fn schema_default(&self, value: &str) -> String {
-        format!(" DEFAULT {value}")
-    }
-
-    fn key_partitions(&self, cols: &str, n: u32) -> Option<String> {
-        Some(format!(" PARTITION BY KEY({cols}) PARTITIONS {n}"))
-    }
-
     fn duplicate_key_upsert(&self) -> bool {
-        true
-    }
-
-    fn has_storage_engines(&self) -> bool {
         true
     }
 
@@ -58,12 +34,37 @@ impl Dialect for MysqlDialect {
         col.to_string()
     }
 
-    fn compression_clause(&self, c: &str) -> Option<String> {
-        Some(match c.to_ascii_lowercase().as_str() {
-            "compressed" => " ROW_FORMAT=COMPRESSED".to_string(),
-            "page" => " PAGE_COMPRESSED=1".to_string(),
-            _ => format!(" COMPRESSION='{c}'"),
-        })
+    fn column_type(&self, generic: &str) -> String {
+        match generic {
+            "tinyint" => "TINYINT".into(),
+            "smallint" => "SMALLINT".into(),
+            "int" => "INT".into(),
+            "uint" | "uint32" => "INT UNSIGNED".into(),
+            "ubigint" => "BIGINT UNSIGNED".into(),
+            "mediumtext" => "MEDIUMTEXT".into(),
+            "datetime" => "DATETIME".into(),
+            "serial" => "INT NOT NULL AUTO_INCREMENT".into(),
+            "bigserial" => "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT".into(),
+            other => other.to_uppercase(),
+        }
+    }
+
+    fn double_type(&self) -> &'static str {
+        "DOUBLE"
+    }
+
+    fn clock_ms_query(&self) -> &'static str {
+        "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000"
+    }
+
+    fn table_options(&self) -> Option<&dyn TableOptions> {
+        Some(self)
+    }
+}
+
+impl Schema for MysqlDialect {
+    fn schema_default(&self, value: &str) -> String {
+        format!(" DEFAULT {value}")
     }
 
     fn tables_like(&self, prefix: &str) -> String {
@@ -80,21 +81,6 @@ impl Dialect for MysqlDialect {
         Some(format!("CREATE DATABASE IF NOT EXISTS {name}"))
     }
 
-    fn column_type(&self, generic: &str) -> String {
-        match generic {
-            "tinyint" => "TINYINT".into(),
-            "smallint" => "SMALLINT".into(),
-            "int" => "INT".into(),
-            "uint" | "uint32" => "INT UNSIGNED".into(),
-            "ubigint" => "BIGINT UNSIGNED".into(),
-            "mediumtext" => "MEDIUMTEXT".into(),
-            "datetime" => "DATETIME".into(),
-            "serial" => "INT NOT NULL AUTO_INCREMENT".into(),
-            "bigserial" => "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT".into(),
-            other => other.to_uppercase(),
-        }
-    }
-
     fn fk_checks_off(&self) -> Option<&'static str> {
         Some("SET foreign_key_checks=0")
     }
@@ -107,25 +93,10 @@ impl Dialect for MysqlDialect {
         format!("CREATE INDEX {name} ON {table} ({cols})")
     }
 
-    fn analyze(&self, table: &str) -> String {
-        format!("ANALYZE TABLE {table}")
-    }
-
-    /// InnoDB writes back down to 1% dirty pages, and flushes at full
-    /// speed while idle (MySQL 8.0.18's innodb_idle_flush_pct).
-    fn write_back_settings(&self) -> &'static [(&'static str, &'static str)] {
-        &[("innodb_max_dirty_pages_pct_lwm", "1"), ("innodb_max_dirty_pages_pct", "1"), ("innodb_idle_flush_pct", "100")]
-    }
-
     /// One ALTER TABLE: InnoDB reads the table once for all of them.
     fn add_indexes(&self, table: &str, indexes: &[(&str, &str)]) -> Vec<String> {
         let adds: Vec<String> = indexes.iter().map(|(n, cols)| format!("ADD INDEX {n} ({cols})")).collect();
         vec![format!("ALTER TABLE {table} {}", adds.join(", "))]
-    }
-
-    /// MySQL takes no LIMIT in an IN subquery; its DELETE takes ORDER BY ... LIMIT.
-    fn delete_first(&self, table: &str, key: &str, from: &str, rows: u32) -> String {
-        format!("DELETE FROM {table} WHERE {key} >= {from} ORDER BY {key} ASC LIMIT {rows}")
     }
 
     fn inline_index(&self) -> bool {
@@ -139,6 +110,23 @@ impl Dialect for MysqlDialect {
     fn hash_partitions(&self, _table: &str, col: &str, n: u32) -> Option<(String, Vec<String>)> {
         Some((format!(" PARTITION BY HASH({col}) PARTITIONS {n}"), Vec::new()))
     }
+}
+
+impl Loading for MysqlDialect {
+    fn analyze(&self, table: &str) -> String {
+        format!("ANALYZE TABLE {table}")
+    }
+
+    /// InnoDB writes back down to 1% dirty pages, and flushes at full
+    /// speed while idle (MySQL 8.0.18's innodb_idle_flush_pct).
+    fn write_back_settings(&self) -> &'static [(&'static str, &'static str)] {
+        &[("innodb_max_dirty_pages_pct_lwm", "1"), ("innodb_max_dirty_pages_pct", "1"), ("innodb_idle_flush_pct", "100")]
+    }
+
+    /// MySQL takes no LIMIT in an IN subquery; its DELETE takes ORDER BY ... LIMIT.
+    fn delete_first(&self, table: &str, key: &str, from: &str, rows: u32) -> String {
+        format!("DELETE FROM {table} WHERE {key} >= {from} ORDER BY {key} ASC LIMIT {rows}")
+    }
 
     fn prewarm_queries(&self, table: &str) -> Vec<String> {
         vec![
@@ -147,12 +135,30 @@ impl Dialect for MysqlDialect {
             format!("SELECT COUNT(*) FROM (SELECT * FROM {table} WHERE k LIKE '%0%') t"),
         ]
     }
+}
 
-    fn double_type(&self) -> &'static str {
-        "DOUBLE"
+impl TableOptions for MysqlDialect {
+    fn engine_clause(&self, storage_engine: &str) -> String {
+        if storage_engine.is_empty() {
+            String::new()
+        } else {
+            format!("/*! ENGINE = {storage_engine} */")
+        }
     }
 
-    fn clock_ms_query(&self) -> &'static str {
-        "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000"
+    fn default_charset(&self, charset: &str) -> String {
+        format!("DEFAULT CHARSET={charset}")
+    }
+
+    fn key_partitions(&self, cols: &str, n: u32) -> String {
+        format!(" PARTITION BY KEY({cols}) PARTITIONS {n}")
+    }
+
+    fn compression_clause(&self, c: &str) -> String {
+        match c.to_ascii_lowercase().as_str() {
+            "compressed" => " ROW_FORMAT=COMPRESSED".to_string(),
+            "page" => " PAGE_COMPRESSED=1".to_string(),
+            _ => format!(" COMPRESSION='{c}'"),
+        }
     }
 }

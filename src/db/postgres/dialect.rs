@@ -1,7 +1,7 @@
 //! PostgreSQL's SQL where it differs from the forms most engines share
 //! (see `db::dialect`).
 
-use crate::db::dialect::{like_prefix, Dialect, FkPath};
+use crate::db::dialect::{like_prefix, Dialect, FkPath, Loading, Schema};
 
 pub struct PgDialect;
 
@@ -22,6 +22,25 @@ impl Dialect for PgDialect {
         format!("?::CHAR({len})")
     }
 
+    fn column_type(&self, generic: &str) -> String {
+        match generic {
+            "tinyint" | "smallint" => "SMALLINT".into(),
+            "int" | "uint" => "INT".into(),
+            "uint32" | "ubigint" => "BIGINT".into(),
+            "mediumtext" => "TEXT".into(),
+            "datetime" => "TIMESTAMP".into(),
+            "serial" => "SERIAL".into(),
+            "bigserial" => "BIGSERIAL".into(),
+            other => other.to_uppercase(),
+        }
+    }
+
+    fn clock_ms_query(&self) -> &'static str {
+        "SELECT extract(epoch from clock_timestamp()) * 1000"
+    }
+}
+
+impl Schema for PgDialect {
     fn tables_like(&self, prefix: &str) -> String {
         let like = like_prefix(prefix);
         format!("SELECT tablename FROM pg_tables WHERE schemaname = ANY (current_schemas(false)) AND tablename ILIKE '{like}'")
@@ -34,19 +53,6 @@ impl Dialect for PgDialect {
 
     fn create_namespace(&self, name: &str) -> Option<String> {
         Some(format!("CREATE SCHEMA IF NOT EXISTS {name}"))
-    }
-
-    fn column_type(&self, generic: &str) -> String {
-        match generic {
-            "tinyint" | "smallint" => "SMALLINT".into(),
-            "int" | "uint" => "INT".into(),
-            "uint32" | "ubigint" => "BIGINT".into(),
-            "mediumtext" => "TEXT".into(),
-            "datetime" => "TIMESTAMP".into(),
-            "serial" => "SERIAL".into(),
-            "bigserial" => "BIGSERIAL".into(),
-            other => other.to_uppercase(),
-        }
     }
 
     fn fk_checks_off(&self) -> Option<&'static str> {
@@ -65,7 +71,9 @@ impl Dialect for PgDialect {
         let parts = (0..n).map(|p| format!("CREATE TABLE {table}_p{p} PARTITION OF {table} FOR VALUES WITH (MODULUS {n}, REMAINDER {p})")).collect();
         Some((format!(" PARTITION BY HASH ({col})"), parts))
     }
+}
 
+impl Loading for PgDialect {
     fn sync_auto_inc(&self, table: &str, col: &str) -> Option<String> {
         Some(format!("SELECT setval(pg_get_serial_sequence('{table}', '{col}'), GREATEST((SELECT MAX({col}) FROM {table}), 1))"))
     }
@@ -91,9 +99,5 @@ impl Dialect for PgDialect {
 
     fn prewarm_queries(&self, table: &str) -> Vec<String> {
         vec![format!("ANALYZE {table}"), format!("SELECT AVG(id) FROM {table}"), format!("SELECT COUNT(*) FROM {table} WHERE k::text LIKE '%0%'")]
-    }
-
-    fn clock_ms_query(&self) -> &'static str {
-        "SELECT extract(epoch from clock_timestamp()) * 1000"
     }
 }

@@ -1,7 +1,7 @@
 //! SQLite's SQL where it differs from the forms most engines share
 //! (see `db::dialect`).
 
-use crate::db::dialect::{like_prefix, Dialect, FkPath};
+use crate::db::dialect::{like_prefix, Dialect, FkPath, Loading, Schema};
 
 pub struct LiteDialect;
 
@@ -22,6 +22,30 @@ impl Dialect for LiteDialect {
         ""
     }
 
+    fn column_type(&self, generic: &str) -> String {
+        match generic {
+            "tinyint" | "smallint" | "int" | "uint" | "uint32" | "ubigint" => "INTEGER".into(),
+            "mediumtext" => "TEXT".into(),
+            "datetime" => "TEXT".into(),
+            "serial" | "bigserial" => "INTEGER".into(),
+            other => other.to_uppercase(),
+        }
+    }
+
+    fn text_up_to(&self, _len: u32) -> String {
+        "TEXT".to_string()
+    }
+
+    fn double_type(&self) -> &'static str {
+        "REAL"
+    }
+
+    fn clock_ms_query(&self) -> &'static str {
+        "SELECT (julianday('now') - 2440587.5) * 86400000.0"
+    }
+}
+
+impl Schema for LiteDialect {
     fn tables_like(&self, prefix: &str) -> String {
         let like = like_prefix(prefix);
         format!("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '{like}'")
@@ -39,16 +63,6 @@ impl Dialect for LiteDialect {
         None
     }
 
-    fn column_type(&self, generic: &str) -> String {
-        match generic {
-            "tinyint" | "smallint" | "int" | "uint" | "uint32" | "ubigint" => "INTEGER".into(),
-            "mediumtext" => "TEXT".into(),
-            "datetime" => "TEXT".into(),
-            "serial" | "bigserial" => "INTEGER".into(),
-            other => other.to_uppercase(),
-        }
-    }
-
     fn fk_checks_off(&self) -> Option<&'static str> {
         Some("PRAGMA foreign_keys=OFF")
     }
@@ -61,6 +75,12 @@ impl Dialect for LiteDialect {
         format!("CREATE UNIQUE INDEX {table}_pkey ON {table} ({cols})")
     }
 
+    fn hash_partitions(&self, _table: &str, _col: &str, _n: u32) -> Option<(String, Vec<String>)> {
+        None
+    }
+}
+
+impl Loading for LiteDialect {
     /// SQLite generates the key of an INTEGER PRIMARY KEY that an INSERT
     /// leaves out, so PostgreSQL's SERIAL and BIGSERIAL become INTEGER and
     /// MySQL's AUTO_INCREMENT goes.
@@ -93,10 +113,6 @@ impl Dialect for LiteDialect {
         out
     }
 
-    fn hash_partitions(&self, _table: &str, _col: &str, _n: u32) -> Option<(String, Vec<String>)> {
-        None
-    }
-
     fn one_writer(&self) -> bool {
         true
     }
@@ -111,17 +127,5 @@ impl Dialect for LiteDialect {
 
     fn prewarm_queries(&self, table: &str) -> Vec<String> {
         vec![format!("ANALYZE {table}"), format!("SELECT AVG(id) FROM {table}"), format!("SELECT COUNT(*) FROM {table} WHERE k LIKE '%0%'")]
-    }
-
-    fn text_up_to(&self, _len: u32) -> String {
-        "TEXT".to_string()
-    }
-
-    fn double_type(&self) -> &'static str {
-        "REAL"
-    }
-
-    fn clock_ms_query(&self) -> &'static str {
-        "SELECT (julianday('now') - 2440587.5) * 86400000.0"
     }
 }

@@ -184,23 +184,8 @@ impl Dbstress {
         LoadMode::parse(&self.shared.load_mode).unwrap_or(LoadMode::Auto)
     }
 
-    /// Table options after CREATE TABLE's closing parenthesis.
-    fn table_tail(&self) -> String {
-        let mut tail = self.dialect().engine_clause(&self.shared.storage_engine);
-        let c = &self.shared.table_compression;
-        if !c.is_empty() {
-            // Dbstress::new refused a compression the engine has no clause for.
-            tail.push_str(&self.dialect().compression_clause(c).unwrap_or_default());
-        }
-        if !self.shared.table_options.is_empty() {
-            tail.push(' ');
-            tail.push_str(&self.shared.table_options);
-        }
-        tail.trim().to_string()
-    }
-
     fn create_tables(&self, n: &Names) -> Vec<String> {
-        let tail = self.table_tail();
+        let tail = &self.table_tail;
         let int = self.dialect().column_type("int");
         vec![
             format!("CREATE TABLE {} (REF CHAR(2) NOT NULL, NAME CHAR(40) NOT NULL) {tail}", n.zone),

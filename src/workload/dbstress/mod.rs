@@ -106,6 +106,8 @@ pub struct Dbstress {
     pub mix: Mix,
     pub engine: &'static dyn Engine,
     pub names: Vec<Names>,
+    /// Table options after CREATE TABLE's closing parenthesis.
+    table_tail: String,
     dist: DistConfig,
     seed: u64,
     set: Arc<StatementSet>,
@@ -140,9 +142,8 @@ impl Dbstress {
         if args.obj_table_size > 9_999_999_999 {
             return Err(usage!("--obj-table-size={}: a REF has 10 digits, so at most 9999999999 objects", args.obj_table_size));
         }
-        if !shared.table_compression.is_empty() && engine.dialect().compression_clause(&shared.table_compression).is_none() {
-            return Err(usage!("--table-compression is a MySQL-family option ({} has no table compression clause)", engine.name()));
-        }
+        // What follows CREATE TABLE's parenthesis; a compression the engine has no clause for is refused here.
+        let table_tail = crate::workload::common::table_tail(engine, &shared.storage_engine, &shared.table_compression, &shared.table_options)?.trim().to_string();
         let mix = Mix {
             sel1: args.sel1,
             sel2: args.sel2,
@@ -161,6 +162,7 @@ impl Dbstress {
             mix,
             engine,
             names,
+            table_tail,
             dist,
             seed,
             set: Arc::new(StatementSet::default()),
@@ -426,7 +428,7 @@ impl Workload for Dbstress {
             // It never writes: the write options do not describe it.
             v.retain(|(k, _)| !["updates", "delete-inserts", "rw-ratio"].contains(&k.as_str()));
         }
-        if cfg.engine().dialect().has_storage_engines() {
+        if cfg.engine().dialect().table_options().is_some() {
             v.push(("create-table-options".into(), self.shared.table_options.clone()));
             v.push(("table-compression".into(), self.shared.table_compression.clone()));
         }
@@ -457,7 +459,7 @@ impl Dbstress {
             "rand-type" => self.dist.kind.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.engine().dialect().has_storage_engines() => self.shared.storage_engine.clone(),
+            "mysql-storage-engine" if cfg.engine().dialect().table_options().is_some() => self.shared.storage_engine.clone(),
             _ => return None,
         })
     }

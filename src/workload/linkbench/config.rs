@@ -181,7 +181,7 @@ impl Config {
     /// fairbench partitions linktable with MySQL's PARTITION BY KEY(id1),
     /// as LinkBench's DDL does, and nowhere else.
     pub fn partitions_note(&self, engine: &'static dyn Engine) -> Option<String> {
-        if self.partitions == 0 || engine.dialect().key_partitions("id1", self.partitions).is_some() {
+        if self.partitions == 0 || engine.dialect().table_options().is_some() {
             return None;
         }
         Some(format!(

@@ -185,10 +185,10 @@ impl LinkBench {
         let (node_id, node_data) = (t("bigserial"), t("mediumtext"));
         let (d0, de) = (d.schema_default("0"), d.schema_default("''"));
         // As LinkBench's MySQL DDL ends: the storage engine, then latin1.
-        let tail = d.default_charset("latin1").map(|cs| format!(" {} {cs}", d.engine_clause(&self.cfg.storage_engine))).unwrap_or_default();
+        let tail = d.table_options().map(|t| format!(" {} {}", t.engine_clause(&self.cfg.storage_engine), t.default_charset("latin1"))).unwrap_or_default();
         // --linkbench-partitions is a MySQL-family option: elsewhere the
         // tables stay whole (Config::partitions_note says so).
-        let parts = d.key_partitions("id1", self.cfg.partitions).filter(|_| self.cfg.partitions > 0).unwrap_or_default();
+        let parts = d.table_options().filter(|_| self.cfg.partitions > 0).map(|t| t.key_partitions("id1", self.cfg.partitions)).unwrap_or_default();
         vec![
             format!(
                 "CREATE TABLE {l} (id1 {id} NOT NULL{d0}, id2 {id} NOT NULL{d0}, link_type {id} NOT NULL{d0}, visibility {tiny} NOT NULL{d0}, data VARCHAR(255) NOT NULL{de}, \

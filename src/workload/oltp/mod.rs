@@ -647,7 +647,7 @@ impl Workload for Oltp {
         v.push(("for-update".into(), crate::values::bool_str(self.for_update).into()));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !cfg.engine().dialect().has_storage_engines() {
+        if cfg.engine().dialect().table_options().is_none() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -724,7 +724,7 @@ impl Oltp {
             "range-size" => self.args.range_size.to_string(),
             "reconnect" => self.common.reconnect.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.engine().dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.engine().dialect().table_options().is_some() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }

@@ -604,7 +604,7 @@ impl Workload for Tpcc {
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.args));
         crate::workload::add_missing(&mut v, crate::workload::args_options(&self.common));
         // Only MySQL-family servers have storage engines.
-        if !cfg.engine().dialect().has_storage_engines() {
+        if cfg.engine().dialect().table_options().is_none() {
             v.retain(|(k, _)| k != "mysql-storage-engine");
         }
         v
@@ -651,7 +651,7 @@ impl Tpcc {
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "mysql-storage-engine" if cfg.engine().dialect().has_storage_engines() => self.common.mysql_storage_engine.clone(),
+            "mysql-storage-engine" if cfg.engine().dialect().table_options().is_some() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })
     }
