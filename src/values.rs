@@ -175,7 +175,7 @@ pub enum RepeatOrder {
 impl RepeatOrder {
     /// As the command line writes it (and the store records it).
     pub fn name(self) -> String {
-        crate::output::format::name(&self)
+        crate::output::keys::name(&self)
     }
 }
 

@@ -679,7 +679,7 @@ fn top_modules_import_no_circle() {
 /// Top modules a workload may not import: the layers above it (the command
 /// line, the commands and their driver, the renderers). Items of the
 /// crate's root (lib.rs's `bench`, its former `drive`) are refused too.
-const ABOVE_WORKLOADS: &[&str] = &["cli", "commands", "report", "view"];
+const ABOVE_WORKLOADS: &[&str] = &["cli", "commands", "live", "view"];
 
 /// The first-level names `crate::` reaches in `code`, each with its line:
 /// `crate::x::..` gives x, `crate::{x, y::{..}}` gives x and y, also when
@@ -765,7 +765,7 @@ fn workloads_do_not_import_the_layers_above_them() {
 #[test]
 fn upward_import_scan_reads_paths_and_groups() {
     let names = |code: &str| crate_names(code).into_iter().map(|(n, w)| format!("{n}:{w}")).collect::<Vec<_>>();
-    assert_eq!(names("use crate::report::Console; crate::drive(w)"), vec!["1:report", "1:drive"]);
+    assert_eq!(names("use crate::live::Console; crate::drive(w)"), vec!["1:live", "1:drive"]);
     assert_eq!(names("use crate::{db::{Conn, Engine}, view, model::Sink};"), vec!["1:db", "1:view", "1:model"]);
     assert_eq!(names("use crate::{\n    db::{\n        Conn,\n    },\n    report::Console,\n};"), vec!["2:db", "5:report"]);
     assert_eq!(names("Err(crate::usage!(\"x\"))"), vec!["1:usage"]);
@@ -810,7 +810,7 @@ const FORMAT_NAME_ALLOWED: &[(&str, &str, &str)] = &[
 /// Where an output's name is at home: its value enum, the two registries
 /// and the formats' files.
 fn output_home(rel: &str) -> bool {
-    rel == "src/output/format.rs" || rel == "src/report/sinks.rs" || rel.starts_with("src/view/format/") || FORMAT_MODULES.iter().any(|(_, f, _)| *f == rel)
+    rel == "src/output/keys.rs" || rel == "src/live/sinks.rs" || rel.starts_with("src/view/format/") || FORMAT_MODULES.iter().any(|(_, f, _)| *f == rel)
 }
 
 /// Every value the output options accept and every registered format.
@@ -856,7 +856,7 @@ fn output_names_are_compared_nowhere() {
     let found: Vec<String> = output_name_hits().iter().filter(|h| !listed(h)).map(|h| format!("{}:{}: \"{}\"", h.file, h.line, h.pattern)).collect();
     assert!(
         found.is_empty(),
-        "an output is named by a string outside its file and the registries: take the option's typed value (output::format) and ask the registry (view::format, report::sinks)\n{}",
+        "an output is named by a string outside its file and the registries: take the option's typed value (output::keys) and ask the registry (view::format, live::sinks)\n{}",
         found.join("\n")
     );
 }
@@ -898,22 +898,22 @@ fn an_output_format_is_one_file_and_one_registry_line() {
     }
 }
 
-/// The sinks of a run are the registry's (src/report/sinks.rs): one line
+/// The sinks of a run are the registry's (src/live/sinks.rs): one line
 /// each, and the commands name no sink type (they describe the options and
-/// ask `report::sinks::open`).
+/// ask `live::sinks::open`).
 #[test]
 fn live_sinks_are_opened_through_their_registry() {
-    use fairbench::report::sinks::SINKS;
+    use fairbench::live::sinks::SINKS;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let registry = std::fs::read_to_string(root.join("src/report/sinks.rs")).unwrap();
+    let registry = std::fs::read_to_string(root.join("src/live/sinks.rs")).unwrap();
     let mut names = Vec::new();
     for s in SINKS {
         assert!(!names.contains(&s.name), "sink {} registered twice", s.name);
         names.push(s.name);
-        assert_eq!(registry.matches(&format!("Output {{ name: \"{}\"", s.name)).count(), 1, "sink {}: not one line in src/report/sinks.rs", s.name);
+        assert_eq!(registry.matches(&format!("SinkSpec {{ name: \"{}\"", s.name)).count(), 1, "sink {}: not one line in src/live/sinks.rs", s.name);
     }
     let mut types = Vec::new();
-    for (rel, code) in sources().into_iter().filter(|(rel, _)| rel.starts_with("src/report/")) {
+    for (rel, code) in sources().into_iter().filter(|(rel, _)| rel.starts_with("src/live/")) {
         for part in code.split("impl Sink for ").skip(1) {
             types.push((rel.clone(), part.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("").to_string()));
         }
@@ -932,7 +932,7 @@ fn live_sinks_are_opened_through_their_registry() {
             }
         }
     }
-    assert!(found.is_empty(), "a command builds a sink itself: add it to report::sinks::SINKS and describe its option in report::sinks::Setup\n{}", found.join("\n"));
+    assert!(found.is_empty(), "a command builds a sink itself: add it to live::sinks::SINKS and describe its option in live::sinks::Setup\n{}", found.join("\n"));
 }
 
 /// The longest a source file under src/ may grow: past it a file holds

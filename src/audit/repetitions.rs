@@ -3,8 +3,8 @@
 //! between series that is inside the noise.
 
 use super::finding;
+use crate::live::series::NOISY_CV;
 use crate::model::record::{Finding, Repeated, RunRecord, Severity};
-use crate::report::series::NOISY_CV;
 use crate::stats::significance::{cv, ratio};
 
 /// A series whose throughput varies more than [`NOISY_CV`] between the

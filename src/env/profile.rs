@@ -1,6 +1,6 @@
 //! An on-CPU profile of a server taken with Linux perf while a run goes on,
 //! folded into stacks ("frame;frame;frame count" lines) for a flame graph
-//! (report/flame.rs draws them).
+//! (live/flame.rs draws them).
 //!
 //! `perf record -p` follows every thread of the given processes and the
 //! processes they fork after the recording starts, but not children that

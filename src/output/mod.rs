@@ -1,14 +1,14 @@
-//! What a workload shows while it works, without knowing the report that
+//! What a workload shows while it works, without knowing the sink that
 //! renders it: a loader's progress line, and the standard console output a
-//! family's own output prints or builds its lines on. The report
-//! implements [`StandardOutput`]; the driver hands it to the workload.
-//! The output options' values (`format`) live here too, below every
+//! family's own output prints or builds its lines on. The console (in
+//! `live`) implements [`StandardOutput`]; the driver hands it to the
+//! workload. The output options' values (`keys`) live here too, below every
 //! module that reads them.
 
-pub mod format;
+pub mod keys;
 mod progress;
 
-pub use format::{CompareFormat, ConsoleFormat, FormatKey};
+pub use keys::{CompareFormat, ConsoleFormat, FormatKey};
 pub use progress::{say, Progress};
 
 use crate::model::{Interval, LevelResult, RunInfo, Sink};

@@ -6,9 +6,9 @@
 
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
+use crate::live;
 use crate::model::options::RunOptions;
 use crate::model::{self, LevelOptions, LevelResult, RunControl, RunInfo, Sinks, Stop};
-use crate::report;
 use crate::runner;
 use crate::values::RepeatOrder;
 use crate::workload::family::Drivable;
@@ -169,9 +169,9 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     };
     let group = c.group.as_ref().map(|g| Arc::new(runner::group::Group::new(&g.name, g.member.as_deref(), g.size, Duration::from_secs_f64(g.timeout), cfg.clone())));
     // A workload may bring its own output (TPC-C's figures and formats).
-    let own_console = w.sink(json, c.percentile, &report::Standard);
+    let own_console = w.sink(json, c.percentile, &live::Standard);
     let standard_console = own_console.is_none();
-    let outputs = report::sinks::open(report::sinks::Setup {
+    let outputs = live::sinks::open(live::sinks::Setup {
         info: &info,
         format: c.outputs.console,
         loud,
@@ -337,7 +337,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
 fn series_summary(measured: &[(usize, f64, f64, f64)], planned: usize, c: &RunSettings, json: bool, loud: bool) {
     let levels = crate::model::record::Repeated::group(measured.iter().copied());
     if json {
-        println!("{}", report::series::json(&levels, &c.repeat_order.name()));
+        println!("{}", live::series::json(&levels, &c.repeat_order.name()));
         return;
     }
     if measured.len() < planned {
@@ -345,7 +345,7 @@ fn series_summary(measured: &[(usize, f64, f64, f64)], planned: usize, c: &RunSe
     }
     if loud && !levels.is_empty() {
         println!();
-        print!("{}", report::series::text(&levels, &c.repeat_order.name()));
+        print!("{}", live::series::text(&levels, &c.repeat_order.name()));
     }
 }
 
@@ -367,7 +367,7 @@ fn summaries(sink: &mut Sinks, console_at: Option<usize>, lvl: &runner::Level, i
     let tail = lvl.tail.as_ref().filter(|_| style.loud);
     if style.loud && style.histogram {
         println!();
-        print!("{}", report::sysbench::histogram_text(&tail.map(|t| &t.w).unwrap_or(&r.total).lat));
+        print!("{}", live::sysbench::histogram_text(&tail.map(|t| &t.w).unwrap_or(&r.total).lat));
     }
     for (i, s) in sink.0.iter_mut().enumerate() {
         if Some(i) != console_at || !style.loud || (tail.is_none() && !style.histogram) {
@@ -377,7 +377,7 @@ fn summaries(sink: &mut Sinks, console_at: Option<usize>, lvl: &runner::Level, i
             // once, as in sysbench.
             use std::io::Write;
             let mut o = std::io::stdout().lock();
-            let _ = write!(o, "{}{}", if style.histogram { "" } else { "\n" }, report::summary_text_after(r, tail, info));
+            let _ = write!(o, "{}{}", if style.histogram { "" } else { "\n" }, live::summary_text_after(r, tail, info));
             let _ = o.flush();
         } else if let Some(cp) = tail {
             let part = LevelResult {

@@ -594,7 +594,7 @@ impl Sink for StoreSink {
             Stop::Interrupted => "interrupted",
             Stop::Failed(_) => "failed",
         };
-        let summary = crate::report::summary_json(r, info).to_string();
+        let summary = crate::live::summary_json(r, info).to_string();
         let outage = r.outage.as_ref().and_then(|o| serde_json::to_string(o).ok());
         let raw = if r.rate > 0.0 { Some(hist_bytes(&t.lat_raw)) } else { None };
         let (id, n) = (l.run_id, l.level_no as i64);

@@ -3,9 +3,9 @@
 //! compared. Each request reads the store afresh, so new runs show up.
 
 use super::html::{self, ReportRun};
+use crate::live::chart::esc;
+use crate::live::http::{Reply, Request};
 use crate::model::record::RunRecord;
-use crate::report::chart::esc;
-use crate::report::http::{Reply, Request};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -76,7 +76,7 @@ pub fn serve(store: PathBuf, addr: std::net::SocketAddr, reproduce: html::Reprod
     // Fails now on a missing store rather than on the first request.
     crate::store::open(&store, false)?;
     let s = store.clone();
-    let bound = crate::report::http::serve("addr", addr, std::sync::Arc::new(move |r: &Request| handle(&s, r, reproduce)))?;
+    let bound = crate::live::http::serve("addr", addr, std::sync::Arc::new(move |r: &Request| handle(&s, r, reproduce)))?;
     println!("Serving {} at http://{bound}/ (read-only; Ctrl-C stops)", store.display());
     while !crate::model::interrupted() {
         std::thread::sleep(std::time::Duration::from_millis(200));

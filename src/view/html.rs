@@ -7,8 +7,8 @@
 //! workload's own figures, environment and configuration differences, and
 //! the command lines that reproduce the runs.
 
+use crate::live::chart::{esc, num, Band, BandKind, Chart, Scale, Series};
 use crate::model::record::{Finding, IntervalRec, LevelRec, Repeated, RunRecord};
-use crate::report::chart::{esc, num, Band, BandKind, Chart, Scale, Series};
 use crate::stats::significance::{median, spread};
 use hdrhistogram::Histogram;
 use std::fmt::Write;

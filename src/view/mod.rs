@@ -1,10 +1,10 @@
 //! What people look at after a run: the renderings of stored runs
 //! (`format`, the registry: text, JSON, markdown, JUnit, and the formats
 //! with a module of their own here: the self-contained HTML report with
-//! charts drawn by `report::chart`, its PNG renderings, the CSV export), and
+//! charts drawn by `live::chart`, its PNG renderings, the CSV export), and
 //! the read-only store browser. These read the store, the audit and
-//! `compare`, so they sit above them; the run's own outputs stay in
-//! `report`.
+//! `compare`, so they sit above them; what a run shows while it runs is
+//! `live`'s.
 
 pub mod browse;
 pub mod csv;

@@ -7,8 +7,8 @@
 
 use super::html::ReportRun;
 use crate::db::waits::CLASSES;
+use crate::live::chart::esc;
 use crate::model::efficiency::{of_run, with_ratio, Efficiency};
-use crate::report::chart::esc;
 use std::fmt::Write;
 
 /// How many statements each level lists.
@@ -104,10 +104,10 @@ fn flames(o: &mut String, runs: &[ReportRun], headed: bool) {
     let base = runs.first();
     for (r, threads) in profiled {
         let f = folded(r, threads).expect("filtered");
-        push_flame(o, crate::report::flame::svg(f, &format!("run {} at {threads} threads: the server on CPU", r.rec.id)));
+        push_flame(o, crate::live::flame::svg(f, &format!("run {} at {threads} threads: the server on CPU", r.rec.id)));
         let against = base.filter(|b| b.rec.id != r.rec.id).and_then(|b| Some((b, folded(b, threads)?)));
         if let Some((b, before)) = against {
-            push_flame(o, crate::report::flame::diff_svg(before, f, &format!("run {} against run {} at {threads} threads", r.rec.id, b.rec.id)));
+            push_flame(o, crate::live::flame::diff_svg(before, f, &format!("run {} against run {} at {threads} threads", r.rec.id, b.rec.id)));
         }
     }
 }

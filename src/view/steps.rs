@@ -3,8 +3,8 @@
 //! step gets its own chart, every run's throughput over the step on it.
 
 use super::html::{downsample, ReportRun, MAX_POINTS};
+use crate::live::chart::{Chart, Scale, Series};
 use crate::model::record::LevelKey;
-use crate::report::chart::{Chart, Scale, Series};
 
 /// Whether any run's levels are steps.
 pub fn any(runs: &[ReportRun]) -> bool {

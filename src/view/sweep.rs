@@ -2,7 +2,7 @@
 //! throughput per run and version, the hardware per operation beside it,
 //! and the sentences on large changes. JSON is the table serialized.
 
-use crate::report::chart::{esc, Chart, Scale, Series};
+use crate::live::chart::{esc, Chart, Scale, Series};
 use crate::sweep::table::{Cell, Table, FIGURES};
 use std::fmt::Write;
 

@@ -509,7 +509,7 @@ pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &
         clock_offset_ms: 0.25,
         start_ms: 0,
     })));
-    let mut log = fairbench::report::hdrlog::HdrLog::create(path, &info, Some(gate.clone())).unwrap();
+    let mut log = fairbench::live::hdrlog::HdrLog::create(path, &info, Some(gate.clone())).unwrap();
     for (li, (threads, parts, tail)) in m.levels.iter().enumerate() {
         gate.0.lock().unwrap().start_ms = start_ms + li as i64 * 20_000 + m.late_ms;
         log.start(*threads);

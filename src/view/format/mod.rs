@@ -224,7 +224,7 @@ mod tests {
     fn every_compare_format_is_registered() {
         use clap::ValueEnum;
         for v in CompareFormat::value_variants() {
-            let name = crate::output::format::name(v);
+            let name = crate::output::keys::name(v);
             assert!(FORMATS.iter().any(|f| f.name() == name), "compare --format {name}: no such format");
             assert!(named((*v).into()).sweep(&crate::sweep::table::Table::empty()).is_some(), "sweep --format {name}: not rendered");
         }

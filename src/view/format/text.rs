@@ -32,6 +32,6 @@ impl Format for Text {
     }
 
     fn snapshot(&self, snap: &crate::env::Snapshot) -> Option<Result<String>> {
-        Some(Ok(crate::report::snapshot::snapshot_text(snap)))
+        Some(Ok(crate::live::snapshot::snapshot_text(snap)))
     }
 }

@@ -38,7 +38,7 @@ pub struct Setup<'a> {
 /// endpoint publish the same state through one sink.
 #[derive(Default)]
 pub struct Shared {
-    pub live: Option<Arc<super::live::Live>>,
+    pub live: Option<Arc<super::page::Live>>,
 }
 
 /// Where a sink stands among the others.
@@ -58,7 +58,7 @@ pub enum Role {
 pub type Open = fn(&mut Setup, &mut Shared) -> Result<Option<Box<dyn Sink>>>;
 
 /// One live sink.
-pub struct Output {
+pub struct SinkSpec {
     pub name: &'static str,
     pub role: Role,
     /// Whether the run's options turn it on.
@@ -69,16 +69,16 @@ pub struct Output {
 }
 
 /// Every live sink, in the order they are opened and fed.
-pub static SINKS: &[Output] = &[
-    Output { name: "sysbench checkpoints", role: Role::Printer, on: super::sysbench::on, open: super::sysbench::open },
-    Output { name: "console", role: Role::Console, on: super::console_on, open: super::console_open },
-    Output { name: "live page", role: Role::Other, on: super::live::page_on, open: super::live::page_open },
-    Output { name: "OpenMetrics", role: Role::Other, on: super::live::metrics_on, open: super::live::metrics_open },
-    Output { name: "HDR log", role: Role::Other, on: super::hdrlog::on, open: super::hdrlog::open },
+pub static SINKS: &[SinkSpec] = &[
+    SinkSpec { name: "sysbench checkpoints", role: Role::Printer, on: super::sysbench::on, open: super::sysbench::open },
+    SinkSpec { name: "console", role: Role::Console, on: super::console_on, open: super::console_open },
+    SinkSpec { name: "live page", role: Role::Other, on: super::page::page_on, open: super::page::page_open },
+    SinkSpec { name: "OpenMetrics", role: Role::Other, on: super::page::metrics_on, open: super::page::metrics_open },
+    SinkSpec { name: "HDR log", role: Role::Other, on: super::hdrlog::on, open: super::hdrlog::open },
 ];
 
 /// The sinks a run's options turn on.
-pub struct Outputs {
+pub struct OpenSinks {
     sinks: Vec<Box<dyn Sink>>,
     printers: usize,
     console_at: Option<usize>,
@@ -86,8 +86,8 @@ pub struct Outputs {
 }
 
 /// Opens the sinks `setup` turns on, in [`SINKS`]' order.
-pub fn open(mut setup: Setup) -> Result<Outputs> {
-    let mut out = Outputs { sinks: Vec::new(), printers: 0, console_at: None, shared: Shared::default() };
+pub fn open(mut setup: Setup) -> Result<OpenSinks> {
+    let mut out = OpenSinks { sinks: Vec::new(), printers: 0, console_at: None, shared: Shared::default() };
     for o in SINKS {
         if !(o.on)(&setup) {
             continue;
@@ -104,14 +104,14 @@ pub fn open(mut setup: Setup) -> Result<Outputs> {
     Ok(out)
 }
 
-impl Outputs {
+impl OpenSinks {
     /// The state the live page and the OpenMetrics endpoint publish, when
     /// either is on (it takes the hardware figures of each sample too).
-    pub fn live(&self) -> Option<&Arc<super::live::Live>> {
+    pub fn live(&self) -> Option<&Arc<super::page::Live>> {
         self.shared.live.as_ref()
     }
 
-    /// Where the console is among [`Outputs::sinks`], when it is on.
+    /// Where the console is among [`OpenSinks::sinks`], when it is on.
     pub fn console_at(&self) -> Option<usize> {
         self.console_at
     }

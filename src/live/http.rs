@@ -1,7 +1,7 @@
 //! A small read-only HTTP/1.1 server for the live view, the metrics endpoint
 //! and `results serve`: GET only, one OS thread per connection (a handful
 //! of viewers), nothing shared with the benchmark's clients. The reporter
-//! publishes into [`super::live::Live`] at interval boundaries; this side
+//! publishes into [`super::page::Live`] at interval boundaries; this side
 //! only reads it.
 
 use crate::error::{Error, Result};

@@ -1,12 +1,16 @@
-//! Outputs. Console text in sysbench 1.1's format (line for line, so
+//! What a run shows while it runs, through the live sinks of its registry
+//! (`sinks.rs`): console text in sysbench 1.1's format (line for line, so
 //! existing parsers keep working) followed by fairbench's extra figures;
-//! JSON lines with a checked-in schema (`schema/run.schema.json`).
+//! JSON lines with a checked-in schema (`schema/run.schema.json`); sysbench's
+//! checkpoint reports, the HDR log, the live page and OpenMetrics; and the
+//! SVG charts and flame graphs the views of stored runs draw with.
+//! (The `report` command, an HTML page of stored runs, is `view::html`.)
 
 pub mod chart;
 pub mod flame;
 pub mod hdrlog;
 pub mod http;
-pub mod live;
+pub mod page;
 pub mod series;
 pub mod sinks;
 pub mod snapshot;
