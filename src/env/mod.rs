@@ -17,8 +17,8 @@
 mod activity;
 pub mod durability;
 pub mod node;
+pub mod oncpu;
 pub mod proc;
-pub mod profile;
 
 use crate::db::engines::Listen;
 use crate::db::{Conn, ConnConfig, StatementSet};
@@ -328,7 +328,7 @@ impl Sampler {
         period: Duration,
         server_metrics: Option<String>,
         server_time: bool,
-        profile: Option<profile::ProfileServer>,
+        profile: Option<oncpu::ProfileServer>,
         mut write: Box<dyn FnMut(SampleRow) + Send>,
     ) -> (Sampler, Snapshot) {
         let (tx, rx) = mpsc::channel::<Cmd>();
@@ -395,7 +395,7 @@ impl Sampler {
                         server_pid.into_iter().collect()
                     };
                     let profiled = move || roots.iter().flat_map(|r| proc::tree(*r)).collect::<Vec<i32>>();
-                    let mut profiling = profile::Profiling::new(profile);
+                    let mut profiling = oncpu::Profiling::new(profile);
                     let hardware = move || {
                         let mut m = proc::client();
                         if local {

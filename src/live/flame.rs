@@ -4,7 +4,7 @@
 //!
 //! The SVGs are inferno's interactive ones: click to zoom, Ctrl-F to search.
 
-use crate::model::profile::samples;
+use crate::model::oncpu::samples;
 use inferno::differential;
 use inferno::flamegraph::color::{BasicPalette, Palette};
 use inferno::flamegraph::{self, Options};

@@ -393,7 +393,7 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
     // --profile-server: where the server's CPU went, by the frames it was caught in.
     for l in &r.levels {
         match &l.profile {
-            Some(p) if p.error.is_none() => o.push_str(&format!("  server on CPU at {} (perf): {}\n", l.at(), super::profile::line(&p.folded, 5))),
+            Some(p) if p.error.is_none() => o.push_str(&format!("  server on CPU at {} (perf): {}\n", l.at(), super::oncpu::line(&p.folded, 5))),
             Some(p) => o.push_str(&format!("  note: {}\n", p.error.as_deref().unwrap_or_default())),
             None => {}
         }

@@ -4,8 +4,8 @@
 //! the outputs and the workloads meet here instead of importing each other.
 
 pub mod efficiency;
+pub mod oncpu;
 pub mod options;
-pub mod profile;
 pub mod record;
 pub mod statements;
 pub mod waits;

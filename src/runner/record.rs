@@ -5,7 +5,7 @@
 use super::sampling::SamplingSetup;
 use crate::audit;
 use crate::db::ConnConfig;
-use crate::env::profile::ProfileServer;
+use crate::env::oncpu::ProfileServer;
 use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::model::record::{RunRecord, Severity};
@@ -43,7 +43,7 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     }
     let profile_server = if c.sampling.profile_server {
         // A missing perf is said before anything runs, not after the first level.
-        crate::env::profile::available().map_err(Error::Usage)?;
+        crate::env::oncpu::available().map_err(Error::Usage)?;
         o.insert_missing("profile-server", "on");
         // perf stops by itself well after the level would have ended.
         let most = if c.time > 0.0 { c.warmup_time + c.time * 2.0 + 60.0 } else { 86_400.0 };

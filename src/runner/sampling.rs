@@ -6,7 +6,7 @@
 //! driver gives it (the results store's, and the live view's).
 
 use crate::db::{ConnConfig, DatasetTables};
-use crate::env::profile::ProfileServer;
+use crate::env::oncpu::ProfileServer;
 use crate::env::{SampleRow, Sampler, Snapshot};
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
 use std::sync::{Arc, Mutex};

@@ -118,7 +118,7 @@ enum Task {
 /// ends, so that they overlap the loading of the tables after it: built
 /// after the whole load instead, the order_line index alone kept one core
 /// busy and the other idle for several seconds on MariaDB.
-struct Plan {
+struct LoadOrder {
     /// Taken from the end.
     loads: Vec<Job>,
     /// Load jobs taken and not finished.
@@ -134,14 +134,14 @@ struct Plan {
     failed: bool,
 }
 
-impl Plan {
-    fn new(mut loads: Vec<Job>, finish: Vec<(String, u64, Vec<String>)>, names: &[Names]) -> Plan {
+impl LoadOrder {
+    fn new(mut loads: Vec<Job>, finish: Vec<(String, u64, Vec<String>)>, names: &[Names]) -> LoadOrder {
         let mut left = std::collections::HashMap::new();
         for j in &loads {
             *left.entry(j.table(names).to_string()).or_insert(0usize) += 1;
         }
         loads.reverse();
-        let mut plan = Plan { loads, running: 0, left, held: Default::default(), ready: Vec::new(), failed: false };
+        let mut plan = LoadOrder { loads, running: 0, left, held: Default::default(), ready: Vec::new(), failed: false };
         for (table, weight, sqls) in finish {
             plan.held.insert(table.clone(), (weight, sqls));
             plan.release_if_loaded(&table);
@@ -193,7 +193,7 @@ impl Tpcc {
 
     /// Runs a plan on `loaders` connections of their own: each takes the
     /// next task (released finishing statements first) until none is left.
-    async fn run_plan(self: &Arc<Self>, plan: Plan, cfg: &Arc<ConnConfig>, loaders: usize, load_mode: LoadMode, progress: &Arc<Progress>) -> Result<()> {
+    async fn run_plan(self: &Arc<Self>, plan: LoadOrder, cfg: &Arc<ConnConfig>, loaders: usize, load_mode: LoadMode, progress: &Arc<Progress>) -> Result<()> {
         let plan = Arc::new(std::sync::Mutex::new(plan));
         let mut handles = Vec::new();
         for _ in 0..loaders {
@@ -286,7 +286,7 @@ impl Tpcc {
                 }));
             }
             let progress = Arc::new(Progress::new("Foreign keys", 0, true));
-            self.run_plan(Plan::new(Vec::new(), tasks, &self.names), cfg, loaders, LoadMode::Auto, &progress).await?;
+            self.run_plan(LoadOrder::new(Vec::new(), tasks, &self.names), cfg, loaders, LoadMode::Auto, &progress).await?;
         }
         for n in &self.names {
             if fks && path == FkPath::Alter {
@@ -451,7 +451,7 @@ impl Dataset for Tpcc {
         let started = std::time::Instant::now();
         let progress = Arc::new(Progress::new("Loading", total, quiet));
         let me = Arc::new(self.clone());
-        me.run_plan(Plan::new(jobs, self.finishing(), &self.names), &cfg, loaders, load_mode, &progress).await?;
+        me.run_plan(LoadOrder::new(jobs, self.finishing(), &self.names), &cfg, loaders, load_mode, &progress).await?;
         // WAREHOUSE rows last, once every table holds their warehouses'
         // rows: a WAREHOUSE row means "this warehouse is complete".
         for (n, ws) in self.names.iter().zip(&incomplete) {
@@ -565,7 +565,7 @@ mod tests {
         let part = |w, part| Job::Part { d: 1, w, part, clear: false };
         let jobs = vec![part(1, Part::OrderLine), part(2, Part::OrderLine), part(1, Part::Stock), Job::Items(1)];
         let fin = |t: &str, w, s: &str| (t.to_string(), w, vec![s.to_string()]);
-        let mut plan = Plan::new(jobs, vec![fin("order_line1", 300, "ol"), fin("stock1", 100, "s"), fin("district1", 30, "d"), fin("item1", 30, "i")], &names);
+        let mut plan = LoadOrder::new(jobs, vec![fin("order_line1", 300, "ol"), fin("stock1", 100, "s"), fin("district1", 30, "d"), fin("item1", 30, "i")], &names);
         assert_eq!(finish(plan.next()), ["d"], "a table with nothing to load is ready at once");
         let (a, b) = (load(plan.next()), load(plan.next()));
         assert_eq!((a.table(&names), b.table(&names)), ("order_line1", "order_line1"));

@@ -1,4 +1,4 @@
-//! An on-CPU profile of a server taken with Linux perf while a run goes on,
+//! The on-CPU stacks of a server taken with Linux perf while a run goes on,
 //! folded into stacks ("frame;frame;frame count" lines) for a flame graph
 //! (live/flame.rs draws them).
 //!
