@@ -789,16 +789,6 @@ fn the_store_records_and_the_commands_audit() {
 /// The registry of renderings of stored runs.
 const FORMAT_REGISTRY: &str = "src/view/format/mod.rs";
 
-/// Formats whose renderer was already a module of its own when the
-/// registry came: registered where they are instead of moved, each with
-/// why. An entry that no longer matches a registered format fails the test.
-const FORMAT_MODULES: &[(&str, &str, &str)] = &[
-    // (format, file, reason)
-    ("csv", "src/view/csv.rs", "the CSV export, its columns held to docs/results.md by a test"),
-    ("html", "src/view/html.rs", "the report page, which the store browser also serves"),
-    ("png", "src/view/png.rs", "the rasterizer of the report's charts"),
-];
-
 /// Files outside the registries and the formats' own files that may hold a
 /// format's name as a whole string literal in code, each with why. An
 /// entry that no longer matches anything fails the test.
@@ -810,7 +800,7 @@ const FORMAT_NAME_ALLOWED: &[(&str, &str, &str)] = &[
 /// Where an output's name is at home: its value enum, the two registries
 /// and the formats' files.
 fn output_home(rel: &str) -> bool {
-    rel == "src/output/keys.rs" || rel == "src/live/sinks.rs" || rel.starts_with("src/view/format/") || FORMAT_MODULES.iter().any(|(_, f, _)| *f == rel)
+    rel == "src/output/keys.rs" || rel == "src/live/sinks.rs" || rel.starts_with("src/view/format/")
 }
 
 /// Every value the output options accept and every registered format.
@@ -868,9 +858,9 @@ fn every_output_name_exception_is_still_needed() {
     assert!(stale.is_empty(), "these exceptions match nothing any more: remove them from FORMAT_NAME_ALLOWED\n{}", stale.join("\n"));
 }
 
-/// A format is one file (`src/view/format/NAME.rs`, or a module listed in
-/// FORMAT_MODULES) that names its key, and one line in the registry; every file
-/// in src/view/format/ is a registered format.
+/// A format is one file (`src/view/format/NAME.rs`) that names its key, and
+/// one line in the registry; every file in src/view/format/ is a registered
+/// format.
 #[test]
 fn an_output_format_is_one_file_and_one_registry_line() {
     use fairbench::view::format::FORMATS;
@@ -883,14 +873,11 @@ fn an_output_format_is_one_file_and_one_registry_line() {
         let name = f.name();
         assert!(!names.contains(&name), "format {name} registered twice");
         names.push(name.clone());
-        let file = FORMAT_MODULES.iter().find(|(n, _, _)| *n == name).map(|(_, f, _)| f.to_string()).unwrap_or(format!("src/view/format/{name}.rs"));
+        let file = format!("src/view/format/{name}.rs");
         let text = std::fs::read_to_string(root.join(&file)).unwrap_or_else(|_| panic!("format {name}: no {file}"));
         assert!(strip(&text).0.contains(&format!("FormatKey::{}", capitalized(&name))), "format {name}: {file} does not name its key");
         let module = Path::new(&file).file_stem().unwrap().to_string_lossy().into_owned();
         assert_eq!(list.lines().filter(|l| l.contains(&format!("{module}::"))).count(), 1, "format {name}: not one line in {FORMAT_REGISTRY}");
-    }
-    for (n, f, _) in FORMAT_MODULES {
-        assert!(names.iter().any(|m| m == n), "FORMAT_MODULES lists {n} ({f}), which is no registered format: remove it");
     }
     for e in std::fs::read_dir(root.join("src/view/format")).unwrap() {
         let stem = e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned();

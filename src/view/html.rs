@@ -289,23 +289,6 @@ document.querySelectorAll('svg.chart').forEach(function(svg){
 "#;
 
 /// The page for `runs` (the first is the baseline when comparing).
-/// The HTML format in the registry (`view::format`): the page as built.
-pub struct Html;
-
-impl super::format::Format for Html {
-    fn key(&self) -> crate::output::FormatKey {
-        crate::output::FormatKey::Html
-    }
-
-    fn report(&self, page: &Report, to: &std::path::Path) -> Option<crate::error::Result<()>> {
-        Some(super::format::write(to, page.html.as_bytes()))
-    }
-
-    fn sweep(&self, t: &crate::sweep::table::Table) -> Option<String> {
-        Some(super::sweep::html(t, &crate::units::now_rfc3339()))
-    }
-}
-
 pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     let refs: Vec<&RunRecord> = runs.iter().map(|r| &r.rec).collect();
     let compared = crate::compare::compare(&refs);

@@ -1,16 +1,14 @@
 //! What people look at after a run: the renderings of stored runs
-//! (`format`, the registry: text, JSON, markdown, JUnit, and the formats
-//! with a module of their own here: the self-contained HTML report with
-//! charts drawn by `live::chart`, its PNG renderings, the CSV export), and
-//! the read-only store browser. These read the store, the audit and
+//! (`format`, the registry, a file per format: text, JSON, markdown, JUnit,
+//! CSV, HTML and PNG), the self-contained HTML report's page (`html`, its
+//! charts drawn by `live::chart`), the pages of a sweep, of steps and of the
+//! server's time, and the read-only store browser. These read the store, the audit and
 //! `compare`, so they sit above them; what a run shows while it runs is
 //! `live`'s.
 
 pub mod browse;
-pub mod csv;
 pub mod format;
 pub mod html;
-pub mod png;
 pub mod server_time;
 pub mod steps;
 pub mod sweep;

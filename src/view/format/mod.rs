@@ -8,9 +8,12 @@
 //! runs themselves (`results show`, `results export`), a comparison
 //! (`compare`), the report's files (`report`).
 
+pub mod csv;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod png;
 pub mod text;
 
 use crate::compare::gate::Line;
@@ -93,7 +96,7 @@ pub trait Format: Sync {
 }
 
 /// Every rendering of stored runs; a format is registered here once.
-pub static FORMATS: &[&dyn Format] = &[&text::Text, &json::Json, &markdown::Markdown, &junit::Junit, &super::csv::Csv, &super::html::Html, &super::png::Png];
+pub static FORMATS: &[&dyn Format] = &[&text::Text, &json::Json, &markdown::Markdown, &junit::Junit, &csv::Csv, &html::Html, &png::Png];
 
 /// The format registered under `key` (every key is: a test holds it).
 pub fn named(key: FormatKey) -> &'static dyn Format {

@@ -38,20 +38,20 @@ impl Rasterizer {
 /// PNG format in the registry, `view::format`).
 pub struct Png;
 
-impl super::format::Format for Png {
+impl super::Format for Png {
     fn key(&self) -> crate::output::FormatKey {
         crate::output::FormatKey::Png
     }
 
-    fn report(&self, page: &super::html::Report, dir: &std::path::Path) -> Option<crate::error::Result<()>> {
+    fn report(&self, page: &crate::view::html::Report, dir: &std::path::Path) -> Option<crate::error::Result<()>> {
         Some((|| {
             std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
             let raster = Rasterizer::new();
             for c in &page.charts {
                 let svg = c.svg();
-                super::format::write(&dir.join(format!("{}.svg", c.id)), svg.as_bytes())?;
+                super::write(&dir.join(format!("{}.svg", c.id)), svg.as_bytes())?;
                 let png = raster.png(&svg, 2.0).map_err(|e| Error::Io(format!("chart {}: {e}", c.id)))?;
-                super::format::write(&dir.join(format!("{}.png", c.id)), &png)?;
+                super::write(&dir.join(format!("{}.png", c.id)), &png)?;
             }
             Ok(())
         })())

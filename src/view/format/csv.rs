@@ -184,7 +184,7 @@ fn summary_row(r: &RunRecord, l: &LevelRec, e: Option<&Efficiency>) -> Vec<Strin
 /// The CSV format in the registry (`view::format`).
 pub struct Csv;
 
-impl super::format::Format for Csv {
+impl super::Format for Csv {
     fn key(&self) -> crate::output::FormatKey {
         crate::output::FormatKey::Csv
     }
