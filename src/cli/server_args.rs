@@ -93,18 +93,6 @@ pub struct ServerStartArgs {
     /// Print `export` lines instead of the URL
     #[arg(long)]
     pub env: bool,
-    /// patroni: the number of PostgreSQL nodes, a leader and its replicas (2 to 9; default 3)
-    #[arg(long)]
-    pub nodes: Option<u32>,
-    /// patroni: synchronous replication (Patroni's synchronous_mode: one replica is a sync standby)
-    #[arg(long)]
-    pub sync: bool,
-    /// vitess: the number of shards, each a MariaDB primary behind its tablet (1 to 8; default 2)
-    #[arg(long)]
-    pub shards: Option<u32>,
-    /// vitess: vtgate's transaction mode: SINGLE, MULTI (its default) or TWOPC
-    #[arg(long, value_name = "MODE")]
-    pub transaction_mode: Option<String>,
     /// postgres: this version's build, fetched once from the npm registry (a major such as 17,
     /// or a release such as 17.10) into the engine cache, its SHA-512 checked
     #[arg(long = "version", value_name = "VERSION")]
@@ -112,6 +100,10 @@ pub struct ServerStartArgs {
     /// mariadb, postgres: the build in DIR (its bin/ folder) in place of the installed one
     #[arg(long, value_name = "DIR")]
     pub basedir: Option<PathBuf>,
+    /// The options of one kind of sandbox, each kind's declared in its own
+    /// file (last: their help headings are their own).
+    #[command(flatten)]
+    pub kind_args: crate::server::KindArgs,
 }
 
 #[derive(Args, Debug, Clone)]

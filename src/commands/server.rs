@@ -66,10 +66,7 @@ pub fn start_opts(s: &ServerStartArgs) -> Result<StartOpts> {
         tls_dir: s.tls_dir.clone(),
         tls_only_user: s.tls_only_user.clone(),
         timeout: Duration::from_secs(s.timeout.max(1)),
-        nodes: s.nodes,
-        sync: s.sync,
-        shards: s.shards,
-        transaction_mode: s.transaction_mode.clone(),
+        kind_args: s.kind_args.clone(),
         build: match (&s.engine_version, &s.basedir) {
             (Some(_), Some(_)) => return Err(usage!("--version and --basedir: give one (a version fetched, or a build of yours)")),
             (Some(v), None) => Some(Kind::parse(&s.kind)?.fetch(v)?),

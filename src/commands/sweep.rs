@@ -282,10 +282,7 @@ impl Servers {
             tls_dir: None,
             tls_only_user: None,
             timeout: self.timeout,
-            nodes: None,
-            sync: false,
-            shards: None,
-            transaction_mode: None,
+            kind_args: Default::default(),
             build: self.builds[v].take(),
         };
         let sb = server::start(&o)?;

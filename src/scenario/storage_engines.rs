@@ -143,10 +143,7 @@ fn opts(kind: Kind, sets: Vec<(String, String)>) -> StartOpts {
         machine: server::profile::this_machine(),
         tls_dir: None,
         tls_only_user: None,
-        nodes: None,
-        sync: false,
-        shards: None,
-        transaction_mode: None,
+        kind_args: Default::default(),
         build: None,
         timeout: Duration::from_secs(120),
     }

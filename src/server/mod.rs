@@ -18,7 +18,7 @@ use crate::usage;
 pub use client::pg_bindir;
 use common::{claim, io, is_known, load, norm, reachable, remove, service_user, write_state, MARKER, PORT_TAKEN};
 pub use common::{missing, Bins};
-pub use kinds::{Kind, SandboxKind};
+pub use kinds::{Kind, KindArgs, SandboxKind};
 pub use profile::Machine;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -53,14 +53,9 @@ pub struct StartOpts {
     /// An account (same password) that may connect only over TLS.
     pub tls_only_user: Option<String>,
     pub timeout: Duration,
-    /// A cluster's number of PostgreSQL nodes (None: its default).
-    pub nodes: Option<u32>,
-    /// A cluster's synchronous replication.
-    pub sync: bool,
-    /// A sharded cluster's number of shards (None: its default).
-    pub shards: Option<u32>,
-    /// A sharded cluster's transaction mode across shards (None: its default).
-    pub transaction_mode: Option<String>,
+    /// The options only some kinds take (a cluster's nodes, a sharded
+    /// server's shards), each kind's declared and read in its own file.
+    pub kind_args: kinds::KindArgs,
     /// A build of the user's choice (`--basedir`, `--version`); None: the installed one.
     pub build: Option<builds::Build>,
 }
@@ -130,6 +125,7 @@ impl Sandbox {
 /// (or Ctrl-C) nothing is left running and the directory is removed.
 pub fn start(o: &StartOpts) -> Result<Sandbox> {
     let kind = o.kind;
+    o.kind_args.refuse_others(kind)?;
     kind.check(o)?;
     let b = match &o.build {
         Some(build) => kind.binaries_in(&build.bindir)?,

@@ -67,10 +67,18 @@ pub trait SandboxKind: Sync {
         1
     }
 
-    /// Options it does not take, refused before anything is looked up.
-    fn check(&self, o: &StartOpts) -> Result<()> {
-        no_replicas(o)?;
-        no_shards(o)
+    /// Adds the start options only it takes (its clap `Args` struct, in
+    /// its own file) to `server start`; it reads them back with
+    /// [`KindArgs::get`]. Another kind's options are refused before
+    /// anything is looked up.
+    fn augment_args(&self, cmd: clap::Command) -> clap::Command {
+        cmd
+    }
+
+    /// Options it does not take, or values it does not accept, refused
+    /// before anything is looked up.
+    fn check(&self, _o: &StartOpts) -> Result<()> {
+        Ok(())
     }
 
     /// Its programs, or which package to install.
@@ -240,20 +248,57 @@ impl Kind {
     }
 }
 
-/// Refuses the options of a replicated cluster.
-fn no_replicas(o: &StartOpts) -> Result<()> {
-    if o.nodes.is_some() || o.sync {
-        return Err(usage!("--nodes and --sync make a replicated cluster: `fairbench server start patroni`"));
+/// The start options of every kind, as `server start` parsed them (each
+/// kind declares its own in its file); none when a sandbox is started by
+/// another command (a sweep, a scenario), whose kinds take their defaults.
+#[derive(Clone, Debug, Default)]
+pub struct KindArgs(Option<clap::ArgMatches>);
+
+impl KindArgs {
+    /// A kind's own options `T`: as given, else their defaults.
+    pub(crate) fn get<T: clap::FromArgMatches + Default>(&self) -> Result<T> {
+        match &self.0 {
+            Some(m) => T::from_arg_matches(m).map_err(|e| usage!("{}", crate::error::one_line(&e.to_string()))),
+            None => Ok(T::default()),
+        }
     }
-    Ok(())
+
+    /// Refuses an option given on the command line that another kind than
+    /// `kind` declares: one line naming the kind that takes it.
+    pub(crate) fn refuse_others(&self, kind: Kind) -> Result<()> {
+        let Some(m) = &self.0 else { return Ok(()) };
+        for other in Kind::all().filter(|k| *k != kind) {
+            let cmd = other.0.augment_args(clap::Command::new("start"));
+            for a in cmd.get_arguments() {
+                if m.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine) {
+                    let long = a.get_long().unwrap_or(a.get_id().as_str());
+                    return Err(usage!("--{long} is an option of `fairbench server start {}`, not of {}", other.name(), kind.name()));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Refuses the options of a sharded cluster.
-fn no_shards(o: &StartOpts) -> Result<()> {
-    if o.shards.is_some() || o.transaction_mode.is_some() {
-        return Err(usage!("--shards and --transaction-mode make a sharded cluster: `fairbench server start vitess`"));
+impl clap::FromArgMatches for KindArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+        Ok(KindArgs(Some(m.clone())))
     }
-    Ok(())
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> std::result::Result<(), clap::Error> {
+        self.0 = Some(m.clone());
+        Ok(())
+    }
+}
+
+impl clap::Args for KindArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        KINDS.iter().fold(cmd, |c, k| k.augment_args(c))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 /// `SCHEME://USER:PASSWORD@127.0.0.1:PORT/DATABASE`.
@@ -264,6 +309,26 @@ pub(super) fn url(scheme: &str, o: &StartOpts, port: u16) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn given(argv: &[&str]) -> KindArgs {
+        let cmd = <KindArgs as clap::Args>::augment_args(clap::Command::new("start"));
+        <KindArgs as clap::FromArgMatches>::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("start").chain(argv.iter().copied())).unwrap()).unwrap()
+    }
+
+    /// A kind's options are its own: given to another kind, one line names
+    /// the kind that takes them; given to it, or not given, nothing is refused.
+    #[test]
+    fn a_kinds_own_options_are_refused_to_the_others() {
+        let (patroni, vitess, mariadb) = (Kind::parse("patroni").unwrap(), Kind::parse("vitess").unwrap(), Kind::parse("mariadb").unwrap());
+        let e = given(&["--nodes", "3"]).refuse_others(mariadb).unwrap_err().to_string();
+        assert!(e.contains("--nodes") && e.contains("server start patroni"), "{e}");
+        let e = given(&["--shards", "2"]).refuse_others(patroni).unwrap_err().to_string();
+        assert!(e.contains("--shards") && e.contains("server start vitess"), "{e}");
+        assert!(given(&["--nodes", "3", "--sync"]).refuse_others(patroni).is_ok());
+        assert!(given(&["--transaction-mode", "single"]).refuse_others(vitess).is_ok());
+        assert!(given(&[]).refuse_others(mariadb).is_ok());
+        assert!(KindArgs::default().refuse_others(mariadb).is_ok());
+    }
 
     #[test]
     fn names_and_aliases_are_each_one_kinds() {

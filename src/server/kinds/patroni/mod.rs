@@ -28,6 +28,18 @@ use std::time::{Duration, Instant};
 
 pub struct Patroni;
 
+/// `server start patroni`'s own options.
+#[derive(clap::Args, Debug, Default)]
+#[command(next_help_heading = "patroni (a replicated PostgreSQL cluster)")]
+struct PatroniArgs {
+    /// The number of PostgreSQL nodes, a leader and its replicas (2 to 9; default 3)
+    #[arg(long)]
+    nodes: Option<u32>,
+    /// Synchronous replication (Patroni's synchronous_mode: one replica is a sync standby)
+    #[arg(long)]
+    sync: bool,
+}
+
 /// A cluster's nodes are PostgreSQL servers: what is about their server is
 /// the postgres kind's.
 impl SandboxKind for Patroni {
@@ -49,6 +61,10 @@ impl SandboxKind for Patroni {
 
     fn ports(&self) -> u16 {
         PORTS
+    }
+
+    fn augment_args(&self, cmd: clap::Command) -> clap::Command {
+        <PatroniArgs as clap::Args>::augment_args(cmd)
     }
 
     fn check(&self, o: &StartOpts) -> Result<()> {
@@ -184,7 +200,7 @@ impl Cluster {
 
 /// The number of nodes asked for, checked.
 fn nodes(o: &StartOpts) -> Result<u32> {
-    let n = o.nodes.unwrap_or(DEFAULT_NODES);
+    let n = o.kind_args.get::<PatroniArgs>()?.nodes.unwrap_or(DEFAULT_NODES);
     if !NODES.contains(&n) {
         return Err(usage!("--nodes {n}: a cluster has {} to {} nodes (a leader and at least one replica)", NODES.start(), NODES.end()));
     }
@@ -194,7 +210,6 @@ fn nodes(o: &StartOpts) -> Result<u32> {
 /// Options a cluster sandbox does not take.
 fn check(o: &StartOpts) -> Result<()> {
     nodes(o)?;
-    super::no_shards(o)?;
     if o.tls_dir.is_some() {
         return Err(usage!("--tls-dir: the cluster sandbox offers no TLS; use a postgres sandbox for TLS"));
     }
@@ -253,7 +268,14 @@ fn layout(o: &StartOpts, dir: &Path, base: u16, patronictl: &Path) -> Cluster {
             }
         })
         .collect();
-    Cluster { nodes, etcd_port: base + 9, etcd_peer_port: base + PORTS - 1, ctl_config: dir.join("patronictl.yml"), patronictl: patronictl.to_path_buf(), sync: o.sync }
+    Cluster {
+        nodes,
+        etcd_port: base + 9,
+        etcd_peer_port: base + PORTS - 1,
+        ctl_config: dir.join("patronictl.yml"),
+        patronictl: patronictl.to_path_buf(),
+        sync: o.kind_args.get::<PatroniArgs>().is_ok_and(|a| a.sync),
+    }
 }
 
 /// The libpq multi-host URL: a client that asks for a read-write session
@@ -466,10 +488,13 @@ mod tests {
             tls_dir: None,
             tls_only_user: None,
             timeout: Duration::from_secs(1),
-            nodes,
-            sync: false,
-            shards: None,
-            transaction_mode: None,
+            kind_args: {
+                // As `server start patroni --nodes N` parses them.
+                let cmd = <super::super::KindArgs as clap::Args>::augment_args(clap::Command::new("start"));
+                let n = nodes.map(|n| n.to_string());
+                let argv = ["start"].into_iter().chain(n.as_deref().map(|n| ["--nodes", n]).into_iter().flatten());
+                <super::super::KindArgs as clap::FromArgMatches>::from_arg_matches(&cmd.try_get_matches_from(argv).unwrap()).unwrap()
+            },
             build: None,
         }
     }

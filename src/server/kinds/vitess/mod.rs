@@ -86,6 +86,18 @@ pub struct Shard {
     pub url: String,
 }
 
+/// `server start vitess`'s own options.
+#[derive(clap::Args, Debug, Default)]
+#[command(next_help_heading = "vitess (MariaDB shards behind vtgate)")]
+struct VitessArgs {
+    /// The number of shards, each a MariaDB primary behind its tablet (1 to 8; default 2)
+    #[arg(long)]
+    shards: Option<u32>,
+    /// vtgate's transaction mode: SINGLE, MULTI (its default) or TWOPC
+    #[arg(long, value_name = "MODE")]
+    transaction_mode: Option<String>,
+}
+
 impl SandboxKind for Vitess {
     fn name(&self) -> &'static str {
         "vitess"
@@ -109,10 +121,13 @@ impl SandboxKind for Vitess {
         PORTS
     }
 
+    fn augment_args(&self, cmd: clap::Command) -> clap::Command {
+        <VitessArgs as clap::Args>::augment_args(cmd)
+    }
+
     fn check(&self, o: &StartOpts) -> Result<()> {
         shard_count(o)?;
         mode(o)?;
-        super::no_replicas(o)?;
         if o.tls_dir.is_some() {
             return Err(usage!("--tls-dir: the Vitess sandbox offers no TLS; use a mariadb sandbox for TLS"));
         }
@@ -199,7 +214,7 @@ fn shard_dirs(sb: &Sandbox) -> Vec<PathBuf> {
 
 /// The number of shards asked for, checked.
 fn shard_count(o: &StartOpts) -> Result<u32> {
-    let n = o.shards.unwrap_or(DEFAULT_SHARDS);
+    let n = o.kind_args.get::<VitessArgs>()?.shards.unwrap_or(DEFAULT_SHARDS);
     if !SHARDS.contains(&n) {
         return Err(usage!("--shards {n}: a Vitess sandbox has {} to {} shards", SHARDS.start(), SHARDS.end()));
     }
@@ -208,7 +223,7 @@ fn shard_count(o: &StartOpts) -> Result<u32> {
 
 /// vtgate's transaction mode asked for, checked (upper case).
 fn mode(o: &StartOpts) -> Result<String> {
-    let m = o.transaction_mode.as_deref().unwrap_or("MULTI").to_ascii_uppercase();
+    let m = o.kind_args.get::<VitessArgs>()?.transaction_mode.as_deref().unwrap_or("MULTI").to_ascii_uppercase();
     if !MODES.contains(&m.as_str()) {
         return Err(usage!("--transaction-mode {m}: use SINGLE, MULTI or TWOPC"));
     }
