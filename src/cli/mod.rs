@@ -203,9 +203,12 @@ pub enum ResultsAction {
         /// this (a CI gate over the series)
         #[arg(long, value_name = "PERCENT", value_parser = values::threshold)]
         fail_on_regression: Option<f64>,
-        /// Print JSON
+        /// Print JSON (the same as --format json)
         #[arg(long)]
         json: bool,
+        /// text or json
+        #[arg(long, value_name = "FORMAT", value_parser = values::format_key, conflicts_with = "json")]
+        format: Option<crate::output::FormatKey>,
     },
 }
 

@@ -25,9 +25,12 @@ pub enum ServerAction {
     },
     /// The running sandboxes
     List {
-        /// Print JSON
+        /// Print JSON (the same as --format json)
         #[arg(long)]
         json: bool,
+        /// text or json
+        #[arg(long, value_name = "FORMAT", value_parser = crate::values::format_key, conflicts_with = "json")]
+        format: Option<crate::output::FormatKey>,
     },
     /// Shell `export` lines of a sandbox (FAIRBENCH_SANDBOX_URL, _SOCKET, _PORT, _DIR; TiDB's _STATUS_PORT;
     /// a patroni cluster's _NODE_URLS, _API_PORTS, _ETCD_PORT, _PATRONICTL)

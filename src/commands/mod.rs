@@ -31,14 +31,10 @@ pub fn results(a: ResultsArgs) -> Result<()> {
         ResultsAction::Show { run } => print!("{}", format::show(path, &run)?),
         ResultsAction::Export { runs, csv, format: key, .. } => print!("{}", format::export(path, &runs, key.unwrap_or(if csv { FormatKey::Csv } else { FormatKey::Json }))?),
         ResultsAction::Serve { addr } => crate::view::browse::serve(path.clone(), addr, crate::cli::reproduce)?,
-        ResultsAction::Changes { metric, label, by, min_change, alpha, fail_on_regression, json } => {
+        ResultsAction::Changes { metric, label, by, min_change, alpha, fail_on_regression, json, format: key } => {
             let q = crate::compare::series::Query { metric: &metric, label: label.as_deref(), by_version: by == "version", min_change, alpha };
             let found = crate::compare::series::changes(&store::load_all(path)?, &q);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&found).map_err(|e| Error::Io(e.to_string()))?);
-            } else {
-                print!("{}", crate::compare::series::text(&found, &q));
-            }
+            print!("{}", format::changes(&found, &q, key.unwrap_or(if json { FormatKey::Json } else { FormatKey::Text }))?);
             if let Some(limit) = fail_on_regression {
                 if let Some(why) = crate::compare::series::newest_regressed(&found, limit) {
                     return Err(Error::Regression(why));

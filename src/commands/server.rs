@@ -1,7 +1,7 @@
 //! `fairbench server start|stop|list|env|profiles`.
 
 use crate::cli::{ServerAction, ServerArgs, ServerStartArgs};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::server::{self, profile, Kind, StartOpts};
 use crate::usage;
 use std::time::Duration;
@@ -13,13 +13,9 @@ pub fn server(a: ServerArgs) -> Result<()> {
     match a.action {
         ServerAction::Start(s) => start(*s),
         ServerAction::Stop { names, all } => stop(&names, all),
-        ServerAction::List { json } => {
-            let v = server::list();
-            if json {
-                println!("{}", serde_json::to_string_pretty(&v).map_err(|e| Error::Io(e.to_string()))?);
-            } else {
-                print!("{}", server::list_text(&v));
-            }
+        ServerAction::List { json, format: key } => {
+            let key = key.unwrap_or(if json { crate::output::FormatKey::Json } else { crate::output::FormatKey::Text });
+            print!("{}", crate::view::format::sandboxes(&server::list(), key)?);
             Ok(())
         }
         ServerAction::Env { name } => {

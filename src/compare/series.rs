@@ -7,6 +7,7 @@ use crate::stats::changepoint::{detect, Search};
 use serde::Serialize;
 
 /// What `results changes` was asked.
+#[derive(Default)]
 pub struct Query<'a> {
     /// `tps` or `p99`.
     pub metric: &'a str,

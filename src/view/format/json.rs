@@ -33,6 +33,19 @@ impl Format for Json {
     }
 
     fn snapshot(&self, snap: &crate::env::Snapshot) -> Option<Result<String>> {
-        Some(serde_json::to_string_pretty(snap).map(|s| s + "\n").map_err(|e| Error::Io(e.to_string())))
+        Some(pretty(snap))
     }
+
+    fn changes(&self, found: &[crate::compare::series::Series], _q: &crate::compare::series::Query) -> Option<Result<String>> {
+        Some(pretty(&found))
+    }
+
+    fn sandboxes(&self, list: &[crate::server::Sandbox]) -> Option<Result<String>> {
+        Some(pretty(&list))
+    }
+}
+
+/// `v` as indented JSON and a newline.
+fn pretty<T: serde::Serialize + ?Sized>(v: &T) -> Result<String> {
+    serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| Error::Io(e.to_string()))
 }

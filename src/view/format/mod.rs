@@ -42,6 +42,10 @@ pub enum Use {
     Findings,
     /// An environment snapshot (`env`).
     Snapshot,
+    /// Change points of stored series (`results changes`).
+    Changes,
+    /// The sandboxes running (`server list`).
+    Sandboxes,
 }
 
 impl Use {
@@ -52,6 +56,8 @@ impl Use {
             Use::List => "results list",
             Use::Findings => "audit",
             Use::Snapshot => "env",
+            Use::Changes => "results changes",
+            Use::Sandboxes => "server list",
         }
     }
 }
@@ -78,6 +84,14 @@ pub trait Format: Sync {
     }
     /// An environment snapshot, as `env` takes it now.
     fn snapshot(&self, _snap: &crate::env::Snapshot) -> Option<Result<String>> {
+        None
+    }
+    /// Change points found in the store's series, as asked by `q`.
+    fn changes(&self, _found: &[crate::compare::series::Series], _q: &crate::compare::series::Query) -> Option<Result<String>> {
+        None
+    }
+    /// The sandboxes running on this machine.
+    fn sandboxes(&self, _list: &[crate::server::Sandbox]) -> Option<Result<String>> {
         None
     }
     /// A comparison, as printed or written whole.
@@ -120,6 +134,8 @@ fn serves(f: &dyn Format, u: Use) -> bool {
         Use::List => f.list(Path::new("")).is_some(),
         Use::Findings => f.findings(&[], &[]).is_some(),
         Use::Snapshot => f.snapshot(&crate::env::Snapshot::default()).is_some(),
+        Use::Changes => f.changes(&[], &crate::compare::series::Query::default()).is_some(),
+        Use::Sandboxes => f.sandboxes(&[]).is_some(),
     }
 }
 
@@ -156,6 +172,16 @@ pub fn findings(runs: &[&RunRecord], findings: &[crate::model::record::Finding],
 /// `env`: `--format`.
 pub fn snapshot(snap: &crate::env::Snapshot, key: FormatKey) -> Result<String> {
     for_use(key, Use::Snapshot, |f| f.snapshot(snap))?
+}
+
+/// `results changes`: `--format`.
+pub fn changes(found: &[crate::compare::series::Series], q: &crate::compare::series::Query, key: FormatKey) -> Result<String> {
+    for_use(key, Use::Changes, |f| f.changes(found, q))?
+}
+
+/// `server list`: `--format`.
+pub fn sandboxes(list: &[crate::server::Sandbox], key: FormatKey) -> Result<String> {
+    for_use(key, Use::Sandboxes, |f| f.sandboxes(list))?
 }
 
 /// `compare`'s output: `--format`, or JSON with `--json`.
@@ -220,6 +246,13 @@ mod tests {
         let e = list(Path::new("x"), FormatKey::Markdown).unwrap_err().to_string();
         assert_eq!(e, "--format=markdown: results list writes text or json");
         assert!(findings(&[], &[], FormatKey::Json).unwrap().contains("\"findings\":[]"));
+        let e = sandboxes(&[], FormatKey::Markdown).unwrap_err().to_string();
+        assert_eq!(e, "--format=markdown: server list writes text or json");
+        let e = changes(&[], &crate::compare::series::Query::default(), FormatKey::Csv).unwrap_err().to_string();
+        assert_eq!(e, "--format=csv: results changes writes text or json");
+        // As `--json` printed them before the registry rendered them.
+        assert_eq!(sandboxes(&[], FormatKey::Json).unwrap(), "[]\n");
+        assert_eq!(changes(&[], &crate::compare::series::Query::default(), FormatKey::Json).unwrap(), "[]\n");
     }
 
     /// Every value `compare --format` accepts is a registered format.

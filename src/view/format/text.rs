@@ -34,4 +34,12 @@ impl Format for Text {
     fn snapshot(&self, snap: &crate::env::Snapshot) -> Option<Result<String>> {
         Some(Ok(crate::live::snapshot::snapshot_text(snap)))
     }
+
+    fn changes(&self, found: &[crate::compare::series::Series], q: &crate::compare::series::Query) -> Option<Result<String>> {
+        Some(Ok(crate::compare::series::text(found, q)))
+    }
+
+    fn sandboxes(&self, list: &[crate::server::Sandbox]) -> Option<Result<String>> {
+        Some(Ok(crate::server::list_text(list)))
+    }
 }
