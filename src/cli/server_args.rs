@@ -128,9 +128,12 @@ pub struct ScenarioArgs {
     /// Where generated CSV files go (default: a temp dir, removed afterwards)
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
-    /// Print JSON
+    /// Print JSON (the same as --format json)
     #[arg(long)]
     pub json: bool,
+    /// text or json
+    #[arg(long, value_name = "FORMAT", value_parser = crate::values::format_key, conflicts_with = "json")]
+    pub format: Option<crate::output::FormatKey>,
     /// Do not store the results
     #[arg(long)]
     pub no_save: bool,

@@ -2,6 +2,7 @@
 
 use crate::cli::ScenarioArgs;
 use crate::error::{Error, Result};
+use crate::output::FormatKey;
 use crate::scenario::{self, storage_engines, Client, Report};
 use std::path::PathBuf;
 
@@ -29,6 +30,9 @@ fn work_dir(given: &Option<PathBuf>) -> Result<WorkDir> {
 }
 
 pub fn scenario(a: ScenarioArgs) -> Result<()> {
+    let key = a.format.unwrap_or(if a.json { FormatKey::Json } else { FormatKey::Text });
+    // Standard output holds the report alone when it is JSON.
+    let quiet = key == FormatKey::Json;
     let work = work_dir(&a.work_dir)?;
     let mut rep = if a.file == "engines" {
         if a.rows == 0 {
@@ -38,7 +42,7 @@ pub fn scenario(a: ScenarioArgs) -> Result<()> {
         if a.target.target.is_some() {
             eprintln!("note: scenario engines runs on sandboxes it starts itself: the target (--target / FAIRBENCH_TARGET) is not used");
         }
-        let o = storage_engines::Options { rows: a.rows, engines: storage_engines::parse_engines(a.engines.as_deref())?, work: work.path.clone(), quiet: a.json };
+        let o = storage_engines::Options { rows: a.rows, engines: storage_engines::parse_engines(a.engines.as_deref())?, work: work.path.clone(), quiet };
         let mut target = String::new();
         let mut rep = storage_engines::run(&o, &mut target)?;
         rep.target = format!("sandboxes: {}", target.trim());
@@ -56,26 +60,12 @@ pub fn scenario(a: ScenarioArgs) -> Result<()> {
         let name = target.protocol.name().to_string();
         // Relative CSV paths are taken from the scenario file's directory.
         let base = path.parent().filter(|p| !p.as_os_str().is_empty()).map(PathBuf::from).unwrap_or_else(|| work.path.clone());
-        let col = scenario::run_steps(&mut client, &f.steps, if a.work_dir.is_some() { &work.path } else { &base }, &name, a.json)?;
+        let col = scenario::run_steps(&mut client, &f.steps, if a.work_dir.is_some() { &work.path } else { &base }, &name, quiet)?;
         Report { scenario: f.name.unwrap_or_else(|| a.file.clone()), target: target.to_string(), started: crate::units::now_rfc3339(), columns: vec![col], notes: f.description.into_iter().collect() }
     };
     rep.notes.retain(|n| !n.is_empty());
     let stored = if a.no_save { None } else { Some(scenario::store(&a.store.results, &rep)?) };
-    if a.json {
-        let mut v = serde_json::to_value(&rep).map_err(|e| Error::Io(e.to_string()))?;
-        v["type"] = "scenario".into();
-        if let Some(id) = stored {
-            v["stored_as"] = id.into();
-        }
-        println!("{v}");
-    } else {
-        println!("Scenario {} on {}", rep.scenario, rep.target);
-        println!();
-        print!("{}", scenario::table_text(&rep));
-        if let Some(id) = stored {
-            println!("Stored as scenario {id} in {}", a.store.results.display());
-        }
-    }
+    print!("{}", crate::view::format::scenario(&rep, stored.map(|id| (id, a.store.results.as_path())), key)?);
     match rep.columns.iter().find_map(|c| c.failed.as_ref().map(|f| format!("{}: {f}", c.name))) {
         Some(f) => Err(Error::Sql(format!("scenario stopped: {f}"))),
         None => Ok(()),

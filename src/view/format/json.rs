@@ -43,6 +43,22 @@ impl Format for Json {
     fn sandboxes(&self, list: &[crate::server::Sandbox]) -> Option<Result<String>> {
         Some(pretty(&list))
     }
+
+    fn scenario(&self, rep: &crate::scenario::Report, stored: Option<(i64, &Path)>) -> Option<Result<String>> {
+        Some(Json::scenario_line(rep, stored))
+    }
+}
+
+impl Json {
+    /// A scenario's report on one line, its type and where it was stored added.
+    fn scenario_line(rep: &crate::scenario::Report, stored: Option<(i64, &Path)>) -> Result<String> {
+        let mut v = serde_json::to_value(rep).map_err(|e| Error::Io(e.to_string()))?;
+        v["type"] = "scenario".into();
+        if let Some((id, _)) = stored {
+            v["stored_as"] = id.into();
+        }
+        Ok(format!("{v}\n"))
+    }
 }
 
 /// `v` as indented JSON and a newline.

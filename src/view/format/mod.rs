@@ -46,6 +46,8 @@ pub enum Use {
     Changes,
     /// The sandboxes running (`server list`).
     Sandboxes,
+    /// A timed-operations scenario's table (`scenario`).
+    Scenario,
 }
 
 impl Use {
@@ -58,6 +60,7 @@ impl Use {
             Use::Snapshot => "env",
             Use::Changes => "results changes",
             Use::Sandboxes => "server list",
+            Use::Scenario => "scenario",
         }
     }
 }
@@ -92,6 +95,10 @@ pub trait Format: Sync {
     }
     /// The sandboxes running on this machine.
     fn sandboxes(&self, _list: &[crate::server::Sandbox]) -> Option<Result<String>> {
+        None
+    }
+    /// A scenario's table, and where it was stored (its id in the store).
+    fn scenario(&self, _rep: &crate::scenario::Report, _stored: Option<(i64, &Path)>) -> Option<Result<String>> {
         None
     }
     /// A comparison, as printed or written whole.
@@ -136,6 +143,7 @@ fn serves(f: &dyn Format, u: Use) -> bool {
         Use::Snapshot => f.snapshot(&crate::env::Snapshot::default()).is_some(),
         Use::Changes => f.changes(&[], &crate::compare::series::Query::default()).is_some(),
         Use::Sandboxes => f.sandboxes(&[]).is_some(),
+        Use::Scenario => f.scenario(&crate::scenario::Report::default(), None).is_some(),
     }
 }
 
@@ -182,6 +190,11 @@ pub fn changes(found: &[crate::compare::series::Series], q: &crate::compare::ser
 /// `server list`: `--format`.
 pub fn sandboxes(list: &[crate::server::Sandbox], key: FormatKey) -> Result<String> {
     for_use(key, Use::Sandboxes, |f| f.sandboxes(list))?
+}
+
+/// `scenario`: `--format`.
+pub fn scenario(rep: &crate::scenario::Report, stored: Option<(i64, &Path)>, key: FormatKey) -> Result<String> {
+    for_use(key, Use::Scenario, |f| f.scenario(rep, stored))?
 }
 
 /// `compare`'s output: `--format`, or JSON with `--json`.

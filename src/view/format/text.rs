@@ -42,4 +42,12 @@ impl Format for Text {
     fn sandboxes(&self, list: &[crate::server::Sandbox]) -> Option<Result<String>> {
         Some(Ok(crate::server::list_text(list)))
     }
+
+    fn scenario(&self, rep: &crate::scenario::Report, stored: Option<(i64, &Path)>) -> Option<Result<String>> {
+        let mut o = format!("Scenario {} on {}\n\n{}", rep.scenario, rep.target, crate::scenario::table_text(rep));
+        if let Some((id, store)) = stored {
+            o.push_str(&format!("Stored as scenario {id} in {}\n", store.display()));
+        }
+        Some(Ok(o))
+    }
 }
