@@ -286,6 +286,36 @@ pub fn rule_tls_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
 
 /// Everything: each run's own findings, then the comparison's.
 pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
+    let mut v = across(rs);
+    for r in rs {
+        v.extend(single(r));
+    }
+    v.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    v
+}
+
+/// What `compare` says: the comparison's findings, and each run's own. A
+/// run's own warning that every side of the comparison drew alike (the
+/// host busy on each, say) says nothing about their difference: it is
+/// given as information here, while the run's own audit keeps it a warning.
+/// A warning only some sides drew stays one.
+pub fn compared(rs: &[&RunRecord]) -> Vec<Finding> {
+    let mut v = across(rs);
+    let own: Vec<Vec<Finding>> = rs.iter().map(|r| single(r)).collect();
+    let everywhere = |rule: &str| own.iter().all(|fs| fs.iter().any(|f| f.rule == rule && f.severity == Severity::Warning));
+    for mut f in own.iter().flatten().cloned() {
+        if rs.len() > 1 && f.severity == Severity::Warning && everywhere(&f.rule) {
+            f.severity = Severity::Info;
+            f.message.push_str(" (so did every run compared: it says nothing about their difference)");
+        }
+        v.push(f);
+    }
+    v.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    v
+}
+
+/// The findings of a comparison of `rs` (none for one run).
+fn across(rs: &[&RunRecord]) -> Vec<Finding> {
     let mut v = Vec::new();
     if rs.len() > 1 {
         v.extend(rule_durability_mismatch(rs));
@@ -301,16 +331,37 @@ pub fn audit(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(repetitions::rule_single_runs(rs));
         v.extend(repetitions::rule_insignificant_difference(rs));
     }
-    for r in rs {
-        v.extend(single(r));
-    }
-    v.sort_by_key(|f| std::cmp::Reverse(f.severity));
     v
 }
 
 #[cfg(test)]
 mod tests {
     use super::build_source;
+    use super::*;
+
+    fn run(id: i64, status: &str) -> RunRecord {
+        RunRecord { id, status: status.into(), engine: "sqlite".into(), ..RunRecord::default() }
+    }
+
+    fn severity_of(fs: &[Finding], rule: &str) -> Vec<Severity> {
+        fs.iter().filter(|f| f.rule == rule).map(|f| f.severity).collect()
+    }
+
+    /// Two runs that each drew the same warning of their own (both cut
+    /// short here) are not told apart by it: `compare` gives it as
+    /// information, each run's own audit keeps the warning, and a warning
+    /// only one side drew stays a warning in the comparison.
+    #[test]
+    fn a_caveat_every_side_drew_alike_is_information_in_a_comparison() {
+        let (a, b, done) = (run(1, "partial"), run(2, "partial"), run(3, "completed"));
+        let both = compared(&[&a, &b]);
+        assert_eq!(severity_of(&both, "unfinished"), vec![Severity::Info, Severity::Info], "{both:#?}");
+        assert!(both.iter().filter(|f| f.rule == "unfinished").all(|f| f.message.contains("says nothing about their difference")), "{both:#?}");
+        assert_eq!(severity_of(&audit(&[&a, &b]), "unfinished"), vec![Severity::Warning, Severity::Warning]);
+        assert_eq!(severity_of(&audit(&[&a]), "unfinished"), vec![Severity::Warning]);
+        let one_side = compared(&[&done, &b]);
+        assert_eq!(severity_of(&one_side, "unfinished"), vec![Severity::Warning], "{one_side:#?}");
+    }
 
     #[test]
     fn a_builds_source_leaves_its_version_out() {

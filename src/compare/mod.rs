@@ -311,7 +311,7 @@ pub struct Compared {
 }
 
 pub fn compare(rs: &[&RunRecord]) -> Compared {
-    Compared { findings: audit::audit(rs), diffs: config_diff(rs) }
+    Compared { findings: audit::compared(rs), diffs: config_diff(rs) }
 }
 
 /// A run's figures at `threads` clients: the medians of its completed
