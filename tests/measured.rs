@@ -49,6 +49,28 @@ fn postgres_with_jit_and_the_isolation_level_flipped_names_each() {
     assert_named(&store, "default_transaction_isolation", ["read committed", "repeatable read"]);
 }
 
+/// Logging and tracing that cost on every statement, set for the run's
+/// sessions on one side only.
+#[test]
+fn mariadb_sessions_that_log_or_trace_every_statement_are_named() {
+    let store = scratch_dir("measured-my-log").join("r.sqlite");
+    bench(&store, &mysql_url(), "mslog", &[]);
+    bench(&store, &mysql_url(), "mslog", &["--session-options", "SET SESSION long_query_time = 0; SET SESSION optimizer_trace = 'enabled=on'"]);
+    assert_named(&store, "long_query_time", ["10.000000", "0.000000"]);
+    assert_named(&store, "optimizer_trace", ["enabled=off", "enabled=on"]);
+}
+
+#[test]
+fn postgres_sessions_that_log_every_statement_are_named() {
+    let store = scratch_dir("measured-pg-log").join("r.sqlite");
+    bench(&store, &pg_url(), "mspglog", &[]);
+    bench(&store, &pg_url(), "mspglog", &["--session-options", "SET log_statement = 'all'; SET log_min_duration_statement = 0; SET log_duration = on; SET track_functions = 'all'"]);
+    assert_named(&store, "log_statement", ["none", "all"]);
+    assert_named(&store, "log_min_duration_statement", ["-1", "0"]);
+    assert_named(&store, "log_duration", ["off", "on"]);
+    assert_named(&store, "track_functions", ["none", "all"]);
+}
+
 #[test]
 fn sqlite_in_exclusive_locking_mode_is_named() {
     let dir = scratch_dir("measured-sqlite");
@@ -60,7 +82,7 @@ fn sqlite_in_exclusive_locking_mode_is_named() {
 }
 
 #[test]
-fn a_mariadb_server_with_its_query_cache_and_adaptive_hash_index_on_is_named() {
+fn a_mariadb_server_with_its_query_cache_adaptive_hash_index_and_logs_on_is_named() {
     let out = run_ok(fairbench().args([
         "server",
         "start",
@@ -75,6 +97,12 @@ fn a_mariadb_server_with_its_query_cache_and_adaptive_hash_index_on_is_named() {
         "query_cache_size=16M",
         "--set",
         "innodb_adaptive_hash_index=ON",
+        "--set",
+        "general_log=ON",
+        "--set",
+        "slow_query_log=ON",
+        "--set",
+        "log_queries_not_using_indexes=ON",
     ]));
     let err = stderr(&out);
     let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
@@ -85,6 +113,9 @@ fn a_mariadb_server_with_its_query_cache_and_adaptive_hash_index_on_is_named() {
         bench(&store, &url, "mscache", &[]);
         assert_named(&store, "query_cache_type", ["off", "on"]);
         assert_named(&store, "innodb_adaptive_hash_index", ["off", "on"]);
+        for log in ["general_log", "slow_query_log", "log_queries_not_using_indexes"] {
+            assert_named(&store, log, ["off", "on"]);
+        }
     });
     let _ = fairbench().args(["server", "stop", &name]).output();
     if let Err(e) = result {

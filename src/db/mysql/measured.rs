@@ -21,4 +21,20 @@ pub const MEASURED: &[Measured] = &[
     },
     Measured { name: "performance_schema", vars: &["performance_schema"], why: "performance_schema's instruments time every statement and wait the run makes", flip: ["ON", "OFF"] },
     Measured { name: "collation_server", vars: &["collation_server"], why: "the collation strings are compared and sorted in", flip: ["utf8mb4_general_ci", "utf8mb4_bin"] },
+    // Logging and tracing that cost on every statement.
+    Measured { name: "general_log", vars: &["general_log"], why: "the general log writes every statement the run makes to a file or table", flip: ["OFF", "ON"] },
+    Measured { name: "slow_query_log", vars: &["slow_query_log", "log_slow_query"], why: "the slow log times every statement and writes those above long_query_time", flip: ["OFF", "ON"] },
+    Measured {
+        name: "long_query_time",
+        vars: &["long_query_time", "log_slow_query_time"],
+        why: "the slow log's threshold: at 0, with the slow log on, every statement is written",
+        flip: ["10.000000", "0.000000"],
+    },
+    Measured {
+        name: "log_queries_not_using_indexes",
+        vars: &["log_queries_not_using_indexes"],
+        why: "the slow log also writes every statement that reads without an index, whatever its time",
+        flip: ["OFF", "ON"],
+    },
+    Measured { name: "optimizer_trace", vars: &["optimizer_trace"], why: "the optimizer traces the plan of every statement into the session's trace", flip: ["enabled=off", "enabled=on"] },
 ];

@@ -19,4 +19,22 @@ pub const MEASURED: &[Measured] = &[
         why: "the extensions loaded into every backend (pg_stat_statements times every statement)",
         flip: ["pg_stat_statements", ""],
     },
+    // Logging and tracing that cost on every statement.
+    Measured { name: "log_statement", vars: &["log_statement"], why: "the server log gets every statement of the kinds named (all: every one the run makes)", flip: ["none", "all"] },
+    Measured {
+        name: "log_min_duration_statement",
+        vars: &["log_min_duration_statement"],
+        why: "every statement slower than this many ms is written to the server log (0: every statement; -1: none)",
+        flip: ["-1", "0"],
+    },
+    Measured { name: "log_duration", vars: &["log_duration"], why: "the duration of every completed statement is written to the server log", flip: ["off", "on"] },
+    Measured {
+        name: "auto_explain.log_min_duration",
+        vars: &["auto_explain.log_min_duration"],
+        why: "auto_explain writes the plan of every statement slower than this many ms (0: every statement)",
+        flip: ["-1", "0"],
+    },
+    Measured { name: "auto_explain.log_analyze", vars: &["auto_explain.log_analyze"], why: "auto_explain times every plan node of the statements it explains (EXPLAIN ANALYZE)", flip: ["off", "on"] },
+    Measured { name: "track_functions", vars: &["track_functions"], why: "counts and times every call of the functions tracked", flip: ["none", "all"] },
+    Measured { name: "pg_stat_statements.track", vars: &["pg_stat_statements.track"], why: "which statements pg_stat_statements times (all: nested ones too)", flip: ["top", "all"] },
 ];

@@ -17,4 +17,5 @@ pub const MEASURED: &[Measured] = &[
         flip: ["ON", "OFF"],
     },
     Measured { name: "tidb_enable_stmt_summary", vars: &["tidb_enable_stmt_summary"], why: "the statements summary records every statement the run makes", flip: ["ON", "OFF"] },
+    Measured { name: "tidb_general_log", vars: &["tidb_general_log"], why: "the general log writes every statement the run makes", flip: ["OFF", "ON"] },
 ];
