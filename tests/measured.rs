@@ -71,6 +71,19 @@ fn postgres_sessions_that_log_every_statement_are_named() {
     assert_named(&store, "track_functions", ["none", "all"]);
 }
 
+/// fairbench's own sampling of the server (`--server-time`, on by default)
+/// left off on one side is named, with each side's.
+#[test]
+fn postgres_sampled_on_one_side_only_is_named() {
+    let store = scratch_dir("measured-pg-sampling").join("r.sqlite");
+    bench(&store, &pg_url(), "mspgsam", &[]);
+    bench(&store, &pg_url(), "mspgsam", &["--server-time", "off"]);
+    let out = run_ok(fairbench().args(["compare", "1", "2", "--json", "--results"]).arg(&store));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let f = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "sampling-mismatch").unwrap_or_else(|| panic!("no sampling finding: {v}"));
+    assert_eq!(f["evidence"], serde_json::json!(["run 1 (postgres): --server-time", "run 2 (postgres): no sampling of the server"]));
+}
+
 #[test]
 fn sqlite_in_exclusive_locking_mode_is_named() {
     let dir = scratch_dir("measured-sqlite");

@@ -243,6 +243,44 @@ fn build_source(origin: Option<&str>) -> String {
     }
 }
 
+/// fairbench's own sampling of the server on some sides only: `--server-time`
+/// reads the server's sessions or wait counters as the run goes (PostgreSQL's
+/// pg_stat_activity ten times a second), `--profile-server` samples its
+/// stacks with perf at 99 Hz; each costs the server CPU on the side it ran
+/// on. Not for an engine inside fairbench's process (SQLite), which has no
+/// server to sample.
+pub fn rule_sampling_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    let served: Vec<&RunRecord> = rs.iter().copied().filter(|r| crate::db::engines::named(&r.engine).is_some_and(|e| !e.protocol().embedded())).collect();
+    // Left unsaid, --server-time is on and --profile-server off.
+    let sampled = |r: &RunRecord| {
+        let s = &r.options.sampling;
+        let mut on = Vec::new();
+        if s.server_time.unwrap_or(true) {
+            on.push("--server-time");
+        }
+        if s.profile_server.unwrap_or(false) {
+            on.push("--profile-server");
+        }
+        if on.is_empty() {
+            "no sampling of the server".to_string()
+        } else {
+            on.join(" and ")
+        }
+    };
+    let vals: Vec<String> = served.iter().map(|r| sampled(r)).collect();
+    if served.len() < 2 || !vals.windows(2).any(|w| w[0] != w[1]) {
+        return vec![];
+    }
+    vec![finding(
+        "sampling-mismatch",
+        Severity::Warning,
+        ids(&served),
+        "fairbench sampled the server on some sides only: the sampling costs server CPU where it ran".into(),
+        per_run(&served, |r| sampled(r)),
+        "sample every side alike (--server-time and --profile-server the same on each)",
+    )]
+}
+
 /// Runs of the same workload from scripts whose contents differ (the
 /// workload records each script's SHA-256 as `script-sha256`): the same
 /// name and path may stand for different SQL, so the results do not
@@ -327,6 +365,7 @@ fn across(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_config_mismatch(rs));
         v.extend(super::measured::rule_measured_setting_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));
+        v.extend(rule_sampling_mismatch(rs));
         v.extend(rule_script_mismatch(rs));
         v.extend(repetitions::rule_single_runs(rs));
         v.extend(repetitions::rule_insignificant_difference(rs));
@@ -345,6 +384,24 @@ mod tests {
 
     fn severity_of(fs: &[Finding], rule: &str) -> Vec<Severity> {
         fs.iter().filter(|f| f.rule == rule).map(|f| f.severity).collect()
+    }
+
+    fn sampled(id: i64, engine: &str, pairs: &[(&str, &str)]) -> RunRecord {
+        RunRecord { id, status: "completed".into(), engine: engine.into(), options: crate::model::options::RunOptions::from_pairs(pairs.iter().copied()), ..RunRecord::default() }
+    }
+
+    /// fairbench's own sampling on one side only is named with each side's;
+    /// the same on both, or on SQLite (no server to sample), is not.
+    #[test]
+    fn sampling_the_server_on_one_side_only_is_named() {
+        let (on, off, perf) = (sampled(1, "postgres", &[]), sampled(2, "postgres", &[("server-time", "off")]), sampled(3, "postgres", &[("profile-server", "on")]));
+        let fs = rule_sampling_mismatch(&[&on, &off]);
+        assert_eq!(fs.len(), 1, "{fs:#?}");
+        assert_eq!(fs[0].evidence, ["run 1 (postgres): --server-time", "run 2 (postgres): no sampling of the server"]);
+        let fs = rule_sampling_mismatch(&[&on, &perf]);
+        assert_eq!(fs[0].evidence[1], "run 3 (postgres): --server-time and --profile-server");
+        assert!(rule_sampling_mismatch(&[&on, &sampled(4, "postgres", &[("server-time", "on")])]).is_empty());
+        assert!(rule_sampling_mismatch(&[&sampled(5, "sqlite", &[]), &sampled(6, "sqlite", &[("server-time", "off")])]).is_empty());
     }
 
     /// Two runs that each drew the same warning of their own (both cut
