@@ -762,8 +762,9 @@ fn same_value(a: &str, b: &str) -> bool {
 /// command does not take (recorded facts such as the session options) are
 /// left out; the target is shown as stored, its password masked.
 pub fn reproduce(r: &crate::model::record::RunRecord) -> String {
-    let cmd = command();
-    let flags: std::collections::BTreeSet<String> = cmd.find_subcommand("run").map(|s| s.get_arguments().filter_map(|a| a.get_long().map(str::to_string)).collect()).unwrap_or_default();
+    // The run command's flags, read from its definition once: a report and the store browser ask for every run.
+    static FLAGS: std::sync::OnceLock<std::collections::BTreeSet<String>> = std::sync::OnceLock::new();
+    let flags = FLAGS.get_or_init(|| command().find_subcommand("run").map(|s| s.get_arguments().filter_map(|a| a.get_long().map(str::to_string)).collect()).unwrap_or_default());
     let mut parts = vec!["fairbench".to_string(), "run".to_string(), r.workload.clone(), crate::store::option_arg("target", &r.target)];
     for (k, v) in r.options.pairs() {
         // "auto" is how the recorder writes a client thread count left to its default.
