@@ -362,6 +362,7 @@ fn across(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(hardware::rule_fsync_mismatch(rs));
         v.extend(super::waits::rule_log_waits_differ(rs));
         v.extend(rule_memory_mismatch(rs));
+        v.extend(super::tables::rule_tables_differ(rs));
         v.extend(rule_config_mismatch(rs));
         v.extend(super::measured::rule_measured_setting_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));

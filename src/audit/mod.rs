@@ -12,13 +12,15 @@
 //! `across_runs.rs` the rules across runs, `measured.rs` the engines' lists
 //! of settings that change what is measured; `hardware.rs` and
 //! `repetitions.rs` rules of both kinds on the hardware samples and the
-//! repetitions.
+//! repetitions, `tables.rs` on the workload's tables as the catalog showed
+//! them.
 
 mod across_runs;
 mod hardware;
 mod measured;
 mod one_run;
 mod repetitions;
+mod tables;
 mod waits;
 
 pub use across_runs::*;

@@ -448,6 +448,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     v.extend(rule_standby_lag(r));
     v.extend(rule_outage(r));
     v.extend(rule_lost_writes(r));
+    v.extend(super::tables::rule_tables_changed(r));
     v.extend(repetitions::rule_noisy_series(r));
     v.extend(hardware::single(r));
     v

@@ -63,6 +63,13 @@ pub trait Engine: Sync {
     /// counters and TLS state into `s`; what cannot be read goes to `errors`.
     fn capture<'a>(&'a self, c: &'a mut Conn, cfg: &'a ConnConfig, tables: &'a DatasetTables, s: &'a mut Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, ()>;
 
+    /// The workload's tables as the server's catalog describes them (each
+    /// engine's catalog.rs), read with every snapshot; none where the engine
+    /// does not read them.
+    fn catalog<'a>(&'a self, _c: &'a mut Conn, _tables: &'a DatasetTables, _errors: &'a mut Vec<String>) -> LocalFuture<'a, Vec<crate::db::catalog::TableShape>> {
+        Box::pin(async { Vec::new() })
+    }
+
     /// The counters and gauges sampled every interval; `start` is the
     /// snapshot taken before (it says which views the server has, so no
     /// sample sends a query that fails into the log of what it measures).

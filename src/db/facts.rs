@@ -80,6 +80,14 @@ pub struct Server {
     /// (`tablet: vttablet, pid 123`); its CPU is measured part by part.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<String>,
+    /// The workload's tables as the catalog describes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<super::catalog::TableShape>,
+    /// The workload's run changes its own tables (the Insert Benchmark's
+    /// `l.x` step adds its indexes): set on the end snapshot, a change
+    /// since the start is the workload's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reshaped_by_run: bool,
     /// The disk that holds the server's data directory on this host, as
     /// /proc/diskstats names it: the disk figures per operation count it alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,7 @@
 //! `bulk.rs` the rows of a bulk load.
 
 mod bulk;
+pub mod catalog;
 mod copies;
 pub mod dialect;
 pub mod digests;

@@ -209,6 +209,7 @@ pub async fn server(c: &mut Conn, cfg: &ConnConfig, tables: &DatasetTables, erro
     let spec = cfg.engine();
     let mut s = Server { engine: spec.name().to_string(), local: is_local(cfg), ..Server::default() };
     spec.capture(c, cfg, tables, &mut s, errors).await;
+    s.tables = spec.catalog(c, tables, errors).await;
     if let Some(sharded) = spec.sharded() {
         s.sharding = sharded.sharding(c, tables, errors).await;
     }

@@ -189,7 +189,8 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let recording = match &c.outputs.store {
         None => None,
         Some(store) => {
-            let (recorder, setup) = super::record::recorder(store, &info, &cfg, &levels, c, &w.dataset_tables())?;
+            let (recorder, mut setup) = super::record::recorder(store, &info, &cfg, &levels, c, &w.dataset_tables())?;
+            setup.reshaped_by_run = w.reshapes_tables();
             let mut store = recorder.sample_writer();
             // The live metrics publish the hardware figures of each sample too.
             let live = outputs.live().cloned();

@@ -52,7 +52,7 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
         None
     };
     let recorder = Recorder::begin(path, &info, levels, &c.outputs.tag)?;
-    Ok((recorder, SamplingSetup { tables: tables.clone(), period, server_metrics: c.sampling.server_metrics.clone(), server_time: c.sampling.server_time, profile_server }))
+    Ok((recorder, SamplingSetup { tables: tables.clone(), period, server_metrics: c.sampling.server_metrics.clone(), server_time: c.sampling.server_time, profile_server, reshaped_by_run: false }))
 }
 
 /// Closes the record and stores the run's own audit with `extra` findings

@@ -21,6 +21,9 @@ pub struct SamplingSetup {
     /// Where the server's time goes, sampled with its counters (`--server-time`).
     pub server_time: bool,
     pub profile_server: Option<ProfileServer>,
+    /// The workload's run changes its own tables ([`crate::workload::Dataset::reshapes_tables`]):
+    /// the end snapshot says so.
+    pub reshaped_by_run: bool,
 }
 
 /// The running sampler; [`Sampling::sink`] feeds it the run's levels.
@@ -32,14 +35,16 @@ struct State {
     sampler: Option<Sampler>,
     level_no: usize,
     in_level: bool,
+    reshaped_by_run: bool,
 }
 
 impl Sampling {
     /// Starts the sampler on its thread and returns it with the start snapshot.
     pub fn start(cfg: &Arc<ConnConfig>, setup: SamplingSetup, write: Box<dyn FnMut(&SampleRow) + Send>) -> (Sampling, Snapshot) {
         let mut write = write;
+        let reshaped_by_run = setup.reshaped_by_run;
         let (sampler, snap) = Sampler::start(cfg.clone(), setup.tables, setup.period, setup.server_metrics, setup.server_time, setup.profile_server, Box::new(move |row: SampleRow| write(&row)));
-        (Sampling { state: Arc::new(Mutex::new(State { sampler: Some(sampler), level_no: 0, in_level: false })) }, snap)
+        (Sampling { state: Arc::new(Mutex::new(State { sampler: Some(sampler), level_no: 0, in_level: false, reshaped_by_run })) }, snap)
     }
 
     pub fn sink(&self) -> Box<dyn Sink> {
@@ -49,7 +54,10 @@ impl Sampling {
     /// The end snapshot; the sampler stops (None when it had stopped, or
     /// did not answer in time).
     pub fn finish(&self) -> Option<Snapshot> {
-        self.state.lock().ok()?.sampler.take()?.finish()
+        let mut state = self.state.lock().ok()?;
+        let mut end = state.sampler.take()?.finish()?;
+        end.server.reshaped_by_run = state.reshaped_by_run;
+        Some(end)
     }
 }
 

@@ -172,6 +172,13 @@ pub trait Dataset: Send + Sync {
         ShardPlan::default()
     }
 
+    /// Whether a run changes the tables' shape itself (adds or drops
+    /// indexes, creates tables): the audit then leaves a change between
+    /// the run's start and end to the workload. Most runs do not.
+    fn reshapes_tables(&self) -> bool {
+        false
+    }
+
     /// Whether the tables are there, missing, or partly there.
     fn table_state(&self, cfg: &Arc<ConnConfig>) -> impl Future<Output = Result<TableState>>;
     fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> impl Future<Output = Result<()>>;

@@ -2,6 +2,7 @@
 //! mysql_async: binary protocol with server-side prepared statements, or the
 //! text protocol when prepared statements are off.
 
+pub mod catalog;
 pub mod dialect;
 mod digests;
 mod measured;

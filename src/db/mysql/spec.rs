@@ -106,6 +106,10 @@ impl Engine for Mysql {
     }
 
     /// InnoDB's counters and where the server's time went (waits.rs).
+    fn catalog<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Vec<crate::db::catalog::TableShape>> {
+        Box::pin(super::catalog::read(c, tables, errors))
+    }
+
     fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
         Box::pin(async move {
             let mut m = status(c, errors).await;

@@ -2,6 +2,7 @@
 //! prepared once per connection (parameter types taken from the first
 //! call), simple protocol for text mode, binary COPY for loading.
 
+pub mod catalog;
 pub mod dialect;
 mod digests;
 mod measured;

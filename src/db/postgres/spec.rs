@@ -146,6 +146,10 @@ impl Engine for Postgres {
         })
     }
 
+    fn catalog<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Vec<crate::db::catalog::TableShape>> {
+        Box::pin(super::catalog::read(c, tables, errors))
+    }
+
     fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
         Box::pin(status(c, version_num(start), errors))
     }

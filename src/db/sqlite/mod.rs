@@ -10,6 +10,7 @@
 //! a write outside a transaction) and gives it back when its transaction
 //! ends. Readers need no turn: in WAL mode they run beside the writer.
 
+pub mod catalog;
 pub mod dialect;
 mod measured;
 pub mod spec;

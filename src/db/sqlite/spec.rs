@@ -57,6 +57,10 @@ impl Engine for Sqlite {
         })
     }
 
+    fn catalog<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Vec<crate::db::catalog::TableShape>> {
+        Box::pin(super::catalog::read(c, tables, errors))
+    }
+
     fn counters<'a>(&'a self, _c: &'a mut Conn, _start: &'a Server, _errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
         Box::pin(async { BTreeMap::new() })
     }

@@ -159,6 +159,10 @@ impl Engine for Tidb {
         })
     }
 
+    fn catalog<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Vec<crate::db::catalog::TableShape>> {
+        Box::pin(crate::db::mysql::catalog::read(c, tables, errors))
+    }
+
     fn counters<'a>(&'a self, _c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
         Box::pin(async move {
             match &start.metrics_url {

@@ -75,6 +75,11 @@ impl Dataset for Ibench {
         DatasetTables::Names(self.shape.tables.clone())
     }
 
+    /// `l.i0` makes the tables and `l.x` adds their indexes inside the run.
+    fn reshapes_tables(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::Load | Step::Index))
+    }
+
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         if self.makes_tables() {
             return Ok(TableState::Ready);
