@@ -1,6 +1,10 @@
 //! fairbench: prepare, run, check and compare OLTP benchmarks on
 //! MySQL-family servers, PostgreSQL and embedded SQLite, with one client.
 
+/// This build's name: the crate's version and the commit it was built
+/// from (build.rs), recorded with every run.
+pub const VERSION: &str = env!("FAIRBENCH_BUILD");
+
 pub mod audit;
 pub mod cache;
 pub mod cli;

@@ -1082,7 +1082,7 @@ fn the_debian_package_installs_and_runs() {
         assert!(listed.lines().any(|l| l == f), "{f} not installed:\n{listed}");
     }
     let installed = sys.join("usr/bin/fairbench");
-    assert_eq!(stdout(&ok(Command::new(&installed).arg("--version"))).trim(), format!("fairbench {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(stdout(&ok(Command::new(&installed).arg("--version"))).trim(), format!("fairbench {}", fairbench::VERSION));
 
     // One man page per page `fairbench man` writes, each a compressed roff page.
     let pages = tempfile::tempdir().unwrap();

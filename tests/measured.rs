@@ -95,7 +95,7 @@ fn sqlite_in_exclusive_locking_mode_is_named() {
 }
 
 #[test]
-fn a_mariadb_server_with_its_query_cache_adaptive_hash_index_and_logs_on_is_named() {
+fn a_mariadb_server_with_its_query_cache_adaptive_hash_index_logs_and_instruments_on_is_named() {
     let out = run_ok(fairbench().args([
         "server",
         "start",
@@ -116,6 +116,10 @@ fn a_mariadb_server_with_its_query_cache_adaptive_hash_index_and_logs_on_is_name
         "slow_query_log=ON",
         "--set",
         "log_queries_not_using_indexes=ON",
+        "--set",
+        "performance_schema_consumer_events_waits_history_long=ON",
+        "--set",
+        "performance_schema_instrument=wait/synch/%=ON",
     ]));
     let err = stderr(&out);
     let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
@@ -129,6 +133,17 @@ fn a_mariadb_server_with_its_query_cache_adaptive_hash_index_and_logs_on_is_name
         for log in ["general_log", "slow_query_log", "log_queries_not_using_indexes"] {
             assert_named(&store, log, ["off", "on"]);
         }
+        assert_named(
+            &store,
+            "performance_schema.consumers",
+            ["global_instrumentation,statements_digest,thread_instrumentation", "events_waits_history_long,global_instrumentation,statements_digest,thread_instrumentation"],
+        );
+        // The synchronisation instruments on: more enabled and timed than the test server's.
+        let timed = |e: &str| e.split(" enabled, ").nth(1).and_then(|t| t.split(' ').next()).and_then(|n| n.parse::<u64>().ok()).unwrap_or_else(|| panic!("{e}"));
+        let f = named(&store, "performance_schema.instruments");
+        assert_eq!(f.len(), 1, "{f:?}");
+        let ev: Vec<&str> = f[0]["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+        assert!(timed(ev[1]) > timed(ev[0]) + 100, "{ev:?}");
     });
     let _ = fairbench().args(["server", "stop", &name]).output();
     if let Err(e) = result {

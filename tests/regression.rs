@@ -1572,7 +1572,7 @@ fn the_insert_benchmark_prints_one_banner_and_its_plan_up_front() {
     let args = ["run", "insert-benchmark", "--target", &t, "--rows", "1000", "--change-rows", "500", "--steps", "l.i0,l.x,l.i1,l.i2,qr100,qp100"];
     let out = s.run(&[&args[..], &["--query-secs", "1", "--settle-secs", "1"]].concat());
     let took = started.elapsed().as_secs_f64();
-    assert_eq!(out.matches(&format!("fairbench {} (", env!("CARGO_PKG_VERSION"))).count(), 1, "{out}");
+    assert_eq!(out.matches(&format!("fairbench {} (", fairbench::VERSION)).count(), 1, "{out}");
     assert_eq!(out.lines().filter(|l| l.starts_with("Step: ")).count(), 6, "{out}");
     let plan: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Plan: ")).take_while(|l| !l.starts_with("Step: ")).collect();
     assert_eq!(plan.first().copied(), Some("Plan: 6 step(s): l.i0, l.x, l.i1, l.i2, qr100, qp100"), "{out}");

@@ -86,7 +86,7 @@ fn results_list_show_export_delete() {
     assert_eq!(r1["kind"], "sweep");
     assert_eq!(r1["status"], "completed");
     assert_eq!(r1["levels"].as_array().unwrap().len(), 2);
-    assert_eq!(r1["tool_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(r1["tool_version"], fairbench::VERSION);
     assert_eq!(r1["options"]["threads"], "1,2");
     assert!(r1["started_at"].as_str().unwrap() <= r1["ended_at"].as_str().unwrap());
     for l in r1["levels"].as_array().unwrap() {

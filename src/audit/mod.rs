@@ -13,7 +13,7 @@
 //! of settings that change what is measured; `hardware.rs` and
 //! `repetitions.rs` rules of both kinds on the hardware samples and the
 //! repetitions, `tables.rs` on the workload's tables as the catalog showed
-//! them.
+//! them, `versions.rs` on the builds and kernels that made the runs.
 
 mod across_runs;
 mod hardware;
@@ -21,6 +21,7 @@ mod measured;
 mod one_run;
 mod repetitions;
 mod tables;
+mod versions;
 mod waits;
 
 pub use across_runs::*;

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 pub use target_args::TargetArgs;
 
 #[derive(Parser, Debug)]
-#[command(name = "fairbench", version, about = "Fair, exact database benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None, after_help = FIRST_STEPS)]
+#[command(name = "fairbench", version = crate::VERSION, about = "Fair, exact database benchmarks on MySQL-family servers, PostgreSQL and SQLite", long_about = None, after_help = FIRST_STEPS)]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,

@@ -370,9 +370,30 @@ fn level_keys(rs: &[&RunRecord]) -> Vec<LevelKey> {
 /// The comparison as text. `verdicts` holds each run after the first
 /// against it, level by level (`gate::lines`); they are shown when a run
 /// has repetitions or when `max_regression` judges them.
+/// The findings that say the sides ran different software: the server's
+/// version and build, the host's kernel, fairbench's own build.
+const SOFTWARE: [(&str, &str); 4] = [("server-version-mismatch", "server version"), ("server-build-mismatch", "server build"), ("kernel-mismatch", "kernel"), ("fairbench-build-mismatch", "fairbench")];
+
+/// "Not the same software" and a line per difference, first in `compare`'s
+/// text so that nobody reads a version's effect as a setting's; empty when
+/// every side ran the same.
+fn software_text(findings: &[Finding]) -> String {
+    let mut o = String::new();
+    for (rule, what) in SOFTWARE {
+        if let Some(f) = findings.iter().find(|f| f.rule == rule) {
+            o.push_str(&format!("  {what} ({}): {}\n", f.severity.name(), f.evidence.join("; ")));
+        }
+    }
+    if o.is_empty() {
+        return o;
+    }
+    format!("Not the same software on every side:\n{o}\n")
+}
+
 pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Option<f64>) -> String {
     let c = compare(rs);
-    let mut o = audit::findings_text(&c.findings);
+    let mut o = software_text(&c.findings);
+    o.push_str(&audit::findings_text(&c.findings));
     o.push('\n');
     let hardware: Vec<Vec<Efficiency>> = rs.iter().map(|r| efficiency::of_run(r)).collect();
     if let Some(s) = waits::sentence(rs, &hardware, &c.diffs) {

@@ -76,6 +76,10 @@ pub struct Server {
     /// listens on; None when the server is elsewhere or was not found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<String>,
+    /// The executable of that process: which build of the server ran, where
+    /// two are installed side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
     /// A server made of several processes on this host: each part found
     /// (`tablet: vttablet, pid 123`); its CPU is measured part by part.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -357,6 +357,7 @@ impl Sampler {
                         None
                     };
                     first.server.process = server_pid.map(|p| format!("{}, pid {p}", proc::command(p).unwrap_or_else(|| "?".into())));
+                    first.server.binary = server_pid.and_then(proc::executable);
                     // A server of several processes: each part by where it listens.
                     let parts: Vec<(String, i32)> = if server_pid.is_some() {
                         cfg.engine()

@@ -306,6 +306,11 @@ pub fn disk_of(path: &Path) -> Option<String> {
 }
 
 /// The name of a process (its command), for saying which server was measured.
+/// The executable a process runs (None when it is not ours to read).
+pub fn executable(pid: i32) -> Option<String> {
+    std::fs::read_link(format!("/proc/{pid}/exe")).ok().map(|p| p.display().to_string())
+}
+
 pub fn command(pid: i32) -> Option<String> {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_string())
 }

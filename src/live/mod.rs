@@ -414,7 +414,7 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
     let mut v = json!({
         "type": "summary",
         "tool": "fairbench",
-        "version": env!("CARGO_PKG_VERSION"),
+        "version": crate::VERSION,
         "label": info.label,
         "workload": info.workload,
         "engine": info.engine,

@@ -480,7 +480,7 @@ async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: us
 }
 
 fn print_header(info: &RunInfo, threads: usize, c: &RunSettings) {
-    println!("fairbench {} ({} on {}, {})", env!("CARGO_PKG_VERSION"), info.workload, info.target, info.transport);
+    println!("fairbench {} ({} on {}, {})", crate::VERSION, info.workload, info.target, info.transport);
     println!("Label: {}", info.label);
     println!();
     println!("Running the test with following options:");

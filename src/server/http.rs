@@ -66,7 +66,7 @@ fn get_once(url: &str, what: &str) -> Result<Answer> {
     } else {
         Box::new(tcp)
     };
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: fairbench/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n", env!("CARGO_PKG_VERSION"));
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: fairbench/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n", crate::VERSION);
     stream.write_all(request.as_bytes()).map_err(|e| fail(e.to_string()))?;
     let raw = read_all(stream.as_mut()).map_err(|e| match e {
         Error::Interrupted => Error::Interrupted,

@@ -406,7 +406,7 @@ fn insert_run(conn: &Connection, path: &Path, info: &RunInfo, levels_in: &[usize
             info.engine,
             info.target,
             info.transport,
-            env!("CARGO_PKG_VERSION"),
+            crate::VERSION,
             levels.join(","),
             info.options.to_json().to_string(),
             now_rfc3339(),

@@ -132,7 +132,7 @@ pub fn export_json(path: &Path, refs: &[String]) -> Result<Value> {
         }
     }
     Ok(
-        serde_json::json!({ "tool": "fairbench", "version": env!("CARGO_PKG_VERSION"), "schema_version": SCHEMA_VERSION, "histogram_format": "HdrHistogram V2 + deflate, base64, microseconds", "runs": runs }),
+        serde_json::json!({ "tool": "fairbench", "version": crate::VERSION, "schema_version": SCHEMA_VERSION, "histogram_format": "HdrHistogram V2 + deflate, base64, microseconds", "runs": runs }),
     )
 }
 

@@ -336,7 +336,7 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     extras_section(&mut o, runs);
     environment_section(&mut o, runs, &compared.diffs);
     reproduce_section(&mut o, runs);
-    let _ = write!(o, "<footer>Made by fairbench {} from its results store. Self-contained: no network needed to view it.</footer>", env!("CARGO_PKG_VERSION"));
+    let _ = write!(o, "<footer>Made by fairbench {} from its results store. Self-contained: no network needed to view it.</footer>", crate::VERSION);
     let _ = writeln!(o, "</main><div id=\"tip\"></div><script>{SCRIPT}</script></body></html>");
     Report { html: o, charts }
 }

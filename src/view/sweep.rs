@@ -186,6 +186,6 @@ pub fn html(t: &Table, generated_at: &str) -> String {
     if !t.missing.is_empty() {
         let _ = write!(o, "<p>Not measured (yet): {}</p>", esc(&t.missing.join(", ")));
     }
-    let _ = writeln!(o, "<footer>Made by fairbench {} from its results store.</footer></main></body></html>", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(o, "<footer>Made by fairbench {} from its results store.</footer></main></body></html>", crate::VERSION);
     o
 }

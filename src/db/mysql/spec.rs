@@ -53,6 +53,23 @@ async fn status(c: &mut Conn, errors: &mut Vec<String>) -> BTreeMap<String, f64>
     m
 }
 
+/// What performance_schema keeps beyond its switch, as two variables the
+/// audit compares: the consumers enabled (each history or current table
+/// stores every event it is fed) and how many instruments are enabled and
+/// timed (each timed one reads a clock around every event it sees).
+async fn instrumentation(c: &mut Conn, s: &mut Server, errors: &mut Vec<String>) {
+    let consumers = rows(c, "SELECT NAME FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' ORDER BY NAME", errors).await;
+    s.variables.insert(CONSUMERS.into(), consumers.into_iter().filter_map(|r| r.into_iter().next()).collect::<Vec<_>>().join(","));
+    let counts = rows(c, "SELECT SUM(ENABLED = 'YES'), SUM(ENABLED = 'YES' AND TIMED = 'YES'), COUNT(*) FROM performance_schema.setup_instruments", errors).await;
+    if let Some([enabled, timed, all]) = counts.first().and_then(|r| <[String; 3]>::try_from(r.clone()).ok()) {
+        s.variables.insert(INSTRUMENTS.into(), format!("{enabled} enabled, {timed} timed, of {all}"));
+    }
+}
+
+/// The recorded names of performance_schema's consumers and instruments.
+pub const CONSUMERS: &str = "performance_schema.consumers";
+pub const INSTRUMENTS: &str = "performance_schema.instruments";
+
 /// A variable as a number of bytes.
 fn var_bytes(s: &Server, name: &str) -> Option<u64> {
     s.var_num(name).map(|v| v as u64)
@@ -92,6 +109,9 @@ impl Engine for Mysql {
                 format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND {}", tables.condition("table_name", false, false));
             s.dataset_bytes = first_number(&rows(c, &sql, errors).await);
             s.status = status(c, errors).await;
+            if super::waits::schema_on(s) {
+                instrumentation(c, s, errors).await;
+            }
             if !super::waits::schema_on(s) {
                 errors.push(super::waits::schema_off());
             } else if c.config().server_time {
