@@ -374,7 +374,14 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         steps: vec![],
     };
     let rec = Recorder::begin(&store, &info, &[4], "").expect("results store");
-    let setup = SamplingSetup { tables: fairbench::env::DatasetTables::Prefix(String::new()), period: Duration::from_secs(1), server_metrics: None, server_time: true, profile_server: None, reshaped_by_run: false };
+    let setup = SamplingSetup {
+        tables: fairbench::env::DatasetTables::Prefix(String::new()),
+        period: Duration::from_secs(1),
+        server_metrics: None,
+        server_time: true,
+        profile_server: None,
+        reshaped_by_run: false,
+    };
     let (sampling, snap) = Sampling::start(&cfg, setup, rec.sample_writer());
     rec.env_start(&snap);
     let mut sink = fairbench::model::Sinks(vec![rec.sink(), sampling.sink()]);

@@ -247,13 +247,20 @@ fn across_versions(rs: &[&RunRecord]) -> bool {
 /// it, else the executable that ran on this host, else (when some compared
 /// run names its origin) the installed one; None when nothing tells.
 fn build_of(s: &Server, any_origin: bool) -> Option<String> {
-    match (&s.origin, &s.binary) {
-        (Some(_), _) => Some(build_source(s.origin.as_deref())),
-        (None, Some(b)) if !any_origin => Some(b.clone()),
-        (None, _) if any_origin => Some(build_source(None)),
-        _ => None,
-    }
+    let base = match (&s.origin, &s.binary) {
+        (Some(_), _) => build_source(s.origin.as_deref()),
+        (None, Some(b)) if !any_origin => b.clone(),
+        (None, _) if any_origin => build_source(None),
+        _ => return None,
+    };
+    // What the server says of how it was compiled, where that does not change with every
+    // version (a source revision does): its allocator and machine.
+    let compiled: Vec<String> = COMPILED.iter().filter_map(|k| Some(format!("{k}={}", s.variables.get(*k)?))).collect();
+    Some(if compiled.is_empty() { base } else { format!("{base} ({})", compiled.join(", ")) })
 }
+
+/// Compile-time facts a server reports among its variables (MariaDB, MySQL).
+const COMPILED: [&str; 2] = ["version_malloc_library", "version_compile_machine"];
 
 /// Where a build came from, without its version: `npm PACKAGE`, `basedir DIR`, or the
 /// installed one.

@@ -40,12 +40,8 @@ pub fn rule_fairbench_build_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     let shapes: Vec<BTreeSet<String>> = rs.iter().map(|r| statement_shapes(r)).collect();
     let base = rs.iter().zip(&shapes).find(|(_, s)| !s.is_empty());
     let Some((base, base_shapes)) = base else { return out };
-    let alike: Vec<(&RunRecord, &BTreeSet<String>)> = rs
-        .iter()
-        .zip(&shapes)
-        .filter(|(r, s)| !s.is_empty() && r.engine == base.engine && r.workload == base.workload && version(r) == version(base))
-        .map(|(r, s)| (*r, s))
-        .collect();
+    let alike: Vec<(&RunRecord, &BTreeSet<String>)> =
+        rs.iter().zip(&shapes).filter(|(r, s)| !s.is_empty() && r.engine == base.engine && r.workload == base.workload && version(r) == version(base)).map(|(r, s)| (*r, s)).collect();
     let differ = alike.iter().any(|(r, s)| r.tool_version != base.tool_version && *s != base_shapes);
     if !differ {
         return out;

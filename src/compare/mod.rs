@@ -372,7 +372,8 @@ fn level_keys(rs: &[&RunRecord]) -> Vec<LevelKey> {
 /// has repetitions or when `max_regression` judges them.
 /// The findings that say the sides ran different software: the server's
 /// version and build, the host's kernel, fairbench's own build.
-const SOFTWARE: [(&str, &str); 4] = [("server-version-mismatch", "server version"), ("server-build-mismatch", "server build"), ("kernel-mismatch", "kernel"), ("fairbench-build-mismatch", "fairbench")];
+const SOFTWARE: [(&str, &str); 4] =
+    [("server-version-mismatch", "server version"), ("server-build-mismatch", "server build"), ("kernel-mismatch", "kernel"), ("fairbench-build-mismatch", "fairbench")];
 
 /// "Not the same software" and a line per difference, first in `compare`'s
 /// text so that nobody reads a version's effect as a setting's; empty when

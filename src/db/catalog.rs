@@ -34,7 +34,7 @@ pub struct TableShape {
 #[serde(default)]
 pub struct ColumnShape {
     pub name: String,
-    /// The type as the engine spells it (`int(11)`, `character(120)`).
+    /// The type as the engine spells it (`int`, `character(120)`).
     #[serde(rename = "type")]
     pub ty: String,
     pub not_null: bool,
@@ -75,9 +75,10 @@ impl IndexShape {
 }
 
 impl TableShape {
-    /// "3 columns, 2 indexes, InnoDB, ROW_FORMAT=DYNAMIC, ~10000 rows".
+    /// "4 columns; primary key (id), index k_1 (k); InnoDB; row_format=dynamic; ~10000 rows; 2.3 MiB".
     pub fn summary(&self) -> String {
-        let mut parts = vec![format!("{} columns", self.columns.len()), format!("{} indexes", self.indexes.len())];
+        let indexes = if self.indexes.is_empty() { "no index".to_string() } else { self.indexes.iter().map(IndexShape::text).collect::<Vec<_>>().join(", ") };
+        let mut parts = vec![format!("{} columns", self.columns.len()), indexes];
         parts.extend(self.engine.clone());
         parts.extend(self.options.iter().cloned());
         if let Some(r) = self.rows {
@@ -86,13 +87,25 @@ impl TableShape {
         if let Some(b) = self.bytes {
             parts.push(crate::units::human_bytes(b as f64));
         }
-        parts.join(", ")
+        parts.join("; ")
     }
+}
+
+/// Tables listed in a snapshot's text before "and N more".
+const LISTED: usize = 8;
+
+/// A line per table (`table sbtest1: ...`), the first few of many.
+pub fn lines(tables: &[TableShape]) -> Vec<String> {
+    let mut out: Vec<String> = tables.iter().take(LISTED).map(|t| format!("table {}: {}", t.name, t.summary())).collect();
+    if tables.len() > LISTED {
+        out.push(format!("and {} more tables", tables.len() - LISTED));
+    }
+    out
 }
 
 /// How table `b` differs from `a`, one phrase each, `a`'s side first.
 /// `same_engine`: types, storage engines, options and index methods are
-/// compared only between servers of one engine (an `int(11)` on MariaDB is
+/// compared only between servers of one engine (an `int` on MariaDB is
 /// an `integer` on PostgreSQL); columns by name and indexes by their keys
 /// always are.
 pub fn differences(a: &TableShape, b: &TableShape, same_engine: bool) -> Vec<String> {
@@ -173,7 +186,7 @@ mod tests {
     fn table(engine: &str, indexes: &[(&str, &[&str], bool)]) -> TableShape {
         TableShape {
             name: "sbtest1".into(),
-            columns: vec![ColumnShape { name: "id".into(), ty: "int(11)".into(), not_null: true }, ColumnShape { name: "k".into(), ty: "int(11)".into(), not_null: true }],
+            columns: vec![ColumnShape { name: "id".into(), ty: "int".into(), not_null: true }, ColumnShape { name: "k".into(), ty: "int".into(), not_null: true }],
             indexes: indexes.iter().map(|(n, c, p)| IndexShape { name: n.to_string(), columns: c.iter().map(|s| s.to_string()).collect(), primary: *p, ..IndexShape::default() }).collect(),
             engine: Some(engine.into()),
             ..TableShape::default()
@@ -198,7 +211,7 @@ mod tests {
         let mut pg = table("heap", &[("sbtest1_pkey", &["id"], true), ("k_1", &["k"], false)]);
         pg.columns[0].ty = "integer".into();
         assert!(differences(&maria, &pg, false).is_empty());
-        assert_eq!(differences(&maria, &pg, true), ["column id: int(11) not null -> integer not null", "engine InnoDB -> heap"]);
+        assert_eq!(differences(&maria, &pg, true), ["column id: int not null -> integer not null", "engine InnoDB -> heap"]);
     }
 
     #[test]

@@ -74,7 +74,9 @@ pub fn keep(text: &str) -> bool {
 pub fn is_monitors(text: &str) -> bool {
     let t = text.to_ascii_lowercase();
     t.starts_with("show ")
-        || ["performance_schema", "information_schema", "pg_stat", "pg_catalog", "pg_settings", "pg_database_size", "pg_current_wal", "pg_is_in_recovery", "pg_last_", "pg_class", "sqlite_master"].iter().any(|w| t.contains(w))
+        || ["performance_schema", "information_schema", "pg_stat", "pg_catalog", "pg_settings", "pg_database_size", "pg_current_wal", "pg_is_in_recovery", "pg_last_", "pg_class", "sqlite_master"]
+            .iter()
+            .any(|w| t.contains(w))
 }
 
 /// A row of a statements view read as (its id, its text, then the

@@ -16,6 +16,12 @@ pub fn snapshot_text(s: &Snapshot) -> String {
     if let Some(o) = &s.server.origin {
         p(format!("  build: {o}"));
     }
+    if let Some(b) = &s.server.binary {
+        p(format!("  executable: {b}"));
+    }
+    for t in crate::db::catalog::lines(&s.server.tables) {
+        p(format!("  {t}"));
+    }
     if let Some(b) = s.server.dataset_bytes {
         let how = if s.server.dataset_estimated { " (an estimate from table statistics)" } else { "" };
         p(format!("  dataset on disk: {}{how}", human_bytes(b as f64)));

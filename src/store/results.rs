@@ -131,9 +131,7 @@ pub fn export_json(path: &Path, refs: &[String]) -> Result<Value> {
             runs.push(v);
         }
     }
-    Ok(
-        serde_json::json!({ "tool": "fairbench", "version": crate::VERSION, "schema_version": SCHEMA_VERSION, "histogram_format": "HdrHistogram V2 + deflate, base64, microseconds", "runs": runs }),
-    )
+    Ok(serde_json::json!({ "tool": "fairbench", "version": crate::VERSION, "schema_version": SCHEMA_VERSION, "histogram_format": "HdrHistogram V2 + deflate, base64, microseconds", "runs": runs }))
 }
 
 pub fn delete(path: &Path, refs: &[String]) -> Result<Vec<i64>> {

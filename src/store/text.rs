@@ -111,6 +111,12 @@ pub fn show_text(r: &RunRecord) -> String {
         if let Some(o) = &e.server.origin {
             p(format!("  build: {o}"));
         }
+        if let Some(b) = &e.server.binary {
+            p(format!("  executable: {b}"));
+        }
+        for t in crate::db::catalog::lines(&e.server.tables) {
+            p(format!("  {t}"));
+        }
         if let Some(t) = crate::env::tls_text(&e.server) {
             p(format!("  connection: {t}"));
         }

@@ -28,7 +28,7 @@ pub async fn read(c: &mut Conn, tables: &DatasetTables, errors: &mut Vec<String>
     let sql = format!("SELECT table_name, column_name, column_type, is_nullable FROM information_schema.columns WHERE {here} ORDER BY table_name, ordinal_position");
     for r in rows(c, &sql, errors).await.into_iter().filter(|r| r.len() >= 4) {
         if let Some(t) = by_table(&mut out, &r[0]) {
-            t.columns.push(ColumnShape { name: r[1].clone(), ty: r[2].to_ascii_lowercase(), not_null: r[3].eq_ignore_ascii_case("NO") });
+            t.columns.push(ColumnShape { name: r[1].clone(), ty: column_type(&r[2]), not_null: r[3].eq_ignore_ascii_case("NO") });
         }
     }
     let sql = format!(
@@ -58,4 +58,28 @@ pub async fn read(c: &mut Conn, tables: &DatasetTables, errors: &mut Vec<String>
         }
     }
     out
+}
+
+/// A column's type without an integer's display width, which MariaDB shows
+/// (`int(11)`) and MySQL 8 does not (`int`): it changes nothing stored.
+fn column_type(ty: &str) -> String {
+    let ty = ty.to_ascii_lowercase();
+    let Some((base, rest)) = ty.split_once('(') else { return ty };
+    let Some((width, after)) = rest.split_once(')') else { return ty };
+    if base.ends_with("int") && width.chars().all(|c| c.is_ascii_digit()) {
+        format!("{base}{after}")
+    } else {
+        ty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_integers_display_width_is_not_its_type() {
+        assert_eq!(super::column_type("int(11)"), "int");
+        assert_eq!(super::column_type("bigint(20) unsigned"), "bigint unsigned");
+        assert_eq!(super::column_type("char(120)"), "char(120)");
+        assert_eq!(super::column_type("decimal(12,2)"), "decimal(12,2)");
+    }
 }

@@ -287,7 +287,7 @@ pub fn new_state_for(shared: &Arc<Shared>, tid: usize, threads: usize, runner_cl
         let sb = lua.create_table()?;
         sb.set("tid", tid)?;
         sb.set("version", "1.0.20")?;
-        sb.set("version_string", format!("sysbench 1.0.20 API (fairbench {})", crate::VERSION))?;
+        sb.set("version_string", format!("sysbench 1.0.20 API (fairbench {})", env!("CARGO_PKG_VERSION")))?;
         let opt = lua.create_table()?;
         for (k, v) in &shared.opts {
             opt.set(k.as_str(), v.to_lua(&lua)?)?;
