@@ -491,3 +491,49 @@ fn two_fetches_of_one_version_at_once_removed_each_others_build() {
     let builds: Vec<String> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("postgres")).collect();
     assert!(builds.len() == 1 && builds[0].starts_with("postgres-16."), "{builds:?}");
 }
+
+/// The newest installed PostgreSQL's version directory (`/usr/lib/postgresql/15`).
+fn installed_pg() -> PathBuf {
+    let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("PostgreSQL installed under /usr/lib/postgresql (scripts/test.sh installs it)")
+        .flatten()
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path())))
+        .collect();
+    dirs.sort();
+    dirs.pop().expect("a version under /usr/lib/postgresql").1
+}
+
+/// A postmaster that writes its pid file late (a loaded machine): the start
+/// once gave it 200 ms and called it dead ("exited during start-up (empty
+/// log)"). The installed build's programs, laid out as Debian does in a
+/// directory of the test's, with `postgres` behind a script that waits 2 s
+/// before it starts the server proper.
+#[test]
+fn a_postgres_that_writes_its_pid_file_late_still_starts() {
+    let real = installed_pg();
+    let version = real.file_name().unwrap().to_str().unwrap().to_string();
+    let root = scratch("slow-postmaster");
+    let bin = root.join(format!("usr/lib/postgresql/{version}/bin"));
+    std::fs::create_dir_all(&bin).unwrap();
+    // Relative to its own programs, as PostgreSQL finds them: ../lib and ../../../../share.
+    std::os::unix::fs::symlink(real.join("lib"), bin.parent().unwrap().join("lib")).unwrap();
+    std::fs::create_dir_all(root.join("usr/share/postgresql")).unwrap();
+    std::os::unix::fs::symlink(format!("/usr/share/postgresql/{version}"), root.join(format!("usr/share/postgresql/{version}"))).unwrap();
+    for p in ["initdb", "pg_ctl", "psql"] {
+        std::fs::copy(real.join("bin").join(p), bin.join(p)).unwrap();
+    }
+    let server = real.join("bin/postgres");
+    std::fs::write(
+        bin.join("postgres"),
+        format!("#!/bin/sh\ncase \" $* \" in *\" -D \"*) case \" $* \" in *\" --boot \"*|*\" --single \"*) ;; *) sleep 2 ;; esac ;; esac\nexec {} \"$@\"\n", server.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(bin.join("postgres"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut cmd = fairbench();
+    cmd.env("FAIRBENCH_PG_BINDIR", &bin).args(["server", "start", "postgres"]).args(SMALL);
+    let out = run_ok(&mut cmd);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let name = err.lines().find_map(|l| l.split_once(" started: ").map(|(n, _)| n.to_string())).unwrap_or_else(|| panic!("no name in {err}"));
+    let sb = Sandbox { name, url: stdout(&out).trim().to_string(), dir: PathBuf::new() };
+    assert!(durability_line(&sb).contains("durability:"));
+}

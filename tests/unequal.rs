@@ -158,6 +158,7 @@ fn mariadb_runs_of_two_fairbench_builds_whose_statements_differ_are_named() {
     assert_eq!(stmts[0]["severity"], "warning");
     let ev: Vec<&str> = stmts[0]["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
     // The first side's range selects (BETWEEN), four shapes; the second sent none of its own.
+    // Other tests' statements on the same server, meanwhile, name other tables: not counted.
     let shapes = |e: &str| e.split(": ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse::<usize>().ok()).unwrap_or_else(|| panic!("{e}"));
     assert_eq!(shapes(ev[0]) - shapes(ev[1]), 4, "{ev:?}");
     assert!(ev[0].contains("only here: `SELECT") && ev[0].to_ascii_uppercase().contains("BETWEEN"), "{ev:?}");

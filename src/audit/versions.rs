@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 const SHOWN: usize = 3;
 
 /// The statement shapes the server recorded for the run (every level's
-/// samples), the sampling's own left out.
+/// samples), the sampling's own left out. A server keeps its statements for
+/// every session: where the run's tables were read from the catalog, only
+/// the shapes that name one of them are the run's, not another client's.
 fn statement_shapes(r: &RunRecord) -> BTreeSet<String> {
     let mut sums = BTreeMap::new();
     let mut texts = BTreeMap::new();
@@ -17,7 +19,15 @@ fn statement_shapes(r: &RunRecord) -> BTreeSet<String> {
         digests::add(&mut sums, &s.sample.statements);
         texts.extend(s.sample.statement_texts.clone());
     }
-    digests::named(sums, &texts).into_values().filter(|d| d.count(CALLS) > 0.0 && digests::keep(&d.text)).map(|d| d.text).collect()
+    let tables: Vec<String> = server_of(r).map(|s| s.tables.iter().map(|t| t.name.to_ascii_lowercase()).collect()).unwrap_or_default();
+    let ours = |text: &str| tables.is_empty() || tables.iter().any(|t| names(&text.to_ascii_lowercase(), t));
+    digests::named(sums, &texts).into_values().filter(|d| d.count(CALLS) > 0.0 && digests::keep(&d.text) && ours(&d.text)).map(|d| d.text).collect()
+}
+
+/// Whether `text` names `table` as a whole word (`sbtest1`, not inside `sbtest10`).
+fn names(text: &str, table: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    text.match_indices(table).any(|(i, _)| !word(text[..i].chars().next_back()) && !word(text[i + table.len()..].chars().next()))
 }
 
 /// Runs made by different fairbench builds: information in itself, and a
@@ -86,4 +96,14 @@ pub fn rule_kernel_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
         per_run(rs, |r| kernel(r).unwrap_or_else(|| "not recorded".into())),
         "run every side on the same kernel, or say that it differed",
     )]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_table_is_named_as_a_whole_word() {
+        assert!(super::names("select c from `sbtest1` where id = ?", "sbtest1"));
+        assert!(!super::names("select c from `sbtest10` where id = ?", "sbtest1"));
+        assert!(!super::names("select c from xsbtest1", "sbtest1"));
+    }
 }

@@ -122,11 +122,14 @@ pub fn log_file(p: &Path) -> Result<Stdio> {
 }
 
 /// The last non-empty line of a log, for a one-line error.
+/// What [`last_line`] says of a log with nothing in it.
+pub const EMPTY_LOG: &str = "(empty log)";
+
 pub fn last_line(p: &Path) -> String {
     let t = fs::read_to_string(p).unwrap_or_default();
     let l = t.lines().rev().find(|l| l.contains("ERROR") || l.contains("FATAL") || l.contains("rror")).or_else(|| t.lines().rev().find(|l| !l.trim().is_empty()));
     // Go servers' fatal lines end in stack traces.
-    l.map_or("(empty log)", |l| l.split(" [stack=").next().unwrap_or(l)).trim().to_string()
+    l.map_or(EMPTY_LOG, |l| l.split(" [stack=").next().unwrap_or(l)).trim().to_string()
 }
 
 /// The version word of `server --version`'s output (`10.11.19-MariaDB`).
@@ -213,6 +216,16 @@ pub(super) fn load(dir: &Path) -> Option<Sandbox> {
     serde_json::from_str(&fs::read_to_string(dir.join(MARKER)).ok()?).ok()
 }
 
+/// A server that exited during its start, with why from its log: its port
+/// taken (which `server start` answers by trying the next), or the log's
+/// last error.
+pub fn exited(sb: &Sandbox, log: &Path) -> Error {
+    // Go's servers write it in lower case.
+    let text = fs::read_to_string(log).unwrap_or_default().to_ascii_lowercase();
+    let why = if text.contains(&PORT_TAKEN.to_ascii_lowercase()) { format!("port {} on 127.0.0.1: {PORT_TAKEN}", sb.port) } else { last_line(log) };
+    Error::Io(format!("{} exited during start-up: {why} (log: {})", sb.kind, log.display()))
+}
+
 /// Waits until `probe` reaches the server, failing as soon as `alive` says
 /// it exited (the log then says why).
 pub fn wait_ready(sb: &Sandbox, probe: &mut dyn FnMut() -> bool, alive: &mut dyn FnMut() -> bool, log: &Path, timeout: Duration) -> Result<()> {
@@ -221,10 +234,7 @@ pub fn wait_ready(sb: &Sandbox, probe: &mut dyn FnMut() -> bool, alive: &mut dyn
         // Alive first: a probe that reaches another server on the port must
         // not pass for ours (the probes also compare the data directory).
         if !alive() {
-            // Go's servers write it in lower case.
-            let text = fs::read_to_string(log).unwrap_or_default().to_ascii_lowercase();
-            let why = if text.contains(&PORT_TAKEN.to_ascii_lowercase()) { format!("port {} on 127.0.0.1: {PORT_TAKEN}", sb.port) } else { last_line(log) };
-            return Err(Error::Io(format!("{} exited during start-up: {why} (log: {})", sb.kind, log.display())));
+            return Err(exited(sb, log));
         }
         if probe() {
             return Ok(());

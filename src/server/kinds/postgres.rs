@@ -2,7 +2,7 @@
 //! `FAIRBENCH_PG_BINDIR`.
 
 use super::super::client::{pg_bindir, psql_at};
-use super::super::common::{as_user, bindir_override, chown, in_dir, io, log_file, missing, same_dir, version_flag, wait_child, wait_ready, Bins};
+use super::super::common::{as_user, bindir_override, chown, exited, in_dir, io, last_line, log_file, missing, same_dir, version_flag, wait_child, wait_ready, Bins, EMPTY_LOG};
 use super::super::{Sandbox, StartOpts};
 use super::SandboxKind;
 use crate::error::{Error, Result};
@@ -182,16 +182,21 @@ fn start(o: &StartOpts, sb: &Sandbox, b: &Bins, user: &Option<String>) -> Result
     let ctl_log = d.join("pg_ctl.log");
     let ctl = b.ctl.as_ref().expect("pg_ctl");
     let mut c = as_user(user, ctl);
-    c.arg("start").arg("-D").arg(&data).arg("-l").arg(&log).args(["-W", "-s"]);
+    // -w: pg_ctl returns once the postmaster says it is ready (its pid file's status), or that it
+    // exited. Without it pg_ctl returns at once, and a pid file not written yet on a loaded machine
+    // read as a server that had died.
+    c.arg("start").arg("-D").arg(&data).arg("-l").arg(&log).args(["-w", "-s", "-t"]).arg(o.timeout.as_secs().max(1).to_string());
     c.process_group(0).stdout(log_file(&ctl_log)?).stderr(log_file(&ctl_log)?);
     let child = c.spawn().map_err(|e| io(ctl.display(), e))?;
-    wait_child(child, "pg_ctl start", &ctl_log, o.timeout)?;
+    // pg_ctl's own timeout says so first.
+    if let Err(e) = wait_child(child, "pg_ctl start", &ctl_log, o.timeout + Duration::from_secs(5)) {
+        // The server's own log says why, when it wrote one.
+        return Err(if last_line(&log) == EMPTY_LOG { e } else { exited(sb, &log) });
+    }
     let sql = |db: &str, sql: &str| psql_at(&b.client, sb.port, &o.user, &o.password, db, sql);
     let mut probe = || sql("postgres", "SHOW data_directory").is_ok_and(|out| same_dir(out.trim(), &data));
     let pidfile = data.join("postmaster.pid");
     let mut alive = || pidfile.exists();
-    // postmaster.pid appears a moment after pg_ctl returns.
-    std::thread::sleep(Duration::from_millis(200));
     wait_ready(sb, &mut probe, &mut alive, &log, o.timeout)?;
     let db = format!("\"{}\"", o.database.replace('"', "\"\""));
     sql("postgres", &format!("CREATE DATABASE {db}")).map_err(|e| Error::Io(format!("could not create database {}: {e}", o.database)))?;
