@@ -367,9 +367,6 @@ fn level_keys(rs: &[&RunRecord]) -> Vec<LevelKey> {
     LevelKey::of(rs.iter().flat_map(|r| r.levels.iter().map(|l| l.key())))
 }
 
-/// The comparison as text. `verdicts` holds each run after the first
-/// against it, level by level (`gate::lines`); they are shown when a run
-/// has repetitions or when `max_regression` judges them.
 /// The findings that say the sides ran different software: the server's
 /// version and build, the host's kernel, fairbench's own build.
 const SOFTWARE: [(&str, &str); 4] =
@@ -391,6 +388,9 @@ fn software_text(findings: &[Finding]) -> String {
     format!("Not the same software on every side:\n{o}\n")
 }
 
+/// The comparison as text. `verdicts` holds each run after the first
+/// against it, level by level (`gate::lines`); they are shown when a run
+/// has repetitions or when `max_regression` judges them.
 pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Option<f64>) -> String {
     let c = compare(rs);
     let mut o = software_text(&c.findings);

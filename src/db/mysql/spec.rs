@@ -109,15 +109,15 @@ impl Engine for Mysql {
                 format!("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND {}", tables.condition("table_name", false, false));
             s.dataset_bytes = first_number(&rows(c, &sql, errors).await);
             s.status = status(c, errors).await;
-            if super::waits::schema_on(s) {
-                instrumentation(c, s, errors).await;
-            }
             if !super::waits::schema_on(s) {
                 errors.push(super::waits::schema_off());
-            } else if c.config().server_time {
-                match super::digests::view(c, errors).await {
-                    Ok(v) => s.statements_view = Some(v),
-                    Err(note) => errors.push(note),
+            } else {
+                instrumentation(c, s, errors).await;
+                if c.config().server_time {
+                    match super::digests::view(c, errors).await {
+                        Ok(v) => s.statements_view = Some(v),
+                        Err(note) => errors.push(note),
+                    }
                 }
             }
             let cipher = rows(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", errors).await;
@@ -125,11 +125,11 @@ impl Engine for Mysql {
         })
     }
 
-    /// InnoDB's counters and where the server's time went (waits.rs).
     fn catalog<'a>(&'a self, c: &'a mut Conn, tables: &'a DatasetTables, errors: &'a mut Vec<String>) -> LocalFuture<'a, Vec<crate::db::catalog::TableShape>> {
         Box::pin(super::catalog::read(c, tables, errors))
     }
 
+    /// InnoDB's counters and where the server's time went (waits.rs).
     fn counters<'a>(&'a self, c: &'a mut Conn, start: &'a Server, errors: &'a mut Vec<String>) -> LocalFuture<'a, BTreeMap<String, f64>> {
         Box::pin(async move {
             let mut m = status(c, errors).await;
