@@ -9,39 +9,14 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 const STEPS: [&str; 10] = ["l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"];
 
-/// A server under test, and how the test reads it behind fairbench's back.
-enum Server {
-    Sqlite(PathBuf),
-    Mariadb,
-    Postgres,
-}
-
+/// What the steps keep, read behind fairbench's back.
 impl Server {
-    fn url(&self) -> String {
-        match self {
-            Server::Sqlite(p) => format!("sqlite://{}", p.display()),
-            Server::Mariadb => mysql_url(),
-            Server::Postgres => pg_url(),
-        }
-    }
-
-    fn sql(&self, q: &str) -> String {
-        match self {
-            Server::Sqlite(p) => {
-                let c = rusqlite::Connection::open(p).unwrap();
-                c.query_row(q, [], |r| r.get::<_, i64>(0)).unwrap().to_string()
-            }
-            Server::Mariadb => mysql_at(&mysql_url(), q),
-            Server::Postgres => pg_admin_db(&parse_url(&pg_url()).database, q).trim().to_string(),
-        }
-    }
-
     fn rows(&self, tables: &[String]) -> u64 {
         tables.iter().map(|t| self.sql(&format!("SELECT COUNT(*) FROM {t}")).trim().parse::<u64>().unwrap()).sum()
     }

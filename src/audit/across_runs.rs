@@ -336,6 +336,29 @@ pub fn rule_script_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
     )]
 }
 
+/// Runs of one workload that differ in an option defining its work (TPC-H's
+/// scale factor, query set, parameter seed ...): they did different work.
+pub fn rule_workload_options_mismatch(rs: &[&RunRecord]) -> Vec<Finding> {
+    if rs.len() < 2 || !rs.windows(2).all(|w| w[0].workload == w[1].workload) {
+        return vec![];
+    }
+    let value = |r: &RunRecord, name: &str| r.options.pairs().into_iter().find(|(k, _)| k == name).map_or_else(|| "?".to_string(), |(_, v)| v);
+    crate::workload::family::defining_options(&rs[0].workload)
+        .iter()
+        .filter(|name| rs.windows(2).any(|w| value(w[0], name) != value(w[1], name)))
+        .map(|name| {
+            finding(
+                "workload-options-mismatch",
+                Severity::Warning,
+                ids(rs),
+                format!("--{name} differs between the runs: they did different work"),
+                per_run(rs, |r| format!("--{name}={}", value(r, name))),
+                &format!("give every side the same --{name}; a difference then belongs to the servers"),
+            )
+        })
+        .collect()
+}
+
 /// Runs where one connection negotiated TLS and another did not. What was
 /// negotiated counts, not the URL's sslmode: `prefer` may end up either way.
 /// Runs whose TLS state was not recorded are left out.
@@ -403,6 +426,7 @@ fn across(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_tls_mismatch(rs));
         v.extend(rule_sampling_mismatch(rs));
         v.extend(rule_script_mismatch(rs));
+        v.extend(rule_workload_options_mismatch(rs));
         v.extend(super::versions::rule_fairbench_build_mismatch(rs));
         v.extend(super::versions::rule_kernel_mismatch(rs));
         v.extend(repetitions::rule_single_runs(rs));

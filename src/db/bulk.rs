@@ -1,6 +1,6 @@
 //! Bulk loads: the rows a workload produces and how prepare sends them.
 
-use super::encode::{push_int, push_scaled, push_timestamp};
+use super::encode::{push_date, push_int, push_scaled, push_timestamp};
 
 /// How prepare loads rows (`--load-mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +46,8 @@ pub enum ColType {
     Numeric(u8),
     /// DATETIME/TIMESTAMP; the value comes from `ints` as Unix seconds (UTC).
     Timestamp,
+    /// DATE; the value comes from `ints` as days since 1970-01-01.
+    Date,
 }
 
 impl ColType {
@@ -109,6 +111,15 @@ pub trait RowSource: Send {
     fn next_row(&mut self, row: &mut Row) -> bool;
 }
 
+/// The multi-row INSERT statements that write `rows` into `table`, up to
+/// `bulk_rows` rows each: for a workload that writes generated rows inside
+/// a transaction of its own. Quotes are doubled; a backslash is written as
+/// it is, so text holding one reads differently on the MySQL family.
+pub fn insert_statements(table: &str, cols: &[Column], rows: &mut dyn RowSource, bulk_rows: usize) -> Vec<String> {
+    let mut row = Row::default();
+    std::iter::from_fn(|| next_insert(table, cols, rows, &mut row, bulk_rows, false).map(|(sql, _)| sql)).collect()
+}
+
 /// The next multi-row INSERT of a bulk load (`--load-mode=insert`, as
 /// sysbench loads): up to `bulk_rows` of `rows` in one statement, with how
 /// many it holds; None when the rows are done. `row` is the buffer rows are
@@ -155,6 +166,10 @@ pub(crate) fn encode_values(cols: &[Column], row: &Row, sql: &mut String, first:
             }
             (ColType::Timestamp, Cell::Int(v)) => {
                 push_timestamp(&mut num, v);
+                true
+            }
+            (ColType::Date, Cell::Int(v)) => {
+                push_date(&mut num, v);
                 true
             }
             (_, Cell::Int(v)) => {

@@ -138,6 +138,28 @@ pub trait Dialect: Schema + Loading + Sync {
         "DOUBLE PRECISION"
     }
 
+    /// Column type of an exact decimal of `precision` digits, `scale` after
+    /// the point (money). SQLite has no exact decimal: REAL there, as its
+    /// NUMERIC affinity would store a whole amount as an integer, and a
+    /// ratio of two integer sums would then be an integer division.
+    fn decimal_type(&self, precision: u32, scale: u32) -> String {
+        format!("DECIMAL({precision},{scale})")
+    }
+
+    /// The year of a DATE expression, as an integer.
+    fn year_of(&self, expr: &str) -> String {
+        format!("EXTRACT(YEAR FROM {expr})")
+    }
+
+    /// Statements that cap a session's statements at `ms` milliseconds,
+    /// cancelled on the server past it; the first the server accepts is
+    /// the one (servers of one protocol name the setting differently).
+    /// Empty where the cap is not a setting (SQLite's is the connection's:
+    /// `Conn::set_statement_timeout`).
+    fn statement_timeout(&self, _ms: u64) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A query of the server's clock as ms since the Unix epoch.
     fn clock_ms_query(&self) -> &'static str;
 
@@ -254,6 +276,7 @@ pub trait Loading: Sync {
             "int" | "uint" | "serial" => ColType::Int,
             "uint32" | "ubigint" | "bigint" | "bigserial" => ColType::BigInt,
             "datetime" => ColType::Timestamp,
+            "date" => ColType::Date,
             _ => ColType::Text,
         }
     }

@@ -56,8 +56,16 @@ pub(crate) fn push_scaled(buf: &mut Vec<u8>, v: i64, scale: u8) {
 
 /// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC), written in place.
 pub(crate) fn push_timestamp(buf: &mut Vec<u8>, secs: i64) {
-    let days = secs.div_euclid(86400);
+    push_date(buf, secs.div_euclid(86400));
     let rem = secs.rem_euclid(86400) as u64;
+    for (sep, v) in [(b' ', rem / 3600), (b':', rem / 60 % 60), (b':', rem % 60)] {
+        buf.push(sep);
+        push_padded(buf, v, 2);
+    }
+}
+
+/// Days since 1970-01-01 as `YYYY-MM-DD`, written in place.
+pub(crate) fn push_date(buf: &mut Vec<u8>, days: i64) {
     // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -73,8 +81,8 @@ pub(crate) fn push_timestamp(buf: &mut Vec<u8>, secs: i64) {
     } else {
         push_int(buf, y);
     }
-    for (sep, v) in [(b'-', m as u64), (b'-', d as u64), (b' ', rem / 3600), (b':', rem / 60 % 60), (b':', rem % 60)] {
-        buf.push(sep);
+    for v in [m as u64, d as u64] {
+        buf.push(b'-');
         push_padded(buf, v, 2);
     }
 }
@@ -94,6 +102,13 @@ pub fn decimal_text(v: i64, scale: u8) -> String {
 pub fn timestamp_text(secs: i64) -> String {
     let mut b = Vec::with_capacity(19);
     push_timestamp(&mut b, secs);
+    ascii_string(b)
+}
+
+/// Days since 1970-01-01 as `YYYY-MM-DD`.
+pub fn date_text(days: i64) -> String {
+    let mut b = Vec::with_capacity(10);
+    push_date(&mut b, days);
     ascii_string(b)
 }
 
@@ -141,4 +156,24 @@ pub fn dollar_params(sql: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_and_timestamps_are_written_in_place() {
+        for (v, scale, want) in [(1234, 2, "12.34"), (-5, 2, "-0.05"), (7, 4, "0.0007"), (-1000, 0, "-1000"), (3_000_000, 2, "30000.00"), (i64::MIN, 2, "-92233720368547758.08")] {
+            assert_eq!(decimal_text(v, scale), want);
+        }
+        for (secs, want) in
+            [(0, "1970-01-01 00:00:00"), (951_782_400, "2000-02-29 00:00:00"), (1_700_000_000, "2023-11-14 22:13:20"), (-1, "1969-12-31 23:59:59"), (253_402_300_799, "9999-12-31 23:59:59")]
+        {
+            assert_eq!(timestamp_text(secs), want);
+        }
+        for (days, want) in [(0, "1970-01-01"), (8035, "1992-01-01"), (10_957, "2000-01-01"), (10_561, "1998-12-01"), (-1, "1969-12-31")] {
+            assert_eq!(date_text(days), want);
+        }
+    }
 }

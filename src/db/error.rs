@@ -28,6 +28,16 @@ pub struct DbError {
     pub message: String,
 }
 
+impl DbError {
+    /// The server cancelled the statement at the session's time limit
+    /// (MariaDB's max_statement_time, MySQL's and TiDB's
+    /// max_execution_time, PostgreSQL's statement_timeout, SQLite's
+    /// interrupt).
+    pub fn timed_out(&self) -> bool {
+        matches!(self.code.as_str(), "1969" | "3024" | "1317" | "57014" | "SQLITE_INTERRUPT")
+    }
+}
+
 impl std::fmt::Display for DbError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.code.is_empty() {

@@ -44,6 +44,15 @@ pub trait Family: Sync + std::fmt::Debug {
         false
     }
 
+    /// The options (as runs record them) that define the work itself: two
+    /// runs that differ in one did different work, so a comparison of them
+    /// measures the options, not the servers (the audit's
+    /// `workload-options-mismatch`). Sizes and distributions every family
+    /// shares have rules of their own.
+    fn defining_options(&self, _workload: &str) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The `--rand-type` when none is given: sysbench's default, special,
     /// unless the workload's reference kit draws its keys otherwise.
     fn default_rand_type(&self) -> &'static str {
@@ -334,6 +343,11 @@ pub fn workload_names() -> Vec<&'static str> {
 /// Whether a stored run's workload is read-only (unknown names are not).
 pub fn is_read_only(workload: &str) -> bool {
     find(workload).is_some_and(|f| f.read_only(workload))
+}
+
+/// The options that define a stored run's workload's work (none for unknown names).
+pub fn defining_options(workload: &str) -> &'static [&'static str] {
+    find(workload).map_or(&[], |f| f.defining_options(workload))
 }
 
 /// The names `check` accepts.

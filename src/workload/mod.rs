@@ -16,6 +16,7 @@ mod lua;
 mod oltp;
 mod pgscript;
 mod tpcc;
+mod tpch;
 mod ycsb;
 pub static FAMILIES: &[&dyn family::Family] = &[
     &oltp::family::OltpFamily,
@@ -26,6 +27,7 @@ pub static FAMILIES: &[&dyn family::Family] = &[
     &lua::family::LuaFamily,
     &ycsb::family::YcsbFamily,
     &ibench::family::IbenchFamily,
+    &tpch::family::TpchFamily,
 ];
 /// The workload a command runs when it names none (sysbench's default).
 pub const DEFAULT_WORKLOAD: &str = "oltp_read_write";

@@ -9,7 +9,11 @@
 
 pub mod pgpair;
 pub mod probe;
+pub mod server;
 pub mod watch;
+
+#[allow(unused_imports)]
+pub use server::Server;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

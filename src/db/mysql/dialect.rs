@@ -53,6 +53,12 @@ impl Dialect for MysqlDialect {
         "DOUBLE"
     }
 
+    /// MariaDB's cap (seconds, every statement), else MySQL's and TiDB's
+    /// (milliseconds, SELECT only).
+    fn statement_timeout(&self, ms: u64) -> Vec<String> {
+        vec![format!("SET SESSION max_statement_time = {}", ms as f64 / 1000.0), format!("SET SESSION max_execution_time = {ms}")]
+    }
+
     fn clock_ms_query(&self) -> &'static str {
         "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000"
     }

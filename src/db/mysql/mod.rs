@@ -9,7 +9,9 @@ mod measured;
 pub mod spec;
 mod waits;
 
-use super::{interpolate, push_int, push_scaled, push_timestamp, Cell, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId};
+use super::{
+    interpolate, push_date, push_int, push_scaled, push_timestamp, Cell, ColType, Column, ConnConfig, DbError, DbResult, ErrKind, LoadMode, Param, Row, RowSource, SslMode, Statement, StmtId,
+};
 use mysql_async::prelude::*;
 use mysql_async::{Opts, OptsBuilder, Params, SslOpts, Value};
 
@@ -280,6 +282,7 @@ pub(crate) fn encode_tsv(cols: &[Column], row: &Row, buf: &mut Vec<u8>) {
             (_, Cell::Null) => buf.extend_from_slice(b"\\N"),
             (ColType::Numeric(scale), Cell::Int(v)) => push_scaled(buf, v, scale),
             (ColType::Timestamp, Cell::Int(v)) => push_timestamp(buf, v),
+            (ColType::Date, Cell::Int(v)) => push_date(buf, v),
             (_, Cell::Int(v)) => push_int(buf, v),
             (_, Cell::Text(t)) => push_tsv_text(buf, t),
         }

@@ -38,6 +38,10 @@ impl Dialect for PgDialect {
     fn clock_ms_query(&self) -> &'static str {
         "SELECT extract(epoch from clock_timestamp()) * 1000"
     }
+
+    fn statement_timeout(&self, ms: u64) -> Vec<String> {
+        vec![format!("SET statement_timeout = {ms}")]
+    }
 }
 
 impl Schema for PgDialect {

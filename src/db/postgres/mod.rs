@@ -273,6 +273,11 @@ pub(crate) fn encode_copy_row(cols: &[Column], row: &Row, buf: &mut bytes::Bytes
                 buf.extend_from_slice(&8i32.to_be_bytes());
                 buf.extend_from_slice(&((v - 946_684_800) * 1_000_000).to_be_bytes());
             }
+            (ColType::Date, Cell::Int(v)) => {
+                // Days since 2000-01-01.
+                buf.extend_from_slice(&4i32.to_be_bytes());
+                buf.extend_from_slice(&((v - 10_957) as i32).to_be_bytes());
+            }
             (ColType::Int, Cell::Int(v)) => {
                 buf.extend_from_slice(&4i32.to_be_bytes());
                 buf.extend_from_slice(&(v as i32).to_be_bytes());

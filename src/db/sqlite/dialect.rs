@@ -26,7 +26,7 @@ impl Dialect for LiteDialect {
         match generic {
             "tinyint" | "smallint" | "int" | "uint" | "uint32" | "ubigint" => "INTEGER".into(),
             "mediumtext" => "TEXT".into(),
-            "datetime" => "TEXT".into(),
+            "datetime" | "date" => "TEXT".into(),
             "serial" | "bigserial" => "INTEGER".into(),
             other => other.to_uppercase(),
         }
@@ -38,6 +38,15 @@ impl Dialect for LiteDialect {
 
     fn double_type(&self) -> &'static str {
         "REAL"
+    }
+
+    fn decimal_type(&self, _precision: u32, _scale: u32) -> String {
+        "REAL".into()
+    }
+
+    /// Dates are `YYYY-MM-DD` text here.
+    fn year_of(&self, expr: &str) -> String {
+        format!("CAST(strftime('%Y', {expr}) AS INTEGER)")
     }
 
     fn clock_ms_query(&self) -> &'static str {

@@ -41,6 +41,8 @@ pub struct LiteConn {
     held: Option<OwnedMutexGuard<()>>,
     /// Per statement of the set: whether it writes (None: not yet known).
     writes: Vec<Option<bool>>,
+    /// When the statement running now started (for a time limit).
+    started: Arc<std::sync::Mutex<std::time::Instant>>,
 }
 
 /// The turn of the file `conn` opened, shared by all its connections.
@@ -99,6 +101,7 @@ pub fn to_db_error(e: rusqlite::Error) -> DbError {
                 rusqlite::ErrorCode::DatabaseLocked => (ErrKind::Retryable, "SQLITE_LOCKED"),
                 rusqlite::ErrorCode::CannotOpen => (ErrKind::Connect, "SQLITE_CANTOPEN"),
                 rusqlite::ErrorCode::ConstraintViolation => (ErrKind::Fatal, "SQLITE_CONSTRAINT"),
+                rusqlite::ErrorCode::OperationInterrupted => (ErrKind::Fatal, "SQLITE_INTERRUPT"),
                 _ => (ErrKind::Fatal, "SQLITE_ERROR"),
             };
             DbError { kind, code: code.into(), message: msg.clone().unwrap_or_else(|| f.to_string()) }
@@ -139,7 +142,7 @@ impl LiteConn {
             }
         }
         let turn = turn_of(&conn);
-        Ok(LiteConn { conn, text: String::new(), turn, held: None, writes: Vec::new() })
+        Ok(LiteConn { conn, text: String::new(), turn, held: None, writes: Vec::new(), started: Arc::new(std::sync::Mutex::new(std::time::Instant::now())) })
     }
 
     /// The turn statement `id` must wait for before it runs (None: it
@@ -201,7 +204,22 @@ impl LiteConn {
         run(&self.conn, &mut s, params, st.returns_rows)
     }
 
+    /// Statements interrupted once they have run `ms` milliseconds: SQLite
+    /// asks every few thousand steps of its program whether to go on.
+    pub fn set_timeout(&mut self, ms: u64) -> DbResult<()> {
+        let started = self.started.clone();
+        let limit = std::time::Duration::from_millis(ms);
+        self.conn.progress_handler(10_000, Some(move || started.lock().map(|s| s.elapsed() > limit).unwrap_or(false))).map_err(to_db_error)
+    }
+
+    fn mark_start(&self) {
+        if let Ok(mut s) = self.started.lock() {
+            *s = std::time::Instant::now();
+        }
+    }
+
     pub fn query(&mut self, sql: &str) -> DbResult<(bool, u64)> {
+        self.mark_start();
         let r = self.conn.prepare(sql).map_err(to_db_error).and_then(|mut s| {
             let rows = s.column_count() > 0;
             Ok((rows, run(&self.conn, &mut s, &[], rows)?))
@@ -211,6 +229,7 @@ impl LiteConn {
     }
 
     pub fn query_rows(&mut self, sql: &str) -> DbResult<Vec<Vec<Option<String>>>> {
+        self.mark_start();
         let r = self.conn.prepare(sql).map_err(to_db_error).and_then(|mut s| rows_as_text(&mut s));
         self.end_turn_if_done();
         r
@@ -259,6 +278,7 @@ impl LiteConn {
                         (_, Cell::Null) => s.raw_bind_parameter(k + 1, rusqlite::types::Null),
                         (super::ColType::Numeric(scale), Cell::Int(v)) => s.raw_bind_parameter(k + 1, v as f64 / 10f64.powi(scale as i32)),
                         (super::ColType::Timestamp, Cell::Int(v)) => s.raw_bind_parameter(k + 1, super::timestamp_text(v)),
+                        (super::ColType::Date, Cell::Int(v)) => s.raw_bind_parameter(k + 1, super::date_text(v)),
                         (_, Cell::Int(v)) => s.raw_bind_parameter(k + 1, v),
                         (_, Cell::Text(t)) => s.raw_bind_parameter(k + 1, std::str::from_utf8(t).unwrap_or("")),
                     }
