@@ -240,3 +240,30 @@ fn the_insert_benchmark_runs_its_steps_on_tidb() {
     run_ok(&mut cmd("cleanup", "insert-benchmark", &["--ibench-table", "tib", "--clients", "2"]));
     assert_eq!(tidb_sql("SHOW TABLES LIKE 'tib%'"), "");
 }
+
+/// TPC-H at scale factor 0.01: dbgen's rows loaded, the power and
+/// throughput tests with their metrics, the refresh functions leaving the
+/// orders as loaded, and all 22 answers equal to SQLite's.
+#[test]
+fn tpch_runs_both_tests_and_answers_as_sqlite_on_tidb() {
+    let dir = scratch_dir("tidb_tpch");
+    let lite = format!("sqlite://{}", dir.join("h.db").display());
+    let answers = dir.join("answers");
+    run_ok(fairbench().args(["prepare", "tpch", "--scale-factor", "0.01", "--target", &lite]));
+    run_ok(fairbench().args(["check", "tpch", "--scale-factor", "0.01", "--target", &lite, "--save-answers"]).arg(&answers));
+    let sf = ["--scale-factor", "0.01"];
+    run_ok(&mut cmd("cleanup", "tpch", &sf));
+    run_ok(&mut cmd("prepare", "tpch", &[&sf[..], &["--threads", "2"]].concat()));
+    assert_eq!(tidb_sql("SELECT COUNT(*) FROM lineitem"), "60175");
+    let store = dir.join("r.sqlite");
+    run_ok(cmd("run", "tpch", &sf).arg("--results").arg(&store));
+    let levels = stored_levels(&store, "last");
+    for (l, metric) in levels.iter().zip(["Power@Size", "QphH@Size"]) {
+        let v: f64 = l["summary"]["figures"][metric].as_str().unwrap_or_else(|| panic!("no {metric}: {l}")).parse().unwrap();
+        assert!(v > 0.0, "{metric} {v}");
+    }
+    assert_eq!(tidb_sql("SELECT COUNT(*) FROM orders"), "15000", "RF2 removed what RF1 added");
+    let out = run_ok(cmd("check", "tpch", &sf).arg("--answers").arg(&answers));
+    assert_eq!(stdout(&out).matches(", as expected").count(), 22, "{}", show(&out));
+    run_ok(&mut cmd("cleanup", "tpch", &sf));
+}

@@ -185,4 +185,15 @@ fn the_audit_flags_runs_of_different_queries_or_parameters() {
     let messages: Vec<&str> = found.iter().map(|(m, _)| m.as_str()).collect();
     assert_eq!(messages, ["--queries differs between the runs: they did different work", "--param-seed differs between the runs: they did different work"], "{found:?}");
     assert!(found.iter().all(|(_, s)| s == "warning"), "{found:?}");
+    // The report draws each query's mean latency as a bar per run, as the browser shows it.
+    let dir = store.parent().unwrap();
+    let page = dir.join("report.html");
+    run_ok(fairbench().args(["report", "1", "3", "--results"]).arg(&store).arg("-o").arg(&page));
+    let out = chromium(&["--dump-dom"], &page, &dir.join("profile"));
+    assert!(out.status.success(), "{}", show(&out));
+    let dom = stdout(&out);
+    let svg = dom.split("data-chart=\"kinds-0\"").nth(1).unwrap_or_else(|| panic!("no per-query bars"));
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    let row = |q: &str| svg.split(&format!("data-name=\"{q}\"")).nth(1).map(|r| r[..r.find("</g>").unwrap()].matches("class=\"bar\"").count());
+    assert_eq!((row("Q6"), row("Q14")), (Some(2), Some(1)), "Q6 in both runs, Q14 in run 3 only");
 }

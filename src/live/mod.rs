@@ -6,6 +6,7 @@
 //! SVG charts and flame graphs the views of stored runs draw with.
 //! (The `report` command, an HTML page of stored runs, is `view::html`.)
 
+pub mod bars;
 pub mod chart;
 pub mod flame;
 pub mod hdrlog;

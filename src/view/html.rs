@@ -488,7 +488,7 @@ fn runs_section(o: &mut String, runs: &[ReportRun]) {
 /// What the workload adds: its family's figures and the per-kind counts
 /// and latencies the stored summary holds.
 fn extras_section(o: &mut String, runs: &[ReportRun]) {
-    let mut body = String::new();
+    let mut body = kinds_charts(runs);
     for r in runs {
         let family = crate::workload::family::find(&r.rec.workload);
         for l in &r.rec.levels {
@@ -533,6 +533,44 @@ fn extras_section(o: &mut String, runs: &[ReportRun]) {
         o.push_str("<h2 id=\"workload\">Workload figures</h2>");
         o.push_str(&body);
     }
+}
+
+/// Per level (by its place in each run), a bar per run for every kind of
+/// event the runs have (TPC-H's queries, TPC-C's transactions): their mean
+/// latencies side by side.
+fn kinds_charts(runs: &[ReportRun]) -> String {
+    let mut out = String::new();
+    let levels = runs.iter().map(|r| r.rec.levels.len()).max().unwrap_or(0);
+    for i in 0..levels {
+        let kinds_of = |r: &ReportRun| -> Vec<(String, f64, f64)> {
+            let Some(l) = r.rec.levels.get(i) else { return Vec::new() };
+            let kinds = l.summary.as_ref().and_then(|s| s.get("kinds")).and_then(|k| k.as_array()).cloned().unwrap_or_default();
+            kinds
+                .iter()
+                .map(|k| {
+                    let name = k.get("name").and_then(|v| v.as_str()).unwrap_or("?").to_string();
+                    let events = k.get("events").and_then(|v| v.as_f64()).unwrap_or(0.0);
+                    let avg = k.get("latency_ms").and_then(|v| v.get("avg")).and_then(|v| v.as_f64()).unwrap_or(0.0);
+                    (name, events, avg)
+                })
+                .collect()
+        };
+        let per_run: Vec<Vec<(String, f64, f64)>> = runs.iter().map(kinds_of).collect();
+        let mut rows: Vec<String> = Vec::new();
+        for (name, events, _) in per_run.iter().flatten() {
+            if *events > 0.0 && !rows.contains(name) {
+                rows.push(name.clone());
+            }
+        }
+        if rows.len() < 2 {
+            continue;
+        }
+        let values: Vec<Vec<Option<f64>>> = rows.iter().map(|name| per_run.iter().map(|ks| ks.iter().find(|(n, e, _)| n == name && *e > 0.0).map(|(_, _, avg)| *avg)).collect()).collect();
+        let names: Vec<String> = runs.iter().map(|r| run_name(&r.rec)).collect();
+        let heading = runs.iter().find_map(|r| r.rec.levels.get(i)).map(|l| l.heading()).unwrap_or_default();
+        out.push_str(&crate::live::bars::svg(&format!("kinds-{i}"), &format!("Mean latency by kind, {heading}"), "ms", &rows, &names, &values));
+    }
+    out
 }
 
 fn environment_section(o: &mut String, runs: &[ReportRun], diffs: &[crate::compare::Diff]) {

@@ -148,8 +148,12 @@ impl Table {
         self.columns.iter().map(|(n, t)| Column { name: n.to_string(), ty: t.load() }).collect()
     }
 
-    pub fn create_indexes(&self, d: &dyn Dialect) -> Vec<String> {
-        self.indexes.iter().map(|(name, cols)| d.create_index(name, self.name, cols)).collect()
+    /// Its indexes (in one pass over the table where the engine builds
+    /// several at once), then its statistics.
+    pub fn finish(&self, d: &dyn Dialect) -> Vec<String> {
+        let mut out = if self.indexes.is_empty() { Vec::new() } else { d.add_indexes(self.name, self.indexes) };
+        out.push(d.analyze(self.name));
+        out
     }
 }
 
