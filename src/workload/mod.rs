@@ -318,6 +318,13 @@ pub trait Levels {
     }
 }
 
+/// A family's options struct parsed from `extra` alone (unit tests).
+#[cfg(test)]
+pub fn parsed_args<A: clap::Args + clap::FromArgMatches>(extra: &[&str]) -> A {
+    let cmd = A::augment_args(clap::Command::new("t"));
+    A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
+}
+
 /// Waits for a family's loader tasks; the first that fails stops the
 /// others, and its error is the answer (`what` names them in a panic's
 /// message).

@@ -570,12 +570,7 @@ impl Dataset for Oltp {
 
 #[cfg(test)]
 mod tests {
-    use clap::{Args, FromArgMatches};
-
-    fn parsed<A: Args + FromArgMatches>(extra: &[&str]) -> A {
-        let cmd = A::augment_args(clap::Command::new("t"));
-        A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
-    }
+    use crate::workload::parsed_args as parsed;
 
     fn create(engine: &'static dyn crate::db::Engine, extra: &[&str]) -> Result<Vec<String>> {
         let w = Oltp::new("oltp_read_write", parsed(extra), parsed(&[]), crate::rand::DistConfig::default(), 1, engine, 1)?;

@@ -500,13 +500,9 @@ impl Dataset for Tpcc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::{Args, FromArgMatches};
+    use crate::workload::parsed_args as parsed;
 
     fn tpcc(extra: &[&str]) -> Tpcc {
-        fn parsed<A: Args + FromArgMatches>(extra: &[&str]) -> A {
-            let cmd = A::augment_args(clap::Command::new("t"));
-            A::from_arg_matches(&cmd.try_get_matches_from(std::iter::once("t").chain(extra.iter().copied())).unwrap()).unwrap()
-        }
         Tpcc::new(parsed(extra), parsed(&[]), 1, crate::db::engines::named("mysql").unwrap()).unwrap()
     }
 

@@ -59,6 +59,7 @@ impl Family for TpchFamily {
         }
         let mut w = Tpch::new(args, common.clone(), sf, c.seed, cfg.engine()).map_err(|e| usage!("--queries: {e}"))?;
         w.table_tail = common.table_tail(cfg.engine())?;
+        w.repeat(c.repeat, c.repeat_order == crate::values::RepeatOrder::Interleaved);
         // A level per test, each ending when its streams are done (--time, when given, caps each).
         c.levels = w.levels();
         if fam.given::<f64>("time").is_none() {

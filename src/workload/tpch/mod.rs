@@ -98,6 +98,9 @@ pub struct Tpch {
     engine: &'static dyn Engine,
     pub table_tail: String,
     tests: Vec<Test>,
+    /// The test of each level in the order the run takes them (with
+    /// `--repeat`, each test again, interleaved or grouped).
+    order: Vec<Test>,
     current: Mutex<Current>,
     /// The power test's Power@Size, for QphH@Size after the throughput test.
     power: Mutex<Option<f64>>,
@@ -140,7 +143,15 @@ impl Tpch {
         };
         // A fixed default: runs compared side by side ask the same queries.
         let param_seed = args.param_seed.unwrap_or(if seed != 0 { seed } else { 1 });
-        Ok(Tpch { args, common, sf, streams, queries, param_seed, engine, table_tail: String::new(), tests, current: Mutex::default(), power: Mutex::new(None), figures: Mutex::default() })
+        let order = tests.clone();
+        Ok(Tpch { args, common, sf, streams, queries, param_seed, engine, table_tail: String::new(), tests, order, current: Mutex::default(), power: Mutex::new(None), figures: Mutex::default() })
+    }
+
+    /// The levels' tests when the run repeats each `repeat` times,
+    /// `interleaved` (power, throughput, power ...) or grouped.
+    pub fn repeat(&mut self, repeat: usize, interleaved: bool) {
+        let r = repeat.max(1);
+        self.order = if interleaved { (0..r).flat_map(|_| self.tests.iter().copied()).collect() } else { self.tests.iter().flat_map(|&t| std::iter::repeat_n(t, r)).collect() };
     }
 
     /// Clients of each level: one stream in the power test; the query
@@ -302,7 +313,7 @@ impl crate::workload::Witnessed for Tpch {}
 
 impl crate::workload::Levels for Tpch {
     fn level_name(&self, round: usize) -> Option<String> {
-        self.tests.get(round).map(|t| t.name().to_string())
+        self.order.get(round).map(|t| t.name().to_string())
     }
 
     fn plan_note(&self) -> Option<String> {
@@ -331,7 +342,7 @@ impl crate::workload::Levels for Tpch {
             refresh::remove_leftovers(cfg, self.sf).await?;
         }
         let mut cur = self.lock();
-        cur.test = self.tests.get(rc.round).copied();
+        cur.test = self.order.get(rc.round).copied();
         cur.timings.clear();
         Ok(())
     }
@@ -350,5 +361,31 @@ impl crate::workload::Levels for Tpch {
 
     fn level_figures(&self) -> Vec<(String, String)> {
         std::mem::take(&mut *self.figures.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::parsed_args as parsed;
+
+    fn tpch(extra: &[&str]) -> Tpch {
+        Tpch::new(parsed(extra), parsed(&[]), 1.0, 0, crate::db::engines::named("sqlite").unwrap()).unwrap()
+    }
+
+    /// With --repeat, each level is named after the test it runs, in the
+    /// order the runner repeats the levels.
+    #[test]
+    fn repeated_levels_run_their_tests_in_the_runners_order() {
+        let mut t = tpch(&[]);
+        assert_eq!(t.levels(), vec![1, 3], "one stream, then two query streams and the refresh stream");
+        t.repeat(2, true);
+        let names: Vec<String> = (0..4).filter_map(|r| crate::workload::Levels::level_name(&t, r)).collect();
+        assert_eq!(names, ["power", "throughput", "power", "throughput"]);
+        t.repeat(2, false);
+        let names: Vec<String> = (0..4).filter_map(|r| crate::workload::Levels::level_name(&t, r)).collect();
+        assert_eq!(names, ["power", "power", "throughput", "throughput"]);
+        assert_eq!(tpch(&["--tests", "throughput", "--refresh", "off", "--streams", "5"]).levels(), vec![5]);
+        assert_eq!(tpch(&[]).param_seed, 1, "two runs of one command ask the same queries");
     }
 }
