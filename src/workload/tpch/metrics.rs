@@ -50,7 +50,7 @@ pub fn figures(test: Test, timings: &[Timing], sf: f64, streams: usize, elapsed_
                 *power = None;
             }
             for t in timings {
-                out.push((format!("{} seconds", KINDS[t.op.kind()]), format!("{:.3}", t.secs)));
+                out.push((format!("{} seconds", KINDS[t.op.kind()]), format!("{:.4}", t.secs)));
             }
         }
         Test::Throughput => {
