@@ -4,16 +4,14 @@
 //! the line charts are; `g.row[data-name]` and `rect.bar[data-run]
 //! [data-value]` name what tests and readers look for.
 
-use super::chart::{esc, num, PALETTE};
+use super::chart::{esc, num, FONT, PALETTE, TOP, W};
 use std::fmt::Write;
 
-const W: f64 = 760.0;
+/// Room for the kinds' names on the left and the values past the longest bar.
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 90.0;
-const TOP: f64 = 46.0;
 const BAR: f64 = 11.0;
 const GAP: f64 = 7.0;
-const FONT: &str = "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', sans-serif";
 
 /// `values[row][run]`: the bar of `runs[run]` in row `rows[row]` (None: no bar).
 pub fn svg(id: &str, title: &str, unit: &str, rows: &[String], runs: &[String], values: &[Vec<Option<f64>>]) -> String {

@@ -83,15 +83,16 @@ pub struct Chart {
 /// Colours told apart by readers with the common forms of colour blindness.
 pub const PALETTE: [&str; 8] = ["#4269d0", "#ef8a18", "#3ca951", "#e0483e", "#a463f2", "#6cc5b0", "#ff8ab7", "#9c6b4e"];
 
-const W: f64 = 760.0;
+/// Width of every chart, and of the bar charts (bars.rs).
+pub(super) const W: f64 = 760.0;
 const H: f64 = 300.0;
 const LEFT: f64 = 66.0;
 const RIGHT: f64 = 30.0;
 /// Room above the plot for the title and one row of legend.
-const TOP: f64 = 46.0;
+pub(super) const TOP: f64 = 46.0;
 const LEGEND_ROW: f64 = 17.0;
 const BOTTOM: f64 = 46.0;
-const FONT: &str = "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', sans-serif";
+pub(super) const FONT: &str = "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', sans-serif";
 
 /// Text for HTML and SVG alike: everything a server or a user wrote goes
 /// through here, so a value like `<script>` shows as text.

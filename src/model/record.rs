@@ -200,6 +200,12 @@ impl LevelRec {
         m.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect()
     }
 
+    /// Its events by kind as stored (`name`, `events`, `rollbacks`,
+    /// `latency_ms`); empty when its workload has no kinds.
+    pub fn kinds(&self) -> &[Value] {
+        self.summary.as_ref().and_then(|s| s.get("kinds")).and_then(|k| k.as_array()).map_or(&[], Vec::as_slice)
+    }
+
     /// How reports name the level in a sentence: its step, or its client count.
     pub fn at(&self) -> String {
         self.key().at()

@@ -494,7 +494,7 @@ fn extras_section(o: &mut String, runs: &[ReportRun]) {
         for l in &r.rec.levels {
             let mut figures = l.figures();
             figures.extend(family.map(|f| f.report_figures(l)).unwrap_or_default());
-            let kinds = l.summary.as_ref().and_then(|s| s.get("kinds")).and_then(|k| k.as_array()).cloned().unwrap_or_default();
+            let kinds = l.kinds();
             if figures.is_empty() && kinds.is_empty() {
                 continue;
             }
@@ -509,7 +509,7 @@ fn extras_section(o: &mut String, runs: &[ReportRun]) {
             if !kinds.is_empty() {
                 body.push_str("<table class=\"kinds\"><tr><th>transaction</th><th class=n>count</th><th class=n>per second</th><th class=n>rolled back</th><th class=n>avg ms</th><th class=n>p95 ms</th><th class=n>p99 ms</th><th class=n>max ms</th></tr>");
                 let secs = l.elapsed_s.max(1e-9);
-                for k in &kinds {
+                for k in kinds {
                     let n = |f: &str| k.get(f).and_then(|v| v.as_f64()).unwrap_or(0.0);
                     let lat = |f: &str| k.get("latency_ms").and_then(|v| v.get(f)).and_then(|v| v.as_f64()).unwrap_or(0.0);
                     let _ = write!(
@@ -544,8 +544,7 @@ fn kinds_charts(runs: &[ReportRun]) -> String {
     for i in 0..levels {
         let kinds_of = |r: &ReportRun| -> Vec<(String, f64, f64)> {
             let Some(l) = r.rec.levels.get(i) else { return Vec::new() };
-            let kinds = l.summary.as_ref().and_then(|s| s.get("kinds")).and_then(|k| k.as_array()).cloned().unwrap_or_default();
-            kinds
+            l.kinds()
                 .iter()
                 .map(|k| {
                     let name = k.get("name").and_then(|v| v.as_str()).unwrap_or("?").to_string();

@@ -120,6 +120,18 @@ pub fn java_properties(text: &str) -> Vec<(String, String, usize)> {
     out
 }
 
+/// The first value of `sql`'s first row as a whole number (a COUNT, a
+/// SUM); 0 when there is none. Its error names the statement.
+pub async fn count(conn: &mut Conn, sql: &str) -> Result<u64> {
+    let rows = conn.query_strings(sql).await.map_err(crate::db::sql_error(sql))?;
+    Ok(first_number(&rows))
+}
+
+/// The first value of the first row as a whole number; 0 when there is none.
+pub fn first_number(rows: &[Vec<Option<String>>]) -> u64 {
+    rows.first().and_then(|r| r.first()?.as_deref()).and_then(|s| s.trim().parse::<f64>().ok()).unwrap_or(0.0) as u64
+}
+
 /// Runs one statement whose rows are not read (DDL, a load's last step, a
 /// prewarm's scan); its error names the statement's first line.
 pub async fn ddl(conn: &mut Conn, sql: &str) -> Result<()> {

@@ -41,8 +41,9 @@ pub struct LiteConn {
     held: Option<OwnedMutexGuard<()>>,
     /// Per statement of the set: whether it writes (None: not yet known).
     writes: Vec<Option<bool>>,
-    /// When the statement running now started (for a time limit).
-    started: Arc<std::sync::Mutex<std::time::Instant>>,
+    /// With a time limit: when the statement running now started (every
+    /// entry point that runs one sets it). None without: no clock read.
+    started: Option<Arc<std::sync::Mutex<std::time::Instant>>>,
 }
 
 /// The turn of the file `conn` opened, shared by all its connections.
@@ -142,7 +143,7 @@ impl LiteConn {
             }
         }
         let turn = turn_of(&conn);
-        Ok(LiteConn { conn, text: String::new(), turn, held: None, writes: Vec::new(), started: Arc::new(std::sync::Mutex::new(std::time::Instant::now())) })
+        Ok(LiteConn { conn, text: String::new(), turn, held: None, writes: Vec::new(), started: None })
     }
 
     /// The turn statement `id` must wait for before it runs (None: it
@@ -189,6 +190,7 @@ impl LiteConn {
     }
 
     pub fn exec(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<u64> {
+        self.mark_start();
         let r = self.exec_stmt(id, st, params, prepared);
         self.end_turn_if_done();
         r
@@ -207,13 +209,13 @@ impl LiteConn {
     /// Statements interrupted once they have run `ms` milliseconds: SQLite
     /// asks every few thousand steps of its program whether to go on.
     pub fn set_timeout(&mut self, ms: u64) -> DbResult<()> {
-        let started = self.started.clone();
+        let started = self.started.get_or_insert_with(|| Arc::new(std::sync::Mutex::new(std::time::Instant::now()))).clone();
         let limit = std::time::Duration::from_millis(ms);
         self.conn.progress_handler(10_000, Some(move || started.lock().map(|s| s.elapsed() > limit).unwrap_or(false))).map_err(to_db_error)
     }
 
     fn mark_start(&self) {
-        if let Ok(mut s) = self.started.lock() {
+        if let Some(Ok(mut s)) = self.started.as_ref().map(|s| s.lock()) {
             *s = std::time::Instant::now();
         }
     }
@@ -237,6 +239,7 @@ impl LiteConn {
 
     /// A statement's rows with every value as text (NULL as None).
     pub fn exec_rows(&mut self, st: &Statement, params: &[Param<'_>], prepared: bool) -> DbResult<Vec<Vec<Option<String>>>> {
+        self.mark_start();
         let r = self.exec_rows_stmt(st, params, prepared);
         self.end_turn_if_done();
         r

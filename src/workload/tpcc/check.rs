@@ -1,11 +1,11 @@
 //! TPC-C consistency conditions (clause 3.3.2) as SQL, per dataset: each
 //! query counts what violates its condition, so 0 means it holds.
 
-use super::load::count;
 use super::schema::{SchemaOpts, UNDELIVERED_TS};
 use super::Tpcc;
 use crate::db::{Conn, ConnConfig, StatementSet};
 use crate::error::{Error, Result};
+use crate::workload::common::count;
 use crate::workload::{Checked, Dataset};
 use std::sync::Arc;
 

@@ -43,7 +43,7 @@ impl Family for TpccFamily {
     /// counts (NOPM proper reads the district table, which a stored run
     /// cannot), and each transaction's share of the mix.
     fn report_figures(&self, level: &LevelRec) -> Vec<(String, String)> {
-        let Some(kinds) = level.summary.as_ref().and_then(|s| s.get("kinds")).and_then(|k| k.as_array()) else { return Vec::new() };
+        let kinds = level.kinds();
         let count = |k: &serde_json::Value, f: &str| k.get(f).and_then(|v| v.as_u64()).unwrap_or(0);
         let secs = level.elapsed_s.max(1e-9);
         let total: u64 = kinds.iter().map(|k| count(k, "events")).sum();

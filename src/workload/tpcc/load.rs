@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::rand::{nurand, Rng};
 use crate::usage;
-use crate::workload::common::ddl;
+use crate::workload::common::{ddl, first_number};
 use crate::workload::{Dataset, DatasetTables, TableState};
 use std::sync::Arc;
 
@@ -317,16 +317,6 @@ async fn ddl_tolerant(conn: &mut Conn, sql: &str, codes: &[&str]) -> Result<()> 
         Err(e) if codes.contains(&e.code.as_str()) || e.message.contains("already exists") || e.message.contains("Duplicate") => Ok(()),
         Err(e) => Err(Error::Sql(format!("{e}\n  in: {}", sql.lines().next().unwrap_or(sql)))),
     }
-}
-
-pub async fn count(conn: &mut Conn, sql: &str) -> Result<u64> {
-    let rows = conn.query_strings(sql).await.map_err(crate::db::sql_error(sql))?;
-    Ok(first_number(&rows))
-}
-
-/// The first value of the first row as a whole number; 0 when there is none.
-fn first_number(rows: &[Vec<Option<String>>]) -> u64 {
-    rows.first().and_then(|r| r.first()?.as_deref()).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0) as u64
 }
 
 impl Dataset for Tpcc {

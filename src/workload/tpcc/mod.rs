@@ -661,7 +661,7 @@ impl Tpcc {
     pub async fn next_o_id_sum(&self, conn: &mut Conn) -> Result<i64> {
         let mut total = 0i64;
         for n in &self.names {
-            total += load::count(conn, &format!("SELECT SUM(d_next_o_id) FROM {}", n.district)).await? as i64;
+            total += crate::workload::common::count(conn, &format!("SELECT SUM(d_next_o_id) FROM {}", n.district)).await? as i64;
         }
         Ok(total)
     }

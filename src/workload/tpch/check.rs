@@ -10,6 +10,7 @@ use super::schema;
 use super::{params, queries, Tpch};
 use crate::db::Conn;
 use crate::error::{Error, Result};
+use crate::workload::common::count;
 use std::path::Path;
 
 /// A query's answer: its rows, every value as text.
@@ -61,10 +62,6 @@ pub fn difference(got: &Answer, want: &Answer) -> Option<String> {
     None
 }
 
-fn count(rows: &[Vec<Option<String>>]) -> u64 {
-    rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|s| s.trim().parse().ok()).unwrap_or(0)
-}
-
 impl Tpch {
     /// The consistency conditions that fail, as sentences.
     async fn table_conditions(&self, conn: &mut Conn) -> Result<Vec<String>> {
@@ -72,21 +69,21 @@ impl Tpch {
         let max = super::refresh::max_loaded_key(self.sf);
         for t in schema::TABLES.iter().filter(|t| t.name != "lineitem") {
             let sql = if t.name == "orders" { format!("SELECT COUNT(*) FROM orders WHERE o_orderkey <= {max}") } else { format!("SELECT COUNT(*) FROM {}", t.name) };
-            let n = count(&conn.query_strings(&sql).await.map_err(crate::db::sql_error(&sql))?);
+            let n = count(conn, &sql).await?;
             let want = super::load::rows(t, self.sf);
             if n != want {
                 failed.push(format!("{} holds {n} rows, scale factor {} has {want}", t.name, super::metrics::number(self.sf)));
             }
         }
         let sql = format!("SELECT COUNT(DISTINCT l_orderkey) FROM lineitem WHERE l_orderkey <= {max}");
-        let with_lines = count(&conn.query_strings(&sql).await.map_err(crate::db::sql_error(&sql))?);
+        let with_lines = count(conn, &sql).await?;
         let orders = super::load::rows(&schema::ORDERS, self.sf);
         if with_lines != orders {
             failed.push(format!("{with_lines} of the {orders} orders have lines"));
         }
         for (t, col) in [("orders", "o_orderkey"), ("lineitem", "l_orderkey")] {
             let sql = format!("SELECT COUNT(*) FROM {t} WHERE {col} > {max}");
-            let n = count(&conn.query_strings(&sql).await.map_err(crate::db::sql_error(&sql))?);
+            let n = count(conn, &sql).await?;
             if n > 0 {
                 failed.push(format!("{t} holds {n} rows of an unfinished refresh (the next run removes them)"));
             }
@@ -108,6 +105,12 @@ impl Tpch {
         Ok(answer)
     }
 
+    /// Whether the answers are compared with the TPC's set: at scale
+    /// factor 1, when no other server's are given.
+    fn against_the_tpcs_set(&self) -> bool {
+        self.args.answers.is_none() && self.sf == 1.0
+    }
+
     /// The answers this check compares with: another server's, else the
     /// TPC's at scale factor 1, else none.
     fn expected(&self, q: u8) -> Result<Option<Answer>> {
@@ -116,7 +119,7 @@ impl Tpch {
             let text = std::fs::read_to_string(&path).map_err(|e| Error::Usage(format!("--answers: cannot read {}: {e}", path.display())))?;
             return Ok(Some(parse(&text)));
         }
-        if self.sf == 1.0 {
+        if self.against_the_tpcs_set() {
             return Ok(tpchgen::q_and_a::answers_sf1::answer(q as i32).map(parse));
         }
         Ok(None)
@@ -126,7 +129,7 @@ impl Tpch {
     /// ps_partkey short (1 to 4 of its digits; every value column whole),
     /// so a key there is compared as the start of ours.
     fn as_the_answer_set_prints(&self, q: u8, mut got: Answer, want: &Answer) -> Answer {
-        if q == 11 && self.args.answers.is_none() && self.sf == 1.0 {
+        if q == 11 && self.against_the_tpcs_set() {
             for (g, w) in got.iter_mut().zip(want) {
                 if let (Some(k), Some(cut)) = (g.first_mut(), w.first()) {
                     if k.starts_with(cut.as_str()) {

@@ -12,7 +12,7 @@ use crate::env::DatasetTables;
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::usage;
-use crate::workload::common::{ddl, prewarm_tables};
+use crate::workload::common::{ddl, first_number, prewarm_tables};
 use crate::workload::{Dataset, TableState};
 use std::sync::{Arc, Mutex};
 
@@ -24,10 +24,6 @@ enum Found {
     Complete,
     /// Holds other rows than the scale factor's: (rows, expected).
     Other(u64, u64),
-}
-
-fn first_number(rows: &[Vec<Option<String>>]) -> u64 {
-    rows.first().and_then(|r| r.first().cloned().flatten()).and_then(|s| s.trim().parse::<f64>().ok()).unwrap_or(0.0) as u64
 }
 
 impl Tpch {
@@ -57,20 +53,52 @@ impl Tpch {
     }
 }
 
-/// The loaders' work: (table, part, parts), taken from the end.
-type Jobs = Arc<Mutex<Vec<(&'static Table, i32, i32)>>>;
+/// One piece of a prepare's work.
+enum Job {
+    /// Part `part` of `parts` of a table's rows.
+    Load(&'static Table, i32, i32),
+    /// A loaded table's index builds and statistics, in order.
+    Finish(Vec<String>),
+}
 
-/// Takes the next job until none is left.
-async fn loader(cfg: Arc<ConnConfig>, sf: f64, jobs: Jobs, progress: Arc<Progress>, bulk: usize, mode: LoadMode) -> Result<()> {
-    let mut conn = Conn::admin(&cfg).await?;
-    loop {
-        let job = jobs.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let Some((t, part, parts)) = job else { break };
-        let mut src = Source::new(Part::new(t, sf, part, parts), progress.clone());
-        conn.bulk_load(t.name, &t.load_columns(), &mut src, bulk, mode).await.map_err(|e| Error::Sql(format!("loading {} (part {part} of {parts}): {e}", t.name)))?;
+/// What the loaders share: the generator's scale factor and how rows are sent.
+struct Loading {
+    sf: f64,
+    progress: Arc<Progress>,
+    bulk: usize,
+    mode: LoadMode,
+}
+
+/// `jobs` on `workers` connections of their own, each taking the next
+/// job from the end until none is left; the first error stops the others.
+async fn run_jobs(cfg: &Arc<ConnConfig>, workers: usize, mut jobs: Vec<Job>, how: &Arc<Loading>, what: &str) -> Result<()> {
+    jobs.reverse();
+    let jobs = Arc::new(Mutex::new(jobs));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..workers {
+        let (cfg, jobs, how) = (cfg.clone(), jobs.clone(), how.clone());
+        tasks.spawn(async move {
+            let mut conn = Conn::admin(&cfg).await?;
+            loop {
+                let job = jobs.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                match job {
+                    None => break,
+                    Some(Job::Load(t, part, parts)) => {
+                        let mut src = Source::new(Part::new(t, how.sf, part, parts), how.progress.clone());
+                        conn.bulk_load(t.name, &t.load_columns(), &mut src, how.bulk, how.mode).await.map_err(|e| Error::Sql(format!("loading {} (part {part} of {parts}): {e}", t.name)))?;
+                    }
+                    Some(Job::Finish(sqls)) => {
+                        for sql in sqls {
+                            ddl(&mut conn, &sql).await?;
+                        }
+                    }
+                }
+            }
+            conn.close().await;
+            Ok(())
+        });
     }
-    conn.close().await;
-    Ok(())
+    crate::workload::join_loaders(tasks, what).await
 }
 
 impl Dataset for Tpch {
@@ -122,7 +150,7 @@ impl Dataset for Tpch {
                 Found::Empty => {}
             }
             let parts = load::parts(t, self.sf);
-            jobs.extend((1..=parts).rev().map(|p| (t, p, parts)));
+            jobs.extend((1..=parts).map(|p| Job::Load(t, p, parts)));
             loading.push(t);
             total += load::rows(t, self.sf);
         }
@@ -133,46 +161,23 @@ impl Dataset for Tpch {
             conn.close().await;
             return Ok(());
         }
-        // Largest tables first: popped from the end.
-        jobs.reverse();
         let loaders = if self.dialect().one_writer() { 1 } else { threads.max(1) };
         if !quiet {
             println!("Loading TPC-H scale factor {} ({}) with {loaders} loader(s)...", super::metrics::number(self.sf), loading.iter().map(|t| t.name).collect::<Vec<_>>().join(", "));
         }
         let started = std::time::Instant::now();
-        let progress = Arc::new(Progress::new("Loading", total, quiet));
-        let jobs = Arc::new(Mutex::new(jobs));
-        let mut tasks = tokio::task::JoinSet::new();
-        for _ in 0..loaders {
-            tasks.spawn(loader(cfg.clone(), self.sf, jobs.clone(), progress.clone(), self.common.load_bulk_size, mode));
-        }
-        crate::workload::join_loaders(tasks, "TPC-H loader").await?;
-        progress.finish();
+        let how = Arc::new(Loading { sf: self.sf, progress: Arc::new(Progress::new("Loading", total, quiet)), bulk: self.common.load_bulk_size, mode });
+        // The largest tables first (their order in TABLES).
+        run_jobs(&cfg, loaders, jobs, &how, "TPC-H loader").await?;
+        how.progress.finish();
         let secs = started.elapsed().as_secs_f64();
         if !quiet {
             println!("Loaded about {total} rows in {secs:.2}s ({:.0} rows/s); building the foreign-key indexes...", total as f64 / secs.max(1e-9));
         }
         // Each table's indexes and statistics on a connection of its own,
         // the largest tables first: lineitem's take longest.
-        let finishing: Vec<Vec<String>> = loading.iter().rev().map(|t| t.finish(self.dialect())).collect();
-        let finishing = Arc::new(Mutex::new(finishing));
-        let mut tasks = tokio::task::JoinSet::new();
-        for _ in 0..loaders {
-            let (cfg, finishing) = (cfg.clone(), finishing.clone());
-            tasks.spawn(async move {
-                let mut conn = Conn::admin(&cfg).await?;
-                loop {
-                    let next = finishing.lock().unwrap_or_else(|e| e.into_inner()).pop();
-                    let Some(sqls) = next else { break };
-                    for sql in sqls {
-                        ddl(&mut conn, &sql).await?;
-                    }
-                }
-                conn.close().await;
-                Ok(())
-            });
-        }
-        crate::workload::join_loaders(tasks, "TPC-H index build").await?;
+        let finishing = loading.iter().map(|t| Job::Finish(t.finish(self.dialect()))).collect();
+        run_jobs(&cfg, loaders, finishing, &how, "TPC-H index build").await?;
         if !quiet {
             println!("Prepared in {:.2}s, index builds and statistics included.", started.elapsed().as_secs_f64());
         }

@@ -7,7 +7,7 @@
 
 use super::load::{self, Part};
 use super::schema;
-use crate::db::{Conn, ConnConfig, Dialect, Row, RowSource};
+use crate::db::{Conn, ConnConfig, Row, RowSource};
 use crate::error::Result;
 use std::sync::Arc;
 
@@ -27,12 +27,16 @@ pub fn max_loaded_key(sf: f64) -> i64 {
     load::order_key(loaded(sf))
 }
 
-/// The order indexes of pair `pair`'s new orders start after this one;
-/// each pair has room for the largest update set.
-fn first_index(sf: f64, pair: u32) -> i64 {
+/// Order indexes each pair has: room for the largest update set (the
+/// generator's last part takes the remainder).
+fn room(sf: f64) -> i64 {
     let n = loaded(sf);
-    let room = n / SETS as i64 + n % SETS as i64;
-    n + (pair as i64 - 1) * room
+    n / SETS as i64 + n % SETS as i64
+}
+
+/// The order indexes of pair `pair`'s new orders start after this one.
+fn first_index(sf: f64, pair: u32) -> i64 {
+    loaded(sf) + (pair as i64 - 1) * room(sf)
 }
 
 /// The update set (1-based part of the orders) pair `pair` inserts.
@@ -43,16 +47,14 @@ fn set_of(pair: u32) -> i32 {
 /// The key range of pair `pair`'s new orders.
 fn key_range(sf: f64, pair: u32) -> (i64, i64) {
     let first = first_index(sf, pair);
-    let n = loaded(sf);
-    let room = n / SETS as i64 + n % SETS as i64;
-    (load::order_key(first + 1), load::order_key(first + room))
+    (load::order_key(first + 1), load::order_key(first + room(sf)))
 }
 
 /// A part's rows with the order keys moved to pair `pair`'s.
 struct Moved {
     part: Part,
-    /// The part's first order key and its new first index.
-    base_key: i64,
+    /// The part's first order index, and the index before the first its rows move to.
+    base: i64,
     first: i64,
 }
 
@@ -62,13 +64,13 @@ impl Moved {
         let n = loaded(sf);
         // The part's first order index (1-based), as the generator splits the table.
         let start = (n / SETS as i64) * (set as i64 - 1) + 1;
-        Moved { part: Part::new(table, sf, set, SETS), base_key: start, first: first_index(sf, pair) }
+        Moved { part: Part::new(table, sf, set, SETS), base: start, first: first_index(sf, pair) }
     }
 }
 
 impl RowSource for Moved {
     fn next_row(&mut self, row: &mut Row) -> bool {
-        let (base, first) = (self.base_key, self.first);
+        let (base, first) = (self.base, self.first);
         // An order key back to its index (dbgen keeps 8 of every 32 keys), moved.
         let moved = |key: i64| load::order_key(first + ((key >> 5) << 3) + (key & 7) - base + 1);
         self.part.fill(row, &moved)
@@ -76,7 +78,7 @@ impl RowSource for Moved {
 }
 
 /// RF1 of pair `pair`: its orders, then their lines.
-pub fn rf1(sf: f64, pair: u32, _d: &dyn Dialect) -> Vec<String> {
+pub fn rf1(sf: f64, pair: u32) -> Vec<String> {
     let mut out = Vec::new();
     for t in [&schema::ORDERS, &schema::LINEITEM] {
         out.extend(crate::db::insert_statements(t.name, &t.load_columns(), &mut Moved::new(t, sf, pair), PER_INSERT));
@@ -113,7 +115,7 @@ mod tests {
         let (lo1, hi1) = key_range(sf, 1);
         let (lo2, _) = key_range(sf, 2);
         assert!(max < lo1 && lo1 <= hi1 && hi1 < lo2, "{max} {lo1} {hi1} {lo2}");
-        let sql = rf1(sf, 1, crate::db::engines::named("sqlite").unwrap().dialect());
+        let sql = rf1(sf, 1);
         assert_eq!(sql.len(), 2, "15 orders and their lines, one statement each");
         assert_eq!(sql[0].matches("),(").count() + 1, 15, "{}", &sql[0][..200]);
         // Every key RF1 writes is in the range RF2 deletes.
