@@ -35,15 +35,6 @@ fn reference_answers() -> &'static Path {
     })
 }
 
-fn figure(l: &Value, name: &str) -> f64 {
-    let f = &l["summary"]["figures"];
-    f[name].as_str().unwrap_or_else(|| panic!("no figure {name} in {f}")).parse().unwrap()
-}
-
-fn kind_events(l: &Value, name: &str) -> u64 {
-    l["summary"]["kinds"].as_array().unwrap().iter().find(|k| k["name"] == name).unwrap_or_else(|| panic!("no kind {name}"))["events"].as_u64().unwrap()
-}
-
 const KINDS: [&str; 24] = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "Q9", "Q10", "Q11", "Q12", "Q13", "Q14", "Q15", "Q16", "Q17", "Q18", "Q19", "Q20", "Q21", "Q22", "RF1", "RF2"];
 
 /// Load, both tests, the answers against SQLite's, the tables as loaded
@@ -68,22 +59,22 @@ fn whole_benchmark(server: Server, name: &str) {
     let (power, through) = (&levels[0], &levels[1]);
     assert_eq!((power["threads"].as_u64(), through["threads"].as_u64()), (Some(1), Some(3)), "one stream, then two query streams and the refresh stream");
     for k in KINDS {
-        assert_eq!(kind_events(power, k), 1, "{k} in the power test");
-        assert_eq!(kind_events(through, k), 2, "{k} in the throughput test");
+        assert_eq!(level_kind_events(power, k), 1, "{k} in the power test");
+        assert_eq!(level_kind_events(through, k), 2, "{k} in the throughput test");
     }
     // Power@Size from the 24 times it reports (each to a tenth of a millisecond),
     // the shortest raised to a thousandth of the longest.
-    let secs: Vec<f64> = KINDS.iter().map(|k| figure(power, &format!("{k} seconds")).max(0.00005)).collect();
+    let secs: Vec<f64> = KINDS.iter().map(|k| level_figure(power, &format!("{k} seconds")).max(0.00005)).collect();
     let floor = secs.iter().cloned().fold(0.0, f64::max) / 1000.0;
     let geo = (secs.iter().map(|s| s.max(floor).ln()).sum::<f64>() / 24.0).exp();
-    let p = figure(power, "Power@Size");
+    let p = level_figure(power, "Power@Size");
     let want = 3600.0 * 0.01 / geo;
     assert!((p - want).abs() <= want * 0.03, "Power@Size {p}, from its times {want}\n{power}");
     // Throughput@Size: 2 streams x 22 queries an hour over the test's length, x SF.
-    let t = figure(through, "Throughput@Size");
+    let t = level_figure(through, "Throughput@Size");
     let want = 2.0 * 22.0 * 3600.0 / through["elapsed_s"].as_f64().unwrap() * 0.01;
     assert!((t - want).abs() <= want * 0.02, "Throughput@Size {t}, from the test's length {want}\n{through}");
-    let q = figure(through, "QphH@Size");
+    let q = level_figure(through, "QphH@Size");
     assert!((q - (p * t).sqrt()).abs() <= 0.1, "QphH@Size {q} is the root of {p} x {t}");
     // RF2 removed what RF1 added.
     assert_eq!(server.count("SELECT COUNT(*) FROM orders"), ORDERS);

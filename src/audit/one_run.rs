@@ -407,7 +407,8 @@ pub fn rule_standby_lag(r: &RunRecord) -> Vec<Finding> {
 }
 
 /// A level whose longest gap without a completed event (or write, or
-/// event of one kind) was remarkable: 1 s or more and ten times its p99.
+/// event of one kind) was remarkable: 1 s or more and ten times its p99
+/// (a kind's: ten times the mean time between its completions too).
 /// Info: a failover or a lock may be what the run was meant to measure,
 /// but a throughput figure over such a level is not the steady state.
 pub fn rule_outage(r: &RunRecord) -> Vec<Finding> {
@@ -418,7 +419,11 @@ pub fn rule_outage(r: &RunRecord) -> Vec<Finding> {
         let mut classes: Vec<(String, &GapSpan)> = Vec::new();
         classes.extend(o.all.as_ref().filter(|g| worth(g)).map(|g| ("event".to_string(), g)));
         classes.extend(o.write.as_ref().filter(|g| worth(g)).map(|g| ("write".to_string(), g)));
-        classes.extend(o.kinds.iter().filter_map(|k| k.gap.as_ref().filter(|g| worth(g)).map(|g| (k.name.clone(), g))));
+        // A kind against its own pace too: one that completes rarely by design is not stopped.
+        let kinds = l.kinds();
+        let events = |name: &str| kinds.iter().find(|k| k.get("name").and_then(|n| n.as_str()) == Some(name)).and_then(|k| k.get("events")).and_then(|e| e.as_u64()).unwrap_or(0);
+        let kind_worth = |name: &str, g: &GapSpan| crate::stats::gaps::remarkable_kind(g.secs, l.p99_ms, events(name), l.elapsed_s);
+        classes.extend(o.kinds.iter().filter_map(|k| k.gap.as_ref().filter(|g| kind_worth(&k.name, g)).map(|g| (k.name.clone(), g))));
         // The longest; of equal ones the first (events before writes before kinds).
         let Some((what, longest)) = classes.iter().rev().max_by(|a, b| a.1.secs.total_cmp(&b.1.secs)) else { continue };
         out.push(finding(

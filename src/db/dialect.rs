@@ -146,6 +146,17 @@ pub trait Dialect: Schema + Loading + Sync {
         format!("DECIMAL({precision},{scale})")
     }
 
+    /// Starts a read-only transaction whose statements all read one
+    /// snapshot (an analytic query and what it is measured against).
+    fn begin_snapshot(&self) -> &'static str {
+        self.begin_ro()
+    }
+
+    /// The character code of a one-character text expression.
+    fn char_code(&self, expr: &str) -> String {
+        format!("ASCII({expr})")
+    }
+
     /// The year of a DATE expression, as an integer.
     fn year_of(&self, expr: &str) -> String {
         format!("EXTRACT(YEAR FROM {expr})")

@@ -19,7 +19,7 @@ pub mod sysbench;
 
 use crate::model::RunInfo;
 use crate::model::{Checkpoint, Interval, LevelResult, Sink, Stop};
-use crate::stats::gaps::remarkable;
+use crate::stats::gaps::remarkable_kind;
 use crate::stats::{mean_stddev, pct_ms, ClientTotals, Window};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -400,7 +400,7 @@ fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
 pub fn outage_lines(r: &LevelResult) -> Vec<String> {
     let Some(o) = &r.outage else { return Vec::new() };
     let t = &r.total;
-    o.lines(t.writes > 0, |i, g| t.kinds.get(i).is_some_and(|k| remarkable(g.secs, pct_ms(&k.lat, 99.0))))
+    o.lines(t.writes > 0, |i, g| t.kinds.get(i).is_some_and(|k| remarkable_kind(g.secs, pct_ms(&k.lat, 99.0), k.events, r.elapsed_s)))
 }
 
 pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {

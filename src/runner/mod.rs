@@ -231,10 +231,13 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut joins = Vec::new();
+    // Clients a workload keeps out of the open loop run back to back; the
+    // rate is shared by the others, worker by worker as they are dealt.
+    let paced_total = (0..threads).filter(|&id| w.paced(id, threads)).count();
     for wi in 0..nworkers {
         let ids: Vec<usize> = (wi..threads).step_by(nworkers).collect();
         let (w, cfg, rc, shared, tx) = (w.clone(), cfg.clone(), rc.clone(), shared.clone(), tx.clone());
-        let rate_share = rc.rate / nworkers as f64;
+        let rate_share = if paced_total == threads { rc.rate / nworkers as f64 } else { rc.rate * ids.iter().filter(|&&id| w.paced(id, threads)).count() as f64 / paced_total.max(1) as f64 };
         let qcap = (rc.queue_max / nworkers).max(1);
         let debug = opts.debug;
         joins.push(

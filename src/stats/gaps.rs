@@ -228,6 +228,14 @@ pub fn remarkable(gap_s: f64, p99_ms: f64) -> bool {
     gap_s >= 1.0 && gap_s * 1e3 >= 10.0 * p99_ms
 }
 
+/// A gap of one kind worth a line: remarkable, and ten times the mean time
+/// between the kind's completions over the level (`events` in
+/// `elapsed_s`), so a kind that runs rarely by design (an analytic query
+/// once per stream's round) stays quiet between its turns.
+pub fn remarkable_kind(gap_s: f64, p99_ms: f64, events: u64, elapsed_s: f64) -> bool {
+    remarkable(gap_s, p99_ms) && gap_s >= 10.0 * elapsed_s / events.max(1) as f64
+}
+
 impl GapSpan {
     /// "4.21 s, from 32.10 s (errors: 2013 x12, 1053 x3)".
     pub fn text(&self) -> String {
@@ -473,6 +481,17 @@ mod tests {
 
     /// Three clients stalled at different times: the level's gap is where
     /// all three were waiting, from the last success before to the first after.
+    /// A kind that completes once per round of a stream (an analytic
+    /// query) left seconds between its completions by design: no outage;
+    /// the same gap in a kind that completes hundreds of times is one.
+    #[test]
+    fn a_kind_run_once_a_round_is_no_outage() {
+        assert!(!remarkable_kind(6.4, 50.0, 1, 7.3), "one Q22 in a 7.3 s level");
+        assert!(!remarkable_kind(3.0, 50.0, 4, 7.3), "four in 7.3 s: 1.8 s apart on average");
+        assert!(remarkable_kind(3.0, 5.0, 2000, 7.3), "a New-Order stop of 3 s");
+        assert!(!remarkable_kind(0.5, 5.0, 2000, 7.3), "under a second");
+    }
+
     #[test]
     fn intersection_of_several_clients() {
         let mut m = merger(3);

@@ -279,7 +279,7 @@ document.querySelectorAll('svg.chart').forEach(function(svg){
   svg.querySelectorAll('g.series').forEach(function(g){var pl=g.querySelector('polyline');if(!pl)return;var d=parse(pl);var best=-1,bd=1e9;
    for(var i=0;i<d.xy.length;i++){var dd=Math.abs(d.xy[i][0]-p.x);if(dd<bd){bd=dd;best=i}}
    if(best<0||bd>40)return;xl=d.v[best][0];gx=d.xy[best][0];var c=pl.getAttribute('stroke');
-   rows.push('<span style="color:'+c+'">\u25CF</span> '+g.getAttribute('data-name').replace(/[&<>]/g,function(ch){return {'&':'&amp;','<':'&lt;','>':'&gt;'}[ch]})+': <b>'+d.v[best][1]+'</b>')});
+   rows.push('<span style="color:'+c+'">\u25CF</span> '+g.getAttribute('data-name').replace(/[&<>]/g,function(c0){return {'&':'&amp;','<':'&lt;','>':'&gt;'}[c0]})+': <b>'+d.v[best][1]+'</b>')});
   if(!rows.length){tip.style.display='none';guide.style.display='none';return}
   guide.setAttribute('x1',gx);guide.setAttribute('x2',gx);guide.style.display='';
   tip.innerHTML='<div>'+svg.getAttribute('data-xlabel')+' '+xl+'</div>'+rows.join('<br>');tip.style.display='block';tip.style.left=(e.clientX+14)+'px';tip.style.top=(e.clientY+14)+'px'});

@@ -157,6 +157,29 @@ pub async fn prewarm_tables(cfg: &Arc<ConnConfig>, quiet: bool, groups: Vec<(Str
     Ok(())
 }
 
+/// Query numbers from 1 to 22 (TPC-H's and CH-benCHmark's), as a list
+/// like `1,6,14` (`q6` too) or `all`, each once, in the order given.
+pub fn query_numbers(s: &str) -> Result<Vec<u8>, String> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok((1..=22).collect());
+    }
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let p = part.trim().trim_start_matches(['q', 'Q']);
+        match p.parse::<u8>() {
+            Ok(n @ 1..=22) if !out.contains(&n) => out.push(n),
+            Ok(n @ 1..=22) => return Err(format!("query {n} is named twice")),
+            _ => return Err(format!("'{}' is no query: use numbers from 1 to 22, e.g. 1,6,14, or all", part.trim())),
+        }
+    }
+    Ok(out)
+}
+
+/// `all`, or query numbers from 1 to 22 separated by commas, as given.
+pub fn query_list(s: &str) -> Result<String, String> {
+    query_numbers(s).map(|_| s.trim().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

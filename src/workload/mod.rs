@@ -226,6 +226,13 @@ pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'stat
     /// transaction is open).
     fn after_error(&self, conn: &mut Conn, c: &mut Self::Client) -> impl Future<Output = ()>;
 
+    /// Whether client `id` of `clients` takes its events' start times from
+    /// the open loop (`--rate`); one that does not runs back to back beside
+    /// the others (CH-benCHmark's analytic streams beside its terminals).
+    fn paced(&self, _id: usize, _clients: usize) -> bool {
+        true
+    }
+
     /// Events between reconnects (0: never), per client.
     fn reconnect_every(&self) -> u64 {
         0

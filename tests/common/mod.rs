@@ -570,6 +570,17 @@ pub fn stored_levels(store: &Path, run: &str) -> Vec<serde_json::Value> {
     run["levels"].as_array().cloned().unwrap_or_else(|| panic!("no levels in {v}"))
 }
 
+/// A stored level's figure `name` (a workload's own, printed and stored with its summary), as a number.
+pub fn level_figure(l: &serde_json::Value, name: &str) -> f64 {
+    let f = &l["summary"]["figures"];
+    f[name].as_str().unwrap_or_else(|| panic!("no figure {name} in {f}")).parse().unwrap_or_else(|_| panic!("figure {name} is no number: {f}"))
+}
+
+/// Events of kind `name` in a stored level (0 when it has none).
+pub fn level_kind_events(l: &serde_json::Value, name: &str) -> u64 {
+    l["summary"]["kinds"].as_array().map_or(0, |ks| ks.iter().find(|k| k["name"] == name).map_or(0, |k| k["events"].as_u64().unwrap_or(0)))
+}
+
 /// Client variables set to wrong values, as a user's shell may hold them
 /// (a `PGPASSWORD` for another server, a `PGHOST` elsewhere ...), and the
 /// variables etcd, Patroni and MinIO read their settings from. A sandbox

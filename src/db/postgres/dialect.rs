@@ -10,6 +10,11 @@ impl Dialect for PgDialect {
         Some(format!(" RETURNING {col}"))
     }
 
+    /// READ COMMITTED, the default, takes a snapshot per statement.
+    fn begin_snapshot(&self) -> &'static str {
+        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    }
+
     fn auto_inc_int(&self) -> &'static str {
         "SERIAL"
     }

@@ -44,6 +44,10 @@ impl Dialect for LiteDialect {
         "REAL".into()
     }
 
+    fn char_code(&self, expr: &str) -> String {
+        format!("UNICODE({expr})")
+    }
+
     /// Dates are `YYYY-MM-DD` text here.
     fn year_of(&self, expr: &str) -> String {
         format!("CAST(strftime('%Y', {expr}) AS INTEGER)")

@@ -1,5 +1,6 @@
 //! TPC-C as one family in the workload registry.
 
+use super::ch::{self, options::ChArgs, Ch};
 use super::{session_sql, Tpcc, TpccArgs, KINDS};
 use crate::db::ConnConfig;
 use crate::error::{Error, Result};
@@ -18,11 +19,11 @@ impl Family for TpccFamily {
     }
 
     fn workloads(&self) -> &'static [&'static str] {
-        &["tpcc"]
+        &["tpcc", ch::NAME]
     }
 
     fn help(&self) -> &'static str {
-        "tpcc"
+        "tpcc, ch"
     }
 
     fn label_example(&self) -> &'static str {
@@ -32,7 +33,7 @@ impl Family for TpccFamily {
     /// Only its own options: those every family shares
     /// (`workload::common`) are added once and read back in `bench`.
     fn augment_args(&self, cmd: Command) -> Command {
-        TpccArgs::augment_args(cmd)
+        ChArgs::augment_args(TpccArgs::augment_args(cmd))
     }
 
     fn has_check(&self) -> bool {
@@ -46,6 +47,8 @@ impl Family for TpccFamily {
         let kinds = level.kinds();
         let count = |k: &serde_json::Value, f: &str| k.get(f).and_then(|v| v.as_u64()).unwrap_or(0);
         let secs = level.elapsed_s.max(1e-9);
+        // The mix is the transactions' (CH-benCHmark's queries are not in it).
+        let kinds: Vec<&serde_json::Value> = kinds.iter().filter(|k| k.get("name").and_then(|n| n.as_str()).is_some_and(|n| KINDS.contains(&n))).collect();
         let total: u64 = kinds.iter().map(|k| count(k, "events")).sum();
         let mut out = Vec::new();
         if let Some(no) = kinds.iter().find(|k| k.get("name").and_then(|n| n.as_str()) == Some(KINDS[0])) {
@@ -61,11 +64,23 @@ impl Family for TpccFamily {
         out
     }
 
+    /// What a CH-benCHmark run's work is: two runs that differ in one ran different work.
+    fn defining_options(&self, workload: &str) -> &'static [&'static str] {
+        if workload == ch::NAME {
+            &["warehouses", "datasets", "mix", "terminals", "analytic-streams", "analytic-queries", "analytic-rounds", "analytic-side", "alone-phase", "query-timeout"]
+        } else {
+            &[]
+        }
+    }
+
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let args: TpccArgs = plan.families.get()?;
         let common = plan.families.get()?;
         let w = Tpcc::new(args.clone(), common, plan.run.seed, cfg.engine())?;
         cfg.session_sql.extend(session_sql(cfg.engine(), &args.isolation)?);
+        if plan.workload == ch::NAME {
+            return ch_bench(plan, w, cfg).map(Some);
+        }
         if w.spec && plan.command == BenchCommand::Run {
             spec_threads(plan, w.spec_terminals())?;
         }
@@ -100,4 +115,44 @@ fn spec_threads(plan: &mut Plan, n: usize) -> Result<()> {
     }
     plan.run.levels = vec![n];
     Ok(())
+}
+
+/// CH-benCHmark: the TPC-C clients (`--threads`, or 10 per warehouse in
+/// spec mode) in every level, the analytic streams after them in the
+/// mixed one.
+fn ch_bench(plan: &mut Plan, w: Tpcc, cfg: ConnConfig) -> Result<BenchRun> {
+    let args: ChArgs = plan.families.get()?;
+    let c = &mut plan.run;
+    if c.levels.len() > 1 {
+        return Err(Error::Usage("--threads: CH-benCHmark runs one count of TPC-C clients beside its analytic streams; give one number".into()));
+    }
+    if plan.families.given::<u64>("events").is_some() {
+        return Err(Error::Usage("--events: CH-benCHmark's phases end at --time, or with --analytic-rounds; leave --events out".into()));
+    }
+    let terminals = if w.spec { w.spec_terminals() } else { c.levels[0] };
+    let analytic = match &args.analytic_target {
+        None => None,
+        Some(url) => {
+            let target = crate::db::url::Target::parse(url).map_err(|e| Error::Usage(format!("--analytic-target: {e}")))?;
+            if target.protocol != cfg.target.protocol {
+                return Err(Error::Usage(format!(
+                    "--analytic-target: a {} server, but the target is {}: give a server holding the same data with the same engine (a replica)",
+                    target.protocol.name(),
+                    cfg.target.protocol.name()
+                )));
+            }
+            Some(std::sync::Arc::new(ConnConfig { target, engine: std::sync::OnceLock::new(), identity: std::sync::OnceLock::new(), ..cfg.clone() }))
+        }
+    };
+    let query_timeout = plan.families.value::<f64>("query_timeout").unwrap_or(0.0);
+    let mut ch = Ch::new(w, args, terminals, analytic, query_timeout).map_err(|e| Error::Usage(format!("--analytic-queries: {e}")))?;
+    ch.repeat(c.repeat, c.repeat_order == crate::values::RepeatOrder::Interleaved);
+    c.levels = ch.levels();
+    if ch.rounds() > 0 {
+        // The mixed phase ends with the streams' rounds, the TPC-C-alone one by its own clock.
+        ch.rounds_end_phases(c.warmup_time + c.time);
+        c.time = 0.0;
+    }
+    c.events = 0;
+    Ok(BenchRun::new(ch, cfg))
 }

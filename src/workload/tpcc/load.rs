@@ -182,7 +182,7 @@ impl LoadOrder {
 }
 
 impl Tpcc {
-    async fn admin(&self, cfg: &Arc<ConnConfig>) -> Result<Conn> {
+    pub(crate) async fn admin(&self, cfg: &Arc<ConnConfig>) -> Result<Conn> {
         let mut c = Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), 0).await.map_err(|e| crate::db::connect_error(&cfg.target, &e))?;
         // Loads and repairs run in an order foreign keys would refuse.
         if let Some(off) = self.dialect().fk_checks_off() {

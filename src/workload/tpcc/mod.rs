@@ -12,6 +12,7 @@
 //! task, but with its own connection (the server must accept
 //! 10 x warehouses connections).
 
+pub mod ch;
 pub mod check;
 mod delivery;
 pub mod family;
@@ -166,6 +167,8 @@ pub struct Tpcc {
     pub shared: Arc<RunShared>,
     /// `--verify-writes`: where the clients record their New-Orders.
     writes: std::sync::OnceLock<Arc<crate::workload::witness::WriteLog>>,
+    /// CH-benCHmark: where the clients note when each New-Order committed.
+    pub(crate) commits: std::sync::OnceLock<Arc<ch::freshness::CommitLog>>,
 }
 
 pub struct TpccClient {
@@ -276,6 +279,7 @@ impl Tpcc {
             rollback: StmtId(0),
             shared: Arc::new(RunShared::default()),
             writes: std::sync::OnceLock::new(),
+            commits: std::sync::OnceLock::new(),
         };
         t.build_statements();
         Ok(t)

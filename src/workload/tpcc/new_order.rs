@@ -66,6 +66,9 @@ impl Tpcc {
         }
         let ended = self.end(conn, c, q, true).await;
         witness::committed(&mut c.rec, ended)?;
+        if let Some(log) = self.commits.get() {
+            log.committed(ds, w, d, o_id);
+        }
         if let Some(r) = &mut c.rec {
             r.acknowledged();
         }

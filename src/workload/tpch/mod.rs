@@ -134,7 +134,7 @@ pub fn min_streams(sf: f64) -> u32 {
 
 impl Tpch {
     pub fn new(args: TpchArgs, common: CommonArgs, sf: f64, seed: u64, engine: &'static dyn Engine) -> Result<Tpch, String> {
-        let queries = options::parse_queries(&args.queries)?;
+        let queries = crate::workload::common::query_numbers(&args.queries)?;
         let streams = args.streams.unwrap_or_else(|| min_streams(sf)) as usize;
         let tests = match args.tests {
             Tests::Power => vec![Test::Power],

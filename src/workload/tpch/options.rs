@@ -20,7 +20,7 @@ pub struct TpchArgs {
     #[arg(long = "tests", default_value = "both", value_parser = tests)]
     pub tests: Tests,
     /// The queries to run, e.g. 1,6,14 (all: the 22; a subset gives no spec metric)
-    #[arg(long, default_value = "all", value_parser = query_list)]
+    #[arg(long, default_value = "all", value_parser = crate::workload::common::query_list)]
     pub queries: String,
     /// The refresh functions RF1 (new orders) and RF2 (their removal) beside the queries (on|off)
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
@@ -64,39 +64,18 @@ fn timeout(s: &str) -> Result<f64, String> {
     values::finite(s).filter(|v| (0.0..=values::MAX_SECONDS).contains(v)).ok_or_else(|| "use seconds, 0 or more (0: no limit)".to_string())
 }
 
-/// `all`, or query numbers from 1 to 22 separated by commas.
-fn query_list(s: &str) -> Result<String, String> {
-    parse_queries(s).map(|_| s.trim().to_string())
-}
-
-/// The query numbers `--queries` names, in the spec's numbering.
-pub fn parse_queries(s: &str) -> Result<Vec<u8>, String> {
-    if s.trim().eq_ignore_ascii_case("all") {
-        return Ok((1..=22).collect());
-    }
-    let mut out = Vec::new();
-    for part in s.split(',') {
-        let p = part.trim().trim_start_matches(['q', 'Q']);
-        match p.parse::<u8>() {
-            Ok(n @ 1..=22) if !out.contains(&n) => out.push(n),
-            Ok(n @ 1..=22) => return Err(format!("query {n} is named twice")),
-            _ => return Err(format!("'{}' is no query: use numbers from 1 to 22, e.g. 1,6,14, or all", part.trim())),
-        }
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::common::query_numbers;
 
     #[test]
     fn queries_are_numbers_from_1_to_22_once_each() {
-        assert_eq!(parse_queries("all").unwrap().len(), 22);
-        assert_eq!(parse_queries("1, q6,Q14").unwrap(), vec![1, 6, 14]);
-        assert!(parse_queries("0").unwrap_err().contains("'0' is no query"));
-        assert!(parse_queries("23").is_err());
-        assert!(parse_queries("3,3").unwrap_err().contains("twice"));
+        assert_eq!(query_numbers("all").unwrap().len(), 22);
+        assert_eq!(query_numbers("1, q6,Q14").unwrap(), vec![1, 6, 14]);
+        assert!(query_numbers("0").unwrap_err().contains("'0' is no query"));
+        assert!(query_numbers("23").is_err());
+        assert!(query_numbers("3,3").unwrap_err().contains("twice"));
     }
 
     #[test]

@@ -1,0 +1,474 @@
+//! CH-benCHmark: TPC-C's transactions and 22 analytic queries over the
+//! same tables at once, the queries in streams of their own beside the
+//! TPC-C clients. A run has two levels: TPC-C alone (`--alone-phase`,
+//! default on), then the mixed phase with the analytic streams; what the
+//! queries cost the transactions is the difference between the two.
+//!
+//! The TPC-C clients are the first `--threads` clients (10 per warehouse
+//! with `--terminals spec`), each running TPC-C exactly as the tpcc
+//! workload does, open loop with `--rate`; the analytic streams are the
+//! clients after them, each running its queries back to back (stream k
+//! starts at the k-th query, as go-tpc's streams do), in a read-only
+//! transaction that first reads every district's next order id: the
+//! query's freshness (freshness.rs).
+
+mod figures;
+pub mod freshness;
+pub mod options;
+pub mod queries;
+pub mod tables;
+
+use super::{Tpcc, TpccClient, KINDS as TPCC_KINDS};
+use crate::db::{Class, Conn, ConnConfig, DbResult, RowBuf, StatementSet};
+use crate::error::Result;
+use crate::workload::{Checked, Counters, Dataset, TableState};
+use crate::workload::{Levels, Workload};
+use freshness::{CommitLog, Sample};
+use options::ChArgs;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tables::ChNames;
+
+pub const NAME: &str = "ch";
+
+/// TPC-C's five transactions, then the 22 queries.
+pub const KINDS: [&str; 27] = [
+    "new_order",
+    "payment",
+    "order_status",
+    "delivery",
+    "stock_level",
+    "Q1",
+    "Q2",
+    "Q3",
+    "Q4",
+    "Q5",
+    "Q6",
+    "Q7",
+    "Q8",
+    "Q9",
+    "Q10",
+    "Q11",
+    "Q12",
+    "Q13",
+    "Q14",
+    "Q15",
+    "Q16",
+    "Q17",
+    "Q18",
+    "Q19",
+    "Q20",
+    "Q21",
+    "Q22",
+];
+
+/// The two phases, each a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Alone,
+    Mixed,
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Alone => "tpcc-alone",
+            Phase::Mixed => "mixed",
+        }
+    }
+}
+
+/// What the TPC-C-alone phase measured, for the mixed phase's comparison.
+#[derive(Clone, Copy, Debug)]
+struct Alone {
+    tpmc: f64,
+    new_order_p95_ms: f64,
+}
+
+#[derive(Default)]
+struct Current {
+    phase: Option<Phase>,
+    samples: Vec<Sample>,
+    alone: Option<Alone>,
+    figures: Vec<(String, String)>,
+}
+
+pub struct Ch {
+    pub tpcc: Tpcc,
+    args: ChArgs,
+    queries: Vec<u8>,
+    names: Vec<ChNames>,
+    /// Clients running TPC-C; the analytic streams come after them.
+    pub terminals: usize,
+    /// Where the analytic streams run when not on the target.
+    analytic: Option<Arc<ConnConfig>>,
+    /// The phases, once each.
+    phases: Vec<Phase>,
+    /// Each level's phase, in the order the run takes them (with
+    /// `--repeat`, each phase again, interleaved or grouped).
+    order: Vec<Phase>,
+    /// Seconds a phase lasts when the workload ends it itself (with
+    /// `--analytic-rounds`, the run has no time limit of its own).
+    phase_secs: Option<f64>,
+    query_timeout: f64,
+    log: Arc<CommitLog>,
+    streams_done: AtomicUsize,
+    current: Mutex<Current>,
+}
+
+pub struct StreamClient {
+    stream: usize,
+    /// Index into the dataset names.
+    ds: usize,
+    next: usize,
+    rounds: u32,
+    /// The stream's own connection, to the analytic target.
+    own: Option<Conn>,
+    rows: RowBuf,
+    in_trx: bool,
+}
+
+pub enum ChClient {
+    Terminal(Box<TpccClient>),
+    Stream(Box<StreamClient>),
+}
+
+impl Ch {
+    pub fn new(tpcc: Tpcc, args: ChArgs, terminals: usize, analytic: Option<Arc<ConnConfig>>, query_timeout: f64) -> std::result::Result<Ch, String> {
+        let queries = crate::workload::common::query_numbers(&args.analytic_queries)?;
+        let names = tpcc.names.iter().map(ChNames::new).collect();
+        let log = Arc::new(CommitLog::new(tpcc.datasets, tpcc.warehouses));
+        let _ = tpcc.commits.set(log.clone());
+        let phases = if args.alone_phase { vec![Phase::Alone, Phase::Mixed] } else { vec![Phase::Mixed] };
+        Ok(Ch { tpcc, args, queries, names, terminals, analytic, order: phases.clone(), phases, phase_secs: None, query_timeout, log, streams_done: AtomicUsize::new(0), current: Mutex::default() })
+    }
+
+    pub fn streams(&self) -> usize {
+        self.args.analytic_streams as usize
+    }
+
+    /// Clients of each phase.
+    pub fn levels(&self) -> Vec<usize> {
+        self.phases.iter().map(|p| self.terminals + if *p == Phase::Mixed { self.streams() } else { 0 }).collect()
+    }
+
+    /// The levels' phases when the run repeats each `repeat` times.
+    pub fn repeat(&mut self, repeat: usize, interleaved: bool) {
+        let r = repeat.max(1);
+        self.order = if interleaved { (0..r).flat_map(|_| self.phases.iter().copied()).collect() } else { self.phases.iter().flat_map(|&p| std::iter::repeat_n(p, r)).collect() };
+    }
+
+    /// With `--analytic-rounds` the phases end on their own: the run's
+    /// time is then each TPC-C-alone phase's length.
+    pub fn rounds_end_phases(&mut self, secs: f64) {
+        self.phase_secs = Some(secs);
+    }
+
+    pub fn rounds(&self) -> u32 {
+        self.args.analytic_rounds
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Current> {
+        self.current.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn phase(&self) -> Phase {
+        self.lock().phase.unwrap_or(Phase::Mixed)
+    }
+
+    /// Whether the TPC-C clients are done: every stream has run its
+    /// rounds, or the phase has run its time (both only with
+    /// `--analytic-rounds`; otherwise the run's time ends the phase).
+    fn terminals_done(&self) -> bool {
+        let Some(secs) = self.phase_secs else { return false };
+        match self.phase() {
+            Phase::Mixed => self.streams_done.load(Ordering::Relaxed) >= self.streams(),
+            Phase::Alone => {
+                let start = *self.tpcc.shared.start.lock().unwrap_or_else(|e| e.into_inner());
+                start.is_some_and(|s| s.elapsed().as_secs_f64() >= secs)
+            }
+        }
+    }
+
+    async fn analytic_event(&self, conn: &mut Conn, s: &mut StreamClient, q: &mut Counters) -> DbResult<()> {
+        if self.args.analytic_rounds > 0 && s.rounds >= self.args.analytic_rounds {
+            q.ended = true;
+            return Ok(());
+        }
+        let query = self.queries[(s.stream + s.next) % self.queries.len()];
+        q.kind = TPCC_KINDS.len() + query as usize - 1;
+        let names = &self.names[s.ds];
+        let dialect = self.tpcc.engine.dialect();
+        let sql = queries::sql(query, names, dialect);
+        let conn = match &mut s.own {
+            Some(c) => c,
+            None => conn,
+        };
+        let began = Instant::now();
+        s.in_trx = true;
+        q.add(conn.query(dialect.begin_snapshot()).await?);
+        let next_ids: Vec<(i64, i64, i64)> = conn
+            .query_strings(&format!("SELECT d_w_id, d_id, d_next_o_id FROM {}", names.tpcc.district))
+            .await?
+            .iter()
+            .filter_map(|r| {
+                let n = |i: usize| r.get(i).cloned().flatten().and_then(|v| v.trim().parse::<i64>().ok());
+                Some((n(0)?, n(1)?, n(2)?))
+            })
+            .collect();
+        q.add(Class::Read);
+        let r = conn.query_into(&sql, &mut s.rows).await;
+        let timed_out = match r {
+            Ok(c) => {
+                q.add(c);
+                q.add(conn.query("COMMIT").await?);
+                s.in_trx = false;
+                false
+            }
+            Err(e) if e.timed_out() => true,
+            Err(e) => return Err(e),
+        };
+        q.trx += 2;
+        if timed_out {
+            // Counted with the run's errors; the stream goes on.
+            q.errors += 1;
+            let _ = conn.query("ROLLBACK").await;
+            s.in_trx = false;
+        } else if let Some(sample) = self.log.sample(names.tpcc.n, began, &next_ids) {
+            self.lock().samples.push(sample);
+        }
+        s.next += 1;
+        if s.next.is_multiple_of(self.queries.len()) {
+            s.rounds += 1;
+            if self.args.analytic_rounds > 0 && s.rounds == self.args.analytic_rounds {
+                self.streams_done.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the analytic side ran, as recorded: the same server, or
+    /// elsewhere (the audit tells such runs apart).
+    fn analytic_side(&self) -> &'static str {
+        if self.analytic.is_some() {
+            "elsewhere"
+        } else {
+            "target"
+        }
+    }
+}
+
+impl Workload for Ch {
+    type Client = ChClient;
+
+    fn statements(&self) -> Arc<StatementSet> {
+        self.tpcc.statements()
+    }
+
+    fn new_client(&self, id: usize, _clients: usize) -> ChClient {
+        if id < self.terminals {
+            return ChClient::Terminal(Box::new(self.tpcc.new_client(id, self.terminals)));
+        }
+        let stream = id - self.terminals;
+        ChClient::Stream(Box::new(StreamClient { stream, ds: stream % self.names.len(), next: 0, rounds: 0, own: None, rows: RowBuf::default(), in_trx: false }))
+    }
+
+    async fn client_init(&self, conn: &mut Conn, c: &mut ChClient) -> DbResult<()> {
+        let ChClient::Stream(s) = c else { return Ok(()) };
+        if let Some(cfg) = &self.analytic {
+            s.own = Some(Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), self.terminals + s.stream).await?);
+        }
+        if self.query_timeout > 0.0 {
+            let ms = (self.query_timeout * 1000.0).round().max(1.0) as u64;
+            s.own.as_mut().unwrap_or(conn).set_statement_timeout(ms).await?;
+        }
+        Ok(())
+    }
+
+    async fn client_done(&self, _conn: &mut Conn, c: &mut ChClient) {
+        if let ChClient::Stream(s) = c {
+            if let Some(own) = s.own.take() {
+                own.close().await;
+            }
+        }
+    }
+
+    /// The analytic streams run back to back whatever the TPC-C clients' rate.
+    fn paced(&self, id: usize, _clients: usize) -> bool {
+        id < self.terminals
+    }
+
+    async fn event(&self, conn: &mut Conn, c: &mut ChClient, q: &mut Counters, retry: bool) -> DbResult<()> {
+        match c {
+            ChClient::Terminal(t) => {
+                if self.terminals_done() {
+                    q.ended = true;
+                    return Ok(());
+                }
+                self.tpcc.event(conn, t, q, retry).await
+            }
+            ChClient::Stream(s) => self.analytic_event(conn, s, q).await,
+        }
+    }
+
+    async fn after_error(&self, conn: &mut Conn, c: &mut ChClient) {
+        match c {
+            ChClient::Terminal(t) => self.tpcc.after_error(conn, t).await,
+            ChClient::Stream(s) => {
+                if std::mem::take(&mut s.in_trx) {
+                    let _ = s.own.as_mut().unwrap_or(conn).query("ROLLBACK").await;
+                }
+            }
+        }
+    }
+
+    fn reconnect_every(&self) -> u64 {
+        self.tpcc.reconnect_every()
+    }
+
+    fn kinds(&self) -> &'static [&'static str] {
+        &KINDS
+    }
+
+    fn label(&self, cfg: &ConnConfig) -> String {
+        format!("{}-{}AS", self.tpcc.label(cfg).replacen("TPCC", "CH", 1), self.streams())
+    }
+
+    fn options(&self, cfg: &ConnConfig) -> Vec<(String, String)> {
+        let mut v = self.tpcc.options(cfg);
+        let mut own = crate::workload::args_options(&self.args);
+        // The analytic target's URL may hold a password: where it ran is what compares.
+        own.retain(|(k, _)| k != "analytic-target");
+        own.push(("analytic-side".into(), self.analytic_side().into()));
+        own.push(("query-timeout".into(), self.query_timeout.to_string()));
+        crate::workload::add_missing(&mut v, own);
+        v
+    }
+}
+
+impl crate::workload::Witnessed for Ch {}
+
+impl Dataset for Ch {
+    fn dataset_tables(&self) -> crate::env::DatasetTables {
+        let crate::env::DatasetTables::Names(mut v) = self.tpcc.dataset_tables() else { return self.tpcc.dataset_tables() };
+        v.extend(self.names.iter().flat_map(|n| n.tables().map(str::to_string)));
+        crate::env::DatasetTables::Names(v)
+    }
+
+    async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
+        let state = self.tpcc.table_state(cfg).await?;
+        if state != TableState::Ready && !matches!(state, TableState::Larger(_)) {
+            return Ok(state);
+        }
+        let mut conn = self.tpcc.admin(cfg).await?;
+        let mut problem = None;
+        for n in &self.names {
+            if problem.is_none() {
+                problem = tables::problem(&mut conn, n).await;
+            }
+        }
+        conn.close().await;
+        Ok(problem.map_or(state, TableState::Mismatch))
+    }
+
+    async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        self.tpcc.prepare(cfg.clone(), threads, quiet).await?;
+        let mut conn = self.tpcc.admin(&cfg).await?;
+        for n in &self.names {
+            tables::prepare(&mut conn, n, self.tpcc.engine.dialect(), &table_tail(&self.tpcc.schema.tail), quiet).await?;
+        }
+        conn.close().await;
+        Ok(())
+    }
+
+    async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
+        let mut conn = self.tpcc.admin(&cfg).await?;
+        for n in &self.names {
+            tables::drop(&mut conn, n, self.tpcc.engine.dialect()).await?;
+        }
+        conn.close().await;
+        self.tpcc.cleanup(cfg, threads, quiet).await
+    }
+
+    async fn prewarm(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        self.tpcc.prewarm(cfg, quiet).await
+    }
+}
+
+impl Checked for Ch {
+    /// TPC-C's conditions, then CH-benCHmark's tables.
+    async fn check(&self, cfg: Arc<ConnConfig>, quiet: bool) -> Result<()> {
+        self.tpcc.check(cfg.clone(), quiet).await?;
+        let mut conn = self.tpcc.admin(&cfg).await?;
+        let mut failed = Vec::new();
+        for n in &self.names {
+            if let Some(p) = tables::problem(&mut conn, n).await {
+                failed.push(p);
+            }
+        }
+        conn.close().await;
+        if !quiet && failed.is_empty() {
+            println!("CH-benCHmark tables: supplier, nation and region hold dbgen's {}, {} and {} rows; the view of Q15 is there", tables::ROWS[0], tables::ROWS[1], tables::ROWS[2]);
+        }
+        crate::workload::check_verdict("CH-benCHmark", &failed, "; ", true)
+    }
+}
+
+impl Levels for Ch {
+    fn level_name(&self, round: usize) -> Option<String> {
+        self.order.get(round).map(|p| p.name().to_string())
+    }
+
+    fn plan_note(&self) -> Option<String> {
+        let side = match &self.args.analytic_target {
+            Some(url) => format!(" on {}", crate::db::url::mask_url(url)),
+            None => String::new(),
+        };
+        let end = if self.args.analytic_rounds > 0 { format!("until each stream has run its queries {} time(s)", self.args.analytic_rounds) } else { "for the run's time".to_string() };
+        let alone = if self.args.alone_phase { "TPC-C alone, then " } else { "" };
+        Some(format!("Plan: CH-benCHmark: {alone}TPC-C with {} analytic stream(s){side} of {} queries, {end}", self.streams(), self.queries.len()))
+    }
+
+    async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> Result<()> {
+        self.tpcc.run_started(cfg, rc).await?;
+        let phase = self.order.get(rc.round).copied().unwrap_or(Phase::Mixed);
+        if let Some(secs) = self.phase_secs {
+            // Spec-mode waits end with the phase, which the run's clock does not end.
+            let len = if phase == Phase::Alone { Duration::from_secs_f64(secs) } else { Duration::ZERO };
+            *self.tpcc.shared.run_len.lock().unwrap_or_else(|e| e.into_inner()) = Some(len);
+        }
+        self.streams_done.store(0, Ordering::Relaxed);
+        let mut cur = self.lock();
+        cur.phase = Some(phase);
+        cur.samples.clear();
+        Ok(())
+    }
+
+    async fn run_finished(&self, cfg: &Arc<ConnConfig>, r: &crate::model::LevelResult) -> Result<()> {
+        self.tpcc.run_finished(cfg, r).await?;
+        let mut cur = self.lock();
+        let phase = cur.phase.take().unwrap_or(Phase::Mixed);
+        let samples = std::mem::take(&mut cur.samples);
+        let alone = cur.alone;
+        let (figures, measured) = figures::level(phase, r, &samples, alone.as_ref(), self.streams());
+        if phase == Phase::Alone {
+            cur.alone = Some(measured);
+        }
+        cur.figures = figures;
+        Ok(())
+    }
+
+    fn level_figures(&self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.lock().figures)
+    }
+}
+
+/// Table options as they follow CREATE TABLE (...).
+fn table_tail(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!(" {tail}")
+    }
+}

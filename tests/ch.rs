@@ -1,0 +1,149 @@
+//! CH-benCHmark at one warehouse on SQLite, MariaDB and PostgreSQL: TPC-C
+//! alone, then TPC-C beside two analytic streams that each run the 22
+//! queries once; tpmC in both phases, the change between them, the
+//! analytic throughput and the queries' freshness recomputed from what the
+//! run reports; TPC-C's check passing after. On a PostgreSQL standby that
+//! replays two seconds late, the freshness shows the lag, and the audit
+//! tells that run from one whose queries ran on the primary. Bad input.
+
+mod common;
+
+use common::pgpair::*;
+use common::*;
+use serde_json::Value;
+
+const QUERIES: u64 = 22;
+const ALL: [u64; 22] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22];
+
+fn ch(cmd: &str, target: &str, extra: &[&str]) -> std::process::Command {
+    let mut c = fairbench();
+    c.args([cmd, "ch", "--warehouses", "1", "--target", target]).args(extra);
+    c
+}
+
+/// Runs `streams` streams for one round each beside two TPC-C clients and
+/// returns the stored (alone, mixed) levels, checking what holds wherever
+/// the queries ran.
+fn run_phases(target: &str, store: &std::path::Path, streams: u64, queries: &[u64], extra: &[&str]) -> (Value, Value) {
+    let s = streams.to_string();
+    let list = queries.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    let out = run_ok(
+        ch("run", target, &[&["--threads", "2", "--time", "2", "--analytic-streams", &s, "--analytic-rounds", "1", "--analytic-queries", &list, "--rand-seed", "3"][..], extra].concat())
+            .arg("--results")
+            .arg(store),
+    );
+    let levels = stored_levels(store, "last");
+    assert_eq!(levels.len(), 2, "{}", show(&out));
+    let (alone, mixed) = (levels[0].clone(), levels[1].clone());
+    assert_eq!((alone["summary"]["step"].as_str(), mixed["summary"]["step"].as_str()), (Some("tpcc-alone"), Some("mixed")));
+    assert_eq!((alone["threads"].as_u64(), mixed["threads"].as_u64()), (Some(2), Some(2 + streams)), "the streams come beside the TPC-C clients");
+    for q in 1..=QUERIES {
+        let k = format!("Q{q}");
+        assert_eq!(level_kind_events(&alone, &k), 0, "{k} while TPC-C ran alone");
+        assert_eq!(level_kind_events(&mixed, &k), if queries.contains(&q) { streams } else { 0 }, "{k}: once per stream");
+    }
+    // tpmC is New-Orders a minute over each phase, the change their ratio.
+    let mut tpmc = Vec::new();
+    for l in [&alone, &mixed] {
+        let want = level_kind_events(l, "new_order") as f64 * 60.0 / l["elapsed_s"].as_f64().unwrap();
+        let got = level_figure(l, "tpmC");
+        assert!(want > 0.0 && (got - want).abs() <= 0.1, "tpmC {got}, from its New-Orders {want}");
+        tpmc.push(got);
+    }
+    assert_eq!(level_figure(&mixed, "tpmC alone"), tpmc[0]);
+    let change = level_figure(&mixed, "tpmC change vs alone %");
+    assert!((change - (tpmc[1] / tpmc[0] - 1.0) * 100.0).abs() <= 0.1, "change {change} from {tpmc:?}");
+    // The analytic side: every query counted, per hour over the phase.
+    let n = streams * queries.len() as u64;
+    assert_eq!(level_figure(&mixed, "analytic queries"), n as f64);
+    let per_hour = level_figure(&mixed, "analytic queries per hour");
+    let want = n as f64 * 3600.0 / mixed["elapsed_s"].as_f64().unwrap();
+    assert!((per_hour - want).abs() <= want * 0.001 + 0.1, "{per_hour} an hour, from the phase's length {want}");
+    // A freshness sample per query that saw an order of this run.
+    assert_eq!(level_figure(&mixed, "freshness samples"), n as f64, "{}", mixed["summary"]["figures"]);
+    let (p50, p95, max) = (level_figure(&mixed, "freshness age p50 ms"), level_figure(&mixed, "freshness age p95 ms"), level_figure(&mixed, "freshness age max ms"));
+    assert!(0.0 <= p50 && p50 <= p95 && p95 <= max, "{p50} {p95} {max}");
+    (alone, mixed)
+}
+
+fn whole_run(server: common::server::Server, name: &str) {
+    let url = server.url();
+    let store = scratch_dir(&format!("ch_{name}")).join("r.sqlite");
+    run_ok(&mut ch("cleanup", &url, &[]));
+    run_ok(&mut ch("prepare", &url, &["--threads", "2"]));
+    for (t, n) in [("supplier1", 10_000), ("nation1", 25), ("region1", 5)] {
+        assert_eq!(server.count(&format!("SELECT COUNT(*) FROM {t}")), n, "{t}");
+    }
+    let (_, mixed) = run_phases(&url, &store, 2, &ALL, &[]);
+    // On one server a query's snapshot holds every order committed before it began.
+    assert_eq!(level_figure(&mixed, "freshness missed max ms"), 0.0, "{}", mixed["summary"]["figures"]);
+    let out = run_ok(&mut ch("check", &url, &[]));
+    assert!(stdout(&out).contains("All conditions hold.") && stdout(&out).contains("supplier, nation and region hold"), "{}", show(&out));
+    // The open loop paces the TPC-C clients only: the streams still run their round.
+    let (_, mixed) = run_phases(&url, &store, 1, &[6, 14], &["--rate", "50"]);
+    let trx: u64 = ["new_order", "payment", "order_status", "delivery", "stock_level"].iter().map(|k| level_kind_events(&mixed, k)).sum();
+    let allowed = 50.0 * mixed["elapsed_s"].as_f64().unwrap() * 1.2 + 10.0;
+    assert!(trx as f64 <= allowed, "{trx} transactions at 50/s over {} s", mixed["elapsed_s"]);
+    run_ok(&mut ch("cleanup", &url, &[]));
+}
+
+#[test]
+fn tpcc_beside_analytic_streams_on_sqlite() {
+    let dir = scratch_dir("ch_sqlite_db");
+    whole_run(common::server::Server::Sqlite(dir.join("ch.db")), "sqlite");
+}
+
+#[test]
+fn tpcc_beside_analytic_streams_on_mariadb() {
+    whole_run(common::server::Server::Mariadb, "mariadb");
+}
+
+#[test]
+fn tpcc_beside_analytic_streams_on_postgres() {
+    whole_run(common::server::Server::Postgres, "postgres");
+}
+
+/// The queries on a standby that applies every commit two seconds late:
+/// the newest order each saw is at least that old, and it missed orders
+/// committed before it began. The audit tells this run from one whose
+/// queries ran on the primary.
+#[test]
+fn queries_on_a_late_standby_show_its_lag_and_the_audit_names_the_side() {
+    let p = start_primary();
+    let s = start_standby(&p);
+    run_ok(&mut ch("prepare", &url(p.port), &[]));
+    wait_caught_up(&p, &s);
+    let conf = "\nrecovery_min_apply_delay = '2s'\n";
+    std::fs::OpenOptions::new().append(true).open(s.data.join("postgresql.conf")).and_then(|mut f| std::io::Write::write_all(&mut f, conf.as_bytes())).unwrap();
+    assert!(as_postgres(&pg_bin("pg_ctl")).arg("reload").arg("-D").arg(&s.data).output().unwrap().status.success());
+    let store = scratch_dir("ch_standby").join("r.sqlite");
+    run_phases(&url(p.port), &store, 1, &ALL, &[]);
+    let (_, mixed) = run_phases(&url(p.port), &store, 1, &ALL, &["--analytic-target", &url(s.port)]);
+    let f = &mixed["summary"]["figures"];
+    assert!(level_figure(&mixed, "freshness age p50 ms") >= 1900.0, "the standby applies commits 2 s late: {f}");
+    let missed = level_figure(&mixed, "freshness missed max ms");
+    assert!(missed > 0.0 && missed <= level_figure(&mixed, "freshness age max ms"), "{f}");
+    let out = run_ok(fairbench().args(["compare", "1", "2", "--results"]).arg(&store));
+    let text = stdout(&out);
+    assert!(text.contains("workload-options-mismatch") && text.contains("analytic-side"), "{text}");
+    assert!(text.contains("elsewhere") && text.contains("target"), "{text}");
+}
+
+#[test]
+fn bad_options_get_one_line_each() {
+    let dir = scratch_dir("ch_bad");
+    let lite = format!("sqlite://{}", dir.join("b.db").display());
+    for (args, says) in [
+        (&["--analytic-queries", "23"][..], "'23' is no query"),
+        (&["--analytic-streams", "0"][..], "--analytic-streams"),
+        (&["--threads", "1,2"][..], "one count of TPC-C clients"),
+        (&["--events", "100"][..], "leave --events out"),
+        (&["--analytic-target", "postgres://u:p@127.0.0.1:1/x"][..], "the same engine"),
+    ] {
+        let out = run_fail(&mut ch("run", &lite, args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+        let err = stderr(&out);
+        assert!(err.contains(says) && err.trim().lines().count() == 1, "{args:?}: {err}");
+        assert!(!err.contains("p@"), "a password in the message: {err}");
+    }
+}
