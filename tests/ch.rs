@@ -66,6 +66,41 @@ fn run_phases(target: &str, store: &std::path::Path, streams: u64, queries: &[u6
     (alone, mixed)
 }
 
+/// The report's timeline of the last run: tpmC per interval, each phase
+/// after the other, equal to the stored intervals' New-Orders a minute,
+/// and the analytic queries a minute likewise.
+fn timeline_is_the_intervals(store: &std::path::Path) {
+    let html = scratch_dir("ch_report").join("r.html");
+    run_ok(fairbench().args(["report", "last", "--results"]).arg(store).arg("-o").arg(&html));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let levels = stored_levels(store, "last");
+    for (chart, kinds) in [(0, 0..1), (1, 5..27)] {
+        // (seconds from the run's start, the kinds' events a minute) of every stored interval.
+        let mut stored = Vec::new();
+        let mut offset = 0.0;
+        for l in &levels {
+            let ivs = l["intervals"].as_array().unwrap();
+            for iv in ivs {
+                // A level's intervals count the kinds up to the last one that ran in it.
+                let counts = iv["kinds"].as_array().unwrap();
+                let n: u64 = kinds.clone().filter_map(|k| counts.get(k)).map(|k| k.as_u64().unwrap()).sum();
+                stored.push((offset + iv["t"].as_f64().unwrap(), n as f64 * 60.0 / iv["secs"].as_f64().unwrap()));
+            }
+            offset += ivs.last().map_or(0.0, |iv| iv["t"].as_f64().unwrap());
+        }
+        let at = page.find(&format!("-timeline-{chart}\"")).unwrap_or_else(|| panic!("no timeline {chart} in the report"));
+        let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
+        let number = |v: &str| v.strip_suffix('k').map_or_else(|| v.parse::<f64>().unwrap(), |k| k.parse::<f64>().unwrap() * 1000.0);
+        let drawn: Vec<(f64, f64)> =
+            svg.split("data-v=\"").skip(1).flat_map(|v| v[..v.find('"').unwrap()].split(';').map(|p| p.split_once('|').map(|(x, y)| (number(x), number(y))).unwrap()).collect::<Vec<_>>()).collect();
+        assert!(drawn.iter().any(|(_, y)| *y > 0.0), "timeline {chart} draws nothing: {svg}");
+        for (x, y) in drawn {
+            let (_, want) = stored.iter().find(|(t, _)| (t - x).abs() < 1e-6).unwrap_or_else(|| panic!("timeline {chart}: no interval at {x} s: {stored:?}"));
+            assert!((y - want).abs() <= 0.5_f64.max(want * 0.005), "timeline {chart} at {x} s: drawn {y}, stored {want}");
+        }
+    }
+}
+
 fn whole_run(server: common::server::Server, name: &str) {
     let url = server.url();
     let store = scratch_dir(&format!("ch_{name}")).join("r.sqlite");
@@ -75,6 +110,7 @@ fn whole_run(server: common::server::Server, name: &str) {
         assert_eq!(server.count(&format!("SELECT COUNT(*) FROM {t}")), n, "{t}");
     }
     let (_, mixed) = run_phases(&url, &store, 2, &ALL, &[]);
+    timeline_is_the_intervals(&store);
     // On one server a query's snapshot holds every order committed before it began.
     assert_eq!(level_figure(&mixed, "freshness missed max ms"), 0.0, "{}", mixed["summary"]["figures"]);
     let out = run_ok(&mut ch("check", &url, &[]));

@@ -267,3 +267,29 @@ fn tpch_runs_both_tests_and_answers_as_sqlite_on_tidb() {
     assert_eq!(stdout(&out).matches(", as expected").count(), 22, "{}", show(&out));
     run_ok(&mut cmd("cleanup", "tpch", &sf));
 }
+
+/// CH-benCHmark at one warehouse: TPC-C alone, then beside a stream that
+/// runs the 22 queries once, each phase's tpmC, the analytic throughput
+/// and freshness (no order missed on one server), TPC-C's check after.
+#[test]
+fn ch_runs_tpcc_beside_the_22_queries_on_tidb() {
+    let size = ["--warehouses", "1", "--tpcc-prefix", "tc"];
+    run_ok(&mut cmd("prepare", "ch", &[&size[..], &["--threads", "2"]].concat()));
+    assert_eq!(tidb_sql("SELECT COUNT(*) FROM tcsupplier1"), "10000");
+    let store = scratch_dir("tidb_ch").join("r.sqlite");
+    run_ok(cmd("run", "ch", &[&size[..], &["--threads", "2", "--time", "2", "--analytic-rounds", "1"]].concat()).arg("--results").arg(&store));
+    let levels = stored_levels(&store, "last");
+    assert_eq!(levels.len(), 2);
+    let mixed = &levels[1];
+    for q in 1..=22 {
+        assert_eq!(level_kind_events(mixed, &format!("Q{q}")), 1, "Q{q}");
+    }
+    for l in &levels {
+        assert!(level_figure(l, "tpmC") > 0.0, "{}", l["summary"]["figures"]);
+    }
+    assert_eq!(level_figure(mixed, "analytic queries"), 22.0);
+    assert_eq!(level_figure(mixed, "freshness missed max ms"), 0.0, "{}", mixed["summary"]["figures"]);
+    let text = stdout(&run_ok(&mut cmd("check", "ch", &size)));
+    assert!(text.contains("All conditions hold.") && text.contains("supplier, nation and region hold"), "{text}");
+    run_ok(&mut cmd("cleanup", "ch", &size));
+}

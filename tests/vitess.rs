@@ -172,3 +172,31 @@ fn run_point_selects(store: &std::path::Path) -> String {
     let size = ["--tables", "1", "--table-size", "2000", "--table-name", "vaud"];
     stdout(&run_ok(fairbench().args(["run", "oltp_point_select", "--target", &vitess_url(), "--threads", "2", "--time", "3"]).args(size).arg("--results").arg(store)))
 }
+
+/// CH-benCHmark on sharded TPC-C tables (supplier, nation and region whole
+/// on every shard): the queries vtgate plans run in its OLAP mode beside
+/// the TPC-C client, and those it cannot run are listed once each with
+/// vtgate's reason (a planner error, the tablets' row limit on what vtgate
+/// evaluates itself), not retried forever nor stopping the run.
+#[test]
+fn ch_runs_the_queries_vtgate_plans_and_lists_those_it_refuses() {
+    let _one = serial();
+    let size = ["--warehouses", "1", "--fk", "nofk", "--tpcc-prefix", "vch"];
+    let _ = cmd("cleanup", "ch", &size).output();
+    run_ok(&mut cmd("prepare", "ch", &[&size[..], &["--threads", "2"]].concat()));
+    assert_eq!(vt_sql("SELECT COUNT(*) FROM vchsupplier1"), "10000");
+    let store = scratch_dir("vitess_ch").join("r.sqlite");
+    let args = ["--threads", "1", "--time", "2", "--analytic-queries", "1,6,11,17", "--analytic-rounds", "1", "--query-timeout", "60"];
+    let out = run_ok(cmd("run", "ch", &[&size[..], &args].concat()).arg("--results").arg(&store));
+    let levels = stored_levels(&store, "last");
+    let mixed = &levels[1];
+    assert_eq!((level_kind_events(mixed, "Q1"), level_kind_events(mixed, "Q6")), (1, 1), "{}", show(&out));
+    assert_eq!(level_figure(mixed, "analytic queries"), 2.0, "{}", mixed["summary"]["figures"]);
+    let refused = mixed["summary"]["figures"]["refused"].as_str().unwrap_or_else(|| panic!("nothing refused: {}", show(&out)));
+    assert!(refused.contains("Q17: VT13001") && refused.contains("Q11: ") && refused.contains("Row count exceeded"), "{refused}");
+    assert!(!refused.contains("Q1:") && !refused.contains("Q6:"), "{refused}");
+    assert!(level_figure(mixed, "tpmC") > 0.0);
+    let text = stdout(&run_ok(&mut cmd("check", "ch", &size)));
+    assert!(text.contains("All conditions hold."), "{text}");
+    run_ok(&mut cmd("cleanup", "ch", &size));
+}

@@ -166,10 +166,17 @@ pub trait Deviations: Sync {
         true
     }
 
-    /// What a session that reads whole tables (a consistency check) runs
-    /// first: a proxy's limit on the rows one statement may return lifted.
+    /// What a session that reads whole tables (a consistency check, an
+    /// analytic query) runs first: a proxy's limit on the rows one
+    /// statement may return lifted.
     fn check_session(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// Whether such a session may read inside a transaction: false where
+    /// the proxy streams those reads only outside one.
+    fn whole_reads_in_transactions(&self) -> bool {
+        true
     }
 
     /// An error the engine itself says to try again, whatever its code (a

@@ -34,7 +34,16 @@ impl DbError {
     /// max_execution_time, PostgreSQL's statement_timeout, SQLite's
     /// interrupt).
     pub fn timed_out(&self) -> bool {
-        matches!(self.code.as_str(), "1969" | "3024" | "1317" | "57014" | "SQLITE_INTERRUPT")
+        match self.code.as_str() {
+            "1969" | "3024" | "57014" | "SQLITE_INTERRUPT" => true,
+            // "Query execution was interrupted"; vtgate answers every aborted
+            // call with it, a deadline ("context deadline exceeded") among them.
+            "1317" => {
+                let m = self.message.to_ascii_lowercase();
+                m.contains("interrupted") || m.contains("deadline exceeded")
+            }
+            _ => false,
+        }
     }
 }
 
@@ -113,4 +122,26 @@ pub(super) fn is_lost_statement(e: &DbError) -> bool {
 /// The error of a statement an engine refused (see [`engines::refusal`]).
 pub(super) fn refused(why: String) -> DbError {
     DbError { kind: ErrKind::Fatal, code: "refused".into(), message: engines::refuse(why) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(code: &str, message: &str) -> DbError {
+        DbError { kind: ErrKind::Fatal, code: code.into(), message: message.into() }
+    }
+
+    /// vtgate answers every aborted call with 1317: its row limit is no
+    /// time limit (an analytic query cut at 10000 rows was named "timed
+    /// out"), its deadline is.
+    #[test]
+    fn vtgates_row_limit_is_not_a_timeout() {
+        assert!(!e("1317", "target: ks.-80.primary: vttablet: rpc error: code = Aborted desc = Row count exceeded 10000").timed_out());
+        assert!(e("1317", "target: ks.-80.primary: vttablet: rpc error: code = DeadlineExceeded desc = context deadline exceeded").timed_out());
+        assert!(e("1317", "Query execution was interrupted").timed_out());
+        assert!(e("1969", "Query execution was interrupted (max_statement_time exceeded)").timed_out());
+        assert!(e("57014", "canceling statement due to statement timeout").timed_out());
+        assert!(!e("1064", "You have an error in your SQL syntax").timed_out());
+    }
 }

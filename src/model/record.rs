@@ -58,6 +58,9 @@ pub struct IntervalRec {
     pub cpu_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histogram: Option<String>,
+    /// Events of each of the workload's kinds, in its order (empty: one kind).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

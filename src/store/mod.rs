@@ -85,6 +85,7 @@ CREATE TABLE IF NOT EXISTS intervals(
     p50_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,
     cpu_user_s REAL, cpu_sys_s REAL,  -- fairbench's CPU in this interval (with SQLite: client and engine)
     histogram BLOB,
+    kinds TEXT,                       -- JSON: events of each of the workload's kinds, in its order
     PRIMARY KEY(run_id, level_no, seq)
 );
 CREATE TABLE IF NOT EXISTS write_checks(
@@ -139,7 +140,7 @@ pub fn open(path: &Path, create: bool) -> Result<Connection> {
 /// Columns added after a store's tables were created: added to an older
 /// store when it is opened. Each is nullable, so an older fairbench still
 /// reads the store (it names its columns) and the schema version stays.
-const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("levels", "outage", "TEXT")];
+const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("levels", "outage", "TEXT"), ("intervals", "kinds", "TEXT")];
 
 fn add_columns(c: &Connection) -> rusqlite::Result<()> {
     for (table, column, decl) in ADDED_COLUMNS {
@@ -244,7 +245,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
     }
     for l in &mut rec.levels {
         let mut st = c.prepare_cached(
-            "SELECT seq, t, secs, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram FROM intervals WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq",
+            "SELECT seq, t, secs, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram, kinds FROM intervals WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq",
         )?;
         let ivs = st.query_map(params![id, l.level_no as i64], |r| {
             Ok(IntervalRec {
@@ -263,6 +264,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
                 p99_ms: r.get::<_, Option<f64>>(12)?.unwrap_or(0.0),
                 cpu_s: r.get::<_, Option<f64>>(13)?.unwrap_or(0.0) + r.get::<_, Option<f64>>(14)?.unwrap_or(0.0),
                 histogram: if histograms { r.get::<_, Option<Vec<u8>>>(15)?.map(|b| b64(&b)) } else { None },
+                kinds: r.get::<_, Option<String>>(16)?.and_then(|k| serde_json::from_str(&k).ok()).unwrap_or_default(),
             })
         })?;
         for i in ivs {
@@ -324,11 +326,12 @@ impl Live {
 
     fn write_interval(&mut self, iv: &Interval, seq: usize) {
         let w = &iv.w;
+        let kinds = (!w.kinds.is_empty()).then(|| serde_json::to_string(&w.kinds.iter().map(|k| k.events).collect::<Vec<u64>>()).unwrap_or_default());
         let h = hist_bytes(&w.lat);
         let max = if w.lat.is_empty() { 0.0 } else { w.lat.max() as f64 / 1000.0 };
         let r = self.conn.execute(
-            "INSERT OR REPLACE INTO intervals(run_id, level_no, seq, t, secs, threads, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, dropped, p50_ms, p95_ms, p99_ms, max_ms, cpu_user_s, cpu_sys_s, histogram)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+            "INSERT OR REPLACE INTO intervals(run_id, level_no, seq, t, secs, threads, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, dropped, p50_ms, p95_ms, p99_ms, max_ms, cpu_user_s, cpu_sys_s, histogram, kinds)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
             params![
                 self.run_id,
                 self.level_no as i64,
@@ -351,7 +354,8 @@ impl Live {
                 max,
                 iv.cpu_user_s,
                 iv.cpu_sys_s,
-                h
+                h,
+                kinds
             ],
         );
         if let Err(e) = r {

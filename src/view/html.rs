@@ -207,6 +207,48 @@ fn outage_band(l: &LevelRec) -> Option<&crate::stats::gaps::GapSpan> {
     [o.all.as_ref(), o.write.as_ref()].into_iter().flatten().filter(|g| crate::stats::gaps::remarkable(g.secs, l.p99_ms)).max_by(|a, b| a.secs.total_cmp(&b.secs))
 }
 
+/// The charts a run's family draws of the whole run (its levels one after
+/// the other), each level a series of its own.
+fn timeline_charts(runs: &[ReportRun]) -> Vec<Chart> {
+    let mut out = Vec::new();
+    for r in runs {
+        let Some(family) = crate::workload::family::find(&r.rec.workload) else { continue };
+        for (n, t) in family.timeline(&r.rec.workload).into_iter().enumerate() {
+            let mut offset = 0.0;
+            let mut series_of = Vec::new();
+            for l in &r.rec.levels {
+                let names: Vec<String> = l.kinds().iter().map(|k| k.get("name").and_then(|v| v.as_str()).unwrap_or("").to_string()).collect();
+                let idx: Vec<usize> = names.iter().enumerate().filter(|(_, n)| t.kinds.contains(&n.as_str())).map(|(i, _)| i).collect();
+                let points: Vec<(f64, f64)> = l
+                    .intervals
+                    .iter()
+                    .filter(|iv| !iv.kinds.is_empty() && iv.secs > 0.0)
+                    .map(|iv| (offset + iv.t, idx.iter().map(|&i| iv.kinds.get(i).copied().unwrap_or(0)).sum::<u64>() as f64 / iv.secs * t.per_second))
+                    .collect();
+                offset += l.intervals.last().map_or(0.0, |iv| iv.t);
+                if !idx.is_empty() && !points.is_empty() {
+                    series_of.push(series(l.heading(), points, false));
+                }
+            }
+            if series_of.is_empty() {
+                continue;
+            }
+            out.push(Chart {
+                id: format!("run{}-timeline-{n}", r.rec.id),
+                title: format!("{}, {}", t.title, run_name(&r.rec)),
+                x_label: "seconds".into(),
+                y_label: t.unit.into(),
+                x_scale: Scale::Linear,
+                series: series_of,
+                bands: vec![],
+                markers: false,
+                x_names: vec![],
+            });
+        }
+    }
+    out
+}
+
 /// The time-series charts of one level.
 fn level_charts(r: &RunRecord, l: &LevelRec) -> Vec<Chart> {
     let pts = downsample(&l.intervals, MAX_POINTS);
@@ -323,6 +365,12 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
     if !hdr.is_empty() {
         o.push_str("<h2 id=\"latency\">Latency distributions</h2><p class=\"legend-note\">HDR percentile plots: 90%, 99%, 99.9% ... evenly spaced, so the tail is as visible as the median.</p><div class=\"grid\">");
         push_charts(&mut o, &mut charts, hdr);
+        o.push_str("</div>");
+    }
+    let timelines = timeline_charts(runs);
+    if !timelines.is_empty() {
+        o.push_str("<h2 id=\"timeline\">The whole run</h2><p class=\"legend-note\">Each level after the one before, per interval, from the counts of each kind of event.</p><div class=\"grid\">");
+        push_charts(&mut o, &mut charts, timelines);
         o.push_str("</div>");
     }
     o.push_str("<h2 id=\"timeseries\">Over time</h2><p class=\"legend-note\">Per level, per second. Grey: warmup; red: stall (throughput below 10% of the level's median for 2 s or more); purple: the longest gap without a completed event or write, when 1 s or more. Long runs are drawn in windows keeping each window's lowest throughput and highest latency.</p>");

@@ -71,6 +71,13 @@ pub trait Family: Sync + std::fmt::Debug {
         Vec::new()
     }
 
+    /// Charts of a whole run over time the report draws from the stored
+    /// per-interval counts of the workload's kinds (CH-benCHmark's tpmC and
+    /// analytic queries across its phases); empty: none.
+    fn timeline(&self, _workload: &str) -> Vec<Timeline> {
+        Vec::new()
+    }
+
     /// Figures a report shows for one stored level besides the common ones
     /// (name, value), computed from what the record holds: the level's
     /// summary with its per-kind counts and latencies.
@@ -440,4 +447,14 @@ pub fn looks_like_label(s: &str) -> bool {
 /// `get("command")`: `prepare` builds a Prepare label).
 pub fn canonical_label(workload: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
     find(workload).and_then(|f| f.labels()?.canonical_label(workload, get)).unwrap_or_else(|| workload.to_string())
+}
+
+/// One chart of a run over time: the events of `kinds` per interval,
+/// times `per_second` (60: per minute), in `unit`.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    pub title: &'static str,
+    pub unit: &'static str,
+    pub kinds: Vec<&'static str>,
+    pub per_second: f64,
 }

@@ -53,10 +53,12 @@ impl Dialect for MysqlDialect {
         "DOUBLE"
     }
 
-    /// MariaDB's cap (seconds, every statement), else MySQL's and TiDB's
-    /// (milliseconds, SELECT only).
+    /// MariaDB's cap (seconds, every statement), else vtgate's deadline
+    /// (milliseconds, streamed reads too, which its tablets would not cut
+    /// at max_execution_time), else MySQL's and TiDB's (milliseconds,
+    /// SELECT only).
     fn statement_timeout(&self, ms: u64) -> Vec<String> {
-        vec![format!("SET SESSION max_statement_time = {}", ms as f64 / 1000.0), format!("SET SESSION max_execution_time = {ms}")]
+        vec![format!("SET SESSION max_statement_time = {}", ms as f64 / 1000.0), format!("SET SESSION query_timeout = {ms}"), format!("SET SESSION max_execution_time = {ms}")]
     }
 
     fn clock_ms_query(&self) -> &'static str {

@@ -201,6 +201,11 @@ impl Deviations for Vitess {
         &["SET workload = 'olap'"]
     }
 
+    /// A streaming query inside a transaction is refused ("in use: for streaming query").
+    fn whole_reads_in_transactions(&self) -> bool {
+        false
+    }
+
     fn transient(&self, code: &str, message: &str) -> bool {
         // Its own code, or a tablet's error it passes on (the errno of the
         // tablet's connection to its server: 2002, 2013).

@@ -6,7 +6,7 @@ use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Grammar, Scenario, Shape};
 use crate::model::record::LevelRec;
-use crate::workload::family::{BenchRun, Family, Labels};
+use crate::workload::family::{BenchRun, Family, Labels, Timeline};
 use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
 
@@ -62,6 +62,15 @@ impl Family for TpccFamily {
             }
         }
         out
+    }
+
+    /// tpmC over the whole run; for CH-benCHmark the analytic queries too, across both phases.
+    fn timeline(&self, workload: &str) -> Vec<Timeline> {
+        let mut v = vec![Timeline { title: "tpmC over the run", unit: "New-Orders/min", kinds: vec![KINDS[0]], per_second: 60.0 }];
+        if workload == ch::NAME {
+            v.push(Timeline { title: "Analytic queries over the run", unit: "queries/min", kinds: ch::KINDS[KINDS.len()..].to_vec(), per_second: 60.0 });
+        }
+        v
     }
 
     /// What a CH-benCHmark run's work is: two runs that differ in one ran different work.

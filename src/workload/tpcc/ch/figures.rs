@@ -17,9 +17,21 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
     v[rank - 1]
 }
 
+/// What the analytic streams did over a level.
+pub struct Analytic {
+    pub streams: usize,
+    /// Queries completed.
+    pub done: u64,
+    pub samples: Vec<Sample>,
+    /// Queries cancelled at the time limit, named.
+    pub timed_out: Vec<String>,
+    /// Queries the engine refused, with its reason.
+    pub refused: Vec<String>,
+}
+
 /// The level's figures, and what TPC-C measured in it (the TPC-C-alone
 /// phase's is what the mixed phase compares with).
-pub fn level(phase: Phase, r: &LevelResult, samples: &[Sample], alone: Option<&Alone>, streams: usize) -> (Vec<(String, String)>, Alone) {
+pub fn level(phase: Phase, r: &LevelResult, a: &Analytic, alone: Option<&Alone>) -> (Vec<(String, String)>, Alone) {
     let secs = r.elapsed_s.max(1e-9);
     let kinds = &r.total.kinds;
     let new_order = kinds.first();
@@ -37,18 +49,25 @@ pub fn level(phase: Phase, r: &LevelResult, samples: &[Sample], alone: Option<&A
         }
         out.push(("New-Order p95 ms alone".into(), format!("{:.3}", a.new_order_p95_ms)));
     }
+    // The queries' latencies include those cancelled or refused: the mean is over every query sent.
     let analytic = kinds.iter().skip(TPCC_KINDS.len());
-    let (queries, busy_us) = analytic.fold((0u64, 0.0), |(n, us), k| (n + k.events, us + if k.lat.is_empty() { 0.0 } else { k.lat.mean() * k.events as f64 }));
-    out.push(("analytic streams".into(), streams.to_string()));
-    out.push(("analytic queries".into(), queries.to_string()));
-    out.push(("analytic queries per hour".into(), format!("{:.1}", queries as f64 * 3600.0 / secs)));
-    if queries > 0 {
-        out.push(("analytic query mean s".into(), format!("{:.4}", busy_us / queries as f64 / 1e6)));
+    let (sent, busy_us) = analytic.fold((0u64, 0.0), |(n, us), k| (n + k.events, us + if k.lat.is_empty() { 0.0 } else { k.lat.mean() * k.events as f64 }));
+    out.push(("analytic streams".into(), a.streams.to_string()));
+    out.push(("analytic queries".into(), a.done.to_string()));
+    out.push(("analytic queries per hour".into(), format!("{:.1}", a.done as f64 * 3600.0 / secs)));
+    if sent > 0 {
+        out.push(("analytic query mean s".into(), format!("{:.4}", busy_us / sent as f64 / 1e6)));
     }
-    if !samples.is_empty() {
-        let mut age: Vec<f64> = samples.iter().map(|s| s.age_ms).collect();
-        let mut missed: Vec<f64> = samples.iter().map(|s| s.missed_ms).collect();
-        out.push(("freshness samples".into(), samples.len().to_string()));
+    if !a.timed_out.is_empty() {
+        out.push(("timed out".into(), a.timed_out.join(", ")));
+    }
+    if !a.refused.is_empty() {
+        out.push(("refused".into(), a.refused.join("; ")));
+    }
+    if !a.samples.is_empty() {
+        let mut age: Vec<f64> = a.samples.iter().map(|s| s.age_ms).collect();
+        let mut missed: Vec<f64> = a.samples.iter().map(|s| s.missed_ms).collect();
+        out.push(("freshness samples".into(), a.samples.len().to_string()));
         for p in [50.0, 95.0] {
             out.push((format!("freshness age p{p} ms"), format!("{:.3}", percentile(&mut age, p))));
         }

@@ -19,7 +19,7 @@ pub mod queries;
 pub mod tables;
 
 use super::{Tpcc, TpccClient, KINDS as TPCC_KINDS};
-use crate::db::{Class, Conn, ConnConfig, DbResult, RowBuf, StatementSet};
+use crate::db::{Class, Conn, ConnConfig, DbResult, ErrKind, RowBuf, StatementSet};
 use crate::error::Result;
 use crate::workload::{Checked, Counters, Dataset, TableState};
 use crate::workload::{Levels, Workload};
@@ -31,6 +31,10 @@ use std::time::{Duration, Instant};
 use tables::ChNames;
 
 pub const NAME: &str = "ch";
+
+/// Times an analytic query is sent when the engine says to try again,
+/// before it counts as refused.
+const ATTEMPTS: u32 = 3;
 
 /// TPC-C's five transactions, then the 22 queries.
 pub const KINDS: [&str; 27] = [
@@ -89,6 +93,10 @@ struct Alone {
 #[derive(Default)]
 struct Current {
     phase: Option<Phase>,
+    /// Analytic queries that completed.
+    done: u64,
+    /// Those cancelled at the time limit, named with their stream.
+    timed_out: Vec<String>,
     samples: Vec<Sample>,
     alone: Option<Alone>,
     figures: Vec<(String, String)>,
@@ -114,11 +122,17 @@ pub struct Ch {
     query_timeout: f64,
     log: Arc<CommitLog>,
     streams_done: AtomicUsize,
+    /// Queries the engine refused, with its reason (kept for the whole run).
+    refused: Mutex<std::collections::BTreeMap<u8, String>>,
     current: Mutex<Current>,
 }
 
 pub struct StreamClient {
     stream: usize,
+    /// The query of the event under way, run again when the event is retried.
+    pending: Option<u8>,
+    /// Times it was sent.
+    attempts: u32,
     /// Index into the dataset names.
     ds: usize,
     next: usize,
@@ -141,7 +155,22 @@ impl Ch {
         let log = Arc::new(CommitLog::new(tpcc.datasets, tpcc.warehouses));
         let _ = tpcc.commits.set(log.clone());
         let phases = if args.alone_phase { vec![Phase::Alone, Phase::Mixed] } else { vec![Phase::Mixed] };
-        Ok(Ch { tpcc, args, queries, names, terminals, analytic, order: phases.clone(), phases, phase_secs: None, query_timeout, log, streams_done: AtomicUsize::new(0), current: Mutex::default() })
+        Ok(Ch {
+            tpcc,
+            args,
+            queries,
+            names,
+            terminals,
+            analytic,
+            order: phases.clone(),
+            phases,
+            phase_secs: None,
+            query_timeout,
+            log,
+            streams_done: AtomicUsize::new(0),
+            refused: Mutex::default(),
+            current: Mutex::default(),
+        })
     }
 
     pub fn streams(&self) -> usize {
@@ -191,12 +220,41 @@ impl Ch {
         }
     }
 
-    async fn analytic_event(&self, conn: &mut Conn, s: &mut StreamClient, q: &mut Counters) -> DbResult<()> {
-        if self.args.analytic_rounds > 0 && s.rounds >= self.args.analytic_rounds {
+    /// The stream's next query, skipping those the engine refused; None
+    /// when the stream has run its rounds (or every query was refused).
+    fn next_query(&self, s: &mut StreamClient) -> Option<u8> {
+        let refused = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in 0..self.queries.len() {
+            if self.args.analytic_rounds > 0 && s.rounds >= self.args.analytic_rounds {
+                return None;
+            }
+            let query = self.queries[(s.stream + s.next) % self.queries.len()];
+            s.next += 1;
+            if s.next.is_multiple_of(self.queries.len()) {
+                s.rounds += 1;
+                if self.args.analytic_rounds > 0 && s.rounds == self.args.analytic_rounds {
+                    self.streams_done.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            if !refused.contains_key(&query) {
+                return Some(query);
+            }
+        }
+        None
+    }
+
+    async fn analytic_event(&self, conn: &mut Conn, s: &mut StreamClient, q: &mut Counters, retry: bool) -> DbResult<()> {
+        // A retried event runs the query that failed again.
+        let pending = if retry { s.pending } else { None };
+        if pending.is_none() {
+            s.attempts = 0;
+        }
+        let Some(query) = pending.or_else(|| self.next_query(s)) else {
             q.ended = true;
             return Ok(());
-        }
-        let query = self.queries[(s.stream + s.next) % self.queries.len()];
+        };
+        s.pending = Some(query);
+        s.attempts += 1;
         q.kind = TPCC_KINDS.len() + query as usize - 1;
         let names = &self.names[s.ds];
         let dialect = self.tpcc.engine.dialect();
@@ -206,8 +264,11 @@ impl Ch {
             None => conn,
         };
         let began = Instant::now();
-        s.in_trx = true;
-        q.add(conn.query(dialect.begin_snapshot()).await?);
+        if self.in_transaction() {
+            s.in_trx = true;
+            q.add(conn.query(dialect.begin_snapshot()).await?);
+            q.trx += 2;
+        }
         let next_ids: Vec<(i64, i64, i64)> = conn
             .query_strings(&format!("SELECT d_w_id, d_id, d_next_o_id FROM {}", names.tpcc.district))
             .await?
@@ -218,34 +279,50 @@ impl Ch {
             })
             .collect();
         q.add(Class::Read);
-        let r = conn.query_into(&sql, &mut s.rows).await;
-        let timed_out = match r {
+        match conn.query_into(&sql, &mut s.rows).await {
             Ok(c) => {
                 q.add(c);
-                q.add(conn.query("COMMIT").await?);
-                s.in_trx = false;
-                false
+                if std::mem::take(&mut s.in_trx) {
+                    q.add(conn.query("COMMIT").await?);
+                }
+                s.pending = None;
+                let mut cur = self.lock();
+                cur.done += 1;
+                if let Some(sample) = self.log.sample(names.tpcc.n, began, &next_ids) {
+                    cur.samples.push(sample);
+                }
+                return Ok(());
             }
-            Err(e) if e.timed_out() => true,
-            Err(e) => return Err(e),
-        };
-        q.trx += 2;
-        if timed_out {
-            // Counted with the run's errors; the stream goes on.
-            q.errors += 1;
-            let _ = conn.query("ROLLBACK").await;
-            s.in_trx = false;
-        } else if let Some(sample) = self.log.sample(names.tpcc.n, began, &next_ids) {
-            self.lock().samples.push(sample);
+            // Past the time limit: named and counted with the run's errors; the stream goes on.
+            Err(e) if e.timed_out() => self.lock().timed_out.push(format!("Q{query} (stream {})", s.stream + 1)),
+            // A connection lost, a conflict to retry (a few times: an error an
+            // engine calls retryable may be a limit it keeps hitting): the runner's.
+            Err(e) if e.kind != ErrKind::Fatal && (e.kind != ErrKind::Retryable || s.attempts < ATTEMPTS) => return Err(e),
+            // The engine cannot run it (a sharding router's planner): said once, with
+            // the engine's reason, and skipped from then on by every stream.
+            Err(e) => {
+                let reason = e.to_string().lines().next().unwrap_or_default().to_string();
+                self.refused.lock().unwrap_or_else(|e| e.into_inner()).entry(query).or_insert(reason);
+            }
         }
-        s.next += 1;
-        if s.next.is_multiple_of(self.queries.len()) {
-            s.rounds += 1;
-            if self.args.analytic_rounds > 0 && s.rounds == self.args.analytic_rounds {
-                self.streams_done.fetch_add(1, Ordering::Relaxed);
-            }
+        q.errors += 1;
+        s.pending = None;
+        if std::mem::take(&mut s.in_trx) {
+            let _ = conn.query("ROLLBACK").await;
         }
         Ok(())
+    }
+
+    /// Whether a query and the read of the districts' next order ids share
+    /// a read-only transaction (one snapshot): not where the engine
+    /// streams long reads only outside one (then each reads its own).
+    fn in_transaction(&self) -> bool {
+        self.tpcc.engine.deviations().is_none_or(|d| d.whole_reads_in_transactions())
+    }
+
+    /// What an analytic session runs first: the engine's settings for reads of whole tables.
+    fn analytic_session(&self) -> &'static [&'static str] {
+        self.tpcc.engine.deviations().map_or(&[], |d| d.check_session())
     }
 
     /// Where the analytic side ran, as recorded: the same server, or
@@ -271,7 +348,7 @@ impl Workload for Ch {
             return ChClient::Terminal(Box::new(self.tpcc.new_client(id, self.terminals)));
         }
         let stream = id - self.terminals;
-        ChClient::Stream(Box::new(StreamClient { stream, ds: stream % self.names.len(), next: 0, rounds: 0, own: None, rows: RowBuf::default(), in_trx: false }))
+        ChClient::Stream(Box::new(StreamClient { stream, pending: None, attempts: 0, ds: stream % self.names.len(), next: 0, rounds: 0, own: None, rows: RowBuf::default(), in_trx: false }))
     }
 
     async fn client_init(&self, conn: &mut Conn, c: &mut ChClient) -> DbResult<()> {
@@ -279,9 +356,12 @@ impl Workload for Ch {
         if let Some(cfg) = &self.analytic {
             s.own = Some(Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), self.terminals + s.stream).await?);
         }
+        let conn = s.own.as_mut().unwrap_or(conn);
+        for sql in self.analytic_session() {
+            conn.query(sql).await?;
+        }
         if self.query_timeout > 0.0 {
-            let ms = (self.query_timeout * 1000.0).round().max(1.0) as u64;
-            s.own.as_mut().unwrap_or(conn).set_statement_timeout(ms).await?;
+            conn.set_statement_timeout((self.query_timeout * 1000.0).round().max(1.0) as u64).await?;
         }
         Ok(())
     }
@@ -308,7 +388,7 @@ impl Workload for Ch {
                 }
                 self.tpcc.event(conn, t, q, retry).await
             }
-            ChClient::Stream(s) => self.analytic_event(conn, s, q).await,
+            ChClient::Stream(s) => self.analytic_event(conn, s, q, retry).await,
         }
     }
 
@@ -354,6 +434,21 @@ impl Dataset for Ch {
         let crate::env::DatasetTables::Names(mut v) = self.tpcc.dataset_tables() else { return self.tpcc.dataset_tables() };
         v.extend(self.names.iter().flat_map(|n| n.tables().map(str::to_string)));
         crate::env::DatasetTables::Names(v)
+    }
+
+    /// TPC-C's tables as TPC-C shards them; supplier, nation and region,
+    /// small and read by every query, whole on every shard.
+    fn sharding(&self) -> crate::db::sharding::ShardPlan {
+        use crate::db::sharding::{Key, Sharding};
+        let mut plan = self.tpcc.sharding();
+        for n in &self.names {
+            plan.tables.extend([
+                Sharding::reference(n.supplier.clone(), Key::int("s_suppkey")),
+                Sharding::reference(n.nation.clone(), Key::int("n_nationkey")),
+                Sharding::reference(n.region.clone(), Key::int("r_regionkey")),
+            ]);
+        }
+        plan
     }
 
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
@@ -409,7 +504,7 @@ impl Checked for Ch {
         }
         conn.close().await;
         if !quiet && failed.is_empty() {
-            println!("CH-benCHmark tables: supplier, nation and region hold dbgen's {}, {} and {} rows; the view of Q15 is there", tables::ROWS[0], tables::ROWS[1], tables::ROWS[2]);
+            println!("CH-benCHmark tables: supplier, nation and region hold dbgen's {}, {} and {} rows", tables::ROWS[0], tables::ROWS[1], tables::ROWS[2]);
         }
         crate::workload::check_verdict("CH-benCHmark", &failed, "; ", true)
     }
@@ -442,6 +537,8 @@ impl Levels for Ch {
         let mut cur = self.lock();
         cur.phase = Some(phase);
         cur.samples.clear();
+        cur.timed_out.clear();
+        cur.done = 0;
         Ok(())
     }
 
@@ -449,9 +546,15 @@ impl Levels for Ch {
         self.tpcc.run_finished(cfg, r).await?;
         let mut cur = self.lock();
         let phase = cur.phase.take().unwrap_or(Phase::Mixed);
-        let samples = std::mem::take(&mut cur.samples);
+        let analytic = figures::Analytic {
+            streams: self.streams(),
+            done: cur.done,
+            samples: std::mem::take(&mut cur.samples),
+            timed_out: std::mem::take(&mut cur.timed_out),
+            refused: self.refused.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(q, why)| format!("Q{q}: {why}")).collect(),
+        };
         let alone = cur.alone;
-        let (figures, measured) = figures::level(phase, r, &samples, alone.as_ref(), self.streams());
+        let (figures, measured) = figures::level(phase, r, &analytic, alone.as_ref());
         if phase == Phase::Alone {
             cur.alone = Some(measured);
         }
