@@ -163,6 +163,13 @@ fn queries_on_a_late_standby_show_its_lag_and_the_audit_names_the_side() {
     let text = stdout(&out);
     assert!(text.contains("workload-options-mismatch") && text.contains("analytic-side"), "{text}");
     assert!(text.contains("elsewhere") && text.contains("target"), "{text}");
+    // Each query's mean latency in the mixed phase, run by run, with its ratio.
+    let runs: Vec<Vec<Value>> = ["1", "2"].iter().map(|r| stored_levels(&store, r)).collect();
+    let avg = |l: &Value, k: &str| l["summary"]["kinds"].as_array().unwrap().iter().find(|x| x["name"] == k).unwrap()["latency_ms"]["avg"].as_f64().unwrap();
+    let row = text.lines().find(|l| l.split_whitespace().take(2).eq(["mixed", "Q6"])).unwrap_or_else(|| panic!("no Q6 row: {text}"));
+    let cells: Vec<f64> = row.split_whitespace().skip(2).map(|c| c.trim_matches(|c| c == '(' || c == ')').parse().unwrap()).collect();
+    let (a, b) = (avg(&runs[0][1], "Q6"), avg(&runs[1][1], "Q6"));
+    assert!((cells[0] - a).abs() < 0.01 && (cells[1] - b).abs() < 0.01 && (cells[2] - b / a).abs() < 0.01, "{row}: {a} {b}");
 }
 
 #[test]

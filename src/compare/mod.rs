@@ -451,6 +451,7 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
     }
     o.push_str(&table.text());
     o.push_str(&figures_text(rs));
+    o.push_str(&kinds_text(rs));
     o.push_str(&efficiency_text(rs, &hardware));
     o.push_str(&waits::text(rs, &hardware));
     if series || max_regression.is_some() {
@@ -507,6 +508,43 @@ fn figures_text(rs: &[&RunRecord]) -> String {
         }
     }
     o
+}
+
+/// Each kind of event's mean latency per level (TPC-C's transactions,
+/// TPC-H's and CH-benCHmark's queries), run by run, with its ratio to the
+/// first run's; kinds no run completed are left out.
+fn kinds_text(rs: &[&RunRecord]) -> String {
+    let mean = |l: &crate::model::record::LevelRec, name: &str| {
+        l.kinds()
+            .iter()
+            .find(|k| k.get("name").and_then(|n| n.as_str()) == Some(name))
+            .filter(|k| k.get("events").and_then(|e| e.as_u64()).unwrap_or(0) > 0)
+            .and_then(|k| k.get("latency_ms")?.get("avg")?.as_f64())
+    };
+    let head = [level_column(rs).to_string(), "kind".to_string()].into_iter().chain(rs.iter().map(|r| format!("run {}", r.id)));
+    let mut table = crate::columns::Table::new(2, 2, head);
+    for key in level_keys(rs) {
+        let levels: Vec<Option<crate::model::record::LevelRec>> = rs.iter().map(|r| at_level(r, &key)).collect();
+        let mut names: Vec<String> = Vec::new();
+        for l in levels.iter().flatten() {
+            for k in l.kinds() {
+                if let Some(n) = k.get("name").and_then(|n| n.as_str()) {
+                    if !names.iter().any(|x| x == n) && mean(l, n).is_some() {
+                        names.push(n.to_string());
+                    }
+                }
+            }
+        }
+        for name in names {
+            let values: Vec<Option<f64>> = levels.iter().map(|l| l.as_ref().and_then(|l| mean(l, &name))).collect();
+            let cells = values.iter().enumerate().map(|(i, v)| efficiency::with_ratio(*v, values[0], i == 0));
+            table.row([key.cell(), name].into_iter().chain(cells).collect());
+        }
+    }
+    if table.is_empty() || rs.len() < 2 {
+        return String::new();
+    }
+    format!("\nMean latency by kind (ms; in brackets the ratio to run {}):\n{}", rs[0].id, table.text())
 }
 
 /// A run's hardware figures at `threads` (a series' first repetition), of
