@@ -200,3 +200,30 @@ fn ch_runs_the_queries_vtgate_plans_and_lists_those_it_refuses() {
     assert!(text.contains("All conditions hold."), "{text}");
     run_ok(&mut cmd("cleanup", "ch", &size));
 }
+
+/// TPC-H at scale factor 0.01 on sharded tables (an order with its lines
+/// on one shard, supplier, nation and region whole on every shard): the
+/// refresh functions and the queries vtgate plans run, and those it cannot
+/// plan (correlated subqueries) are named with vtgate's reason while the
+/// stream goes on, without a metric.
+#[test]
+fn tpch_runs_the_queries_vtgate_plans_and_lists_those_it_refuses() {
+    let _one = serial();
+    let sf = ["--scale-factor", "0.01"];
+    let _ = cmd("cleanup", "tpch", &sf).output();
+    run_ok(&mut cmd("prepare", "tpch", &[&sf[..], &["--threads", "2"]].concat()));
+    assert_eq!(vt_sql("SELECT COUNT(*) FROM lineitem"), "60175");
+    let store = scratch_dir("vitess_tpch").join("r.sqlite");
+    let out = run_ok(cmd("run", "tpch", &[&sf[..], &["--tests", "power", "--queries", "1,6,17,22", "--query-timeout", "60"]].concat()).arg("--results").arg(&store));
+    let power = &stored_levels(&store, "last")[0];
+    let f = &power["summary"]["figures"];
+    let refused = f["refused"].as_str().unwrap_or_else(|| panic!("nothing refused: {}", show(&out)));
+    assert!(refused.contains("Q17: VT12001") && refused.contains("Q22: VT12001") && refused.contains("correlated subquery"), "{refused}");
+    assert!(!refused.contains("Q1:") && !refused.contains("Q6:"), "{refused}");
+    for k in ["Q1", "Q6", "RF1", "RF2"] {
+        assert!(level_figure(power, &format!("{k} seconds")) > 0.0, "{f}");
+    }
+    assert!(f.get("Power@Size (a subset: not the spec's)").is_none(), "no metric with queries refused: {f}");
+    assert_eq!(vt_sql("SELECT COUNT(*) FROM orders"), "15000", "RF2 removed what RF1 added");
+    run_ok(&mut cmd("cleanup", "tpch", &sf));
+}

@@ -157,6 +157,35 @@ pub async fn prewarm_tables(cfg: &Arc<ConnConfig>, quiet: bool, groups: Vec<(Str
     Ok(())
 }
 
+/// What becomes of an analytic query that failed (TPC-H's, CH-benCHmark's).
+#[derive(Debug, PartialEq)]
+pub enum QueryError {
+    /// Cancelled at the time limit: named, counted, and the stream goes on.
+    TimedOut,
+    /// The engine cannot run it (a sharding router's planner, a limit it
+    /// keeps hitting): its reason, in one line.
+    Refused(String),
+    /// The runner's to handle: a connection lost, a conflict to try again.
+    Runner,
+}
+
+/// Times a query the engine says to try again is sent before it counts as refused.
+pub const QUERY_ATTEMPTS: u32 = 3;
+
+/// What becomes of query error `e` at its `attempts`-th sending.
+pub fn query_error(e: &crate::db::DbError, attempts: u32) -> QueryError {
+    use crate::db::ErrKind;
+    if e.timed_out() {
+        return QueryError::TimedOut;
+    }
+    match e.kind {
+        ErrKind::Fatal => {}
+        ErrKind::Retryable if attempts >= QUERY_ATTEMPTS => {}
+        _ => return QueryError::Runner,
+    }
+    QueryError::Refused(e.to_string().lines().next().unwrap_or_default().to_string())
+}
+
 /// Query numbers from 1 to 22 (TPC-H's and CH-benCHmark's), as a list
 /// like `1,6,14` (`q6` too) or `all`, each once, in the order given.
 pub fn query_numbers(s: &str) -> Result<Vec<u8>, String> {
@@ -182,6 +211,24 @@ pub fn query_list(s: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::{query_error, QueryError};
+    use crate::db::{DbError, ErrKind};
+
+    /// A planner's refusal is said with the engine's reason; a conflict is
+    /// retried a few times, then refused (vtgate calls its row limit
+    /// retryable); a lost connection is the runner's.
+    #[test]
+    fn a_query_error_is_a_time_limit_a_refusal_or_the_runners() {
+        let e = |kind, code: &str, message: &str| DbError { kind, code: code.into(), message: message.into() };
+        let planner = e(ErrKind::Fatal, "1235", "VT12001: unsupported: correlated subquery is only supported for EXISTS");
+        assert_eq!(query_error(&planner, 1), QueryError::Refused("VT12001: unsupported: correlated subquery is only supported for EXISTS (1235)".into()));
+        let rows = e(ErrKind::Retryable, "1317", "target: ks.-80.primary: vttablet: Row count exceeded 10000\ntarget: ks.80-.primary: vttablet: Row count exceeded 10000");
+        assert_eq!(query_error(&rows, 1), QueryError::Runner);
+        assert_eq!(query_error(&rows, 3), QueryError::Refused("target: ks.-80.primary: vttablet: Row count exceeded 10000".into()));
+        assert_eq!(query_error(&e(ErrKind::Fatal, "57014", "canceling statement due to statement timeout"), 1), QueryError::TimedOut);
+        assert_eq!(query_error(&e(ErrKind::ConnectionLost, "2013", "Lost connection"), 5), QueryError::Runner);
+    }
+
     use super::*;
     use clap::FromArgMatches;
 

@@ -106,6 +106,16 @@ impl Dataset for Tpch {
         DatasetTables::Names(schema::TABLES.iter().map(|t| t.name.to_string()).collect())
     }
 
+    /// An order with its lines on one shard, a part with its suppliers;
+    /// customers by key; supplier, nation and region, small and joined by
+    /// most queries, whole on every shard.
+    fn sharding(&self) -> crate::db::sharding::ShardPlan {
+        use crate::db::sharding::{Key, ShardPlan, Sharding};
+        let sharded = [("lineitem", "l_orderkey"), ("orders", "o_orderkey"), ("partsupp", "ps_partkey"), ("part", "p_partkey"), ("customer", "c_custkey")];
+        let reference = [("supplier", "s_suppkey"), ("nation", "n_nationkey"), ("region", "r_regionkey")];
+        ShardPlan::new(sharded.iter().map(|(t, k)| Sharding::sharded(*t, Key::int(k))).chain(reference.iter().map(|(t, k)| Sharding::reference(*t, Key::int(k)))).collect())
+    }
+
     async fn table_state(&self, cfg: &Arc<ConnConfig>) -> Result<TableState> {
         let mut conn = Conn::admin(cfg).await?;
         let mut missing = Vec::new();

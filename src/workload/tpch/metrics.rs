@@ -38,11 +38,15 @@ pub fn throughput_at_size(streams: usize, queries: usize, elapsed_s: f64, sf: f6
 pub fn figures(test: Test, timings: &[Timing], sf: f64, streams: usize, elapsed_s: f64, complete: bool, power: &mut Option<f64>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let timed_out: Vec<String> = timings.iter().filter(|t| t.timed_out).map(|t| format!("{} (stream {})", KINDS[t.op.kind()], t.stream)).collect();
+    let mut refused: Vec<String> = timings.iter().filter_map(|t| Some(format!("{}: {}", KINDS[t.op.kind()], t.refused.as_ref()?))).collect();
+    refused.sort();
+    refused.dedup();
+    let failed = !timed_out.is_empty() || !refused.is_empty();
     let partial = if complete { "" } else { " (a subset: not the spec's)" };
     match test {
         Test::Power => {
             let secs: Vec<f64> = timings.iter().map(|t| t.secs).collect();
-            if timed_out.is_empty() && !secs.is_empty() {
+            if !failed && !secs.is_empty() {
                 let p = power_at_size(&secs, sf);
                 out.push((format!("Power@Size{partial}"), format!("{p:.1}")));
                 *power = Some(p);
@@ -56,7 +60,7 @@ pub fn figures(test: Test, timings: &[Timing], sf: f64, streams: usize, elapsed_
         Test::Throughput => {
             let queries = timings.iter().filter(|t| t.stream > 0 && matches!(t.op, Op::Query(_))).count();
             let per_stream = queries.checked_div(streams).unwrap_or(0);
-            if timed_out.is_empty() && per_stream > 0 {
+            if !failed && per_stream > 0 {
                 let t = throughput_at_size(streams, per_stream, elapsed_s, sf);
                 out.push((format!("Throughput@Size{partial}"), format!("{t:.1}")));
                 if let Some(p) = *power {
@@ -68,6 +72,9 @@ pub fn figures(test: Test, timings: &[Timing], sf: f64, streams: usize, elapsed_
     }
     if !timed_out.is_empty() {
         out.push(("timed out".into(), timed_out.join(", ")));
+    }
+    if !refused.is_empty() {
+        out.push(("refused".into(), refused.join("; ")));
     }
     out
 }
@@ -89,7 +96,7 @@ mod tests {
 
     #[test]
     fn a_timed_out_query_leaves_no_metric_and_is_named() {
-        let t = |op, secs, timed_out| Timing { stream: 0, op, secs, timed_out };
+        let t = |op, secs, timed_out| Timing { stream: 0, op, secs, timed_out, refused: None };
         let mut power = None;
         let f = figures(Test::Power, &[t(Op::Query(1), 1.0, false), t(Op::Query(18), 5.0, true)], 1.0, 2, 6.0, true, &mut power);
         assert!(power.is_none() && !f.iter().any(|(k, _)| k.starts_with("Power@Size")));

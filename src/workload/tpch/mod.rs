@@ -27,7 +27,7 @@ pub mod schema;
 
 use crate::db::{Conn, ConnConfig, DbResult, Engine, RowBuf, StatementSet};
 use crate::rand::Rng;
-use crate::workload::common::CommonArgs;
+use crate::workload::common::{query_error, CommonArgs, QueryError};
 use options::{Tests, TpchArgs};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -79,6 +79,8 @@ pub struct Timing {
     pub op: Op,
     pub secs: f64,
     pub timed_out: bool,
+    /// The engine's reason when it refused the query.
+    pub refused: Option<String>,
 }
 
 /// The level running now and what its events took.
@@ -265,12 +267,15 @@ impl crate::workload::Workload for Tpch {
         let started = Instant::now();
         let r = self.run_op(conn, c, op, &sqls, q).await;
         let secs = started.elapsed().as_secs_f64();
-        let timed_out = match r {
-            Ok(()) => false,
-            Err(e) if e.timed_out() => true,
-            Err(e) => return Err(e),
+        // A query past the time limit, or one the engine cannot run (a
+        // sharding router's planner): named, and the stream goes on.
+        let (timed_out, refused) = match r.as_ref().map_err(|e| query_error(e, 0)) {
+            Ok(()) => (false, None),
+            Err(QueryError::TimedOut) => (true, None),
+            Err(QueryError::Refused(why)) if matches!(op, Op::Query(_)) => (false, Some(why)),
+            Err(_) => return r,
         };
-        if timed_out {
+        if timed_out || refused.is_some() {
             // Counted with the run's errors; the stream goes on.
             q.errors += 1;
             self.after_error(conn, c).await;
@@ -278,7 +283,7 @@ impl crate::workload::Workload for Tpch {
                 let _ = conn.query(&format!("DROP VIEW IF EXISTS revenue{}", c.stream)).await;
             }
         }
-        self.lock().timings.push(Timing { stream: c.stream, op, secs, timed_out });
+        self.lock().timings.push(Timing { stream: c.stream, op, secs, timed_out, refused });
         Ok(())
     }
 

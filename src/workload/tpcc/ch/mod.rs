@@ -19,8 +19,9 @@ pub mod queries;
 pub mod tables;
 
 use super::{Tpcc, TpccClient, KINDS as TPCC_KINDS};
-use crate::db::{Class, Conn, ConnConfig, DbResult, ErrKind, RowBuf, StatementSet};
+use crate::db::{Class, Conn, ConnConfig, DbResult, RowBuf, StatementSet};
 use crate::error::Result;
+use crate::workload::common::{query_error, QueryError};
 use crate::workload::{Checked, Counters, Dataset, TableState};
 use crate::workload::{Levels, Workload};
 use freshness::{CommitLog, Sample};
@@ -31,10 +32,6 @@ use std::time::{Duration, Instant};
 use tables::ChNames;
 
 pub const NAME: &str = "ch";
-
-/// Times an analytic query is sent when the engine says to try again,
-/// before it counts as refused.
-const ATTEMPTS: u32 = 3;
 
 /// TPC-C's five transactions, then the 22 queries.
 pub const KINDS: [&str; 27] = [
@@ -293,17 +290,14 @@ impl Ch {
                 }
                 return Ok(());
             }
-            // Past the time limit: named and counted with the run's errors; the stream goes on.
-            Err(e) if e.timed_out() => self.lock().timed_out.push(format!("Q{query} (stream {})", s.stream + 1)),
-            // A connection lost, a conflict to retry (a few times: an error an
-            // engine calls retryable may be a limit it keeps hitting): the runner's.
-            Err(e) if e.kind != ErrKind::Fatal && (e.kind != ErrKind::Retryable || s.attempts < ATTEMPTS) => return Err(e),
-            // The engine cannot run it (a sharding router's planner): said once, with
-            // the engine's reason, and skipped from then on by every stream.
-            Err(e) => {
-                let reason = e.to_string().lines().next().unwrap_or_default().to_string();
-                self.refused.lock().unwrap_or_else(|e| e.into_inner()).entry(query).or_insert(reason);
-            }
+            Err(e) => match query_error(&e, s.attempts) {
+                QueryError::Runner => return Err(e),
+                QueryError::TimedOut => self.lock().timed_out.push(format!("Q{query} (stream {})", s.stream + 1)),
+                // Said once, and skipped from then on by every stream.
+                QueryError::Refused(reason) => {
+                    self.refused.lock().unwrap_or_else(|e| e.into_inner()).entry(query).or_insert(reason);
+                }
+            },
         }
         q.errors += 1;
         s.pending = None;
