@@ -180,7 +180,6 @@ fn bad_options_get_one_line_each() {
         (&["--analytic-queries", "23"][..], "'23' is no query"),
         (&["--analytic-streams", "0"][..], "--analytic-streams"),
         (&["--threads", "1,2"][..], "one count of TPC-C clients"),
-        (&["--events", "100"][..], "leave --events out"),
         (&["--analytic-target", "postgres://u:p@127.0.0.1:1/x"][..], "the same engine"),
     ] {
         let out = run_fail(&mut ch("run", &lite, args));

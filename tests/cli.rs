@@ -855,6 +855,7 @@ fn explain_agrees_with_run_for_every_workload() {
             "ycsb" => &["-P", "workloadc", "-p", "recordcount=100"],
             "insert-benchmark" => &["--rows", "1000", "--steps", "l.i0"],
             "tpch" => &["--scale-factor", "0.01"],
+            "ch" => &["--analytic-queries", "6"],
             _ => &["--table-size", "100"],
         };
         // The same seed: TPC-C draws its run's constants (C_LAST...) from it.

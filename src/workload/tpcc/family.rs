@@ -135,9 +135,6 @@ fn ch_bench(plan: &mut Plan, w: Tpcc, cfg: ConnConfig) -> Result<BenchRun> {
     if c.levels.len() > 1 {
         return Err(Error::Usage("--threads: CH-benCHmark runs one count of TPC-C clients beside its analytic streams; give one number".into()));
     }
-    if plan.families.given::<u64>("events").is_some() {
-        return Err(Error::Usage("--events: CH-benCHmark's phases end at --time, or with --analytic-rounds; leave --events out".into()));
-    }
     let terminals = if w.spec { w.spec_terminals() } else { c.levels[0] };
     let analytic = match &args.analytic_target {
         None => None,
@@ -162,6 +159,9 @@ fn ch_bench(plan: &mut Plan, w: Tpcc, cfg: ConnConfig) -> Result<BenchRun> {
         ch.rounds_end_phases(c.warmup_time + c.time);
         c.time = 0.0;
     }
-    c.events = 0;
+    // --events, when given, caps each phase's events over all its clients, as in every workload.
+    if plan.families.given::<u64>("events").is_none() {
+        c.events = 0;
+    }
     Ok(BenchRun::new(ch, cfg))
 }
