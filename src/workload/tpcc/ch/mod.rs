@@ -461,14 +461,16 @@ impl Dataset for Ch {
         Ok(problem.map_or(state, TableState::Mismatch))
     }
 
+    /// The three small tables first, right after the tables' layout is set
+    /// on a sharded target (a minute of TPC-C's load later, another client
+    /// of the cluster may have rewritten it), then TPC-C's.
     async fn prepare(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
-        self.tpcc.prepare(cfg.clone(), threads, quiet).await?;
         let mut conn = self.tpcc.admin(&cfg).await?;
         for n in &self.names {
             tables::prepare(&mut conn, n, self.tpcc.engine.dialect(), &table_tail(&self.tpcc.schema.tail), quiet).await?;
         }
         conn.close().await;
-        Ok(())
+        self.tpcc.prepare(cfg, threads, quiet).await
     }
 
     async fn cleanup(&self, cfg: Arc<ConnConfig>, threads: usize, quiet: bool) -> Result<()> {
