@@ -425,9 +425,13 @@ impl crate::workload::Witnessed for Ch {}
 
 impl Dataset for Ch {
     fn dataset_tables(&self) -> crate::env::DatasetTables {
-        let crate::env::DatasetTables::Names(mut v) = self.tpcc.dataset_tables() else { return self.tpcc.dataset_tables() };
-        v.extend(self.names.iter().flat_map(|n| n.tables().map(str::to_string)));
-        crate::env::DatasetTables::Names(v)
+        match self.tpcc.dataset_tables() {
+            crate::env::DatasetTables::Names(mut v) => {
+                v.extend(self.names.iter().flat_map(|n| n.tables().map(str::to_string)));
+                crate::env::DatasetTables::Names(v)
+            }
+            other => other,
+        }
     }
 
     /// TPC-C's tables as TPC-C shards them; supplier, nation and region,
