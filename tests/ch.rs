@@ -149,7 +149,8 @@ fn queries_on_a_late_standby_show_its_lag_and_the_audit_names_the_side() {
     let s = start_standby(&p);
     run_ok(&mut ch("prepare", &url(p.port), &[]));
     wait_caught_up(&p, &s);
-    let conf = "\nrecovery_min_apply_delay = '2s'\n";
+    // Replay waits for the queries (none is cancelled for a conflict with it).
+    let conf = "\nrecovery_min_apply_delay = '2s'\nmax_standby_streaming_delay = -1\n";
     std::fs::OpenOptions::new().append(true).open(s.data.join("postgresql.conf")).and_then(|mut f| std::io::Write::write_all(&mut f, conf.as_bytes())).unwrap();
     assert!(as_postgres(&pg_bin("pg_ctl")).arg("reload").arg("-D").arg(&s.data).output().unwrap().status.success());
     let store = scratch_dir("ch_standby").join("r.sqlite");
@@ -170,6 +171,46 @@ fn queries_on_a_late_standby_show_its_lag_and_the_audit_names_the_side() {
     let cells: Vec<f64> = row.split_whitespace().skip(2).map(|c| c.trim_matches(|c| c == '(' || c == ')').parse().unwrap()).collect();
     let (a, b) = (avg(&runs[0][1], "Q6"), avg(&runs[1][1], "Q6"));
     assert!((cells[0] - a).abs() < 0.01 && (cells[1] - b).abs() < 0.01 && (cells[2] - b / a).abs() < 0.01, "{row}: {a} {b}");
+}
+
+/// A stream whose analytic server drops its connection reconnects to that
+/// server, not to the target, and runs the query it lost again (it once
+/// reconnected to the target and then failed on the dropped connection
+/// again and again, without end).
+#[test]
+fn a_stream_dropped_by_its_analytic_server_reconnects_there() {
+    let p = start_primary();
+    psql(p.port, "CREATE ROLE analyst LOGIN PASSWORD 'analyst'");
+    psql(p.port, "ALTER SYSTEM SET log_connections = on");
+    psql(p.port, "SELECT pg_reload_conf()");
+    run_ok(&mut ch("prepare", &url(p.port), &[]));
+    psql(p.port, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst");
+    let analytic = format!("postgres://analyst:analyst@127.0.0.1:{}/{DB}", p.port);
+    let store = scratch_dir("ch_dropped").join("r.sqlite");
+    let mut cmd = ch("run", &url(p.port), &["--threads", "1", "--time", "1", "--analytic-streams", "1", "--analytic-rounds", "4", "--alone-phase", "off", "--analytic-target", &analytic]);
+    cmd.arg("--results").arg(&store);
+    let run = std::thread::spawn(move || run_ok(&mut cmd));
+    // Sessions the server let in as analyst so far.
+    let log = p.dir.join("postgres.log");
+    let analysts = || std::fs::read_to_string(&log).unwrap().lines().filter(|l| l.contains("connection authorized: user=analyst")).count();
+    // The stream's session on the analytic side, busy with a query; then dropped.
+    let busy = "SELECT pid FROM pg_stat_activity WHERE usename = 'analyst' AND state = 'active' AND backend_type = 'client backend'";
+    let mut pid = String::new();
+    assert!(
+        eventually(std::time::Duration::from_secs(120), || {
+            pid = psql(p.port, busy);
+            !pid.is_empty()
+        }),
+        "the stream never ran a query as analyst"
+    );
+    let before = analysts();
+    assert_eq!(psql(p.port, &format!("SELECT pg_terminate_backend({pid})")), "t");
+    let out = run.join().unwrap();
+    let mixed = &stored_levels(&store, "last")[0];
+    assert_eq!(level_figure(mixed, "analytic queries"), 4.0 * QUERIES as f64, "the lost query ran again: {}", mixed["summary"]["figures"]);
+    let reconnects: u64 = mixed["intervals"].as_array().unwrap().iter().map(|iv| iv["reconnects"].as_u64().unwrap()).sum();
+    assert_eq!(reconnects, 1, "{}", show(&out));
+    assert_eq!(analysts(), before + 1, "the stream's one reconnect went to the analytic side");
 }
 
 #[test]

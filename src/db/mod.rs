@@ -188,6 +188,10 @@ pub struct Conn {
     /// Set when the client has its worker thread to itself: the lean
     /// clients then block in recv(2) instead of suspending.
     block: Option<fast::Blocking>,
+    /// Session settings this connection's user made beyond the target's
+    /// (`keep`), and its statement time limit: a reconnect makes them again.
+    kept: Vec<String>,
+    timeout_ms: Option<u64>,
 }
 
 impl Conn {
@@ -216,7 +220,7 @@ impl Conn {
     /// A connection with nothing run on it yet: no engine asked, no session settings.
     async fn open_bare(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
         let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
-        Ok(Conn { inner, set, cfg, host_index, client, stop: None, block: None })
+        Ok(Conn { inner, set, cfg, host_index, client, stop: None, block: None, kept: Vec::new(), timeout_ms: None })
     }
 
     /// Which engine the server is (once per target; a protocol that several
@@ -516,10 +520,20 @@ impl Conn {
         let old = std::mem::replace(&mut self.inner, inner);
         drop_inner(old).await;
         self.apply_blocking();
-        let session: Vec<String> = self.cfg.session_sql.clone();
+        let session: Vec<String> = self.cfg.session_sql.iter().chain(&self.kept).cloned().collect();
         for s in &session {
             self.query(s).await?;
         }
+        if let Some(ms) = self.timeout_ms {
+            self.set_statement_timeout(ms).await?;
+        }
+        Ok(())
+    }
+
+    /// Runs session setting `sql`, and again after every reconnect.
+    pub async fn keep(&mut self, sql: &str) -> DbResult<()> {
+        self.query(sql).await?;
+        self.kept.push(sql.to_string());
         Ok(())
     }
 
@@ -642,6 +656,8 @@ impl Conn {
     /// [`DbError::timed_out`] is true. An error when the server takes none
     /// of its engine's settings for it.
     pub async fn set_statement_timeout(&mut self, ms: u64) -> DbResult<()> {
+        // Kept for a reconnect, which sets it again.
+        self.timeout_ms = Some(ms);
         if let Inner::Lite(c) = &mut self.inner {
             return c.set_timeout(ms);
         }

@@ -63,7 +63,10 @@ pub(super) async fn worker<W: Workload>(
         // A run that gave up waiting (--thread-init-timeout, a failed
         // client, Ctrl-C) stops the clients still connecting.
         let connected = tokio::select! {
-            c = Conn::connect(cfg.clone(), set.clone(), id) => c,
+            c = match w.client_target(id) {
+                Some((to, statements)) => Conn::connect(to, statements, id),
+                None => Conn::connect(cfg.clone(), set.clone(), id),
+            } => c,
             () = until_set(&shared.stop) => return,
         };
         match connected {

@@ -217,6 +217,13 @@ pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'stat
         async { Ok(()) }
     }
 
+    /// Where client `id` connects when not to the run's target, with the
+    /// statements it prepares there (CH-benCHmark's analytic streams on
+    /// another server); its reconnects go there too.
+    fn client_target(&self, _id: usize) -> Option<(Arc<ConnConfig>, Arc<StatementSet>)> {
+        None
+    }
+
     /// Called once a client has stopped, before its connection closes.
     fn client_done(&self, _conn: &mut Conn, _c: &mut Self::Client) -> impl Future<Output = ()> {
         async {}

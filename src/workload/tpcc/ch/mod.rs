@@ -134,8 +134,6 @@ pub struct StreamClient {
     ds: usize,
     next: usize,
     rounds: u32,
-    /// The stream's own connection, to the analytic target.
-    own: Option<Conn>,
     rows: RowBuf,
     in_trx: bool,
 }
@@ -256,10 +254,6 @@ impl Ch {
         let names = &self.names[s.ds];
         let dialect = self.tpcc.engine.dialect();
         let sql = queries::sql(query, names, dialect);
-        let conn = match &mut s.own {
-            Some(c) => c,
-            None => conn,
-        };
         let began = Instant::now();
         if self.in_transaction() {
             s.in_trx = true;
@@ -342,17 +336,15 @@ impl Workload for Ch {
             return ChClient::Terminal(Box::new(self.tpcc.new_client(id, self.terminals)));
         }
         let stream = id - self.terminals;
-        ChClient::Stream(Box::new(StreamClient { stream, pending: None, attempts: 0, ds: stream % self.names.len(), next: 0, rounds: 0, own: None, rows: RowBuf::default(), in_trx: false }))
+        ChClient::Stream(Box::new(StreamClient { stream, pending: None, attempts: 0, ds: stream % self.names.len(), next: 0, rounds: 0, rows: RowBuf::default(), in_trx: false }))
     }
 
     async fn client_init(&self, conn: &mut Conn, c: &mut ChClient) -> DbResult<()> {
-        let ChClient::Stream(s) = c else { return Ok(()) };
-        if let Some(cfg) = &self.analytic {
-            s.own = Some(Conn::connect(cfg.clone(), Arc::new(StatementSet::default()), self.terminals + s.stream).await?);
+        if !matches!(c, ChClient::Stream(_)) {
+            return Ok(());
         }
-        let conn = s.own.as_mut().unwrap_or(conn);
         for sql in self.analytic_session() {
-            conn.query(sql).await?;
+            conn.keep(sql).await?;
         }
         if self.query_timeout > 0.0 {
             conn.set_statement_timeout((self.query_timeout * 1000.0).round().max(1.0) as u64).await?;
@@ -360,12 +352,11 @@ impl Workload for Ch {
         Ok(())
     }
 
-    async fn client_done(&self, _conn: &mut Conn, c: &mut ChClient) {
-        if let ChClient::Stream(s) = c {
-            if let Some(own) = s.own.take() {
-                own.close().await;
-            }
-        }
+    /// The analytic streams connect to the analytic target when given
+    /// (with none of TPC-C's statements: a standby prepares no writes).
+    fn client_target(&self, id: usize) -> Option<(Arc<ConnConfig>, Arc<StatementSet>)> {
+        let to = self.analytic.as_ref().filter(|_| id >= self.terminals)?;
+        Some((to.clone(), Arc::new(StatementSet::default())))
     }
 
     /// The analytic streams run back to back whatever the TPC-C clients' rate.
@@ -391,7 +382,7 @@ impl Workload for Ch {
             ChClient::Terminal(t) => self.tpcc.after_error(conn, t).await,
             ChClient::Stream(s) => {
                 if std::mem::take(&mut s.in_trx) {
-                    let _ = s.own.as_mut().unwrap_or(conn).query("ROLLBACK").await;
+                    let _ = conn.query("ROLLBACK").await;
                 }
             }
         }
