@@ -14,37 +14,15 @@ REPS=${1:-2}
 SECS=${2:-60}
 W=${W:-2}
 T=${T:-2}
-FB=${FB:-target/release/fairbench}
-GOTPC=${GOTPC:-$(command -v go-tpc || echo bench/tools/go-tpc)}
-[[ -x $FB ]] || cargo build --release --quiet
-if [[ ! -x $GOTPC ]]; then
-    echo "go-tpc not found: go install github.com/pingcap/go-tpc/cmd/go-tpc@latest, or put it at bench/tools/go-tpc (GOTPC=path)" >&2
-    exit 2
-fi
+NAME=fb-ch
 PORT=${PORT:-13407}
-export FAIRBENCH_SANDBOX_ROOT
-FAIRBENCH_SANDBOX_ROOT=$(mktemp -d /tmp/fb-ch.XXXXXX)
-chmod o+x "$FAIRBENCH_SANDBOX_ROOT"
-WORK=$FAIRBENCH_SANDBOX_ROOT/work
-mkdir -p "$WORK"
-trap '"$FB" server stop --all >/dev/null 2>&1 || true; rm -rf "$FAIRBENCH_SANDBOX_ROOT"' EXIT
-"$FB" server start mariadb --port "$PORT" --set innodb_buffer_pool_size=2G >/dev/null
-FBURL=mysql://fairbench:fairbench@127.0.0.1:$PORT/fairbench
-my() { mysql -h127.0.0.1 -P"$PORT" -ufairbench -pfairbench -N -B "$@"; }
-my -e "CREATE DATABASE IF NOT EXISTS gotpc"
-GO=(-H 127.0.0.1 -P "$PORT" -U fairbench -p fairbench -D gotpc)
+SERVER_SET=(innodb_buffer_pool_size=2G)
+source bench/gotpc-beside.sh
 
 echo "prepare..." >&2
 "$FB" prepare ch --target "$FBURL" --warehouses "$W" --threads 2 >"$WORK/fb-prepare.out" 2>&1
 "$GOTPC" tpcc prepare "${GO[@]}" --warehouses "$W" -T 2 >"$WORK/go-prepare.out" 2>&1
 "$GOTPC" ch prepare "${GO[@]}" --warehouses "$W" >>"$WORK/go-prepare.out" 2>&1
-
-# $1: a name; the rest: the command. Appends "name wall user sys" to $WORK/times.
-timed() {
-    local name=$1
-    shift
-    /usr/bin/time -f "$name %e %U %S" -a -o "$WORK/times" "$@" >"$WORK/$name.out" 2>&1
-}
 
 for r in $(seq "$REPS"); do
     echo "run $r of $REPS..." >&2
@@ -57,7 +35,7 @@ import json, re, statistics, sys
 work, reps, secs, w, t = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 times = {}
 for line in open(f"{work}/times"):
-    name, wall, user, sys_ = line.split()
+    name, wall, user, sys_ = line.split()[:4]
     times[name] = (float(wall), float(user) + float(sys_))
 rows = {"fairbench": [], "go-tpc": []}
 for r in range(1, reps + 1):

@@ -16,35 +16,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${1:-2}
-FB=${FB:-target/release/fairbench}
-GOTPC=${GOTPC:-$(command -v go-tpc || echo bench/tools/go-tpc)}
-[[ -x $FB ]] || cargo build --release --quiet
-if [[ ! -x $GOTPC ]]; then
-    echo "go-tpc not found: go install github.com/pingcap/go-tpc/cmd/go-tpc@latest, or put it at bench/tools/go-tpc (GOTPC=path)" >&2
-    exit 2
-fi
+NAME=fb-tpch
 PORT=${PORT:-13406}
-export FAIRBENCH_SANDBOX_ROOT
-FAIRBENCH_SANDBOX_ROOT=$(mktemp -d /tmp/fb-tpch.XXXXXX)
-# The server runs as its own account, which must enter the directory.
-chmod o+x "$FAIRBENCH_SANDBOX_ROOT"
-WORK=$FAIRBENCH_SANDBOX_ROOT/work
-mkdir -p "$WORK"
-trap '"$FB" server stop --all >/dev/null 2>&1 || true; rm -rf "$FAIRBENCH_SANDBOX_ROOT"' EXIT
-"$FB" server start mariadb --port "$PORT" --set innodb_buffer_pool_size=4G --set max_allowed_packet=256M >/dev/null
-FBURL=mysql://fairbench:fairbench@127.0.0.1:$PORT/fairbench
-GOURL=mysql://fairbench:fairbench@127.0.0.1:$PORT/gotpc
-my() { mysql -h127.0.0.1 -P"$PORT" -ufairbench -pfairbench -N -B "$@"; }
-my -e "CREATE DATABASE IF NOT EXISTS gotpc"
-GO=(-H 127.0.0.1 -P "$PORT" -U fairbench -p fairbench -D gotpc)
+SERVER_SET=(innodb_buffer_pool_size=4G max_allowed_packet=256M)
+source bench/gotpc-beside.sh
 ROWS=8660030
-
-# $1: a name; the rest: the command. Appends "name wall user sys maxrss_kb" to $WORK/times.
-timed() {
-    local name=$1
-    shift
-    /usr/bin/time -f "$name %e %U %S %M" -a -o "$WORK/times" "$@" >"$WORK/$name.out" 2>&1
-}
 
 for r in $(seq "$REPS"); do
     echo "load $r of $REPS..." >&2

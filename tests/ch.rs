@@ -213,6 +213,55 @@ fn a_stream_dropped_by_its_analytic_server_reconnects_there() {
     assert_eq!(analysts(), before + 1, "the stream's one reconnect went to the analytic side");
 }
 
+/// A query in flight when the phase's time is up is cancelled on the
+/// server and named, and the run ends on time (it once waited for the
+/// query however long it took, and the query then ran on into whatever
+/// came next). Once the phase runs, another session locks nation, which
+/// the stream's Q2 reads: its next Q2 waits until the end.
+#[test]
+fn a_query_in_flight_at_the_end_is_cancelled_on_the_server() {
+    use common::server::Server;
+    use std::time::Duration;
+    let prefix = ["--tpcc-prefix", "cut"];
+    for server in [Server::Mariadb, Server::Postgres] {
+        let url = server.url();
+        let _ = ch("cleanup", &url, &prefix).output();
+        run_ok(&mut ch("prepare", &url, &prefix));
+        let db = parse_url(&url).database;
+        let waiting = match server {
+            Server::Mariadb => "SELECT COUNT(*) FROM information_schema.processlist WHERE state LIKE 'Waiting for table%' AND info LIKE 'SELECT su.s_suppkey%'",
+            _ => "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT su.s_suppkey%'",
+        };
+        let store = scratch_dir("ch_cut").join(format!("{}.sqlite", db.len()));
+        let args = [&prefix[..], &["--threads", "1", "--time", "3", "--analytic-streams", "1", "--analytic-queries", "2", "--alone-phase", "off", "--results"]].concat();
+        let mut run = watch::Watched::spawn(ch("run", &url, &args).arg(&store));
+        run.wait_for(Duration::from_secs(60), |l| l.contains("Threads started!"));
+        let held = match server {
+            Server::Mariadb => mysql_holding(&db, "LOCK TABLES cutnation1 WRITE;"),
+            _ => pg_holding(&db, "BEGIN; LOCK TABLE cutnation1;"),
+        };
+        assert!(eventually(Duration::from_secs(30), || server.count(waiting) == 1), "Q2 never waited on the lock");
+        // The phase's figures are out once its clients have stopped: the
+        // server let go of the query by then (the run's own reads of the
+        // table after it wait on the lock, as any reader does).
+        run.wait_for(Duration::from_secs(30), |l| l.contains("cut at the end"));
+        let sessions = match server {
+            Server::Mariadb => "SELECT GROUP_CONCAT(CONCAT(state, ': ', LEFT(info, 60)) SEPARATOR ' | ') FROM information_schema.processlist",
+            _ => "SELECT string_agg(wait_event_type || ': ' || LEFT(query, 60), ' | ') FROM pg_stat_activity",
+        };
+        assert_eq!(server.count(waiting), 0, "the query still runs on the server: {}", server.sql(sessions));
+        drop(held);
+        let out = run.finish(Duration::from_secs(60));
+        assert!(out.status.success(), "{}", show(&out));
+        let mixed = &stored_levels(&store, "last")[0];
+        let f = &mixed["summary"]["figures"];
+        assert_eq!(f["cut at the end"].as_str(), Some("Q2 (stream 1)"), "{}", show(&out));
+        assert_eq!(level_figure(mixed, "analytic queries"), level_kind_events(mixed, "Q2") as f64, "the query cut is not counted: {f}");
+        assert!(mixed["elapsed_s"].as_f64().unwrap() < 4.0, "the phase outlived its time: {}", mixed["elapsed_s"]);
+        run_ok(&mut ch("cleanup", &url, &prefix));
+    }
+}
+
 #[test]
 fn bad_options_get_one_line_each() {
     let dir = scratch_dir("ch_bad");

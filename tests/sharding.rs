@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::vtgate::*;
 use common::*;
 use serde_json::Value;
 use std::process::Command;
@@ -23,31 +24,6 @@ fn cmd(command: &str, workload: &str, extra: &[&str]) -> Command {
     let mut c = fairbench();
     c.arg(command).arg(workload).arg("--target").arg(vitess_url()).args(extra);
     c
-}
-
-/// The keyspace the URL names.
-fn keyspace() -> String {
-    parse_url(&vitess_url()).database
-}
-
-/// Runs `sql` through vtgate with the mariadb client (the test's own view).
-fn vt_sql(sql: &str) -> String {
-    mysql_at(&vitess_url(), sql)
-}
-
-/// The keyspace's shards (`-80`, `80-`, ...).
-fn shards() -> Vec<String> {
-    let ks = keyspace();
-    let all = vt_sql("SHOW VITESS_SHARDS");
-    let v: Vec<String> = all.lines().filter_map(|l| l.trim().strip_prefix(&format!("{ks}/")).map(str::to_string)).collect();
-    assert!(v.len() >= 2, "keyspace {ks} should have two shards or more: {all}");
-    v
-}
-
-/// `SELECT COUNT(*) FROM table` on each shard, in the order of [`shards`].
-fn rows_per_shard(table: &str) -> Vec<u64> {
-    let ks = keyspace();
-    shards().iter().map(|s| vt_sql(&format!("USE `{ks}:{s}`; SELECT COUNT(*) FROM {table}")).parse().unwrap()).collect()
 }
 
 /// The primary vindex of `table`: (columns, type); None when the VSchema

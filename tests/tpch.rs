@@ -138,6 +138,44 @@ fn a_wrong_answer_fails_the_check() {
     assert!(stderr(&out).contains(&format!("Q4's answer differs: row 1, column 2: {} where {bumped} was expected", bumped - 1)), "{}", show(&out));
 }
 
+/// Ctrl-C while a query waits on a table another session holds locked:
+/// the query is cancelled on the server, and the run ends within two
+/// seconds, saving the queries that completed (it once waited for the
+/// query in flight, however long it took). The lock comes once the run
+/// has started: the power test's first query, Q14, reads no nation, and
+/// the first after it that does waits.
+#[test]
+fn ctrl_c_cancels_the_query_in_flight_on_the_server_and_saves_what_ran() {
+    use std::time::Duration;
+    mysql_admin("DROP DATABASE IF EXISTS tpch_cut; CREATE DATABASE tpch_cut");
+    let u = parse_url(&mysql_url());
+    let url = format!("mysql://{}:{}@{}:{}/tpch_cut", u.user, u.password, u.host, u.port.unwrap());
+    let tpch = |cmd: &str| {
+        let mut c = fairbench();
+        c.args([cmd, "tpch", "--scale-factor", SF, "--target", &url]);
+        c
+    };
+    run_ok(&mut tpch("prepare"));
+    let count = |q: &str| mysql_admin(q).trim().parse::<u64>().unwrap();
+    let waiting = "SELECT COUNT(*) FROM information_schema.processlist WHERE db = 'tpch_cut' AND state LIKE 'Waiting for table%'";
+    let store = scratch_dir("tpch_cut").join("r.sqlite");
+    let mut run = watch::Watched::spawn(tpch("run").args(["--tests", "power", "--refresh", "off", "--results"]).arg(&store));
+    run.wait_for(Duration::from_secs(60), |l| l.contains("Threads started!"));
+    let held = mysql_holding("tpch_cut", "LOCK TABLES nation WRITE;");
+    assert!(eventually(Duration::from_secs(30), || count(waiting) == 1), "no query waited on the lock");
+    let (code, took, out) = run.interrupt();
+    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C: {out}");
+    assert_eq!(code, Some(130), "{out}");
+    assert_eq!(count(waiting), 0, "the query still runs on the server");
+    drop(held);
+    // The power test's first query (Q14) completed; the one cancelled is not a time limit.
+    let power = &stored_levels(&store, "last")[0];
+    let f = &power["summary"]["figures"];
+    assert!(level_figure(power, "Q14 seconds") > 0.0, "{f}");
+    assert!(f.get("timed out").is_none(), "{f}");
+    mysql_admin("DROP DATABASE tpch_cut");
+}
+
 #[test]
 fn bad_tpch_options_are_refused_in_one_line() {
     let dir = scratch_dir("tpch_bad");

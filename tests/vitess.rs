@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::vtgate::*;
 use common::*;
 use serde_json::Value;
 use std::process::Command;
@@ -29,11 +30,6 @@ fn run_json(workload: &str, extra: &[&str]) -> Value {
     assert_eq!(s["status"], "completed", "{workload}: {s}");
     assert!(s["transactions"].as_u64().unwrap() > 0, "{workload}: {s}");
     s
-}
-
-/// Runs `sql` through vtgate with the mariadb client (the test's own view).
-fn vt_sql(sql: &str) -> String {
-    mysql_at(&vitess_url(), sql)
 }
 
 #[test]
@@ -184,17 +180,19 @@ fn ch_runs_the_queries_vtgate_plans_and_lists_those_it_refuses() {
     let size = ["--warehouses", "1", "--fk", "nofk", "--tpcc-prefix", "vch"];
     let _ = cmd("cleanup", "ch", &size).output();
     run_ok(&mut cmd("prepare", "ch", &[&size[..], &["--threads", "2"]].concat()));
-    assert_eq!(vt_sql("SELECT COUNT(*) FROM vchsupplier1"), "10000");
+    // Reference tables: a whole copy on every shard.
+    assert!(rows_per_shard("vchsupplier1").iter().all(|&n| n == 10_000), "{:?}", rows_per_shard("vchsupplier1"));
     let store = scratch_dir("vitess_ch").join("r.sqlite");
-    let args = ["--threads", "1", "--time", "2", "--analytic-queries", "1,6,11,17", "--analytic-rounds", "1", "--query-timeout", "60"];
+    let args = ["--threads", "1", "--time", "2", "--analytic-queries", "1,6,11,17,20", "--analytic-rounds", "1", "--query-timeout", "60"];
     let out = run_ok(cmd("run", "ch", &[&size[..], &args].concat()).arg("--results").arg(&store));
     let levels = stored_levels(&store, "last");
     let mixed = &levels[1];
-    assert_eq!((level_kind_events(mixed, "Q1"), level_kind_events(mixed, "Q6")), (1, 1), "{}", show(&out));
-    assert_eq!(level_figure(mixed, "analytic queries"), 2.0, "{}", mixed["summary"]["figures"]);
+    // Q11 joins stock with supplier and nation, reference tables: each shard joins its own rows.
+    assert_eq!(["Q1", "Q6", "Q11"].map(|q| level_kind_events(mixed, q)), [1, 1, 1], "{}", show(&out));
+    assert_eq!(level_figure(mixed, "analytic queries"), 3.0, "{}", mixed["summary"]["figures"]);
     let refused = mixed["summary"]["figures"]["refused"].as_str().unwrap_or_else(|| panic!("nothing refused: {}", show(&out)));
-    assert!(refused.contains("Q17: VT13001") && refused.contains("Q11: ") && refused.contains("Row count exceeded"), "{refused}");
-    assert!(!refused.contains("Q1:") && !refused.contains("Q6:"), "{refused}");
+    assert!(refused.contains("Q17: VT13001") && refused.contains("Q20: ") && refused.contains("Row count exceeded"), "{refused}");
+    assert!(!refused.contains("Q1:") && !refused.contains("Q6:") && !refused.contains("Q11:"), "{refused}");
     assert!(level_figure(mixed, "tpmC") > 0.0);
     let text = stdout(&run_ok(&mut cmd("check", "ch", &size)));
     assert!(text.contains("All conditions hold."), "{text}");

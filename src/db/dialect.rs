@@ -171,6 +171,19 @@ pub trait Dialect: Schema + Loading + Sync {
         Vec::new()
     }
 
+    /// The query of this session's id, as another session names it to
+    /// cancel its statement; None where no other session can (SQLite's
+    /// statements run inside the client).
+    fn session_id_query(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The statement another session sends to cancel the statement that
+    /// session `id` runs (the session stays, idle).
+    fn cancel_statement(&self, _id: &str) -> String {
+        String::new()
+    }
+
     /// A query of the server's clock as ms since the Unix epoch.
     fn clock_ms_query(&self) -> &'static str;
 

@@ -125,7 +125,9 @@ pub(super) async fn worker<W: Workload>(
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
     let n_local = ids.len();
     let mut handles = Vec::new();
-    for (li, (id, (conn, st))) in ids.iter().copied().zip(conns).enumerate() {
+    let deadline = if rc.time.is_zero() { None } else { Some(start + rc.warmup + rc.time) };
+    for (li, (id, (mut conn, st))) in ids.iter().copied().zip(conns).enumerate() {
+        conn.ends_at(deadline, &INTERRUPTED);
         let quota = if rc.events > 0 { rc.events / threads as u64 + u64::from((id as u64) < rc.events % threads as u64) } else { u64::MAX };
         let (w, local, shared, totals) = (w.clone(), local.clone(), shared.clone(), totals.clone());
         let rate_mode = rate > 0.0 && w.paced(id, threads);
@@ -134,7 +136,6 @@ pub(super) async fn worker<W: Workload>(
             local.finished.set(local.finished.get() + 1);
         }));
     }
-    let deadline = if rc.time.is_zero() { None } else { Some(start + rc.warmup + rc.time) };
     if rate > 0.0 {
         let local = local.clone();
         // Without --rand-seed every run draws arrivals of its own, as the

@@ -175,6 +175,10 @@ pub const QUERY_ATTEMPTS: u32 = 3;
 /// What becomes of query error `e` at its `attempts`-th sending.
 pub fn query_error(e: &crate::db::DbError, attempts: u32) -> QueryError {
     use crate::db::ErrKind;
+    // Cancelled as the run stopped (the server's error is that of a time limit).
+    if e.kind == ErrKind::Stopped {
+        return QueryError::Runner;
+    }
     if e.timed_out() {
         return QueryError::TimedOut;
     }
@@ -227,6 +231,7 @@ mod tests {
         assert_eq!(query_error(&rows, 3), QueryError::Refused("target: ks.-80.primary: vttablet: Row count exceeded 10000".into()));
         assert_eq!(query_error(&e(ErrKind::Fatal, "57014", "canceling statement due to statement timeout"), 1), QueryError::TimedOut);
         assert_eq!(query_error(&e(ErrKind::ConnectionLost, "2013", "Lost connection"), 5), QueryError::Runner);
+        assert_eq!(query_error(&e(ErrKind::Stopped, "1317", "cancelled as the run stopped: Query execution was interrupted"), 1), QueryError::Runner);
     }
 
     use super::*;

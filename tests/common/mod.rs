@@ -10,6 +10,7 @@
 pub mod pgpair;
 pub mod probe;
 pub mod server;
+pub mod vtgate;
 pub mod watch;
 
 #[allow(unused_imports)]
@@ -288,6 +289,38 @@ fn mysql_client(database: Option<&str>) -> Command {
         cmd.arg(format!("--database={db}"));
     }
     cmd
+}
+
+/// A session of the test server's own client that ran `sql` and then
+/// idles, its input left open (what it locked stays locked), until dropped:
+/// its client then ends, and the server, which waits on that session's
+/// next statement, sees it gone at once and releases what it held.
+pub struct Held(std::process::Child, Option<std::process::ChildStdin>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn hold(mut cmd: Command, sql: &str) -> Held {
+    cmd.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut input = child.stdin.take().expect("stdin was piped");
+    input.write_all(format!("{sql}\n").as_bytes()).unwrap();
+    input.flush().unwrap();
+    Held(child, Some(input))
+}
+
+/// `sql` run on the MariaDB test server's `database` by a session kept open (see [`Held`]).
+pub fn mysql_holding(database: &str, sql: &str) -> Held {
+    hold(mysql_client(Some(database)), sql)
+}
+
+/// `sql` run on the PostgreSQL test server's `database` by a session kept open (see [`Held`]).
+pub fn pg_holding(database: &str, sql: &str) -> Held {
+    hold(pg_client(database), sql)
 }
 
 /// Runs SQL (one or more `;`-separated statements) on the MariaDB test server with the

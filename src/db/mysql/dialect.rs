@@ -61,6 +61,14 @@ impl Dialect for MysqlDialect {
         vec![format!("SET SESSION max_statement_time = {}", ms as f64 / 1000.0), format!("SET SESSION query_timeout = {ms}"), format!("SET SESSION max_execution_time = {ms}")]
     }
 
+    fn session_id_query(&self) -> Option<&'static str> {
+        Some("SELECT CONNECTION_ID()")
+    }
+
+    fn cancel_statement(&self, id: &str) -> String {
+        format!("KILL QUERY {id}")
+    }
+
     fn clock_ms_query(&self) -> &'static str {
         "SELECT UNIX_TIMESTAMP(NOW(6)) * 1000"
     }

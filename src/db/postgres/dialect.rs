@@ -40,6 +40,14 @@ impl Dialect for PgDialect {
         }
     }
 
+    fn session_id_query(&self) -> Option<&'static str> {
+        Some("SELECT pg_backend_pid()")
+    }
+
+    fn cancel_statement(&self, id: &str) -> String {
+        format!("SELECT pg_cancel_backend({id})")
+    }
+
     fn clock_ms_query(&self) -> &'static str {
         "SELECT extract(epoch from clock_timestamp()) * 1000"
     }

@@ -212,7 +212,8 @@ impl Tpch {
             c.in_trx = true;
         }
         for sql in sqls {
-            q.add(conn.query_into(sql, &mut c.rows).await?);
+            // Ctrl-C cancels a query in flight on the server, and the run saves what it measured.
+            q.add(if refresh { conn.query_into(sql, &mut c.rows).await? } else { conn.query_into_or_cancel(sql, &mut c.rows).await? });
         }
         if refresh {
             q.add(conn.query("COMMIT").await?);

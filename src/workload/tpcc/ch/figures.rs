@@ -25,6 +25,8 @@ pub struct Analytic {
     pub samples: Vec<Sample>,
     /// Queries cancelled at the time limit, named.
     pub timed_out: Vec<String>,
+    /// Queries in flight when the phase ended, cancelled on the server and not counted.
+    pub cut: Vec<String>,
     /// Queries the engine refused, with its reason.
     pub refused: Vec<String>,
 }
@@ -60,6 +62,9 @@ pub fn level(phase: Phase, r: &LevelResult, a: &Analytic, alone: Option<&Alone>)
     }
     if !a.timed_out.is_empty() {
         out.push(("timed out".into(), a.timed_out.join(", ")));
+    }
+    if !a.cut.is_empty() {
+        out.push(("cut at the end".into(), a.cut.join(", ")));
     }
     if !a.refused.is_empty() {
         out.push(("refused".into(), a.refused.join("; ")));

@@ -19,7 +19,7 @@ pub mod queries;
 pub mod tables;
 
 use super::{Tpcc, TpccClient, KINDS as TPCC_KINDS};
-use crate::db::{Class, Conn, ConnConfig, DbResult, RowBuf, StatementSet};
+use crate::db::{Class, Conn, ConnConfig, DbResult, ErrKind, RowBuf, StatementSet};
 use crate::error::Result;
 use crate::workload::common::{query_error, QueryError};
 use crate::workload::{Checked, Counters, Dataset, TableState};
@@ -94,6 +94,8 @@ struct Current {
     done: u64,
     /// Those cancelled at the time limit, named with their stream.
     timed_out: Vec<String>,
+    /// Those cancelled on the server as the phase ended, likewise.
+    cut: Vec<String>,
     samples: Vec<Sample>,
     alone: Option<Alone>,
     figures: Vec<(String, String)>,
@@ -270,7 +272,9 @@ impl Ch {
             })
             .collect();
         q.add(Class::Read);
-        match conn.query_into(&sql, &mut s.rows).await {
+        // The phase's end cancels a query in flight on the server: a run's
+        // time holds, and no query outlives it into the next phase or run.
+        match conn.query_into_or_cancel(&sql, &mut s.rows).await {
             Ok(c) => {
                 q.add(c);
                 if std::mem::take(&mut s.in_trx) {
@@ -283,6 +287,10 @@ impl Ch {
                     cur.samples.push(sample);
                 }
                 return Ok(());
+            }
+            Err(e) if e.kind == ErrKind::Stopped => {
+                self.lock().cut.push(format!("Q{query} (stream {})", s.stream + 1));
+                return Err(e);
             }
             Err(e) => match query_error(&e, s.attempts) {
                 QueryError::Runner => return Err(e),
@@ -529,6 +537,7 @@ impl Levels for Ch {
         cur.phase = Some(phase);
         cur.samples.clear();
         cur.timed_out.clear();
+        cur.cut.clear();
         cur.done = 0;
         Ok(())
     }
@@ -542,6 +551,7 @@ impl Levels for Ch {
             done: cur.done,
             samples: std::mem::take(&mut cur.samples),
             timed_out: std::mem::take(&mut cur.timed_out),
+            cut: std::mem::take(&mut cur.cut),
             refused: self.refused.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(q, why)| format!("Q{q}: {why}")).collect(),
         };
         let alone = cur.alone;

@@ -99,13 +99,16 @@ pub async fn prepare(conn: &mut Conn, n: &ChNames, d: &dyn Dialect, tail: &str, 
         if have == want {
             continue;
         }
+        // The statement is long: an error names the table, not the rows.
+        let failed = |e: crate::db::DbError| crate::error::Error::Sql(format!("loading {table}: {e}"));
         if have > 0 {
-            ddl(conn, &format!("DELETE FROM {table}")).await?;
+            conn.empty_table(table).await.map_err(failed)?;
         }
         for chunk in vals.chunks(BATCH) {
             let sql = format!("INSERT INTO {table} ({cols}) VALUES {}", chunk.join(", "));
-            // The statement is long: the error names the table, not the rows.
-            conn.query(&sql).await.map_err(|e| crate::error::Error::Sql(format!("loading {table}: {e}")))?;
+            // Into each copy where the engine keeps one on every shard (a
+            // reference table on Vitess), as every load does.
+            conn.query_each_copy(table, &sql).await.map_err(failed)?;
         }
     }
     Ok(())
