@@ -18,26 +18,26 @@ const LOOK_EVERY: Duration = Duration::from_millis(20);
 static NEVER: AtomicBool = AtomicBool::new(false);
 
 /// The watcher of one statement.
-pub(super) struct Watch {
+struct Watch {
     done: Arc<AtomicBool>,
     fired: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 /// Where to send the cancel: the session's server and the statement that cancels.
-pub(super) struct Canceller {
-    pub cfg: Arc<ConnConfig>,
-    pub host: usize,
-    pub client: usize,
-    pub sql: String,
+struct Canceller {
+    cfg: Arc<ConnConfig>,
+    host: usize,
+    client: usize,
+    sql: String,
 }
 
 impl Watch {
     /// Watches until [`Watch::end`]; when the run stops first (`stop`, set
-    /// by the client's worker; `interrupt`, by Ctrl-C; or its time, `deadline`, which the
-    /// worker cannot tell while its only client blocks on the server),
-    /// cancels with `c`.
-    pub(super) fn start(stop: Arc<AtomicBool>, interrupt: &'static AtomicBool, deadline: Option<Instant>, c: Canceller) -> Watch {
+    /// by the client's worker; `interrupt`, by Ctrl-C; or its time,
+    /// `deadline`, which the worker cannot tell while its only client
+    /// blocks on the server), cancels with `c`.
+    fn start(stop: Arc<AtomicBool>, interrupt: &'static AtomicBool, deadline: Option<Instant>, c: Canceller) -> Watch {
         let (done, fired) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
         let (d, f) = (done.clone(), fired.clone());
         let stopped = move || stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed) || deadline.is_some_and(|t| Instant::now() >= t);
@@ -68,7 +68,7 @@ impl Watch {
 
     /// The statement has ended: whether the watcher cancelled it (then once
     /// its cancel has been sent, so that it cannot reach a later statement).
-    pub(super) fn end(mut self) -> bool {
+    fn end(mut self) -> bool {
         self.done.store(true, Ordering::Release);
         let Some(t) = self.thread.take() else { return false };
         if self.fired.load(Ordering::Acquire) {
@@ -88,7 +88,7 @@ impl Watch {
 impl Conn {
     /// A connection of its own to host `host` of the target, with nothing
     /// run on it (to cancel another session's statement).
-    pub(super) async fn open_on(cfg: Arc<ConnConfig>, host: usize, client: usize) -> DbResult<Conn> {
+    async fn open_on(cfg: Arc<ConnConfig>, host: usize, client: usize) -> DbResult<Conn> {
         let (inner, host_index) = Self::open_any(&cfg, host, client).await?;
         Ok(Conn { inner, set: Arc::new(StatementSet::default()), cfg, host_index, client, stop: None, block: None, kept: Vec::new(), timeout_ms: None, session_id: None, ends: None })
     }
