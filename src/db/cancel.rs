@@ -7,7 +7,7 @@
 //! connection stays usable, the protocol never cut in the middle.
 
 use super::{Class, Conn, ConnConfig, DbError, DbResult, ErrKind, RowBuf, StatementSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,12 +17,18 @@ const LOOK_EVERY: Duration = Duration::from_millis(20);
 /// A flag never set: a connection outside a run has no Ctrl-C of its own to watch.
 static NEVER: AtomicBool = AtomicBool::new(false);
 
-/// The watcher of one statement.
+/// The watcher of one statement: its state, which the statement's end and
+/// the watcher each move once from `WATCHING` (whichever comes first wins).
 struct Watch {
-    done: Arc<AtomicBool>,
-    fired: Arc<AtomicBool>,
+    state: Arc<AtomicU8>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
+
+const WATCHING: u8 = 0;
+/// The statement ended first: no cancel is sent.
+const ENDED: u8 = 1;
+/// The run stopped first: the watcher sends the cancel.
+const CANCELLING: u8 = 2;
 
 /// Where to send the cancel: the session's server and the statement that cancels.
 struct Canceller {
@@ -38,61 +44,48 @@ impl Watch {
     /// `deadline`, which the worker cannot tell while its only client
     /// blocks on the server), cancels with `c`.
     fn start(stop: Arc<AtomicBool>, interrupt: &'static AtomicBool, deadline: Option<Instant>, c: Canceller) -> Watch {
-        let (done, fired) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
-        let (d, f) = (done.clone(), fired.clone());
+        let state = Arc::new(AtomicU8::new(WATCHING));
+        let st = state.clone();
         let stopped = move || stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed) || deadline.is_some_and(|t| Instant::now() >= t);
         let thread = std::thread::Builder::new()
             .name("fb-cancel".into())
             .spawn(move || {
                 while !stopped() {
-                    if d.load(Ordering::Acquire) {
+                    if st.load(Ordering::Acquire) == ENDED {
                         return;
                     }
                     std::thread::park_timeout(LOOK_EVERY);
                 }
-                if d.load(Ordering::Acquire) {
+                if st.compare_exchange(WATCHING, CANCELLING, Ordering::AcqRel, Ordering::Acquire).is_err() {
                     return;
                 }
-                f.store(true, Ordering::Release);
                 let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
                 rt.block_on(async move {
-                    if let Ok(mut side) = Conn::open_on(c.cfg, c.host, c.client).await {
+                    // A session of its own, with nothing run on it.
+                    if let Ok(mut side) = Conn::open_bare_on(c.cfg, Arc::new(StatementSet::default()), c.host, c.client).await {
                         let _ = side.query(&c.sql).await;
                         side.close().await;
                     }
                 });
             })
             .ok();
-        Watch { done, fired, thread }
+        Watch { state, thread }
     }
 
     /// The statement has ended: whether the watcher cancelled it (then once
     /// its cancel has been sent, so that it cannot reach a later statement).
     fn end(mut self) -> bool {
-        self.done.store(true, Ordering::Release);
         let Some(t) = self.thread.take() else { return false };
-        if self.fired.load(Ordering::Acquire) {
-            let _ = t.join();
-            return true;
+        if self.state.compare_exchange(WATCHING, ENDED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            t.thread().unpark();
+            return false;
         }
-        t.thread().unpark();
-        // A cancel that began after the statement ended still waits to be sent.
-        if self.fired.load(Ordering::Acquire) {
-            let _ = t.join();
-            return true;
-        }
-        false
+        let _ = t.join();
+        true
     }
 }
 
 impl Conn {
-    /// A connection of its own to host `host` of the target, with nothing
-    /// run on it (to cancel another session's statement).
-    async fn open_on(cfg: Arc<ConnConfig>, host: usize, client: usize) -> DbResult<Conn> {
-        let (inner, host_index) = Self::open_any(&cfg, host, client).await?;
-        Ok(Conn { inner, set: Arc::new(StatementSet::default()), cfg, host_index, client, stop: None, block: None, kept: Vec::new(), timeout_ms: None, session_id: None, ends: None })
-    }
-
     /// [`Conn::query_into`], cancelled on the server once the run stops
     /// (its time is up, Ctrl-C): then an error of kind `Stopped`. Plain
     /// where no other session can cancel it (SQLite) or outside a run.

@@ -226,7 +226,12 @@ impl Conn {
 
     /// A connection with nothing run on it yet: no engine asked, no session settings.
     async fn open_bare(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, client: usize) -> DbResult<Conn> {
-        let (inner, host_index) = Self::open_any(&cfg, client, client).await?;
+        Self::open_bare_on(cfg, set, client, client).await
+    }
+
+    /// [`Conn::open_bare`] starting at host `host` of the target's list.
+    async fn open_bare_on(cfg: Arc<ConnConfig>, set: Arc<StatementSet>, host: usize, client: usize) -> DbResult<Conn> {
+        let (inner, host_index) = Self::open_any(&cfg, host, client).await?;
         Ok(Conn { inner, set, cfg, host_index, client, stop: None, block: None, kept: Vec::new(), timeout_ms: None, session_id: None, ends: None })
     }
 

@@ -140,6 +140,13 @@ pub struct StreamClient {
     in_trx: bool,
 }
 
+impl StreamClient {
+    /// Query `query` of this stream as the figures name it.
+    fn named(&self, query: u8) -> String {
+        format!("Q{query} (stream {})", self.stream + 1)
+    }
+}
+
 pub enum ChClient {
     Terminal(Box<TpccClient>),
     Stream(Box<StreamClient>),
@@ -289,12 +296,12 @@ impl Ch {
                 return Ok(());
             }
             Err(e) if e.kind == ErrKind::Stopped => {
-                self.lock().cut.push(format!("Q{query} (stream {})", s.stream + 1));
+                self.lock().cut.push(s.named(query));
                 return Err(e);
             }
             Err(e) => match query_error(&e, s.attempts) {
                 QueryError::Runner => return Err(e),
-                QueryError::TimedOut => self.lock().timed_out.push(format!("Q{query} (stream {})", s.stream + 1)),
+                QueryError::TimedOut => self.lock().timed_out.push(s.named(query)),
                 // Said once, and skipped from then on by every stream.
                 QueryError::Refused(reason) => {
                     self.refused.lock().unwrap_or_else(|e| e.into_inner()).entry(query).or_insert(reason);
