@@ -308,6 +308,16 @@ pub fn positive_seconds(s: &str) -> Result<f64, String> {
     finite(s).filter(|v| *v > 0.0 && *v <= MAX_SECONDS).ok_or_else(|| format!("use a number of seconds above 0, up to {MAX_SECONDS} (e.g. 30 or 0.5)"))
 }
 
+/// `--find-max`'s objective.
+pub fn objective(s: &str) -> Result<crate::model::capacity::Objective, String> {
+    s.parse()
+}
+
+/// `--find-max-precision`: a percent above 0 and below 100.
+pub fn precision_pct(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v < 100.0).ok_or_else(|| "use a percent above 0 and below 100 (e.g. 5)".into())
+}
+
 /// Open-loop rate bounds: the gap between arrivals, drawn from an
 /// exponential distribution, stays a representable duration at the low end;
 /// at the high end no client could keep up anyway.

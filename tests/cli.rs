@@ -1164,3 +1164,43 @@ fn tables_and_prose_fit_80_columns_unless_asked() {
     assert!(blocks(&wide) < blocks(&outputs[1].1), "{wide}");
     assert!(wide.lines().all(|l| l.chars().count() <= 200), "{wide}");
 }
+
+#[test]
+fn a_find_max_run_prints_json_lines_the_schema_describes() {
+    let dir = scratch_dir("cli-find-max-json");
+    let target = format!("sqlite://{}", dir.join("fm.sqlite").display());
+    let out = run_ok(fairbench().args([
+        "run",
+        "oltp_point_select",
+        "--no-save",
+        "--tables",
+        "1",
+        "--table-size",
+        "1000",
+        "--threads",
+        "1",
+        "--time",
+        "1",
+        "--output",
+        "json",
+        "--find-max",
+        "p99<=50ms",
+        "--find-max-precision",
+        "25",
+        "--target",
+        &target,
+    ]));
+    let schema = run_schema();
+    let lines = json_lines(&stdout(&out));
+    for o in &lines {
+        assert_valid(&schema, o);
+    }
+    let found = lines.iter().find(|o| o["type"] == "find_max").expect("a find_max object");
+    let c = &found["capacity"];
+    let met = c["met"].as_f64().unwrap();
+    // The capacity is what the step at the highest rate met completed, that step's summary's tps.
+    let step = c["steps"].as_array().unwrap().iter().find(|s| s["rate"].as_f64() == Some(met) && s["verdict"] == "met").expect("the step that met");
+    assert_eq!(c["capacity"].as_f64(), step["achieved"].as_f64());
+    let tps = lines.iter().filter(|o| o["type"] == "summary" && o["rate"].as_f64() == Some(met)).map(|o| o["tps"].as_f64().unwrap()).next_back().expect("the met step's summary");
+    assert!((tps - c["capacity"].as_f64().unwrap()).abs() < 1e-6 * tps.max(1.0), "{tps} vs {c}");
+}

@@ -16,6 +16,7 @@
 //! them, `versions.rs` on the builds and kernels that made the runs.
 
 mod across_runs;
+mod degradation;
 mod hardware;
 mod measured;
 mod one_run;

@@ -260,16 +260,18 @@ pub fn rule_working_set(r: &RunRecord) -> Vec<Finding> {
     )]
 }
 
-/// Share of the target rate below which a rate-mode level did not keep up.
-const RATE_SUSTAINED: f64 = 0.95;
-
 /// Rate mode (`--rate`): a level that fell short of its target rate, or
 /// dropped arrivals, measured how long events waited in the client's own
 /// queue, not how fast the server answers. A shortfall counts only beyond
 /// the arrivals' own randomness (Poisson: 3 standard deviations of the
 /// expected count), so a short run at a sustainable rate stays quiet.
+/// A `--find-max` search offers rates above what is sustained on purpose: its own table
+/// judges each step.
 pub fn rule_rate_not_sustained(r: &RunRecord) -> Vec<Finding> {
     let mut out = Vec::new();
+    if r.capacity.is_some() {
+        return out;
+    }
     for l in &r.levels {
         let field = |k: &str| l.summary.as_ref().and_then(|s| s.get(k)).and_then(|v| v.as_f64());
         let target = field("rate").or(r.options.control.rate).unwrap_or(0.0);
@@ -277,10 +279,7 @@ pub fn rule_rate_not_sustained(r: &RunRecord) -> Vec<Finding> {
             continue;
         }
         let dropped = field("dropped").unwrap_or(0.0) as u64;
-        let expected = target * l.elapsed_s;
-        let short = expected - l.events as f64;
-        let fell_short = l.tps < RATE_SUSTAINED * target && short > 3.0 * expected.sqrt();
-        if !fell_short && dropped == 0 {
+        if !crate::model::capacity::fell_behind(target, l.elapsed_s, l.events) && dropped == 0 {
             continue;
         }
         let mut ev = vec![
@@ -443,6 +442,7 @@ pub fn single(r: &RunRecord) -> Vec<Finding> {
     let mut v = Vec::new();
     v.extend(rule_unfinished(r));
     v.extend(rule_stalls(r));
+    v.extend(super::degradation::rule_degraded(r));
     v.extend(rule_client_saturation(r));
     v.extend(rule_cold_start(r));
     v.extend(rule_fake_io_gain(r));

@@ -83,6 +83,18 @@ pub struct ControlArgs {
     /// Open loop: events per second over all clients (0: closed loop)
     #[arg(long, default_value_t = 0.0, value_parser = values::rate)]
     pub rate: f64,
+    /// Search the highest open-loop rate that meets this objective ('p99<=20ms', 'mean<=5ms', 'errors<=1%', several joined by commas): a closed-loop probe, then open-loop steps of --time each, bisected
+    #[arg(long, value_name = "OBJECTIVE", value_parser = values::objective)]
+    pub find_max: Option<crate::model::capacity::Objective>,
+    /// With --find-max: search the client count (closed loop, from --threads up) instead of the rate
+    #[arg(long)]
+    pub find_max_threads: bool,
+    /// With --find-max: the search ends when the bracket is within this percent of its lower end
+    #[arg(long, value_name = "PCT", default_value_t = 5.0, value_parser = values::precision_pct)]
+    pub find_max_precision: f64,
+    /// With --find-max: runs of one step at most while its 95% interval holds the bound (then its estimate decides)
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = values::repetitions)]
+    pub find_max_tries: usize,
     /// Open loop: spacing of the arrivals: poisson (sysbench's and pgbench's --rate) or even (one every 1/rate s, YCSB's -target)
     #[arg(long, value_name = "SPACING", default_value = "poisson", value_parser = values::arrivals)]
     pub arrivals: crate::model::Arrivals,
@@ -241,6 +253,20 @@ pub fn plan(command: BenchCommand, mut args: BenchArgs) -> Result<Plan> {
     if c.group_member.is_some() && c.group.is_none() {
         return Err(usage!("--group-member names a member of a --group: give --group NAME --group-size N too"));
     }
+    if c.find_max.is_none() && c.find_max_threads {
+        return Err(usage!("--find-max-threads searches for the objective given by --find-max: give --find-max 'p99<=20ms' too"));
+    }
+    if c.find_max.is_some() {
+        let clash = [
+            (c.rate > 0.0, "--rate (the search sets the rate of each step)"),
+            (c.threads.0.len() > 1, "a list of --threads (the search runs one client count, or searches it with --find-max-threads)"),
+            (c.repeat > 1, "--repeat (the search repeats a step itself when its interval is undecided)"),
+            (c.time == 0.0, "--time=0 (each step runs --time seconds)"),
+        ];
+        if let Some((_, what)) = clash.iter().find(|(on, _)| *on) {
+            return Err(usage!("--find-max cannot go with {what}: leave it out"));
+        }
+    }
     if c.time == 0.0 && c.events == 0 && command == BenchCommand::Run {
         return Err(usage!("--time=0 and --events=0 would run forever: set one of them"));
     }
@@ -285,6 +311,12 @@ fn run_settings(c: &ControlArgs, r: &RandArgs, t: &TargetArgs) -> RunSettings {
     no_effect.extend(t.without_effect());
     RunSettings {
         levels: c.threads.0.clone(),
+        find_max: c.find_max.clone().map(|objective| crate::model::capacity::FindMax {
+            objective,
+            by: if c.find_max_threads { crate::model::capacity::Dimension::Threads } else { crate::model::capacity::Dimension::Rate },
+            precision: c.find_max_precision / 100.0,
+            tries: c.find_max_tries,
+        }),
         time: c.time,
         events: c.events,
         warmup_time: c.warmup_time,

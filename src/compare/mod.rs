@@ -11,6 +11,7 @@ use crate::audit::{self, memory_fit};
 use crate::db::engines::Aspect;
 use crate::env::durability::durability;
 use crate::env::Server;
+use crate::model::capacity::Capacity;
 use crate::model::efficiency::{self, Efficiency};
 use crate::model::record::{Finding, LevelKey, LevelRec, RunRecord};
 use crate::stats::gaps::{GapSpan, Outage};
@@ -414,6 +415,7 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
         ));
     }
     o.push('\n');
+    o.push_str(&capacity_text(rs));
     let base = rs[0];
     let series = any_series(rs);
     let medians = if series { ", medians of the repetitions" } else { "" };
@@ -476,6 +478,39 @@ pub fn text(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>], max_regression: Opt
         }
     }
     crate::columns::wrap(&o)
+}
+
+/// `--find-max` results side by side: each run's capacity under its objective, with its ratio
+/// to the first run's (a comparison of two objectives is said to be one).
+fn capacity_text(rs: &[&RunRecord]) -> String {
+    let found: Vec<(&RunRecord, &Capacity)> = rs.iter().filter_map(|r| Some((*r, r.capacity.as_ref()?))).collect();
+    let Some((base, b)) = found.first() else { return String::new() };
+    let mut o = format!("Capacity (find-max; ratio against run {}):\n", base.id);
+    for (r, c) in &found {
+        let ratio = match (c.capacity, b.capacity) {
+            (Some(x), Some(y)) if y > 0.0 && r.id != base.id => format!("  x{:.3}", x / y),
+            _ => String::new(),
+        };
+        let value = c.capacity.map_or_else(|| "none met".to_string(), |v| format!("{v:.2} events/s"));
+        let other = if c.objective != b.objective || c.by != b.by { "  (another objective: not comparable)" } else { "" };
+        o.push_str(&format!("  {:>4}: {value} under {} by {}, {}{ratio}{other}\n", r.id, c.objective, c.by, c.bracket_text()));
+    }
+    o.push('\n');
+    o
+}
+
+/// The capacities of the runs that searched one, with ratios to the first's.
+fn capacity_json(rs: &[&RunRecord]) -> Value {
+    let base = rs.iter().find_map(|r| r.capacity.as_ref()?.capacity);
+    Value::Array(
+        rs.iter()
+            .filter_map(|r| {
+                let c = r.capacity.as_ref()?;
+                Some(json!({ "run": r.id, "objective": c.objective, "by": c.by, "capacity": c.capacity, "met": c.met, "missed": c.missed,
+                    "ratio": c.capacity.zip(base).filter(|(_, b)| *b > 0.0).map(|(x, b)| x / b) }))
+            })
+            .collect(),
+    )
 }
 
 /// The figures a workload measured per level (a step's inserts/s, queries/s,
@@ -610,6 +645,7 @@ pub fn json(rs: &[&RunRecord], verdicts: &[Vec<gate::Line>]) -> Value {
         "runs": rs.iter().map(|r| json!({ "id": r.id, "label": r.label, "tag": r.tag, "engine": r.engine, "target": r.target, "transport": r.transport, "status": r.status, "status_text": r.status_text() })).collect::<Vec<_>>(),
         "findings": c.findings,
         "levels": levels,
+        "capacity": capacity_json(rs),
         "config_diff": groups,
         "server_time_difference": waits::sentence(rs, &hardware, &c.diffs),
         "significance": rs[1..].iter().zip(verdicts).map(|(r, ls)| json!({ "run": r.id, "baseline": base.id, "levels": gate::json(ls) })).collect::<Vec<_>>(),

@@ -3,6 +3,7 @@
 //! the run, and the sink interface every output implements. The runner,
 //! the outputs and the workloads meet here instead of importing each other.
 
+pub mod capacity;
 pub mod efficiency;
 pub mod oncpu;
 pub mod options;

@@ -55,6 +55,9 @@ pub struct IntervalRec {
     pub reconnects: u64,
     pub p95_ms: f64,
     pub p99_ms: f64,
+    pub p50_ms: f64,
+    /// The slowest event that completed in the interval.
+    pub max_ms: f64,
     pub cpu_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histogram: Option<String>,
@@ -140,6 +143,9 @@ pub struct RunRecord {
     pub env_start: Option<Snapshot>,
     pub env_end: Option<Snapshot>,
     pub findings: Vec<Finding>,
+    /// `--find-max`: what the search found (None: not a search).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<super::capacity::Capacity>,
     pub levels: Vec<LevelRec>,
     /// `--verify-writes`: the verdict on the run's writes, as its JSON
     /// "writes" object (None: not verified).

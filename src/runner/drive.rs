@@ -224,7 +224,16 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let mut outcome = Ok(());
     // (threads, tps, p95, p99) of each completed level, for the series summary.
     let mut measured: Vec<(usize, f64, f64, f64)> = Vec::new();
-    for (i, &threads) in levels.iter().enumerate() {
+    // A --find-max search chooses each level from those before it; otherwise they are `levels`.
+    let mut search = c.find_max.clone().map(|f| runner::search::Search::new(f, c.levels.first().copied().unwrap_or(1)));
+    let mut i = 0;
+    loop {
+        let step = match search.as_mut() {
+            Some(s) => s.next_level(),
+            None => levels.get(i).map(|&threads| runner::search::Next { threads, rate: c.rate, probe: false }),
+        };
+        let Some(step) = step else { break };
+        let threads = step.threads;
         if i > 0 && c.pause > 0.0 {
             crate::signal::sleep_unless_interrupted(Duration::from_secs_f64(c.pause));
         }
@@ -239,13 +248,19 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
                 // (the Insert Benchmark printed its whole banner ten times).
                 Some(name) if i > 0 => println!("\nStep: {name}"),
                 Some(name) => {
-                    print_header(&info, threads, c);
+                    print_header(&info, threads, c, search.is_some());
                     if let Some(plan) = w.plan_note() {
                         println!("{plan}");
                     }
                     println!("Step: {name}");
                 }
-                None => print_header(&info, threads, c),
+                None if search.is_some() => {
+                    if i == 0 {
+                        print_header(&info, threads, c, true);
+                    }
+                    println!("{}", runner::search::banner(i, step));
+                }
+                None => print_header(&info, threads, c, false),
             }
         }
         let rc = RunControl {
@@ -253,7 +268,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             time: Duration::from_secs_f64(c.time),
             events: c.events,
             warmup: Duration::from_secs_f64(c.warmup_time),
-            rate: c.rate,
+            rate: step.rate,
             arrivals: c.arrivals,
             report_interval: Duration::from_secs_f64(c.report_interval),
             sync_file: c.sync_file.clone(),
@@ -279,7 +294,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         // The level was measured: its summary is printed and stored even
         // when the workload's closing step (TPC-C's NOPM read) fails.
         let finished = hooks.block_on(w.run_finished(&cfg, &lvl.result));
-        lvl.result.name = w.level_name(i);
+        lvl.result.name = w.level_name(i).or_else(|| search.as_ref().map(|_| runner::search::level_name(step)));
         lvl.result.figures = w.level_figures();
         let r = &lvl.result;
         if let Some(n) = lvl.forced {
@@ -307,6 +322,15 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             Stop::Completed => {
                 let t = &r.total;
                 measured.push((threads, t.events as f64 / r.elapsed_s.max(1e-9), t.pct_ms(95.0), t.pct_ms(99.0)));
+                if let Some(s) = search.as_mut() {
+                    let judged = s.measured(step, r);
+                    if loud {
+                        println!("{}", runner::search::verdict_line(&judged));
+                    }
+                    if let Some(rec) = recorder {
+                        rec.set_capacity(&s.outcome(None));
+                    }
+                }
             }
             Stop::Interrupted => {
                 outcome = Err(Error::Interrupted);
@@ -317,6 +341,23 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
                 break;
             }
         }
+        i += 1;
+    }
+    if let Some(s) = &search {
+        let stopped = match &outcome {
+            Ok(()) => None,
+            Err(Error::Interrupted) => Some("stopped by Ctrl-C".to_string()),
+            Err(e) => Some(format!("stopped by an error ({e})")),
+        };
+        let found = s.outcome(stopped);
+        if let Some(rec) = recorder {
+            rec.set_capacity(&found);
+        }
+        if json {
+            println!("{}", serde_json::json!({ "type": "find_max", "capacity": found }));
+        } else if !quiet || outcome.is_err() {
+            print!("{}", found.text());
+        }
     }
     if c.repeat > 1 {
         series_summary(&measured, levels.len(), c, json, loud);
@@ -325,7 +366,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
         outcome = super::verify::after_run(w.as_ref(), log, cfg.clone(), recorder, outcome, json);
     }
     if let Some((r, sampling)) = &recording {
-        super::record::finish_recording(r, &outcome, sampling.finish(), levels.len() > 1, quiet);
+        super::record::finish_recording(r, &outcome, sampling.finish(), levels.len() > 1 || search.is_some(), quiet);
     }
     if outcome.is_ok() && sb.validate {
         outcome = validate(w.as_ref(), plan, cfg, json, quiet);
@@ -479,12 +520,21 @@ async fn tables_ready<W: Workload>(w: &W, cfg: &Arc<ConnConfig>, max_threads: us
     }
 }
 
-fn print_header(info: &RunInfo, threads: usize, c: &RunSettings) {
+fn print_header(info: &RunInfo, threads: usize, c: &RunSettings, searching: bool) {
     println!("fairbench {} ({} on {}, {})", crate::VERSION, info.workload, info.target, info.transport);
     println!("Label: {}", info.label);
     println!();
     println!("Running the test with following options:");
     println!("Number of threads: {threads}");
+    if let Some(f) = c.find_max.as_ref().filter(|_| searching) {
+        println!(
+            "Searching the highest {} that meets {} (steps of {}s, precision {}%)",
+            if f.by == crate::model::capacity::Dimension::Threads { "client count" } else { "rate" },
+            f.objective,
+            c.time,
+            f.precision * 100.0
+        );
+    }
     if c.rate > 0.0 {
         println!("Target transaction rate: {}/sec", c.rate);
     }

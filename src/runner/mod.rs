@@ -24,6 +24,7 @@ pub mod group;
 pub mod hint;
 pub mod record;
 pub mod sampling;
+pub mod search;
 pub mod shard;
 pub mod verify;
 mod worker;

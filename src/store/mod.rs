@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS runs(
     pid INTEGER NOT NULL,
     env_start TEXT,                  -- JSON snapshot
     env_end TEXT,
-    findings TEXT                    -- JSON array of audit findings
+    findings TEXT,                   -- JSON array of audit findings
+    capacity TEXT                    -- JSON: what --find-max found, with every step
 );
 CREATE TABLE IF NOT EXISTS levels(
     run_id INTEGER NOT NULL,
@@ -140,7 +141,7 @@ pub fn open(path: &Path, create: bool) -> Result<Connection> {
 /// Columns added after a store's tables were created: added to an older
 /// store when it is opened. Each is nullable, so an older fairbench still
 /// reads the store (it names its columns) and the schema version stays.
-const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("levels", "outage", "TEXT"), ("intervals", "kinds", "TEXT")];
+const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("levels", "outage", "TEXT"), ("intervals", "kinds", "TEXT"), ("runs", "capacity", "TEXT")];
 
 fn add_columns(c: &Connection) -> rusqlite::Result<()> {
     for (table, column, decl) in ADDED_COLUMNS {
@@ -177,7 +178,7 @@ fn b64(b: &[u8]) -> String {
 pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Option<RunRecord>> {
     let r = c
         .query_row(
-            "SELECT id, kind, label, tag, workload, engine, target, transport, tool_version, options, started_at, ended_at, status, error, hostname, pid, env_start, env_end, findings FROM runs WHERE id = ?1",
+            "SELECT id, kind, label, tag, workload, engine, target, transport, tool_version, options, started_at, ended_at, status, error, hostname, pid, env_start, env_end, findings, capacity FROM runs WHERE id = ?1",
             params![id],
             |r| {
                 let json = |i: usize| -> rusqlite::Result<Option<String>> { r.get(i) };
@@ -201,6 +202,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
                     env_start: json(16)?.and_then(|s| serde_json::from_str(&s).ok()),
                     env_end: json(17)?.and_then(|s| serde_json::from_str(&s).ok()),
                     findings: json(18)?.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+                    capacity: json(19)?.and_then(|s| serde_json::from_str(&s).ok()),
                     levels: vec![],
                     writes: None,
                 })
@@ -245,7 +247,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
     }
     for l in &mut rec.levels {
         let mut st = c.prepare_cached(
-            "SELECT seq, t, secs, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram, kinds FROM intervals WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq",
+            "SELECT seq, t, secs, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram, kinds, p50_ms, max_ms FROM intervals WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq",
         )?;
         let ivs = st.query_map(params![id, l.level_no as i64], |r| {
             Ok(IntervalRec {
@@ -265,6 +267,8 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
                 cpu_s: r.get::<_, Option<f64>>(13)?.unwrap_or(0.0) + r.get::<_, Option<f64>>(14)?.unwrap_or(0.0),
                 histogram: if histograms { r.get::<_, Option<Vec<u8>>>(15)?.map(|b| b64(&b)) } else { None },
                 kinds: r.get::<_, Option<String>>(16)?.and_then(|k| serde_json::from_str(&k).ok()).unwrap_or_default(),
+                p50_ms: r.get::<_, Option<f64>>(17)?.unwrap_or(0.0),
+                max_ms: r.get::<_, Option<f64>>(18)?.unwrap_or(0.0),
             })
         })?;
         for i in ivs {
@@ -498,6 +502,16 @@ impl Recorder {
         let Ok(mut l) = self.live.lock() else { return };
         let id = l.run_id;
         let r = put_findings(&l.conn, id, findings);
+        if let Err(e) = r {
+            l.warn(e);
+        }
+    }
+
+    /// Stores what a `--find-max` search found (again after each step: Ctrl-C keeps the last).
+    pub fn set_capacity(&self, c: &crate::model::capacity::Capacity) {
+        let Ok(mut l) = self.live.lock() else { return };
+        let id = l.run_id;
+        let r = l.conn.execute("UPDATE runs SET capacity = ?1 WHERE id = ?2", params![serde_json::to_string(c).unwrap_or_default(), id]);
         if let Err(e) = r {
             l.warn(e);
         }

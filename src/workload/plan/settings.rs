@@ -17,6 +17,9 @@ use std::path::PathBuf;
 pub struct RunSettings {
     /// The client count of each level, in the order given (`--threads`).
     pub levels: Vec<usize>,
+    /// `--find-max`: the levels are chosen by a search for the highest rate (or client count)
+    /// that meets an objective, from the first of `levels`.
+    pub find_max: Option<crate::model::capacity::FindMax>,
     /// Seconds each level runs after its warmup (0: until `events`).
     pub time: f64,
     /// Events in total before a level stops (0: no limit).

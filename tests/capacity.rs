@@ -1,0 +1,255 @@
+//! Capacity under an objective (`--find-max`) and degradation inside a run, on real servers: the
+//! search's capacity and curve on SQLite, MariaDB and PostgreSQL; on a MariaDB whose CPU is
+//! capped by its cgroup, the search against an independent closed-loop run at saturation; a
+//! slowdown planted at a known moment of a run (the cap tightened) reported at that moment, and
+//! the same run without it silent.
+
+mod common;
+use common::watch::Watched;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The tests here measure throughput: one at a time, so none measures another's load.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The last stored run of `store`, as `results export` gives it.
+fn last_run(store: &Path) -> Value {
+    let v: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "last", "--results"]).arg(store)))).expect("export is JSON");
+    if v["runs"].is_array() {
+        v["runs"][0].clone()
+    } else {
+        v[0].clone()
+    }
+}
+
+const SMALL: [&str; 4] = ["--tables", "1", "--table-size", "1000"];
+
+#[test]
+fn find_max_gives_the_capacity_and_its_curve_on_sqlite_mariadb_and_postgres() {
+    let _one = serial();
+    let dir = scratch_dir("capacity-engines");
+    for (name, url) in [("sqlite", format!("sqlite://{}", dir.join("fm.sqlite").display())), ("mariadb", mysql_url()), ("postgres", pg_url())] {
+        let store = dir.join(format!("{name}.sqlite"));
+        let out = run_ok(
+            fairbench()
+                .args(["run", "oltp_point_select", "--target", &url])
+                .args(SMALL)
+                .args(["--threads", "2", "--time", "1", "--report-interval", "0", "--find-max", "p99<=20ms", "--find-max-precision", "20", "--results"])
+                .arg(&store),
+        );
+        let text = stdout(&out);
+        let run = last_run(&store);
+        let c = &run["capacity"];
+        assert_eq!(c["objective"], "p99<=20ms", "{name}: {c}");
+        assert_eq!(c["converged"], true, "{name}: {c}\n{text}");
+        let capacity = c["capacity"].as_f64().unwrap_or_else(|| panic!("{name}: no capacity in {c}"));
+        let met = c["met"].as_f64().unwrap();
+        assert!(capacity > 0.0 && met > 0.0, "{name}: {c}");
+        if let Some(missed) = c["missed"].as_f64() {
+            assert!(missed > met && missed - met <= 0.2 * met + 1e-6, "{name}: the bracket is wider than 20%: {c}");
+        }
+        // The curve: the probe, then open-loop steps, each a stored level at its rate.
+        let steps = c["steps"].as_array().unwrap();
+        assert!(steps.len() >= 3, "{name}: {c}");
+        assert_eq!(steps[0]["probe"], true);
+        let levels = run["levels"].as_array().unwrap();
+        let rates: Vec<f64> = levels.iter().map(|l| l["summary"]["rate"].as_f64().unwrap()).collect();
+        assert_eq!(rates[0], 0.0, "{name}: the probe is closed loop");
+        for s in &steps[1..] {
+            let r = s["rate"].as_f64().unwrap();
+            assert!(rates.contains(&r), "{name}: step at {r}/s is no stored level ({rates:?})");
+            let p99 = s["p99_ms"].as_f64().unwrap();
+            match s["verdict"].as_str().unwrap() {
+                "met" => assert!(r <= met + 1e-6, "{name}: {s}"),
+                "missed" => assert!(r > met || p99 > 20.0, "{name}: {s}"),
+                v => panic!("{name}: a step left {v}: {s}"),
+            }
+        }
+        // The capacity as printed is the one stored.
+        let line = text.lines().find(|l| l.trim_start().starts_with("capacity:")).unwrap_or_else(|| panic!("{name}: no capacity line:\n{text}"));
+        let printed: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!((printed - capacity).abs() < 0.01, "{name}: printed {printed}, stored {capacity}");
+        // A search's steps above the capacity are no unsustained --rate to warn of.
+        assert!(!run["findings"].to_string().contains("rate-not-sustained"), "{name}: {}", run["findings"]);
+    }
+}
+
+#[test]
+fn find_max_refuses_what_it_cannot_search_in_one_line() {
+    for (args, says) in [
+        (vec!["--find-max", "p99<=20ms", "--rate", "100"], "--rate"),
+        (vec!["--find-max", "p99<=20ms", "--threads", "1,2"], "list of --threads"),
+        (vec!["--find-max-threads"], "--find-max"),
+        (vec!["--find-max", "p99"], "no bound"),
+        (vec!["--find-max", "p99<=20ms", "--find-max-precision", "0"], "percent"),
+    ] {
+        let out = run_fail(fairbench().args(["run", "--no-save", "--target", "sqlite:///nonexistent/x.sqlite"]).args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+        assert_one_line_error(&out, &[says]);
+    }
+}
+
+/// A MariaDB sandbox of its own, in a CPU cgroup the test caps; stopped and removed when dropped.
+struct Capped {
+    dir: PathBuf,
+    cgroup: CpuCgroup,
+    url: String,
+}
+
+impl Capped {
+    fn start(name: &str, port: u16) -> Capped {
+        let dir = scratch_dir(name).join("mariadb");
+        let out =
+            run_ok(fairbench().args(["server", "start", "mariadb", "--user", "fb", "--password", "fbpass", "--database", "fbcap", "--port", &port.to_string(), "--ram", "1G", "--dir"]).arg(&dir));
+        let url = stdout(&out).lines().map(str::trim).find(|l| l.starts_with("mysql://")).map(str::to_string).unwrap_or_else(|| format!("mysql://fb:fbpass@127.0.0.1:{port}/fbcap"));
+        let pid = listener_pid(port).unwrap_or_else(|| panic!("nothing listens on {port} after `server start`"));
+        let cgroup = CpuCgroup::new(name, pid);
+        Capped { dir, cgroup, url }
+    }
+}
+
+impl Drop for Capped {
+    fn drop(&mut self) {
+        let _ = fairbench().args(["server", "stop"]).arg(&self.dir).output();
+        self.cgroup.remove();
+    }
+}
+
+/// The pid of the process listening on TCP `port`, from `ss`.
+fn listener_pid(port: u16) -> Option<u32> {
+    let out = std::process::Command::new("ss").args(["-ltnpH", &format!("sport = :{port}")]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = text.find("pid=")? + 4;
+    text[at..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+/// A CPU cgroup holding one process (every thread of it): cgroup v2's cpu.max, or v1's CFS
+/// quota where the cpu controller is mounted on its own (older hosts and containers).
+struct CpuCgroup {
+    path: PathBuf,
+    v2: bool,
+}
+
+impl CpuCgroup {
+    fn new(name: &str, pid: u32) -> CpuCgroup {
+        let v2 = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
+        let root = if v2 { PathBuf::from("/sys/fs/cgroup") } else { PathBuf::from("/sys/fs/cgroup/cpu") };
+        assert!(root.exists(), "no CPU cgroup controller mounted (neither /sys/fs/cgroup/cgroup.controllers nor /sys/fs/cgroup/cpu): the capped-server tests need one, as root");
+        if v2 {
+            // The cpu controller handed down to the children of the root.
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
+        }
+        let path = root.join(format!("fairbench-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("cannot create the cgroup {}: {e} (the test needs root)", path.display()));
+        std::fs::write(path.join("cgroup.procs"), pid.to_string()).unwrap_or_else(|e| panic!("cannot move pid {pid} into {}: {e}", path.display()));
+        CpuCgroup { path, v2 }
+    }
+
+    /// At most `cores` CPUs, in the kernel's default 100 ms periods (in 10 ms ones a capped
+    /// server's open-loop throughput fell well below its closed-loop one).
+    fn cap(&self, cores: f64) {
+        let period = 100_000u64;
+        let quota = (cores * period as f64) as u64;
+        if self.v2 {
+            std::fs::write(self.path.join("cpu.max"), format!("{quota} {period}")).unwrap();
+        } else {
+            std::fs::write(self.path.join("cpu.cfs_period_us"), period.to_string()).unwrap();
+            std::fs::write(self.path.join("cpu.cfs_quota_us"), quota.to_string()).unwrap();
+        }
+    }
+
+    fn remove(&self) {
+        // Its processes go back to the root first; a cgroup with none can be removed.
+        let root = self.path.parent().unwrap().join("cgroup.procs");
+        if let Ok(procs) = std::fs::read_to_string(self.path.join("cgroup.procs")) {
+            for p in procs.lines() {
+                let _ = std::fs::write(&root, p);
+            }
+        }
+        let _ = std::fs::remove_dir(&self.path);
+    }
+}
+
+#[test]
+fn find_max_on_a_cpu_capped_server_finds_what_the_cap_allows() {
+    let _one = serial();
+    let s = Capped::start("capacity-capped", 13461);
+    s.cgroup.cap(0.3);
+    let dir = scratch_dir("capacity-capped-runs");
+    let store = dir.join("r.sqlite");
+    let load = |extra: &[&str]| {
+        run_ok(fairbench().args(["run", "oltp_point_select", "--target", &s.url]).args(SMALL).args(["--threads", "8", "--report-interval", "0", "--results"]).arg(&store).args(extra));
+    };
+    load(&["--time", "2"]);
+    // What the cap allows, measured apart: closed loop at saturation, before and after the search.
+    load(&["--time", "5"]);
+    let before = last_run(&store)["levels"][0]["tps"].as_f64().unwrap();
+    load(&["--time", "3", "--find-max", "p99<=2s", "--find-max-precision", "4"]);
+    let run = last_run(&store);
+    let c = &run["capacity"];
+    load(&["--time", "5"]);
+    let after = last_run(&store)["levels"][0]["tps"].as_f64().unwrap();
+    let saturated = (before + after) / 2.0;
+    let capacity = c["capacity"].as_f64().unwrap_or_else(|| panic!("no capacity: {c}"));
+    assert!((capacity - saturated).abs() <= 0.10 * saturated, "find-max found {capacity:.1}/s; closed loop at saturation did {before:.1} and {after:.1}/s: more than 10% apart\n{c}");
+}
+
+/// The change's time in a finding's message ("run 3 at 4 threads: throughput fell 82% at 12 s
+/// (...)"): the number after the ` at ` that follows the colon.
+fn change_time(message: &str) -> f64 {
+    let what = message.split_once(": ").map_or(message, |(_, w)| w);
+    let at = what.find(" at ").unwrap_or_else(|| panic!("no time in {message}")) + 4;
+    let rest = &what[at..];
+    let num: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    assert!(rest[num.len()..].starts_with(" s"), "{message}");
+    num.parse().unwrap()
+}
+
+#[test]
+fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_silent() {
+    let _one = serial();
+    let s = Capped::start("capacity-slowdown", 13462);
+    let dir = scratch_dir("capacity-slowdown-runs");
+    let store = dir.join("r.sqlite");
+    let args = |time: &str| {
+        let mut c = fairbench();
+        c.args(["run", "oltp_point_select", "--target", &s.url]).args(SMALL).args(["--threads", "4", "--time", time, "--report-interval", "1", "--output", "json", "--results"]).arg(&store);
+        c
+    };
+    run_ok(&mut args("2"));
+    // Steady: half a core all along (the server's CPU, not the host's drift, sets the pace).
+    s.cgroup.cap(0.5);
+    let out = run_ok(&mut args("24"));
+    let steady = last_run(&store);
+    let found: Vec<&Value> = steady["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "degraded").collect();
+    assert!(found.is_empty(), "a steady run reported a change: {found:?}\n{}", stdout(&out));
+    // Planted: the cap tightened to a tenth of a core once the run is 12 s in.
+    let mut run = Watched::spawn(&mut args("24"));
+    let clock = run.wait_for_run_time(Duration::from_secs(60), 12.0);
+    s.cgroup.cap(0.1);
+    let planted = clock.now();
+    let out = run.finish(Duration::from_secs(60));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let slowed = last_run(&store);
+    let found: Vec<&Value> = slowed["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "degraded").collect();
+    assert!(!found.is_empty(), "the slowdown planted at {planted:.1} s was not reported: {}", slowed["findings"]);
+    let tps: Vec<String> = slowed["levels"][0]["intervals"].as_array().unwrap().iter().map(|i| format!("{:.0}", i["events"].as_f64().unwrap() / i["secs"].as_f64().unwrap())).collect();
+    // The change planted is the largest; drift before it may be reported too.
+    let first = found
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .find(|m| (change_time(m) - planted).abs() <= 2.0)
+        .unwrap_or_else(|| panic!("no change within 2 s of {planted:.1} s: {found:?}\nper interval: {}", tps.join(" ")));
+    assert!(first.contains("throughput fell"), "{first}");
+    let at = change_time(first);
+    assert!((at - planted).abs() <= 2.0, "reported at {at} s, planted at {planted:.1} s: {first}");
+    let fell: f64 = first.split("fell ").nth(1).unwrap().split('%').next().unwrap().parse().unwrap();
+    assert!(fell >= 50.0, "a cap from 0.5 to 0.1 cores took only {fell}% off: {first}");
+}
