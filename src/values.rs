@@ -303,6 +303,36 @@ pub fn seconds(s: &str) -> Result<f64, String> {
     finite(s).filter(|v| (0.0..=MAX_SECONDS).contains(v)).ok_or_else(|| format!("use a number of seconds from 0 to {MAX_SECONDS} (e.g. 10 or 0.5)"))
 }
 
+/// A duration as a person writes it: `4h`, `30m`, `90s`, `1h30m`, or plain seconds; above 0.
+pub fn span(s: &str) -> Result<f64, String> {
+    let bad = || format!("'{s}' is no duration: write it as 4h, 30m, 90s or 1h30m (plain numbers are seconds)");
+    let t = s.trim().to_ascii_lowercase();
+    if let Some(v) = finite(&t) {
+        return Some(v).filter(|v| *v > 0.0 && *v <= MAX_SECONDS).ok_or_else(bad);
+    }
+    let (mut total, mut num) = (0.0, String::new());
+    for c in t.chars() {
+        match c {
+            '0'..='9' | '.' => num.push(c),
+            'h' | 'm' | 's' | 'd' => {
+                let v: f64 = num.parse().map_err(|_| bad())?;
+                total += v * match c {
+                    'd' => 86_400.0,
+                    'h' => 3600.0,
+                    'm' => 60.0,
+                    _ => 1.0,
+                };
+                num.clear();
+            }
+            _ => return Err(bad()),
+        }
+    }
+    if !num.is_empty() || total <= 0.0 || total > MAX_SECONDS {
+        return Err(bad());
+    }
+    Ok(total)
+}
+
 /// Durations that must be more than zero.
 pub fn positive_seconds(s: &str) -> Result<f64, String> {
     finite(s).filter(|v| *v > 0.0 && *v <= MAX_SECONDS).ok_or_else(|| format!("use a number of seconds above 0, up to {MAX_SECONDS} (e.g. 30 or 0.5)"))

@@ -78,6 +78,15 @@ fn find_max_gives_the_capacity_and_its_curve_on_sqlite_mariadb_and_postgres() {
         assert!((printed - capacity).abs() < 0.01, "{name}: printed {printed}, stored {capacity}");
         // A search's steps above the capacity are no unsustained --rate to warn of.
         assert!(!run["findings"].to_string().contains("rate-not-sustained"), "{name}: {}", run["findings"]);
+        if name == "sqlite" {
+            // A soak runs at 70% of the capacity stored for this workload and target.
+            let out = run_ok(fairbench().args(["run", "oltp_point_select", "--target", &url]).args(SMALL).args(["--threads", "2", "--soak", "3s", "--results"]).arg(&store));
+            let soak = last_run(&store);
+            let rate = soak["levels"][0]["summary"]["rate"].as_f64().unwrap();
+            assert!((rate - 0.7 * capacity).abs() < 1e-6 * capacity, "soak at {rate}/s, capacity {capacity}/s");
+            assert!((soak["levels"][0]["elapsed_s"].as_f64().unwrap() - 3.0).abs() < 0.5, "{}", soak["levels"][0]);
+            assert!(stdout(&out).contains(&format!("Soak: 3 s at {rate:.2}/s, 70% of the capacity {capacity:.2}/s that run {}", run["id"])), "{}", stdout(&out));
+        }
     }
 }
 
@@ -89,6 +98,8 @@ fn find_max_refuses_what_it_cannot_search_in_one_line() {
         (vec!["--find-max-threads"], "--find-max"),
         (vec!["--find-max", "p99"], "no bound"),
         (vec!["--find-max", "p99<=20ms", "--find-max-precision", "0"], "percent"),
+        (vec!["--soak", "4x"], "no duration"),
+        (vec!["--soak", "1h", "--find-max", "p99<=20ms"], "--soak"),
     ] {
         let out = run_fail(fairbench().args(["run", "--no-save", "--target", "sqlite:///nonexistent/x.sqlite"]).args(&args));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
@@ -252,4 +263,163 @@ fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_sil
     assert!((at - planted).abs() <= 2.0, "reported at {at} s, planted at {planted:.1} s: {first}");
     let fell: f64 = first.split("fell ").nth(1).unwrap().split('%').next().unwrap().parse().unwrap();
     assert!(fell >= 50.0, "a cap from 0.5 to 0.1 cores took only {fell}% off: {first}");
+}
+
+/// A process's resident memory in bytes (VmRSS).
+fn rss_bytes(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches("kB").trim().parse().unwrap();
+    kb * 1024.0
+}
+
+/// The least resident memory of `pid` read at each interval line the run prints from `from` s to
+/// `to` s of its clock: allocations come and go between intervals, what stays is the floor.
+fn rss_floor(run: &mut Watched, from: f64, to: f64) -> f64 {
+    let pid = run.pid();
+    run.wait_for_run_time(Duration::from_secs(60), from);
+    let mut floor = f64::INFINITY;
+    run.wait_for(Duration::from_secs(60), |l| {
+        floor = floor.min(rss_bytes(pid));
+        watch::interval_time(l) >= to
+    });
+    floor
+}
+
+#[test]
+fn the_clients_memory_stays_flat_over_thousands_of_intervals() {
+    let _one = serial();
+    // 5 ms intervals for 40 s: 8,000 intervals, more than a 2-hour run of one-second ones, each
+    // kept in memory after it is printed. Not stored (--no-save): the store's page cache is not
+    // the client's.
+    let mut cmd = fairbench();
+    cmd.args(["run", "oltp_point_select", "--no-save", "--target", &mysql_url()]).args(SMALL).args(["--threads", "2", "--time", "40", "--report-interval", "0.005", "--output", "json"]);
+    let mut run = Watched::spawn(&mut cmd);
+    let early = rss_floor(&mut run, 8.0, 12.0);
+    let late = rss_floor(&mut run, 34.0, 38.0);
+    let out = run.finish(Duration::from_secs(60));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let intervals = String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains("\"type\":\"interval\"")).count();
+    assert!(intervals >= 5000, "only {intervals} intervals: the test did not make the run long");
+    // Kept whole, the 5,200 intervals between the two readings took 3 MB more.
+    let grew = late - early;
+    assert!(grew < 1.5e6, "the client's memory grew {:.2} MB from 10 s to 36 s ({:.1} -> {:.1} MB)", grew / 1e6, early / 1e6, late / 1e6);
+}
+
+#[test]
+fn each_interval_keeps_its_slowest_event_and_its_longest_stall() {
+    let _one = serial();
+    let dir = scratch_dir("capacity-stall");
+    let store = dir.join("r.sqlite");
+    let mut cmd = fairbench();
+    cmd.args(["run", "oltp_point_select", "--target", &mysql_url()]).args(SMALL).args(["--threads", "2", "--time", "8", "--report-interval", "1", "--output", "json", "--results"]).arg(&store);
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &mysql_url()]).args(SMALL));
+    let mut run = Watched::spawn(&mut cmd);
+    // Every client blocks on the table from 3 s of the run's clock until the server has kept
+    // both waiting 2 s (its processlist's own clock: no interval is reported meanwhile, as the
+    // clients' threads wait inside their calls).
+    run.wait_for_run_time(Duration::from_secs(60), 3.0);
+    let from = std::time::Instant::now();
+    let lock = mysql_holding(&parse_url(&mysql_url()).database, "LOCK TABLES sbtest1 WRITE;");
+    let waiting = || mysql_admin("SELECT count(*) FROM information_schema.processlist WHERE state = 'Waiting for table metadata lock' AND time >= 2").trim() == "2";
+    assert!(eventually(Duration::from_secs(30), waiting), "the clients never waited on the lock");
+    drop(lock);
+    let held = from.elapsed().as_secs_f64() * 1e3;
+    let out = run.finish(Duration::from_secs(60));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let level = &last_run(&store)["levels"][0];
+    let ivs = level["intervals"].as_array().unwrap();
+    let f = |i: &Value, k: &str| i[k].as_f64().unwrap_or(0.0);
+    let stalled: Vec<&Value> = ivs.iter().filter(|i| f(i, "stall_ms") > 0.0).collect();
+    // The stall: as long as the lock (within the moments it took to take and to see), on every
+    // interval it overlapped and on no other.
+    let longest = stalled.iter().map(|i| f(i, "stall_ms")).fold(0.0, f64::max);
+    assert!(longest >= held - 600.0 && longest <= held + 600.0, "longest stall {longest} ms, the table was locked {held:.0} ms: {ivs:?}");
+    let over: Vec<f64> = stalled.iter().filter(|i| f(i, "stall_ms") == longest).map(|i| f(i, "t")).collect();
+    assert!(over.len() >= 2 && over.len() <= 4, "a {longest} ms stall over intervals ending at {over:?}");
+    assert!(over.iter().all(|t| *t >= 3.0 && *t <= 3.0 + held / 1e3 + 3.0), "{over:?}: not where the lock was ({held:.0} ms from 3 s on)");
+    assert!(ivs.iter().filter(|i| f(i, "t") <= 2.0).all(|i| f(i, "stall_ms") < 100.0), "{ivs:?}");
+    // The events the lock held back end in the interval it was released in: its slowest is the stall.
+    let slowest = ivs.iter().map(|i| f(i, "max_ms")).fold(0.0, f64::max);
+    assert!((slowest - longest).abs() <= 300.0, "slowest event {slowest} ms, stall {longest} ms");
+}
+
+/// Blocks allocated under `path` (a file, or a directory's whole tree), as `du` counts them.
+fn allocated(path: &Path) -> f64 {
+    use std::os::unix::fs::MetadataExt;
+    // A file the server removes meanwhile (a temporary one) takes nothing.
+    let Ok(m) = std::fs::symlink_metadata(path) else { return 0.0 };
+    let own = (m.blocks() * 512) as f64;
+    if !m.is_dir() {
+        return own;
+    }
+    own + std::fs::read_dir(path).into_iter().flatten().filter_map(|e| e.ok()).map(|e| allocated(&e.path())).sum::<f64>()
+}
+
+/// The proportional set size of `pid` and every process below it, bytes.
+fn pss_tree(pid: u32) -> f64 {
+    let own: f64 = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|r| r.lines().find_map(|l| l.strip_prefix("Pss:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()))
+        .unwrap_or(0.0)
+        * 1024.0;
+    let kids: f64 = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("children")).ok())
+        .flat_map(|c| c.split_whitespace().filter_map(|p| p.parse::<u32>().ok()).collect::<Vec<_>>())
+        .map(pss_tree)
+        .sum();
+    own + kids
+}
+
+#[test]
+fn each_level_says_the_database_size_and_the_memory_it_ended_with() {
+    let _one = serial();
+    let dir = scratch_dir("capacity-sizes");
+    let db = dir.join("sizes.sqlite");
+    let target = format!("sqlite://{}", db.display());
+    let efficiency = |out: &std::process::Output| {
+        let text = stdout(out);
+        let line = text.lines().find(|l| l.contains("\"type\":\"efficiency\"")).unwrap_or_else(|| panic!("no efficiency object:\n{text}"));
+        serde_json::from_str::<Value>(line).unwrap()["levels"][0].clone()
+    };
+    let f = |e: &Value, k: &str| e[k].as_f64().unwrap_or_else(|| panic!("no {k} in {e}"));
+    // SQLite's file grows with the inserts: the size and growth are its own.
+    let before = {
+        run_ok(fairbench().args(["prepare", "oltp_insert", "--target", &target]).args(SMALL));
+        allocated(&db)
+    };
+    let out = run_ok(fairbench().args(["run", "oltp_insert", "--target", &target]).args(SMALL).args(["--threads", "1", "--time", "3", "--output", "json", "--results"]).arg(dir.join("r.sqlite")));
+    let e = efficiency(&out);
+    let wal = |s: &str| allocated(Path::new(&format!("{}{s}", db.display())));
+    let side = |s: &str| if Path::new(&format!("{}{s}", db.display())).exists() { wal(s) } else { 0.0 };
+    let after = allocated(&db) + side("-wal") + side("-shm");
+    let (size, grew) = (f(&e, "db_bytes"), f(&e, "db_growth_bytes"));
+    assert!(grew > 0.0 && size > before, "{e}");
+    // Read at the level's last sample, its write-ahead log included: closing folds the log
+    // into the file (at most SQLite's 1,000-page autocheckpoint, 4 MiB), and the file stays.
+    assert!(size >= after && size <= after + 4.5 * 1048576.0, "stored {size} bytes, the file takes {after} after the run");
+    // The growth is from the file as prepared.
+    assert!(((size - grew) - before).abs() <= 0.1 * before + 65536.0, "stored {size} - {grew}, prepared {before}");
+    let mem = f(&e, "client_memory_bytes");
+    assert!((5e6..2e9).contains(&mem), "fairbench's memory {mem}");
+    // A MariaDB on this host: its data directory and its processes' memory.
+    let out =
+        run_ok(fairbench().args(["run", "oltp_point_select", "--target", &mysql_url()]).args(SMALL).args(["--threads", "1", "--time", "2", "--output", "json", "--results"]).arg(dir.join("r.sqlite")));
+    let e = efficiency(&out);
+    let datadir = PathBuf::from(mysql_admin("SELECT @@datadir").trim());
+    let on_disk = allocated(&datadir);
+    assert!((f(&e, "db_bytes") - on_disk).abs() <= 0.05 * on_disk, "stored {}, {} takes {on_disk}", f(&e, "db_bytes"), datadir.display());
+    let pid = listener_pid(mysql_port()).expect("the MariaDB test server's pid");
+    let pss = pss_tree(pid);
+    assert!((f(&e, "server_memory_bytes") - pss).abs() <= 0.2 * pss, "stored {}, mariadbd holds {pss}", f(&e, "server_memory_bytes"));
+}
+
+#[test]
+fn a_soak_without_a_rate_or_a_stored_capacity_says_what_to_give() {
+    let dir = scratch_dir("capacity-soak-none");
+    let target = format!("sqlite://{}", dir.join("s.sqlite").display());
+    let out = run_fail(fairbench().args(["run", "oltp_point_select", "--target", &target]).args(SMALL).args(["--soak", "2s", "--results"]).arg(dir.join("r.sqlite")));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert_one_line_error(&out, &["--soak needs a rate", "--rate N", "--find-max"]);
 }

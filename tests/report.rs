@@ -619,3 +619,51 @@ fn an_outage_is_shaded_on_the_time_series() {
     assert!(dom.contains("data-rule=\"outage\""), "the audit's outage finding is listed");
     assert!(dom.contains("no event completed for 1.500 s, from 1.20 s (errors: 2013 x3)"), "the finding names the gap and its time");
 }
+
+#[test]
+fn a_find_max_report_draws_the_curve_it_measured_with_a_point_per_step() {
+    let dir = scratch_dir("report_find_max");
+    let store = dir.join("r.sqlite");
+    let target = format!("sqlite://{}", dir.join("fm.sqlite").display());
+    run_ok(
+        fairbench()
+            .args([
+                "run",
+                "oltp_point_select",
+                "--tables",
+                "1",
+                "--table-size",
+                "1000",
+                "--threads",
+                "1",
+                "--time",
+                "1",
+                "--report-interval",
+                "0",
+                "--find-max",
+                "p99<=50ms",
+                "--find-max-precision",
+                "25",
+                "--target",
+                &target,
+                "--results",
+            ])
+            .arg(&store),
+    );
+    let exported: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "last", "--results"]).arg(&store)))).unwrap();
+    let run = if exported["runs"].is_array() { &exported["runs"][0] } else { &exported[0] };
+    let steps = run["capacity"]["steps"].as_array().unwrap().iter().filter(|s| s["probe"] != true).count();
+    let id = run["id"].to_string();
+    let page = dir.join("fm.html");
+    report(&store, &[&id], &page, &[]);
+    let dom = dom(&page, &dir.join("profile"));
+    let cs = charts(&dom);
+    let lat = series(chart(&cs, "capacity-latency"));
+    assert_eq!(lat, vec![(format!("run {id} p50"), steps), (format!("run {id} p99"), steps)], "a point per step");
+    let done = series(chart(&cs, "capacity-throughput"));
+    assert_eq!(done, vec![(format!("run {id} completed/s"), steps)]);
+    // The steps are no scaling curve over one client count.
+    assert!(!cs.iter().any(|c| c.0 == "scaling-tps"), "{:?}", cs.iter().map(|c| &c.0).collect::<Vec<_>>());
+    let capacity = run["capacity"]["capacity"].as_f64().unwrap();
+    assert!(dom.contains(&format!("{capacity:.2} events/s (1 client)")), "the capacity in the table");
+}

@@ -7,7 +7,7 @@
 use super::*;
 use crate::model::record::IntervalRec;
 use crate::stats::changepoint::{detect, Search};
-use crate::units::human_secs;
+use crate::units::{human_bytes, human_secs};
 
 /// Intervals a level needs before its changes are looked for.
 const MIN_INTERVALS: usize = 10;
@@ -114,6 +114,15 @@ pub fn rule_degraded(r: &RunRecord) -> Vec<Finding> {
             }
             if let Some(m) = l.intervals.iter().filter(|i| !i.warmup).max_by(|a, b| a.max_ms.total_cmp(&b.max_ms)).filter(|i| i.max_ms > 0.0) {
                 ev.push(format!("slowest event of the level: {} ms, in the interval ending at {:.1} s", ms(m.max_ms), m.t));
+            }
+            if let Some(m) = l.intervals.iter().filter(|i| !i.warmup).max_by(|a, b| a.stall_ms.total_cmp(&b.stall_ms)).filter(|i| i.stall_ms > 0.0) {
+                ev.push(format!("longest stall (no client completed an event): {} ms, over the interval ending at {:.1} s", ms(m.stall_ms), m.t));
+            }
+            for (key, what) in [("server:db_bytes", "database on disk"), ("server:rss_bytes", "server memory")] {
+                let at = |t: f64| l.samples.iter().filter(|s| s.seq > 0 && s.t <= t + 0.5).filter_map(|s| s.sample.gauges.get(key)).next_back().copied();
+                if let (Some(a), Some(b), Some(c)) = (at(before[0].from + 1.0), at(when), at(after[after.len() - 1].to)) {
+                    ev.push(format!("{what}: {} at the start, {} at the change, {} at the end", human_bytes(a), human_bytes(b), human_bytes(c)));
+                }
             }
             out.push(finding(
                 "degraded",

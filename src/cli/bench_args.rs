@@ -95,6 +95,9 @@ pub struct ControlArgs {
     /// With --find-max: runs of one step at most while its 95% interval holds the bound (then its estimate decides)
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = values::repetitions)]
     pub find_max_tries: usize,
+    /// A long run at a fixed open-loop rate (4h, 30m, 90s), reported for degradation: --rate, or by default 70% of the last --find-max capacity stored for this workload and target
+    #[arg(long, value_name = "DURATION", value_parser = values::span)]
+    pub soak: Option<f64>,
     /// Open loop: spacing of the arrivals: poisson (sysbench's and pgbench's --rate) or even (one every 1/rate s, YCSB's -target)
     #[arg(long, value_name = "SPACING", default_value = "poisson", value_parser = values::arrivals)]
     pub arrivals: crate::model::Arrivals,
@@ -256,6 +259,9 @@ pub fn plan(command: BenchCommand, mut args: BenchArgs) -> Result<Plan> {
     if c.find_max.is_none() && c.find_max_threads {
         return Err(usage!("--find-max-threads searches for the objective given by --find-max: give --find-max 'p99<=20ms' too"));
     }
+    if c.soak.is_some() && (c.find_max.is_some() || c.threads.0.len() > 1 || c.repeat > 1) {
+        return Err(usage!("--soak runs one level at one rate for its duration: leave out --find-max, a list of --threads and --repeat"));
+    }
     if c.find_max.is_some() {
         let clash = [
             (c.rate > 0.0, "--rate (the search sets the rate of each step)"),
@@ -317,7 +323,8 @@ fn run_settings(c: &ControlArgs, r: &RandArgs, t: &TargetArgs) -> RunSettings {
             precision: c.find_max_precision / 100.0,
             tries: c.find_max_tries,
         }),
-        time: c.time,
+        time: c.soak.unwrap_or(c.time),
+        soak: c.soak.is_some(),
         events: c.events,
         warmup_time: c.warmup_time,
         rate: c.rate,

@@ -319,7 +319,7 @@ fn finish_level(members: &[Member], level: usize, lv: Level) -> Merged {
         .map(|(k, s)| {
             let mut w = s.got.w;
             w.events = w.lat.len();
-            (k as f64 * step, s.members, Interval { t: k as f64 * step + s.secs, secs: s.secs, threads, warmup: false, w, cpu_user_s: s.got.cpu_user_s, cpu_sys_s: s.got.cpu_sys_s })
+            (k as f64 * step, s.members, Interval { t: k as f64 * step + s.secs, secs: s.secs, threads, warmup: false, w, cpu_user_s: s.got.cpu_user_s, cpu_sys_s: s.got.cpu_sys_s, stall_s: 0.0 })
         })
         .collect();
     Merged { threads, intervals, elapsed_s: elapsed, window, cpu: (total.cpu_user_s, total.cpu_sys_s) }

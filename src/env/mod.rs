@@ -245,7 +245,7 @@ pub async fn snapshot(c: Option<&mut Conn>, cfg: &ConnConfig, tables: &DatasetTa
 pub fn delta(prev: &BTreeMap<String, f64>, cur: &BTreeMap<String, f64>) -> Sample {
     let mut s = Sample::default();
     for (k, v) in cur {
-        if crate::db::engines::is_gauge(k) {
+        if crate::db::engines::is_gauge(k) || proc::is_gauge(k) {
             s.gauges.insert(k.clone(), *v);
         } else if let Some(p) = prev.get(k) {
             s.deltas.insert(k.clone(), (v - p).max(0.0));
@@ -376,11 +376,15 @@ impl Sampler {
                         Vec::new()
                     };
                     first.server.parts = parts.iter().map(|(n, p)| format!("{n}: {}, pid {p}", proc::command(*p).unwrap_or_else(|| "?".into()))).collect();
-                    if local {
-                        // The disk of the data directory (an embedded engine's: its file's).
-                        let data = if cfg.target.protocol.embedded() { cfg.target.path.clone() } else { cfg.engine().data_dir(&first.server) };
-                        first.server.data_device = data.and_then(|d| proc::disk_of(std::path::Path::new(&d)));
-                    }
+                    // The data directory (an embedded engine's: its file), when it is on this host.
+                    let data = if !local {
+                        None
+                    } else if cfg.target.protocol.embedded() {
+                        cfg.target.path.clone()
+                    } else {
+                        cfg.engine().data_dir(&first.server)
+                    };
+                    first.server.data_device = data.as_ref().and_then(|d| proc::disk_of(std::path::Path::new(d)));
                     if pooled {
                         first.errors.push("the server's process: the target is a pooler, so the server's processes behind it are not measured".into());
                     } else if local && !cfg.target.protocol.embedded() && server_pid.is_none() {
@@ -407,6 +411,10 @@ impl Sampler {
                             m.extend(proc::parts(&parts));
                         } else if let Some(p) = server_pid {
                             m.extend(proc::server(p));
+                        }
+                        // The database's size on disk, as Small Datum's dbgb reads it.
+                        if let Some(b) = data.as_deref().and_then(|d| proc::disk_bytes(std::path::Path::new(d))) {
+                            m.insert(format!("{}db_bytes", proc::SERVER), b);
                         }
                         m
                     };

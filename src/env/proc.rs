@@ -100,7 +100,55 @@ pub fn client() -> BTreeMap<String, f64> {
     let (read, written) = io_of(std::process::id() as i32);
     m.insert(format!("{CLIENT}read_bytes"), read);
     m.insert(format!("{CLIENT}write_bytes"), written);
+    m.extend(memory_of(std::process::id() as i32).map(|b| (format!("{CLIENT}rss_bytes"), b)));
     m
+}
+
+/// Whether a figure here is a level, not a counter (memory, size: each sample keeps the value it
+/// read), whoever's it is (`client:`, `server:`, a `part:NAME:`).
+pub fn is_gauge(key: &str) -> bool {
+    key.ends_with(":rss_bytes") || key.ends_with(":db_bytes")
+}
+
+/// The memory a process holds: its proportional set size (shared pages split between the
+/// processes that map them, so PostgreSQL's shared buffers count once over its backends), or
+/// its resident set where the kernel gives no PSS.
+fn memory_of(pid: i32) -> Option<f64> {
+    if let Ok(r) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) {
+        if let Some(kb) = r.lines().find_map(|l| l.strip_prefix("Pss:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()) {
+            return Some(kb * 1024.0);
+        }
+    }
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: f64 = statm.split_ascii_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf reads a constant of the running system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * page.max(4096) as f64)
+}
+
+/// The space a database takes on disk (blocks allocated, as `du` counts them): a data
+/// directory's whole tree, or a file with its `-wal` and `-shm` beside it (SQLite).
+pub fn disk_bytes(path: &Path) -> Option<f64> {
+    use std::os::unix::fs::MetadataExt;
+    fn walk(p: &Path, depth: usize) -> u64 {
+        let Ok(m) = std::fs::symlink_metadata(p) else { return 0 };
+        let own = m.blocks() * 512;
+        if !m.is_dir() || depth > 8 {
+            return own;
+        }
+        own + std::fs::read_dir(p).into_iter().flatten().filter_map(|e| e.ok()).map(|e| walk(&e.path(), depth + 1)).sum::<u64>()
+    }
+    let m = std::fs::metadata(path).ok()?;
+    if m.is_dir() {
+        return Some(walk(path, 0) as f64);
+    }
+    let mut total = m.blocks() * 512;
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        total += std::fs::metadata(Path::new(&side)).map(|m| m.blocks() * 512).unwrap_or(0);
+    }
+    Some(total as f64)
 }
 
 /// One process's figures from /proc/PID/stat: (parent, user s, system s,
@@ -237,6 +285,10 @@ pub fn server(root: i32) -> BTreeMap<String, f64> {
     m.insert(format!("{SERVER}vol_cs"), vol);
     m.insert(format!("{SERVER}invol_cs"), invol);
     m.insert(format!("{SERVER}processes"), n + 1.0);
+    let rss: f64 = tree(root).into_iter().filter_map(memory_of).sum();
+    if rss > 0.0 {
+        m.insert(format!("{SERVER}rss_bytes"), rss);
+    }
     m
 }
 

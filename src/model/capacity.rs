@@ -328,8 +328,8 @@ impl Capacity {
     pub fn text(&self) -> String {
         let mut s = format!("\nCapacity under {} (find-max over the {}, {} steps):\n", self.objective, self.by, self.steps.len());
         match self.capacity {
-            Some(c) if self.by == Dimension::Threads.name() => s.push_str(&format!("    capacity:                          {:.2} events/s with {} clients\n", c, self.threads)),
-            Some(c) => s.push_str(&format!("    capacity:                          {c:.2} events/s ({} clients)\n", self.threads)),
+            Some(c) if self.by == Dimension::Threads.name() => s.push_str(&format!("    capacity:                          {c:.2} events/s with {}\n", clients(self.threads))),
+            Some(c) => s.push_str(&format!("    capacity:                          {c:.2} events/s ({})\n", clients(self.threads))),
             None => s.push_str("    capacity:                          none: no step met the objective\n"),
         }
         s.push_str(&format!("    bracket:                           {}\n", self.bracket_text()));
@@ -359,6 +359,11 @@ impl Capacity {
         }
         s
     }
+}
+
+/// "1 client", "8 clients".
+pub fn clients(n: usize) -> String {
+    format!("{n} client{}", if n == 1 { "" } else { "s" })
 }
 
 fn round(v: f64) -> String {

@@ -8,6 +8,7 @@
 
 use super::record::{LevelRec, RunRecord};
 use crate::env::proc::{CLIENT, HOST, NODE, PART, SERVER};
+use crate::units::human_bytes;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -100,6 +101,18 @@ pub struct Efficiency {
     /// took (other processes; the hypervisor's steal left out), both on one host.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub others_share_of_busy: Option<f64>,
+    /// The database's size on disk at the level's end and its growth over the level, bytes
+    /// (Small Datum's dbgb; the server's data directory when it runs on this host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub db_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub db_growth_bytes: Option<f64>,
+    /// The server's memory (proportional set size of its processes) and fairbench's (resident)
+    /// at the level's end, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_memory_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_memory_bytes: Option<f64>,
     /// What the figures are and are not (host-wide, embedded, missing).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -196,6 +209,16 @@ fn of_level(l: &LevelRec, whose: &Whose<'_>) -> Efficiency {
     let mut e = of_window(&w, whose);
     (e.threads, e.tps, e.qps) = (l.threads, l.tps, l.qps);
     e.step = l.step().map(str::to_string);
+    let gauge = |k: &str| {
+        let mut seen = l.samples.iter().filter_map(|s| s.sample.gauges.get(k).copied());
+        let first = seen.next();
+        (first, seen.next_back().or(first))
+    };
+    let (db0, db1) = gauge("server:db_bytes");
+    e.db_bytes = db1;
+    e.db_growth_bytes = db0.zip(db1).map(|(a, b)| b - a);
+    e.server_memory_bytes = gauge("server:rss_bytes").1;
+    e.client_memory_bytes = gauge("client:rss_bytes").1;
     e
 }
 
@@ -388,6 +411,22 @@ pub fn text(r: &RunRecord, rows: &[Efficiency]) -> String {
         for (i, s) in e.statements.iter().take(3).enumerate() {
             let head = if i == 0 { format!("top statements/t at {}, µs:", e.at()) } else { String::new() };
             o.push_str(&format!("  {head:<34} {}\n", super::statements::line(s, 70)));
+        }
+    }
+    for e in rows {
+        let mut sizes = Vec::new();
+        if let Some(b) = e.db_bytes {
+            let per = e.db_growth_bytes.filter(|g| *g > 0.0 && e.tps > 0.0 && e.secs > 0.0).map(|g| format!(", {:.0} bytes per transaction", g / (e.tps * e.secs))).unwrap_or_default();
+            sizes.push(format!("database on disk {} (grew {}{per})", human_bytes(b), human_bytes(e.db_growth_bytes.unwrap_or(0.0))));
+        }
+        if let Some(m) = e.server_memory_bytes {
+            sizes.push(format!("server memory {}", human_bytes(m)));
+        }
+        if let Some(m) = e.client_memory_bytes {
+            sizes.push(format!("fairbench's {}", human_bytes(m)));
+        }
+        if !sizes.is_empty() {
+            o.push_str(&format!("  sizes at the end of {}: {}\n", e.at(), sizes.join(", ")));
         }
     }
     // --profile-server: where the server's CPU went, by the frames it was caught in.

@@ -131,6 +131,9 @@ pub struct Interval {
     /// embedded engine it is the client's and the engine's together.
     pub cpu_user_s: f64,
     pub cpu_sys_s: f64,
+    /// The longest time no client completed an event, among the stalls that overlap this
+    /// interval (seconds; 0: none over 20 ms known when it ended, see [`Sink::stall`]).
+    pub stall_s: f64,
 }
 
 /// The result of one load level.
@@ -197,6 +200,12 @@ pub trait Sink {
     /// The level's clients were released.
     fn start(&mut self, _threads: usize) {}
     fn interval(&mut self, _iv: &Interval, _rate_mode: bool) {}
+    /// A stall (no client completed an event for `secs`) that overlapped interval `seq`, known
+    /// only after that interval went to the sinks.
+    fn stall(&mut self, _seq: usize, _secs: f64) {}
+    /// An interval ended without a report (`--report-interval 0`): what stores every interval
+    /// takes it now, as the level keeps only its counters.
+    fn unreported(&mut self, _iv: &Interval) {}
     /// A `--report-checkpoints` time passed: the counters since the previous one.
     fn checkpoint(&mut self, _cp: &Checkpoint) {}
     fn summary(&mut self, _r: &LevelResult, _info: &RunInfo) {}
@@ -214,6 +223,12 @@ impl Sink for Sinks {
     }
     fn interval(&mut self, iv: &Interval, rate_mode: bool) {
         self.0.iter_mut().for_each(|s| s.interval(iv, rate_mode));
+    }
+    fn unreported(&mut self, iv: &Interval) {
+        self.0.iter_mut().for_each(|s| s.unreported(iv));
+    }
+    fn stall(&mut self, seq: usize, secs: f64) {
+        self.0.iter_mut().for_each(|s| s.stall(seq, secs));
     }
     fn checkpoint(&mut self, cp: &Checkpoint) {
         self.0.iter_mut().for_each(|s| s.checkpoint(cp));

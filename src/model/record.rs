@@ -58,6 +58,9 @@ pub struct IntervalRec {
     pub p50_ms: f64,
     /// The slowest event that completed in the interval.
     pub max_ms: f64,
+    /// The longest time no client completed an event, of the stalls that overlap it (0: none
+    /// over 20 ms).
+    pub stall_ms: f64,
     pub cpu_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histogram: Option<String>,

@@ -72,7 +72,15 @@ fn recorded_options<W: Workload>(w: &W, cfg: &ConnConfig) -> Vec<(String, String
 
 /// prepare / cleanup / prewarm / check / run for any workload.
 fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()> {
-    let c = &plan.run;
+    // A soak without --rate runs at a share of the capacity a search stored.
+    let soaked;
+    let c = match runner::search::soak_rate(plan, &cfg)? {
+        Some(rate) => {
+            soaked = RunSettings { rate, ..plan.run.clone() };
+            &soaked
+        }
+        None => &plan.run,
+    };
     // A series runs each level --repeat times; the levels are stored in the order they ran.
     let levels = runner::repetition_order(&c.levels, c.repeat, c.repeat_order == RepeatOrder::Interleaved);
     let max_threads = *levels.iter().max().unwrap_or(&1);

@@ -20,6 +20,7 @@
 mod arrivals;
 mod client;
 pub mod drive;
+mod folded;
 pub mod group;
 pub mod hint;
 pub mod record;
@@ -308,7 +309,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     }
     let cpu0 = process_cpu();
     let start = Instant::now();
-    let mut cpu_marks = CpuMarks { at: vec![(start, cpu0)] };
+    let mut cpu_marks = CpuMarks { at: std::collections::VecDeque::from([(start, cpu0)]), dropped: 0 };
     release(&shared, start);
     sink.start(threads);
 
@@ -317,7 +318,8 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     // Per boundary: windows received, their merge, and each worker's client totals then.
     let mut pending: BTreeMap<usize, (usize, Window, Vec<Vec<ClientTotals>>)> = BTreeMap::new();
     let mut total = Window::default();
-    let mut intervals = Vec::new();
+    let mut intervals = folded::Folded::new();
+    let mut stalls = folded::Stalls::default();
     // Each worker's client totals: the last it sent, then its final ones.
     let mut clients: Vec<Vec<ClientTotals>> = per_worker.iter().map(|&n| vec![ClientTotals::default(); n]).collect();
     let mut finished = vec![false; nworkers];
@@ -372,6 +374,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
                 while pending.get(&next_seq).map(|e| e.0 == nworkers).unwrap_or(false) {
                     let (_, mut win, at_boundary) = pending.remove(&next_seq).unwrap();
                     gaps.absorb(std::mem::take(&mut win.gaps));
+                    stalls.place(gaps.take_stalls(), next_seq, rc, sink);
                     let t = boundary(next_seq, rc).as_secs_f64();
                     let warm = t <= rc.warmup.as_secs_f64() + 1e-9 && !rc.warmup.is_zero();
                     if !warm {
@@ -385,13 +388,16 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
                     }
                     cpu_marks.catch_up(start, rc);
                     let (cpu_user_s, cpu_sys_s) = cpu_marks.over(next_seq);
-                    let mut iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win, cpu_user_s, cpu_sys_s };
+                    let stall_s = stalls.of(next_seq);
+                    let mut iv = Interval { t, secs: t - prev_t, threads, warmup: warm, w: win, cpu_user_s, cpu_sys_s, stall_s };
                     prev_t = t;
-                    if !rc.report_interval.is_zero() {
+                    if rc.report_interval.is_zero() {
+                        sink.unreported(&iv);
+                    } else {
                         sink.interval(&iv, rate_mode);
-                        // The sinks have its latencies: keep the counters only.
-                        iv.w.compact();
                     }
+                    // The sinks have its latencies: keep the counters only, in a fixed size.
+                    iv.w.compact();
                     intervals.push(iv);
                     next_seq += 1;
                 }
@@ -447,8 +453,20 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let outage = Some(gaps.finish(elapsed, stop != Stop::Completed, total.writes > 0, &kinds));
     let clients = flat(&clients);
     let tail = cps.tail(elapsed, threads, &clients);
-    let result =
-        LevelResult { threads, total, elapsed_s: elapsed, clients, cpu_user_s: cpu1.0 - cpu0.0, cpu_sys_s: cpu1.1 - cpu0.1, intervals, stop, rate: rc.rate, outage, name: None, figures: Vec::new() };
+    let result = LevelResult {
+        threads,
+        total,
+        elapsed_s: elapsed,
+        clients,
+        cpu_user_s: cpu1.0 - cpu0.0,
+        cpu_sys_s: cpu1.1 - cpu0.1,
+        intervals: intervals.into_vec(),
+        stop,
+        rate: rc.rate,
+        outage,
+        name: None,
+        figures: Vec::new(),
+    };
     Ok(Level { result, tail, forced })
 }
 
@@ -459,8 +477,10 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
 /// The reporter is never blocked by a client, so it reads the CPU close to
 /// each boundary, and each interval gets what was used between its own.
 struct CpuMarks {
-    /// (boundary, (user s, sys s)): the start, then boundary 0, 1, ...
-    at: Vec<(Instant, (f64, f64))>,
+    /// (boundary, (user s, sys s)): the start, then boundary 0, 1, ..., less the `dropped`
+    /// first ones: the marks of intervals already merged go, so a long run keeps a few.
+    at: std::collections::VecDeque<(Instant, (f64, f64))>,
+    dropped: usize,
 }
 
 impl CpuMarks {
@@ -471,29 +491,40 @@ impl CpuMarks {
     /// CPU of time outside it, and none shows more cores than were busy.
     fn catch_up(&mut self, start: Instant, rc: &RunControl) {
         let now = Instant::now();
-        if now < start + boundary(self.at.len() - 1, rc) {
+        if now < start + boundary(self.next(), rc) {
             return;
         }
         let cpu = process_cpu();
-        let (t0, c0) = *self.at.last().expect("the start mark");
+        let (t0, c0) = *self.at.back().expect("the start mark");
         let span = now.duration_since(t0).as_secs_f64();
         loop {
-            let tb = start + boundary(self.at.len() - 1, rc);
+            let tb = start + boundary(self.next(), rc);
             if tb > now {
                 break;
             }
             let f = if span > 0.0 { tb.duration_since(t0).as_secs_f64() / span } else { 1.0 };
-            self.at.push((tb, (c0.0 + f * (cpu.0 - c0.0), c0.1 + f * (cpu.1 - c0.1))));
+            self.at.push_back((tb, (c0.0 + f * (cpu.0 - c0.0), c0.1 + f * (cpu.1 - c0.1))));
         }
     }
 
-    fn until_next(&self, start: Instant, rc: &RunControl) -> Duration {
-        (start + boundary(self.at.len() - 1, rc)).saturating_duration_since(Instant::now())
+    /// The boundary the next mark is for.
+    fn next(&self) -> usize {
+        self.dropped + self.at.len() - 1
     }
 
-    /// CPU (user s, sys s) between boundary `seq - 1` (or the start) and boundary `seq`.
-    fn over(&self, seq: usize) -> (f64, f64) {
-        match (self.at.get(seq), self.at.get(seq + 1)) {
+    fn until_next(&self, start: Instant, rc: &RunControl) -> Duration {
+        (start + boundary(self.next(), rc)).saturating_duration_since(Instant::now())
+    }
+
+    /// CPU (user s, sys s) between boundary `seq - 1` (or the start) and boundary `seq`;
+    /// intervals are merged in order, so the marks before it go.
+    fn over(&mut self, seq: usize) -> (f64, f64) {
+        while self.dropped < seq && self.at.len() > 2 {
+            self.at.pop_front();
+            self.dropped += 1;
+        }
+        let at = |i: usize| i.checked_sub(self.dropped).and_then(|i| self.at.get(i));
+        match (at(seq), at(seq + 1)) {
             (Some(a), Some(b)) => ((b.1).0 - (a.1).0, (b.1).1 - (a.1).1),
             _ => (0.0, 0.0),
         }

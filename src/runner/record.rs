@@ -33,6 +33,9 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     o.insert_missing("percentile", &c.percentile.to_string());
     o.insert_missing("client-threads", &c.client_threads.map(|n| n.to_string()).unwrap_or_else(|| "auto".into()));
     o.insert_missing("queue-max", &c.queue_max.to_string());
+    if c.soak {
+        o.insert_missing("soak", &c.time.to_string());
+    }
     o.insert_missing("session-options", &cfg.session_sql.join("; "));
     o.insert_missing("ssl-mode", cfg.target.ssl_mode.name());
     if let Some(u) = &c.sampling.server_metrics {

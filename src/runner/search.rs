@@ -9,7 +9,7 @@
 //! decides. Every step is a level of the run, stored as such; the search's outcome is stored
 //! with the run.
 
-use crate::model::capacity::{fell_behind, overall, Capacity, Dimension, FindMax, Step, Verdict};
+use crate::model::capacity::{clients, fell_behind, overall, Capacity, Dimension, FindMax, Step, Verdict};
 use crate::model::LevelResult;
 use crate::stats::Window;
 
@@ -250,6 +250,47 @@ impl Search {
     }
 }
 
+/// The share of a stored capacity a `--soak` runs at when no `--rate` is given.
+pub const SOAK_SHARE: f64 = 0.7;
+
+/// `--soak` without `--rate`: [`SOAK_SHARE`] of the capacity the latest `--find-max` stored for
+/// this workload on this target, said in one line. None: not a soak, or its rate was given.
+pub fn soak_rate(plan: &crate::workload::plan::Plan, cfg: &crate::db::ConnConfig) -> crate::error::Result<Option<f64>> {
+    let c = &plan.run;
+    if !c.soak || c.rate > 0.0 || plan.command != crate::workload::plan::BenchCommand::Run {
+        return Ok(None);
+    }
+    let target = cfg.target.to_string();
+    let found = match &c.outputs.store {
+        Some(path) => crate::store::latest_capacity(path, &plan.workload, &target)?,
+        None => None,
+    };
+    let Some((run, cap)) = found else {
+        return Err(crate::error::Error::Usage(format!(
+            "--soak needs a rate: give --rate N, or first run --find-max 'p99<=20ms' with {} on this target (no capacity of it is stored{})",
+            plan.workload,
+            c.outputs.store.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default()
+        )));
+    };
+    let Some(capacity) = cap.capacity else {
+        return Err(crate::error::Error::Usage(format!("--soak: run {run}'s --find-max met its objective ({}) at no rate: give --rate N", cap.objective)));
+    };
+    let rate = capacity * SOAK_SHARE;
+    let line = format!(
+        "Soak: {} at {rate:.2}/s, {:.0}% of the capacity {capacity:.2}/s that run {run} found under {} with {} clients",
+        crate::units::human_secs(c.time),
+        SOAK_SHARE * 100.0,
+        cap.objective,
+        cap.threads
+    );
+    if c.outputs.console.json() {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+    Ok(Some(rate))
+}
+
 /// A step's level name, as stored and shown: "probe (closed loop)", "800.0/s offered", "16 clients".
 pub fn level_name(n: Next) -> String {
     if n.probe {
@@ -257,18 +298,18 @@ pub fn level_name(n: Next) -> String {
     } else if n.rate > 0.0 {
         format!("find-max {:.1}/s offered", n.rate)
     } else {
-        format!("find-max {} clients", n.threads)
+        format!("find-max {}", clients(n.threads))
     }
 }
 
 /// The line before a step's reports.
 pub fn banner(i: usize, n: Next) -> String {
     let what = if n.probe {
-        format!("closed-loop probe with {} clients", n.threads)
+        format!("closed-loop probe with {}", clients(n.threads))
     } else if n.rate > 0.0 {
-        format!("{:.1}/s offered to {} clients", n.rate, n.threads)
+        format!("{:.1}/s offered to {}", n.rate, clients(n.threads))
     } else {
-        format!("{} clients, closed loop", n.threads)
+        format!("{}, closed loop", clients(n.threads))
     };
     format!("\nfind-max step {}: {what}", i + 1)
 }

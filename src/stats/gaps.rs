@@ -270,6 +270,9 @@ pub struct GapMerger {
     classes: Vec<ClassMerge>,
     /// Errors inside some client's recorded gap: (seconds from t0, code).
     errors: Vec<(f64, String)>,
+    /// Level-wide gaps without any completed event settled since [`take_stalls`](Self::take_stalls)
+    /// last took them: (from, to) in seconds from t0.
+    stalls: Vec<(f64, f64)>,
 }
 
 impl GapMerger {
@@ -281,7 +284,7 @@ impl GapMerger {
         let classes = (0..2 + kinds)
             .map(|_| ClassMerge { recs: vec![VecDeque::new(); clients], known: vec![s; clients], cursor: f64::NEG_INFINITY, best: None, best_errors: BTreeMap::new(), best_open: false })
             .collect();
-        GapMerger { t0, limit, classes, errors: Vec::new() }
+        GapMerger { t0, limit, classes, errors: Vec::new(), stalls: Vec::new() }
     }
 
     /// Takes in what one window recorded.
@@ -303,6 +306,12 @@ impl GapMerger {
             }
         }
         self.settle();
+    }
+
+    /// The level-wide stalls (gaps of every event longer than [`THRESHOLD`]) settled since the
+    /// last call, in seconds from t0.
+    pub fn take_stalls(&mut self) -> Vec<(f64, f64)> {
+        std::mem::take(&mut self.stalls)
     }
 
     /// Client `client`'s gap in `class` (to = infinity: it ended).
@@ -348,6 +357,9 @@ impl GapMerger {
         };
         if b <= a {
             return;
+        }
+        if class == ALL && b - a > THRESHOLD.as_secs_f64() {
+            self.stalls.push((a, b));
         }
         let c = &mut self.classes[class];
         if c.best.is_none_or(|(x, y)| b - a > y - x) {

@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS intervals(
     events INTEGER NOT NULL, reads INTEGER NOT NULL, writes INTEGER NOT NULL, other INTEGER NOT NULL,
     trx_stmts INTEGER NOT NULL, errors INTEGER NOT NULL, reconnects INTEGER NOT NULL, dropped INTEGER NOT NULL,
     p50_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,
+    stall_ms REAL,                    -- the longest time no client completed an event, of the stalls over 20 ms that overlap it
     cpu_user_s REAL, cpu_sys_s REAL,  -- fairbench's CPU in this interval (with SQLite: client and engine)
     histogram BLOB,
     kinds TEXT,                       -- JSON: events of each of the workload's kinds, in its order
@@ -141,7 +142,7 @@ pub fn open(path: &Path, create: bool) -> Result<Connection> {
 /// Columns added after a store's tables were created: added to an older
 /// store when it is opened. Each is nullable, so an older fairbench still
 /// reads the store (it names its columns) and the schema version stays.
-const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("levels", "outage", "TEXT"), ("intervals", "kinds", "TEXT"), ("runs", "capacity", "TEXT")];
+const ADDED_COLUMNS: &[(&str, &str, &str)] = &[("levels", "outage", "TEXT"), ("intervals", "kinds", "TEXT"), ("runs", "capacity", "TEXT"), ("intervals", "stall_ms", "REAL")];
 
 fn add_columns(c: &Connection) -> rusqlite::Result<()> {
     for (table, column, decl) in ADDED_COLUMNS {
@@ -247,7 +248,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
     }
     for l in &mut rec.levels {
         let mut st = c.prepare_cached(
-            "SELECT seq, t, secs, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram, kinds, p50_ms, max_ms FROM intervals WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq",
+            "SELECT seq, t, secs, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, p95_ms, p99_ms, cpu_user_s, cpu_sys_s, histogram, kinds, p50_ms, max_ms, stall_ms FROM intervals WHERE run_id = ?1 AND level_no = ?2 ORDER BY seq",
         )?;
         let ivs = st.query_map(params![id, l.level_no as i64], |r| {
             Ok(IntervalRec {
@@ -269,6 +270,7 @@ pub fn load(c: &Connection, id: i64, histograms: bool) -> rusqlite::Result<Optio
                 kinds: r.get::<_, Option<String>>(16)?.and_then(|k| serde_json::from_str(&k).ok()).unwrap_or_default(),
                 p50_ms: r.get::<_, Option<f64>>(17)?.unwrap_or(0.0),
                 max_ms: r.get::<_, Option<f64>>(18)?.unwrap_or(0.0),
+                stall_ms: r.get::<_, Option<f64>>(19)?.unwrap_or(0.0),
             })
         })?;
         for i in ivs {
@@ -334,8 +336,8 @@ impl Live {
         let h = hist_bytes(&w.lat);
         let max = if w.lat.is_empty() { 0.0 } else { w.lat.max() as f64 / 1000.0 };
         let r = self.conn.execute(
-            "INSERT OR REPLACE INTO intervals(run_id, level_no, seq, t, secs, threads, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, dropped, p50_ms, p95_ms, p99_ms, max_ms, cpu_user_s, cpu_sys_s, histogram, kinds)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+            "INSERT OR REPLACE INTO intervals(run_id, level_no, seq, t, secs, threads, warmup, events, reads, writes, other, trx_stmts, errors, reconnects, dropped, p50_ms, p95_ms, p99_ms, max_ms, cpu_user_s, cpu_sys_s, histogram, kinds, stall_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
             params![
                 self.run_id,
                 self.level_no as i64,
@@ -359,7 +361,8 @@ impl Live {
                 iv.cpu_user_s,
                 iv.cpu_sys_s,
                 h,
-                kinds
+                kinds,
+                (iv.stall_s > 0.0).then_some(iv.stall_s * 1e3)
             ],
         );
         if let Err(e) = r {
@@ -382,6 +385,20 @@ pub fn attach_writes(path: &Path, run_id: i64, workload: &str, verdict: &Value) 
     }
     put_writes(&conn, run_id, verdict).map_err(|e| io(path, e))?;
     Ok(RunRecord { writes: Some(verdict.clone()), ..rec })
+}
+
+/// The latest `--find-max` result stored for `workload` on `target` (password masked, as
+/// stored): its run id and what it found.
+pub fn latest_capacity(path: &Path, workload: &str, target: &str) -> Result<Option<(i64, crate::model::capacity::Capacity)>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let conn = open(path, false)?;
+    let row: Option<(i64, String)> = conn
+        .query_row("SELECT id, capacity FROM runs WHERE capacity IS NOT NULL AND workload = ?1 AND target = ?2 ORDER BY id DESC LIMIT 1", params![workload, target], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()
+        .map_err(|e| io(path, e))?;
+    Ok(row.and_then(|(id, c)| Some((id, serde_json::from_str(&c).ok()?))))
 }
 
 /// Replaces a stored run's audit findings.
@@ -591,6 +608,19 @@ impl Sink for StoreSink {
     }
 
     fn interval(&mut self, iv: &Interval, _rate_mode: bool) {
+        self.unreported(iv);
+    }
+
+    fn stall(&mut self, seq: usize, secs: f64) {
+        let Ok(mut l) = self.rec.live.lock() else { return };
+        let (id, n) = (l.run_id, l.level_no as i64);
+        let r = l.conn.execute("UPDATE intervals SET stall_ms = max(coalesce(stall_ms, 0), ?1) WHERE run_id = ?2 AND level_no = ?3 AND seq = ?4", params![secs * 1e3, id, n, seq as i64]);
+        if let Err(e) = r {
+            l.warn(e);
+        }
+    }
+
+    fn unreported(&mut self, iv: &Interval) {
         let Ok(mut l) = self.rec.live.lock() else { return };
         let seq = l.written;
         l.write_interval(iv, seq);
@@ -599,12 +629,13 @@ impl Sink for StoreSink {
 
     fn summary(&mut self, r: &LevelResult, info: &RunInfo) {
         let Ok(mut l) = self.rec.live.lock() else { return };
-        // Without --report-interval the sink saw no interval: store them now.
+        // Intervals no sink was given as they ended (a merge of several processes' logs): store
+        // them now. A level's own were stored one by one, and it keeps them folded.
         let from = l.written;
         for (i, iv) in r.intervals.iter().enumerate().skip(from) {
             l.write_interval(iv, i);
         }
-        l.written = r.intervals.len();
+        l.written = l.written.max(r.intervals.len());
         let t = &r.total;
         let secs = r.elapsed_s.max(1e-9);
         let status = match &r.stop {

@@ -353,7 +353,9 @@ pub fn build(runs: &[ReportRun], generated_at: &str) -> Report {
         push_charts(&mut o, &mut charts, super::steps::charts(runs, run_name));
         o.push_str("</div>");
     }
-    let scaling = if super::steps::any(runs) { Vec::new() } else { scaling_charts(runs) };
+    super::capacity::section(&mut o, &mut charts, runs, push_charts);
+    // A search's levels are its steps: their curve is the capacity section's.
+    let scaling = if super::steps::any(runs) || super::capacity::any(runs) { Vec::new() } else { scaling_charts(runs) };
     if !scaling.is_empty() {
         o.push_str("<h2 id=\"scaling\">Scaling</h2><div class=\"grid\">");
         push_charts(&mut o, &mut charts, scaling);

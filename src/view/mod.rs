@@ -7,6 +7,7 @@
 //! `live`'s.
 
 pub mod browse;
+pub mod capacity;
 pub mod format;
 pub mod html;
 pub mod server_time;

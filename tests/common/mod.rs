@@ -554,7 +554,7 @@ pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &
         let (mut cpu_user_s, mut cpu_sys_s) = (0.0, 0.0);
         let mut intervals = Vec::new();
         for (i, p) in parts.iter().enumerate() {
-            let iv = Interval { t: (i + 1) as f64 * p.secs, secs: p.secs, threads: *threads, warmup: false, w: window(p), cpu_user_s: p.cpu.0, cpu_sys_s: p.cpu.1 };
+            let iv = Interval { t: (i + 1) as f64 * p.secs, secs: p.secs, threads: *threads, warmup: false, w: window(p), cpu_user_s: p.cpu.0, cpu_sys_s: p.cpu.1, stall_s: 0.0 };
             log.interval(&iv, false);
             total.merge(&iv.w);
             intervals.push(iv);

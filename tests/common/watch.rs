@@ -41,10 +41,15 @@ impl Watched {
         Watched { child, lines, readers, what }
     }
 
+    /// The command's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Waits for the first line (on stdout or stderr) for which `want` holds; returns it with
     /// the instant it was printed. Fails the test, with every line seen, when none came within
     /// `limit` or the command ended first.
-    pub fn wait_for(&mut self, limit: Duration, want: impl Fn(&str) -> bool) -> (Instant, String) {
+    pub fn wait_for(&mut self, limit: Duration, mut want: impl FnMut(&str) -> bool) -> (Instant, String) {
         let deadline = Instant::now() + limit;
         let mut seen = Vec::new();
         loop {

@@ -20,6 +20,9 @@ pub struct RunSettings {
     /// `--find-max`: the levels are chosen by a search for the highest rate (or client count)
     /// that meets an objective, from the first of `levels`.
     pub find_max: Option<crate::model::capacity::FindMax>,
+    /// `--soak`: one long level at a fixed open-loop rate (`time` is the soak's), reported for
+    /// degradation; the rate is `rate`, or else 70% of a capacity stored for the same target.
+    pub soak: bool,
     /// Seconds each level runs after its warmup (0: until `events`).
     pub time: f64,
     /// Events in total before a level stops (0: no limit).
