@@ -9,14 +9,19 @@ use common::watch::Watched;
 use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::RwLock;
 use std::time::Duration;
 
-/// The tests here measure throughput: one at a time, so none measures another's load.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+/// The tests that compare throughputs over time (a capped server against itself) run alone;
+/// the others may run beside each other, never beside those.
+static MEASURING: RwLock<()> = RwLock::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+fn alone() -> std::sync::RwLockWriteGuard<'static, ()> {
+    MEASURING.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn beside_others() -> std::sync::RwLockReadGuard<'static, ()> {
+    MEASURING.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The last stored run of `store`, as `results export` gives it.
@@ -33,7 +38,7 @@ const SMALL: [&str; 4] = ["--tables", "1", "--table-size", "1000"];
 
 #[test]
 fn find_max_gives_the_capacity_and_its_curve_on_sqlite_mariadb_and_postgres() {
-    let _one = serial();
+    let _one = beside_others();
     let dir = scratch_dir("capacity-engines");
     for (name, url) in [("sqlite", format!("sqlite://{}", dir.join("fm.sqlite").display())), ("mariadb", mysql_url()), ("postgres", pg_url())] {
         let store = dir.join(format!("{name}.sqlite"));
@@ -190,7 +195,7 @@ impl CpuCgroup {
 
 #[test]
 fn find_max_on_a_cpu_capped_server_finds_what_the_cap_allows() {
-    let _one = serial();
+    let _one = alone();
     let s = Capped::start("capacity-capped", 13461);
     s.cgroup.cap(0.3);
     let dir = scratch_dir("capacity-capped-runs");
@@ -199,17 +204,28 @@ fn find_max_on_a_cpu_capped_server_finds_what_the_cap_allows() {
         run_ok(fairbench().args(["run", "oltp_point_select", "--target", &s.url]).args(SMALL).args(["--threads", "8", "--report-interval", "0", "--results"]).arg(&store).args(extra));
     };
     load(&["--time", "2"]);
-    // What the cap allows, measured apart: closed loop at saturation, before and after the search.
-    load(&["--time", "5"]);
-    let before = last_run(&store)["levels"][0]["tps"].as_f64().unwrap();
+    // What the cap allows, measured apart: closed loop at saturation, twice before the search and
+    // twice after. Identical closed-loop runs of a capped server on a 2-core VM were seen 12%
+    // apart within a minute (7,437 to 9,348/s): the search is held to within 10% of the range
+    // they span, not of one of them.
+    let closed = |n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|_| {
+                load(&["--time", "5"]);
+                last_run(&store)["levels"][0]["tps"].as_f64().unwrap()
+            })
+            .collect()
+    };
+    let mut saturated = closed(2);
     load(&["--time", "3", "--find-max", "p99<=2s", "--find-max-precision", "4"]);
     let run = last_run(&store);
     let c = &run["capacity"];
-    load(&["--time", "5"]);
-    let after = last_run(&store)["levels"][0]["tps"].as_f64().unwrap();
-    let saturated = (before + after) / 2.0;
+    saturated.extend(closed(2));
+    let (low, high) = (saturated.iter().copied().fold(f64::INFINITY, f64::min), saturated.iter().copied().fold(0.0, f64::max));
     let capacity = c["capacity"].as_f64().unwrap_or_else(|| panic!("no capacity: {c}"));
-    assert!((capacity - saturated).abs() <= 0.10 * saturated, "find-max found {capacity:.1}/s; closed loop at saturation did {before:.1} and {after:.1}/s: more than 10% apart\n{c}");
+    assert!(capacity >= 0.9 * low && capacity <= 1.1 * high, "find-max found {capacity:.1}/s; closed loop at saturation did {saturated:.1?}/s: more than 10% outside them\n{c}");
+    // The search went past the probe's first guess: it bracketed what open loop sustains.
+    assert!(c["steps"].as_array().unwrap().len() >= 4, "{c}");
 }
 
 /// The change's time in a finding's message ("run 3 at 4 threads: throughput fell 82% at 12 s
@@ -225,7 +241,7 @@ fn change_time(message: &str) -> f64 {
 
 #[test]
 fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_silent() {
-    let _one = serial();
+    let _one = alone();
     let s = Capped::start("capacity-slowdown", 13462);
     let dir = scratch_dir("capacity-slowdown-runs");
     let store = dir.join("r.sqlite");
@@ -237,13 +253,13 @@ fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_sil
     run_ok(&mut args("2"));
     // Steady: half a core all along (the server's CPU, not the host's drift, sets the pace).
     s.cgroup.cap(0.5);
-    let out = run_ok(&mut args("24"));
+    let out = run_ok(&mut args("16"));
     let steady = last_run(&store);
     let found: Vec<&Value> = steady["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "degraded").collect();
     assert!(found.is_empty(), "a steady run reported a change: {found:?}\n{}", stdout(&out));
-    // Planted: the cap tightened to a tenth of a core once the run is 12 s in.
-    let mut run = Watched::spawn(&mut args("24"));
-    let clock = run.wait_for_run_time(Duration::from_secs(60), 12.0);
+    // Planted: the cap tightened to a tenth of a core once the run is 8 s in.
+    let mut run = Watched::spawn(&mut args("16"));
+    let clock = run.wait_for_run_time(Duration::from_secs(60), 8.0);
     s.cgroup.cap(0.1);
     let planted = clock.now();
     let out = run.finish(Duration::from_secs(60));
@@ -287,27 +303,29 @@ fn rss_floor(run: &mut Watched, from: f64, to: f64) -> f64 {
 
 #[test]
 fn the_clients_memory_stays_flat_over_thousands_of_intervals() {
-    let _one = serial();
-    // 5 ms intervals for 40 s: 8,000 intervals, more than a 2-hour run of one-second ones, each
+    let _one = alone();
+    // 5 ms intervals for 56 s: 11,200 intervals, more than a 3-hour run of one-second ones, each
     // kept in memory after it is printed. Not stored (--no-save): the store's page cache is not
-    // the client's.
+    // the client's. The first 20 s settle the allocator's own pools (a megabyte or so); from
+    // then on the memory is flat.
     let mut cmd = fairbench();
-    cmd.args(["run", "oltp_point_select", "--no-save", "--target", &mysql_url()]).args(SMALL).args(["--threads", "2", "--time", "40", "--report-interval", "0.005", "--output", "json"]);
+    cmd.args(["run", "oltp_point_select", "--no-save", "--target", &mysql_url()]).args(SMALL).args(["--threads", "2", "--time", "56", "--report-interval", "0.005", "--output", "json"]);
     let mut run = Watched::spawn(&mut cmd);
-    let early = rss_floor(&mut run, 8.0, 12.0);
-    let late = rss_floor(&mut run, 34.0, 38.0);
+    let early = rss_floor(&mut run, 20.0, 24.0);
+    let late = rss_floor(&mut run, 50.0, 54.0);
     let out = run.finish(Duration::from_secs(60));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let intervals = String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains("\"type\":\"interval\"")).count();
-    assert!(intervals >= 5000, "only {intervals} intervals: the test did not make the run long");
-    // Kept whole, the 5,200 intervals between the two readings took 3 MB more.
+    assert!(intervals >= 8000, "only {intervals} intervals: the test did not make the run long");
+    // Kept whole, the 6,000 intervals between the two readings took 3.4 MB more.
     let grew = late - early;
-    assert!(grew < 1.5e6, "the client's memory grew {:.2} MB from 10 s to 36 s ({:.1} -> {:.1} MB)", grew / 1e6, early / 1e6, late / 1e6);
+    assert!(grew < 1.0e6, "the client's memory grew {:.2} MB from 22 s to 52 s ({:.1} -> {:.1} MB)", grew / 1e6, early / 1e6, late / 1e6);
 }
 
 #[test]
 fn each_interval_keeps_its_slowest_event_and_its_longest_stall() {
-    let _one = serial();
+    // Its lock would stall the others' clients on the same table.
+    let _one = alone();
     let dir = scratch_dir("capacity-stall");
     let store = dir.join("r.sqlite");
     let mut cmd = fairbench();
@@ -374,7 +392,7 @@ fn pss_tree(pid: u32) -> f64 {
 
 #[test]
 fn each_level_says_the_database_size_and_the_memory_it_ended_with() {
-    let _one = serial();
+    let _one = beside_others();
     let dir = scratch_dir("capacity-sizes");
     let db = dir.join("sizes.sqlite");
     let target = format!("sqlite://{}", db.display());
@@ -422,4 +440,105 @@ fn a_soak_without_a_rate_or_a_stored_capacity_says_what_to_give() {
     let out = run_fail(fairbench().args(["run", "oltp_point_select", "--target", &target]).args(SMALL).args(["--soak", "2s", "--results"]).arg(dir.join("r.sqlite")));
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert_one_line_error(&out, &["--soak needs a rate", "--rate N", "--find-max"]);
+}
+
+#[test]
+fn find_max_by_clients_doubles_while_met_then_bisects() {
+    let _one = beside_others();
+    let dir = scratch_dir("capacity-threads");
+    let store = dir.join("r.sqlite");
+    // Little's law: the mean latency is the clients over the throughput, so past the server's
+    // saturation each doubling doubles it; a 1 ms mean is met by few clients and missed by many.
+    run_ok(
+        fairbench()
+            .args(["run", "oltp_point_select", "--target", &mysql_url()])
+            .args(SMALL)
+            .args(["--threads", "1", "--time", "1", "--report-interval", "0", "--find-max", "mean<=1ms", "--find-max-threads", "--find-max-precision", "25", "--results"])
+            .arg(&store),
+    );
+    let run = last_run(&store);
+    let c = &run["capacity"];
+    assert_eq!(c["by"], "threads", "{c}");
+    let steps = c["steps"].as_array().unwrap();
+    let counts: Vec<u64> = steps.iter().map(|s| s["threads"].as_u64().unwrap()).collect();
+    assert!(steps.iter().all(|s| s["rate"] == 0.0 && s["probe"] == false), "closed loop, no probe: {c}");
+    // Doubling from 1 while met, then between the last met and the first missed.
+    let first_missed = steps.iter().position(|s| s["verdict"] == "missed").unwrap_or_else(|| panic!("nothing missed: {c}"));
+    for (i, n) in counts[..=first_missed].iter().enumerate() {
+        assert_eq!(*n, 1 << i, "{counts:?}");
+    }
+    let (met, missed) = (c["met"].as_f64().unwrap(), c["missed"].as_f64().unwrap());
+    assert!(met < missed && missed - met <= (0.25 * met).max(1.0), "{c}");
+    for s in steps {
+        let mean = s["mean_ms"].as_f64().unwrap();
+        let n = s["threads"].as_f64().unwrap();
+        match s["verdict"].as_str().unwrap() {
+            "met" => assert!(n <= met, "{s}"),
+            "missed" => assert!(n >= missed && mean > 0.8, "{s}"),
+            v => panic!("{v}: {s}"),
+        }
+    }
+    // The capacity is what the best client count completed, stored as that level.
+    let best = steps.iter().find(|s| s["threads"].as_f64() == Some(met) && s["verdict"] == "met").unwrap();
+    assert_eq!(c["capacity"], best["achieved"]);
+    assert_eq!(c["threads"].as_f64(), Some(met));
+    let levels: Vec<u64> = run["levels"].as_array().unwrap().iter().map(|l| l["threads"].as_u64().unwrap()).collect();
+    assert_eq!(levels, counts, "every step is a stored level");
+}
+
+#[test]
+fn ctrl_c_in_a_search_keeps_its_steps_and_names_the_bracket_reached() {
+    let _one = beside_others();
+    let dir = scratch_dir("capacity-interrupt");
+    let store = dir.join("r.sqlite");
+    let target = format!("sqlite://{}", dir.join("i.sqlite").display());
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &target]).args(SMALL));
+    let mut cmd = fairbench();
+    cmd.args(["run", "oltp_point_select", "--target", &target]).args(SMALL).args(["--threads", "1", "--time", "5", "--report-interval", "1", "--find-max", "p99<=50ms", "--results"]).arg(&store);
+    let (code, took, out) = interrupt_after_lines(&mut cmd, &[&|l: &str| l.starts_with("find-max step 3:"), &|l: &str| l.starts_with("[ 1s ]")]);
+    assert_eq!(code, Some(130), "{out}");
+    assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C");
+    assert!(out.contains("search:                            stopped by Ctrl-C: the bracket reached is kept"), "{out}");
+    let run = last_run(&store);
+    assert_eq!(run["status"], "interrupted");
+    let c = &run["capacity"];
+    let steps = c["steps"].as_array().unwrap();
+    // The probe and the first step completed; the third was cut.
+    assert_eq!(steps.len(), 2, "{c}");
+    assert!(c["ended"].as_str().unwrap().starts_with("stopped by Ctrl-C"), "{c}");
+    let bracket = out.lines().find(|l| l.trim_start().starts_with("bracket:")).unwrap();
+    match steps[1]["verdict"].as_str().unwrap() {
+        "met" => assert!(bracket.contains("at least") && c["met"] == steps[1]["rate"], "{bracket} {c}"),
+        _ => assert!(bracket.contains("below") && c["missed"] == steps[1]["rate"], "{bracket} {c}"),
+    }
+}
+
+#[test]
+fn compare_gives_the_ratio_of_two_capacities() {
+    let _one = beside_others();
+    let dir = scratch_dir("capacity-compare");
+    let store = dir.join("r.sqlite");
+    let target = format!("sqlite://{}", dir.join("c.sqlite").display());
+    let mut ids = Vec::new();
+    let mut caps = Vec::new();
+    for threads in ["1", "2"] {
+        run_ok(
+            fairbench()
+                .args(["run", "oltp_point_select", "--target", &target])
+                .args(SMALL)
+                .args(["--threads", threads, "--time", "1", "--report-interval", "0", "--find-max", "p99<=50ms", "--find-max-precision", "25", "--results"])
+                .arg(&store),
+        );
+        let run = last_run(&store);
+        ids.push(run["id"].to_string());
+        caps.push(run["capacity"]["capacity"].as_f64().unwrap());
+    }
+    let text = stdout(&run_ok(fairbench().args(["compare", &ids[0], &ids[1], "--results"]).arg(&store)));
+    let ratio = caps[1] / caps[0];
+    let line = text.lines().find(|l| l.trim_start().starts_with(&format!("{}:", ids[1])) && l.contains("under p99<=50ms")).unwrap_or_else(|| panic!("no capacity line for run {}:\n{text}", ids[1]));
+    let shown: f64 = line.rsplit('x').next().unwrap().trim().parse().unwrap_or_else(|_| panic!("no ratio in {line}"));
+    assert!((shown - ratio).abs() < 0.0005, "{line}: the capacities {caps:?} make {ratio:.4}");
+    let json: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["compare", &ids[0], &ids[1], "--json", "--results"]).arg(&store)))).unwrap();
+    let stored = json["capacity"][1]["ratio"].as_f64().unwrap();
+    assert!((stored - ratio).abs() < 1e-9, "{}", json["capacity"]);
 }

@@ -233,6 +233,8 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let shared = Arc::new(Shared { stop: Arc::new(AtomicBool::new(false)), fatal: Mutex::new(None), go: Mutex::new(None), go_cv: Condvar::new(), started: AtomicUsize::new(0) });
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut joins = Vec::new();
+    // Each worker's merged windows go back to it, emptied (see `Window::reset`).
+    let mut returns: Vec<mpsc::Sender<Box<Window>>> = Vec::new();
     // Clients a workload keeps out of the open loop run back to back; the
     // rate is shared by the others, worker by worker as they are dealt.
     let paced_total = (0..threads).filter(|&id| w.paced(id, threads)).count();
@@ -242,13 +244,15 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         let rate_share = if paced_total == threads { rc.rate / nworkers as f64 } else { rc.rate * ids.iter().filter(|&&id| w.paced(id, threads)).count() as f64 / paced_total.max(1) as f64 };
         let qcap = (rc.queue_max / nworkers).max(1);
         let debug = opts.debug;
+        let (back, spare) = mpsc::channel();
+        returns.push(back);
         joins.push(
             std::thread::Builder::new()
                 .name(format!("fb-worker-{wi}"))
                 .spawn(move || {
                     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
                     let local = tokio::task::LocalSet::new();
-                    local.block_on(&rt, worker(wi, ids, threads, w, cfg, rc, rate_share, qcap, shared, tx, debug));
+                    local.block_on(&rt, worker(wi, ids, threads, w, cfg, rc, rate_share, qcap, shared, tx, spare, debug));
                 })
                 .map_err(|e| Error::Io(format!("cannot start worker thread: {e}")))?,
         );
@@ -319,6 +323,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     let mut pending: BTreeMap<usize, (usize, Window, Vec<Vec<ClientTotals>>)> = BTreeMap::new();
     let mut total = Window::default();
     let mut intervals = folded::Folded::new();
+    let mut merged_pool: Vec<Window> = Vec::new();
     let mut stalls = folded::Stalls::default();
     // Each worker's client totals: the last it sent, then its final ones.
     let mut clients: Vec<Vec<ClientTotals>> = per_worker.iter().map(|&n| vec![ClientTotals::default(); n]).collect();
@@ -361,10 +366,14 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         match msg {
-            Msg::Window { seq, wi, w, clients: c } => {
-                let e = pending.entry(seq).or_insert_with(|| (0, Window::default(), clients.clone()));
+            Msg::Window { seq, wi, mut w, clients: c } => {
+                let e = pending.entry(seq).or_insert_with(|| (0, merged_pool.pop().unwrap_or_default(), clients.clone()));
                 e.0 += 1;
                 e.1.merge(&w);
+                w.reset();
+                if let Some(back) = returns.get(wi) {
+                    let _ = back.send(w);
+                }
                 if let Some(slot) = e.2.get_mut(wi) {
                     slot.clone_from(&c);
                 }
@@ -396,8 +405,14 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
                     } else {
                         sink.interval(&iv, rate_mode);
                     }
-                    // The sinks have its latencies: keep the counters only, in a fixed size.
-                    iv.w.compact();
+                    // The sinks have its latencies: keep the counters only, in a fixed size, and
+                    // the emptied window for a later interval's merge.
+                    let mut full = std::mem::replace(&mut iv.w, Window::counts_only());
+                    iv.w = full.counters();
+                    full.reset();
+                    if merged_pool.len() < 4 {
+                        merged_pool.push(full);
+                    }
                     intervals.push(iv);
                     next_seq += 1;
                 }

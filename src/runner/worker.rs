@@ -32,6 +32,8 @@ pub(super) struct Local {
     /// When the ticker wants its next turn: a client whose calls never
     /// suspend (blocking connections) yields to it then.
     pub(super) tick_at: Cell<Instant>,
+    /// Windows the reporter merged and handed back, emptied, to be filled again.
+    pub(super) spare: mpsc::Receiver<Box<Window>>,
 }
 
 impl Local {
@@ -53,6 +55,7 @@ pub(super) async fn worker<W: Workload>(
     qcap: usize,
     shared: Arc<Shared>,
     tx: mpsc::Sender<Msg>,
+    spare: mpsc::Receiver<Box<Window>>,
     debug: bool,
 ) {
     let set = w.statements();
@@ -120,6 +123,7 @@ pub(super) async fn worker<W: Workload>(
         busy: Cell::new(0),
         halt,
         tick_at: Cell::new(start),
+        spare,
     });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
@@ -190,7 +194,8 @@ pub(super) async fn worker<W: Workload>(
 }
 
 pub(super) fn send_window(local: &Local, totals: &RefCell<Vec<ClientTotals>>, tx: &mpsc::Sender<Msg>, seq: usize, wi: usize) {
-    let mut w = std::mem::take(&mut *local.window.borrow_mut());
+    let fresh = local.spare.try_recv().map(|w| *w).unwrap_or_default();
+    let mut w = std::mem::replace(&mut *local.window.borrow_mut(), fresh);
     w.queue_len = local.queue.borrow().len() as u64;
     w.busy = local.busy.get();
     let _ = tx.send(Msg::Window { seq, wi, w: Box::new(w), clients: totals.borrow().clone() });
