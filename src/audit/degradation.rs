@@ -18,8 +18,9 @@ const MAX_POINTS: usize = 240;
 /// run's drift on a shared 2-core VM (21% in a 24 s run seen) stays inside both.
 const FELL: f64 = 0.3;
 const ROSE: f64 = 2.0;
-/// A p99 change under this many ms is timing noise, however large its ratio.
-const P99_FLOOR_MS: f64 = 0.2;
+/// A p99 change under this many ms is not worth a warning, however large its ratio (a capped
+/// server's p99 went from 0.25 to 0.59 ms while it ran steadily).
+const P99_FLOOR_MS: f64 = 0.5;
 
 /// One interval as the search sees it.
 struct Point {
