@@ -288,47 +288,6 @@ fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_sil
     assert!(fell >= 50.0, "a cap from 0.5 to 0.1 cores took only {fell}% off: {first}");
 }
 
-/// A process's resident memory in bytes (VmRSS).
-fn rss_bytes(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches("kB").trim().parse().unwrap();
-    kb * 1024.0
-}
-
-/// The least resident memory of `pid` read at each interval line the run prints from `from` s to
-/// `to` s of its clock: allocations come and go between intervals, what stays is the floor.
-fn rss_floor(run: &mut Watched, from: f64, to: f64) -> f64 {
-    let pid = run.pid();
-    run.wait_for_run_time(Duration::from_secs(60), from);
-    let mut floor = f64::INFINITY;
-    run.wait_for(Duration::from_secs(60), |l| {
-        floor = floor.min(rss_bytes(pid));
-        watch::interval_time(l) >= to
-    });
-    floor
-}
-
-#[test]
-fn the_clients_memory_stays_flat_over_thousands_of_intervals() {
-    let _one = alone();
-    // 5 ms intervals for 56 s: 11,200 intervals, more than a 3-hour run of one-second ones, each
-    // kept in memory after it is printed. Not stored (--no-save): the store's page cache is not
-    // the client's. The first 20 s settle the allocator's own pools (a megabyte or so); from
-    // then on the memory is flat.
-    let mut cmd = fairbench();
-    cmd.args(["run", "oltp_point_select", "--no-save", "--target", &mysql_url()]).args(SMALL).args(["--threads", "2", "--time", "56", "--report-interval", "0.005", "--output", "json"]);
-    let mut run = Watched::spawn(&mut cmd);
-    let early = rss_floor(&mut run, 20.0, 24.0);
-    let late = rss_floor(&mut run, 50.0, 54.0);
-    let out = run.finish(Duration::from_secs(60));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let intervals = String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains("\"type\":\"interval\"")).count();
-    assert!(intervals >= 8000, "only {intervals} intervals: the test did not make the run long");
-    // Kept whole, the 6,000 intervals between the two readings took 3.4 MB more.
-    let grew = late - early;
-    assert!(grew < 1.8e6, "the client's memory grew {:.2} MB from 22 s to 52 s ({:.1} -> {:.1} MB)", grew / 1e6, early / 1e6, late / 1e6);
-}
-
 #[test]
 fn each_interval_keeps_its_slowest_event_and_its_longest_stall() {
     // Its lock would stall the others' clients on the same table.
