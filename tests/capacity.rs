@@ -24,14 +24,9 @@ fn beside_others() -> std::sync::RwLockReadGuard<'static, ()> {
     MEASURING.read().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The last stored run of `store`, as `results export` gives it.
+/// The last stored run of `store`.
 fn last_run(store: &Path) -> Value {
-    let v: Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "last", "--results"]).arg(store)))).expect("export is JSON");
-    if v["runs"].is_array() {
-        v["runs"][0].clone()
-    } else {
-        v[0].clone()
-    }
+    stored_run(store, "last")
 }
 
 const SMALL: [&str; 4] = ["--tables", "1", "--table-size", "1000"];

@@ -650,8 +650,7 @@ fn a_find_max_report_draws_the_curve_it_measured_with_a_point_per_step() {
             ])
             .arg(&store),
     );
-    let exported: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", "last", "--results"]).arg(&store)))).unwrap();
-    let run = if exported["runs"].is_array() { &exported["runs"][0] } else { &exported[0] };
+    let run = &stored_run(&store, "last");
     let steps = run["capacity"]["steps"].as_array().unwrap().iter().filter(|s| s["probe"] != true).count();
     let id = run["id"].to_string();
     let page = dir.join("fm.html");

@@ -45,11 +45,6 @@ fn points(l: &LevelRec) -> Vec<Point> {
         .collect()
 }
 
-/// A change found, on the points' index.
-struct Found {
-    at: usize,
-}
-
 fn changes(x: &[f64]) -> Vec<usize> {
     detect(x, Search { alpha: 0.01, permutations: 499, min_size: 3, seed: 1 }).into_iter().map(|c| c.at).collect()
 }
@@ -73,12 +68,11 @@ pub fn rule_degraded(r: &RunRecord) -> Vec<Finding> {
             }
         }
         at.sort_unstable();
-        let found: Vec<Found> = at.into_iter().map(|at| Found { at }).collect();
-        for (k, f) in found.iter().enumerate() {
+        for (k, &change) in at.iter().enumerate() {
             // The segments either side: from the previous change to the next.
-            let lo = if k == 0 { 0 } else { found[k - 1].at };
-            let hi = found.get(k + 1).map_or(pts.len(), |n| n.at);
-            let (before, after) = (&pts[lo..f.at], &pts[f.at..hi]);
+            let lo = if k == 0 { 0 } else { at[k - 1] };
+            let hi = at.get(k + 1).copied().unwrap_or(pts.len());
+            let (before, after) = (&pts[lo..change], &pts[change..hi]);
             let rate = |s: &[Point]| s.iter().map(|p| p.events).sum::<u64>() as f64 / s.iter().map(|p| p.to - p.from).sum::<f64>().max(1e-9);
             let p99_of = |s: &[Point]| median(&mut s.iter().map(|p| p.p99).collect::<Vec<f64>>());
             let (t0, t1, q0, q1) = (rate(before), rate(after), p99_of(before), p99_of(after));
@@ -87,7 +81,7 @@ pub fn rule_degraded(r: &RunRecord) -> Vec<Finding> {
             if !fell && !rose {
                 continue;
             }
-            let when = pts[f.at].from;
+            let when = pts[change].from;
             let what = if fell {
                 format!("throughput fell {:.0}% at {} (p99 {} -> {} ms)", (1.0 - t1 / t0) * 100.0, human_secs(when), ms(q0), ms(q1))
             } else {
@@ -96,7 +90,7 @@ pub fn rule_degraded(r: &RunRecord) -> Vec<Finding> {
             let mut ev = vec![
                 format!("before ({:.0}-{:.0} s): {t0:.1} events/s, p99 {} ms", before[0].from, before[before.len() - 1].to, ms(q0)),
                 format!("after ({:.0}-{:.0} s): {t1:.1} events/s, p99 {} ms", after[0].from, after[after.len() - 1].to, ms(q1)),
-                format!("change at {when:.1} s into the level (the interval ending at {:.1} s is the first after it)", pts[f.at].to),
+                format!("change at {when:.1} s into the level (the interval ending at {:.1} s is the first after it)", pts[change].to),
             ];
             let waits = |a: f64, b: f64, events: u64| {
                 let mut deltas: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();

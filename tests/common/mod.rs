@@ -596,11 +596,20 @@ pub fn interrupt_when(cmd: &mut Command, ready: impl FnMut() -> bool) -> (Option
     run.interrupt()
 }
 
+/// Stored run `run` (an id, `last` ...) in `store`, as `results export` gives it.
+pub fn stored_run(store: &Path, run: &str) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", run, "--results"]).arg(store)))).expect("export is JSON");
+    if v["runs"].is_array() {
+        v["runs"][0].clone()
+    } else {
+        v[0].clone()
+    }
+}
+
 /// The levels of stored run `run` (an id, `last` ...) in `store`, as `results export` gives them.
 pub fn stored_levels(store: &Path, run: &str) -> Vec<serde_json::Value> {
-    let v: serde_json::Value = serde_json::from_str(&stdout(&run_ok(fairbench().args(["results", "export", run, "--results"]).arg(store)))).expect("export is JSON");
-    let run = if v["runs"].is_array() { &v["runs"][0] } else { &v[0] };
-    run["levels"].as_array().cloned().unwrap_or_else(|| panic!("no levels in {v}"))
+    let r = stored_run(store, run);
+    r["levels"].as_array().cloned().unwrap_or_else(|| panic!("no levels in {r}"))
 }
 
 /// A stored level's figure `name` (a workload's own, printed and stored with its summary), as a number.
