@@ -111,7 +111,14 @@ fn an_index_added_while_a_mariadb_run_ran_is_named() {
     assert_eq!(found[0]["evidence"], serde_json::json!(["start -> end: uqddl1: index by_c (c(10)) extra"]));
 }
 
-/// Two runs made alike on each engine: `compare` gives no warning.
+/// What one run's host did while it ran (busy with other work, or with the
+/// client beside the server): true of that run on a loaded machine, and no
+/// difference between two runs made alike.
+const HOST_LOAD: [&str; 3] = ["client-took-server-cpu", "host-busy-with-others", "hypervisor-steal"];
+
+/// Two runs made alike on each engine: `compare` gives no warning, beyond
+/// what the host's load said of one run alone (on a 2-core machine busy
+/// with other tests, a run at 2 threads found the host 98% busy).
 #[test]
 fn two_identical_runs_draw_no_warning_on_mariadb_postgres_and_sqlite() {
     let dir = scratch_dir("unequal-identical");
@@ -123,7 +130,8 @@ fn two_identical_runs_draw_no_warning_on_mariadb_postgres_and_sqlite() {
         run(&store, target, "uqsame");
         let (a, b) = ((2 * i + 1).to_string(), (2 * i + 2).to_string());
         let fs = compared(&store, &[&a, &b]);
-        let loud: Vec<&Value> = fs.iter().filter(|f| f["severity"] != "info").collect();
+        let of_one_host = |f: &Value| f["runs"].as_array().is_some_and(|r| r.len() == 1) && HOST_LOAD.iter().any(|r| f["rule"] == *r);
+        let loud: Vec<&Value> = fs.iter().filter(|f| f["severity"] != "info" && !of_one_host(f)).collect();
         assert!(loud.is_empty(), "runs {a} and {b} on {target}: {loud:#?}");
         assert!(!fs.is_empty(), "the comparison says at least that each ran once");
     }
