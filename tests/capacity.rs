@@ -202,9 +202,10 @@ fn find_max_on_a_cpu_capped_server_finds_what_the_cap_allows() {
     // What the cap allows, measured apart: closed loop at saturation, twice before the search and
     // twice after. Identical closed-loop runs of a capped server on a 2-core VM were seen 12%
     // apart within a minute (7,437 to 9,348/s), so the search is held to the range they span,
-    // not to one of them. Open loop sustains less than closed loop here: 85-87% of the slowest
-    // closed-loop run in the runs measured (each client queues its own arrivals; one with a
-    // backlog cannot hand it to an idle one). Held to 75% of it until it sustains as much.
+    // not to one of them. Open loop sustains less than closed loop here, and that is the
+    // server's doing: under arrivals at 6,000/s it spent 52 µs of CPU per event against 33-45 µs
+    // closed loop, and sysbench's own --rate=6000 fell behind on it too. Capacities came to
+    // 0.85-1.02 of the slowest closed-loop run; held to 75% of it.
     let closed = |n: usize| -> Vec<f64> {
         (0..n)
             .map(|_| {
@@ -239,6 +240,15 @@ fn change_time(message: &str) -> f64 {
     num.parse().unwrap()
 }
 
+/// A stored run's events per second in each interval of its first level.
+fn per_interval_tps(run: &Value) -> Vec<f64> {
+    run["levels"][0]["intervals"].as_array().unwrap().iter().map(|i| i["events"].as_f64().unwrap() / i["secs"].as_f64().unwrap()).collect()
+}
+
+fn moving_means(xs: &[f64], n: usize) -> Vec<f64> {
+    xs.windows(n).map(|w| w.iter().sum::<f64>() / n as f64).collect()
+}
+
 #[test]
 fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_silent() {
     let _one = alone();
@@ -253,12 +263,26 @@ fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_sil
     // Steady: half a core all along (the server's CPU, not the host's drift, sets the pace),
     // from a run before the measured ones: a server just capped ran its first 3 s a third
     // faster than afterwards.
+    // A run is steady when no 3-interval mean of its throughput is 25% under another, as the
+    // test measures it: the host drifts (a capped server fell 32% at 4 s while a build ran
+    // beside it, and was right to say so), so a run that was not steady is made again, twice
+    // at most, and only a steady one is held to silence.
     s.cgroup.cap(0.5);
     run_ok(&mut args("4"));
-    let out = run_ok(&mut args("16"));
-    let steady = last_run(&store);
-    let found: Vec<&Value> = steady["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "degraded").collect();
-    assert!(found.is_empty(), "a steady run reported a change: {found:?}\n{}", stdout(&out));
+    let mut seen = Vec::new();
+    let steady = loop {
+        let out = run_ok(&mut args("16"));
+        let run = last_run(&store);
+        let means = moving_means(&per_interval_tps(&run), 3);
+        let (low, high) = (means.iter().copied().fold(f64::INFINITY, f64::min), means.iter().copied().fold(0.0, f64::max));
+        if low >= 0.75 * high {
+            break (run, out);
+        }
+        seen.push(format!("{low:.0}-{high:.0}/s"));
+        assert!(seen.len() < 3, "no steady run in 3: 3-interval means spanned {seen:?}");
+    };
+    let found: Vec<&Value> = steady.0["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "degraded").collect();
+    assert!(found.is_empty(), "a steady run reported a change: {found:?}\n{}", stdout(&steady.1));
     // Planted: the cap tightened to a tenth of a core once the run is 8 s in.
     let mut run = Watched::spawn(&mut args("16"));
     let clock = run.wait_for_run_time(Duration::from_secs(60), 8.0);
@@ -269,7 +293,7 @@ fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_sil
     let slowed = last_run(&store);
     let found: Vec<&Value> = slowed["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "degraded").collect();
     assert!(!found.is_empty(), "the slowdown planted at {planted:.1} s was not reported: {}", slowed["findings"]);
-    let tps: Vec<String> = slowed["levels"][0]["intervals"].as_array().unwrap().iter().map(|i| format!("{:.0}", i["events"].as_f64().unwrap() / i["secs"].as_f64().unwrap())).collect();
+    let tps: Vec<String> = per_interval_tps(&slowed).iter().map(|t| format!("{t:.0}")).collect();
     // The change planted is the largest; drift before it may be reported too.
     let first = found
         .iter()
@@ -281,6 +305,49 @@ fn a_slowdown_planted_mid_run_is_reported_where_it_began_and_a_steady_run_is_sil
     assert!((at - planted).abs() <= 2.0, "reported at {at} s, planted at {planted:.1} s: {first}");
     let fell: f64 = first.split("fell ").nth(1).unwrap().split('%').next().unwrap().parse().unwrap();
     assert!(fell >= 50.0, "a cap from 0.5 to 0.1 cores took only {fell}% off: {first}");
+}
+
+/// A process's resident memory in bytes (VmRSS).
+fn rss_bytes(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches("kB").trim().parse().unwrap();
+    kb * 1024.0
+}
+
+/// The least resident memory of `pid` read at each interval line the run prints from `from` s to
+/// `to` s of its clock: allocations come and go between intervals, what stays is the floor.
+fn rss_floor(run: &mut Watched, from: f64, to: f64) -> f64 {
+    let pid = run.pid();
+    run.wait_for_run_time(Duration::from_secs(60), from);
+    let mut floor = f64::INFINITY;
+    run.wait_for(Duration::from_secs(60), |l| {
+        floor = floor.min(rss_bytes(pid));
+        common::watch::interval_time(l) >= to
+    });
+    floor
+}
+
+/// 5 ms intervals for 56 s: 11,200 intervals, more than a 3-hour run of one-second ones, each
+/// kept after it is printed. Not stored (--no-save): the store's page cache is not the client's.
+/// The first 20 s settle the allocator's own pools (a megabyte or so); from then on the memory
+/// is flat. Beside the other tests, the debug build's reporter fell behind its workers here and
+/// their windows queued (12 MB in 30 s, nothing leaked): each worker now has at most a few.
+#[test]
+fn the_clients_memory_stays_flat_over_thousands_of_intervals() {
+    let _one = alone();
+    let mut cmd = fairbench();
+    cmd.args(["run", "oltp_point_select", "--no-save", "--target", &mysql_url()]).args(SMALL).args(["--threads", "2", "--time", "56", "--report-interval", "0.005", "--output", "json"]);
+    run_ok(fairbench().args(["prepare", "oltp_point_select", "--target", &mysql_url()]).args(SMALL));
+    let mut run = Watched::spawn(&mut cmd);
+    let early = rss_floor(&mut run, 20.0, 24.0);
+    let late = rss_floor(&mut run, 50.0, 54.0);
+    let out = run.finish(Duration::from_secs(60));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let intervals = String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains("\"type\":\"interval\"")).count();
+    assert!(intervals >= 8000, "only {intervals} intervals: the test did not make the run long");
+    // Kept whole, the 6,000 intervals between the two readings took 3.4 MB more.
+    let grew = late - early;
+    assert!(grew < 1.8e6, "the client's memory grew {:.2} MB from 22 s to 52 s ({:.1} -> {:.1} MB)", grew / 1e6, early / 1e6, late / 1e6);
 }
 
 #[test]

@@ -34,7 +34,16 @@ pub(super) struct Local {
     pub(super) tick_at: Cell<Instant>,
     /// Windows the reporter merged and handed back, emptied, to be filled again.
     pub(super) spare: mpsc::Receiver<Box<Window>>,
+    /// Windows this worker has made so far (at most `WINDOWS` while the run goes on).
+    pub(super) made: Cell<usize>,
 }
+
+/// Windows a worker has at most while its run goes on: the one its clients fill and those on
+/// their way to the reporter and back. A reporter that falls behind (a debug build at 5 ms
+/// intervals on a loaded machine) then delays the worker's next swap, instead of windows of
+/// 380 KB queueing without bound (12 MB in 30 s): the clients go on counting into the current
+/// window meanwhile, so no event is lost, and that interval ends late.
+const WINDOWS: usize = 4;
 
 impl Local {
     pub(super) fn end(&self) {
@@ -124,6 +133,7 @@ pub(super) async fn worker<W: Workload>(
         halt,
         tick_at: Cell::new(start),
         spare,
+        made: Cell::new(1),
     });
     let warm_end = start + rc.warmup;
     let totals = Rc::new(RefCell::new(vec![ClientTotals::default(); ids.len()]));
@@ -174,14 +184,14 @@ pub(super) async fn worker<W: Workload>(
             // or the reporter never completes those intervals.
             let mut next = next;
             while now >= next && deadline.map(|d| next <= d).unwrap_or(true) {
-                send_window(&local, &totals, &tx, seq, wi);
+                send_window(&local, &totals, &tx, seq, wi, &shared.stop, deadline).await;
                 seq += 1;
                 next = start + boundary(seq, &rc);
             }
             break;
         }
         if now >= next {
-            send_window(&local, &totals, &tx, seq, wi);
+            send_window(&local, &totals, &tx, seq, wi, &shared.stop, deadline).await;
             seq += 1;
         }
     }
@@ -193,10 +203,83 @@ pub(super) async fn worker<W: Workload>(
     let _ = tx.send(Msg::Done { wi, w: Box::new(w), clients, ended: Instant::now() });
 }
 
-pub(super) fn send_window(local: &Local, totals: &RefCell<Vec<ClientTotals>>, tx: &mpsc::Sender<Msg>, seq: usize, wi: usize) {
-    let fresh = local.spare.try_recv().map(|w| *w).unwrap_or_default();
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn send_window(local: &Local, totals: &RefCell<Vec<ClientTotals>>, tx: &mpsc::Sender<Msg>, seq: usize, wi: usize, stop: &AtomicBool, deadline: Option<Instant>) {
+    let fresh = fresh_window(local, stop, deadline).await;
     let mut w = std::mem::replace(&mut *local.window.borrow_mut(), fresh);
     w.queue_len = local.queue.borrow().len() as u64;
     w.busy = local.busy.get();
     let _ = tx.send(Msg::Window { seq, wi, w: Box::new(w), clients: totals.borrow().clone() });
+}
+
+/// An emptied window back from the reporter, or a new one while the worker has fewer than
+/// `WINDOWS`, or once the run is ending (its last windows are never held back: the reporter may
+/// be waiting on them, and a stop must not wait on it). Otherwise the ticker waits for one, a
+/// millisecond at a time; the clients run meanwhile.
+async fn fresh_window(local: &Local, stop: &AtomicBool, deadline: Option<Instant>) -> Window {
+    loop {
+        if let Ok(w) = local.spare.try_recv() {
+            return *w;
+        }
+        let ending = local.stop.get() || stop.load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+        if local.made.get() < WINDOWS || ending {
+            local.made.set(local.made.get() + 1);
+            return Window::default();
+        }
+        crate::timer::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn local(made: usize) -> (Local, mpsc::Sender<Box<Window>>) {
+        let (back, spare) = mpsc::channel();
+        let l = Local {
+            window: RefCell::new(Window::default()),
+            stop: Cell::new(false),
+            finished: Cell::new(0),
+            queue: RefCell::new(VecDeque::new()),
+            notify: tokio::sync::Notify::new(),
+            busy: Cell::new(0),
+            halt: Arc::new(AtomicBool::new(false)),
+            tick_at: Cell::new(Instant::now()),
+            spare,
+            made: Cell::new(made),
+        };
+        (l, back)
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
+    }
+
+    /// Windows queued without bound while a debug build's reporter fell behind its workers at
+    /// 5 ms intervals (12 MB in 30 s).
+    #[test]
+    fn a_worker_behind_its_reporter_waits_for_a_window_back_instead_of_making_more() {
+        let (l, back) = local(WINDOWS);
+        let stop = AtomicBool::new(false);
+        block_on(async {
+            let held = tokio::time::timeout(Duration::from_millis(30), fresh_window(&l, &stop, None)).await;
+            assert!(held.is_err(), "a fifth window was made while four were out");
+            back.send(Box::new(Window { events: 7, ..Window::default() })).unwrap();
+            assert_eq!(fresh_window(&l, &stop, None).await.events, 7, "the window handed back is the one filled next");
+            assert_eq!(l.made.get(), WINDOWS);
+        });
+    }
+
+    #[test]
+    fn a_run_that_ends_never_waits_on_its_reporter_for_a_window() {
+        let stop = AtomicBool::new(false);
+        let (l, _back) = local(WINDOWS);
+        block_on(fresh_window(&l, &stop, Some(Instant::now())));
+        let (l2, _back2) = local(WINDOWS);
+        l2.stop.set(true);
+        block_on(fresh_window(&l2, &stop, None));
+        let (l3, _back3) = local(WINDOWS);
+        block_on(fresh_window(&l3, &AtomicBool::new(true), None));
+        assert_eq!((l.made.get(), l2.made.get(), l3.made.get()), (WINDOWS + 1, WINDOWS + 1, WINDOWS + 1));
+    }
 }
