@@ -123,6 +123,11 @@ fn tpcc_tables_are_sharded_by_warehouse_and_item_is_whole_on_every_shard() {
     let vs = recorded_sharding(&store);
     assert_eq!(vs["tables"]["shtstock1"]["column_vindexes"][0]["name"], "reverse_bits", "{vs}");
     assert_eq!(vs["tables"]["shtitem1"], serde_json::json!({ "type": "reference" }), "{vs}");
+    // go-tpc's lists too: an order's stock rows and Delivery's ten districts in one statement
+    // each, routed by vtgate to the warehouse's shard.
+    let out = run_ok(cmd("run", "tpcc", &size).args(["--threads", "4", "--time", "4", "--tpcc-shape", "go-tpc", "--no-save", "--output", "json"]));
+    let s: serde_json::Value = serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+    assert!(s["workload"]["shape"] == "go-tpc" && s["workload"]["transactions"][0]["count"].as_u64().unwrap() > 0, "{s}");
     // One warehouse on each shard: the conditions hold across them (a
     // remote payment's history row is on the other shard than its customer).
     let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));

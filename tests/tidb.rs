@@ -48,11 +48,15 @@ fn oltp_family_prepares_runs_and_checks_on_tidb() {
 fn tpcc_prepares_runs_and_checks_on_tidb() {
     let size = ["--warehouses", "1", "--tpcc-prefix", "tt"];
     run_ok(&mut cmd("prepare", "tpcc", &[&size[..], &["--threads", "4"]].concat()));
-    let s = run_json("tpcc", &[&size[..], &["--threads", "4", "--time", "4"]].concat());
-    let kinds = s["workload"]["transactions"].as_array().unwrap();
-    assert!(kinds.iter().any(|k| k["name"] == "new_order" && k["count"].as_u64().unwrap() > 0), "{s}");
-    let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
-    assert!(text.contains("All conditions hold."), "{text}");
+    // Both statement shapes, each checked: go-tpc's lists are TiDB's own tool's.
+    for shape in ["per-item", "go-tpc"] {
+        let s = run_json("tpcc", &[&size[..], &["--threads", "4", "--time", "4", "--tpcc-shape", shape]].concat());
+        let kinds = s["workload"]["transactions"].as_array().unwrap();
+        assert!(kinds.iter().any(|k| k["name"] == "new_order" && k["count"].as_u64().unwrap() > 0), "{s}");
+        assert_eq!(s["workload"]["shape"], shape, "{s}");
+        let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
+        assert!(text.contains("All conditions hold."), "{shape}: {text}");
+    }
     run_ok(&mut cmd("cleanup", "tpcc", &size));
 }
 

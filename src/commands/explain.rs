@@ -4,13 +4,21 @@
 //! settings `run` takes from that command line, defaults included, as the
 //! run records them. A workload name is not a label: `oltp_read_write`
 //! runs with sysbench's defaults (prepared statements), where a BMK label
-//! without `ps` runs without.
+//! without `ps` runs without. `fairbench explain go-tpc`: what another tool
+//! that runs a workload sends, and the options of a run here that sends the same.
 
 use crate::error::{Error, Result};
 use crate::workload::family;
 use crate::workload::plan::BenchCommand;
 
 pub fn explain(label: &str, options: &[String]) -> Result<()> {
+    if let (Some((workload, p)), true) = (family::peer(label), options.is_empty()) {
+        println!("{}: another tool's {workload}", p.tool);
+        println!("  sends: {}", p.sends);
+        println!("  a fairbench run that sends the same: fairbench run {workload} {}", p.options);
+        println!("  its figures compare with a fairbench run of those options only: sent otherwise, the same work costs the server another amount");
+        return Ok(());
+    }
     let is_label = family::looks_like_label(label) || family::find(label).is_none();
     if is_label {
         explain_label(label)?;

@@ -61,6 +61,14 @@ pub trait Dialect: Schema + Loading + Sync {
     /// (SQLite transactions are always serializable: one writer).
     fn isolation_sql(&self, level: &str) -> Option<String>;
 
+    /// A match of the columns `cols` against `n` rows of placeholders, as a WHERE condition:
+    /// `(a, b) IN ((?,?),(?,?))`. SQLite scans the whole table for a row-value IN list, so
+    /// there it is an OR of equalities, each of which searches the index.
+    fn rows_in(&self, cols: &[&str], n: usize) -> String {
+        let row = format!("({})", vec!["?"; cols.len()].join(","));
+        format!("({}) IN ({})", cols.join(", "), vec![row.as_str(); n].join(","))
+    }
+
     /// The locking-read suffix of a SELECT; empty on SQLite, which locks
     /// the whole database instead and has no FOR UPDATE.
     fn for_update(&self) -> &'static str {

@@ -53,6 +53,12 @@ pub trait Family: Sync + std::fmt::Debug {
         &[]
     }
 
+    /// Other tools that run this family's work, each with what it sends and the options that
+    /// make a run here comparable with its numbers: `fairbench explain go-tpc`.
+    fn peers(&self) -> &'static [Peer] {
+        &[]
+    }
+
     /// The `--rand-type` when none is given: sysbench's default, special,
     /// unless the workload's reference kit draws its keys otherwise.
     fn default_rand_type(&self) -> &'static str {
@@ -355,6 +361,22 @@ pub fn is_read_only(workload: &str) -> bool {
 /// The options that define a stored run's workload's work (none for unknown names).
 pub fn defining_options(workload: &str) -> &'static [&'static str] {
     find(workload).map_or(&[], |f| f.defining_options(workload))
+}
+
+/// Another tool's way of running a family's work (`Family::peers`).
+#[derive(Debug)]
+pub struct Peer {
+    pub tool: &'static str,
+    /// What that tool sends.
+    pub sends: &'static str,
+    /// The options of a run here that sends the same.
+    pub options: &'static str,
+}
+
+/// The tool named `name` (case and `-`/`_` aside), and the workload it runs.
+pub fn peer(name: &str) -> Option<(&'static str, &'static Peer)> {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
+    FAMILIES.iter().find_map(|f| f.peers().iter().find(|p| norm(p.tool) == norm(name)).map(|p| (f.workloads()[0], p)))
 }
 
 /// The names `check` accepts.

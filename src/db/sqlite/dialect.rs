@@ -22,6 +22,11 @@ impl Dialect for LiteDialect {
         ""
     }
 
+    fn rows_in(&self, cols: &[&str], n: usize) -> String {
+        let row = cols.iter().map(|c| format!("{c}=?")).collect::<Vec<_>>().join(" AND ");
+        format!("(({}))", vec![row.as_str(); n].join(") OR ("))
+    }
+
     fn column_type(&self, generic: &str) -> String {
         match generic {
             "tinyint" | "smallint" | "int" | "uint" | "uint32" | "ubigint" => "INTEGER".into(),

@@ -10,6 +10,10 @@ impl Tpcc {
         let carrier = c.rng.uniform(1, 10) as i64;
         let w = w as i64;
         self.begin(conn, c, q, true).await?;
+        if let Some(b) = &st.batched {
+            self.delivery_batched(conn, q, b, st, w, carrier).await?;
+            return self.end(conn, c, q, true).await;
+        }
         for d in 1..=10i64 {
             let no = self.rows(conn, q, st.dl_no_sel, &[Param::Int(w), Param::Int(d)]).await?;
             let Some(o_id) = no.first().and_then(|r| int(&r[0])) else { continue };

@@ -6,7 +6,7 @@ use crate::db::ConnConfig;
 use crate::error::{Error, Result};
 use crate::label::{Grammar, Scenario, Shape};
 use crate::model::record::LevelRec;
-use crate::workload::family::{BenchRun, Family, Labels, Timeline};
+use crate::workload::family::{BenchRun, Family, Labels, Peer, Timeline};
 use crate::workload::plan::{BenchCommand, Plan};
 use clap::{Args, Command};
 
@@ -73,13 +73,32 @@ impl Family for TpccFamily {
         v
     }
 
-    /// What a CH-benCHmark run's work is: two runs that differ in one ran different work.
+    /// What a run's work is: two runs that differ in one ran different work. The statement
+    /// shape halves the statements per transaction, and tpmC with them.
     fn defining_options(&self, workload: &str) -> &'static [&'static str] {
         if workload == ch::NAME {
-            &["warehouses", "datasets", "mix", "terminals", "analytic-streams", "analytic-queries", "analytic-rounds", "analytic-side", "alone-phase", "query-timeout"]
+            &["warehouses", "datasets", "mix", "terminals", "tpcc-shape", "analytic-streams", "analytic-queries", "analytic-rounds", "analytic-side", "alone-phase", "query-timeout"]
         } else {
-            &[]
+            &["tpcc-shape"]
         }
+    }
+
+    /// Whose TPC-C sends what: a tpmC from one of them compares with a run of the same shape.
+    fn peers(&self) -> &'static [Peer] {
+        &[
+            Peer { tool: "sysbench-tpcc", sends: "each order line's item and stock on statements of their own, about 29 statements per transaction", options: "--tpcc-shape per-item (the default)" },
+            Peer {
+                tool: "tpcc-mysql",
+                sends: "each order line's item and stock on statements of their own, as sysbench-tpcc does",
+                options: "--tpcc-shape per-item (the default), --format tpcc-mysql for its output",
+            },
+            Peer {
+                tool: "go-tpc",
+                sends: "an order's items and stock in one IN list each, its lines in one multi-row INSERT, ten districts delivered together: about 15 statements per transaction",
+                options: "--tpcc-shape go-tpc (label token GoTPC)",
+            },
+            Peer { tool: "HammerDB", sends: "one stored procedure call per transaction (TPROC-C)", options: "--tpcc-shape procedures (not built yet: no run here sends the same)" },
+        ]
     }
 
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {

@@ -10,12 +10,13 @@
 //! | `NoFK` / `NoFK2` | `fk=nofk` / `fk=nofk2`. Without either, `fk=fk`: BMK creates foreign keys unless the name says NoFK |
 //! | engine, `ps`, `socket` | shared (`ps` absent means `db-ps-mode=disable`, like BMK's sysbench-tpcc, which sends plain queries) |
 //! | `trx`      | accepted and sets nothing. TPC-C always runs in transactions, so `notrx` is an error |
+//! | `GoTPC`    | `tpcc-shape=go-tpc`: go-tpc's statements (a run's label; without it, sysbench-tpcc's) |
 //!
 //! The OLTP family's tokens (distribution, query mix, `RsizeN`,
 //! `reconnect`) do not apply to TPC-C and are rejected. A Prepare label
 //! names the size, engine, `NULL`, `NoFK`/`NoFK2` and `socket`.
 //!
-//! Canonical form: `TPCC-[Dx]WW[-NULL][-ENGINE][-NoFK|-NoFK2][-ps][-socket]`,
+//! Canonical form: `TPCC-[Dx]WW[-NULL][-ENGINE][-NoFK|-NoFK2][-GoTPC][-ps][-socket]`,
 //! and `Prepare-TPCC-…` without `ps` (e.g. `TPCC-10x100W-NULL-NoFK`,
 //! `Prepare-TPCC-1000W-NULL-InnoDB-NoFK`). The InnoDB engine prints only in
 //! a Prepare label, as in BMK's script names.
@@ -26,9 +27,10 @@ const WAREHOUSES: &str = "warehouses";
 const DATASETS: &str = "datasets";
 const FORCE_NULL: &str = "force-null";
 const FK: &str = "fk";
+const SHAPE: &str = "tpcc-shape";
 
 /// Decoded options come out in this order, whatever the token order was.
-const OPTION_ORDER: [&str; 7] = [WAREHOUSES, DATASETS, ENGINE, FORCE_NULL, FK, PS_MODE, TRANSPORT];
+const OPTION_ORDER: [&str; 8] = [WAREHOUSES, DATASETS, ENGINE, FORCE_NULL, FK, SHAPE, PS_MODE, TRANSPORT];
 
 /// One of TPC-C's tokens, classified by its shape alone.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +38,7 @@ enum Tok {
     Warehouses { datasets: u64, warehouses: u64 },
     Null,
     Fk(&'static str),
+    GoTpc,
     Trx,
     NoTrx,
 }
@@ -46,6 +49,7 @@ fn classify(tok: &str) -> Option<Result<Tok, String>> {
         "null" => return Some(Ok(Tok::Null)),
         "nofk" => return Some(Ok(Tok::Fk("nofk"))),
         "nofk2" => return Some(Ok(Tok::Fk("nofk2"))),
+        "gotpc" => return Some(Ok(Tok::GoTpc)),
         "trx" => return Some(Ok(Tok::Trx)),
         "notrx" => return Some(Ok(Tok::NoTrx)),
         _ => {}
@@ -81,7 +85,7 @@ impl Grammar for TpccGrammar {
         if t == Tok::NoTrx {
             return Err(p.err(tok, format!("'{tok}': TPC-C transactions always run inside BEGIN/COMMIT; TPCC takes {}", p.accepted())));
         }
-        if p.prepare() && t == Tok::Trx {
+        if p.prepare() && matches!(t, Tok::Trx | Tok::GoTpc) {
             return Err(p.err(tok, format!("'{tok}' describes a run, but a Prepare label names only the dataset: {}", p.accepted())));
         }
         Ok(match t {
@@ -107,6 +111,10 @@ impl Grammar for TpccGrammar {
                     "no foreign keys and no secondary indexes for them".into()
                 }
             }
+            Tok::GoTpc => {
+                p.set(SHAPE, "go-tpc", tok)?;
+                "go-tpc's statements: an order's items and stock in one IN list each, its lines in one INSERT (about 15 per transaction, against sysbench-tpcc's 29)".into()
+            }
             Tok::Trx => {
                 if let Some(prev) = p.remembered("trx") {
                     return Err(p.err(tok, format!("'{tok}' conflicts with '{prev}'; a label names trx at most once")));
@@ -128,7 +136,7 @@ impl Grammar for TpccGrammar {
         if prepare {
             format!("a size (1000W, 10x100W), NULL, NoFK or NoFK2, an engine ({ENGINE_LIST}), socket")
         } else {
-            format!("a size (1000W, 10x100W), NULL, NoFK or NoFK2, an engine ({ENGINE_LIST}), ps, trx, socket")
+            format!("a size (1000W, 10x100W), NULL, NoFK or NoFK2, an engine ({ENGINE_LIST}), GoTPC, ps, trx, socket")
         }
     }
 
@@ -137,6 +145,7 @@ impl Grammar for TpccGrammar {
             WAREHOUSES | DATASETS => Some("one TPC-C size such as 1000W or 10x100W".into()),
             FORCE_NULL => Some("NULL at most once".into()),
             FK => Some("at most one of NoFK and NoFK2".into()),
+            SHAPE => Some("GoTPC at most once".into()),
             _ => None,
         }
     }
@@ -172,6 +181,9 @@ pub fn canonical(get: &dyn Fn(&str) -> Option<String>) -> String {
         Some("nofk") => parts.push("NoFK".into()),
         Some("nofk2") => parts.push("NoFK2".into()),
         _ => {}
+    }
+    if !prepare && val(SHAPE).is_some_and(|m| m.eq_ignore_ascii_case("go-tpc")) {
+        parts.push("GoTPC".into());
     }
     if !prepare && val(PS_MODE).is_some_and(|m| m.eq_ignore_ascii_case("auto")) {
         parts.push("ps".into());

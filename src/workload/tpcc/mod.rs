@@ -12,6 +12,7 @@
 //! task, but with its own connection (the server must accept
 //! 10 x warehouses connections).
 
+mod batched;
 pub mod ch;
 pub mod check;
 mod delivery;
@@ -24,6 +25,7 @@ mod order_status;
 pub mod output;
 mod payment;
 pub mod schema;
+pub mod shape;
 mod stock_level;
 pub mod values;
 
@@ -117,6 +119,8 @@ struct Stmts {
     dl_c_upd: StmtId,
     sl_dist: StmtId,
     sl_count: StmtId,
+    /// `--tpcc-shape go-tpc`: its list statements.
+    batched: Option<shape::Batched>,
 }
 
 /// State shared by all clients of a run and the output.
@@ -244,6 +248,9 @@ impl Tpcc {
             return Err(usage!("--time-scale must be above 0 (and at most 100)"));
         }
         session_sql(engine, &args.isolation)?;
+        if args.tpcc_shape == shape::Shape::Procedures {
+            return Err(usage!("--tpcc-shape=procedures: stored procedures are not built yet; use per-item (sysbench-tpcc's statements) or go-tpc"));
+        }
         let fk = Fk::parse(&args.fk)?;
         let tail = common.table_tail(engine)?;
         let schema = SchemaOpts { engine, force_null: args.force_null, force_pk: args.force_pk, fk, tail: tail.trim().to_string() };
@@ -305,7 +312,7 @@ impl Tpcc {
         for n in &self.names {
             let (w, d, c, h, o, no, ol, s, i) = (&n.warehouse, &n.district, &n.customer, &n.history, &n.orders, &n.new_orders, &n.order_line, &n.stock, &n.item);
             let mut add = |sql: String, rows: bool| set.add(sql, rows);
-            let st = Stmts {
+            let mut st = Stmts {
                 no_cust_wh: add(format!("SELECT c_discount, c_last, c_credit, w_tax FROM {c}{fp}, {w} WHERE w_id=? AND c_w_id=w_id AND c_d_id=? AND c_id=?"), true),
                 no_dist: add(format!("SELECT d_next_o_id, d_tax FROM {d}{fp} WHERE d_w_id=? AND d_id=?{fu1}"), true),
                 no_dist_upd: add(format!("UPDATE {d} SET d_next_o_id=? WHERE d_w_id=? AND d_id=?"), false),
@@ -337,7 +344,11 @@ impl Tpcc {
                 dl_c_upd: add(format!("UPDATE {c} SET c_balance=c_balance + ? * 0.01, c_delivery_cnt=c_delivery_cnt+1 WHERE c_w_id=? AND c_d_id=? AND c_id=?"), false),
                 sl_dist: add(format!("SELECT d_next_o_id FROM {d}{fp} WHERE d_w_id=? AND d_id=?"), true),
                 sl_count: add(format!("SELECT COUNT(DISTINCT s_i_id) FROM {ol}, {s} WHERE ol_w_id=? AND ol_d_id=? AND ol_o_id<? AND ol_o_id>=? AND s_w_id=? AND s_i_id=ol_i_id AND s_quantity<?"), true),
+                batched: None,
             };
+            if self.args.tpcc_shape == shape::Shape::GoTpc {
+                st.batched = Some(shape::Batched::new(&mut set, n, dialect, fp));
+            }
             self.st.push(st);
         }
         self.begin_rw = set.add(dialect.begin_rw(), false);
@@ -655,6 +666,7 @@ impl Tpcc {
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
+            "tpcc-shape" => self.args.tpcc_shape.name().to_string(),
             "mysql-storage-engine" if cfg.engine().dialect().table_options().is_some() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })

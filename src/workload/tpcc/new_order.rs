@@ -1,6 +1,7 @@
 //! New-Order (TPC-C 2.4): an order of 5..15 lines, 1% rolled back on an unused item.
 
-use super::{cents, int, missing, Tpcc, TpccClient};
+use super::batched::Line;
+use super::{cents, int, missing, Stmts, Tpcc, TpccClient};
 use crate::db::{Conn, DbResult, Param};
 use crate::rand::nurand;
 use crate::workload::{witness, Counters};
@@ -13,10 +14,14 @@ impl Tpcc {
         let cid = nurand(r, 1023, self.c_id, 1, 3000) as i64;
         let ol_cnt = r.uniform(5, 15) as usize;
         let rbk = r.uniform(1, 100) == 1;
-        let mut lines = Vec::with_capacity(ol_cnt);
+        let mut lines: Vec<Line> = Vec::with_capacity(ol_cnt);
         let mut all_local = 1;
         for n in 0..ol_cnt {
-            let item = if rbk && n == ol_cnt - 1 { 100_001 } else { nurand(r, 8191, self.c_ol, 1, 100_000) as i64 };
+            let mut item = if rbk && n == ol_cnt - 1 { 100_001 } else { nurand(r, 8191, self.c_ol, 1, 100_000) as i64 };
+            // Lists name each item once: go-tpc draws an order's items distinct.
+            while st.batched.is_some() && lines.iter().any(|l| l.0 == item) {
+                item = nurand(r, 8191, self.c_ol, 1, 100_000) as i64;
+            }
             let supply = if self.warehouses > 1 && r.uniform(1, 100) == 1 { self.other_warehouse(r, w) } else { w };
             if supply != w {
                 all_local = 0;
@@ -34,18 +39,41 @@ impl Tpcc {
         self.x(conn, q, st.no_dist_upd, &[Param::Int(o_id + 1), Param::Int(w), Param::Int(d)]).await?;
         self.x(conn, q, st.no_ord_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w), Param::Int(cid), Param::Int(ol_cnt as i64), Param::Int(all_local)]).await?;
         self.x(conn, q, st.no_new_ins, &[Param::Int(o_id), Param::Int(d), Param::Int(w)]).await?;
+        let written = match &st.batched {
+            Some(b) => self.lines_batched(conn, q, b, st, d, w, o_id, &lines).await?,
+            None => self.lines_per_item(conn, q, st, d, w, o_id, &lines).await?,
+        };
+        if !written {
+            // The unused item number: TPC-C's 1% of New-Orders that roll back.
+            self.end(conn, c, q, false).await?;
+            q.rolled_back = true;
+            // Rolled back on purpose: nothing to verify.
+            if let Some(r) = &mut c.rec {
+                r.settle();
+            }
+            return Ok(());
+        }
+        if let Some(r) = &mut c.rec {
+            r.commit_sent();
+        }
+        let ended = self.end(conn, c, q, true).await;
+        witness::committed(&mut c.rec, ended)?;
+        if let Some(log) = self.commits.get() {
+            log.committed(ds, w, d, o_id);
+        }
+        if let Some(r) = &mut c.rec {
+            r.acknowledged();
+        }
+        Ok(())
+    }
+
+    /// The order's lines as sysbench-tpcc sends them: each item read, its stock read and
+    /// updated, its line inserted, by statements of their own. False: an item is unused.
+    #[allow(clippy::too_many_arguments)]
+    async fn lines_per_item(&self, conn: &mut Conn, q: &mut Counters, st: &Stmts, d: i64, w: i64, o_id: i64, lines: &[Line]) -> DbResult<bool> {
         for (n, &(item, supply, qty)) in lines.iter().enumerate() {
             let it = self.rows(conn, q, st.no_item, &[Param::Int(item)]).await?;
-            let Some(it) = it.first() else {
-                // The unused item number: TPC-C's 1% of New-Orders that roll back.
-                self.end(conn, c, q, false).await?;
-                q.rolled_back = true;
-                // Rolled back on purpose: nothing to verify.
-                if let Some(r) = &mut c.rec {
-                    r.settle();
-                }
-                return Ok(());
-            };
+            let Some(it) = it.first() else { return Ok(false) };
             let price = cents(&it[0]);
             let s = self.rows(conn, q, st.no_stock[d as usize - 1], &[Param::Int(item), Param::Int(supply)]).await?;
             let s = s.first().ok_or_else(|| missing("stock", supply, item))?;
@@ -61,18 +89,7 @@ impl Tpcc {
             )
             .await?;
         }
-        if let Some(r) = &mut c.rec {
-            r.commit_sent();
-        }
-        let ended = self.end(conn, c, q, true).await;
-        witness::committed(&mut c.rec, ended)?;
-        if let Some(log) = self.commits.get() {
-            log.committed(ds, w, d, o_id);
-        }
-        if let Some(r) = &mut c.rec {
-            r.acknowledged();
-        }
-        Ok(())
+        Ok(true)
     }
 
     /// `--verify-writes`: which of the New-Orders `keys` ((dataset,

@@ -56,6 +56,9 @@ pub struct TpccArgs {
     /// Prefix of the TPC-C table names (tables are PREFIXwarehouseN, ...)
     #[arg(long, default_value = "", value_parser = values::identifier_prefix)]
     pub tpcc_prefix: String,
+    /// Statements each transaction is sent as: per-item (sysbench-tpcc's and tpcc-mysql's), go-tpc (IN lists, multi-row inserts) or procedures (HammerDB's)
+    #[arg(long, default_value = "per-item", value_parser = own::tpcc_shape)]
+    pub tpcc_shape: super::shape::Shape,
     /// prepare: create the tables, indexes and foreign keys of the variant without loading data
     #[arg(long)]
     pub schema_only: bool,

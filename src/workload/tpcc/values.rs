@@ -57,3 +57,8 @@ pub fn tpcc_mix(s: &str) -> Result<String, String> {
         _ => Err("give five whole percentages (New-Order,Payment,Order-Status,Delivery,Stock-Level) that sum to 100, e.g. 45,43,4,4,4".into()),
     }
 }
+
+/// `--tpcc-shape`: per-item, go-tpc or procedures.
+pub fn tpcc_shape(s: &str) -> Result<super::shape::Shape, String> {
+    crate::values::variant(s, false)
+}
