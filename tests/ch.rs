@@ -42,12 +42,15 @@ fn run_phases(target: &str, store: &std::path::Path, streams: u64, queries: &[u6
         assert_eq!(level_kind_events(&alone, &k), 0, "{k} while TPC-C ran alone");
         assert_eq!(level_kind_events(&mixed, &k), if queries.contains(&q) { streams } else { 0 }, "{k}: once per stream");
     }
-    // tpmC is New-Orders a minute over each phase, the change their ratio.
+    // tpmC is New-Orders a minute over each phase, the change their ratio. Paced at --rate, a
+    // mixed phase as short as two quick queries (0.45 s on SQLite) holds a few transactions,
+    // and one New-Order or none: there only the figure's agreement with its count is asserted.
+    let paced = extra.contains(&"--rate");
     let mut tpmc = Vec::new();
-    for l in [&alone, &mixed] {
+    for (i, l) in [&alone, &mixed].into_iter().enumerate() {
         let want = level_kind_events(l, "new_order") as f64 * 60.0 / l["elapsed_s"].as_f64().unwrap();
         let got = level_figure(l, "tpmC");
-        assert!(want > 0.0 && (got - want).abs() <= 0.1, "tpmC {got}, from its New-Orders {want}");
+        assert!((want > 0.0 || (paced && i == 1)) && (got - want).abs() <= 0.1, "tpmC {got}, from its New-Orders {want}");
         tpmc.push(got);
     }
     assert_eq!(level_figure(&mixed, "tpmC alone"), tpmc[0]);

@@ -158,10 +158,12 @@ fn galera_spreads_clients_counts_nodes_retries_conflicts_and_survives_a_killed_n
     };
     let per_second: Vec<Vec<u64>> = lines.iter().filter(|v| v["type"] == "interval").map(per_node).collect();
     assert!(per_second.len() >= 14, "{per_second:?}");
-    // Before the kill all three nodes ran events; at the end only the two survivors did, and ran all of them.
+    // Before the kill all three nodes ran events; at the end only the two survivors did, and ran
+    // all of them. Over the last three seconds: in one second a survivor's clients may all be
+    // retrying certification conflicts on the same rows (seen: [322, 0, 0] after [270, 64, 0]).
     assert!(per_second[1].iter().all(|&n| n > 0), "{per_second:?}");
-    let last = per_second.last().unwrap();
-    assert!(last[0] > 0 && last[1] > 0 && last[2] == 0, "{per_second:?}");
+    let end: Vec<u64> = (0..3).map(|node| per_second[per_second.len() - 3..].iter().map(|s| s[node]).sum()).collect();
+    assert!(end[0] > 0 && end[1] > 0 && end[2] == 0, "last three seconds per node {end:?}: {per_second:?}");
     // The kill shows as a second with fewer events than the seconds before it.
     let totals: Vec<u64> = per_second.iter().map(|v| v.iter().sum()).collect();
     eprintln!("events per second and node around the kill: {per_second:?}");
