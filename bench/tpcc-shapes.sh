@@ -62,11 +62,10 @@ done
 
 python3 - "$WORK" "$REPS" "$SECS" "$W" "$T" <<'EOF'
 import statistics, sys
+sys.path.insert(0, "bench")
+import beside
 work, reps, secs, w, t = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
-times = {}
-for line in open(f"{work}/times"):
-    name, wall, user, sys_ = line.split()[:4]
-    times[name] = (float(wall), float(user) + float(sys_))
+times = beside.times(work)
 seen = {}
 for line in open(f"{work}/counters"):
     name, commit, rollback, questions, new_orders = line.split()

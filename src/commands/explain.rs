@@ -12,7 +12,7 @@ use crate::workload::family;
 use crate::workload::plan::BenchCommand;
 
 pub fn explain(label: &str, options: &[String]) -> Result<()> {
-    if let (Some((workload, p)), true) = (family::peer(label), options.is_empty()) {
+    if let Some((workload, p)) = family::peer(label).filter(|_| options.is_empty()) {
         println!("{}: another tool's {workload}", p.tool);
         println!("  sends: {}", p.sends);
         println!("  a fairbench run that sends the same: fairbench run {workload} {}", p.options);

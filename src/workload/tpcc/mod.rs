@@ -666,7 +666,7 @@ impl Tpcc {
             "fk" => self.schema.fk.name().to_string(),
             "db-ps-mode" => if cfg.prepared { "auto" } else { "disable" }.to_string(),
             "transport" => cfg.target.transport().to_string(),
-            "tpcc-shape" => self.args.tpcc_shape.name().to_string(),
+            "tpcc-shape" => self.args.tpcc_shape.name(),
             "mysql-storage-engine" if cfg.engine().dialect().table_options().is_some() => self.common.mysql_storage_engine.clone(),
             _ => return None,
         })

@@ -29,12 +29,9 @@ pub enum Shape {
 }
 
 impl Shape {
-    pub fn name(self) -> &'static str {
-        match self {
-            Shape::PerItem => "per-item",
-            Shape::GoTpc => "go-tpc",
-            Shape::Procedures => "procedures",
-        }
+    /// Its name as `--tpcc-shape` takes it.
+    pub fn name(self) -> String {
+        crate::output::keys::name(&self)
     }
 
     /// The tool whose statements these are, for the summary and `explain`.
