@@ -57,6 +57,10 @@ fn tpcc_prepares_runs_and_checks_on_tidb() {
         let text = stdout(&run_ok(&mut cmd("check", "tpcc", &size)));
         assert!(text.contains("All conditions hold."), "{shape}: {text}");
     }
+    // HammerDB's shape needs stored procedures, which TiDB has none of: one line, nothing run.
+    let out = run_fail(&mut cmd("run", "tpcc", &[&size[..], &["--time", "2", "--tpcc-shape", "procedures"]].concat()));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_one_line_error(&out, &["--tpcc-shape=procedures", "tidb has no stored procedures", "go-tpc"]);
     run_ok(&mut cmd("cleanup", "tpcc", &size));
 }
 

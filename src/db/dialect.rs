@@ -29,6 +29,15 @@ pub(crate) fn like_prefix(prefix: &str) -> String {
     format!("{}%", prefix.replace('\'', "''"))
 }
 
+/// A language of stored routines, as a workload that installs its own writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Procedural {
+    /// SQL/PSM as the MySQL family has it: `CREATE PROCEDURE`, called with `CALL`.
+    SqlPsm,
+    /// PL/pgSQL functions, called with `SELECT * FROM f(...)`.
+    PlPgSql,
+}
+
 /// An engine's SQL forms: the statement forms and column types its events
 /// are written with here, its schema's ([`Schema`]) and its loads' and
 /// upkeep's ([`Loading`]) as parts every dialect has, and the table options
@@ -67,6 +76,11 @@ pub trait Dialect: Schema + Loading + Sync {
     fn rows_in(&self, cols: &[&str], n: usize) -> String {
         let row = format!("({})", vec!["?"; cols.len()].join(","));
         format!("({}) IN ({})", cols.join(", "), vec![row.as_str(); n].join(","))
+    }
+
+    /// The language its stored routines are written in; None where it has none (SQLite).
+    fn procedural(&self) -> Option<Procedural> {
+        None
     }
 
     /// The locking-read suffix of a SELECT; empty on SQLite, which locks

@@ -137,6 +137,11 @@ pub trait Engine: Sync {
         None
     }
 
+    /// The language of the stored routines it runs, when it runs them.
+    fn procedural(&self) -> Option<crate::db::dialect::Procedural> {
+        self.dialect().procedural().filter(|_| self.deviations().is_none_or(|d| d.stored_routines()))
+    }
+
     /// Its statements by shape, when it keeps them.
     fn digests(&self) -> Option<&dyn Digests> {
         None
@@ -156,6 +161,12 @@ pub trait Deviations: Sync {
     /// protocol's default ignore list (not when the user gave a list).
     fn retryable(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// Whether it runs the stored routines of its protocol's first engine: false where it
+    /// has none (TiDB) or a proxy does not pass their creation on (Vitess).
+    fn stored_routines(&self) -> bool {
+        true
     }
 
     /// Whether a bulk load may send LOAD DATA LOCAL (when the server

@@ -39,7 +39,7 @@ mod vitess;
 pub mod waits;
 
 pub use bulk::{insert_statements, Cell, ColType, Column, LoadMode, Row, RowSource};
-pub use dialect::{Dialect, FkPath};
+pub use dialect::{Dialect, FkPath, Procedural};
 pub use encode::{date_text, decimal_text, dollar_params, interpolate, timestamp_text};
 pub(crate) use encode::{push_date, push_decimal, push_int, push_scaled, push_timestamp};
 pub use engines::Engine;

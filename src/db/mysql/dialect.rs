@@ -1,7 +1,7 @@
 //! MySQL-family SQL where it differs from the forms most engines share
 //! (see `db::dialect`).
 
-use crate::db::dialect::{like_prefix, Dialect, FkPath, Loading, Schema, TableOptions};
+use crate::db::dialect::{like_prefix, Dialect, FkPath, Loading, Procedural, Schema, TableOptions};
 
 pub struct MysqlDialect;
 
@@ -16,6 +16,10 @@ impl Dialect for MysqlDialect {
 
     fn isolation_sql(&self, level: &str) -> Option<String> {
         Some(format!("SET SESSION TRANSACTION ISOLATION LEVEL {level}"))
+    }
+
+    fn procedural(&self) -> Option<Procedural> {
+        Some(Procedural::SqlPsm)
     }
 
     fn force_primary(&self) -> &'static str {

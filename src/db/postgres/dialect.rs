@@ -1,11 +1,15 @@
 //! PostgreSQL's SQL where it differs from the forms most engines share
 //! (see `db::dialect`).
 
-use crate::db::dialect::{like_prefix, Dialect, FkPath, Loading, Schema};
+use crate::db::dialect::{like_prefix, Dialect, FkPath, Loading, Procedural, Schema};
 
 pub struct PgDialect;
 
 impl Dialect for PgDialect {
+    fn procedural(&self) -> Option<Procedural> {
+        Some(Procedural::PlPgSql)
+    }
+
     fn returning(&self, col: &str) -> Option<String> {
         Some(format!(" RETURNING {col}"))
     }

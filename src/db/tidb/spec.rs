@@ -248,6 +248,10 @@ impl Deviations for Tidb {
         RETRYABLE
     }
 
+    fn stored_routines(&self) -> bool {
+        false
+    }
+
     fn screen<'a>(&'a self, c: &'a mut Conn, session: &'a [String]) -> SendFuture<'a, Option<Screen>> {
         Box::pin(async move {
             let mut errors = Vec::new();

@@ -194,6 +194,10 @@ impl Deviations for Vitess {
         RETRYABLE
     }
 
+    fn stored_routines(&self) -> bool {
+        false
+    }
+
     /// vtgate refuses LOAD DATA on a sharded keyspace.
     /// vtgate's OLAP workload streams a result whole: an OLTP session's
     /// statements stop at the tablets' 10000 rows.

@@ -1,7 +1,7 @@
 //! Delivery (TPC-C 2.7): the oldest undelivered order of each of the ten districts.
 
 use super::{cents, int, missing, Tpcc, TpccClient};
-use crate::db::{Conn, DbResult, Param};
+use crate::db::{Class, Conn, DbResult, Param};
 use crate::workload::Counters;
 
 impl Tpcc {
@@ -9,6 +9,9 @@ impl Tpcc {
         let st = &self.st[ds as usize - 1];
         let carrier = c.rng.uniform(1, 10) as i64;
         let w = w as i64;
+        if let Some(p) = &st.calls {
+            return self.call(conn, q, p.delivery, &[Param::Int(w), Param::Int(carrier)], Class::Write).await.map(drop);
+        }
         self.begin(conn, c, q, true).await?;
         if let Some(b) = &st.batched {
             self.delivery_batched(conn, q, b, st, w, carrier).await?;

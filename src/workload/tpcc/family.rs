@@ -97,7 +97,11 @@ impl Family for TpccFamily {
                 sends: "an order's items and stock in one IN list each, its lines in one multi-row INSERT, ten districts delivered together: about 15 statements per transaction",
                 options: "--tpcc-shape go-tpc (label token GoTPC)",
             },
-            Peer { tool: "HammerDB", sends: "one stored procedure call per transaction (TPROC-C)", options: "--tpcc-shape procedures (not built yet: no run here sends the same)" },
+            Peer {
+                tool: "HammerDB",
+                sends: "one stored procedure call per transaction (TPROC-C), created when the schema is built",
+                options: "--tpcc-shape procedures (label token Procs; MySQL family and PostgreSQL)",
+            },
         ]
     }
 

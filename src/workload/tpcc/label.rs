@@ -11,12 +11,13 @@
 //! | engine, `ps`, `socket` | shared (`ps` absent means `db-ps-mode=disable`, like BMK's sysbench-tpcc, which sends plain queries) |
 //! | `trx`      | accepted and sets nothing. TPC-C always runs in transactions, so `notrx` is an error |
 //! | `GoTPC`    | `tpcc-shape=go-tpc`: go-tpc's statements (a run's label; without it, sysbench-tpcc's) |
+//! | `Procs`    | `tpcc-shape=procedures`: a stored routine call per transaction, as HammerDB's TPROC-C (a run's label) |
 //!
 //! The OLTP family's tokens (distribution, query mix, `RsizeN`,
 //! `reconnect`) do not apply to TPC-C and are rejected. A Prepare label
 //! names the size, engine, `NULL`, `NoFK`/`NoFK2` and `socket`.
 //!
-//! Canonical form: `TPCC-[Dx]WW[-NULL][-ENGINE][-NoFK|-NoFK2][-GoTPC][-ps][-socket]`,
+//! Canonical form: `TPCC-[Dx]WW[-NULL][-ENGINE][-NoFK|-NoFK2][-GoTPC|-Procs][-ps][-socket]`,
 //! and `Prepare-TPCC-…` without `ps` (e.g. `TPCC-10x100W-NULL-NoFK`,
 //! `Prepare-TPCC-1000W-NULL-InnoDB-NoFK`). The InnoDB engine prints only in
 //! a Prepare label, as in BMK's script names.
@@ -35,10 +36,14 @@ const OPTION_ORDER: [&str; 8] = [WAREHOUSES, DATASETS, ENGINE, FORCE_NULL, FK, S
 /// One of TPC-C's tokens, classified by its shape alone.
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
-    Warehouses { datasets: u64, warehouses: u64 },
+    Warehouses {
+        datasets: u64,
+        warehouses: u64,
+    },
     Null,
     Fk(&'static str),
-    GoTpc,
+    /// (`--tpcc-shape` value, token): a run's statement shape.
+    Shape(&'static str),
     Trx,
     NoTrx,
 }
@@ -49,7 +54,8 @@ fn classify(tok: &str) -> Option<Result<Tok, String>> {
         "null" => return Some(Ok(Tok::Null)),
         "nofk" => return Some(Ok(Tok::Fk("nofk"))),
         "nofk2" => return Some(Ok(Tok::Fk("nofk2"))),
-        "gotpc" => return Some(Ok(Tok::GoTpc)),
+        "gotpc" => return Some(Ok(Tok::Shape("go-tpc"))),
+        "procs" => return Some(Ok(Tok::Shape("procedures"))),
         "trx" => return Some(Ok(Tok::Trx)),
         "notrx" => return Some(Ok(Tok::NoTrx)),
         _ => {}
@@ -85,7 +91,7 @@ impl Grammar for TpccGrammar {
         if t == Tok::NoTrx {
             return Err(p.err(tok, format!("'{tok}': TPC-C transactions always run inside BEGIN/COMMIT; TPCC takes {}", p.accepted())));
         }
-        if p.prepare() && matches!(t, Tok::Trx | Tok::GoTpc) {
+        if p.prepare() && matches!(t, Tok::Trx | Tok::Shape(_)) {
             return Err(p.err(tok, format!("'{tok}' describes a run, but a Prepare label names only the dataset: {}", p.accepted())));
         }
         Ok(match t {
@@ -111,9 +117,13 @@ impl Grammar for TpccGrammar {
                     "no foreign keys and no secondary indexes for them".into()
                 }
             }
-            Tok::GoTpc => {
-                p.set(SHAPE, "go-tpc", tok)?;
-                "go-tpc's statements: an order's items and stock in one IN list each, its lines in one INSERT (about 15 per transaction, against sysbench-tpcc's 29)".into()
+            Tok::Shape(shape) => {
+                p.set(SHAPE, shape, tok)?;
+                if shape == "go-tpc" {
+                    "go-tpc's statements: an order's items and stock in one IN list each, its lines in one INSERT (about 15 per transaction, against sysbench-tpcc's 29)".into()
+                } else {
+                    "HammerDB's TPROC-C shape: one stored routine call per transaction, created at prepare".into()
+                }
             }
             Tok::Trx => {
                 if let Some(prev) = p.remembered("trx") {
@@ -136,7 +146,7 @@ impl Grammar for TpccGrammar {
         if prepare {
             format!("a size (1000W, 10x100W), NULL, NoFK or NoFK2, an engine ({ENGINE_LIST}), socket")
         } else {
-            format!("a size (1000W, 10x100W), NULL, NoFK or NoFK2, an engine ({ENGINE_LIST}), GoTPC, ps, trx, socket")
+            format!("a size (1000W, 10x100W), NULL, NoFK or NoFK2, an engine ({ENGINE_LIST}), GoTPC or Procs, ps, trx, socket")
         }
     }
 
@@ -145,7 +155,7 @@ impl Grammar for TpccGrammar {
             WAREHOUSES | DATASETS => Some("one TPC-C size such as 1000W or 10x100W".into()),
             FORCE_NULL => Some("NULL at most once".into()),
             FK => Some("at most one of NoFK and NoFK2".into()),
-            SHAPE => Some("GoTPC at most once".into()),
+            SHAPE => Some("one of GoTPC and Procs, once".into()),
             _ => None,
         }
     }
@@ -182,8 +192,10 @@ pub fn canonical(get: &dyn Fn(&str) -> Option<String>) -> String {
         Some("nofk2") => parts.push("NoFK2".into()),
         _ => {}
     }
-    if !prepare && val(SHAPE).is_some_and(|m| m.eq_ignore_ascii_case("go-tpc")) {
-        parts.push("GoTPC".into());
+    match val(SHAPE).filter(|_| !prepare).map(|m| m.to_ascii_lowercase()).as_deref() {
+        Some("go-tpc") => parts.push("GoTPC".into()),
+        Some("procedures") => parts.push("Procs".into()),
+        _ => {}
     }
     if !prepare && val(PS_MODE).is_some_and(|m| m.eq_ignore_ascii_case("auto")) {
         parts.push("ps".into());

@@ -453,6 +453,14 @@ impl Dataset for Tpcc {
             println!("Loaded about {total} rows in {secs:.2}s ({:.0} rows/s, index builds included)", total as f64 / secs.max(1e-9));
         }
         me.finish_schema(&mut conn, &cfg, loaders, quiet).await?;
+        if self.args.tpcc_shape == super::shape::Shape::Procedures {
+            self.install_routines(&mut conn, &cfg, false, &|line| {
+                if !quiet {
+                    println!("{line}")
+                }
+            })
+            .await?;
+        }
         conn.close().await;
         Ok(())
     }
@@ -467,6 +475,7 @@ impl Dataset for Tpcc {
                 ddl(&mut conn, &sql).await?;
             }
         }
+        self.drop_routines(&mut conn, &cfg, quiet).await?;
         conn.close().await;
         Ok(())
     }

@@ -24,6 +24,7 @@ pub mod options;
 mod order_status;
 pub mod output;
 mod payment;
+mod procedures;
 pub mod schema;
 pub mod shape;
 mod stock_level;
@@ -121,6 +122,8 @@ struct Stmts {
     sl_count: StmtId,
     /// `--tpcc-shape go-tpc`: its list statements.
     batched: Option<shape::Batched>,
+    /// `--tpcc-shape procedures`: the calls of its routines.
+    calls: Option<procedures::Calls>,
 }
 
 /// State shared by all clients of a run and the output.
@@ -209,6 +212,11 @@ fn parse_mix(s: &str) -> Result<[u32; 5]> {
 }
 
 /// Session SQL for `--isolation` on every connection.
+/// The language of `engine`'s stored routines, or the one line that says it has none.
+fn procedural(engine: &'static dyn Engine) -> Result<crate::db::Procedural> {
+    engine.procedural().ok_or_else(|| usage!("--tpcc-shape=procedures: {} has no stored procedures here; use per-item (sysbench-tpcc's statements) or go-tpc", engine.name()))
+}
+
 pub fn session_sql(engine: &'static dyn Engine, isolation: &str) -> Result<Vec<String>> {
     let level = match isolation.to_ascii_uppercase().as_str() {
         "" => return Ok(vec![]),
@@ -249,7 +257,7 @@ impl Tpcc {
         }
         session_sql(engine, &args.isolation)?;
         if args.tpcc_shape == shape::Shape::Procedures {
-            return Err(usage!("--tpcc-shape=procedures: stored procedures are not built yet; use per-item (sysbench-tpcc's statements) or go-tpc"));
+            procedural(engine)?;
         }
         let fk = Fk::parse(&args.fk)?;
         let tail = common.table_tail(engine)?;
@@ -345,9 +353,12 @@ impl Tpcc {
                 sl_dist: add(format!("SELECT d_next_o_id FROM {d}{fp} WHERE d_w_id=? AND d_id=?"), true),
                 sl_count: add(format!("SELECT COUNT(DISTINCT s_i_id) FROM {ol}, {s} WHERE ol_w_id=? AND ol_d_id=? AND ol_o_id<? AND ol_o_id>=? AND s_w_id=? AND s_i_id=ol_i_id AND s_quantity<?"), true),
                 batched: None,
+                calls: None,
             };
-            if self.args.tpcc_shape == shape::Shape::GoTpc {
-                st.batched = Some(shape::Batched::new(&mut set, n, dialect, fp));
+            match (self.args.tpcc_shape, self.engine.procedural()) {
+                (shape::Shape::GoTpc, _) => st.batched = Some(shape::Batched::new(&mut set, n, dialect, fp)),
+                (shape::Shape::Procedures, Some(lang)) => st.calls = Some(procedures::Calls::new(&mut set, n, lang)),
+                _ => {}
             }
             self.st.push(st);
         }
@@ -645,6 +656,12 @@ impl Witnessed for Tpcc {
 impl Levels for Tpcc {
     async fn run_started(&self, cfg: &Arc<ConnConfig>, rc: &crate::model::RunControl) -> Result<()> {
         *self.shared.run_len.lock().unwrap() = Some(rc.warmup + rc.time);
+        if self.args.tpcc_shape == shape::Shape::Procedures {
+            let mut conn = self.admin(cfg).await?;
+            // On stderr: a run's stdout may be its JSON.
+            self.install_routines(&mut conn, cfg, true, &|line| eprintln!("{line}")).await?;
+            conn.close().await;
+        }
         self.nopm_start(cfg, rc.warmup).await
     }
 

@@ -18,8 +18,9 @@ impl Tpcc {
         let mut all_local = 1;
         for n in 0..ol_cnt {
             let mut item = if rbk && n == ol_cnt - 1 { 100_001 } else { nurand(r, 8191, self.c_ol, 1, 100_000) as i64 };
-            // Lists name each item once: go-tpc draws an order's items distinct.
-            while st.batched.is_some() && lines.iter().any(|l| l.0 == item) {
+            // Lists name each item once: go-tpc draws an order's items distinct, and a
+            // set-based routine updates a stock row once however often the list names it.
+            while st.batched.is_some() | st.calls.is_some() && lines.iter().any(|l| l.0 == item) {
                 item = nurand(r, 8191, self.c_ol, 1, 100_000) as i64;
             }
             let supply = if self.warehouses > 1 && r.uniform(1, 100) == 1 { self.other_warehouse(r, w) } else { w };
@@ -29,6 +30,9 @@ impl Tpcc {
             lines.push((item, supply as i64, r.uniform(1, 10) as i64));
         }
         let w = w as i64;
+        if let Some(p) = &st.calls {
+            return self.new_order_call(conn, c, q, p, ds, w, d, cid, all_local, &lines).await;
+        }
         self.begin(conn, c, q, true).await?;
         self.rows(conn, q, st.no_cust_wh, &[Param::Int(w), Param::Int(d), Param::Int(cid)]).await?;
         let dist = self.rows(conn, q, st.no_dist, &[Param::Int(w), Param::Int(d)]).await?;

@@ -1,7 +1,7 @@
 //! Order-Status (TPC-C 2.6): a customer's last order and its lines, read only.
 
-use super::{int, last_name, missing, Tpcc, TpccClient};
-use crate::db::{Conn, DbResult, Param};
+use super::{int, last_name, missing, procedures, Tpcc, TpccClient};
+use crate::db::{Class, Conn, DbResult, Param};
 use crate::rand::nurand;
 use crate::workload::Counters;
 
@@ -14,6 +14,10 @@ impl Tpcc {
         let last = last_name(nurand(r, 255, self.c_last, 0, 999));
         let cid = nurand(r, 1023, self.c_id, 1, 3000) as i64;
         let w = w as i64;
+        if let Some(p) = &st.calls {
+            let [cid, named, last] = procedures::customer(cid, by_name.then_some(last.as_str()));
+            return self.call(conn, q, p.ostat, &[Param::Int(w), Param::Int(d), cid, named, last], Class::Read).await.map(drop);
+        }
         self.begin(conn, c, q, false).await?;
         let cid = if by_name { self.customer_by_name(conn, q, st, w, d, &last).await?.ok_or_else(|| missing("customer named", w, d))? } else { cid };
         self.rows(conn, q, st.os_cust, &[Param::Int(w), Param::Int(d), Param::Int(cid)]).await?;

@@ -1,7 +1,7 @@
 //! Payment (TPC-C 2.5): the customer by id or, 60% of the time, by last name; 15% from a remote warehouse.
 
-use super::{last_name, missing, Tpcc, TpccClient};
-use crate::db::{Conn, DbResult, Param};
+use super::{last_name, missing, procedures, Tpcc, TpccClient};
+use crate::db::{Class, Conn, DbResult, Param};
 use crate::rand::nurand;
 use crate::workload::Counters;
 
@@ -16,6 +16,11 @@ impl Tpcc {
         let cid = nurand(r, 1023, self.c_id, 1, 3000) as i64;
         let amount = r.uniform(100, 500_000) as i64;
         let w = w as i64;
+        if let Some(p) = &st.calls {
+            let [cid, named, last] = procedures::customer(cid, by_name.then_some(last.as_str()));
+            let params = [Param::Int(w), Param::Int(d), Param::Int(cw), Param::Int(cd), cid, named, last, Param::Int(amount)];
+            return self.call(conn, q, p.payment, &params, Class::Write).await.map(drop);
+        }
         self.begin(conn, c, q, true).await?;
         self.x(conn, q, st.pay_wh_upd, &[Param::Int(amount), Param::Int(w)]).await?;
         let wr = self.rows(conn, q, st.pay_wh_sel, &[Param::Int(w)]).await?;

@@ -1,7 +1,7 @@
 //! Stock-Level (TPC-C 2.8): items of the district's last 20 orders below a stock threshold, read only.
 
 use super::{int, missing, Tpcc, TpccClient};
-use crate::db::{Conn, DbResult, Param};
+use crate::db::{Class, Conn, DbResult, Param};
 use crate::workload::Counters;
 
 impl Tpcc {
@@ -13,6 +13,9 @@ impl Tpcc {
         };
         let threshold = c.rng.uniform(10, 20) as i64;
         let w = w as i64;
+        if let Some(p) = &st.calls {
+            return self.call(conn, q, p.slev, &[Param::Int(w), Param::Int(d), Param::Int(threshold)], Class::Read).await.map(drop);
+        }
         self.begin(conn, c, q, false).await?;
         let r = self.rows(conn, q, st.sl_dist, &[Param::Int(w), Param::Int(d)]).await?;
         let next = r.first().and_then(|r| int(&r[0])).ok_or_else(|| missing("district", w, d))?;
