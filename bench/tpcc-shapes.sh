@@ -2,7 +2,9 @@
 # TPC-C's statement shapes beside the tools that send them, on one MariaDB server of its own (a
 # sandbox with a 2 GiB buffer pool): fairbench's `--tpcc-shape per-item` beside sysbench-tpcc,
 # `--tpcc-shape go-tpc` beside go-tpc, each tool's tables in a database of its own at the same
-# warehouses and the same connections, the four runs in turn, REPS times. Every figure but the
+# warehouses and the same connections, and `--tpcc-shape procedures` (HammerDB's TPROC-C shape:
+# HammerDB itself is not packaged for Debian) on fairbench's tables; the five runs in turn, REPS
+# times. Every figure but the
 # client's CPU is the server's own: committed New-Orders per minute from sum(d_next_o_id) (NOPM),
 # transactions from Com_commit + Com_rollback, statements from Questions, so no tool counts for
 # itself. The client's CPU is /usr/bin/time's user + system seconds of the tool's process.
@@ -58,6 +60,7 @@ for r in $(seq "$REPS"); do
     CWD=$SYSBENCH_TPCC measured "sysbench-tpcc-$r" sbtpcc.district1 "${SB[@]}" --time="$SECS" --report-interval=0 ./tpcc.lua run
     measured "fb-go-tpc-$r" fairbench.district1 "$FB" run tpcc --target "$FBURL" --warehouses "$W" --threads "$T" --time "$SECS" --tpcc-shape go-tpc --no-save
     measured "go-tpc-$r" gotpc.district "$GOTPC" tpcc run "${GO[@]}" --warehouses "$W" -T "$T" --time "${SECS}s" --interval "${SECS}s"
+    measured "fb-procedures-$r" fairbench.district1 "$FB" run tpcc --target "$FBURL" --warehouses "$W" --threads "$T" --time "$SECS" --tpcc-shape procedures --no-save
 done
 
 python3 - "$WORK" "$REPS" "$SECS" "$W" "$T" <<'EOF'
@@ -70,7 +73,13 @@ seen = {}
 for line in open(f"{work}/counters"):
     name, commit, rollback, questions, new_orders = line.split()
     seen.setdefault(name, []).append((int(commit) + int(rollback), int(questions), int(new_orders)))
-tools = [("fairbench", "per-item", "fb-per-item"), ("sysbench-tpcc", "per-item", "sysbench-tpcc"), ("fairbench", "go-tpc", "fb-go-tpc"), ("go-tpc", "go-tpc", "go-tpc")]
+tools = [
+    ("fairbench", "per-item", "fb-per-item"),
+    ("sysbench-tpcc", "per-item", "sysbench-tpcc"),
+    ("fairbench", "go-tpc", "fb-go-tpc"),
+    ("go-tpc", "go-tpc", "go-tpc"),
+    ("fairbench", "procedures", "fb-procedures"),
+]
 rows = {}
 for tool, shape, prefix in tools:
     rows[prefix] = []
@@ -92,7 +101,7 @@ out = [
     "# TPC-C statement shapes beside the tools that send them",
     "",
     f"`bash bench/tpcc-shapes.sh {reps} {int(secs)}`: one MariaDB sandbox (2 GiB buffer pool), {w} warehouses, {t} connections, "
-    f"{int(secs)} s per run, the four runs in turn, {reps} rounds; median (min-max). Every figure but the client's CPU is the server's: "
+    f"{int(secs)} s per run, the five runs in turn, {reps} rounds; median (min-max). Every figure but the client's CPU is the server's: "
     "NOPM from sum(d_next_o_id), transactions from Com_commit + Com_rollback, statements from Questions (BEGIN and COMMIT included). "
     "Client CPU: the tool process's user + system time over the server's transactions.",
     "",
@@ -106,8 +115,8 @@ for mine, theirs in [("fb-per-item", "sysbench-tpcc"), ("fb-go-tpc", "go-tpc")]:
     ratio = med(mine, 0)[0] / med(theirs, 0)[0]
     cpu = med(mine, 3)[0] / med(theirs, 3)[0]
     out.append(f"- fairbench `{mine[3:]}` against {theirs}: NOPM x{ratio:.2f}, client CPU per transaction x{cpu:.2f}.")
-shape = med("fb-go-tpc", 0)[0] / med("fb-per-item", 0)[0]
-out.append(f"- fairbench's two shapes on the same tables: go-tpc's NOPM x{shape:.2f} per-item's.")
+go, procs = (med(p, 0)[0] / med("fb-per-item", 0)[0] for p in ("fb-go-tpc", "fb-procedures"))
+out.append(f"- fairbench's three shapes on the same tables: go-tpc's NOPM x{go:.2f} per-item's, procedures' x{procs:.2f}.")
 open("bench/RESULTS-tpcc.md", "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 EOF

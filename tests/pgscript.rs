@@ -2,8 +2,8 @@
 //! per-event statement counts), a script with every meta-command in the
 //! three protocols, a portable script on MariaDB and SQLite, weights
 //! within one point, error lines and exit codes, the script's path and
-//! SHA-256 in the store with the audit finding when they differ, and open
-//! loop and sweeps through the runner.
+//! SHA-256 in the store with the audit finding when they differ, open
+//! loop and sweeps through the runner, and pipelines and `\;` compounds.
 
 mod common;
 
@@ -196,6 +196,10 @@ fn script_errors_are_one_line_with_file_and_line() {
         ("div.sql", "\\set a 0\n\\set b 10 / :a\n", 4, "div.sql:2: \\set: division by zero"),
         ("sql.sql", "\n\nSELECT * FROM no_such_table;\n", 4, "sql.sql:3: no such table: no_such_table"),
         ("gset.sql", "SELECT 1 AS a UNION ALL SELECT 2 \\gset\n", 4, "gset.sql:1: \\gset expects one row, got 2"),
+        ("nested.sql", "\\startpipeline\nSELECT 1;\n\\startpipeline\n", 2, "nested.sql:3: \\startpipeline: already in pipeline mode (since line 1)"),
+        ("unopened.sql", "SELECT 1;\n\\endpipeline\n", 2, "unopened.sql:2: \\endpipeline: not in pipeline mode"),
+        ("open.sql", "\\startpipeline\nSELECT 1;\n", 2, "open.sql:1: \\startpipeline without a matching \\endpipeline"),
+        ("pgset.sql", "\\startpipeline\nSELECT 1 AS a \\gset\n\\endpipeline\n", 2, "pgset.sql:2: \\gset inside a pipeline is not supported here"),
     ];
     for (name, text, code, want) in cases {
         let f = write(&dir, name, text);
@@ -284,4 +288,82 @@ fn ctrl_c_stops_a_script_blocked_in_a_long_statement() {
     assert_eq!(code, Some(130), "{out}");
     assert!(took < Duration::from_secs(2), "took {took:?}");
     assert!(out.contains("SQL statistics") || out.contains("transactions"), "{out}");
+}
+
+/// pgbench's tpcb-like transaction in one pipeline: its seven statements go out together and
+/// are answered in order.
+const PIPELINED: &str = r#"\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+\startpipeline
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+\endpipeline
+"#;
+
+/// Pipeline mode in both extended protocols, with every statement counted and every
+/// transaction's rows in place; an error inside a pipeline rolls back its part up to the next
+/// `\syncpipeline` and skips the rest of that part, while the part after the Sync commits, as
+/// libpq's pipeline mode does; `\;` joins statements into one request in the simple protocol;
+/// what a protocol cannot send is refused in one line.
+#[test]
+fn pipelines_and_compound_statements_on_postgres() {
+    let _g = PG.lock().unwrap_or_else(|e| e.into_inner());
+    let pg = pg_url();
+    prepare(&pg, "1");
+    let dir = scratch_dir("pgscript_pipeline");
+    let piped = write(&dir, "piped.sql", PIPELINED);
+    for mode in ["prepared", "extended"] {
+        let before: u64 = pg_value("SELECT count(*) FROM pgbench_history").parse().unwrap();
+        let s = run_json(&pg, &["--pgbench-script", piped.to_str().unwrap(), "-M", mode, "--events", "300", "--threads", "2"]);
+        let n = s["transactions"].as_u64().unwrap();
+        assert_eq!(n, 300, "{mode}: {s}");
+        assert_eq!(queries(&s), (n, 4 * n, 2 * n), "{mode}: {s}");
+        let after: u64 = pg_value("SELECT count(*) FROM pgbench_history").parse().unwrap();
+        assert_eq!(after - before, n, "{mode}: each transaction's history row");
+    }
+    let sums = "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(delta) FROM pgbench_history) \
+        AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT sum(delta) FROM pgbench_history)";
+    assert_eq!(pg_value(sums), "t");
+
+    // Errors in order: the first part's INSERT is rolled back with the failed statement, the
+    // one after it never runs, the part after the Sync commits.
+    let failing = write(
+        &dir,
+        "failing.sql",
+        "\\startpipeline\nINSERT INTO pgbench_history (tid, bid, aid, delta) VALUES (1, 1, 1, 70101);\nSELECT 1/0;\n\
+         INSERT INTO pgbench_history (tid, bid, aid, delta) VALUES (1, 1, 1, 70102);\n\\syncpipeline\n\
+         INSERT INTO pgbench_history (tid, bid, aid, delta) VALUES (1, 1, 1, 70103);\n\\endpipeline\n",
+    );
+    let out = run_fail(fairbench().args(["run", "--pgbench-script", failing.to_str().unwrap(), "-M", "prepared", "--events", "1", "--no-save", "--target", &pg]));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let line = stderr(&out).lines().find(|l| l.starts_with("fairbench:")).map(str::to_string).unwrap_or_default();
+    assert!(line.contains("failing.sql:7") && line.contains("division by zero"), "{}", stderr(&out));
+    let kept = pg_value("SELECT string_agg(delta::text, ',' ORDER BY delta) FROM pgbench_history WHERE delta BETWEEN 70101 AND 70103");
+    assert_eq!(kept, "70103");
+
+    // `\;`: both statements of each event ran, sent as one.
+    let compound = write(&dir, "compound.sql", "UPDATE pgbench_branches SET filler = 'c' WHERE bid = 1 \\; UPDATE pgbench_tellers SET tbalance = tbalance + 1 WHERE tid = 1;\n");
+    let t0: i64 = pg_value("SELECT tbalance FROM pgbench_tellers WHERE tid = 1").parse().unwrap();
+    let s = run_json(&pg, &["--pgbench-script", compound.to_str().unwrap(), "-M", "simple", "--events", "40"]);
+    assert_eq!(s["transactions"], 40, "{s}");
+    let t1: i64 = pg_value("SELECT tbalance FROM pgbench_tellers WHERE tid = 1").parse().unwrap();
+    assert_eq!(t1 - t0, 40);
+    assert_eq!(pg_value("SELECT filler FROM pgbench_branches WHERE bid = 1").trim(), "c");
+
+    // What a protocol cannot send, before anything runs.
+    for (script, mode, want) in
+        [(&piped, "simple", "piped.sql:5: \\startpipeline: cannot use pipeline mode with the simple query protocol"), (&compound, "prepared", "compound.sql:1: \\;: statements joined by \\; go")]
+    {
+        let out = run_fail(fairbench().args(["run", "--pgbench-script", script.to_str().unwrap(), "-M", mode, "--time", "1", "--no-save", "--target", &pg]));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_one_line_error(&out, &[want]);
+    }
+    run_ok(fairbench().args(["cleanup", "select-only", "--target", &pg]));
 }

@@ -491,6 +491,52 @@ impl Conn {
         }
     }
 
+    /// The lean PostgreSQL client's session, which alone has pipeline mode; the one line for
+    /// every other client.
+    fn piped(&mut self) -> DbResult<&mut fast::pg::PgFast> {
+        match &mut self.inner {
+            Inner::PgFast(c) => Ok(c),
+            _ => Err(DbError {
+                kind: ErrKind::Fatal,
+                code: String::new(),
+                message: "pipeline mode needs PostgreSQL reached by fairbench's own client (not a MySQL or SQLite target, nor FAIRBENCH_WIRE=driver)".into(),
+            }),
+        }
+    }
+
+    /// Pipeline mode (pgbench's `\startpipeline`): the statements pushed until
+    /// [`Conn::pipeline_end`] go out together, without waiting for each answer.
+    pub fn pipeline_start(&mut self) -> DbResult<()> {
+        self.piped()?.pipeline_start();
+        Ok(())
+    }
+
+    pub async fn pipeline_push(&mut self, id: StmtId, params: &[Param<'_>]) -> DbResult<()> {
+        let st = self.set.get(id);
+        let r = match &mut self.inner {
+            Inner::PgFast(c) => c.pipeline_push(id, st, params).await,
+            _ => self.piped().map(drop),
+        };
+        r.map_err(|e| self.classify(e))
+    }
+
+    /// `\syncpipeline`.
+    pub fn pipeline_sync(&mut self) -> DbResult<()> {
+        self.piped()?.pipeline_sync();
+        Ok(())
+    }
+
+    /// Sends what the pipeline holds and reads the answers: the class of each statement that
+    /// completed, or the first error (classified as any statement's).
+    pub async fn pipeline_end(&mut self) -> DbResult<Vec<Class>> {
+        let r = match &mut self.inner {
+            Inner::PgFast(c) => c.pipeline_end().await,
+            _ => self.piped().map(|_| Vec::new()),
+        };
+        let done = r.map_err(|e| self.classify(e))?;
+        Ok(done.into_iter().map(|(rows, n)| classify_result(rows, n)).collect())
+    }
+
     /// Run one text statement (BEGIN, COMMIT, session settings, DDL).
     pub async fn query(&mut self, sql: &str) -> DbResult<Class> {
         self.screened(sql)?;

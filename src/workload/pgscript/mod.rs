@@ -22,7 +22,7 @@ use crate::usage;
 use expr::{Env, Value};
 pub use options::PgscriptArgs;
 use prng::PgRng;
-use script::{Cmd, Names, Part, Script, SleepArg, Sql};
+use script::{Cmd, Names, Part, Pipe, Script, SleepArg, Sql};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -78,6 +78,8 @@ pub struct PgClient {
     text: String,
     strs: Vec<String>,
     in_trx: bool,
+    /// Inside `\startpipeline` ... `\endpipeline`: statements are queued, not waited for.
+    piping: bool,
     /// The generators as the last event began: a retried event (deadlock,
     /// serialization failure) runs the same script with the same draws.
     saved: (PgRng, PgRng),
@@ -133,6 +135,7 @@ impl PgScripts {
             None if prepared_default => QueryMode::Prepared,
             None => QueryMode::Simple,
         };
+        refuse_for_protocol(&scripts, protocol)?;
         let mut set = StatementSet::default();
         for s in &mut scripts {
             for c in &mut s.commands {
@@ -246,7 +249,11 @@ impl PgScripts {
                 &big
             };
             let id = StmtId(sql.stmt);
-            if sql.into.is_some() {
+            if c.piping {
+                // Its answer is read at \endpipeline, where it is counted.
+                conn.pipeline_push(id, params).await.map_err(|e| located(e, path, line))?;
+                None
+            } else if sql.into.is_some() {
                 Some(conn.exec_rows(id, params).await.map_err(|e| located(e, path, line))?)
             } else {
                 let class = conn.exec(id, params).await.map_err(|e| located(e, path, line))?;
@@ -291,6 +298,29 @@ impl PgScripts {
     }
 }
 
+/// What a query mode cannot send, refused before the run in one line, where pgbench aborts the
+/// client when it gets there: a pipeline in the simple protocol, and statements joined by `\;`
+/// in the extended ones (a prepared statement holds one).
+fn refuse_for_protocol(scripts: &[Script], mode: QueryMode) -> Result<()> {
+    for s in scripts {
+        for c in &s.commands {
+            match &c.cmd {
+                Cmd::Pipeline(Pipe::Start) if mode == QueryMode::Simple => {
+                    return Err(usage!("{}: cannot use pipeline mode with the simple query protocol: run with -M extended or -M prepared", script::at(&s.path, c.line, "\\startpipeline")));
+                }
+                Cmd::Sql(q) if q.compound && mode != QueryMode::Simple => {
+                    return Err(usage!(
+                        "{}: statements joined by \\; go to the server as one request, which only the simple query protocol takes: run with -M simple, or end each with its own ;",
+                        script::at(&s.path, c.line, "\\;")
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 fn script_error(path: &str, line: usize, msg: impl std::fmt::Display) -> DbError {
     DbError { kind: ErrKind::Fatal, code: String::new(), message: script::at(path, line, msg) }
 }
@@ -322,7 +352,7 @@ impl Workload for PgScripts {
             vars[*slot] = Some(v.clone());
         }
         let (rng, choose) = (PgRng::new(stream), PgRng::new(stream ^ 0x5555_5555));
-        PgClient { vars, saved: (rng.clone(), choose.clone()), rng, choose, text: String::with_capacity(256), strs: Vec::new(), in_trx: false }
+        PgClient { vars, saved: (rng.clone(), choose.clone()), rng, choose, text: String::with_capacity(256), strs: Vec::new(), in_trx: false, piping: false }
     }
 
     async fn event(&self, conn: &mut Conn, c: &mut PgClient, q: &mut Counters, retry: bool) -> DbResult<()> {
@@ -350,6 +380,17 @@ impl Workload for PgScripts {
                     }
                 }
                 Cmd::Goto(to) => pc = *to,
+                Cmd::Pipeline(Pipe::Start) => {
+                    conn.pipeline_start().map_err(|e| located(e, &s.path, cmd.line))?;
+                    c.piping = true;
+                }
+                Cmd::Pipeline(Pipe::Sync) => conn.pipeline_sync().map_err(|e| located(e, &s.path, cmd.line))?,
+                Cmd::Pipeline(Pipe::End) => {
+                    c.piping = false;
+                    for class in conn.pipeline_end().await.map_err(|e| located(e, &s.path, cmd.line))? {
+                        q.add(class);
+                    }
+                }
                 Cmd::Sleep(arg, unit) => {
                     let us = match arg {
                         SleepArg::Const(us) => *us,
@@ -374,6 +415,8 @@ impl Workload for PgScripts {
     }
 
     async fn after_error(&self, conn: &mut Conn, c: &mut PgClient) {
+        // A pipeline the error ended is dropped with what it queued (the next one starts empty).
+        c.piping = false;
         if c.in_trx {
             let _ = conn.query("ROLLBACK").await;
             c.in_trx = false;

@@ -1,5 +1,6 @@
-//! pgbench script files: SQL commands ending in `;`, and the meta-commands
-//! `\set`, `\sleep`, `\if`/`\elif`/`\else`/`\endif`, `\gset` and `\aset`.
+//! pgbench script files: SQL commands ending in `;` (several joined by `\;` into one request),
+//! and the meta-commands `\set`, `\sleep`, `\if`/`\elif`/`\else`/`\endif`, `\gset`, `\aset`
+//! and `\startpipeline`/`\syncpipeline`/`\endpipeline`.
 //! A script compiles to a flat list of commands with jumps, so a client
 //! runs it with one index and no recursion.
 
@@ -51,6 +52,8 @@ pub struct Sql {
     pub into: Option<Into>,
     /// Index into the workload's statement set (filled when registered).
     pub stmt: u32,
+    /// Statements joined by `\;`, sent as one request: the simple protocol only.
+    pub compound: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -69,6 +72,15 @@ pub enum Cmd {
     /// Jump to the index when the condition is false.
     If(Expr, usize),
     Goto(usize),
+    Pipeline(Pipe),
+}
+
+/// pgbench's pipeline meta-commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pipe {
+    Start,
+    Sync,
+    End,
 }
 
 #[derive(Clone, Debug)]
@@ -107,7 +119,7 @@ struct IfFrame {
 }
 
 pub fn parse(path: &str, text: &str, weight: u32, names: &mut Names) -> Result<Script, String> {
-    let mut p = ScriptParser { path, names, commands: Vec::new(), ifs: Vec::new(), sql: String::new(), sql_line: 0 };
+    let mut p = ScriptParser { path, names, commands: Vec::new(), ifs: Vec::new(), sql: String::new(), sql_line: 0, compound: false, pipeline: None };
     let lines: Vec<&str> = text.lines().collect();
     let mut i = 0;
     while i < lines.len() {
@@ -132,6 +144,9 @@ pub fn parse(path: &str, text: &str, weight: u32, names: &mut Names) -> Result<S
     if let Some(f) = p.ifs.last() {
         return Err(at(path, f.line, "\\if without a matching \\endif"));
     }
+    if let Some(line) = p.pipeline {
+        return Err(at(path, line, "\\startpipeline without a matching \\endpipeline: the script would end with its pipeline open"));
+    }
     if p.commands.is_empty() {
         return Err(at(path, lines.len().max(1), "the script has no commands"));
     }
@@ -153,6 +168,10 @@ struct ScriptParser<'a> {
     /// SQL text since the last `;`.
     sql: String,
     sql_line: usize,
+    /// The SQL text holds a `\;`.
+    compound: bool,
+    /// The line of the `\startpipeline` whose pipeline is open.
+    pipeline: Option<usize>,
 }
 
 impl ScriptParser<'_> {
@@ -179,6 +198,15 @@ impl ScriptParser<'_> {
                     b'-' if b.get(i + 1) == Some(&b'-') => {
                         self.push_sql(&line[start..i], lineno);
                         return Ok(());
+                    }
+                    b'\\' if b.get(i + 1) == Some(&b';') => {
+                        // `\;` ends a statement but not the command: they go out together.
+                        self.push_sql(&line[start..i], lineno);
+                        self.sql.push(';');
+                        self.compound = true;
+                        i += 2;
+                        start = i;
+                        continue;
                     }
                     b'\\' => {
                         // A meta-command may follow SQL on its line (`... \gset`).
@@ -232,7 +260,15 @@ impl ScriptParser<'_> {
             return Ok(());
         }
         let mut sql = self.compile_sql(text);
+        sql.compound = std::mem::take(&mut self.compound);
         if let Some((aset, prefix, line)) = into {
+            let name = if aset { "aset" } else { "gset" };
+            if self.pipeline.is_some() {
+                return Err(self.err(line, format!("\\{name} inside a pipeline is not supported here: read the value outside \\startpipeline ... \\endpipeline")));
+            }
+            if sql.compound {
+                return Err(self.err(line, format!("\\{name} after a \\; compound command is not supported here: give the query its own ;")));
+            }
             let cols = select_names(text).ok_or_else(|| self.err(line, "cannot tell the names of this query's result columns: give each an alias (AS name)"))?;
             sql.into = Some(Into { aset, slots: cols.iter().map(|c| self.names.slot(&format!("{prefix}{c}"))).collect() });
         }
@@ -286,7 +322,7 @@ impl ScriptParser<'_> {
         let word = first_word(text);
         let returns_rows = matches!(word.as_str(), "select" | "with" | "values" | "show" | "table" | "explain") || text.to_ascii_lowercase().contains("returning");
         let trx = matches!(word.as_str(), "begin" | "commit" | "end" | "rollback" | "start" | "abort");
-        Sql { parts, bound, params, returns_rows, trx, into: None, stmt: 0 }
+        Sql { parts, bound, params, returns_rows, trx, into: None, stmt: 0, compound: false }
     }
 
     fn meta(&mut self, full: &str, line: usize) -> Result<(), String> {
@@ -369,8 +405,22 @@ impl ScriptParser<'_> {
                 self.flush_sql(Some((lname == "aset", prefix, line)))?;
             }
             "setshell" | "shell" => return Err(self.err(line, format!("\\{lname} is not supported: fairbench does not run shell commands from scripts"))),
-            "startpipeline" | "endpipeline" | "syncpipeline" => return Err(self.err(line, format!("\\{lname} is not supported: pipeline mode is not implemented"))),
-            _ if lname.starts_with(';') => return Err(self.err(line, "\\; is not supported: end each statement with its own ;")),
+            "startpipeline" => {
+                if let Some(open) = self.pipeline {
+                    return Err(self.err(line, format!("\\startpipeline: already in pipeline mode (since line {open})")));
+                }
+                self.pipeline = Some(line);
+                self.push(Cmd::Pipeline(Pipe::Start), line);
+            }
+            "syncpipeline" | "endpipeline" => {
+                if self.pipeline.is_none() {
+                    return Err(self.err(line, format!("\\{lname}: not in pipeline mode (no \\startpipeline before it)")));
+                }
+                if lname == "endpipeline" {
+                    self.pipeline = None;
+                }
+                self.push(Cmd::Pipeline(if lname == "endpipeline" { Pipe::End } else { Pipe::Sync }), line);
+            }
             _ => return Err(self.err(line, format!("invalid command \\{name}"))),
         }
         Ok(())
@@ -606,7 +656,25 @@ mod tests {
         assert_eq!(p("\\sleep 1 min\n").unwrap_err(), "t.sql:1: \\sleep: unknown time unit \"min\": use us, ms or s");
         assert_eq!(p("\\set 1x 2\n").unwrap_err(), "t.sql:1: \\set: invalid variable name: \"1x\"");
         assert_eq!(p("\n\n").unwrap_err(), "t.sql:2: the script has no commands");
-        assert_eq!(p("SELECT 1\\; SELECT 2;\n").unwrap_err(), "t.sql:1: \\; is not supported: end each statement with its own ;");
+        assert_eq!(p("SELECT 1\\; SELECT 2 \\gset\n").unwrap_err(), "t.sql:1: \\gset after a \\; compound command is not supported here: give the query its own ;");
+        assert_eq!(p("\\syncpipeline\n").unwrap_err(), "t.sql:1: \\syncpipeline: not in pipeline mode (no \\startpipeline before it)");
+    }
+
+    #[test]
+    fn a_compound_command_is_one_request_and_a_pipeline_brackets_its_statements() {
+        let (s, _) = p("SELECT 1\\; SELECT 2;\nSELECT 3;\n").unwrap();
+        let sql: Vec<(String, bool)> = s
+            .commands
+            .iter()
+            .map(|c| match &c.cmd {
+                Cmd::Sql(q) => (q.bound.clone(), q.compound),
+                _ => panic!("{c:?}"),
+            })
+            .collect();
+        assert_eq!(sql, [("SELECT 1; SELECT 2".to_string(), true), ("SELECT 3".to_string(), false)]);
+        let (s, _) = p("\\startpipeline\nSELECT 1;\n\\syncpipeline\nSELECT 2;\n\\endpipeline\n").unwrap();
+        let pipes: Vec<Option<Pipe>> = s.commands.iter().map(|c| if let Cmd::Pipeline(x) = c.cmd { Some(x) } else { None }).collect();
+        assert_eq!(pipes, [Some(Pipe::Start), None, Some(Pipe::Sync), None, Some(Pipe::End)]);
     }
 
     #[test]

@@ -7,11 +7,14 @@
 //! Per execution it writes Bind/Execute/Sync in one buffer and reads up to
 //! ReadyForQuery; nothing else crosses the socket.
 
+mod pipeline;
+
 use super::scram::Scram;
 use super::{be16, be32, tls, Choice, ReadBuf, Sock};
 use crate::db::hosts::HostState;
 use crate::db::postgres::{encode_copy_row, lost_sqlstate, value_text};
 use crate::db::{dollar_params, interpolate, Column, ConnConfig, DbError, DbResult, ErrKind, Param, Row, RowSource, SslMode, Statement, StmtId};
+use pipeline::Pipe;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
 
 /// SCRAM state: the cached implementation, or the general one for
@@ -58,6 +61,8 @@ pub struct PgFast {
     /// The session's state as the server reported it at startup
     /// (PostgreSQL 14 and later), for `target_session_attrs`.
     reported: Option<HostState>,
+    /// Pipeline mode: what is queued to go out together.
+    pipe: Pipe,
 }
 
 /// One backend message: type and body range in the read buffer.
@@ -189,7 +194,7 @@ impl PgFast {
             r.data.clear();
             r.pos = 0;
         }
-        let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false, pooler: None, reported: None };
+        let mut c = PgFast { sock, r, w: Vec::with_capacity(4096), stmts: Vec::new(), text: String::new(), broken: false, pooler: None, reported: None, pipe: Pipe::default() };
         // Startup: the parameters tokio-postgres sends, in its order.
         c.w.clear();
         c.w.extend_from_slice(&[0; 4]);
@@ -503,8 +508,15 @@ impl PgFast {
     }
 
     fn bind_execute(&mut self, id: StmtId, params: &[Param<'_>]) {
-        let w = &mut self.w;
-        w.clear();
+        self.w.clear();
+        let mut w = std::mem::take(&mut self.w);
+        self.append_bind_execute(&mut w, id, params);
+        w.extend_from_slice(&[b'S', 0, 0, 0, 4]);
+        self.w = w;
+    }
+
+    /// Bind and Execute of statement `id` appended to `w`, without the Sync.
+    fn append_bind_execute(&self, w: &mut Vec<u8>, id: StmtId, params: &[Param<'_>]) {
         let named = self.pooler.is_none();
         if !named {
             if let Some(Some(p)) = self.stmts.get(id.0 as usize) {
@@ -538,7 +550,6 @@ impl PgFast {
         w.extend_from_slice(&[0, 1, 0, 1]);
         finish(w, at);
         w.extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0]);
-        w.extend_from_slice(&[b'S', 0, 0, 0, 4]);
     }
 
     /// Sends statement `id` with `params`, parsed first when this
