@@ -291,21 +291,8 @@ fn ctrl_c_stops_a_script_blocked_in_a_long_statement() {
 }
 
 /// pgbench's tpcb-like transaction in one pipeline: its seven statements go out together and
-/// are answered in order.
-const PIPELINED: &str = r#"\set aid random(1, 100000 * :scale)
-\set bid random(1, 1 * :scale)
-\set tid random(1, 10 * :scale)
-\set delta random(-5000, 5000)
-\startpipeline
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-\endpipeline
-"#;
+/// are answered in order (the script bench/pgscript.py runs beside pgbench).
+const PIPELINED: &str = include_str!("../bench/tpcb_pipelined.sql");
 
 /// Pipeline mode in both extended protocols, with every statement counted and every
 /// transaction's rows in place; an error inside a pipeline rolls back its part up to the next
@@ -359,7 +346,7 @@ fn pipelines_and_compound_statements_on_postgres() {
 
     // What a protocol cannot send, before anything runs.
     for (script, mode, want) in
-        [(&piped, "simple", "piped.sql:5: \\startpipeline: cannot use pipeline mode with the simple query protocol"), (&compound, "prepared", "compound.sql:1: \\;: statements joined by \\; go")]
+        [(&piped, "simple", "piped.sql:7: \\startpipeline: cannot use pipeline mode with the simple query protocol"), (&compound, "prepared", "compound.sql:1: \\;: statements joined by \\; go")]
     {
         let out = run_fail(fairbench().args(["run", "--pgbench-script", script.to_str().unwrap(), "-M", mode, "--time", "1", "--no-save", "--target", &pg]));
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -463,6 +463,7 @@ const SANDBOX_REGISTRY: &str = "src/server/kinds/mod.rs";
 const SANDBOX_ALLOWED: &[(&str, &str, &str)] = &[
     // (path or folder prefix, pattern, reason)
     ("src/server/kinds/patroni/", "postgres", "a cluster's nodes are PostgreSQL servers: Patroni's config names them so, and their binaries, service account, settings and profile section are the postgres kind's"),
+    ("src/server/kinds/pgbouncer.rs", "postgres", "a pooler pools for a PostgreSQL server: it is given a postgres sandbox (or a postgres:// URL) and runs as PostgreSQL's service account, as pgbouncer refuses root"),
     ("src/server/kinds/vitess/", "mariadb", "a sharded cluster's shards are MariaDB servers: their config, data directory, accounts, binaries, service account, settings and profile section are the mariadb kind's"),
     ("src/server/client.rs", "mariadb", "the MySQL-protocol command-line client is the mariadb (or mysql) program, which every kind on that protocol uses to probe its server and make the accounts"),
     ("src/server/client.rs", "postgres", "psql, PostgreSQL's client, is found in the newest installed PostgreSQL (/usr/lib/postgresql), and is what every kind on that protocol uses"),

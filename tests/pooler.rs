@@ -152,3 +152,41 @@ fn named_statements_through_transaction_pooling_stop_with_what_to_do() {
     assert!(stdout(&ok).contains("transactions:"));
     run_ok(fairbench().arg("cleanup").arg("oltp_read_only").args(t));
 }
+
+/// `server start pgbouncer --for`: Debian's pgbouncer as a sandbox in front of the test server,
+/// its URL used like any target; the run through it records the pool it went through, and the
+/// audit of a comparison with a run on the server itself says a pooler is on one side only.
+#[test]
+fn a_pgbouncer_sandbox_pools_for_a_server_and_the_audit_flags_a_pooler_on_one_side() {
+    let root = scratch_dir("pgbouncer-sandbox");
+    let fb = || {
+        let mut c = fairbench();
+        c.env("FAIRBENCH_SANDBOX_ROOT", &root);
+        c
+    };
+    // A mode pgbouncer does not have, and no server to pool for: one line each, nothing started.
+    let out = run_fail(fb().args(["server", "start", "pgbouncer", "--for", &pg_url(), "--pool-mode", "connection"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_one_line_error(&out, &["--pool-mode connection", "session, transaction or statement"]);
+    let out = run_fail(fb().args(["server", "start", "pgbouncer"]));
+    assert_one_line_error(&out, &["--for"]);
+    let out = run_ok(fb().args(["server", "start", "pgbouncer", "--for", &pg_url(), "--pool-mode", "transaction", "--pool-size", "2"]));
+    let text = stdout(&out);
+    let url = text.lines().find(|l| l.starts_with("postgres://")).unwrap_or_else(|| panic!("no URL in {text}")).to_string();
+    assert!(stderr(&out).contains("pool_mode=transaction, default_pool_size=2"), "{}", stderr(&out));
+    let store = root.join("r.sqlite");
+    let t = ["--table-name", "pgb_sb_", "--tables", "1", "--table-size", "1000"];
+    run_ok(fb().args(["prepare", "oltp_point_select", "--target", &pg_url()]).args(t));
+    for target in [pg_url(), url.clone()] {
+        run_ok(fb().args(["run", "oltp_point_select", "--target", &target, "--threads", "4", "--time", "2", "--results"]).arg(&store).args(t));
+    }
+    let show = stdout(&run_ok(fb().args(["results", "show", "2", "--results"]).arg(&store)));
+    assert!(show.contains("pool_mode=transaction") && show.contains("pooler in front of the server"), "{show}");
+    let out = run_ok(fb().args(["compare", "1", "2", "--json", "--results"]).arg(&store));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let f = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "pooler-mismatch").unwrap_or_else(|| panic!("no pooler finding: {v}"));
+    assert_eq!(f["evidence"], serde_json::json!(["run 1 (postgres): no pooler: connected to the server itself", "run 2 (postgres): a pooler, pool_mode=transaction"]));
+    run_ok(fb().args(["cleanup", "oltp_point_select", "--target", &pg_url()]).args(t));
+    run_ok(fb().args(["server", "stop", "--all"]));
+    assert!(std::net::TcpStream::connect(url.split('@').nth(1).and_then(|h| h.split('/').next()).unwrap()).is_err(), "pgbouncer still listens after stop");
+}

@@ -424,6 +424,7 @@ fn across(rs: &[&RunRecord]) -> Vec<Finding> {
         v.extend(rule_config_mismatch(rs));
         v.extend(super::measured::rule_measured_setting_mismatch(rs));
         v.extend(rule_tls_mismatch(rs));
+        v.extend(super::pooler::rule_pooler_mismatch(rs));
         v.extend(rule_sampling_mismatch(rs));
         v.extend(rule_script_mismatch(rs));
         v.extend(rule_workload_options_mismatch(rs));

@@ -20,6 +20,7 @@ mod degradation;
 mod hardware;
 mod measured;
 mod one_run;
+mod pooler;
 mod repetitions;
 mod tables;
 mod versions;
@@ -27,6 +28,7 @@ mod waits;
 
 pub use across_runs::*;
 pub use one_run::*;
+pub use pooler::rule_pooler_mismatch;
 
 use crate::db::engines::page_reads;
 use crate::env::durability::{durability, DurClass};

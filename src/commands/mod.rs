@@ -50,10 +50,11 @@ pub fn results(a: ResultsArgs) -> Result<()> {
 }
 
 /// `cfg` with the origin of its server's build, when a sandbox on this machine serves the
-/// target with a build of the user's choice.
+/// target with a build of the user's choice, and with the pool of a pooler sandbox serving it.
 fn with_build(mut cfg: ConnConfig) -> ConnConfig {
     if let ([(_, port)], None, true) = (&cfg.target.hosts[..], &cfg.target.socket, crate::env::is_local(&cfg)) {
         cfg.build = crate::server::origin_on_port(*port);
+        cfg.pool = crate::server::pool_on_port(*port);
     }
     cfg
 }

@@ -93,6 +93,9 @@ pub struct ConnConfig {
     /// Where the target server's build came from, when a sandbox started with a build of the
     /// user's choice serves it (`server start --version`, `--basedir`): recorded with the run.
     pub build: Option<String>,
+    /// The pool a pooler sandbox on this machine serves the target with (`server start
+    /// pgbouncer`): its program, mode and size, recorded with the run.
+    pub pool: Option<String>,
 }
 
 impl ConnConfig {
@@ -114,6 +117,7 @@ impl ConnConfig {
             checking: false,
             server_time: true,
             build: None,
+            pool: None,
         }
     }
 

@@ -249,6 +249,16 @@ pub fn origin_on_port(port: u16) -> Option<String> {
     })
 }
 
+/// The pool of the pooler sandbox on 127.0.0.1:`port` (see [`kinds::SandboxKind::pool`]), read
+/// only as [`origin_on_port`] is.
+pub fn pool_on_port(port: u16) -> Option<String> {
+    fs::read_dir(root()).into_iter().flatten().flatten().find_map(|e| {
+        let entry = e.path();
+        let dir = fs::read_to_string(entry.join("dir")).map(PathBuf::from).unwrap_or(entry);
+        load(&dir).filter(|sb| sb.port == port).and_then(|sb| sb.kind().pool(&sb))
+    })
+}
+
 pub fn list() -> Vec<Sandbox> {
     let mut v = Vec::new();
     for e in fs::read_dir(root()).into_iter().flatten().flatten() {

@@ -136,7 +136,10 @@ impl Engine for Postgres {
             // Always one row: no pg_stat_ssl row means no TLS; no row at all means the query failed.
             let ssl = value(c, "SELECT COALESCE((SELECT CASE WHEN ssl THEN COALESCE(cipher, 'unknown cipher') ELSE '' END FROM pg_stat_ssl WHERE pid = pg_backend_pid()), '')", errors).await;
             (s.tls, s.tls_cipher) = tls_of(ssl.as_deref());
-            s.pooler = c.pooler().map(|p| pooler_text(p, cfg.prepared));
+            s.pooler = c.pooler().map(|p| match &cfg.pool {
+                Some(pool) => format!("{pool}; {}", pooler_text(p, cfg.prepared)),
+                None => pooler_text(p, cfg.prepared),
+            });
             if c.config().server_time {
                 match super::digests::view(c, s, errors).await {
                     Ok(v) => s.statements_view = Some(v),

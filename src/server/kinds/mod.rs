@@ -6,6 +6,7 @@
 
 mod mariadb;
 mod patroni;
+mod pgbouncer;
 mod postgres;
 mod tidb;
 mod vitess;
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Every sandbox kind, in the order `server profiles` shows their settings.
-const KINDS: &[&dyn SandboxKind] = &[&mariadb::Mariadb, &postgres::Postgres, &tidb::Tidb, &patroni::Patroni, &vitess::Vitess];
+const KINDS: &[&dyn SandboxKind] = &[&mariadb::Mariadb, &postgres::Postgres, &tidb::Tidb, &patroni::Patroni, &vitess::Vitess, &pgbouncer::Pgbouncer];
 
 /// The processes of a sandbox that runs many (a cluster's nodes, a sharded
 /// keyspace's tablets and routers), found and stopped by the kind's rules.
@@ -188,6 +189,12 @@ pub trait SandboxKind: Sync {
     /// Lines to say once it is up besides its URL.
     fn details(&self, _sb: &Sandbox) -> Vec<String> {
         vec![]
+    }
+
+    /// The pool a connection pooler sandbox gives its clients (its program, mode and size), as
+    /// a run through it records it; None for a server.
+    fn pool(&self, _sb: &Sandbox) -> Option<String> {
+        None
     }
 }
 
