@@ -9,7 +9,7 @@ getrusage of the finished child).
     python3 bench/pgscript.py --fairbench target/release/fairbench \\
         --clients 1,4 --seconds 10 --reps 3
 
-Scripts: pgbench's select-only built-in, bench/oltp_ro.sql (sysbench's
+Scripts: pgbench's select-only, simple-update and tpcb-like built-ins, bench/oltp_ro.sql (sysbench's
 OLTP read-only transaction written as a pgbench script, as 002's
 pgbench -M prepared -f oltp_ro.sql runs), and bench/tpcb_pipelined.sql
 (pgbench's tpcb-like transaction in one pipeline). Both tools use -M prepared and
@@ -73,7 +73,7 @@ def main():
     env = dict(os.environ, PGPASSWORD=password, PGSSLMODE="disable")
     subprocess.run([a.fairbench, "prepare", "select-only", "--scale", str(a.scale), "--target", a.url], check=True, stdout=subprocess.DEVNULL)
     load0 = os.getloadavg()[0]
-    scripts = ["select-only", os.path.join(HERE, "oltp_ro.sql"), os.path.join(HERE, "tpcb_pipelined.sql")]
+    scripts = ["select-only", "simple-update", "tpcb-like", os.path.join(HERE, "oltp_ro.sql"), os.path.join(HERE, "tpcb_pipelined.sql")]
     rows = []
     for script in scripts:
         for clients in [int(c) for c in a.clients.split(",")]:
