@@ -354,3 +354,19 @@ fn pipelines_and_compound_statements_on_postgres() {
     }
     run_ok(fairbench().args(["cleanup", "select-only", "--target", &pg]));
 }
+
+/// pgbench's -C: a new connection after every transaction; --reconnect N after every N; the
+/// run records it, so a comparison with a run on held connections shows the difference.
+#[test]
+fn connection_churn_reconnects_after_every_transaction_or_every_n() {
+    let _g = PG.lock().unwrap_or_else(|e| e.into_inner());
+    let pg = pg_url();
+    prepare(&pg, "1");
+    for (flag, events, want) in [(&["-C"][..], 200, 200), (&["--reconnect", "50"][..], 200, 4)] {
+        let s = run_json(&pg, &[&["-b", "select-only", "--threads", "1", "--events", &events.to_string()][..], flag].concat());
+        assert_eq!(s["transactions"], events, "{s}");
+        assert_eq!(s["reconnects"], want, "{flag:?}: {s}");
+        assert_eq!(s["options"]["reconnect"], if flag[0] == "-C" { "1" } else { "50" }, "{s}");
+    }
+    run_ok(fairbench().args(["cleanup", "select-only", "--target", &pg]));
+}

@@ -42,8 +42,9 @@ impl Family for PgscriptFamily {
     fn bench(&self, plan: &mut Plan, mut cfg: ConnConfig) -> Result<Option<BenchRun>> {
         let args: PgscriptArgs = plan.families.get()?;
         let scale = plan.families.given::<u32>("warehouses");
-        let defines = plan.families.get::<crate::workload::common::CommonArgs>()?.define;
-        let mut w = PgScripts::new(&plan.workload, &args, &defines, scale, cfg.prepared, plan.run.seed)?;
+        let common = plan.families.get::<crate::workload::common::CommonArgs>()?;
+        let mut w = PgScripts::new(&plan.workload, &args, &common.define, scale, cfg.prepared, plan.run.seed)?;
+        w.reconnect = if args.connect { 1 } else { common.reconnect };
         if w.scripts.len() > 1 {
             // A mix is not the built-in the command line named.
             plan.workload = SCRIPTS.to_string();

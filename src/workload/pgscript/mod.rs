@@ -60,6 +60,8 @@ pub struct PgScripts {
     /// The scale the run uses, known once the tables were looked at.
     scale: AtomicI64,
     pub builtins_only: bool,
+    /// A new connection every this many transactions (`-C`: 1; `--reconnect N`), 0: never.
+    pub reconnect: u64,
     defines: Vec<(usize, Value)>,
     seed: u64,
     total_weight: u64,
@@ -154,6 +156,7 @@ impl PgScripts {
             scale_given: scale.map(i64::from),
             scale: AtomicI64::new(scale.map(i64::from).unwrap_or(1)),
             builtins_only,
+            reconnect: 0,
             defines,
             seed,
             total_weight,
@@ -423,6 +426,10 @@ impl Workload for PgScripts {
         }
     }
 
+    fn reconnect_every(&self) -> u64 {
+        self.reconnect
+    }
+
     fn kinds(&self) -> &'static [&'static str] {
         if self.scripts.len() > 1 {
             self.kinds
@@ -448,6 +455,10 @@ impl Workload for PgScripts {
             ("scale".to_string(), self.scale().to_string()),
             ("transport".to_string(), cfg.target.transport().to_string()),
         ];
+        if self.reconnect > 0 {
+            // A connection per transaction (pgbench's -C) measures connecting as much as the script.
+            v.push(("reconnect".to_string(), self.reconnect.to_string()));
+        }
         if !self.defines.is_empty() {
             // One option holding every NAME=VALUE, as records keep one value per name.
             let defs: Vec<String> = self

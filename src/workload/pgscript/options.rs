@@ -17,4 +17,7 @@ pub struct PgscriptArgs {
     /// How scripts send SQL: simple (text with values), extended (bound parameters), prepared (parsed once per connection); default: prepared, or simple with --db-ps-mode=disable (pgbench's -M)
     #[arg(long = "protocol", short = 'M', value_parser = ["simple", "extended", "prepared"])]
     pub protocol: Option<String>,
+    /// A new connection after every transaction, counted in the reconnects (pgbench's -C; --reconnect N: after every N)
+    #[arg(long = "connect", short = 'C')]
+    pub connect: bool,
 }
