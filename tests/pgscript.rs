@@ -370,3 +370,46 @@ fn connection_churn_reconnects_after_every_transaction_or_every_n() {
     }
     run_ok(fairbench().args(["cleanup", "select-only", "--target", &pg]));
 }
+
+/// The partitions of each tool's pgbench_accounts (name and bounds), read from the catalog.
+fn account_partitions() -> String {
+    pg_value("SELECT string_agg(c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid), '; ' ORDER BY c.relname) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'pgbench_accounts'::regclass")
+}
+
+/// `prepare --partitions N --partition-method range|hash` makes the partitions Debian's
+/// `pgbench -i` makes, bound for bound, and the built-ins run on them; `pgbench -i`'s own
+/// tables run through fairbench with the same counts.
+#[test]
+fn partitioned_accounts_are_pgbench_i_s_and_either_tools_tables_run() {
+    let _g = PG.lock().unwrap_or_else(|e| e.into_inner());
+    let pg = pg_url();
+    let u = parse_url(&pg);
+    let pgbench_i = |extra: &[&str]| {
+        run_ok(Command::new("pgbench").env("PGPASSWORD", &u.password).args(["-i", "-q", "-s", "2", "-h", "127.0.0.1", "-p", &pg_port().to_string(), "-U", &u.user]).args(extra).arg(&u.database))
+    };
+    for method in ["range", "hash"] {
+        run_ok(fairbench().args(["prepare", "tpcb-like", "--scale", "2", "--partitions", "3", "--partition-method", method, "--target", &pg]));
+        let ours = account_partitions();
+        assert_eq!(ours.matches("pgbench_accounts_").count(), 3, "{ours}");
+        assert_eq!(pg_value("SELECT count(*) FROM pgbench_accounts"), "200000");
+        let s = run_json(&pg, &["tpcb-like", "--events", "200", "--threads", "2"]);
+        assert_eq!(queries(&s), (200, 800, 400), "{s}");
+        pgbench_i(&["--partitions", "3", "--partition-method", method]);
+        assert_eq!(account_partitions(), ours, "{method}: pgbench -i's partitions");
+    }
+    // pgbench -i's own tables (scale 2, unpartitioned): the scale read from them, the counts kept.
+    pgbench_i(&[]);
+    let s = run_json(&pg, &["select-only", "--events", "300", "--no-prepare"]);
+    assert_eq!(s["options"]["scale"], "2", "{s}");
+    assert_eq!(queries(&s), (300, 0, 0), "{s}");
+    let s = run_json(&pg, &["tpcb-like", "--events", "100", "--no-prepare"]);
+    assert_eq!(queries(&s), (100, 400, 200), "{s}");
+    assert_eq!(pg_value("SELECT count(*) FROM pgbench_history"), "100");
+    run_ok(fairbench().args(["cleanup", "select-only", "--target", &pg]));
+    // Partitions are PostgreSQL's: one line elsewhere.
+    let dir = scratch_dir("pgscript_parts");
+    let lite = format!("sqlite:{}", dir.join("p.sqlite").display());
+    let out = run_fail(fairbench().args(["prepare", "tpcb-like", "--partitions", "2", "--target", &lite]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_one_line_error(&out, &["--partitions", "PARTITION BY"]);
+}

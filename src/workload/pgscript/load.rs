@@ -3,9 +3,10 @@
 //! `--scale`; primary keys added after the load.
 
 use super::{PgScripts, TABLES};
-use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Row, RowSource};
+use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Protocol, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
+use crate::usage;
 use crate::workload::common::ddl;
 use crate::workload::TableState;
 use crate::workload::{Dataset, DatasetTables};
@@ -61,6 +62,31 @@ impl RowSource for Gen<'_> {
         }
         true
     }
+}
+
+/// pgbench -i's partitions of pgbench_accounts: the clause that makes the table partitioned,
+/// and the partitions `pgbench_accounts_1` to `_N`. Range partitions are `accounts / n`
+/// (rounded up) aids each, the first from MINVALUE and the last to MAXVALUE, as pgbench makes
+/// them; hash partitions split by aid's hash. None for `n` = 0.
+fn accounts_partitions(n: u32, method: &str, accounts: i64) -> (Vec<String>, String) {
+    if n == 0 {
+        return (Vec::new(), String::new());
+    }
+    let n = i64::from(n);
+    let size = (accounts + n - 1) / n;
+    let parts = (1..=n)
+        .map(|p| {
+            let bounds = if method == "hash" {
+                format!("WITH (MODULUS {n}, REMAINDER {})", p - 1)
+            } else {
+                let from = if p == 1 { "MINVALUE".to_string() } else { ((p - 1) * size + 1).to_string() };
+                let to = if p == n { "MAXVALUE".to_string() } else { (p * size + 1).to_string() };
+                format!("FROM ({from}) TO ({to})")
+            };
+            format!("CREATE TABLE pgbench_accounts_{p} PARTITION OF pgbench_accounts FOR VALUES {bounds}")
+        })
+        .collect();
+    (parts, format!(" PARTITION BY {} (aid)", method.to_ascii_uppercase()))
 }
 
 fn col(name: &str, ty: ColType) -> Column {
@@ -120,12 +146,17 @@ impl Dataset for PgScripts {
         }
         // Ids above 2^31 from scale 20000 on, as pgbench -i switches to bigint.
         let id = if scale >= 20_000 { "bigint" } else { "int" };
-        let schema = [
+        let (parts, how) = accounts_partitions(self.partitions.0, &self.partitions.1, scale * ACCOUNTS);
+        if !parts.is_empty() && cfg.target.protocol != Protocol::Postgres {
+            return Err(usage!("--partitions: pgbench partitions pgbench_accounts with PostgreSQL's PARTITION BY; this target is {}", cfg.target.protocol.name()));
+        }
+        let mut schema = vec![
             "CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))".to_string(),
             "CREATE TABLE pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84))".to_string(),
-            format!("CREATE TABLE pgbench_accounts (aid {id} not null, bid int, abalance int, filler char(84))"),
+            format!("CREATE TABLE pgbench_accounts (aid {id} not null, bid int, abalance int, filler char(84)){how}"),
             "CREATE TABLE pgbench_branches (bid int not null, bbalance int, filler char(88))".to_string(),
         ];
+        schema.extend(parts);
         for sql in &schema {
             ddl(&mut conn, sql).await?;
         }
@@ -152,7 +183,11 @@ impl Dataset for PgScripts {
         }
         conn.close().await;
         if !quiet {
-            println!("pgbench tables ready: scale {scale} ({} accounts).", scale * ACCOUNTS);
+            let parted = match self.partitions.0 {
+                0 => String::new(),
+                n => format!(", in {n} {} partitions", self.partitions.1),
+            };
+            println!("pgbench tables ready: scale {scale} ({} accounts{parted}).", scale * ACCOUNTS);
         }
         Ok(())
     }
@@ -181,5 +216,28 @@ impl Dataset for PgScripts {
             println!("Read the pgbench tables.");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accounts_partitions_are_pgbenchs() {
+        let (parts, how) = accounts_partitions(3, "range", 200_000);
+        assert_eq!(how, " PARTITION BY RANGE (aid)");
+        assert_eq!(
+            parts,
+            [
+                "CREATE TABLE pgbench_accounts_1 PARTITION OF pgbench_accounts FOR VALUES FROM (MINVALUE) TO (66668)",
+                "CREATE TABLE pgbench_accounts_2 PARTITION OF pgbench_accounts FOR VALUES FROM (66668) TO (133335)",
+                "CREATE TABLE pgbench_accounts_3 PARTITION OF pgbench_accounts FOR VALUES FROM (133335) TO (MAXVALUE)",
+            ]
+        );
+        let (parts, how) = accounts_partitions(2, "hash", 100_000);
+        assert_eq!(how, " PARTITION BY HASH (aid)");
+        assert_eq!(parts[1], "CREATE TABLE pgbench_accounts_2 PARTITION OF pgbench_accounts FOR VALUES WITH (MODULUS 2, REMAINDER 1)");
+        assert_eq!(accounts_partitions(0, "range", 100_000), (vec![], String::new()));
     }
 }

@@ -62,6 +62,8 @@ pub struct PgScripts {
     pub builtins_only: bool,
     /// A new connection every this many transactions (`-C`: 1; `--reconnect N`), 0: never.
     pub reconnect: u64,
+    /// `prepare --partitions N --partition-method M`: pgbench_accounts in N partitions.
+    partitions: (u32, String),
     defines: Vec<(usize, Value)>,
     seed: u64,
     total_weight: u64,
@@ -157,6 +159,7 @@ impl PgScripts {
             scale: AtomicI64::new(scale.map(i64::from).unwrap_or(1)),
             builtins_only,
             reconnect: 0,
+            partitions: (args.partitions, args.partition_method.clone()),
             defines,
             seed,
             total_weight,

@@ -20,4 +20,10 @@ pub struct PgscriptArgs {
     /// A new connection after every transaction, counted in the reconnects (pgbench's -C; --reconnect N: after every N)
     #[arg(long = "connect", short = 'C')]
     pub connect: bool,
+    /// prepare, PostgreSQL: pgbench_accounts in this many partitions, pgbench_accounts_1 to _N (pgbench -i --partitions; 0: none)
+    #[arg(long = "partitions", value_name = "N", default_value_t = 0)]
+    pub partitions: u32,
+    /// prepare: how --partitions splits pgbench_accounts by aid: range (pgbench's default) or hash
+    #[arg(long = "partition-method", value_name = "METHOD", default_value = "range", value_parser = ["range", "hash"])]
+    pub partition_method: String,
 }
