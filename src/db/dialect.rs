@@ -304,6 +304,13 @@ pub trait Schema: Sync {
     /// clause after CREATE TABLE's parenthesis, and the statements that
     /// create the partitions; None where tables have no partitions.
     fn hash_partitions(&self, table: &str, col: &str, n: u32) -> Option<(String, Vec<String>)>;
+
+    /// A partition `child` of `parent` made as a table of its own, `bounds` in PostgreSQL's
+    /// words (`FROM (1) TO (100)`, `WITH (MODULUS 2, REMAINDER 0)`): None where partitions are
+    /// not tables of their own (pgbench's partitioned accounts are PostgreSQL's).
+    fn partition_of(&self, _parent: &str, _child: &str, _bounds: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The SQL around a bulk load and the upkeep after it: how values are sent,

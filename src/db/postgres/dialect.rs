@@ -88,6 +88,10 @@ impl Schema for PgDialect {
         vec![format!("DROP TABLE IF EXISTS {} CASCADE", tables.join(", "))]
     }
 
+    fn partition_of(&self, parent: &str, child: &str, bounds: &str) -> Option<String> {
+        Some(format!("CREATE TABLE {child} PARTITION OF {parent} FOR VALUES {bounds}"))
+    }
+
     fn hash_partitions(&self, table: &str, col: &str, n: u32) -> Option<(String, Vec<String>)> {
         let parts = (0..n).map(|p| format!("CREATE TABLE {table}_p{p} PARTITION OF {table} FOR VALUES WITH (MODULUS {n}, REMAINDER {p})")).collect();
         Some((format!(" PARTITION BY HASH ({col})"), parts))

@@ -3,7 +3,7 @@
 //! `--scale`; primary keys added after the load.
 
 use super::{PgScripts, TABLES};
-use crate::db::{ColType, Column, Conn, ConnConfig, LoadMode, Protocol, Row, RowSource};
+use crate::db::{ColType, Column, Conn, ConnConfig, Dialect, LoadMode, Row, RowSource};
 use crate::error::{Error, Result};
 use crate::output::Progress;
 use crate::usage;
@@ -67,10 +67,11 @@ impl RowSource for Gen<'_> {
 /// pgbench -i's partitions of pgbench_accounts: the clause that makes the table partitioned,
 /// and the partitions `pgbench_accounts_1` to `_N`. Range partitions are `accounts / n`
 /// (rounded up) aids each, the first from MINVALUE and the last to MAXVALUE, as pgbench makes
-/// them; hash partitions split by aid's hash. None for `n` = 0.
-fn accounts_partitions(n: u32, method: &str, accounts: i64) -> (Vec<String>, String) {
+/// them; hash partitions split by aid's hash. Nothing for `n` = 0; None where the engine makes
+/// no partitions of that kind.
+fn accounts_partitions(dialect: &dyn Dialect, n: u32, method: &str, accounts: i64) -> Option<(Vec<String>, String)> {
     if n == 0 {
-        return (Vec::new(), String::new());
+        return Some((Vec::new(), String::new()));
     }
     let n = i64::from(n);
     let size = (accounts + n - 1) / n;
@@ -83,10 +84,10 @@ fn accounts_partitions(n: u32, method: &str, accounts: i64) -> (Vec<String>, Str
                 let to = if p == n { "MAXVALUE".to_string() } else { (p * size + 1).to_string() };
                 format!("FROM ({from}) TO ({to})")
             };
-            format!("CREATE TABLE pgbench_accounts_{p} PARTITION OF pgbench_accounts FOR VALUES {bounds}")
+            dialect.partition_of("pgbench_accounts", &format!("pgbench_accounts_{p}"), &bounds)
         })
-        .collect();
-    (parts, format!(" PARTITION BY {} (aid)", method.to_ascii_uppercase()))
+        .collect::<Option<Vec<String>>>()?;
+    Some((parts, format!(" PARTITION BY {} (aid)", method.to_ascii_uppercase())))
 }
 
 fn col(name: &str, ty: ColType) -> Column {
@@ -146,10 +147,8 @@ impl Dataset for PgScripts {
         }
         // Ids above 2^31 from scale 20000 on, as pgbench -i switches to bigint.
         let id = if scale >= 20_000 { "bigint" } else { "int" };
-        let (parts, how) = accounts_partitions(self.partitions.0, &self.partitions.1, scale * ACCOUNTS);
-        if !parts.is_empty() && cfg.target.protocol != Protocol::Postgres {
-            return Err(usage!("--partitions: pgbench partitions pgbench_accounts with PostgreSQL's PARTITION BY; this target is {}", cfg.target.protocol.name()));
-        }
+        let (parts, how) = accounts_partitions(engine.dialect(), self.partitions.0, &self.partitions.1, scale * ACCOUNTS)
+            .ok_or_else(|| usage!("--partitions: pgbench partitions pgbench_accounts with PostgreSQL's PARTITION BY, which {} has not", engine.name()))?;
         let mut schema = vec![
             "CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))".to_string(),
             "CREATE TABLE pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84))".to_string(),
@@ -225,7 +224,8 @@ mod tests {
 
     #[test]
     fn accounts_partitions_are_pgbenchs() {
-        let (parts, how) = accounts_partitions(3, "range", 200_000);
+        let pg = crate::db::Engine::dialect(crate::db::engines::named("postgres").unwrap());
+        let (parts, how) = accounts_partitions(pg, 3, "range", 200_000).unwrap();
         assert_eq!(how, " PARTITION BY RANGE (aid)");
         assert_eq!(
             parts,
@@ -235,9 +235,11 @@ mod tests {
                 "CREATE TABLE pgbench_accounts_3 PARTITION OF pgbench_accounts FOR VALUES FROM (133335) TO (MAXVALUE)",
             ]
         );
-        let (parts, how) = accounts_partitions(2, "hash", 100_000);
+        let (parts, how) = accounts_partitions(pg, 2, "hash", 100_000).unwrap();
         assert_eq!(how, " PARTITION BY HASH (aid)");
         assert_eq!(parts[1], "CREATE TABLE pgbench_accounts_2 PARTITION OF pgbench_accounts FOR VALUES WITH (MODULUS 2, REMAINDER 1)");
-        assert_eq!(accounts_partitions(0, "range", 100_000), (vec![], String::new()));
+        assert_eq!(accounts_partitions(pg, 0, "range", 100_000), Some((vec![], String::new())));
+        let lite = crate::db::Engine::dialect(crate::db::engines::named("sqlite").unwrap());
+        assert_eq!(accounts_partitions(lite, 2, "range", 100_000), None);
     }
 }
