@@ -155,7 +155,8 @@ fn named_statements_through_transaction_pooling_stop_with_what_to_do() {
 
 /// `server start pgbouncer --for`: Debian's pgbouncer as a sandbox in front of the test server,
 /// its URL used like any target; the run through it records the pool it went through, and the
-/// audit of a comparison with a run on the server itself says a pooler is on one side only.
+/// audit of a comparison with a run on the server itself says a pooler is on one side only;
+/// 2,000 idle clients held through it beside the active ones.
 #[test]
 fn a_pgbouncer_sandbox_pools_for_a_server_and_the_audit_flags_a_pooler_on_one_side() {
     let root = scratch_dir("pgbouncer-sandbox");
@@ -186,6 +187,27 @@ fn a_pgbouncer_sandbox_pools_for_a_server_and_the_audit_flags_a_pooler_on_one_si
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let f = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "pooler-mismatch").unwrap_or_else(|| panic!("no pooler finding: {v}"));
     assert_eq!(f["evidence"], serde_json::json!(["run 1 (postgres): no pooler: connected to the server itself", "run 2 (postgres): a pooler, pool_mode=transaction"]));
+    // Thousands of idle connections beside the active ones fit through the pooler: each costs
+    // the client a few KiB.
+    let out = run_ok(fb().args(["run", "oltp_point_select", "--target", &url, "--threads", "2", "--time", "2", "--idle-clients", "2000", "--output", "json", "--results"]).arg(&store).args(t));
+    let text = stdout(&out);
+    let typed = |t: &str| -> serde_json::Value {
+        let line = text.lines().find(|l| l.contains(&format!("\"type\":\"{t}\""))).unwrap_or_else(|| panic!("no {t} line: {text}"));
+        serde_json::from_str(line).unwrap()
+    };
+    let idle = typed("idle_clients");
+    assert_eq!(idle["connections"], 2000, "{idle}");
+    let per = idle["kib_per_connection"].as_f64().unwrap_or_else(|| panic!("{idle}"));
+    assert!(per > 0.0 && per < 64.0, "{per} KiB per idle connection: {idle}");
+    assert!(typed("summary")["transactions"].as_u64().unwrap() > 100, "{text}");
+    assert_eq!(stored_run(&store, "3")["options"]["idle-clients"], "2000");
+    // The text line says the same.
+    let out = run_ok(fb().args(["run", "oltp_point_select", "--target", &url, "--threads", "1", "--time", "1", "--idle-clients", "100", "--no-save"]).args(t));
+    assert!(stdout(&out).contains("Idle clients: 100 connections open and idle beside the active ones"), "{}", stdout(&out));
+    // The server itself takes fewer: the run ends before it starts, in one line.
+    let out = run_fail(fb().args(["run", "oltp_point_select", "--target", &pg_url(), "--time", "2", "--idle-clients", "2000", "--no-save"]).args(t));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_one_line_error(&out, &["idle client", "too many clients"]);
     run_ok(fb().args(["cleanup", "oltp_point_select", "--target", &pg_url()]).args(t));
     run_ok(fb().args(["server", "stop", "--all"]));
     assert!(std::net::TcpStream::connect(url.split('@').nth(1).and_then(|h| h.split('/').next()).unwrap()).is_err(), "pgbouncer still listens after stop");

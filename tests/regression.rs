@@ -358,6 +358,7 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         sync_wait: std::time::Duration::from_millis(10),
         worker_threads: Some(4),
         queue_max: 1000,
+        reconnect: 0,
         seed: 1,
         gate: None,
         round: 0,
@@ -1587,4 +1588,20 @@ fn the_insert_benchmark_prints_one_banner_and_its_plan_up_front() {
         assert!(plan.contains(&want), "{want:?} not in {plan:?}");
     }
     assert!(took >= 3.0, "the plan's least time is the run's: {took:.1} s");
+}
+
+/// `--reconnect N` is an option of every workload, but YCSB, LinkBench and the Insert Benchmark
+/// ignored it: their clients kept one connection. The runner now reconnects after every N
+/// events of each client, whatever the workload (a sysbench script renews its own connections,
+/// as its own option asks).
+#[test]
+fn reconnect_every_n_events_is_honoured_by_every_workload() {
+    let s = Scratch::new("reconnect");
+    let t = s.target("rc.db");
+    let mut c = fairbench();
+    c.current_dir(s.dir.path()).args(["run", "ycsb", "-p", "recordcount=500", "--target", &t, "--threads", "1", "--events", "200", "--reconnect", "20", "--no-save", "--output", "json"]);
+    let text = stdout(&run_ok(&mut c));
+    let summary: Value = text.lines().rev().find(|l| l.contains("\"type\":\"summary\"")).map(|l| serde_json::from_str(l).unwrap()).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(summary["transactions"], 200, "{summary}");
+    assert_eq!(summary["reconnects"], 10, "a new connection after every 20 of 200 events: {summary}");
 }

@@ -146,6 +146,9 @@ pub struct ControlArgs {
     /// Rate mode: events that may wait for a free client before arrivals are dropped
     #[arg(long, default_value_t = 131072, value_parser = values::positive_usize)]
     pub queue_max: usize,
+    /// Connections opened before the run and held idle beside the active clients until it ends (an application's idle pool)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub idle_clients: usize,
     /// Do not prepare missing tables before run
     #[arg(long)]
     pub no_prepare: bool,
@@ -339,6 +342,7 @@ fn run_settings(c: &ControlArgs, r: &RandArgs, t: &TargetArgs) -> RunSettings {
         repeat_order: c.repeat_order,
         client_threads: c.client_threads,
         queue_max: c.queue_max,
+        idle_clients: c.idle_clients,
         no_prepare: c.no_prepare,
         seed: r.rand_seed,
         verify_writes: c.verify_writes.clone(),

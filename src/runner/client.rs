@@ -26,8 +26,8 @@ pub(super) async fn client<W: Workload>(
     quota: u64,
     warm_end: Instant,
     rate_mode: bool,
+    reconnect_every: u64,
 ) {
-    let reconnect_every = w.reconnect_every();
     let kinds = !w.kinds().is_empty();
     let mut steps_buf: Vec<(usize, u64)> = Vec::new();
     // SQLite calls complete without ever suspending: give the worker's

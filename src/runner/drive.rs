@@ -230,12 +230,31 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     // The sampler hears of each level right after the store.
     let mut sink = Sinks(outputs.sinks(recording.iter().flat_map(|(r, s)| [r.sink(), s.sink()])));
     let mut outcome = Ok(());
+    // Held until the run ends (dropped with this scope): the idle connections beside every level.
+    let _idle = match c.idle_clients {
+        0 => None,
+        n => match runner::idle::open(&cfg, n) {
+            Ok(idle) => {
+                if json {
+                    println!("{}", idle.json());
+                } else if !quiet {
+                    println!("{}", idle.line());
+                }
+                Some(idle)
+            }
+            Err(e) => {
+                outcome = Err(e);
+                None
+            }
+        },
+    };
     // (threads, tps, p95, p99) of each completed level, for the series summary.
     let mut measured: Vec<(usize, f64, f64, f64)> = Vec::new();
     // A --find-max search chooses each level from those before it; otherwise they are `levels`.
     let mut search = c.find_max.clone().map(|f| runner::search::Search::new(f, c.levels.first().copied().unwrap_or(1)));
     let mut i = 0;
-    loop {
+    // The idle clients could not all connect: nothing runs.
+    while outcome.is_ok() {
         let step = match search.as_mut() {
             Some(s) => s.next_level(),
             None => levels.get(i).map(|&threads| runner::search::Next { threads, rate: c.rate, probe: false }),
@@ -283,6 +302,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             sync_wait: Duration::from_millis(c.sync_wait_ms),
             worker_threads: c.client_threads,
             queue_max: c.queue_max,
+            reconnect: plan.families.get::<crate::workload::common::CommonArgs>().map(|a| a.reconnect).unwrap_or(0),
             seed: c.seed,
             gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
             round: i,

@@ -23,6 +23,7 @@ pub mod drive;
 mod folded;
 pub mod group;
 pub mod hint;
+pub mod idle;
 pub mod record;
 pub mod sampling;
 pub mod search;
@@ -593,6 +594,7 @@ mod tests {
             round: 0,
             worker_threads: Some(1),
             queue_max: 1000,
+            reconnect: 0,
             seed: 1,
         }
     }

@@ -36,6 +36,9 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     if c.soak {
         o.insert_missing("soak", &c.time.to_string());
     }
+    if c.idle_clients > 0 {
+        o.insert_missing("idle-clients", &c.idle_clients.to_string());
+    }
     o.insert_missing("session-options", &cfg.session_sql.join("; "));
     o.insert_missing("ssl-mode", cfg.target.ssl_mode.name());
     if let Some(u) = &c.sampling.server_metrics {

@@ -145,8 +145,13 @@ pub(super) async fn worker<W: Workload>(
         let quota = if rc.events > 0 { rc.events / threads as u64 + u64::from((id as u64) < rc.events % threads as u64) } else { u64::MAX };
         let (w, local, shared, totals) = (w.clone(), local.clone(), shared.clone(), totals.clone());
         let rate_mode = rate > 0.0 && w.paced(id, threads);
+        let reconnect = match (w.reconnects_itself(), rc.reconnect) {
+            (true, _) => 0,
+            (false, 0) => w.reconnect_every(),
+            (false, n) => n,
+        };
         handles.push(tokio::task::spawn_local(async move {
-            client(id, li, conn, st, w, local.clone(), shared, totals, quota, warm_end, rate_mode).await;
+            client(id, li, conn, st, w, local.clone(), shared, totals, quota, warm_end, rate_mode, reconnect).await;
             local.finished.set(local.finished.get() + 1);
         }));
     }

@@ -240,9 +240,15 @@ pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'stat
         true
     }
 
-    /// Events between reconnects (0: never), per client.
+    /// Events between reconnects (0: never), per client, where `--reconnect` does not say.
     fn reconnect_every(&self) -> u64 {
         0
+    }
+
+    /// Its events open and renew their own connections (a sysbench script's `con:reconnect()`,
+    /// as its own `--reconnect` option asks): the runner's `--reconnect` leaves them alone.
+    fn reconnects_itself(&self) -> bool {
+        false
     }
 
     /// Names of the event kinds a workload reports separately (TPC-C's

@@ -4,7 +4,7 @@
 //! this sandbox was started with ([`SandboxKind::pool`]), so the audit can compare it.
 
 use super::super::client::{pg_bindir, psql_at};
-use super::super::common::{as_user, chown, io, log_file, missing, wait_ready, Bins};
+use super::super::common::{chown, io, log_file, missing, wait_ready, Bins};
 use super::super::{find, Sandbox, StartOpts};
 use super::SandboxKind;
 use crate::error::Result;
@@ -177,7 +177,14 @@ impl SandboxKind for Pgbouncer {
         let log = d.join("pgbouncer.log");
         // In the foreground of a process group of its own: its pid file finds it, and the start
         // sees it exit (a bad --set, the port taken) instead of guessing from a file.
-        let mut c = as_user(user, &b.server);
+        // As root it switches to the service account itself (-u), after it started with this
+        // process's limits: through runuser, PAM would give it the default 1024 open files, and
+        // thousands of clients need more.
+        let mut c = std::process::Command::new(&b.server);
+        c.current_dir("/").stdin(std::process::Stdio::null());
+        if let Some(u) = user {
+            c.arg("-u").arg(u);
+        }
         c.arg(d.join("pgbouncer.ini")).process_group(0).stdout(log_file(&d.join("start.log"))?).stderr(log_file(&d.join("start.log"))?);
         let mut child = c.spawn().map_err(|e| io(b.server.display(), e))?;
         let mut probe = || psql_at(&b.client, sb.port, account, password, db, "SELECT 1").is_ok_and(|out| out.trim() == "1");

@@ -186,6 +186,11 @@ impl Workload for LuaWorkload {
         self.set.clone()
     }
 
+    /// A script's connections are its own (`sysbench.sql.driver():connect()`).
+    fn reconnects_itself(&self) -> bool {
+        true
+    }
+
     fn new_client(&self, id: usize, clients: usize) -> LuaClient {
         let state = api::new_state(&self.shared, id, clients).and_then(|(lua, ctx)| {
             // The coroutine calls the global `event` by name, as sysbench does.

@@ -49,6 +49,8 @@ pub struct RunSettings {
     pub client_threads: Option<usize>,
     /// Open loop: events that may wait for a free client.
     pub queue_max: usize,
+    /// Connections held idle beside the active clients for the whole run.
+    pub idle_clients: usize,
     /// Refuse to run on missing tables instead of preparing them.
     pub no_prepare: bool,
     /// The random numbers' seed (0: from the clock).
