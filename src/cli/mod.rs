@@ -74,7 +74,7 @@ pub enum Cmd {
     Audit(AuditArgs),
     /// Compare stored runs or sweeps side by side (also across engines)
     Compare(CompareArgs),
-    /// Throwaway servers with configuration profiles: MariaDB, PostgreSQL, TiDB, Patroni, Vitess
+    /// Throwaway servers with configuration profiles: MariaDB, PostgreSQL, TiDB, Patroni, Vitess, and pgbouncer in front of PostgreSQL
     Server(ServerArgs),
     /// Run a file of timed steps (generate, import, SQL, queries, sizes), or the built-in `engines`
     Scenario(ScenarioArgs),

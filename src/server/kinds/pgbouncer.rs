@@ -97,6 +97,11 @@ impl SandboxKind for Pgbouncer {
         "pgbouncer"
     }
 
+    /// A pooler keeps no data: profiles say nothing of it.
+    fn without_profile_section(&self, _profile: &str) -> Option<String> {
+        Some("a pooler: profiles set nothing; --pool-mode, --pool-size and --set configure it".into())
+    }
+
     /// No cache to size: a size is a number of bytes.
     fn size_setting(&self, mib: u64) -> String {
         (mib << 20).to_string()
