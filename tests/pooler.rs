@@ -165,6 +165,14 @@ fn a_pgbouncer_sandbox_pools_for_a_server_and_the_audit_flags_a_pooler_on_one_si
         c.env("FAIRBENCH_SANDBOX_ROOT", &root);
         c
     };
+    // Stopped when the test ends, also when an assertion fails on the way.
+    struct StopAll(PathBuf);
+    impl Drop for StopAll {
+        fn drop(&mut self) {
+            let _ = fairbench().env("FAIRBENCH_SANDBOX_ROOT", &self.0).args(["server", "stop", "--all"]).output();
+        }
+    }
+    let _stop = StopAll(root.clone());
     // A mode pgbouncer does not have, and no server to pool for: one line each, nothing started.
     let out = run_fail(fb().args(["server", "start", "pgbouncer", "--for", &pg_url(), "--pool-mode", "connection"]));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
