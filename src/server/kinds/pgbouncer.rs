@@ -163,14 +163,31 @@ impl SandboxKind for Pgbouncer {
         let (pooled, mode, size) = args(o)?;
         let Pooled { host, port, user: account, password, database: db, .. } = &pooled;
         let d = &sb.dir;
-        let mut ini = format!(
-            "[databases]\n{db} = host={host} port={port} dbname={db}\n\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {}\nunix_socket_dir =\n\
-             auth_type = plain\nauth_file = {dir}/users.txt\npool_mode = {mode}\ndefault_pool_size = {size}\nmax_client_conn = 10000\n\
-             admin_users = {account}\nstats_users = {account}\nlogfile = {dir}/pgbouncer.log\npidfile = {dir}/pgbouncer.pid\n",
-            sb.port,
-            dir = d.display(),
-        );
+        let dir = d.display();
+        // Its own lines, each replaced by a --set of the same name.
+        let mut lines: Vec<(String, String)> = [
+            ("listen_addr", "127.0.0.1".to_string()),
+            ("listen_port", sb.port.to_string()),
+            ("unix_socket_dir", String::new()),
+            ("auth_type", "plain".into()),
+            ("auth_file", format!("{dir}/users.txt")),
+            ("pool_mode", mode.clone()),
+            ("default_pool_size", size.to_string()),
+            ("max_client_conn", "10000".into()),
+            ("admin_users", account.clone()),
+            ("stats_users", account.clone()),
+            ("logfile", format!("{dir}/pgbouncer.log")),
+            ("pidfile", format!("{dir}/pgbouncer.pid")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
         for (k, v) in &sb.settings {
+            lines.retain(|(n, _)| n != k);
+            lines.push((k.clone(), v.clone()));
+        }
+        let mut ini = format!("[databases]\n{db} = host={host} port={port} dbname={db}\n\n[pgbouncer]\n");
+        for (k, v) in &lines {
             ini.push_str(&format!("{k} = {v}\n"));
         }
         fs::write(d.join("pgbouncer.ini"), ini).map_err(|e| io(d.join("pgbouncer.ini").display(), e))?;
