@@ -166,7 +166,9 @@ fn ctrl_c_cancels_the_query_in_flight_on_the_server_and_saves_what_ran() {
     let (code, took, out) = run.interrupt();
     assert!(took < Duration::from_secs(2), "stopped {took:?} after Ctrl-C: {out}");
     assert_eq!(code, Some(130), "{out}");
-    assert_eq!(count(waiting), 0, "the query still runs on the server");
+    // The server ends a killed query when its thread next looks: soon, where without the cancel
+    // it would wait on the lock for as long as the lock is held.
+    assert!(eventually(Duration::from_secs(5), || count(waiting) == 0), "the query still runs on the server");
     drop(held);
     // The power test's first query (Q14) completed; the one cancelled is not a time limit.
     let power = &stored_levels(&store, "last")[0];
