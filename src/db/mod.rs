@@ -533,10 +533,7 @@ impl Conn {
     /// Sends what the pipeline holds and reads the answers: the class of each statement that
     /// completed, or the first error (classified as any statement's).
     pub async fn pipeline_end(&mut self) -> DbResult<Vec<Class>> {
-        let r = match &mut self.inner {
-            Inner::PgFast(c) => c.pipeline_end().await,
-            _ => self.piped().map(|_| Vec::new()),
-        };
+        let r = self.piped()?.pipeline_end().await;
         let done = r.map_err(|e| self.classify(e))?;
         Ok(done.into_iter().map(|(rows, n)| classify_result(rows, n)).collect())
     }

@@ -100,7 +100,7 @@ pub fn client() -> BTreeMap<String, f64> {
     let (read, written) = io_of(std::process::id() as i32);
     m.insert(format!("{CLIENT}read_bytes"), read);
     m.insert(format!("{CLIENT}write_bytes"), written);
-    m.extend(memory_of(std::process::id() as i32).map(|b| (format!("{CLIENT}rss_bytes"), b)));
+    m.extend(own_memory().map(|b| (format!("{CLIENT}rss_bytes"), b)));
     m
 }
 
@@ -108,6 +108,11 @@ pub fn client() -> BTreeMap<String, f64> {
 /// read), whoever's it is (`client:`, `server:`, a `part:NAME:`).
 pub fn is_gauge(key: &str) -> bool {
     key.ends_with(":rss_bytes") || key.ends_with(":db_bytes")
+}
+
+/// fairbench's own memory, as the samples read it (see [`memory_of`]), in bytes.
+pub fn own_memory() -> Option<f64> {
+    memory_of(std::process::id() as i32)
 }
 
 /// The memory a process holds: its proportional set size (shared pages split between the

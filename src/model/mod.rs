@@ -56,7 +56,7 @@ pub struct RunControl {
     /// Bound of the rate-mode queue (over all workers).
     pub queue_max: usize,
     /// `--reconnect N`: a new connection after every N events of each client, whatever the
-    /// workload (0: as the workload asks, see `Workload::reconnect_every`).
+    /// workload, unless the workload asks otherwise (`Workload::reconnect_every`).
     pub reconnect: u64,
     pub seed: u64,
     /// Start barrier over processes (`--group`): waited for once every

@@ -252,6 +252,8 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
     let mut measured: Vec<(usize, f64, f64, f64)> = Vec::new();
     // A --find-max search chooses each level from those before it; otherwise they are `levels`.
     let mut search = c.find_max.clone().map(|f| runner::search::Search::new(f, c.levels.first().copied().unwrap_or(1)));
+    // `--reconnect N`, which every workload takes.
+    let reconnect = plan.families.get::<crate::workload::common::CommonArgs>().map(|a| a.reconnect).unwrap_or(0);
     let mut i = 0;
     // The idle clients could not all connect: nothing runs.
     while outcome.is_ok() {
@@ -302,7 +304,7 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             sync_wait: Duration::from_millis(c.sync_wait_ms),
             worker_threads: c.client_threads,
             queue_max: c.queue_max,
-            reconnect: plan.families.get::<crate::workload::common::CommonArgs>().map(|a| a.reconnect).unwrap_or(0),
+            reconnect,
             seed: c.seed,
             gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
             round: i,

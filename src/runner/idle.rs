@@ -35,9 +35,7 @@ impl IdleClients {
         };
         format!("Idle clients: {} connections open and idle beside the active ones (opened in {:.2} s{memory})", self.opened, self.took.as_secs_f64())
     }
-}
 
-impl IdleClients {
     /// The same as one JSON line (`"type": "idle_clients"`), for `--output json`.
     pub fn json(&self) -> serde_json::Value {
         serde_json::json!({
@@ -61,26 +59,24 @@ impl Drop for IdleClients {
     }
 }
 
-/// The client's resident memory in KiB, from /proc/self/statm.
-fn resident_kib() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4)
+/// The client's memory in KiB, as the run's samples read it.
+fn memory_kib() -> Option<u64> {
+    crate::env::proc::own_memory().map(|b| b as u64 / 1024)
 }
 
 /// Opens `n` connections to `cfg`'s target and holds them. The first that fails ends the run
 /// before it starts, with what the server said; Ctrl-C stops the opening.
 pub fn open(cfg: &Arc<ConnConfig>, n: usize) -> Result<IdleClients> {
-    let before = resident_kib();
+    let before = memory_kib();
     let began = Instant::now();
-    let (done_tx, done_rx) = mpsc::channel::<std::result::Result<usize, String>>();
+    let (done_tx, done_rx) = mpsc::channel::<Result<usize>>();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let cfg = cfg.clone();
     let thread = std::thread::Builder::new()
         .name("fb-idle-clients".into())
         .spawn(move || {
             let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
-                let _ = done_tx.send(Err("cannot start a runtime for the idle clients".into()));
+                let _ = done_tx.send(Err(Error::Io("cannot start a runtime for the idle clients".into())));
                 return;
             };
             rt.block_on(async move {
@@ -88,7 +84,7 @@ pub fn open(cfg: &Arc<ConnConfig>, n: usize) -> Result<IdleClients> {
                 let mut held: Vec<Conn> = Vec::with_capacity(n);
                 while held.len() < n {
                     if crate::model::interrupted() {
-                        let _ = done_tx.send(Err("interrupted while the idle clients connected".into()));
+                        let _ = done_tx.send(Err(Error::Interrupted));
                         return;
                     }
                     let batch = (n - held.len()).min(AT_ONCE);
@@ -103,14 +99,14 @@ pub fn open(cfg: &Arc<ConnConfig>, n: usize) -> Result<IdleClients> {
                             r = &mut connecting => break r,
                             _ = tokio::time::sleep(Duration::from_millis(100)) => {
                                 if crate::model::interrupted() {
-                                    let _ = done_tx.send(Err("interrupted while the idle clients connected".into()));
+                                    let _ = done_tx.send(Err(Error::Interrupted));
                                     return;
                                 }
                                 if Instant::now() >= deadline {
-                                    let _ = done_tx.send(Err(format!(
+                                    let _ = done_tx.send(Err(Error::Connect(format!(
                                         "idle clients: {first} connected, then {batch} more got no answer within {} s: the server (or pooler) takes no more connections (its max_connections / max_client_conn, or its open files limit)",
                                         BATCH_WAIT.as_secs()
-                                    )));
+                                    ))));
                                     return;
                                 }
                             }
@@ -120,7 +116,7 @@ pub fn open(cfg: &Arc<ConnConfig>, n: usize) -> Result<IdleClients> {
                         match r {
                             Ok(c) => held.push(c),
                             Err(e) => {
-                                let _ = done_tx.send(Err(format!("idle client {}: {e}", first + k + 1)));
+                                let _ = done_tx.send(Err(Error::Connect(format!("idle client {}: {e}", first + k + 1))));
                                 return;
                             }
                         }
@@ -139,11 +135,10 @@ pub fn open(cfg: &Arc<ConnConfig>, n: usize) -> Result<IdleClients> {
         Ok(Ok(k)) => {
             idle.opened = k;
             idle.took = began.elapsed();
-            idle.added_kib = resident_kib().zip(before).map(|(a, b)| a.saturating_sub(b));
+            idle.added_kib = memory_kib().zip(before).map(|(a, b)| a.saturating_sub(b));
             Ok(idle)
         }
-        Ok(Err(m)) if m.starts_with("interrupted") => Err(Error::Interrupted),
-        Ok(Err(m)) => Err(Error::Connect(m)),
+        Ok(Err(e)) => Err(e),
         Err(_) => Err(Error::Io("the idle clients' thread ended before it said how many it opened".into())),
     }
 }

@@ -145,9 +145,9 @@ pub(super) async fn worker<W: Workload>(
         let quota = if rc.events > 0 { rc.events / threads as u64 + u64::from((id as u64) < rc.events % threads as u64) } else { u64::MAX };
         let (w, local, shared, totals) = (w.clone(), local.clone(), shared.clone(), totals.clone());
         let rate_mode = rate > 0.0 && w.paced(id, threads);
-        let reconnect = match (w.reconnects_itself(), rc.reconnect) {
+        let reconnect = match (w.reconnects_itself(), w.reconnect_every()) {
             (true, _) => 0,
-            (false, 0) => w.reconnect_every(),
+            (false, 0) => rc.reconnect,
             (false, n) => n,
         };
         handles.push(tokio::task::spawn_local(async move {

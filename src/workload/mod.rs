@@ -240,7 +240,8 @@ pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'stat
         true
     }
 
-    /// Events between reconnects (0: never), per client, where `--reconnect` does not say.
+    /// Events between reconnects (0: as `--reconnect` says, which the runner applies to every
+    /// workload), per client: a workload's own ask (pgbench's `-C`).
     fn reconnect_every(&self) -> u64 {
         0
     }

@@ -4,8 +4,8 @@
 //! this sandbox was started with ([`SandboxKind::pool`]), so the audit can compare it.
 
 use super::super::client::{pg_bindir, psql_at};
-use super::super::common::{chown, io, log_file, missing, wait_ready, Bins};
-use super::super::{find, Sandbox, StartOpts};
+use super::super::common::{chown, io, log_file, missing, version_flag, wait_ready, Bins};
+use super::super::{environ, find, Sandbox, StartOpts};
 use super::SandboxKind;
 use crate::error::Result;
 use crate::usage;
@@ -136,11 +136,9 @@ impl SandboxKind for Pgbouncer {
         Some(super::postgres::SERVICE_USER)
     }
 
-    /// `1.18.0` from the first line of `pgbouncer --version` ("PgBouncer 1.18.0").
+    /// `1.18.0`, from `pgbouncer --version` ("PgBouncer 1.18.0").
     fn version(&self, b: &Bins) -> String {
-        let out = std::process::Command::new(&b.server).arg("--version").output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
-        let first = out.lines().next().unwrap_or_default().trim();
-        first.strip_prefix("PgBouncer ").unwrap_or(first).to_string()
+        version_flag(&b.server)
     }
 
     /// Unknown until it reads them: every `--set` goes into its [pgbouncer] section.
@@ -202,7 +200,7 @@ impl SandboxKind for Pgbouncer {
         // As root it switches to the service account itself (-u), after it started with this
         // process's limits: through runuser, PAM would give it the default 1024 open files, and
         // thousands of clients need more.
-        let mut c = std::process::Command::new(&b.server);
+        let mut c = environ::command(&b.server);
         c.current_dir("/").stdin(std::process::Stdio::null());
         if let Some(u) = user {
             c.arg("-u").arg(u);

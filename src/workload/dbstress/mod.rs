@@ -385,10 +385,6 @@ impl Workload for Dbstress {
         }
     }
 
-    fn reconnect_every(&self) -> u64 {
-        self.shared.reconnect
-    }
-
     fn kinds(&self) -> &'static [&'static str] {
         if self.read_only() {
             RO_KINDS

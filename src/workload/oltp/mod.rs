@@ -620,10 +620,6 @@ impl Workload for Oltp {
         }
     }
 
-    fn reconnect_every(&self) -> u64 {
-        self.common.reconnect
-    }
-
     fn label(&self, cfg: &ConnConfig) -> String {
         let get = |n: &str| self.label_value(cfg, n);
         label::canonical(&self.test, &get)

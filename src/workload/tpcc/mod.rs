@@ -592,10 +592,6 @@ impl Workload for Tpcc {
         }
     }
 
-    fn reconnect_every(&self) -> u64 {
-        self.common.reconnect
-    }
-
     fn kinds(&self) -> &'static [&'static str] {
         &KINDS
     }

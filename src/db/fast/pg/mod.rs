@@ -552,12 +552,18 @@ impl PgFast {
         w.extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0]);
     }
 
-    /// Sends statement `id` with `params`, parsed first when this
-    /// connection has not parsed it yet.
-    async fn send_prepared(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
+    /// Statement `id` parsed on this connection, now if it was not yet.
+    async fn parsed(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
         if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
             self.prepare(id, st, params).await?;
         }
+        Ok(())
+    }
+
+    /// Sends statement `id` with `params`, parsed first when this
+    /// connection has not parsed it yet.
+    async fn send_prepared(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
+        self.parsed(id, st, params).await?;
         self.bind_execute(id, params);
         self.request().await
     }

@@ -25,9 +25,7 @@ impl PgFast {
     /// is parsed first, on its own, as pgbench prepares a pipeline's statements before it
     /// enters pipeline mode.
     pub async fn pipeline_push(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
-        if self.stmts.get(id.0 as usize).map(Option::is_none).unwrap_or(true) {
-            self.prepare(id, st, params).await?;
-        }
+        self.parsed(id, st, params).await?;
         let mut buf = std::mem::take(&mut self.pipe.buf);
         self.append_bind_execute(&mut buf, id, params);
         self.pipe.buf = buf;

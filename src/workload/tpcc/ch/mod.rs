@@ -403,10 +403,6 @@ impl Workload for Ch {
         }
     }
 
-    fn reconnect_every(&self) -> u64 {
-        self.tpcc.reconnect_every()
-    }
-
     fn kinds(&self) -> &'static [&'static str] {
         &KINDS
     }

@@ -17,7 +17,7 @@ use super::batched::Line;
 use super::schema::Names;
 use super::{int, Tpcc, TpccClient};
 use crate::db::{Class, Conn, ConnConfig, DbResult, Param, Procedural, StatementSet, StmtId};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::workload::common::{ddl, first_number};
 use crate::workload::{witness, Counters};
 
@@ -127,7 +127,7 @@ impl Tpcc {
         for n in &self.names {
             if only_missing {
                 let sql = count_query(n, lang);
-                let held = conn.query_strings(&sql).await.map_err(|e| Error::Sql(format!("{e}\n  in: {sql}")))?;
+                let held = conn.query_strings(&sql).await.map_err(crate::db::sql_error(&sql))?;
                 if first_number(&held) == ROUTINES.len() as u64 {
                     continue;
                 }
