@@ -65,7 +65,11 @@ fn each_shape_sends_its_statements_and_passes_check_on_mariadb_postgres_and_sqli
             assert!(range.contains(&n), "{target}: {shape} sent {n:.1} statements per transaction, outside {range:?}");
             let new_orders = &w["transactions"][0];
             let (count, rollbacks) = (new_orders["count"].as_u64().unwrap(), new_orders["rollbacks"].as_u64().unwrap());
-            assert!(count > 200 && w["errors"] == 0, "{target}: {shape}: {w}");
+            assert!(count > 200, "{target}: {shape}: {w}");
+            // Two New-Orders that lock the same stock rows in opposite orders may deadlock, as
+            // in sysbench-tpcc: such an error is allowed only when it was retried.
+            let retried: u64 = w["transactions"].as_array().unwrap().iter().map(|t| t["retries"].as_u64().unwrap()).sum();
+            assert!(w["errors"].as_u64() == Some(retried), "{target}: {shape}: errors not retried: {w}");
             // TPC-C's 1% of New-Orders on an unused item, rolled back by the routine itself.
             assert!(rollbacks > 0 && (rollbacks as f64) < 0.04 * count as f64, "{target}: {shape}: {rollbacks} of {count} New-Orders rolled back");
             per_trx.push(n);
