@@ -110,6 +110,16 @@ pub fn uint64(s: &str) -> Result<u64, String> {
     whole(s, 0, u64::MAX)
 }
 
+/// A share of events to log, above 0 and at most 1 (pgbench's --sampling-rate).
+pub fn sampling_rate(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v <= 1.0).ok_or_else(|| "use a share above 0 and at most 1 (e.g. 0.01 for one event in a hundred)".to_string())
+}
+
+/// A latency limit in milliseconds, above 0 (pgbench's -L).
+pub fn latency_limit(s: &str) -> Result<f64, String> {
+    finite(s).filter(|v| *v > 0.0 && *v <= MAX_SECONDS * 1e3).ok_or_else(|| "use a number of milliseconds above 0 (e.g. 50 or 2.5)".to_string())
+}
+
 /// Most rows a count or a width of rows may name: 2^53, where f64 (sizes
 /// such as 1.5M) stops holding every whole number and far below where the
 /// id arithmetic (`id + width - 1` on i64) could overflow.

@@ -149,6 +149,30 @@ pub struct ControlArgs {
     /// Connections opened before the run and held idle beside the active clients until it ends (an application's idle pool)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub idle_clients: usize,
+    /// Tries of an event a serialization failure or deadlock restarts, the first included; after the last, the event counts as failed and the client goes on (pgbench's --max-tries; 0: no limit)
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = values::uint32)]
+    pub max_tries: u32,
+    /// Events slower than this many milliseconds count as late; no retry starts past it, and with --rate an arrival already this late is skipped (pgbench's -L)
+    #[arg(long, value_name = "MS", value_parser = values::latency_limit)]
+    pub latency_limit: Option<f64>,
+    /// Print each error that restarts or fails an event on stderr, with the client and the try (pgbench's --verbose-errors)
+    #[arg(long)]
+    pub verbose_errors: bool,
+    /// Failed events counted as serialization failures or deadlocks, in the logs and pgbench's report (pgbench's --failures-detailed)
+    #[arg(long)]
+    pub failures_detailed: bool,
+    /// Write every event to a transaction log in pgbench's format, a file per client thread: pgbench_log.PID, pgbench_log.PID.1, ... (pgbench's -l)
+    #[arg(long)]
+    pub log: bool,
+    /// With --log: the files' prefix instead of pgbench_log
+    #[arg(long, value_name = "PREFIX", default_value = "pgbench_log")]
+    pub log_prefix: String,
+    /// With --log: a line per this many seconds instead of a line per event (pgbench's aggregate format)
+    #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = values::uint64)]
+    pub aggregate_interval: u64,
+    /// With --log: the share of events logged, from 0 to 1 (a random sample)
+    #[arg(long, value_name = "RATE", value_parser = values::sampling_rate)]
+    pub sampling_rate: Option<f64>,
     /// Do not prepare missing tables before run
     #[arg(long)]
     pub no_prepare: bool,
@@ -343,6 +367,20 @@ fn run_settings(c: &ControlArgs, r: &RandArgs, t: &TargetArgs) -> RunSettings {
         client_threads: c.client_threads,
         queue_max: c.queue_max,
         idle_clients: c.idle_clients,
+        tries: crate::model::TryPolicy {
+            max_tries: c.max_tries,
+            latency_limit: c.latency_limit.map(|ms| std::time::Duration::from_secs_f64(ms / 1e3)),
+            verbose: c.verbose_errors,
+            failures_detailed: c.failures_detailed,
+        },
+        log: c.log.then(|| crate::model::LogSpec {
+            prefix: c.log_prefix.clone(),
+            aggregate_s: c.aggregate_interval,
+            sampling: c.sampling_rate.unwrap_or(1.0),
+            failures_detailed: c.failures_detailed,
+            max_tries: c.max_tries,
+            latency_limit: c.latency_limit.is_some(),
+        }),
         no_prepare: c.no_prepare,
         seed: r.rand_seed,
         verify_writes: c.verify_writes.clone(),

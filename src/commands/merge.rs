@@ -486,6 +486,7 @@ pub fn merge(a: MergeArgs) -> Result<()> {
             outage: None,
             name: None,
             figures: Vec::new(),
+            connect_s: 0.0,
         };
         sink.summary(&r, &info);
     }

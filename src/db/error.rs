@@ -29,6 +29,12 @@ pub struct DbError {
 }
 
 impl DbError {
+    /// A deadlock (PostgreSQL's 40P01, MySQL's 1213), as opposed to a serialization failure or a
+    /// lock wait given up: what pgbench's `--failures-detailed` counts apart.
+    pub fn deadlock(&self) -> bool {
+        matches!(self.code.as_str(), "40P01" | "1213")
+    }
+
     /// The server cancelled the statement at the session's time limit
     /// (MariaDB's max_statement_time, MySQL's and TiDB's
     /// max_execution_time, PostgreSQL's statement_timeout, SQLite's

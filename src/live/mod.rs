@@ -362,6 +362,20 @@ fn extras_text(r: &LevelResult, info: &RunInfo) -> String {
         let parts: Vec<String> = t.errors_by_code.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         p(format!("Errors by code: {}", parts.join(", ")));
     }
+    let tr = &t.tries;
+    if *tr != crate::stats::Tries::default() {
+        let all = (t.events + tr.failed + tr.skipped).max(1) as f64;
+        p(format!(
+            "Tries: {} events retried ({} retries), {} failed ({:.3}%, {} by deadlock), {} late, {} skipped",
+            tr.retried,
+            tr.retries,
+            tr.failed,
+            tr.failed as f64 * 100.0 / all,
+            tr.failed_deadlock,
+            tr.late,
+            tr.skipped
+        ));
+    }
     if t.planned_reconnects > 0 {
         p(format!("Planned reconnects: {} of the {} (TLS 1.2 sessions renewed before their cipher's record limit; not errors)", t.planned_reconnects, t.reconnects));
     }
@@ -434,6 +448,7 @@ pub fn summary_json(r: &LevelResult, info: &RunInfo) -> Value {
         "reconnects": t.reconnects,
         "planned_reconnects": t.planned_reconnects,
         "errors_by_code": t.errors_by_code,
+        "tries": t.tries,
         "percentile": info.percentile,
         "latency_ms": lat_obj(&t.lat),
         "rate": r.rate,

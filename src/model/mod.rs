@@ -64,6 +64,36 @@ pub struct RunControl {
     pub gate: Option<std::sync::Arc<dyn StartGate>>,
     /// Which level of a sweep this is (a group meets once per level).
     pub round: usize,
+    pub tries: TryPolicy,
+    /// `--log`: pgbench's transaction logs.
+    pub log: Option<LogSpec>,
+}
+
+/// pgbench's transaction logs (`--log`, `--log-prefix`, `--aggregate-interval`,
+/// `--sampling-rate`), and what decides their optional fields.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LogSpec {
+    pub prefix: String,
+    /// Seconds per aggregate line (0: a line per event).
+    pub aggregate_s: u64,
+    /// Share of the events logged (1.0: all).
+    pub sampling: f64,
+    pub failures_detailed: bool,
+    pub max_tries: u32,
+    pub latency_limit: bool,
+}
+
+/// How many tries an event gets after serialization failures and deadlocks, and what counts as
+/// late (pgbench's `--max-tries`, `--latency-limit` and `--verbose-errors`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct TryPolicy {
+    /// Tries, the first included (0: no limit).
+    pub max_tries: u32,
+    pub latency_limit: Option<Duration>,
+    /// Each error that restarts or fails an event goes to stderr.
+    pub verbose: bool,
+    /// Failed events counted by their last error's kind (pgbench's --failures-detailed).
+    pub failures_detailed: bool,
 }
 
 /// How the open loop (`--rate`) spaces its arrivals (`--arrivals`).
@@ -159,6 +189,8 @@ pub struct LevelResult {
     pub name: Option<String>,
     /// Figures the workload measured over the level, as (name, value).
     pub figures: Vec<(String, String)>,
+    /// Seconds from the level's start until every client was connected and ready.
+    pub connect_s: f64,
 }
 
 /// The counters of one stretch between sysbench checkpoints

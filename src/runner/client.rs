@@ -1,9 +1,11 @@
 //! One client: its connection, its events in a closed or open loop, the
 //! reconnects after a lost connection, its share of the report windows.
 
+use super::txlog::Ended;
 use super::worker::Local;
 use super::Shared;
-use crate::db::{Conn, ErrKind};
+use crate::db::{Conn, DbError, ErrKind};
+use crate::model::TryPolicy;
 use crate::stats::gaps::GapTracker;
 use crate::stats::ClientTotals;
 use crate::workload::{Counters, Workload};
@@ -27,6 +29,7 @@ pub(super) async fn client<W: Workload>(
     warm_end: Instant,
     rate_mode: bool,
     reconnect_every: u64,
+    tries: TryPolicy,
 ) {
     let kinds = !w.kinds().is_empty();
     let mut steps_buf: Vec<(usize, u64)> = Vec::new();
@@ -37,6 +40,8 @@ pub(super) async fn client<W: Workload>(
     let hosts = conn.hosts();
     let mut gaps = GapTracker::new(id, w.kinds().len(), Instant::now());
     let mut done = 0u64;
+    // Events written to the `--log` (pgbench's transaction_no, from 1).
+    let mut logged = 0u64;
     while done < quota && !local.stop.get() {
         let intended = if rate_mode {
             loop {
@@ -60,23 +65,59 @@ pub(super) async fn client<W: Workload>(
             gaps.idle_until(unserved.unwrap_or_else(Instant::now));
             break;
         }
+        // pgbench's -L with --rate: an arrival already later than the limit is not sent.
+        if let (Some(t), Some(limit)) = (intended, tries.latency_limit) {
+            if t.elapsed() > limit {
+                local.window.borrow_mut().tries.skipped += 1;
+                done += 1;
+                logged += 1;
+                if let Some(log) = local.log.borrow_mut().as_mut() {
+                    log.event(id, logged, Ended::Skipped, 0, 0, 0, 1);
+                }
+                continue;
+            }
+        }
         local.busy.set(local.busy.get() + 1);
         let began = Instant::now();
         let mut q = Counters { steps: std::mem::take(&mut steps_buf), ..Counters::default() };
         let mut retry = false;
+        let mut tried = 1u32;
+        let mut failed = false;
+        let mut deadlock = false;
         let ok = loop {
             match gaps.seen(w.event(&mut conn, &mut st, &mut q, retry).await, |e| if e.kind == ErrKind::Stopped { None } else { Some(&e.code) }) {
                 Ok(()) => break true,
                 Err(e) => match e.kind {
                     ErrKind::Retryable => {
+                        let give_up = out_of_tries(&tries, tried, intended.unwrap_or(began)) || local.stop.get();
+                        if tries.verbose {
+                            eprintln!("{}", error_line(id, &e, tried, give_up, kinds.then(|| w.kinds()[q.kind])));
+                        }
                         {
                             let mut win = local.window.borrow_mut();
                             win.count_error(&e.code);
-                            if kinds {
-                                win.count_kind_retry(q.kind);
+                            if give_up {
+                                win.tries.failed += 1;
+                                win.tries.failed_deadlock += u64::from(e.deadlock());
+                                if kinds {
+                                    win.count_kind_failed(q.kind);
+                                }
+                            } else {
+                                win.tries.retries += 1;
+                                win.tries.retried += u64::from(tried == 1);
+                                if kinds {
+                                    win.count_kind_retry(q.kind);
+                                }
                             }
                         }
                         w.after_error(&mut conn, &mut st).await;
+                        if give_up {
+                            // Failed, not lost: the client goes on with its next event.
+                            failed = true;
+                            deadlock = e.deadlock();
+                            break true;
+                        }
+                        tried += 1;
                         retry = true;
                         // A retry may never suspend (a SQLite BUSY, or a
                         // client blocking on its socket while the server
@@ -120,24 +161,42 @@ pub(super) async fn client<W: Workload>(
             if !ok || q.ended {
                 break;
             }
-            for &(step, us) in &q.steps {
-                win.record_step(step, us);
-            }
-            let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
-            let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
-            win.record(corrected, raw, rate_mode);
-            gaps.success(&mut win.gaps, intended, end, q.writes > 0, kinds.then_some(q.kind));
-            if hosts > 1 {
-                win.count_host(conn.host(), hosts);
-            }
-            if kinds {
-                win.record_kind(q.kind, corrected, q.rolled_back);
+            // A failed event is not in the latencies: pgbench's failed transactions have none.
+            if failed {
+                if let Some(log) = local.log.borrow_mut().as_mut() {
+                    logged += 1;
+                    log.event(id, logged, Ended::Failed { deadlock }, q.kind, 0, 0, tried);
+                }
+            } else {
+                for &(step, us) in &q.steps {
+                    win.record_step(step, us);
+                }
+                let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
+                let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
+                win.record(corrected, raw, rate_mode);
+                if let Some(t) = intended {
+                    win.lag_max_us = win.lag_max_us.max(began.saturating_duration_since(t).as_micros() as u64);
+                }
+                if tries.latency_limit.is_some_and(|l| corrected > l.as_micros() as u64) {
+                    win.tries.late += 1;
+                }
+                gaps.success(&mut win.gaps, intended, end, q.writes > 0, kinds.then_some(q.kind));
+                if let Some(log) = local.log.borrow_mut().as_mut() {
+                    logged += 1;
+                    log.event(id, logged, Ended::Done, q.kind, corrected, intended.map_or(0, |t| began.saturating_duration_since(t).as_micros() as u64), tried);
+                }
+                if hosts > 1 {
+                    win.count_host(conn.host(), hosts);
+                }
+                if kinds {
+                    win.record_kind(q.kind, corrected, q.rolled_back);
+                }
             }
         }
         steps_buf = std::mem::take(&mut q.steps);
         steps_buf.clear();
         done += 1;
-        if end >= warm_end {
+        if end >= warm_end && !failed {
             let mut t = totals.borrow_mut();
             t[li].events += 1;
             // sysbench's execution time: the event's own run, never the
@@ -167,9 +226,11 @@ pub(super) async fn client<W: Workload>(
 /// the reconnects that follow a lost connection); a first attempt that
 /// fails goes on as after a lost connection.
 pub(super) async fn renew(conn: &mut Conn, local: &Local, shared: &Shared, id: usize, tls: bool) -> bool {
+    let began = Instant::now();
     if conn.reconnect().await.is_ok() {
         let mut win = local.window.borrow_mut();
         win.reconnects += 1;
+        win.reconnect_us += began.elapsed().as_micros() as u64;
         win.planned_reconnects += u64::from(tls);
         return true;
     }
@@ -222,4 +283,17 @@ pub(super) async fn until_set(flag: &AtomicBool) {
     while !flag.load(Ordering::Relaxed) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Whether an event that just met a serialization failure or deadlock on try `tried` gets no
+/// other: `--max-tries` reached, or (pgbench's rule) `--latency-limit` passed since it was due.
+fn out_of_tries(p: &TryPolicy, tried: u32, due: Instant) -> bool {
+    (p.max_tries > 0 && tried >= p.max_tries) || p.latency_limit.is_some_and(|l| due.elapsed() >= l)
+}
+
+/// `--verbose-errors`: the error, the client, the script and what happens next, as one line.
+fn error_line(id: usize, e: &DbError, tried: u32, give_up: bool, kind: Option<&str>) -> String {
+    let of = kind.map(|k| format!(" of {k}")).unwrap_or_default();
+    let next = if give_up { "failed".to_string() } else { format!("try {} follows", tried + 1) };
+    format!("client {id} got an error{of} on try {tried}: {e}; {next}")
 }

@@ -308,6 +308,8 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             seed: c.seed,
             gate: group.clone().map(|g| g as Arc<dyn model::StartGate>),
             round: i,
+            tries: c.tries,
+            log: c.log.clone(),
         };
         let opts = LevelOptions { checkpoints: sb.checkpoints.clone(), forced_shutdown: sb.forced_shutdown.grace(c.time).map(Duration::from_secs_f64), init_timeout, debug: level >= 5 };
         // Errors end the loop through `outcome`, so the record stores them.
@@ -465,6 +467,7 @@ fn summaries(sink: &mut Sinks, console_at: Option<usize>, lvl: &runner::Level, i
                 outage: r.outage.clone(),
                 name: r.name.clone(),
                 figures: r.figures.clone(),
+                connect_s: r.connect_s,
             };
             s.summary(&part, info);
             println!("Note: the report above covers the {:.4}s after the last checkpoint ({}s); the stored run covers the whole run.", cp.secs, cp.at_s);

@@ -28,6 +28,7 @@ pub mod record;
 pub mod sampling;
 pub mod search;
 pub mod shard;
+mod txlog;
 pub mod verify;
 mod worker;
 
@@ -239,6 +240,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
     // Clients a workload keeps out of the open loop run back to back; the
     // rate is shared by the others, worker by worker as they are dealt.
     let paced_total = (0..threads).filter(|&id| w.paced(id, threads)).count();
+    let connecting = Instant::now();
     for wi in 0..nworkers {
         let ids: Vec<usize> = (wi..threads).step_by(nworkers).collect();
         let (w, cfg, rc, shared, tx) = (w.clone(), cfg.clone(), rc.clone(), shared.clone(), tx.clone());
@@ -297,6 +299,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
             break;
         }
     }
+    let connect_s = connecting.elapsed().as_secs_f64();
     // The server's baseline, before a group's members wait for each other to start together.
     sink.before_start();
     if let Some(f) = &rc.sync_file {
@@ -482,6 +485,7 @@ pub fn run_level_with<W: Workload>(w: Arc<W>, cfg: Arc<ConnConfig>, rc: &RunCont
         outage,
         name: None,
         figures: Vec::new(),
+        connect_s,
     };
     Ok(Level { result, tail, forced })
 }
@@ -596,6 +600,8 @@ mod tests {
             queue_max: 1000,
             reconnect: 0,
             seed: 1,
+            tries: Default::default(),
+            log: None,
         }
     }
 

@@ -36,6 +36,12 @@ pub fn recorder(path: &Path, info: &RunInfo, cfg: &Arc<ConnConfig>, levels: &[us
     if c.soak {
         o.insert_missing("soak", &c.time.to_string());
     }
+    if c.tries.max_tries > 0 {
+        o.insert_missing("max-tries", &c.tries.max_tries.to_string());
+    }
+    if let Some(l) = c.tries.latency_limit {
+        o.insert_missing("latency-limit", &(l.as_secs_f64() * 1e3).to_string());
+    }
     if c.idle_clients > 0 {
         o.insert_missing("idle-clients", &c.idle_clients.to_string());
     }

@@ -376,6 +376,7 @@ mod tests {
             outage: None,
             name: None,
             figures: Vec::new(),
+            connect_s: 0.0,
         }
     }
 

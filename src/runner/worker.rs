@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 /// Local state of one worker thread, shared by its clients (same thread).
 pub(super) struct Local {
     pub(super) window: RefCell<Window>,
+    /// `--log`: this thread's transaction log.
+    pub(super) log: RefCell<Option<super::txlog::TxLog>>,
     pub(super) stop: Cell<bool>,
     pub(super) finished: Cell<usize>,
     pub(super) queue: RefCell<VecDeque<Instant>>,
@@ -69,6 +71,17 @@ pub(super) async fn worker<W: Workload>(
 ) {
     let set = w.statements();
     let halt = Arc::new(AtomicBool::new(false));
+    let log = match &rc.log {
+        Some(spec) => match super::txlog::TxLog::create(spec, wi, rate > 0.0, rc.seed) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                let message = format!("--log: cannot write {}: {e}", super::txlog::file_name(&spec.prefix, wi));
+                let _ = tx.send(Msg::ConnectFailed(crate::db::DbError { kind: crate::db::ErrKind::Fatal, code: String::new(), message }));
+                return;
+            }
+        },
+        None => None,
+    };
     let mut conns = Vec::new();
     for &id in &ids {
         let began = Instant::now();
@@ -132,6 +145,7 @@ pub(super) async fn worker<W: Workload>(
         busy: Cell::new(0),
         halt,
         tick_at: Cell::new(start),
+        log: RefCell::new(log),
         spare,
         made: Cell::new(1),
     });
@@ -151,7 +165,7 @@ pub(super) async fn worker<W: Workload>(
             (false, n) => n,
         };
         handles.push(tokio::task::spawn_local(async move {
-            client(id, li, conn, st, w, local.clone(), shared, totals, quota, warm_end, rate_mode, reconnect).await;
+            client(id, li, conn, st, w, local.clone(), shared, totals, quota, warm_end, rate_mode, reconnect, rc.tries).await;
             local.finished.set(local.finished.get() + 1);
         }));
     }

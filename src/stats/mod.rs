@@ -64,6 +64,39 @@ pub struct Window {
     /// The clients' gaps without a completed event (see [`gaps`]); the
     /// reporter takes them out of each window as it arrives.
     pub gaps: gaps::GapLog,
+    /// Events retried, given up (`--max-tries`), late or skipped (`--latency-limit`).
+    pub tries: Tries,
+    /// Rate mode: the longest wait of an arrival for a free client, in µs (pgbench's lag).
+    pub lag_max_us: u64,
+    /// Microseconds spent in reconnects between events (`--reconnect`, pgbench's -C).
+    pub reconnect_us: u64,
+}
+
+/// What became of the events that did not simply succeed on their first try, as pgbench counts
+/// them: an event restarted after a serialization failure or a deadlock is retried (once, however
+/// many times it was restarted: those are the retries); one that ran out of tries failed and is
+/// not in the latencies; one slower than `--latency-limit` is late; one whose arrival was already
+/// later than the limit when a client took it was skipped without being sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tries {
+    pub retried: u64,
+    pub retries: u64,
+    pub failed: u64,
+    /// Of `failed`, those whose last error was a deadlock (the rest: serialization failures).
+    pub failed_deadlock: u64,
+    pub late: u64,
+    pub skipped: u64,
+}
+
+impl Tries {
+    pub fn add(&mut self, o: &Tries) {
+        self.retried += o.retried;
+        self.retries += o.retries;
+        self.failed += o.failed;
+        self.failed_deadlock += o.failed_deadlock;
+        self.late += o.late;
+        self.skipped += o.skipped;
+    }
 }
 
 /// Counts of one kind of event.
@@ -74,12 +107,14 @@ pub struct KindWindow {
     pub rollbacks: u64,
     /// Retryable errors that restarted an event of this kind.
     pub retries: u64,
+    /// Events of this kind given up after `--max-tries`.
+    pub failed: u64,
     pub lat: Histogram<u64>,
 }
 
 impl Default for KindWindow {
     fn default() -> Self {
-        KindWindow { events: 0, rollbacks: 0, retries: 0, lat: new_hist() }
+        KindWindow { events: 0, rollbacks: 0, retries: 0, failed: 0, lat: new_hist() }
     }
 }
 
@@ -114,6 +149,9 @@ impl Window {
             steps: Vec::new(),
             per_host: Vec::new(),
             gaps: gaps::GapLog::default(),
+            tries: Tries::default(),
+            lag_max_us: 0,
+            reconnect_us: 0,
         }
     }
 
@@ -166,6 +204,14 @@ impl Window {
         self.kinds[kind].retries += 1;
     }
 
+    /// An event of `kind` was given up after its last try.
+    pub fn count_kind_failed(&mut self, kind: usize) {
+        if self.kinds.len() <= kind {
+            self.kinds.resize_with(kind + 1, KindWindow::default);
+        }
+        self.kinds[kind].failed += 1;
+    }
+
     /// Drops what an interval no longer needs once every sink has seen it:
     /// its latency histograms (about 190 KB each at 1 h and 3 digits) and
     /// its per-kind and per-statement windows. The run keeps its intervals
@@ -196,7 +242,7 @@ impl Window {
         self.lat_raw.reset();
         for k in kinds.iter_mut().chain(steps.iter_mut()) {
             k.lat.reset();
-            (k.events, k.rollbacks, k.retries) = (0, 0, 0);
+            (k.events, k.rollbacks, k.retries, k.failed) = (0, 0, 0, 0);
         }
         per_host.iter_mut().for_each(|n| *n = 0);
         (self.kinds, self.steps, self.per_host) = (kinds, steps, per_host);
@@ -218,6 +264,9 @@ impl Window {
             busy: self.busy,
             trx_stmts: self.trx_stmts,
             per_host: self.per_host.clone(),
+            tries: self.tries,
+            lag_max_us: self.lag_max_us,
+            reconnect_us: self.reconnect_us,
             ..Window::counts_only()
         }
     }
@@ -245,6 +294,9 @@ impl Window {
         self.queue_len += o.queue_len;
         self.busy += o.busy;
         self.trx_stmts += o.trx_stmts;
+        self.tries.add(&o.tries);
+        self.lag_max_us = self.lag_max_us.max(o.lag_max_us);
+        self.reconnect_us += o.reconnect_us;
         if self.kinds.len() < o.kinds.len() {
             self.kinds.resize_with(o.kinds.len(), KindWindow::default);
         }
@@ -252,6 +304,7 @@ impl Window {
             a.events += b.events;
             a.rollbacks += b.rollbacks;
             a.retries += b.retries;
+            a.failed += b.failed;
             let _ = a.lat.add(&b.lat);
         }
         if self.steps.len() < o.steps.len() {

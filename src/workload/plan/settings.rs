@@ -51,6 +51,10 @@ pub struct RunSettings {
     pub queue_max: usize,
     /// Connections held idle beside the active clients for the whole run.
     pub idle_clients: usize,
+    /// How many tries an event gets, and what counts as late.
+    pub tries: crate::model::TryPolicy,
+    /// `--log`: pgbench's transaction logs.
+    pub log: Option<crate::model::LogSpec>,
     /// Refuse to run on missing tables instead of preparing them.
     pub no_prepare: bool,
     /// The random numbers' seed (0: from the clock).
