@@ -264,6 +264,7 @@ mod tests {
             busy: Cell::new(0),
             halt: Arc::new(AtomicBool::new(false)),
             tick_at: Cell::new(Instant::now()),
+            log: RefCell::new(None),
             spare,
             made: Cell::new(made),
         };

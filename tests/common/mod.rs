@@ -568,7 +568,21 @@ pub fn write_synthetic_log(path: &std::path::Path, m: &SyntheticMember, names: &
             total.merge(&window(p));
             elapsed_s += p.secs;
         }
-        let r = LevelResult { threads: *threads, total, elapsed_s, clients: vec![], cpu_user_s, cpu_sys_s, intervals, stop: Stop::Completed, rate: 0.0, outage: None, name: None, figures: Vec::new() };
+        let r = LevelResult {
+            connect_s: 0.0,
+            threads: *threads,
+            total,
+            elapsed_s,
+            clients: vec![],
+            cpu_user_s,
+            cpu_sys_s,
+            intervals,
+            stop: Stop::Completed,
+            rate: 0.0,
+            outage: None,
+            name: None,
+            figures: Vec::new(),
+        };
         log.summary(&r, &info);
     }
 }

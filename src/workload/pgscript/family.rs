@@ -45,6 +45,19 @@ impl Family for PgscriptFamily {
         let common = plan.families.get::<crate::workload::common::CommonArgs>()?;
         let mut w = PgScripts::new(&plan.workload, &args, &common.define, scale, cfg.prepared, plan.run.seed)?;
         w.reconnect = if args.connect { 1 } else { common.reconnect };
+        let run = &plan.run;
+        w.report = Some(super::report::ReportSpec {
+            max_tries: run.tries.max_tries,
+            latency_limit_ms: run.tries.latency_limit.map(|l| l.as_secs_f64() * 1e3),
+            rate: run.rate,
+            progress: run.report_interval > 0.0,
+            progress_timestamp: args.progress_timestamp,
+            duration_s: (run.time > 0.0).then_some(run.time.round() as u64),
+            per_client: run.events / (*run.levels.first().unwrap_or(&1)).max(1) as u64,
+            threads: run.client_threads.unwrap_or(1),
+            failures_detailed: run.tries.failures_detailed,
+            connect: args.connect,
+        });
         if w.scripts.len() > 1 {
             // A mix is not the built-in the command line named.
             plan.workload = SCRIPTS.to_string();
@@ -71,6 +84,10 @@ impl Labels for PgscriptFamily {
 }
 
 impl CommandLine for PgscriptFamily {
+    fn tool_command_line(&self, argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
+        super::cli::command_line(argv)
+    }
+
     fn implied_workload(&self, args: &FamilyArgs) -> Option<&'static str> {
         let a: PgscriptArgs = args.get().ok()?;
         if !a.pgbench_script.is_empty() || a.builtin.len() > 1 {

@@ -114,6 +114,58 @@ impl PgScripts {
     }
 }
 
+impl PgScripts {
+    /// What pgbench does between connecting and starting its clients: its banner, the vacuum
+    /// unless -n, and (for its report) the accounts' partitioning. A vacuum's error is said
+    /// and passed over, as pgbench passes it over.
+    pub async fn before_run(&self, cfg: &Arc<ConnConfig>) -> Result<()> {
+        if !self.pgbench_output && self.vacuum == "none" {
+            return Ok(());
+        }
+        let mut conn = Conn::admin(cfg).await?;
+        if self.pgbench_output {
+            println!("pgbench (fairbench {})", env!("CARGO_PKG_VERSION"));
+            // pgbench looks at the tables only when a built-in script runs.
+            let found = if self.scripts.iter().any(|s| s.path.starts_with("builtin:")) { partitions(&mut conn).await } else { None };
+            if let Ok(mut f) = self.found.lock() {
+                (f.scale, f.partitions) = (self.scale(), found);
+            }
+        }
+        if self.vacuum != "none" {
+            if self.pgbench_output {
+                print!("starting vacuum...");
+            }
+            let mut sql = vec!["VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"];
+            if self.vacuum == "all" {
+                sql.push("VACUUM pgbench_accounts");
+            }
+            for q in sql {
+                if let Err(e) = conn.query(q).await {
+                    eprintln!("{q}: {} (ignoring this error and continuing anyway)", e.message);
+                }
+            }
+            if self.pgbench_output {
+                println!("end.");
+            }
+        }
+        conn.close().await;
+        Ok(())
+    }
+}
+
+/// pgbench_accounts' partitioning method and count, read from PostgreSQL's catalog (None
+/// elsewhere, or unpartitioned).
+async fn partitions(conn: &mut Conn) -> Option<(String, u32)> {
+    let sql = "SELECT CASE p.partstrat WHEN 'r' THEN 'range' WHEN 'h' THEN 'hash' ELSE 'list' END, count(i.inhrelid) \
+               FROM pg_catalog.pg_partitioned_table p LEFT JOIN pg_catalog.pg_inherits i ON i.inhparent = p.partrelid \
+               WHERE p.partrelid = 'pgbench_accounts'::regclass GROUP BY p.partstrat";
+    let rows = conn.query_strings(sql).await.ok()?;
+    let row = rows.first()?;
+    let method = row.first().cloned().flatten()?;
+    let n = row.get(1).cloned().flatten()?.parse().ok()?;
+    Some((method, n))
+}
+
 impl Dataset for PgScripts {
     fn dataset_tables(&self) -> DatasetTables {
         DatasetTables::Names(TABLES.iter().map(|t| t.to_string()).collect())

@@ -8,11 +8,13 @@
 //! with the variables' values written in, extended and prepared bind them
 //! as parameters of a statement prepared once per connection.
 
+pub mod cli;
 pub mod expr;
 pub mod family;
 pub mod load;
 pub mod options;
 pub mod prng;
+pub mod report;
 pub mod script;
 
 use super::{Checked, Counters, Levels, Witnessed, Workload};
@@ -64,6 +66,13 @@ pub struct PgScripts {
     pub reconnect: u64,
     /// `prepare --partitions N --partition-method M`: pgbench_accounts in N partitions.
     partitions: (u32, String),
+    /// `--pgbench-output`: pgbench's progress lines and report, with these settings.
+    pub report: Option<report::ReportSpec>,
+    pgbench_output: bool,
+    /// `--vacuum`: none, tables or all.
+    vacuum: String,
+    /// What the run's start found, for pgbench's report.
+    found: Arc<std::sync::Mutex<report::Found>>,
     defines: Vec<(usize, Value)>,
     seed: u64,
     total_weight: u64,
@@ -160,6 +169,10 @@ impl PgScripts {
             builtins_only,
             reconnect: 0,
             partitions: (args.partitions, args.partition_method.clone()),
+            report: None,
+            pgbench_output: args.pgbench_output,
+            vacuum: args.vacuum.clone(),
+            found: Arc::default(),
             defines,
             seed,
             total_weight,
@@ -483,7 +496,15 @@ impl Witnessed for PgScripts {}
 
 impl Levels for PgScripts {
     async fn run_started(&self, cfg: &Arc<ConnConfig>, _rc: &crate::model::RunControl) -> Result<()> {
-        self.detect_scale(cfg).await
+        self.detect_scale(cfg).await?;
+        self.before_run(cfg).await
+    }
+
+    fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
+        let spec = self.report.clone().filter(|_| self.pgbench_output && !json)?;
+        let scripts = self.scripts.iter().map(|s| (report::describe(&s.path), s.weight)).collect();
+        let pgbench = report::PgbenchSink { standard: standard.console(json, percentile), spec, scripts, query_mode: self.query_mode.name(), found: self.found.clone() };
+        Some(report::sink(standard, json, percentile, Some(pgbench)))
     }
 }
 

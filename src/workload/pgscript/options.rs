@@ -26,4 +26,13 @@ pub struct PgscriptArgs {
     /// prepare: how --partitions splits pgbench_accounts by aid: range (pgbench's default) or hash
     #[arg(long = "partition-method", value_name = "METHOD", default_value = "range", value_parser = ["range", "hash"])]
     pub partition_method: String,
+    /// pgbench's own output besides fairbench's: progress lines in pgbench's format on stderr, and pgbench's report after the summary (set by `fairbench pgbench`)
+    #[arg(long)]
+    pub pgbench_output: bool,
+    /// With --pgbench-output: progress lines stamped with the Unix time (pgbench's --progress-timestamp)
+    #[arg(long)]
+    pub progress_timestamp: bool,
+    /// Before the run, as pgbench does unless -n: tables (VACUUM pgbench_branches and pgbench_tellers, TRUNCATE pgbench_history), all (pgbench_accounts too, -v) or none
+    #[arg(long, value_name = "WHAT", default_value = "none", value_parser = ["none", "tables", "all"])]
+    pub vacuum: String,
 }

@@ -1,0 +1,192 @@
+//! `fairbench pgbench ARGS`: pgbench's command lines as typed, run by fairbench and by Debian's
+//! pgbench 15 on the same database, one after the other. The report pgbench prints and the one
+//! fairbench prints after its summary must agree line for line once their figures are blanked,
+//! and their figures must agree with fairbench's own summary and with the transaction logs,
+//! which one script (bench/pgbench_logs.py) reads for both tools. Serialization failures are
+//! retried and counted as pgbench counts them.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// A database for each test: pgbench's table names are fixed, and other tests use them.
+const REPORTS: &str = "fbpgbench_reports";
+const TRIES: &str = "fbpgbench_tries";
+
+/// Two clients updating one row at REPEATABLE READ: serialization failures for certain.
+const CONFLICT: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n";
+
+fn with_env(mut c: Command) -> Command {
+    let u = parse_url(&pg_url());
+    c.env("PGHOST", "127.0.0.1").env("PGPORT", pg_port().to_string()).env("PGUSER", &u.user).env("PGPASSWORD", &u.password).env_remove("PGDATABASE");
+    c
+}
+
+fn ours(db: &str, args: &[&str]) -> Output {
+    let mut c = with_env(fairbench());
+    run_ok(c.arg("pgbench").args(args).arg(db).arg("--no-save"))
+}
+
+fn theirs(db: &str, args: &[&str]) -> Output {
+    let mut c = with_env(Command::new("pgbench"));
+    run_ok(c.args(args).arg(db))
+}
+
+/// pgbench's report: from "transaction type:" to the end of stdout.
+fn report(out: &Output) -> String {
+    let s = stdout(out);
+    let at = s.find("transaction type:").unwrap_or_else(|| panic!("no pgbench report in:\n{s}"));
+    s[at..].to_string()
+}
+
+/// The text with every number blanked, so that two reports compare by their lines alone.
+fn blanked(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_number = false;
+    for c in s.chars() {
+        if c.is_ascii_digit() || (in_number && c == '.') {
+            if !in_number {
+                out.push('#');
+                in_number = true;
+            }
+        } else {
+            in_number = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The number after `label` in a report (`tps = `, `number of failed transactions: `).
+fn figure(report: &str, label: &str) -> f64 {
+    let line = report.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no '{label}' in:\n{report}"));
+    let rest = &line[label.len()..];
+    let n: String = rest.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    n.parse().unwrap_or_else(|_| panic!("no number in '{line}'"))
+}
+
+fn setup(db: &str) {
+    pg_admin(&format!("DROP DATABASE IF EXISTS {db}"));
+    pg_admin(&format!("CREATE DATABASE {db}"));
+}
+
+fn logs(prefix: &Path) -> Value {
+    let out = run_ok(Command::new("python3").arg(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/pgbench_logs.py")).arg(prefix));
+    serde_json::from_str(stdout(&out).trim()).unwrap()
+}
+
+/// The same command lines through both tools give the same report lines; fairbench's figures
+/// are its own summary's; `-i` makes tables pgbench runs on; `-t` runs exactly its count.
+#[test]
+fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
+    let db = REPORTS;
+    setup(db);
+    let dir = scratch_dir("pgbench-cli");
+    let conflict = dir.join("conflict.sql");
+    std::fs::write(&conflict, CONFLICT).unwrap();
+    let conflict = conflict.to_str().unwrap();
+    ours(db, &["-i", "-s", "2", "--partitions", "2"]);
+    let count = |sql: &str| pg_admin_db(db, sql).trim().to_string();
+    assert_eq!(count("SELECT count(*) FROM pgbench_accounts"), "200000");
+    let lines: [&[&str]; 6] = [
+        &["-c", "2", "-j", "2", "-t", "50", "-M", "prepared"],
+        &["-c", "2", "-T", "2", "-S", "-P", "1", "-L", "50", "-R", "200"],
+        &["-c", "2", "-t", "30", "-b", "select-only@2", "-b", "simple-update@1"],
+        &["-n", "-c", "2", "-T", "2", "-f", conflict, "--failures-detailed"],
+        &["-n", "-c", "2", "-T", "2", "-f", conflict, "--max-tries", "10", "-P", "1"],
+        &["-C", "-c", "2", "-t", "20"],
+    ];
+    for (i, args) in lines.iter().enumerate() {
+        let (a, b) = (ours(db, args), theirs(db, args));
+        let (ra, rb) = (report(&a), report(&b));
+        assert_eq!(blanked(&ra), blanked(&rb), "{args:?}: fairbench's report:\n{ra}\npgbench's:\n{rb}");
+        // Progress lines, when asked for, have pgbench's fields.
+        let progress = |o: &Output| stderr(o).lines().find(|l| l.starts_with("progress: ")).map(blanked);
+        assert_eq!(progress(&a), progress(&b), "{args:?}: {}", stderr(&a));
+        // The report's figures are the summary's: tps, and the transactions themselves.
+        let summary = stdout(&a);
+        let per_sec = summary.lines().find(|l| l.trim_start().starts_with("transactions:")).unwrap();
+        let tps: f64 = per_sec.split('(').nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        assert!((figure(&ra, "tps = ") - tps).abs() < 0.01, "{args:?}: {ra} against {per_sec}");
+        let processed = figure(&ra, "number of transactions actually processed: ");
+        let n: f64 = per_sec.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert_eq!(processed, n, "{args:?}");
+        if i == 0 {
+            // 50 per client, each a TPC-B transaction with its history row; the vacuum step
+            // emptied the history first.
+            assert_eq!(processed, 100.0);
+            assert_eq!(count("SELECT count(*) FROM pgbench_history"), "100");
+        }
+        if args.contains(&"-R") {
+            assert!(figure(&ra, "rate limit schedule lag: avg ") < 50.0, "{ra}");
+        }
+    }
+    // The partitions the tables were made with are in the report, as pgbench reads them.
+    let r = report(&ours(db, &["-c", "1", "-t", "5", "-S"]));
+    assert!(r.contains("partition method: range\npartitions: 2\n"), "{r}");
+}
+
+/// A serialization failure is a failed transaction at pgbench's one try, counted and not
+/// retried, and the client goes on; with more tries it is retried, and fewer fail. The logs of
+/// both tools, read by one script, hold the transactions each tool's report counts.
+#[test]
+fn serialization_failures_are_retried_counted_and_logged_as_pgbench_does() {
+    let db = TRIES;
+    setup(db);
+    ours(db, &["-i", "-s", "1"]);
+    let dir = scratch_dir("pgbench-logs");
+    let conflict = dir.join("conflict.sql");
+    std::fs::write(&conflict, CONFLICT).unwrap();
+    let conflict = conflict.to_str().unwrap();
+    let mut failed_share = Vec::new();
+    for tries in ["1", "20"] {
+        for (tool, run) in [("fairbench", ours as fn(&str, &[&str]) -> Output), ("pgbench", theirs as fn(&str, &[&str]) -> Output)] {
+            let prefix = dir.join(format!("{tool}-{tries}"));
+            let prefix_arg = format!("--log-prefix={}", prefix.display());
+            let out = run(db, &["-n", "-c", "2", "-j", "2", "-T", "2", "-f", conflict, "--max-tries", tries, "--failures-detailed", "-l", &prefix_arg]);
+            let r = report(&out);
+            let (ok, failed) = (figure(&r, "number of transactions actually processed: "), figure(&r, "number of failed transactions: "));
+            let ser = figure(&r, "number of serialization failures: ");
+            assert_eq!(failed, ser, "{tool}: every failure is a serialization failure:\n{r}");
+            let l = logs(&prefix);
+            assert_eq!((l["transactions"].as_f64().unwrap(), l["failed"].as_f64().unwrap()), (ok, failed), "{tool} at {tries} tries: the log against the report:\n{r}\n{l}");
+            assert_eq!(l["files"], 2, "{tool}: a file per thread: {l}");
+            if tries == "1" {
+                assert!(failed > 0.0, "{tool}: two clients on one row at REPEATABLE READ never failed:\n{r}");
+            } else {
+                let retried = figure(&r, "number of transactions retried: ");
+                assert!(retried > 0.0 && figure(&r, "total number of retries: ") >= retried, "{tool}:\n{r}");
+            }
+            if tool == "fairbench" {
+                failed_share.push(failed / (ok + failed));
+                // The aggregate log counts the same way.
+                let agg = dir.join(format!("agg-{tries}"));
+                let out =
+                    ours(db, &["-n", "-c", "2", "-T", "2", "-f", conflict, "--max-tries", tries, "--failures-detailed", "-l", "--aggregate-interval=1", &format!("--log-prefix={}", agg.display())]);
+                let r = report(&out);
+                let l = logs(&agg);
+                assert_eq!(l["format"], "aggregate");
+                assert_eq!(
+                    (l["transactions"].as_f64().unwrap(), l["failed"].as_f64().unwrap()),
+                    (figure(&r, "number of transactions actually processed: "), figure(&r, "number of failed transactions: ")),
+                    "{r}\n{l}"
+                );
+            }
+        }
+    }
+    assert!(failed_share[1] < failed_share[0], "retries did not lower the failures: {failed_share:?}");
+}
+
+/// What cannot be honoured is refused in one line naming the option, before anything runs.
+#[test]
+fn pgbench_options_fairbench_cannot_honour_are_refused_in_one_line() {
+    for (args, says) in [(&["-r", "-T", "1"][..], "--report-per-command"), (&["-i", "--foreign-keys"][..], "--foreign-keys"), (&["-i", "-c", "2"][..], "initialization (-i) mode")] {
+        let mut c = with_env(fairbench());
+        let out = run_fail(c.arg("pgbench").args(args).arg(REPORTS));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_one_line_error(&out, &[says]);
+    }
+}
