@@ -362,6 +362,8 @@ fn interval_cpu_piled_up_behind_a_blocked_client() {
         seed: 1,
         gate: None,
         round: 0,
+        tries: Default::default(),
+        log: None,
     };
     let info = fairbench::model::RunInfo {
         label: "stall".into(),

@@ -85,7 +85,7 @@ impl Labels for PgscriptFamily {
 
 impl CommandLine for PgscriptFamily {
     fn tool_command_line(&self, argv: &[String]) -> Option<std::result::Result<Vec<String>, String>> {
-        super::cli::command_line(argv)
+        super::pgbench_line::command_line(argv)
     }
 
     fn implied_workload(&self, args: &FamilyArgs) -> Option<&'static str> {

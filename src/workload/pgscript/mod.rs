@@ -8,11 +8,11 @@
 //! with the variables' values written in, extended and prepared bind them
 //! as parameters of a statement prepared once per connection.
 
-pub mod cli;
 pub mod expr;
 pub mod family;
 pub mod load;
 pub mod options;
+pub mod pgbench_line;
 pub mod prng;
 pub mod report;
 pub mod script;
