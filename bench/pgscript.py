@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""The same pgbench script through fairbench and through pgbench itself,
+"""The same pgbench command line through `fairbench pgbench` and through pgbench itself,
 on the same PostgreSQL server, the tools alternating: TPS and client CPU
 per transaction (user + system time of the client process, from
-getrusage of the finished child).
+getrusage of the finished child), both read from pgbench's report by the same
+expressions. Then each tool writes its transaction logs (-l, and
+--aggregate-interval 1), bench/pgbench_logs.py counts them, and the counts are set
+against each tool's report.
 
     eval "$(bash scripts/servers.sh start)"      # or reuse running servers
     cargo build --release
@@ -12,8 +15,8 @@ getrusage of the finished child).
 Scripts: pgbench's select-only, simple-update and tpcb-like built-ins, bench/oltp_ro.sql (sysbench's
 OLTP read-only transaction written as a pgbench script, as 002's
 pgbench -M prepared -f oltp_ro.sql runs), and bench/tpcb_pipelined.sql
-(pgbench's tpcb-like transaction in one pipeline). Both tools use -M prepared and
-TCP to 127.0.0.1. Writes bench/RESULTS-pgscript.md and .json.
+(pgbench's tpcb-like transaction in one pipeline). Both tools take the same
+command line: -n -M prepared -c N -j N -T S over TCP to 127.0.0.1. Writes bench/RESULTS-pgscript.md and .json.
 """
 
 import argparse
@@ -39,24 +42,47 @@ def run_child(cmd, env):
     return p.stdout, wall, r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
 
 
-def pgbench(a, env, script, clients):
-    cmd = ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", str(clients), "-T", str(a.seconds),
-           "-h", "127.0.0.1", "-p", a.port, "-U", a.user, a.db]
-    cmd += ["-b", script] if not script.endswith(".sql") else ["-f", script]
+def line(a, script, clients, seconds):
+    """pgbench's command line, the same for both tools."""
+    cmd = ["-n", "-M", "prepared", "-c", str(clients), "-j", str(clients), "-T", str(seconds), "-h", "127.0.0.1", "-p", a.port, "-U", a.user]
+    return cmd + (["-b", script] if not script.endswith(".sql") else ["-f", script])
+
+
+def tool(name, a):
+    return ["pgbench"] if name == "pgbench" else [a.fairbench, "pgbench"]
+
+
+def measure(name, a, env, script, clients, extra=()):
+    cmd = tool(name, a) + line(a, script, clients, a.seconds) + list(extra) + [a.db] + (["--no-save"] if name == "fairbench" else [])
     out, wall, u, s = run_child(cmd, env)
     tx = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+    failed = int(re.search(r"number of failed transactions: (\d+)", out).group(1))
     tps = float(re.search(r"tps = ([\d.]+) \(without initial", out).group(1))
-    return {"tps": tps, "tx": tx, "cpu_us_per_tx": (u + s) / tx * 1e6, "user_s": u, "sys_s": s}
+    return {"tps": tps, "tx": tx, "failed": failed, "cpu_us_per_tx": (u + s) / tx * 1e6, "user_s": u, "sys_s": s}
+
+
+def pgbench(a, env, script, clients):
+    return measure("pgbench", a, env, script, clients)
 
 
 def fairbench(a, env, script, clients):
-    cmd = [a.fairbench, "run", "-M", "prepared", "--threads", str(clients), "--time", str(a.seconds),
-           "--target", a.url, "--no-save", "--output", "json", "--report-interval", "0"]
-    cmd += ["-b", script] if not script.endswith(".sql") else ["-f", script]
-    out, wall, u, s = run_child(cmd, env)
-    summ = json.loads([l for l in out.splitlines() if '"summary"' in l][-1])
-    tx = summ["transactions"]
-    return {"tps": summ["tps"], "tx": tx, "cpu_us_per_tx": (u + s) / tx * 1e6, "user_s": u, "sys_s": s}
+    return measure("fairbench", a, env, script, clients)
+
+
+def log_counts(a, env):
+    """Each tool's logs, counted by bench/pgbench_logs.py, against its own report."""
+    import tempfile
+    sys_path = os.path.join(HERE, "pgbench_logs.py")
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("fairbench", "pgbench"):
+            for agg in ([], ["--aggregate-interval=1"]):
+                prefix = os.path.join(d, f"{name}{'-agg' if agg else ''}")
+                r = measure(name, a, env, "tpcb-like", 4, ["-l", f"--log-prefix={prefix}"] + agg)
+                c = json.loads(subprocess.run(["python3", sys_path, prefix], stdout=subprocess.PIPE, text=True, check=True).stdout)
+                out.append({"tool": name, "format": c["format"], "files": c["files"], "log_transactions": c["transactions"], "report_transactions": r["tx"], "log_failed": c["failed"], "report_failed": r["failed"]})
+                print(f"logs {name} {c['format']}: {c['transactions']} in the log, {r['tx']} in the report", flush=True)
+    return out
 
 
 def main():
@@ -89,10 +115,11 @@ def main():
             rows.append({"script": os.path.basename(script), "clients": clients, "median": med, "runs": res})
             print(f"{os.path.basename(script)} x{clients}: fairbench {med['fairbench']['tps']:.0f} tps {med['fairbench']['cpu_us_per_tx']:.1f} us/tx;"
                   f" pgbench {med['pgbench']['tps']:.0f} tps {med['pgbench']['cpu_us_per_tx']:.1f} us/tx", flush=True)
+    logs = log_counts(a, env)
     load1 = os.getloadavg()[0]
     ver = subprocess.run(["pgbench", "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
     with open(os.path.join(HERE, "RESULTS-pgscript.json"), "w") as f:
-        json.dump({"pgbench": ver, "loadavg": [load0, load1], "seconds": a.seconds, "reps": a.reps, "scale": a.scale, "cores": os.cpu_count(), "rows": rows}, f, indent=1)
+        json.dump({"pgbench": ver, "loadavg": [load0, load1], "seconds": a.seconds, "reps": a.reps, "scale": a.scale, "cores": os.cpu_count(), "rows": rows, "logs": logs}, f, indent=1)
     with open(os.path.join(HERE, "RESULTS-pgscript.md"), "w") as f:
         f.write(f"# pgbench scripts: fairbench vs {ver}\n\n")
         f.write(f"Same server (PostgreSQL over TCP 127.0.0.1), -M prepared, scale {a.scale}, {a.seconds} s per run, "
@@ -103,6 +130,10 @@ def main():
         for r in rows:
             fb, pg = r["median"]["fairbench"], r["median"]["pgbench"]
             f.write(f"| {r['script']} | {r['clients']} | {fb['tps']:.0f} | {pg['tps']:.0f} | {fb['cpu_us_per_tx']:.1f} | {pg['cpu_us_per_tx']:.1f} |\n")
+        f.write("\nTransaction logs (tpcb-like, 4 clients, -j 4, -l), counted by bench/pgbench_logs.py for both tools:\n\n")
+        f.write("| tool | log format | files | transactions in the log | in the report | failed in the log | in the report |\n|---|---|---|---|---|---|---|\n")
+        for l in logs:
+            f.write(f"| {l['tool']} | {l['format']} | {l['files']} | {l['log_transactions']} | {l['report_transactions']} | {l['log_failed']} | {l['report_failed']} |\n")
 
 
 if __name__ == "__main__":

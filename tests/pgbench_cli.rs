@@ -91,8 +91,9 @@ fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
     ours(db, &["-i", "-s", "2", "--partitions", "2"]);
     let count = |sql: &str| pg_admin_db(db, sql).trim().to_string();
     assert_eq!(count("SELECT count(*) FROM pgbench_accounts"), "200000");
-    let lines: [&[&str]; 6] = [
+    let lines: [&[&str]; 7] = [
         &["-c", "2", "-j", "2", "-t", "50", "-M", "prepared"],
+        &["-c", "1", "-T", "2", "-S", "-P", "1", "--progress-timestamp"],
         &["-c", "2", "-T", "2", "-S", "-P", "1", "-L", "50", "-R", "200"],
         &["-c", "2", "-t", "30", "-b", "select-only@2", "-b", "simple-update@1"],
         &["-n", "-c", "2", "-T", "2", "-f", conflict, "--failures-detailed"],
@@ -119,6 +120,13 @@ fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
             // emptied the history first.
             assert_eq!(processed, 100.0);
             assert_eq!(count("SELECT count(*) FROM pgbench_history"), "100");
+        }
+        if args.contains(&"--progress-timestamp") {
+            // Unix time, as pgbench stamps it: within a minute of now.
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+            let line = stderr(&a).lines().find(|l| l.starts_with("progress: ")).unwrap().to_string();
+            let t: f64 = line["progress: ".len()..].split_whitespace().next().unwrap().parse().unwrap();
+            assert!((now - t).abs() < 60.0, "{line}");
         }
         if args.contains(&"-R") {
             assert!(figure(&ra, "rate limit schedule lag: avg ") < 50.0, "{ra}");
@@ -162,6 +170,13 @@ fn serialization_failures_are_retried_counted_and_logged_as_pgbench_does() {
             }
             if tool == "fairbench" {
                 failed_share.push(failed / (ok + failed));
+                // fairbench's own summary counts the same failures.
+                let own = stdout(&out).lines().find(|l| l.starts_with("Tries: ")).unwrap_or_else(|| panic!("no Tries line:\n{}", stdout(&out))).to_string();
+                let before = |w: &str| -> f64 { own.split(w).next().unwrap().split_whitespace().last().unwrap().parse().unwrap() };
+                assert_eq!(before(" failed ("), failed, "{own}");
+                if tries != "1" {
+                    assert_eq!(before(" events retried"), figure(&r, "number of transactions retried: "), "{own}");
+                }
                 // The aggregate log counts the same way.
                 let agg = dir.join(format!("agg-{tries}"));
                 let out =
@@ -178,6 +193,16 @@ fn serialization_failures_are_retried_counted_and_logged_as_pgbench_does() {
         }
     }
     assert!(failed_share[1] < failed_share[0], "retries did not lower the failures: {failed_share:?}");
+    // --verbose-errors: a line for each error, which at one try is each failure.
+    let out = ours(db, &["-n", "-c", "2", "-T", "1", "-f", conflict, "--verbose-errors"]);
+    let said = stderr(&out).lines().filter(|l| l.contains(" got an error ")).count() as f64;
+    assert_eq!(said, figure(&report(&out), "number of failed transactions: "), "{}", stderr(&out));
+    // --sampling-rate: about that share of the transactions in the log.
+    let sampled = dir.join("sampled");
+    let out = ours(db, &["-n", "-c", "2", "-T", "2", "-S", "-l", "--sampling-rate=0.1", &format!("--log-prefix={}", sampled.display())]);
+    let all = figure(&report(&out), "number of transactions actually processed: ");
+    let share = logs(&sampled)["transactions"].as_f64().unwrap() / all;
+    assert!(all > 1000.0 && (0.07..0.13).contains(&share), "{share} of {all} logged at --sampling-rate=0.1");
 }
 
 /// What cannot be honoured is refused in one line naming the option, before anything runs.
@@ -189,4 +214,40 @@ fn pgbench_options_fairbench_cannot_honour_are_refused_in_one_line() {
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert_one_line_error(&out, &[says]);
     }
+}
+
+/// The logs and the tries are the runner's, not pgbench scripts' alone: a sysbench workload on
+/// SQLite logs each of its events in pgbench's format, a file per client thread.
+#[test]
+fn transaction_logs_serve_every_workload() {
+    let dir = scratch_dir("txlog-oltp");
+    let target = format!("sqlite:{}", dir.join("t.sqlite").display());
+    let prefix = dir.join("oltp");
+    let out = run_ok(
+        fairbench().args(["run", "oltp_read_only", "--table-size", "1000", "--threads", "2", "--client-threads", "2", "--events", "300", "--time", "0", "--max-tries", "3", "--no-save"]).args([
+            "--target",
+            &target,
+            "--log",
+            &format!("--log-prefix={}", prefix.display()),
+        ]),
+    );
+    let l = logs(&prefix);
+    assert_eq!((l["transactions"].as_u64(), l["failed"].as_u64(), l["files"].as_u64()), (Some(300), Some(0), Some(2)), "{l}\n{}", stdout(&out));
+    // Each line: client, its event number from 1, latency in µs, kind 0, Unix time, and the
+    // retries column that a try limit other than 1 adds.
+    let first = std::fs::read_to_string(format!("{}.{}", prefix.display(), l_pid(&prefix))).unwrap();
+    let f: Vec<&str> = first.lines().next().unwrap().split(' ').collect();
+    assert_eq!((f.len(), f[1], f[3], f[6]), (7, "1", "0", "0"), "{first:.200}");
+    assert!(f[2].parse::<u64>().unwrap() > 0 && f[4].parse::<u64>().unwrap() > 1_700_000_000, "{f:?}");
+}
+
+/// The process id in the first log file's name (`PREFIX.PID`).
+fn l_pid(prefix: &Path) -> String {
+    let name = prefix.file_name().unwrap().to_str().unwrap().to_string();
+    std::fs::read_dir(prefix.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| f.strip_prefix(&format!("{name}.")).map(String::from))
+        .find(|rest| !rest.contains('.'))
+        .unwrap()
 }
