@@ -92,6 +92,9 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--scale", type=int, default=1)
+    ap.add_argument("--scripts", default="select-only,simple-update,tpcb-like,oltp_ro.sql,tpcb_pipelined.sql", help="the rows to run, by name")
+    ap.add_argument("--out", default="RESULTS-pgscript", help="bench/OUT.md and bench/OUT.json")
+    ap.add_argument("--no-logs", action="store_true", help="leave out the transaction logs' counts")
     a = ap.parse_args()
     a.url = os.environ["FAIRBENCH_TEST_PG_URL"]
     m = re.match(r"postgres://([^:]+):([^@]+)@[^:]+:(\d+)/(\w+)", a.url)
@@ -99,7 +102,7 @@ def main():
     env = dict(os.environ, PGPASSWORD=password, PGSSLMODE="disable")
     subprocess.run([a.fairbench, "prepare", "select-only", "--scale", str(a.scale), "--target", a.url], check=True, stdout=subprocess.DEVNULL)
     load0 = os.getloadavg()[0]
-    scripts = ["select-only", "simple-update", "tpcb-like", os.path.join(HERE, "oltp_ro.sql"), os.path.join(HERE, "tpcb_pipelined.sql")]
+    scripts = [os.path.join(HERE, n) if n.endswith(".sql") else n for n in a.scripts.split(",")]
     rows = []
     for script in scripts:
         for clients in [int(c) for c in a.clients.split(",")]:
@@ -115,12 +118,12 @@ def main():
             rows.append({"script": os.path.basename(script), "clients": clients, "median": med, "runs": res})
             print(f"{os.path.basename(script)} x{clients}: fairbench {med['fairbench']['tps']:.0f} tps {med['fairbench']['cpu_us_per_tx']:.1f} us/tx;"
                   f" pgbench {med['pgbench']['tps']:.0f} tps {med['pgbench']['cpu_us_per_tx']:.1f} us/tx", flush=True)
-    logs = log_counts(a, env)
+    logs = [] if a.no_logs else log_counts(a, env)
     load1 = os.getloadavg()[0]
     ver = subprocess.run(["pgbench", "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
-    with open(os.path.join(HERE, "RESULTS-pgscript.json"), "w") as f:
+    with open(os.path.join(HERE, a.out + ".json"), "w") as f:
         json.dump({"pgbench": ver, "loadavg": [load0, load1], "seconds": a.seconds, "reps": a.reps, "scale": a.scale, "cores": os.cpu_count(), "rows": rows, "logs": logs}, f, indent=1)
-    with open(os.path.join(HERE, "RESULTS-pgscript.md"), "w") as f:
+    with open(os.path.join(HERE, a.out + ".md"), "w") as f:
         f.write(f"# pgbench scripts: fairbench vs {ver}\n\n")
         f.write(f"Same server (PostgreSQL over TCP 127.0.0.1), -M prepared, scale {a.scale}, {a.seconds} s per run, "
                 f"{a.reps} runs per tool alternating, medians; {os.cpu_count()} cores shared by client and server.\n"
@@ -130,6 +133,8 @@ def main():
         for r in rows:
             fb, pg = r["median"]["fairbench"], r["median"]["pgbench"]
             f.write(f"| {r['script']} | {r['clients']} | {fb['tps']:.0f} | {pg['tps']:.0f} | {fb['cpu_us_per_tx']:.1f} | {pg['cpu_us_per_tx']:.1f} |\n")
+        if not logs:
+            return
         f.write("\nTransaction logs (tpcb-like, 4 clients, -j 4, -l), counted by bench/pgbench_logs.py for both tools:\n\n")
         f.write("| tool | log format | files | transactions in the log | in the report | failed in the log | in the report |\n|---|---|---|---|---|---|---|\n")
         for l in logs:

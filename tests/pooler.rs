@@ -118,6 +118,8 @@ fn oltp_read_only_runs_through_transaction_pooling_and_stores_the_pooler() {
     let out = run_ok(fairbench().arg("run").arg("oltp_read_only").args(t).args(["--threads", "8", "--time", "3", "--results"]).arg(&store));
     let text = stdout(&out);
     assert!(text.contains("ignored errors:                      0 "), "{text}");
+    // The fallback is said before the run, not only stored.
+    assert!(text.contains("Note: ") && text.contains("statements unnamed, parsed with each execution"), "{text}");
     let events: f64 = text.lines().find_map(|l| l.trim().strip_prefix("total number of events:")).map(|v| v.trim().parse().unwrap()).unwrap();
     assert!(events > 50.0, "{text}");
     let show = stdout(&run_ok(fairbench().args(["results", "show", "last", "--results"]).arg(&store)));

@@ -212,6 +212,10 @@ fn drive<W: Workload>(w: Arc<W>, plan: &Plan, cfg: Arc<ConnConfig>) -> Result<()
             });
             let (sampling, snap) = runner::sampling::Sampling::start(&cfg, setup, write);
             recorder.env_start(&snap);
+            // Through a pooler, prepared statements go unnamed: said before the run, not only stored.
+            if let Some(p) = snap.server.pooler.as_ref().filter(|_| loud) {
+                println!("Note: {p}.");
+            }
             let _ = server.set(snap.server);
             Some((recorder, sampling))
         }

@@ -12,7 +12,10 @@ const OPTIONS: &[(Option<char>, &str, bool)] = &[
     (Some('b'), "builtin", true),
     (Some('c'), "client", true),
     (Some('C'), "connect", false),
-    (Some('d'), "debug", false),
+    // -d is --debug in pgbench 15 and 16 and --dbname from 17: a word after it is the database
+    // either way (15 reads it as the positional name), and -d alone is 15's debug.
+    (Some('d'), "dbname", true),
+    (None, "debug", false),
     (Some('D'), "define", true),
     (Some('f'), "file", true),
     (Some('F'), "fillfactor", true),
@@ -121,6 +124,10 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                     v
                 }
             };
+            if n == "dbname" {
+                p.dbname = Some(value);
+                continue;
+            }
             p.opts.push((n, value));
         } else if let Some(shorts) = a.strip_prefix('-').filter(|s| !s.is_empty()) {
             // getopt's clusters: -nS, -c16, -c 16.
@@ -132,6 +139,10 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                 let Some(&(_, n, takes)) = OPTIONS.iter().find(|o| o.0 == Some(c)) else {
                     return Err(format!("pgbench: invalid option -- '{c}': `pgbench --help` in pgbench, `fairbench pgbench --help` here"));
                 };
+                if c == 'd' && k == chars.len() && args.get(i).is_none_or(|v| v.starts_with('-')) {
+                    p.opts.push(("debug", String::new()));
+                    continue;
+                }
                 let value = if !takes {
                     String::new()
                 } else if k < chars.len() {
@@ -143,6 +154,10 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                     i += 1;
                     v
                 };
+                if n == "dbname" {
+                    p.dbname = Some(value);
+                    continue;
+                }
                 p.opts.push((n, value));
             }
         } else if p.dbname.is_none() {
@@ -379,6 +394,10 @@ mod tests {
         let out = rewrite(&words("-i -s 10 --partitions=4"), &env).unwrap();
         assert_eq!(&out[1..4], &["prepare", "tpcb-like", "--scale=10"]);
         assert!(out.contains(&"--partitions=4".to_string()));
+        // -d: the database in 17's reading, and in 15's (debug, then the positional name).
+        let out = rewrite(&words("-c 2 -d other"), &env).unwrap();
+        assert!(out.contains(&"--pgsql-db=other".to_string()), "{out:?}");
+        assert!(rewrite(&words("-c 2 -d"), &env).unwrap_err().contains("--debug"));
     }
 
     #[test]
