@@ -11,12 +11,16 @@ set against each tool's own summary.
 """
 import glob
 import json
+import re
 import sys
 
 
 def count(prefix):
     c = {"prefix": prefix, "files": 0, "lines": 0, "transactions": 0, "failed": 0, "skipped": 0, "format": None}
     for path in sorted(glob.glob(glob.escape(prefix) + ".*")):
+        # PREFIX.PID and PREFIX.PID.THREAD only.
+        if not re.fullmatch(r"\.\d+(\.\d+)?", path[len(prefix):]):
+            continue
         c["files"] += 1
         with open(path) as f:
             for line in f:
