@@ -91,11 +91,12 @@ fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
     ours(db, &["-i", "-s", "2", "--partitions", "2"]);
     let count = |sql: &str| pg_admin_db(db, sql).trim().to_string();
     assert_eq!(count("SELECT count(*) FROM pgbench_accounts"), "200000");
-    let lines: [&[&str]; 7] = [
+    let lines: [&[&str]; 8] = [
         &["-c", "2", "-j", "2", "-t", "50", "-M", "prepared"],
         &["-c", "1", "-T", "2", "-S", "-P", "1", "--progress-timestamp"],
         &["-c", "2", "-T", "2", "-S", "-P", "1", "-L", "50", "-R", "200"],
         &["-c", "2", "-t", "30", "-b", "select-only@2", "-b", "simple-update@1"],
+        &["-c", "2", "-t", "30", "-b", "select-only", "-b", "tpcb-like", "--max-tries", "3", "--failures-detailed"],
         &["-n", "-c", "2", "-T", "2", "-f", conflict, "--failures-detailed"],
         &["-n", "-c", "2", "-T", "2", "-f", conflict, "--max-tries", "10", "-P", "1"],
         &["-C", "-c", "2", "-t", "20"],

@@ -100,13 +100,13 @@ pub(super) async fn client<W: Workload>(
                                 win.tries.failed += 1;
                                 win.tries.failed_deadlock += u64::from(e.deadlock());
                                 if kinds {
-                                    win.count_kind_failed(q.kind);
+                                    win.count_kind_failed(q.kind, e.deadlock());
                                 }
                             } else {
                                 win.tries.retries += 1;
                                 win.tries.retried += u64::from(tried == 1);
                                 if kinds {
-                                    win.count_kind_retry(q.kind);
+                                    win.count_kind_retry(q.kind, tried == 1);
                                 }
                             }
                         }

@@ -109,12 +109,16 @@ pub struct KindWindow {
     pub retries: u64,
     /// Events of this kind given up after `--max-tries`.
     pub failed: u64,
+    /// Events of this kind restarted at least once (whatever became of them).
+    pub retried: u64,
+    /// Of `failed`, those whose last error was a deadlock.
+    pub failed_deadlock: u64,
     pub lat: Histogram<u64>,
 }
 
 impl Default for KindWindow {
     fn default() -> Self {
-        KindWindow { events: 0, rollbacks: 0, retries: 0, failed: 0, lat: new_hist() }
+        KindWindow { events: 0, rollbacks: 0, retries: 0, failed: 0, retried: 0, failed_deadlock: 0, lat: new_hist() }
     }
 }
 
@@ -197,19 +201,22 @@ impl Window {
     }
 
     /// A retryable error restarted an event of `kind`.
-    pub fn count_kind_retry(&mut self, kind: usize) {
+    /// An event of `kind` restarted; `first`: for the first time.
+    pub fn count_kind_retry(&mut self, kind: usize, first: bool) {
         if self.kinds.len() <= kind {
             self.kinds.resize_with(kind + 1, KindWindow::default);
         }
         self.kinds[kind].retries += 1;
+        self.kinds[kind].retried += u64::from(first);
     }
 
-    /// An event of `kind` was given up after its last try.
-    pub fn count_kind_failed(&mut self, kind: usize) {
+    /// An event of `kind` was given up after its last try; `deadlock`: its last error was one.
+    pub fn count_kind_failed(&mut self, kind: usize, deadlock: bool) {
         if self.kinds.len() <= kind {
             self.kinds.resize_with(kind + 1, KindWindow::default);
         }
         self.kinds[kind].failed += 1;
+        self.kinds[kind].failed_deadlock += u64::from(deadlock);
     }
 
     /// Drops what an interval no longer needs once every sink has seen it:
@@ -242,7 +249,7 @@ impl Window {
         self.lat_raw.reset();
         for k in kinds.iter_mut().chain(steps.iter_mut()) {
             k.lat.reset();
-            (k.events, k.rollbacks, k.retries, k.failed) = (0, 0, 0, 0);
+            (k.events, k.rollbacks, k.retries, k.failed, k.retried, k.failed_deadlock) = (0, 0, 0, 0, 0, 0);
         }
         per_host.iter_mut().for_each(|n| *n = 0);
         (self.kinds, self.steps, self.per_host) = (kinds, steps, per_host);
@@ -305,6 +312,8 @@ impl Window {
             a.rollbacks += b.rollbacks;
             a.retries += b.retries;
             a.failed += b.failed;
+            a.retried += b.retried;
+            a.failed_deadlock += b.failed_deadlock;
             let _ = a.lat.add(&b.lat);
         }
         if self.steps.len() < o.steps.len() {

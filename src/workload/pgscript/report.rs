@@ -196,8 +196,15 @@ impl PgbenchSink {
                     p(format!(" - {n} transactions ({:.1}% of total, tps = {:.6})", pct(n, cnt), n as f64 / secs));
                     if all > 0 {
                         p(format!(" - number of failed transactions: {failed} ({:.3}%)", pct(failed, all)));
+                        if sp.failures_detailed {
+                            let dead = k.map(|k| k.failed_deadlock).unwrap_or(0);
+                            p(format!(" - number of serialization failures: {} ({:.3}%)", failed - dead, pct(failed - dead, all)));
+                            p(format!(" - number of deadlock failures: {dead} ({:.3}%)", pct(dead, all)));
+                        }
                         if sp.max_tries != 1 {
-                            p(format!(" - total number of retries: {}", k.map(|k| k.retries).unwrap_or(0)));
+                            let (retried, retries) = k.map(|k| (k.retried, k.retries)).unwrap_or((0, 0));
+                            p(format!(" - number of transactions retried: {retried} ({:.3}%)", pct(retried, all)));
+                            p(format!(" - total number of retries: {retries}"));
                         }
                     }
                     if let Some(k) = k.filter(|k| !k.lat.is_empty()) {
