@@ -88,10 +88,14 @@ fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
     let conflict = dir.join("conflict.sql");
     std::fs::write(&conflict, CONFLICT).unwrap();
     let conflict = conflict.to_str().unwrap();
+    // pgbench's -r lists a multi-line statement by its first line and a \; compound as one.
+    let multi = dir.join("multi.sql");
+    std::fs::write(&multi, "\\set aid random(1, 100000)\nSELECT abalance\n  FROM pgbench_accounts\n  WHERE aid = :aid;\nSELECT 1 \\; SELECT 2;\n\\sleep 1 us\n").unwrap();
+    let multi = multi.to_str().unwrap();
     ours(db, &["-i", "-s", "2", "--partitions", "2"]);
     let count = |sql: &str| pg_admin_db(db, sql).trim().to_string();
     assert_eq!(count("SELECT count(*) FROM pgbench_accounts"), "200000");
-    let lines: [&[&str]; 8] = [
+    let lines: [&[&str]; 10] = [
         &["-c", "2", "-j", "2", "-t", "50", "-M", "prepared"],
         &["-c", "1", "-T", "2", "-S", "-P", "1", "--progress-timestamp"],
         &["-c", "2", "-T", "2", "-S", "-P", "1", "-L", "50", "-R", "200"],
@@ -100,6 +104,8 @@ fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
         &["-n", "-c", "2", "-T", "2", "-f", conflict, "--failures-detailed"],
         &["-n", "-c", "2", "-T", "2", "-f", conflict, "--max-tries", "10", "-P", "1"],
         &["-C", "-c", "2", "-t", "20"],
+        &["-c", "2", "-t", "20", "-r"],
+        &["-n", "-c", "1", "-t", "20", "-r", "-b", "select-only", "-f", multi, "--max-tries", "3"],
     ];
     for (i, args) in lines.iter().enumerate() {
         let (a, b) = (ours(db, args), theirs(db, args));
@@ -194,6 +200,12 @@ fn serialization_failures_are_retried_counted_and_logged_as_pgbench_does() {
         }
     }
     assert!(failed_share[1] < failed_share[0], "retries did not lower the failures: {failed_share:?}");
+    // -r: the failures counted at the statement that met them, the UPDATE.
+    let r = report(&ours(db, &["-n", "-c", "2", "-T", "1", "-f", conflict, "-r"]));
+    let update = r.lines().find(|l| l.ends_with("UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;")).unwrap_or_else(|| panic!("{r}"));
+    let at_update: f64 = update.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert_eq!(at_update, figure(&r, "number of failed transactions: "), "{r}");
+    assert!(at_update > 0.0, "{r}");
     // --verbose-errors: a line for each error, which at one try is each failure.
     let out = ours(db, &["-n", "-c", "2", "-T", "1", "-f", conflict, "--verbose-errors"]);
     let said = stderr(&out).lines().filter(|l| l.contains(" got an error ")).count() as f64;
@@ -209,7 +221,7 @@ fn serialization_failures_are_retried_counted_and_logged_as_pgbench_does() {
 /// What cannot be honoured is refused in one line naming the option, before anything runs.
 #[test]
 fn pgbench_options_fairbench_cannot_honour_are_refused_in_one_line() {
-    for (args, says) in [(&["-r", "-T", "1"][..], "--report-per-command"), (&["-i", "--foreign-keys"][..], "--foreign-keys"), (&["-i", "-c", "2"][..], "initialization (-i) mode")] {
+    for (args, says) in [(&["-i", "-I", "dtg"][..], "--init-steps"), (&["-i", "--foreign-keys"][..], "--foreign-keys"), (&["-i", "-c", "2"][..], "initialization (-i) mode")] {
         let mut c = with_env(fairbench());
         let out = run_fail(c.arg("pgbench").args(args).arg(REPORTS));
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -96,6 +96,9 @@ pub(super) async fn client<W: Workload>(
                         {
                             let mut win = local.window.borrow_mut();
                             win.count_error(&e.code);
+                            if let Some(step) = q.at_step {
+                                win.count_step_error(step, give_up);
+                            }
                             if give_up {
                                 win.tries.failed += 1;
                                 win.tries.failed_deadlock += u64::from(e.deadlock());
@@ -161,6 +164,10 @@ pub(super) async fn client<W: Workload>(
             if !ok || q.ended {
                 break;
             }
+            // Each statement that ran counts, in a failed event too, as pgbench's -r counts them.
+            for &(step, us) in &q.steps {
+                win.record_step(step, us);
+            }
             // A failed event is not in the latencies: pgbench's failed transactions have none.
             if failed {
                 if let Some(log) = local.log.borrow_mut().as_mut() {
@@ -168,9 +175,6 @@ pub(super) async fn client<W: Workload>(
                     log.event(id, logged, Ended::Failed { deadlock }, q.kind, 0, 0, tried);
                 }
             } else {
-                for &(step, us) in &q.steps {
-                    win.record_step(step, us);
-                }
                 let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
                 let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
                 win.record(corrected, raw, rate_mode);

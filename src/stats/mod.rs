@@ -116,6 +116,19 @@ pub struct KindWindow {
     pub lat: Histogram<u64>,
 }
 
+impl KindWindow {
+    /// Another window's counts of the same kind (histograms merge exactly).
+    pub fn add(&mut self, b: &KindWindow) {
+        self.events += b.events;
+        self.rollbacks += b.rollbacks;
+        self.retries += b.retries;
+        self.failed += b.failed;
+        self.retried += b.retried;
+        self.failed_deadlock += b.failed_deadlock;
+        let _ = self.lat.add(&b.lat);
+    }
+}
+
 impl Default for KindWindow {
     fn default() -> Self {
         KindWindow { events: 0, rollbacks: 0, retries: 0, failed: 0, retried: 0, failed_deadlock: 0, lat: new_hist() }
@@ -190,6 +203,18 @@ impl Window {
         let k = &mut self.steps[step];
         k.events += 1;
         k.lat.saturating_record(us.max(1));
+    }
+
+    /// An error came at statement `step`: it failed the event (`give_up`) or restarted it.
+    pub fn count_step_error(&mut self, step: usize, give_up: bool) {
+        if self.steps.len() <= step {
+            self.steps.resize_with(step + 1, KindWindow::default);
+        }
+        if give_up {
+            self.steps[step].failed += 1;
+        } else {
+            self.steps[step].retries += 1;
+        }
     }
 
     /// An event completed on host `host` of `hosts` (a cluster's node).
@@ -308,20 +333,13 @@ impl Window {
             self.kinds.resize_with(o.kinds.len(), KindWindow::default);
         }
         for (a, b) in self.kinds.iter_mut().zip(&o.kinds) {
-            a.events += b.events;
-            a.rollbacks += b.rollbacks;
-            a.retries += b.retries;
-            a.failed += b.failed;
-            a.retried += b.retried;
-            a.failed_deadlock += b.failed_deadlock;
-            let _ = a.lat.add(&b.lat);
+            a.add(b);
         }
         if self.steps.len() < o.steps.len() {
             self.steps.resize_with(o.steps.len(), KindWindow::default);
         }
         for (a, b) in self.steps.iter_mut().zip(&o.steps) {
-            a.events += b.events;
-            let _ = a.lat.add(&b.lat);
+            a.add(b);
         }
         if self.per_host.len() < o.per_host.len() {
             self.per_host.resize(o.per_host.len(), 0);

@@ -140,6 +140,9 @@ pub struct Counters {
     /// the workload timed; the runner hands the same buffer to every
     /// event, so recording does not allocate once it has grown.
     pub steps: Vec<(usize, u64)>,
+    /// The step (index into [`Workload::steps`]) running when an error came, for a workload
+    /// that counts errors by statement (pgbench's `-r`).
+    pub at_step: Option<usize>,
 }
 
 impl Counters {

@@ -73,6 +73,10 @@ pub struct PgScripts {
     vacuum: String,
     /// What the run's start found, for pgbench's report.
     found: Arc<std::sync::Mutex<report::Found>>,
+    /// `--report-per-command`: each listed command's step, by script and command (None for
+    /// the jumps pgbench does not list), and the steps' names.
+    step_of: Option<Vec<Vec<Option<usize>>>>,
+    step_names: &'static [&'static str],
     defines: Vec<(usize, Value)>,
     seed: u64,
     total_weight: u64,
@@ -159,6 +163,27 @@ impl PgScripts {
         }
         let kinds: Vec<&'static str> = scripts.iter().map(|s| &*Box::leak(s.path.clone().into_boxed_str())).collect();
         let builtins_only = args.pgbench_script.is_empty();
+        // pgbench's -r: one step per listed command of every script, in order.
+        let (step_of, step_names) = if args.report_per_command {
+            let mut names: Vec<&'static str> = Vec::new();
+            let of = scripts
+                .iter()
+                .map(|s| {
+                    s.commands
+                        .iter()
+                        .map(|c| {
+                            c.shown.as_ref().map(|t| {
+                                names.push(Box::leak(t.clone().into_boxed_str()));
+                                names.len() - 1
+                            })
+                        })
+                        .collect()
+                })
+                .collect();
+            (Some(of), &*Box::leak(names.into_boxed_slice()))
+        } else {
+            (None, &[][..])
+        };
         Ok(PgScripts {
             workload: workload.to_string(),
             scripts,
@@ -173,6 +198,8 @@ impl PgScripts {
             pgbench_output: args.pgbench_output,
             vacuum: args.vacuum.clone(),
             found: Arc::default(),
+            step_of,
+            step_names,
             defines,
             seed,
             total_weight,
@@ -384,7 +411,13 @@ impl Workload for PgScripts {
         q.kind = si;
         let s = &self.scripts[si];
         let mut pc = 0;
+        let steps = self.step_of.as_ref().map(|v| &v[si]);
         while let Some(cmd) = s.commands.get(pc) {
+            let step = steps.and_then(|v| v[pc]);
+            let began = step.map(|i| {
+                q.at_step = Some(i);
+                Instant::now()
+            });
             pc += 1;
             match &cmd.cmd {
                 Cmd::Sql(sql) => self.run_sql(conn, c, q, sql, &s.path, cmd.line).await?,
@@ -429,6 +462,9 @@ impl Workload for PgScripts {
                     }
                 }
             }
+            if let (Some(i), Some(t)) = (step, began) {
+                q.step(i, t.elapsed().as_micros() as u64);
+            }
         }
         Ok(())
     }
@@ -444,6 +480,10 @@ impl Workload for PgScripts {
 
     fn reconnect_every(&self) -> u64 {
         self.reconnect
+    }
+
+    fn steps(&self) -> &'static [&'static str] {
+        self.step_names
     }
 
     fn kinds(&self) -> &'static [&'static str] {
@@ -503,7 +543,9 @@ impl Levels for PgScripts {
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
         let spec = self.report.clone().filter(|_| self.pgbench_output && !json)?;
         let scripts = self.scripts.iter().map(|s| (report::describe(&s.path), s.weight)).collect();
-        let pgbench = report::PgbenchSink { standard: standard.console(json, percentile), spec, scripts, query_mode: self.query_mode.name(), found: self.found.clone() };
+        // pgbench's -r: each script's listed commands, by step.
+        let commands = self.step_of.as_ref().map(|of| of.iter().map(|v| v.iter().flatten().map(|&i| (i, self.step_names[i].to_string())).collect()).collect());
+        let pgbench = report::PgbenchSink { standard: standard.console(json, percentile), spec, scripts, commands, query_mode: self.query_mode.name(), found: self.found.clone() };
         Some(report::sink(standard, json, percentile, Some(pgbench)))
     }
 }

@@ -35,4 +35,7 @@ pub struct PgscriptArgs {
     /// Before the run, as pgbench does unless -n: tables (VACUUM pgbench_branches and pgbench_tellers, TRUNCATE pgbench_history), all (pgbench_accounts too, -v) or none
     #[arg(long, value_name = "WHAT", default_value = "none", value_parser = ["none", "tables", "all"])]
     pub vacuum: String,
+    /// Time each command of the scripts and count the errors at each: fairbench's summary lists them, and pgbench's report its statement latencies (pgbench's -r)
+    #[arg(long)]
+    pub report_per_command: bool,
 }

@@ -213,7 +213,6 @@ fn connection(p: &Parsed, env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
 fn refused(p: &Parsed) -> Result<(), String> {
     let why = |n: &str| -> Option<&str> {
         Some(match n {
-            "report-per-command" => "per-statement latencies are not measured for pgbench scripts",
             "debug" => "fairbench does not trace each statement",
             "init-steps" => "prepare runs pgbench's default steps (dtgvp) only",
             "foreign-keys" | "unlogged-tables" | "tablespace" | "index-tablespace" => "prepare makes pgbench's default tables only",
@@ -345,9 +344,14 @@ fn run_options(p: &Parsed) -> Result<Vec<String>, String> {
     // pgbench's one try, and its retries of serialization failures and deadlocks only.
     out.push(format!("--max-tries={}", number::<u32>(p, "max-tries", "number of maximum tries")?.unwrap_or(1)));
     out.push("--pgsql-ignore-errors=40001,40P01".into());
-    for (flag, own) in
-        [("connect", "--connect"), ("log", "--log"), ("failures-detailed", "--failures-detailed"), ("verbose-errors", "--verbose-errors"), ("progress-timestamp", "--progress-timestamp")]
-    {
+    for (flag, own) in [
+        ("report-per-command", "--report-per-command"),
+        ("connect", "--connect"),
+        ("log", "--log"),
+        ("failures-detailed", "--failures-detailed"),
+        ("verbose-errors", "--verbose-errors"),
+        ("progress-timestamp", "--progress-timestamp"),
+    ] {
         if p.has(flag) {
             out.push(own.into());
         }
@@ -403,7 +407,7 @@ mod tests {
     #[test]
     fn what_cannot_be_honoured_is_refused_in_one_line() {
         for (line, says) in [
-            ("-r -T 5", "--report-per-command is not supported"),
+            ("-i --unlogged-tables", "--unlogged-tables is not supported"),
             ("-i -F 90", "--fillfactor=90 is not supported"),
             ("-i -c 4", "--client cannot be used in initialization (-i) mode"),
             ("-T 5 -t 10", "not both"),

@@ -54,6 +54,8 @@ pub struct PgbenchSink {
     pub spec: ReportSpec,
     /// (description, weight) of each script.
     pub scripts: Vec<(String, u32)>,
+    /// `-r`: each script's commands as (step, as shown).
+    pub commands: Option<Vec<Vec<(usize, String)>>>,
     pub query_mode: &'static str,
     pub found: Arc<Mutex<Found>>,
 }
@@ -212,12 +214,35 @@ impl PgbenchSink {
                         p(format!(" - latency average = {avg:.3} ms"));
                         p(format!(" - latency stddev = {sd:.3} ms"));
                     }
+                    self.per_command(i, " - ", t, &mut p);
                 }
+            } else {
+                self.per_command(0, "", t, &mut p);
             }
         }
         let mut s = out.join("\n");
         s.push('\n');
         s
+    }
+}
+
+impl PgbenchSink {
+    /// pgbench's `-r` lines for script `i`: each command's mean latency, its failures and, with
+    /// retries allowed, its retries.
+    fn per_command(&self, i: usize, prefix: &str, t: &Window, p: &mut dyn FnMut(String)) {
+        let Some(cmds) = self.commands.as_ref().and_then(|c| c.get(i)) else { return };
+        let retries = self.spec.max_tries != 1;
+        p(format!("{prefix}statement latencies in milliseconds{}:", if retries { ", failures and retries" } else { " and failures" }));
+        for (step, shown) in cmds {
+            let k = t.steps.get(*step);
+            let avg = k.filter(|k| !k.lat.is_empty()).map(|k| ms(k.lat.mean())).unwrap_or(0.0);
+            let failed = k.map(|k| k.failed).unwrap_or(0);
+            if retries {
+                p(format!("   {avg:11.3}  {failed:10}  {:10}  {shown}", k.map(|k| k.retries).unwrap_or(0)));
+            } else {
+                p(format!("   {avg:11.3}  {failed:10}  {shown}"));
+            }
+        }
     }
 }
 

@@ -93,6 +93,9 @@ pub enum SleepArg {
 pub struct Command {
     pub cmd: Cmd,
     pub line: usize,
+    /// The command as pgbench's `-r` lists it: a statement's first line, a meta-command as
+    /// written; None for the jumps `\else` compiles to, which pgbench does not list.
+    pub shown: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -119,7 +122,7 @@ struct IfFrame {
 }
 
 pub fn parse(path: &str, text: &str, weight: u32, names: &mut Names) -> Result<Script, String> {
-    let mut p = ScriptParser { path, names, commands: Vec::new(), ifs: Vec::new(), sql: String::new(), sql_line: 0, compound: false, pipeline: None };
+    let mut p = ScriptParser { path, names, commands: Vec::new(), ifs: Vec::new(), sql: String::new(), sql_line: 0, compound: false, pipeline: None, meta_text: None };
     let lines: Vec<&str> = text.lines().collect();
     let mut i = 0;
     while i < lines.len() {
@@ -172,6 +175,8 @@ struct ScriptParser<'a> {
     compound: bool,
     /// The line of the `\startpipeline` whose pipeline is open.
     pipeline: Option<usize>,
+    /// The meta-command being parsed, as pgbench's `-r` shows it.
+    meta_text: Option<String>,
 }
 
 impl ScriptParser<'_> {
@@ -251,6 +256,7 @@ impl ScriptParser<'_> {
 
     /// Ends the SQL command collected so far (at `;`, or at `\gset`).
     fn flush_sql(&mut self, into: Option<(bool, String, usize)>) -> Result<(), String> {
+        let into_given = into.is_some();
         let text = std::mem::take(&mut self.sql);
         let text = text.trim();
         if text.is_empty() {
@@ -272,7 +278,8 @@ impl ScriptParser<'_> {
             let cols = select_names(text).ok_or_else(|| self.err(line, "cannot tell the names of this query's result columns: give each an alias (AS name)"))?;
             sql.into = Some(Into { aset, slots: cols.iter().map(|c| self.names.slot(&format!("{prefix}{c}"))).collect() });
         }
-        self.commands.push(Command { cmd: Cmd::Sql(Box::new(sql)), line: self.sql_line });
+        let shown = Some(shown_sql(text, into_given));
+        self.commands.push(Command { cmd: Cmd::Sql(Box::new(sql)), line: self.sql_line, shown });
         Ok(())
     }
 
@@ -326,6 +333,7 @@ impl ScriptParser<'_> {
     }
 
     fn meta(&mut self, full: &str, line: usize) -> Result<(), String> {
+        self.meta_text = Some(shown_meta(full));
         let full = full.trim_end();
         let (name, args) = match full.find(char::is_whitespace) {
             Some(k) => (&full[..k], full[k..].trim()),
@@ -457,9 +465,37 @@ impl ScriptParser<'_> {
     }
 
     fn push(&mut self, cmd: Cmd, line: usize) -> usize {
-        self.commands.push(Command { cmd, line });
+        // The meta-command as written, until `meta` is done with it; the jumps list as nothing.
+        let shown = if matches!(cmd, Cmd::Goto(_)) { None } else { self.meta_text.clone() };
+        self.commands.push(Command { cmd, line, shown });
         self.commands.len() - 1
     }
+}
+
+/// pgbench's first line of a statement (at most 127 bytes), with the `;` that ended it when the
+/// statement holds one line and no `\gset` ended it.
+fn shown_sql(text: &str, into: bool) -> String {
+    let mut first = text.lines().next().unwrap_or_default().to_string();
+    if !into && !text.contains('\n') {
+        first.push(';');
+    }
+    cut(first, 127)
+}
+
+/// A meta-command as pgbench's `-r` shows it: the backslash and the rest of its line.
+fn shown_meta(full: &str) -> String {
+    cut(format!("\\{}", full.trim_end()), 127)
+}
+
+fn cut(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut at = max;
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        s.truncate(at);
+    }
+    s
 }
 
 fn valid_name(s: &str) -> bool {
