@@ -33,7 +33,7 @@ stored in ./fairbench-results.sqlite. A first session:
   fairbench compare last-1 last       the last two side by side, with the fairness audit
   fairbench report last-1 last        both as one HTML page (report.html)
   fairbench run --target mysql://USER:PASSWORD@HOST:3306/DB   the same on a server
-sysbench's, pgbench's (fairbench pgbench -c 4 -T 30 -S DB) and YCSB's command lines work as typed.
+Other tools' command lines work as typed: sysbench's, and pgbench's as fairbench pgbench -c 4 -T 30 -S DB.
 fairbench COMMAND --help says more; docs/usage.md lists the workloads and options.";
 
 #[derive(Subcommand, Debug)]
