@@ -178,16 +178,16 @@ pub(super) async fn client<W: Workload>(
                 let raw = (end.duration_since(began).as_micros() as u64).saturating_sub(q.waited_us);
                 let corrected = intended.map(|t| end.duration_since(t).as_micros() as u64).unwrap_or(raw);
                 win.record(corrected, raw, rate_mode);
-                if let Some(t) = intended {
-                    win.lag_max_us = win.lag_max_us.max(began.saturating_duration_since(t).as_micros() as u64);
-                }
+                // Rate mode: how long the arrival waited for this client (pgbench's lag).
+                let lag_us = intended.map_or(0, |t| began.saturating_duration_since(t).as_micros() as u64);
+                win.lag_max_us = win.lag_max_us.max(lag_us);
                 if tries.latency_limit.is_some_and(|l| corrected > l.as_micros() as u64) {
                     win.tries.late += 1;
                 }
                 gaps.success(&mut win.gaps, intended, end, q.writes > 0, kinds.then_some(q.kind));
                 if let Some(log) = local.log.borrow_mut().as_mut() {
                     logged += 1;
-                    log.event(id, logged, Ended::Done, q.kind, corrected, intended.map_or(0, |t| began.saturating_duration_since(t).as_micros() as u64), tried);
+                    log.event(id, logged, Ended::Done, q.kind, corrected, lag_us, tried);
                 }
                 if hosts > 1 {
                     win.count_host(conn.host(), hosts);

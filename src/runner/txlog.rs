@@ -151,7 +151,7 @@ impl TxLog {
     }
 
     /// The last interval, complete or not, then the file's buffer.
-    pub fn finish(&mut self) {
+    fn finish(&mut self) {
         if let Some(a) = self.agg.take() {
             if a.cnt + a.skipped + a.serialization + a.deadlock > 0 {
                 self.write_agg(&a);

@@ -46,7 +46,7 @@ impl Family for PgscriptFamily {
         let mut w = PgScripts::new(&plan.workload, &args, &common.define, scale, cfg.prepared, plan.run.seed)?;
         w.reconnect = if args.connect { 1 } else { common.reconnect };
         let run = &plan.run;
-        w.report = Some(super::report::ReportSpec {
+        w.report = args.pgbench_output.then(|| super::report::ReportSpec {
             max_tries: run.tries.max_tries,
             latency_limit_ms: run.tries.latency_limit.map(|l| l.as_secs_f64() * 1e3),
             rate: run.rate,

@@ -119,11 +119,12 @@ impl PgScripts {
     /// unless -n, and (for its report) the accounts' partitioning. A vacuum's error is said
     /// and passed over, as pgbench passes it over.
     pub async fn before_run(&self, cfg: &Arc<ConnConfig>) -> Result<()> {
-        if !self.pgbench_output && self.vacuum == "none" {
+        let pgbench_output = self.report.is_some();
+        if !pgbench_output && self.vacuum == "none" {
             return Ok(());
         }
         let mut conn = Conn::admin(cfg).await?;
-        if self.pgbench_output {
+        if pgbench_output {
             println!("pgbench (fairbench {})", env!("CARGO_PKG_VERSION"));
             // pgbench looks at the tables only when a built-in script runs.
             let found = if self.scripts.iter().any(|s| s.path.starts_with("builtin:")) { partitions(&mut conn).await } else { None };
@@ -132,7 +133,7 @@ impl PgScripts {
             }
         }
         if self.vacuum != "none" {
-            if self.pgbench_output {
+            if pgbench_output {
                 print!("starting vacuum...");
             }
             let mut sql = vec!["VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"];
@@ -144,7 +145,7 @@ impl PgScripts {
                     eprintln!("{q}: {} (ignoring this error and continuing anyway)", e.message);
                 }
             }
-            if self.pgbench_output {
+            if pgbench_output {
                 println!("end.");
             }
         }

@@ -68,7 +68,6 @@ pub struct PgScripts {
     partitions: (u32, String),
     /// `--pgbench-output`: pgbench's progress lines and report, with these settings.
     pub report: Option<report::ReportSpec>,
-    pgbench_output: bool,
     /// `--vacuum`: none, tables or all.
     vacuum: String,
     /// What the run's start found, for pgbench's report.
@@ -195,7 +194,6 @@ impl PgScripts {
             reconnect: 0,
             partitions: (args.partitions, args.partition_method.clone()),
             report: None,
-            pgbench_output: args.pgbench_output,
             vacuum: args.vacuum.clone(),
             found: Arc::default(),
             step_of,
@@ -541,12 +539,12 @@ impl Levels for PgScripts {
     }
 
     fn sink(&self, json: bool, percentile: u32, standard: &'static dyn crate::output::StandardOutput) -> Option<Box<dyn crate::model::Sink>> {
-        let spec = self.report.clone().filter(|_| self.pgbench_output && !json)?;
+        let spec = self.report.clone().filter(|_| !json)?;
         let scripts = self.scripts.iter().map(|s| (report::describe(&s.path), s.weight)).collect();
         // pgbench's -r: each script's listed commands, by step.
         let commands = self.step_of.as_ref().map(|of| of.iter().map(|v| v.iter().flatten().map(|&i| (i, self.step_names[i].to_string())).collect()).collect());
         let pgbench = report::PgbenchSink { standard: standard.console(json, percentile), spec, scripts, commands, query_mode: self.query_mode.name(), found: self.found.clone() };
-        Some(report::sink(standard, json, percentile, Some(pgbench)))
+        Some(Box::new(pgbench))
     }
 }
 

@@ -124,11 +124,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                     v
                 }
             };
-            if n == "dbname" {
-                p.dbname = Some(value);
-                continue;
-            }
-            p.opts.push((n, value));
+            p.add(n, value);
         } else if let Some(shorts) = a.strip_prefix('-').filter(|s| !s.is_empty()) {
             // getopt's clusters: -nS, -c16, -c 16.
             let chars: Vec<char> = shorts.chars().collect();
@@ -140,7 +136,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                     return Err(format!("pgbench: invalid option -- '{c}': `pgbench --help` in pgbench, `fairbench pgbench --help` here"));
                 };
                 if c == 'd' && k == chars.len() && args.get(i).is_none_or(|v| v.starts_with('-')) {
-                    p.opts.push(("debug", String::new()));
+                    p.add("debug", String::new());
                     continue;
                 }
                 let value = if !takes {
@@ -154,11 +150,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                     i += 1;
                     v
                 };
-                if n == "dbname" {
-                    p.dbname = Some(value);
-                    continue;
-                }
-                p.opts.push((n, value));
+                p.add(n, value);
             }
         } else if p.dbname.is_none() {
             p.dbname = Some(a.clone());
@@ -170,6 +162,16 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
 }
 
 impl Parsed {
+    /// An option as given: the database name (`--dbname`, 17's `-d`) goes where the positional
+    /// one does, the rest in order.
+    fn add(&mut self, name: &'static str, value: String) {
+        if name == "dbname" {
+            self.dbname = Some(value);
+        } else {
+            self.opts.push((name, value));
+        }
+    }
+
     fn has(&self, name: &str) -> bool {
         self.opts.iter().any(|(n, _)| *n == name)
     }

@@ -4,7 +4,6 @@
 //! these lines; the figures are fairbench's measurements.
 
 use crate::model::{Interval, LevelResult, RunInfo, Sink};
-use crate::output::StandardOutput;
 use crate::stats::Window;
 use hdrhistogram::Histogram;
 use std::io::Write;
@@ -278,14 +277,5 @@ impl Sink for PgbenchSink {
         let mut o = std::io::stdout().lock();
         let _ = write!(o, "{}", self.report(r));
         let _ = o.flush();
-    }
-}
-
-/// The sink of a run: pgbench's lines around the standard console's summary, or the standard
-/// console alone.
-pub fn sink(standard: &'static dyn StandardOutput, json: bool, percentile: u32, pgbench: Option<PgbenchSink>) -> Box<dyn Sink> {
-    match pgbench {
-        Some(p) if !json => Box::new(p),
-        _ => standard.console(json, percentile),
     }
 }
