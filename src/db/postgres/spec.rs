@@ -98,7 +98,11 @@ async fn status(c: &mut Conn, version: Option<u32>, errors: &mut Vec<String>) ->
 
 /// The pooler as recorded: the evidence, and the statement form used through it.
 fn pooler_text(p: crate::db::fast::pg::Pooler, prepared: bool) -> String {
-    let form = if prepared { "statements unnamed, parsed with each execution" } else { "statements as text (--db-ps-mode=disable)" };
+    let form = match (prepared, p.keeps_statements) {
+        (true, true) => "statements prepared once per connection, kept by the pooler across its server connections",
+        (true, false) => "statements unnamed, parsed with each execution (the pooler keeps no prepared statements: pgbouncer 1.21 or later with max_prepared_statements does)",
+        (false, _) => "statements as text (--db-ps-mode=disable)",
+    };
     format!("pooler in front of the server (cancel key pid {} is not the server process {}); {form}", p.key_pid, p.backend_pid)
 }
 

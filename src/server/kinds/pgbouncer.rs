@@ -1,10 +1,10 @@
-//! pgbouncer (Debian's) in front of a PostgreSQL sandbox: `server start pgbouncer --for
-//! postgres-15432 --pool-mode transaction`. Its URL is used like any target; the run finds the
+//! pgbouncer (Debian's, or a build of another version: `--basedir`, `--version`) in front of a
+//! PostgreSQL sandbox: `server start pgbouncer --for postgres-15432 --pool-mode transaction`. Its URL is used like any target; the run finds the
 //! pooler on its own (its cancel keys are not the server's), and the run records the pool mode
 //! this sandbox was started with ([`SandboxKind::pool`]), so the audit can compare it.
 
 use super::super::client::{pg_bindir, psql_at};
-use super::super::common::{chown, io, log_file, missing, version_flag, wait_ready, Bins};
+use super::super::common::{chown, in_dir, io, log_file, missing, version_flag, wait_ready, Bins};
 use super::super::{environ, find, Sandbox, StartOpts};
 use super::SandboxKind;
 use crate::error::Result;
@@ -15,6 +15,15 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 pub struct Pgbouncer;
+
+/// What `--version` runs: scripts/build-pgbouncer.sh, carried in the binary.
+const BUILD_SCRIPT: &str = include_str!("../../../scripts/build-pgbouncer.sh");
+
+/// pgbouncer `server` with the system's psql, which probes it.
+fn with_psql(server: PathBuf) -> Result<Bins> {
+    let client = pg_bindir().map(|d| d.join("psql")).filter(|p| p.is_file()).ok_or_else(|| missing("psql", "postgresql-client"))?;
+    Ok(Bins { server, init: None, client, ctl: None, tools: vec![] })
+}
 
 /// pgbouncer's own pooling modes.
 const MODES: [&str; 3] = ["session", "transaction", "statement"];
@@ -119,16 +128,46 @@ impl SandboxKind for Pgbouncer {
         if o.tls_dir.is_some() || o.tls_only_user.is_some() {
             return Err(usage!("--tls-dir: the pgbouncer sandbox offers no TLS; give the postgres sandbox TLS and connect to it directly"));
         }
-        if o.build.is_some() {
-            return Err(usage!("--basedir/--version: the pgbouncer sandbox runs the installed pgbouncer"));
-        }
         args(o).map(drop)
     }
 
     fn binaries(&self) -> Result<Bins> {
         let server = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].iter().map(PathBuf::from).find(|p| p.is_file()).ok_or_else(|| missing("pgbouncer", "pgbouncer"))?;
-        let client = pg_bindir().map(|d| d.join("psql")).filter(|p| p.is_file()).ok_or_else(|| missing("psql", "postgresql-client"))?;
-        Ok(Bins { server, init: None, client, ctl: None, tools: vec![] })
+        with_psql(server)
+    }
+
+    /// A build of the user's (`--basedir DIR`: DIR/bin/pgbouncer or DIR/pgbouncer), or one built
+    /// by `--version`.
+    fn binaries_in(&self, dir: &Path) -> Result<Bins> {
+        with_psql(in_dir(dir, &["pgbouncer"], "pgbouncer")?)
+    }
+
+    /// pgbouncer VERSION built once from Debian's source package of it (trixie's, forky's or
+    /// sid's), into the engine cache: Debian 12 packages 1.18, which keeps no prepared statements
+    /// in transaction pooling, and no registry serves a build.
+    fn fetch(&self, version: &str) -> Result<crate::server::builds::Build> {
+        let dir = crate::cache::engines_dir();
+        let bindir = dir.join(format!("pgbouncer-{version}")).join("bin");
+        let origin = format!("pgbouncer {version} built from Debian's source package");
+        if !bindir.join("pgbouncer").is_file() {
+            let out = environ::command("bash")
+                .arg("-c")
+                .arg(BUILD_SCRIPT)
+                .arg("build-pgbouncer")
+                .arg(version)
+                .arg(&dir)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::inherit())
+                .status()
+                .map_err(|e| io("bash", e))?;
+            if !out.success() || !bindir.join("pgbouncer").is_file() {
+                return Err(crate::error::Error::Io(format!(
+                    "pgbouncer {version} could not be built (above): give --basedir DIR of a build of yours, or leave out --version for the installed pgbouncer"
+                )));
+            }
+        }
+        Ok(crate::server::builds::Build { bindir, origin })
     }
 
     /// pgbouncer will not run as root.

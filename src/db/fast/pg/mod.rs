@@ -36,11 +36,13 @@ struct Prepared {
 }
 
 /// A pooler between client and server: the process id of the cancel key
-/// the connection received, and the server process that answered.
+/// the connection received, the server process that answered, and whether
+/// the pooler keeps named statements across its server connections.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pooler {
     pub key_pid: i32,
     pub backend_pid: i32,
+    pub keeps_statements: bool,
 }
 
 pub struct PgFast {
@@ -55,8 +57,9 @@ pub struct PgFast {
     /// Set when a pooler answers instead of the server. In transaction
     /// pooling consecutive transactions may run on different server
     /// sessions, so a named statement prepared in one is missing in the
-    /// next: statements are then sent unnamed, parsed with every execution
-    /// in the same Sync as their Bind/Execute (the form poolers pass on).
+    /// next: unless the pooler keeps them ([`Pooler::keeps_statements`]),
+    /// statements are then sent unnamed, parsed with every execution in
+    /// the same Sync as their Bind/Execute (the form poolers pass on).
     pooler: Option<Pooler>,
     /// The session's state as the server reported it at startup
     /// (PostgreSQL 14 and later), for `target_session_attrs`.
@@ -324,9 +327,54 @@ impl PgFast {
         let rows = self.query_rows("SELECT pg_backend_pid()").await.map_err(|e| DbError { kind: ErrKind::Connect, ..e })?;
         let backend_pid = rows.first().and_then(|r| r.first()).and_then(|v| v.as_deref()).and_then(|v| v.parse::<i32>().ok());
         Ok(match backend_pid {
-            Some(backend_pid) if backend_pid != key_pid => Some(Pooler { key_pid, backend_pid }),
+            Some(backend_pid) if backend_pid != key_pid => Some(Pooler { key_pid, backend_pid, keeps_statements: self.keeps_statements().await? }),
             _ => None,
         })
+    }
+
+    /// Whether the pooler keeps protocol-level named statements across its
+    /// server connections (pgbouncer 1.21 and later, max_prepared_statements):
+    /// such a pooler prepares a client's statement on the server under a name
+    /// of its own, where one that passes statements through leaves the
+    /// client's name, which the next transaction's server connection may
+    /// lack. One round trip in a single Sync, so on one server connection in
+    /// every pool mode, and the probe is closed in it: nothing is left behind.
+    async fn keeps_statements(&mut self) -> DbResult<bool> {
+        const NAME: &[u8] = b"fairbench_pooler_probe";
+        let w = &mut self.w;
+        w.clear();
+        for (name, sql) in [(NAME, "SELECT 'fairbench pooler probe'"), (b"".as_slice(), "SELECT name FROM pg_prepared_statements WHERE statement = 'SELECT ''fairbench pooler probe'''")] {
+            let at = begin(w, b'P');
+            cstr(w, name);
+            cstr(w, sql.as_bytes());
+            w.extend_from_slice(&0i16.to_be_bytes());
+            finish(w, at);
+        }
+        // Bind of the unnamed statement: unnamed portal, no parameters, text results.
+        let at = begin(w, b'B');
+        w.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
+        finish(w, at);
+        w.extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0]);
+        let at = begin(w, b'C');
+        w.push(b'S');
+        cstr(w, NAME);
+        finish(w, at);
+        w.extend_from_slice(&[b'S', 0, 0, 0, 4]);
+        self.request().await?;
+        let mut rows = Vec::new();
+        match self.finish_request(Some(RowsOut::Text(&mut rows, None))).await {
+            Ok(_) => {}
+            Err(e) if e.kind == ErrKind::ConnectionLost => return Err(e),
+            // A pooler that refuses the probe keeps nothing for us either.
+            Err(_) => return Ok(false),
+        }
+        Ok(rows.first().and_then(|r| r.first()).and_then(|v| v.as_deref()).is_some_and(|n| n.as_bytes() != NAME))
+    }
+
+    /// Statements go named (prepared once per connection): to the server
+    /// itself, or through a pooler that keeps them.
+    fn named(&self) -> bool {
+        self.pooler.is_none_or(|p| p.keeps_statements)
     }
 
     /// The pooler in front of the server, if one answered this connection.
@@ -445,7 +493,7 @@ impl PgFast {
     }
 
     async fn prepare(&mut self, id: StmtId, st: &Statement, params: &[Param<'_>]) -> DbResult<()> {
-        let named = self.pooler.is_none();
+        let named = self.named();
         self.w.clear();
         let at = begin(&mut self.w, b'P');
         stmt_name(&mut self.w, id, named);
@@ -517,7 +565,7 @@ impl PgFast {
 
     /// Bind and Execute of statement `id` appended to `w`, without the Sync.
     fn append_bind_execute(&self, w: &mut Vec<u8>, id: StmtId, params: &[Param<'_>]) {
-        let named = self.pooler.is_none();
+        let named = self.named();
         if !named {
             if let Some(Some(p)) = self.stmts.get(id.0 as usize) {
                 w.extend_from_slice(&p.parse);
