@@ -105,7 +105,8 @@ fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
         &["-n", "-c", "2", "-T", "2", "-f", conflict, "--max-tries", "10", "-P", "1"],
         &["-C", "-c", "2", "-t", "20"],
         &["-c", "2", "-t", "20", "-r"],
-        &["-n", "-c", "1", "-t", "20", "-r", "-b", "select-only", "-f", multi, "--max-tries", "3"],
+        // A file before a built-in: pgbench numbers the scripts in the order given.
+        &["-n", "-c", "1", "-t", "20", "-r", "-f", multi, "-b", "select-only", "--max-tries", "3"],
     ];
     for (i, args) in lines.iter().enumerate() {
         let (a, b) = (ours(db, args), theirs(db, args));
@@ -206,10 +207,22 @@ fn serialization_failures_are_retried_counted_and_logged_as_pgbench_does() {
     let at_update: f64 = update.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert_eq!(at_update, figure(&r, "number of failed transactions: "), "{r}");
     assert!(at_update > 0.0, "{r}");
-    // --verbose-errors: a line for each error, which at one try is each failure.
-    let out = ours(db, &["-n", "-c", "2", "-T", "1", "-f", conflict, "--verbose-errors"]);
-    let said = stderr(&out).lines().filter(|l| l.contains(" got an error ")).count() as f64;
-    assert_eq!(said, figure(&report(&out), "number of failed transactions: "), "{}", stderr(&out));
+    // --verbose-errors: pgbench's two lines for each error (where the client met it, then
+    // whether it tries again), in the same forms through both tools, and each tool's lines
+    // adding up to its own report's retries and failures.
+    let mut forms = Vec::new();
+    for run in [ours as fn(&str, &[&str]) -> Output, theirs] {
+        let out = run(db, &["-n", "-c", "2", "-T", "2", "-f", conflict, "--max-tries", "2", "--verbose-errors"]);
+        let (r, err) = (report(&out), stderr(&out));
+        let count = |s: &str| err.lines().filter(|l| l.starts_with("pgbench: client ") && l.contains(s)).count() as f64;
+        let (failed, retries) = (figure(&r, "number of failed transactions: "), figure(&r, "total number of retries: "));
+        assert!(failed > 0.0 && retries > 0.0, "{r}");
+        assert_eq!(count(" got an error in command 2 (SQL) of script 0; ERROR:  could not serialize access due to concurrent update"), failed + retries, "{err}");
+        assert_eq!(count(" ends the failed transaction (try 2/2)"), failed, "{err}");
+        assert_eq!(count(" repeats the transaction after the error (try 1/2)"), retries, "{err}");
+        forms.push(err.lines().filter(|l| l.starts_with("pgbench: client ")).map(blanked).collect::<std::collections::BTreeSet<_>>());
+    }
+    assert_eq!(forms[0], forms[1], "fairbench's --verbose-errors lines, then pgbench's");
     // --sampling-rate: about that share of the transactions in the log.
     let sampled = dir.join("sampled");
     let out = ours(db, &["-n", "-c", "2", "-T", "2", "-S", "-l", "--sampling-rate=0.1", &format!("--log-prefix={}", sampled.display())]);

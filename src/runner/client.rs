@@ -8,7 +8,7 @@ use crate::db::{Conn, DbError, ErrKind};
 use crate::model::TryPolicy;
 use crate::stats::gaps::GapTracker;
 use crate::stats::ClientTotals;
-use crate::workload::{Counters, Workload};
+use crate::workload::{Counters, TryReport, Workload};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -91,7 +91,15 @@ pub(super) async fn client<W: Workload>(
                     ErrKind::Retryable => {
                         let give_up = out_of_tries(&tries, tried, intended.unwrap_or(began)) || local.stop.get();
                         if tries.verbose {
-                            eprintln!("{}", error_line(id, &e, tried, give_up, kinds.then(|| w.kinds()[q.kind])));
+                            let due = intended.unwrap_or(began);
+                            let t = TryReport {
+                                client: id,
+                                tried,
+                                max_tries: tries.max_tries,
+                                give_up,
+                                limit_used_pct: tries.latency_limit.map(|l| 100.0 * due.elapsed().as_secs_f64() / l.as_secs_f64()),
+                            };
+                            eprintln!("{}", w.error_report(&st, &e, &t).unwrap_or_else(|| error_line(id, &e, tried, give_up, kinds.then(|| w.kinds()[q.kind]))));
                         }
                         {
                             let mut win = local.window.borrow_mut();

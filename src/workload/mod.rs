@@ -201,6 +201,19 @@ pub trait Checked {
 }
 
 /// What the runner needs from a workload: its events, and the data they run on.
+/// A serialization failure or deadlock as `--verbose-errors` reports it.
+pub struct TryReport {
+    pub client: usize,
+    /// The try that met it, the first being 1.
+    pub tried: u32,
+    /// `--max-tries` (0: no limit).
+    pub max_tries: u32,
+    /// No other try follows.
+    pub give_up: bool,
+    /// With `--latency-limit`: the share of it the event has used, in percent.
+    pub limit_used_pct: Option<f64>,
+}
+
 pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'static {
     /// Per-client state: RNG, assigned table, buffers.
     type Client: 'static;
@@ -235,6 +248,12 @@ pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'stat
     /// Called after a retryable error inside an event (roll back if a
     /// transaction is open).
     fn after_error(&self, conn: &mut Conn, c: &mut Self::Client) -> impl Future<Output = ()>;
+
+    /// `--verbose-errors`: what to print of a serialization failure or deadlock the client met,
+    /// in the words of the tool whose report the workload prints; None: the runner's own line.
+    fn error_report(&self, _c: &Self::Client, _e: &crate::db::DbError, _t: &TryReport) -> Option<String> {
+        None
+    }
 
     /// Whether client `id` of `clients` takes its events' start times from
     /// the open loop (`--rate`); one that does not runs back to back beside

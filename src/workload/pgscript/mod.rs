@@ -99,18 +99,28 @@ pub struct PgClient {
     /// The generators as the last event began: a retried event (deadlock,
     /// serialization failure) runs the same script with the same draws.
     saved: (PgRng, PgRng),
+    /// The script and command (pgbench's numbers) running, for pgbench's error lines.
+    at: (usize, u16),
 }
 
 /// The scripts a command line names: built-ins first, then files, each
-/// with its weight.
+/// with its weight. A file named `builtin:NAME` is that built-in, where the
+/// files are: `fairbench pgbench` keeps pgbench's numbering, the order given.
 pub fn load_scripts(args: &PgscriptArgs, names: &mut Names) -> Result<Vec<Script>> {
     let mut out = Vec::new();
-    for spec in &args.builtin {
+    let builtin = |spec: &str, names: &mut Names| -> Result<Script> {
         let (name, w) = script::split_weight(spec).map_err(|e| usage!("--builtin {e}"))?;
         let (name, text) = script::builtin(name).map_err(|e| usage!("--builtin: {e}"))?;
-        out.push(script::parse(&format!("builtin:{name}"), text, w, names).map_err(crate::error::Error::Usage)?);
+        script::parse(&format!("builtin:{name}"), text, w, names).map_err(crate::error::Error::Usage)
+    };
+    for spec in &args.builtin {
+        out.push(builtin(spec, names)?);
     }
     for spec in &args.pgbench_script {
+        if let Some(b) = spec.strip_prefix("builtin:") {
+            out.push(builtin(b, names)?);
+            continue;
+        }
         let (path, w) = script::split_weight(spec).map_err(|e| usage!("--pgbench-script {e}"))?;
         let text = std::fs::read_to_string(path).map_err(|e| usage!("--pgbench-script {path}: cannot read it: {e}"))?;
         out.push(script::parse(path, &text, w, names).map_err(crate::error::Error::Usage)?);
@@ -161,7 +171,7 @@ impl PgScripts {
             }
         }
         let kinds: Vec<&'static str> = scripts.iter().map(|s| &*Box::leak(s.path.clone().into_boxed_str())).collect();
-        let builtins_only = args.pgbench_script.is_empty();
+        let builtins_only = scripts.iter().all(|s| s.path.starts_with("builtin:"));
         // pgbench's -r: one step per listed command of every script, in order.
         let (step_of, step_names) = if args.report_per_command {
             let mut names: Vec<&'static str> = Vec::new();
@@ -396,7 +406,7 @@ impl Workload for PgScripts {
             vars[*slot] = Some(v.clone());
         }
         let (rng, choose) = (PgRng::new(stream), PgRng::new(stream ^ 0x5555_5555));
-        PgClient { vars, saved: (rng.clone(), choose.clone()), rng, choose, text: String::with_capacity(256), strs: Vec::new(), in_trx: false, piping: false }
+        PgClient { vars, saved: (rng.clone(), choose.clone()), rng, choose, text: String::with_capacity(256), strs: Vec::new(), in_trx: false, piping: false, at: (0, 0) }
     }
 
     async fn event(&self, conn: &mut Conn, c: &mut PgClient, q: &mut Counters, retry: bool) -> DbResult<()> {
@@ -411,6 +421,7 @@ impl Workload for PgScripts {
         let mut pc = 0;
         let steps = self.step_of.as_ref().map(|v| &v[si]);
         while let Some(cmd) = s.commands.get(pc) {
+            c.at = (si, cmd.number);
             let step = steps.and_then(|v| v[pc]);
             let began = step.map(|i| {
                 q.at_step = Some(i);
@@ -474,6 +485,23 @@ impl Workload for PgScripts {
             let _ = conn.query("ROLLBACK").await;
             c.in_trx = false;
         }
+    }
+
+    /// Under pgbench's report, pgbench's two lines: the error where the client met it, then
+    /// whether the transaction is tried again.
+    fn error_report(&self, c: &PgClient, e: &crate::db::DbError, t: &crate::workload::TryReport) -> Option<String> {
+        self.report.as_ref()?;
+        let what = if t.give_up { "ends the failed transaction" } else { "repeats the transaction after the error" };
+        let mut out =
+            format!("pgbench: client {} got an error in command {} (SQL) of script {}; ERROR:  {}\npgbench: client {} {what} (try {}", t.client, c.at.1, c.at.0, e.message, t.client, t.tried);
+        if t.max_tries > 0 {
+            out.push_str(&format!("/{}", t.max_tries));
+        }
+        if let Some(p) = t.limit_used_pct {
+            out.push_str(&format!(", {p:.3}% of the maximum time of tries was used"));
+        }
+        out.push(')');
+        Some(out)
     }
 
     fn reconnect_every(&self) -> u64 {

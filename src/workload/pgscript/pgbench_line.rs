@@ -279,29 +279,37 @@ fn rewrite(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<
 }
 
 fn run_options(p: &Parsed) -> Result<Vec<String>, String> {
-    // The scripts, in pgbench's ways of naming them.
-    let mut builtins: Vec<String> = Vec::new();
-    let mut files: Vec<String> = Vec::new();
+    // The scripts, in pgbench's ways of naming them and in the order given, which is the order
+    // pgbench numbers them in: built-ins go among the files as `builtin:NAME`.
+    let mut scripts: Vec<String> = Vec::new();
     for (n, v) in &p.opts {
         match *n {
-            "builtin" => builtins.push(v.clone()),
-            "select-only" => builtins.push("select-only".into()),
-            "skip-some-updates" => builtins.push("simple-update".into()),
-            "file" => files.push(v.clone()),
+            "builtin" => scripts.push(format!("builtin:{v}")),
+            "select-only" => scripts.push("builtin:select-only".into()),
+            "skip-some-updates" => scripts.push("builtin:simple-update".into()),
+            "file" => scripts.push(v.clone()),
             _ => {}
         }
     }
-    if builtins.is_empty() && files.is_empty() {
-        builtins.push("tpcb-like".into());
+    if scripts.is_empty() {
+        scripts.push("builtin:tpcb-like".into());
     }
     let mut out = vec!["run".to_string()];
-    let single = match (builtins.as_slice(), files.is_empty()) {
-        ([one], true) => script::split_weight(one).ok().and_then(|(n, _)| script::builtin(n).ok()).map(|b| b.0.to_string()),
+    let single = match scripts.as_slice() {
+        [one] => one.strip_prefix("builtin:").and_then(|b| script::split_weight(b).ok()).and_then(|(n, _)| script::builtin(n).ok()).map(|b| b.0.to_string()),
         _ => None,
     };
-    out.push(single.unwrap_or_else(|| super::SCRIPTS.to_string()));
-    out.extend(builtins.iter().map(|b| format!("--builtin={b}")));
-    out.extend(files.iter().map(|f| format!("--pgbench-script={f}")));
+    match single {
+        // The built-in is the workload, under its own name.
+        Some(name) => {
+            out.push(name);
+            out.push(format!("--builtin={}", &scripts[0]["builtin:".len()..]));
+        }
+        None => {
+            out.push(super::SCRIPTS.to_string());
+            out.extend(scripts.iter().map(|f| format!("--pgbench-script={f}")));
+        }
+    }
     let clients = number::<usize>(p, "client", "number of clients")?.unwrap_or(1);
     if clients == 0 {
         return Err("pgbench: invalid number of clients: \"0\"".into());
@@ -328,7 +336,7 @@ fn run_options(p: &Parsed) -> Result<Vec<String>, String> {
         out.push(format!("--latency-limit={l}"));
     }
     if let Some(s) = p.last("scale") {
-        if files.is_empty() {
+        if scripts.iter().all(|f| f.starts_with("builtin:")) {
             eprintln!("pgbench: warning: scale option ignored, using count from pgbench_branches table");
         } else {
             out.push(format!("--scale={s}"));
@@ -404,6 +412,17 @@ mod tests {
         let out = rewrite(&words("-c 2 -d other"), &env).unwrap();
         assert!(out.contains(&"--pgsql-db=other".to_string()), "{out:?}");
         assert!(rewrite(&words("-c 2 -d"), &env).unwrap_err().contains("--debug"));
+    }
+
+    #[test]
+    fn scripts_keep_the_order_pgbench_numbers_them_in() {
+        let out = rewrite(&words("-c 2 -f a.sql@2 -b select-only@3 -N mydb"), &env).unwrap();
+        let scripts: Vec<&String> = out.iter().filter(|w| w.starts_with("--pgbench-script=") || w.starts_with("--builtin=")).collect();
+        assert_eq!(scripts, ["--pgbench-script=a.sql@2", "--pgbench-script=builtin:select-only@3", "--pgbench-script=builtin:simple-update"], "{out:?}");
+        // One built-in alone is the workload of its name.
+        let out = rewrite(&words("-c 2 -b simple mydb"), &env).unwrap();
+        assert_eq!(&out[1..3], &["run", "simple-update"], "{out:?}");
+        assert!(out.contains(&"--builtin=simple".to_string()), "{out:?}");
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub struct Command {
     /// The command as pgbench's `-r` lists it: a statement's first line, a meta-command as
     /// written; None for the jumps `\else` compiles to, which pgbench does not list.
     pub shown: Option<String>,
+    /// Its number among the script's commands as pgbench numbers them (from 0), which its
+    /// error lines give: the jumps of `\elif` and `\else` carry theirs, `\endif` has one.
+    pub number: u16,
 }
 
 #[derive(Clone, Debug)]
@@ -122,7 +125,7 @@ struct IfFrame {
 }
 
 pub fn parse(path: &str, text: &str, weight: u32, names: &mut Names) -> Result<Script, String> {
-    let mut p = ScriptParser { path, names, commands: Vec::new(), ifs: Vec::new(), sql: String::new(), sql_line: 0, compound: false, pipeline: None, meta_text: None };
+    let mut p = ScriptParser { path, names, commands: Vec::new(), ifs: Vec::new(), sql: String::new(), sql_line: 0, compound: false, pipeline: None, meta_text: None, count: 0 };
     let lines: Vec<&str> = text.lines().collect();
     let mut i = 0;
     while i < lines.len() {
@@ -177,6 +180,8 @@ struct ScriptParser<'a> {
     pipeline: Option<usize>,
     /// The meta-command being parsed, as pgbench's `-r` shows it.
     meta_text: Option<String>,
+    /// pgbench's commands so far: the next one's number.
+    count: u16,
 }
 
 impl ScriptParser<'_> {
@@ -279,7 +284,8 @@ impl ScriptParser<'_> {
             sql.into = Some(Into { aset, slots: cols.iter().map(|c| self.names.slot(&format!("{prefix}{c}"))).collect() });
         }
         let shown = Some(shown_sql(text, into_given));
-        self.commands.push(Command { cmd: Cmd::Sql(Box::new(sql)), line: self.sql_line, shown });
+        self.commands.push(Command { cmd: Cmd::Sql(Box::new(sql)), line: self.sql_line, shown, number: self.count });
+        self.count = self.count.saturating_add(1);
         Ok(())
     }
 
@@ -341,8 +347,9 @@ impl ScriptParser<'_> {
         };
         let lname = name.to_ascii_lowercase();
         if !matches!(lname.as_str(), "gset" | "aset") {
-            // Any other meta-command ends the SQL command before it.
+            // Any other meta-command ends the SQL command before it, and is a command of its own.
             self.flush_sql(None)?;
+            self.count = self.count.saturating_add(1);
         }
         match lname.as_str() {
             "set" => {
@@ -467,7 +474,7 @@ impl ScriptParser<'_> {
     fn push(&mut self, cmd: Cmd, line: usize) -> usize {
         // The meta-command as written, until `meta` is done with it; the jumps list as nothing.
         let shown = if matches!(cmd, Cmd::Goto(_)) { None } else { self.meta_text.clone() };
-        self.commands.push(Command { cmd, line, shown });
+        self.commands.push(Command { cmd, line, shown, number: self.count - 1 });
         self.commands.len() - 1
     }
 }
@@ -678,6 +685,9 @@ mod tests {
             })
             .collect();
         assert_eq!(kinds, ["if3", "sql", "goto7", "if6", "sql", "goto7", "sql", "sql"]);
+        // pgbench's numbers: \if 0, SELECT 1, \elif 2, SELECT 3, \else 4, SELECT 5, \endif 6, SELECT 7.
+        let numbers: Vec<u16> = s.commands.iter().map(|c| c.number).collect();
+        assert_eq!(numbers, [0, 1, 2, 2, 3, 4, 5, 7]);
     }
 
     #[test]
