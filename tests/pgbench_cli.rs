@@ -88,9 +88,14 @@ fn pgbench_command_lines_give_pgbenchs_report_line_for_line() {
     let conflict = dir.join("conflict.sql");
     std::fs::write(&conflict, CONFLICT).unwrap();
     let conflict = conflict.to_str().unwrap();
-    // pgbench's -r lists a multi-line statement by its first line and a \; compound as one.
+    // pgbench's -r lists a multi-line statement by its first line, a \; compound as one, and
+    // \if, \else and \endif each as a command.
     let multi = dir.join("multi.sql");
-    std::fs::write(&multi, "\\set aid random(1, 100000)\nSELECT abalance\n  FROM pgbench_accounts\n  WHERE aid = :aid;\nSELECT 1 \\; SELECT 2;\n\\sleep 1 us\n").unwrap();
+    std::fs::write(
+        &multi,
+        "\\set aid random(1, 100000)\nSELECT abalance\n  FROM pgbench_accounts\n  WHERE aid = :aid;\nSELECT 1 \\; SELECT 2;\n\\if :aid % 2 = 0\nSELECT 3;\n\\else\nSELECT 4;\n\\endif\n\\sleep 1 us\n",
+    )
+    .unwrap();
     let multi = multi.to_str().unwrap();
     ours(db, &["-i", "-s", "2", "--partitions", "2"]);
     let count = |sql: &str| pg_admin_db(db, sql).trim().to_string();

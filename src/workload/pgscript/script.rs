@@ -401,10 +401,15 @@ impl ScriptParser<'_> {
                 }
                 self.branch_end(line, "else")?;
                 self.ifs.last_mut().expect("checked by branch_end").seen_else = true;
+                // Its jump to the end is what pgbench's -r lists as `\else`.
+                let k = self.commands.len() - 1;
+                self.commands[k].shown = self.meta_text.clone();
             }
             "endif" => {
                 let Some(f) = self.ifs.pop() else { return Err(self.err(line, "\\endif without a matching \\if")) };
-                let end = self.commands.len();
+                // A command of its own, which goes on to the next, as pgbench's -r lists it.
+                let end = self.push(Cmd::Goto(self.commands.len() + 1), line);
+                self.commands[end].shown = self.meta_text.clone();
                 if let Some(k) = f.pending {
                     self.patch(k, end);
                 }
@@ -673,7 +678,7 @@ mod tests {
     #[test]
     fn if_blocks_compile_to_jumps() {
         let (s, _) = p("\\if :a > 1\nSELECT 1;\n\\elif :a = 1\nSELECT 2;\n\\else\nSELECT 3;\n\\endif\nSELECT 4;\n").unwrap();
-        // If(->3) S1 Goto(->7) If(->6) S2 Goto(->7) S3 S4
+        // If(->3) S1 Goto(->7) If(->6) S2 Goto(->7) S3 Goto(->8: \endif) S4
         let kinds: Vec<String> = s
             .commands
             .iter()
@@ -684,10 +689,13 @@ mod tests {
                 _ => "?".into(),
             })
             .collect();
-        assert_eq!(kinds, ["if3", "sql", "goto7", "if6", "sql", "goto7", "sql", "sql"]);
+        assert_eq!(kinds, ["if3", "sql", "goto7", "if6", "sql", "goto7", "sql", "goto8", "sql"]);
         // pgbench's numbers: \if 0, SELECT 1, \elif 2, SELECT 3, \else 4, SELECT 5, \endif 6, SELECT 7.
         let numbers: Vec<u16> = s.commands.iter().map(|c| c.number).collect();
-        assert_eq!(numbers, [0, 1, 2, 2, 3, 4, 5, 7]);
+        assert_eq!(numbers, [0, 1, 2, 2, 3, 4, 5, 6, 7]);
+        // -r lists each of pgbench's commands once: the jump \elif adds is not listed.
+        let shown: Vec<Option<&str>> = s.commands.iter().map(|c| c.shown.as_deref()).collect();
+        assert_eq!(shown, [Some("\\if :a > 1"), Some("SELECT 1;"), None, Some("\\elif :a = 1"), Some("SELECT 2;"), Some("\\else"), Some("SELECT 3;"), Some("\\endif"), Some("SELECT 4;")]);
     }
 
     #[test]
