@@ -17,6 +17,13 @@ OLTP read-only transaction written as a pgbench script, as 002's
 pgbench -M prepared -f oltp_ro.sql runs), and bench/tpcb_pipelined.sql
 (pgbench's tpcb-like transaction in one pipeline). Both tools take the same
 command line: -n -M prepared -c N -j N -T S over TCP to 127.0.0.1. Writes bench/RESULTS-pgscript.md and .json.
+
+Through a pooler: point FAIRBENCH_TEST_PG_URL at it and say so with --through, e.g. pgbouncer 1.24
+in transaction pooling, which keeps -M prepared's statements across its server connections:
+
+    fairbench server start pgbouncer --version 1.24.1 --for postgres-15432 --pool-mode transaction --pool-size 4
+    FAIRBENCH_TEST_PG_URL=postgres://...:16432/... python3 bench/pgscript.py --out RESULTS-pgscript-pooler \\
+        --through "pgbouncer 1.24.1, pool_mode=transaction, 4 server connections" --scripts select-only,tpcb-like --no-logs
 """
 
 import argparse
@@ -95,6 +102,8 @@ def main():
     ap.add_argument("--scripts", default="select-only,simple-update,tpcb-like,oltp_ro.sql,tpcb_pipelined.sql", help="the rows to run, by name")
     ap.add_argument("--out", default="RESULTS-pgscript", help="bench/OUT.md and bench/OUT.json")
     ap.add_argument("--no-logs", action="store_true", help="leave out the transaction logs' counts")
+    ap.add_argument("--through", default="PostgreSQL over TCP 127.0.0.1",
+                    help="what FAIRBENCH_TEST_PG_URL reaches, for the table's heading (a pooler in front, ...)")
     a = ap.parse_args()
     a.url = os.environ["FAIRBENCH_TEST_PG_URL"]
     m = re.match(r"postgres://([^:]+):([^@]+)@[^:]+:(\d+)/(\w+)", a.url)
@@ -125,7 +134,7 @@ def main():
         json.dump({"pgbench": ver, "loadavg": [load0, load1], "seconds": a.seconds, "reps": a.reps, "scale": a.scale, "cores": os.cpu_count(), "rows": rows, "logs": logs}, f, indent=1)
     with open(os.path.join(HERE, a.out + ".md"), "w") as f:
         f.write(f"# pgbench scripts: fairbench vs {ver}\n\n")
-        f.write(f"Same server (PostgreSQL over TCP 127.0.0.1), -M prepared, scale {a.scale}, {a.seconds} s per run, "
+        f.write(f"Same server ({a.through}), -M prepared, scale {a.scale}, {a.seconds} s per run, "
                 f"{a.reps} runs per tool alternating, medians; {os.cpu_count()} cores shared by client and server.\n"
                 "Client CPU is user + system time of the client process per transaction.\n"
                 f"Load average (1 min) {load0:.1f} at the start, {load1:.1f} at the end: other work on the machine shows in both tools' figures.\n\n")
