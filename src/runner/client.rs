@@ -68,11 +68,18 @@ pub(super) async fn client<W: Workload>(
         // pgbench's -L with --rate: an arrival already later than the limit is not sent.
         if let (Some(t), Some(limit)) = (intended, tries.latency_limit) {
             if t.elapsed() > limit {
-                local.window.borrow_mut().tries.skipped += 1;
+                let kind = w.skipped_kind(&mut st);
+                {
+                    let mut win = local.window.borrow_mut();
+                    win.tries.skipped += 1;
+                    if kinds {
+                        win.count_kind_skipped(kind);
+                    }
+                }
                 done += 1;
                 logged += 1;
                 if let Some(log) = local.log.borrow_mut().as_mut() {
-                    log.event(id, logged, Ended::Skipped, 0, 0, 0, 1);
+                    log.event(id, logged, Ended::Skipped, kind, 0, 0, 1);
                 }
                 continue;
             }

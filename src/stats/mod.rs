@@ -113,10 +113,22 @@ pub struct KindWindow {
     pub retried: u64,
     /// Of `failed`, those whose last error was a deadlock.
     pub failed_deadlock: u64,
+    /// Arrivals dealt this kind and skipped, already later than `--latency-limit`.
+    pub skipped: u64,
     pub lat: Histogram<u64>,
 }
 
 impl KindWindow {
+    /// Every count back to zero, the histogram emptied but kept (no interval allocates one).
+    /// Taken apart field by field, so that a count added to the kind cannot be left out.
+    pub fn clear(&mut self) {
+        let KindWindow { events, rollbacks, retries, failed, retried, failed_deadlock, skipped, lat } = self;
+        lat.reset();
+        for n in [events, rollbacks, retries, failed, retried, failed_deadlock, skipped] {
+            *n = 0;
+        }
+    }
+
     /// Another window's counts of the same kind (histograms merge exactly).
     pub fn add(&mut self, b: &KindWindow) {
         self.events += b.events;
@@ -125,13 +137,14 @@ impl KindWindow {
         self.failed += b.failed;
         self.retried += b.retried;
         self.failed_deadlock += b.failed_deadlock;
+        self.skipped += b.skipped;
         let _ = self.lat.add(&b.lat);
     }
 }
 
 impl Default for KindWindow {
     fn default() -> Self {
-        KindWindow { events: 0, rollbacks: 0, retries: 0, failed: 0, retried: 0, failed_deadlock: 0, lat: new_hist() }
+        KindWindow { events: 0, rollbacks: 0, retries: 0, failed: 0, retried: 0, failed_deadlock: 0, skipped: 0, lat: new_hist() }
     }
 }
 
@@ -244,6 +257,14 @@ impl Window {
         self.kinds[kind].failed_deadlock += u64::from(deadlock);
     }
 
+    /// An arrival of `kind` skipped, already later than `--latency-limit`.
+    pub fn count_kind_skipped(&mut self, kind: usize) {
+        if self.kinds.len() <= kind {
+            self.kinds.resize_with(kind + 1, KindWindow::default);
+        }
+        self.kinds[kind].skipped += 1;
+    }
+
     /// Drops what an interval no longer needs once every sink has seen it:
     /// its latency histograms (about 190 KB each at 1 h and 3 digits) and
     /// its per-kind and per-statement windows. The run keeps its intervals
@@ -273,8 +294,7 @@ impl Window {
         self.lat.reset();
         self.lat_raw.reset();
         for k in kinds.iter_mut().chain(steps.iter_mut()) {
-            k.lat.reset();
-            (k.events, k.rollbacks, k.retries, k.failed, k.retried, k.failed_deadlock) = (0, 0, 0, 0, 0, 0);
+            k.clear();
         }
         per_host.iter_mut().for_each(|n| *n = 0);
         (self.kinds, self.steps, self.per_host) = (kinds, steps, per_host);
@@ -452,6 +472,22 @@ mod tests {
         assert_eq!(a.reads, 7);
         assert!((a.pct_ms(50.0) - 0.5).abs() < 0.001);
         assert!((a.pct_ms(99.0) - 0.99).abs() < 0.002);
+    }
+
+    /// Skipped arrivals of a kind were counted again in every later interval: the interval's
+    /// reset zeroed the kinds' counts one by one, and missed the one added last.
+    #[test]
+    fn window_reset_clears_every_kind_count() {
+        let mut w = Window::default();
+        w.count_kind_skipped(1);
+        w.count_kind_failed(1, true);
+        w.count_kind_retry(0, true);
+        w.record_step(0, 100);
+        w.reset();
+        for k in w.kinds.iter().chain(&w.steps) {
+            assert_eq!((k.events, k.rollbacks, k.retries, k.failed, k.retried, k.failed_deadlock, k.skipped, k.lat.len()), (0, 0, 0, 0, 0, 0, 0, 0));
+        }
+        assert_eq!(w.kinds.len(), 2, "the kinds stay, empty");
     }
 
     /// Statement windows merge like the event ones: counts add, and a

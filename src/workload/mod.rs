@@ -249,6 +249,12 @@ pub trait Workload: Dataset + Checked + Witnessed + Levels + Send + Sync + 'stat
     /// transaction is open).
     fn after_error(&self, conn: &mut Conn, c: &mut Self::Client) -> impl Future<Output = ()>;
 
+    /// The kind an arrival skipped under `--latency-limit` would have been (pgbench deals a
+    /// script to each transaction before it skips it, so its counts and logs name one).
+    fn skipped_kind(&self, _c: &mut Self::Client) -> usize {
+        0
+    }
+
     /// `--verbose-errors`: what to print of a serialization failure or deadlock the client met,
     /// in the words of the tool whose report the workload prints; None: the runner's own line.
     fn error_report(&self, _c: &Self::Client, _e: &crate::db::DbError, _t: &TryReport) -> Option<String> {

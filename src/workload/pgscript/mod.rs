@@ -487,6 +487,11 @@ impl Workload for PgScripts {
         }
     }
 
+    /// pgbench chooses the script before it finds the transaction too late to send.
+    fn skipped_kind(&self, c: &mut PgClient) -> usize {
+        self.choose(c)
+    }
+
     /// Under pgbench's report, pgbench's two lines: the error where the client met it, then
     /// whether the transaction is tried again.
     fn error_report(&self, c: &PgClient, e: &crate::db::DbError, t: &crate::workload::TryReport) -> Option<String> {

@@ -190,8 +190,8 @@ impl PgbenchSink {
                 let total_weight: u32 = self.scripts.iter().map(|s| s.1).sum();
                 for (i, (desc, weight)) in self.scripts.iter().enumerate() {
                     let k = t.kinds.get(i);
-                    let (n, failed) = k.map(|k| (k.events, k.failed)).unwrap_or((0, 0));
-                    let all = n + failed;
+                    let (n, failed, skipped) = k.map(|k| (k.events, k.failed, k.skipped)).unwrap_or((0, 0, 0));
+                    let all = n + failed + skipped;
                     p(format!("SQL script {}: {desc}", i + 1));
                     p(format!(" - weight: {weight} (targets {:.1}% of total)", pct(*weight as u64, total_weight as u64)));
                     p(format!(" - {n} transactions ({:.1}% of total, tps = {:.6})", pct(n, cnt), n as f64 / secs));
@@ -206,6 +206,9 @@ impl PgbenchSink {
                             let (retried, retries) = k.map(|k| (k.retried, k.retries)).unwrap_or((0, 0));
                             p(format!(" - number of transactions retried: {retried} ({:.3}%)", pct(retried, all)));
                             p(format!(" - total number of retries: {retries}"));
+                        }
+                        if sp.rate > 0.0 && sp.latency_limit_ms.is_some() {
+                            p(format!(" - number of transactions skipped: {skipped} ({:.3}%)", pct(skipped, all)));
                         }
                     }
                     if let Some(k) = k.filter(|k| !k.lat.is_empty()) {
