@@ -295,5 +295,15 @@ fn prepared_statements_go_through_transaction_pooling_when_the_pooler_keeps_them
         run_ok(fb().args(["pgbench", "-S", "-M", "prepared", "-c", "4", "-t", "100", "-n", "-h", "127.0.0.1", "-p", &port.to_string(), "-U", &u.user, &u.database]).env("PGPASSWORD", &u.password));
     let text = stdout(&out);
     assert!(text.contains("number of transactions actually processed: 400/400"), "{text}");
+    // A connection per transaction (-C), statements as text: the pooler is asked about once per
+    // run, not at every connection (each asking costs one named Parse, which pgbouncer counts).
+    let before = pgbouncer_stats(port, &parse_url(&pg_url()).database);
+    let out =
+        run_ok(fb().args(["pgbench", "-C", "-S", "-M", "simple", "-c", "2", "-t", "50", "-n", "-h", "127.0.0.1", "-p", &port.to_string(), "-U", &u.user, &u.database]).env("PGPASSWORD", &u.password));
+    let text = stdout(&out);
+    assert!(text.contains("number of transactions actually processed: 100/100"), "{text}");
+    let after = pgbouncer_stats(port, &parse_url(&pg_url()).database);
+    let probes = after["total_client_parse_count"] - before["total_client_parse_count"];
+    assert!(probes <= 5.0, "{probes} named parses for 100 connections: the pooler was asked at each");
     run_ok(fb().args(["cleanup", "oltp_point_select", "--target", &pg_url()]).args(t));
 }

@@ -96,7 +96,15 @@ pub struct ConnConfig {
     /// The pool a pooler sandbox on this machine serves the target with (`server start
     /// pgbouncer`): its program, mode and size, recorded with the run.
     pub pool: Option<String>,
+    /// What the first connection to each address found in front of the server: a pooler or
+    /// none, and whether it keeps prepared statements. Later connections of the run (each
+    /// client's, and every reconnection under `-C` or `--reconnect`) take it from here instead
+    /// of asking again: pgbench's `-C` costs the server no extra query either.
+    pub poolers: Arc<std::sync::Mutex<Vec<PoolerSeen>>>,
 }
+
+/// A connection address (`host:port user database`) and the pooler found in front of it.
+pub type PoolerSeen = (String, Option<fast::pg::Pooler>);
 
 impl ConnConfig {
     pub fn new(target: Target) -> ConnConfig {
@@ -118,6 +126,7 @@ impl ConnConfig {
             server_time: true,
             build: None,
             pool: None,
+            poolers: Arc::default(),
         }
     }
 

@@ -170,7 +170,7 @@ fn ch_bench(plan: &mut Plan, w: Tpcc, cfg: ConnConfig) -> Result<BenchRun> {
                     cfg.target.protocol.name()
                 )));
             }
-            Some(std::sync::Arc::new(ConnConfig { target, engine: std::sync::OnceLock::new(), identity: std::sync::OnceLock::new(), ..cfg.clone() }))
+            Some(std::sync::Arc::new(ConnConfig { target, engine: std::sync::OnceLock::new(), identity: std::sync::OnceLock::new(), poolers: Default::default(), ..cfg.clone() }))
         }
     };
     let query_timeout = plan.families.value::<f64>("query_timeout").unwrap_or(0.0);
