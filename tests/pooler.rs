@@ -155,26 +155,36 @@ fn named_statements_through_transaction_pooling_stop_with_what_to_do() {
     run_ok(fairbench().arg("cleanup").arg("oltp_read_only").args(t));
 }
 
+/// A sandbox root of the test's own: fairbench commands run with it, and every sandbox in it is
+/// stopped when the test ends, also when an assertion fails on the way.
+struct Sandboxes(PathBuf);
+
+impl Sandboxes {
+    fn new(name: &str) -> Sandboxes {
+        Sandboxes(scratch_dir(name))
+    }
+
+    fn fairbench(&self) -> Command {
+        let mut c = fairbench();
+        c.env("FAIRBENCH_SANDBOX_ROOT", &self.0);
+        c
+    }
+}
+
+impl Drop for Sandboxes {
+    fn drop(&mut self) {
+        let _ = self.fairbench().args(["server", "stop", "--all"]).output();
+    }
+}
+
 /// `server start pgbouncer --for`: Debian's pgbouncer as a sandbox in front of the test server,
 /// its URL used like any target; the run through it records the pool it went through, and the
 /// audit of a comparison with a run on the server itself says a pooler is on one side only;
 /// 2,000 idle clients held through it beside the active ones.
 #[test]
 fn a_pgbouncer_sandbox_pools_for_a_server_and_the_audit_flags_a_pooler_on_one_side() {
-    let root = scratch_dir("pgbouncer-sandbox");
-    let fb = || {
-        let mut c = fairbench();
-        c.env("FAIRBENCH_SANDBOX_ROOT", &root);
-        c
-    };
-    // Stopped when the test ends, also when an assertion fails on the way.
-    struct StopAll(PathBuf);
-    impl Drop for StopAll {
-        fn drop(&mut self) {
-            let _ = fairbench().env("FAIRBENCH_SANDBOX_ROOT", &self.0).args(["server", "stop", "--all"]).output();
-        }
-    }
-    let _stop = StopAll(root.clone());
+    let sandboxes = Sandboxes::new("pgbouncer-sandbox");
+    let (root, fb) = (&sandboxes.0, || sandboxes.fairbench());
     // A mode pgbouncer does not have, and no server to pool for: one line each, nothing started.
     let out = run_fail(fb().args(["server", "start", "pgbouncer", "--for", &pg_url(), "--pool-mode", "connection"]));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -252,19 +262,8 @@ fn pgbouncer_stats(port: u16, db: &str) -> std::collections::BTreeMap<String, f6
 #[test]
 fn prepared_statements_go_through_transaction_pooling_when_the_pooler_keeps_them() {
     let version = std::env::var("FAIRBENCH_TEST_PGBOUNCER_VERSION").expect("FAIRBENCH_TEST_PGBOUNCER_VERSION is not set: scripts/test.sh builds that pgbouncer and sets it");
-    let root = scratch_dir("pgbouncer-prepared");
-    let fb = || {
-        let mut c = fairbench();
-        c.env("FAIRBENCH_SANDBOX_ROOT", &root);
-        c
-    };
-    struct StopAll(PathBuf);
-    impl Drop for StopAll {
-        fn drop(&mut self) {
-            let _ = fairbench().env("FAIRBENCH_SANDBOX_ROOT", &self.0).args(["server", "stop", "--all"]).output();
-        }
-    }
-    let _stop = StopAll(root.clone());
+    let sandboxes = Sandboxes::new("pgbouncer-prepared");
+    let fb = || sandboxes.fairbench();
     // The build `--version` finds (scripts/test.sh built it where it looks).
     let out = run_ok(fb().args(["server", "start", "pgbouncer", "--version", &version, "--for", &pg_url(), "--pool-mode", "transaction", "--pool-size", "2"]));
     let url = stdout(&out).lines().find(|l| l.starts_with("postgres://")).unwrap_or_else(|| panic!("no URL: {}", stdout(&out))).to_string();
